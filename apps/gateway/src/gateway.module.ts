@@ -1,0 +1,28 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
+import { Settings, SettingsModule } from '@app/config';
+import { LoggingModule } from '@app/observability';
+import { PersistenceModule } from '@app/persistence';
+import { RedisModule } from '@app/redis';
+import { AuthModule } from './auth/auth.module';
+import { HttpErrorFilter } from './http/http-error.filter';
+import { OpsModule } from './ops/ops.module';
+
+/** The HTTP API: one module per area of the spec, behind the service-token guard. */
+@Module({})
+export class GatewayModule {
+  static forRoot(settings: Settings): DynamicModule {
+    return {
+      module: GatewayModule,
+      imports: [
+        SettingsModule.forRoot(settings),
+        LoggingModule.forApp('gateway'),
+        PersistenceModule,
+        RedisModule,
+        AuthModule,
+        OpsModule,
+      ],
+      providers: [{ provide: APP_FILTER, useClass: HttpErrorFilter }],
+    };
+  }
+}

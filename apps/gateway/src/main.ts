@@ -1,0 +1,40 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { IncomingMessage } from 'node:http';
+import { Logger } from 'nestjs-pino';
+import { v7 as uuidv7 } from 'uuid';
+import { loadSettingsOrExit } from '@app/config';
+import { GatewayModule } from './gateway.module';
+import { ApiValidationPipe } from './http/api-validation.pipe';
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+async function bootstrap(): Promise<void> {
+  const settings = loadSettingsOrExit();
+
+  const adapter = new FastifyAdapter({
+    bodyLimit: 2 * 1024 * 1024,
+    // Reuse the caller's x-request-id when it is sane, else make one; pino reads it from the same header.
+    genReqId: (req: IncomingMessage) => {
+      const given = req.headers['x-request-id'];
+      const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : uuidv7();
+      req.headers['x-request-id'] = id;
+      return id;
+    },
+  });
+  adapter.getInstance().addHook('onRequest', async (request, reply) => {
+    void reply.header('x-request-id', request.id);
+  });
+
+  const app = await NestFactory.create<NestFastifyApplication>(GatewayModule.forRoot(settings), adapter, {
+    bufferLogs: true,
+  });
+  app.useLogger(app.get(Logger));
+  app.useGlobalPipes(new ApiValidationPipe());
+  app.enableShutdownHooks();
+  await app.listen(settings.port, settings.host);
+  app.get(Logger).log({ port: settings.port }, 'gateway listening');
+}
+
+void bootstrap();

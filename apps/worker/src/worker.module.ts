@@ -1,0 +1,21 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { Settings, SettingsModule } from '@app/config';
+import { LoggingModule } from '@app/observability';
+import { PersistenceModule } from '@app/persistence';
+import { RedisModule } from '@app/redis';
+
+/** The worker: BullMQ processors for agent runs and source syncs, no HTTP routes. */
+@Module({})
+export class WorkerModule {
+  static forRoot(settings: Settings): DynamicModule {
+    return {
+      module: WorkerModule,
+      imports: [
+        SettingsModule.forRoot(settings),
+        LoggingModule.forApp('worker'),
+        PersistenceModule,
+        RedisModule,
+      ],
+    };
+  }
+}

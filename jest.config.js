@@ -1,0 +1,25 @@
+/** Three tiers (STYLE §2.7): unit specs beside the code, integration on real PostgreSQL/Redis, e2e on real processes. */
+const moduleNameMapper = {
+  '^@app/([a-z-]+)$': '<rootDir>/libs/$1/src',
+};
+const transform = { '^.+\\.ts$': ['ts-jest', { isolatedModules: true, tsconfig: 'tsconfig.json' }] };
+const common = { rootDir: __dirname, moduleFileExtensions: ['js', 'json', 'ts'], testEnvironment: 'node', transform, moduleNameMapper };
+
+module.exports = {
+  maxWorkers: 2,
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs}/**/*.spec.ts'] },
+    {
+      ...common,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/test/integration/**/*.int-spec.ts'],
+      testTimeout: 30000,
+    },
+    {
+      ...common,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
+      testTimeout: 60000,
+    },
+  ],
+};

@@ -1,0 +1,215 @@
+import { plainToInstance, Transform } from 'class-transformer';
+import {
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  Min,
+  MinLength,
+  validateSync,
+} from 'class-validator';
+
+const toInt = ({ value }: { value: unknown }) =>
+  value === undefined || value === '' ? undefined : Number(value);
+const toBool = ({ value }: { value: unknown }) =>
+  value === undefined || value === ''
+    ? undefined
+    : ['1', 'true', 'yes'].includes(String(value).toLowerCase());
+const emptyToUndefined = ({ value }: { value: unknown }) => (value === '' ? undefined : value);
+
+/**
+ * Every setting of the service, read from the environment once at start (CONTRACTS §1).
+ * Each property is named after its variable in camelCase; the `ENV` map below is the exact spelling.
+ * A default here must work on one machine with PostgreSQL and Redis on their usual ports.
+ */
+export class Settings {
+  @Matches(/^postgres(ql)?:\/\//, { message: 'must be a postgres:// URL' })
+  databaseUrl = 'postgres://postgres@127.0.0.1:5432/agents';
+
+  @Matches(/^rediss?:\/\//, { message: 'must be a redis:// URL' })
+  redisUrl = 'redis://127.0.0.1:6379';
+
+  @Matches(/^[A-Za-z0-9:_-]{1,64}$/, { message: 'must be 1-64 letters, digits, ":", "_" or "-"' })
+  redisPrefix = 'agents';
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  port = 3000;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  storagePort = 3001;
+
+  @IsString()
+  host = '0.0.0.0';
+
+  @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+  logLevel = 'info';
+
+  /** Server default for options.max_steps (spec 4.2). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  defaultMaxSteps = 60;
+
+  /** Agent runs one worker process executes at once. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  agentRunConcurrency = 16;
+
+  /** BullMQ lock duration: a worker that stops renewing it for this long is considered stalled. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  jobLockMs = 30000;
+
+  /** How often BullMQ looks for stalled jobs. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(500)
+  jobStalledIntervalMs = 30000;
+
+  /** How long an authenticated key stays cached in a process; revocation also invalidates at once over Redis. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(60000)
+  keyCacheTtlMs = 5000;
+
+  /** Seconds a finished reply's event log stays in Redis before replays fall back to PostgreSQL. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  runEventsTtlSeconds = 3600;
+
+  /** Idle time after which the stream writes a heartbeat line (CONTRACTS §5). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(10)
+  streamHeartbeatMs = 15000;
+
+  /** Context budget, in tokens, of the thread history given to the model (oldest turns dropped first). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  contextBudgetTokens = 100000;
+
+  /** Basic-auth password of the queue dashboard at /admin/queues; the dashboard is off while unset. */
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @IsString()
+  @MinLength(8)
+  adminPassword?: string;
+
+  @IsString()
+  @MinLength(1)
+  adminUser = 'admin';
+
+  /** Token that lets PUT /skills change a platform skill (CONTRACTS §11); unset means no token is right. */
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @IsString()
+  @MinLength(16)
+  internalToken?: string;
+
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @Matches(/^https?:\/\//, { message: 'must be an http(s) URL' })
+  openaiBaseUrl?: string;
+
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @IsString()
+  openaiApiKey?: string;
+
+  @Matches(/^https?:\/\//, { message: 'must be an http(s) URL' })
+  anthropicBaseUrl = 'https://api.anthropic.com/v1';
+
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @IsString()
+  anthropicApiKey?: string;
+
+  /** Runs migrations when a process starts (used by `npm start`; containers run `npm run migrate` once). */
+  @Transform(toBool)
+  @IsBoolean()
+  migrateOnStart = false;
+}
+
+/** Environment variable of each setting. */
+export const ENV: Record<keyof Settings, string> = {
+  databaseUrl: 'DATABASE_URL',
+  redisUrl: 'REDIS_URL',
+  redisPrefix: 'REDIS_PREFIX',
+  port: 'PORT',
+  storagePort: 'STORAGE_PORT',
+  host: 'HOST',
+  logLevel: 'LOG_LEVEL',
+  defaultMaxSteps: 'DEFAULT_MAX_STEPS',
+  agentRunConcurrency: 'AGENT_RUN_CONCURRENCY',
+  jobLockMs: 'JOB_LOCK_MS',
+  jobStalledIntervalMs: 'JOB_STALLED_INTERVAL_MS',
+  keyCacheTtlMs: 'KEY_CACHE_TTL_MS',
+  runEventsTtlSeconds: 'RUN_EVENTS_TTL_SECONDS',
+  streamHeartbeatMs: 'STREAM_HEARTBEAT_MS',
+  contextBudgetTokens: 'CONTEXT_BUDGET_TOKENS',
+  adminPassword: 'ADMIN_PASSWORD',
+  adminUser: 'ADMIN_USER',
+  internalToken: 'INTERNAL_TOKEN',
+  openaiBaseUrl: 'OPENAI_BASE_URL',
+  openaiApiKey: 'OPENAI_API_KEY',
+  anthropicBaseUrl: 'ANTHROPIC_BASE_URL',
+  anthropicApiKey: 'ANTHROPIC_API_KEY',
+  migrateOnStart: 'MIGRATE_ON_START',
+};
+
+/** Settings whose values must never reach a log line. */
+export const SECRET_SETTINGS: (keyof Settings)[] = [
+  'adminPassword',
+  'internalToken',
+  'openaiApiKey',
+  'anthropicApiKey',
+];
+
+export class InvalidSettingsError extends Error {}
+
+/** Reads and validates every setting; throws naming the first bad variable. */
+export function loadSettings(env: NodeJS.ProcessEnv): Settings {
+  const raw: Record<string, unknown> = {};
+  for (const [key, variable] of Object.entries(ENV)) {
+    if (env[variable] !== undefined) raw[key] = env[variable];
+  }
+  const settings = plainToInstance(Settings, raw, { exposeDefaultValues: true });
+  const errors = validateSync(settings, { forbidUnknownValues: false });
+  if (errors.length > 0) {
+    const first = errors[0];
+    const variable = ENV[first.property as keyof Settings];
+    const reason = Object.values(first.constraints ?? {})[0] ?? 'is invalid';
+    throw new InvalidSettingsError(
+      `Invalid setting ${variable}: ${reason.replace(first.property, variable)} (got ${JSON.stringify(first.value)})`,
+    );
+  }
+  return settings;
+}
+
+/** Settings for an entry point: a bad value ends the process with a message naming the variable. */
+export function loadSettingsOrExit(env: NodeJS.ProcessEnv = process.env): Settings {
+  try {
+    return loadSettings(env);
+  } catch (error) {
+    if (error instanceof InvalidSettingsError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,4 @@
+export * from './errors';
+export * from './jobs';
+export * from './validation-error';
+export * from './dto/rules';

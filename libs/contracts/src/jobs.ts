@@ -1,0 +1,17 @@
+/**
+ * Queue names and job payloads. The names are persisted in Redis (as part of every job's key): renaming one
+ * orphans the jobs already queued under the old name.
+ */
+export const QUEUE = {
+  agentRun: 'agent-run',
+  sourceSync: 'source-sync',
+} as const;
+
+export type QueueName = (typeof QUEUE)[keyof typeof QUEUE];
+
+/** One assistant reply to run. The job id is the reply's message id, so enqueueing twice is harmless. */
+export interface AgentRunJob {
+  messageId: string;
+  threadId: string;
+  requestId?: string;
+}

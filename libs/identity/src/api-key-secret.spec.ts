@@ -1,0 +1,49 @@
+import {
+  generateKeySecret,
+  hashesEqual,
+  hashKeySecret,
+  KEY_PREFIX,
+  parseServiceTokenHeader,
+} from './api-key-secret';
+
+describe('parseServiceTokenHeader', () => {
+  it('accepts the key as it is', () => {
+    expect(parseServiceTokenHeader('sk-svc-abc')).toEqual({ ok: true, secret: 'sk-svc-abc' });
+  });
+
+  it('accepts one Bearer prefix', () => {
+    expect(parseServiceTokenHeader('Bearer sk-svc-abc')).toEqual({ ok: true, secret: 'sk-svc-abc' });
+  });
+
+  it('accepts a legacy key without the prefix', () => {
+    expect(parseServiceTokenHeader('legacy-secret-1')).toEqual({ ok: true, secret: 'legacy-secret-1' });
+  });
+
+  it.each([
+    ['missing', undefined, 'Missing x-service-token header'],
+    ['empty', '', 'Malformed x-service-token header'],
+    ['only Bearer', 'Bearer ', 'Malformed x-service-token header'],
+    ['two Bearer prefixes', 'Bearer Bearer sk-svc-abc', 'Malformed x-service-token header'],
+    ['inner whitespace', 'sk-svc-a bc', 'Malformed x-service-token header'],
+    ['repeated header', ['a', 'b'], 'Malformed x-service-token header'],
+  ])('rejects a %s header', (_name, header, reason) => {
+    expect(parseServiceTokenHeader(header as string | string[] | undefined)).toEqual({ ok: false, reason });
+  });
+});
+
+describe('key secrets', () => {
+  it('makes distinct prefixed secrets', () => {
+    const a = generateKeySecret();
+    const b = generateKeySecret();
+    expect(a.startsWith(KEY_PREFIX)).toBe(true);
+    expect(a).not.toEqual(b);
+    expect(a.length).toBeGreaterThan(40);
+  });
+
+  it('hashes to 64 hex characters and compares hashes', () => {
+    const hash = hashKeySecret('sk-svc-abc');
+    expect(hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(hashesEqual(hash, hashKeySecret('sk-svc-abc'))).toBe(true);
+    expect(hashesEqual(hash, hashKeySecret('sk-svc-abd'))).toBe(false);
+  });
+});

@@ -1,0 +1,66 @@
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { bigintAsNumber } from './column-types';
+
+/** An MCP server an agent may use as the tools `mcp:<name>`. */
+export interface McpServerConfig {
+  name: string;
+  /** stdio transport: the command line to start the server. */
+  command?: string;
+  args?: string[];
+  /** Streamable HTTP transport. */
+  url?: string;
+  headers?: Record<string, string>;
+}
+
+export interface ModelOptions {
+  temperature?: number;
+  maxOutputTokens?: number;
+}
+
+@Entity('agents')
+@Index('agents_org_id_idx', ['orgId', 'createdAt'])
+export class AgentEntity {
+  @PrimaryColumn('uuid')
+  id: string;
+
+  @Column({ name: 'org_id', type: 'uuid' })
+  orgId: string;
+
+  @Column({ type: 'text' })
+  name: string;
+
+  /** Becomes the system prompt of every run. */
+  @Column({ type: 'text', default: '' })
+  instructions: string;
+
+  /** `builtin`, `openai:<model>` or `anthropic:<model>`. */
+  @Column({ type: 'text', default: 'builtin' })
+  model: string;
+
+  @Column({ name: 'model_options', type: 'jsonb', default: {} })
+  modelOptions: ModelOptions;
+
+  /** Long-term memory namespace of threads that name none (spec 4.2 rule 2). */
+  @Column({ name: 'memory_namespace', type: 'varchar', length: 128, nullable: true })
+  memoryNamespace: string | null;
+
+  /** Tokens this agent may spend in all; null means no limit. */
+  @Column({ name: 'token_budget', type: 'bigint', nullable: true, transformer: bigintAsNumber })
+  tokenBudget: number | null;
+
+  @Column({ name: 'tokens_used', type: 'bigint', default: 0, transformer: bigintAsNumber })
+  tokensUsed: number;
+
+  /** Tools the agent may use (`clock`, `web`, `mcp:github`, …); null means every tool the service has. */
+  @Column({ type: 'jsonb', nullable: true })
+  tools: string[] | null;
+
+  @Column({ name: 'mcp_servers', type: 'jsonb', default: [] })
+  mcpServers: McpServerConfig[];
+
+  @Column({ name: 'archived_at', type: 'timestamptz', nullable: true })
+  archivedAt: Date | null;
+
+  @Column({ name: 'created_at', type: 'timestamptz', default: () => 'now()' })
+  createdAt: Date;
+}

@@ -1,0 +1,89 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+
+export type MessageRole = 'user' | 'assistant';
+export type MessageStatus = 'pending' | 'running' | 'success' | 'error' | 'cancelled';
+export const LIVE_STATUSES: readonly MessageStatus[] = ['pending', 'running'];
+
+export interface Question {
+  prompt: string;
+  options?: string[];
+}
+
+@Entity('messages')
+export class MessageEntity {
+  @PrimaryColumn('uuid')
+  id: string;
+
+  @Column({ name: 'thread_id', type: 'uuid' })
+  threadId: string;
+
+  @Column({ name: 'org_id', type: 'uuid' })
+  orgId: string;
+
+  /** Order within the thread, from 0; replies run in this order. */
+  @Column({ type: 'integer' })
+  position: number;
+
+  @Column({ type: 'text' })
+  role: MessageRole;
+
+  @Column({ type: 'text', default: '' })
+  content: string;
+
+  @Column({ name: 'error_code', type: 'text', nullable: true })
+  errorCode: 'budget_exhausted' | null;
+
+  @Column({ type: 'jsonb', nullable: true })
+  questions: Question[] | null;
+
+  @Column({ type: 'text' })
+  status: MessageStatus;
+
+  /** True while pending or running. */
+  @Column({ type: 'boolean' })
+  live: boolean;
+
+  /** The reply's stream lines minus text deltas and the final line (CONTRACTS §5); null on user messages. */
+  @Column({ type: 'jsonb', nullable: true })
+  events: Record<string, unknown>[] | null;
+
+  @Column({ name: 'structured_output', type: 'jsonb', nullable: true })
+  structuredOutput: Record<string, unknown> | null;
+
+  /** Agent that wrote an assistant message; null on user messages. */
+  @Column({ name: 'agent_id', type: 'uuid', nullable: true })
+  agentId: string | null;
+
+  /** The user message an assistant reply answers; its run sees the thread up to that message. */
+  @Column({ name: 'reply_to_id', type: 'uuid', nullable: true })
+  replyToId: string | null;
+
+  @Column({ name: 'file_ids', type: 'jsonb', default: [] })
+  fileIds: string[];
+
+  @Column({ name: 'source_ids', type: 'jsonb', nullable: true })
+  sourceIds: number[] | null;
+
+  @Column({ name: 'document_ids', type: 'jsonb', nullable: true })
+  documentIds: string[] | null;
+
+  @Column({ name: 'disabled_tools', type: 'jsonb', nullable: true })
+  disabledTools: string[] | null;
+
+  /** Cap on the tool rounds of this reply. */
+  @Column({ name: 'max_steps', type: 'integer', nullable: true })
+  maxSteps: number | null;
+
+  /** Tokens the reply spent (input and output), counted into budgets. */
+  @Column({ name: 'usage_tokens', type: 'integer', default: 0 })
+  usageTokens: number;
+
+  @Column({ name: 'created_at', type: 'timestamptz', default: () => 'now()' })
+  createdAt: Date;
+
+  @Column({ name: 'updated_at', type: 'timestamptz', default: () => 'now()' })
+  updatedAt: Date;
+
+  @Column({ name: 'completed_at', type: 'timestamptz', nullable: true })
+  completedAt: Date | null;
+}

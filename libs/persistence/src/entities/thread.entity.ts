@@ -1,0 +1,44 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+
+export type ThreadInception = 'conversational' | 'routine';
+
+@Entity('threads')
+export class ThreadEntity {
+  @PrimaryColumn('uuid')
+  id: string;
+
+  @Column({ name: 'org_id', type: 'uuid' })
+  orgId: string;
+
+  /** End user owning the thread: a free string scoped to the organization. */
+  @Column({ name: 'user_id', type: 'text', nullable: true })
+  userId: string | null;
+
+  @Column({ name: 'agent_id', type: 'uuid' })
+  agentId: string;
+
+  @Column({ type: 'text' })
+  name: string;
+
+  @Column({ name: 'project_id', type: 'text', nullable: true })
+  projectId: string | null;
+
+  /** Bound when the thread starts, for its whole life (spec 4.2 rules 1-4). */
+  @Column({ name: 'memory_namespace', type: 'varchar', length: 128, nullable: true })
+  memoryNamespace: string | null;
+
+  @Column({ type: 'boolean', default: false })
+  starred: boolean;
+
+  @Column({ type: 'text', default: 'conversational' })
+  inception: ThreadInception;
+
+  @Column({ name: 'archived_at', type: 'timestamptz', nullable: true })
+  archivedAt: Date | null;
+
+  @Column({ name: 'created_at', type: 'timestamptz', default: () => 'now()' })
+  createdAt: Date;
+
+  @Column({ name: 'updated_at', type: 'timestamptz', default: () => 'now()' })
+  updatedAt: Date;
+}

@@ -1,0 +1,23 @@
+import { Global, Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { Settings } from '@app/config';
+import { dataSourceOptions } from './data-source';
+import { AgentRepository } from './repositories/agent.repository';
+import { ApiKeyRepository } from './repositories/api-key.repository';
+import { OrganizationRepository } from './repositories/organization.repository';
+
+const REPOSITORIES = [OrganizationRepository, ApiKeyRepository, AgentRepository];
+
+/** The data source (PostgreSQL, the system of record) and the repositories every app shares. */
+@Global()
+@Module({
+  imports: [
+    TypeOrmModule.forRootAsync({
+      inject: [Settings],
+      useFactory: (settings: Settings) => dataSourceOptions(settings),
+    }),
+  ],
+  providers: REPOSITORIES,
+  exports: REPOSITORIES,
+})
+export class PersistenceModule {}

@@ -1,0 +1,25 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, IsNull } from 'typeorm';
+import { ApiKeyEntity, newId } from '../entities';
+
+@Injectable()
+export class ApiKeyRepository {
+  constructor(private readonly db: DataSource) {}
+
+  async create(values: Pick<ApiKeyEntity, 'orgId' | 'name' | 'keyHash' | 'kind'>): Promise<ApiKeyEntity> {
+    const repository = this.db.getRepository(ApiKeyEntity);
+    return repository.save(repository.create({ id: newId(), revokedAt: null, ...values }));
+  }
+
+  /** The live (not revoked) key with this hash. */
+  findActiveByHash(keyHash: string): Promise<ApiKeyEntity | null> {
+    return this.db.getRepository(ApiKeyEntity).findOneBy({ keyHash, revokedAt: IsNull() });
+  }
+
+  /** Marks the key revoked; returns it, or null when there is no such key. */
+  async revoke(id: string): Promise<ApiKeyEntity | null> {
+    const repository = this.db.getRepository(ApiKeyEntity);
+    await repository.update({ id, revokedAt: IsNull() }, { revokedAt: new Date() });
+    return repository.findOneBy({ id });
+  }
+}

@@ -1,0 +1,24 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { newId, OrganizationEntity } from '../entities';
+
+@Injectable()
+export class OrganizationRepository {
+  constructor(private readonly db: DataSource) {}
+
+  /** The organization of that name, created on first use (admin CLI `--org`). */
+  async findOrCreateByName(name: string): Promise<OrganizationEntity> {
+    await this.db
+      .createQueryBuilder()
+      .insert()
+      .into(OrganizationEntity)
+      .values({ id: newId(), name })
+      .orIgnore()
+      .execute();
+    return this.db.getRepository(OrganizationEntity).findOneByOrFail({ name });
+  }
+
+  findById(id: string): Promise<OrganizationEntity | null> {
+    return this.db.getRepository(OrganizationEntity).findOneBy({ id });
+  }
+}

@@ -1,0 +1,2 @@
+export * from './redis.factory';
+export * from './redis.module';

@@ -1,0 +1,45 @@
+import { Question } from '@app/persistence';
+
+/**
+ * The lines of a reply's stream (CONTRACTS §5). Every line has `seq` (0, 1, 2, … without gaps, per message)
+ * and `type`; `Message.events` keeps them all but `text.delta` and `message.completed`.
+ */
+export type RunEvent =
+  | { seq: number; type: 'message.started'; message_id: string; thread_id: string }
+  | { seq: number; type: 'step.started'; step: number }
+  | { seq: number; type: 'text.delta'; delta: string }
+  | {
+      seq: number;
+      type: 'tool.call';
+      step: number;
+      call_id: string;
+      name: string;
+      arguments: Record<string, unknown>;
+    }
+  | {
+      seq: number;
+      type: 'tool.result';
+      step: number;
+      call_id: string;
+      name: string;
+      output: unknown;
+      is_error: boolean;
+    }
+  | { seq: number; type: 'questions'; questions: Question[] }
+  | { seq: number; type: 'message.completed'; message: Record<string, unknown> };
+
+export type RunEventType = RunEvent['type'];
+
+/** An event before the publisher numbers it. */
+export type UnnumberedRunEvent = RunEvent extends infer E
+  ? E extends RunEvent
+    ? Omit<E, 'seq'>
+    : never
+  : never;
+
+/** The line written while nothing happens for STREAM_HEARTBEAT_MS; it has no seq. */
+export const HEARTBEAT_LINE = { type: 'heartbeat' } as const;
+
+/** Whether an event belongs in `Message.events` (CONTRACTS §5). */
+export const isPersistedEvent = (event: RunEvent): boolean =>
+  event.type !== 'text.delta' && event.type !== 'message.completed';

@@ -1,0 +1,107 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { appScript } from './test-environment';
+
+/** A free TCP port on loopback. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** A real gateway or worker process of the compiled app, with its output kept for failure messages. */
+export class AppProcess {
+  output = '';
+  private readonly exited: Promise<number | null>;
+
+  constructor(
+    readonly app: 'gateway' | 'worker',
+    readonly child: ChildProcess,
+    readonly url?: string,
+  ) {
+    child.stdout?.on('data', (chunk: Buffer) => (this.output += chunk.toString()));
+    child.stderr?.on('data', (chunk: Buffer) => (this.output += chunk.toString()));
+    this.exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
+  }
+
+  get running(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  /** Graceful stop (SIGTERM), then SIGKILL after the grace period. */
+  async stop(graceMs = 10000): Promise<number | null> {
+    if (!this.running) return this.child.exitCode;
+    this.child.kill('SIGTERM');
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), graceMs);
+    const code = await this.exited;
+    clearTimeout(timer);
+    return code;
+  }
+
+  /** Kills the process at once, as a crash would. */
+  async kill(): Promise<void> {
+    if (!this.running) return;
+    this.child.kill('SIGKILL');
+    await this.exited;
+  }
+
+  waitForExit(): Promise<number | null> {
+    return this.exited;
+  }
+
+  /** Resolves when the output contains the text (e.g. a log line), or fails after the timeout. */
+  async waitForOutput(text: string | RegExp, timeoutMs = 20000): Promise<void> {
+    const found = () => (typeof text === 'string' ? this.output.includes(text) : text.test(this.output));
+    const deadline = Date.now() + timeoutMs;
+    while (!found()) {
+      if (!this.running) throw new Error(`${this.app} exited before printing ${text}:\n${this.output}`);
+      if (Date.now() > deadline)
+        throw new Error(`${this.app} did not print ${text} in time:\n${this.output}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}
+
+export async function startGateway(
+  env: NodeJS.ProcessEnv,
+  extraEnv: NodeJS.ProcessEnv = {},
+): Promise<AppProcess> {
+  const port = await freePort();
+  const storagePort = await freePort();
+  const child = spawn(process.execPath, [appScript('gateway')], {
+    env: { ...env, PORT: String(port), STORAGE_PORT: String(storagePort), HOST: '127.0.0.1', ...extraEnv },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const gateway = new AppProcess('gateway', child, `http://127.0.0.1:${port}`);
+  const deadline = Date.now() + 30000;
+  for (;;) {
+    if (!gateway.running) throw new Error(`gateway exited at start:\n${gateway.output}`);
+    try {
+      const response = await fetch(`${gateway.url}/health/ready`);
+      if (response.ok) return gateway;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`gateway not ready in time:\n${gateway.output}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+export async function startWorker(
+  env: NodeJS.ProcessEnv,
+  extraEnv: NodeJS.ProcessEnv = {},
+): Promise<AppProcess> {
+  const child = spawn(process.execPath, [appScript('worker')], {
+    env: { ...env, LOG_LEVEL: 'info', ...extraEnv },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const worker = new AppProcess('worker', child);
+  await worker.waitForOutput('worker started', 30000);
+  return worker;
+}

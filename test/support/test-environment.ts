@@ -1,0 +1,96 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { Redis } from 'ioredis';
+import { Client } from 'pg';
+
+const run = promisify(execFile);
+
+/** Where the compiled apps are: `npm test` builds into dist/ first; PARLEY_DIST points elsewhere if wanted. */
+export const DIST = process.env.PARLEY_DIST ?? join(__dirname, '..', '..', 'dist');
+export const appScript = (app: 'gateway' | 'worker' | 'admin', file = 'main.js') =>
+  join(DIST, 'apps', app, 'src', file);
+
+const BASE_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/**
+ * A database and a Redis prefix of its own for one test file: created and migrated here, dropped by
+ * `dispose()`. Several test runs (and test files) can share one PostgreSQL and one Redis.
+ */
+export interface TestEnvironment {
+  name: string;
+  env: NodeJS.ProcessEnv;
+  databaseUrl: string;
+  redisPrefix: string;
+  dispose(): Promise<void>;
+}
+
+export async function createTestEnvironment(extraEnv: NodeJS.ProcessEnv = {}): Promise<TestEnvironment> {
+  const name = `parley_test_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+  const url = new URL(BASE_DATABASE_URL);
+  url.pathname = `/${name}`;
+  const databaseUrl = url.toString();
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    DATABASE_URL: databaseUrl,
+    REDIS_URL,
+    REDIS_PREFIX: name,
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
+    JOB_LOCK_MS: '2000',
+    JOB_STALLED_INTERVAL_MS: '1000',
+    ...extraEnv,
+  };
+  await run(process.execPath, [appScript('admin', 'migrate.js')], { env });
+  return {
+    name,
+    env,
+    databaseUrl,
+    redisPrefix: name,
+    dispose: async () => {
+      await dropDatabase(name);
+      await deleteRedisKeys(name);
+    },
+  };
+}
+
+async function dropDatabase(name: string): Promise<void> {
+  const client = new Client({ connectionString: BASE_DATABASE_URL });
+  await client.connect();
+  try {
+    await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  } finally {
+    await client.end();
+  }
+}
+
+async function deleteRedisKeys(prefix: string): Promise<void> {
+  const redis = new Redis(REDIS_URL);
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+      if (keys.length > 0) await redis.del(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** A query on the test database, for the few checks that must read a table (e.g. no key stored in clear). */
+export async function queryDatabase<T extends object>(
+  databaseUrl: string,
+  sql: string,
+  params: unknown[] = [],
+): Promise<T[]> {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    return (await client.query(sql, params)).rows as T[];
+  } finally {
+    await client.end();
+  }
+}

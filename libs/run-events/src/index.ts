@@ -1,2 +1,3 @@
+export * from './codec';
 export * from './keys';
 export * from './run-event';

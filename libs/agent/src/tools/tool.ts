@@ -1,0 +1,57 @@
+/**
+ * What a tool is to the runtime. Each capability (clock, memory, company documents, skills, web, MCP) supplies
+ * its tools through a ToolSource registered with the ToolRegistry; the registry offers a run only the tools
+ * it may use (the agent's tool list, minus the message's disabled_tools, memory only with a namespace).
+ */
+export interface RunScope {
+  orgId: string;
+  /** End user owning the thread, when the thread has one. */
+  userId: string | null;
+  agentId: string;
+  threadId: string;
+  messageId: string;
+  /** Namespace the thread is bound to (spec 4.2 rules 1-3); null: no memory tools. */
+  memoryNamespace: string | null;
+  /** Limits company_documents to these, when the user message gave them. */
+  sourceIds: number[] | null;
+  documentIds: string[] | null;
+}
+
+export interface ToolCallContext extends RunScope {
+  /** `message_id:step:call_id`: the same call resumed after a crash carries the same key. */
+  idempotencyKey: string;
+  step: number;
+  callId: string;
+  /** Aborted when the run is cancelled or its worker shuts down. */
+  signal: AbortSignal;
+}
+
+/** JSON Schema of a tool's arguments (an object schema). */
+export type ToolParameters = {
+  type: 'object';
+  properties: Record<string, unknown>;
+  required?: string[];
+  additionalProperties?: boolean;
+};
+
+export interface AgentTool {
+  /** Name the model calls it by: letters, digits, `_` and `-` only (what vendors accept). */
+  name: string;
+  /**
+   * The permission it falls under, as an agent's `--tools` list and a message's `disabled_tools` spell it:
+   * `clock`, `web`, `company_documents`, `skill_read`, `memory`, or `mcp:<server>`.
+   */
+  permission: string;
+  description: string;
+  parameters: ToolParameters;
+  /** Returns the output given to the model (JSON-serialisable); throws ToolError for an error result. */
+  execute(args: Record<string, unknown>, context: ToolCallContext): Promise<unknown>;
+}
+
+/** A tool failure the model should see as an error result (`is_error: true`), not a failed run. */
+export class ToolError extends Error {}
+
+/** Supplies the tools of one capability for a run (may depend on the run: its namespace, its agent's MCP servers). */
+export interface ToolSource {
+  toolsFor(scope: RunScope): Promise<AgentTool[]> | AgentTool[];
+}

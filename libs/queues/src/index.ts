@@ -1,0 +1,2 @@
+export * from './agent-run.queue';
+export * from './queues.module';

@@ -1,2 +1,3 @@
 export * from './agent-run.queue';
 export * from './queues.module';
+export * from './run-cancellation';

@@ -4,6 +4,7 @@ import { Settings } from '@app/config';
 import { QUEUE } from '@app/contracts';
 import { createRedisConnection } from '@app/redis';
 import { AgentRunQueue } from './agent-run.queue';
+import { RunCancellation } from './run-cancellation';
 
 /**
  * BullMQ on the deployment's Redis, every queue key under REDIS_PREFIX. The gateway uses it to enqueue,
@@ -21,7 +22,7 @@ import { AgentRunQueue } from './agent-run.queue';
     }),
     BullModule.registerQueue({ name: QUEUE.agentRun }, { name: QUEUE.sourceSync }),
   ],
-  providers: [AgentRunQueue],
-  exports: [BullModule, AgentRunQueue],
+  providers: [AgentRunQueue, RunCancellation],
+  exports: [BullModule, AgentRunQueue, RunCancellation],
 })
 export class QueuesModule {}

@@ -143,6 +143,19 @@ export class Settings {
   @Transform(toBool)
   @IsBoolean()
   migrateOnStart = false;
+
+  /** Port of the worker's health and metrics listener (/health/live, /health/ready, /metrics); 0 turns it off. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  workerHealthPort = 3002;
+
+  /** On SIGTERM a process stops taking work and finishes what is in flight; after this long it exits anyway. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  shutdownTimeoutMs = 10000;
 }
 
 /** Environment variable of each setting. */
@@ -170,6 +183,8 @@ export const ENV: Record<keyof Settings, string> = {
   anthropicBaseUrl: 'ANTHROPIC_BASE_URL',
   anthropicApiKey: 'ANTHROPIC_API_KEY',
   migrateOnStart: 'MIGRATE_ON_START',
+  workerHealthPort: 'WORKER_HEALTH_PORT',
+  shutdownTimeoutMs: 'SHUTDOWN_TIMEOUT_MS',
 };
 
 /** Settings whose values must never reach a log line. */

@@ -35,6 +35,8 @@ export async function createTestEnvironment(extraEnv: NodeJS.ProcessEnv = {}): P
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
+    // The compiled apps may live outside the checkout (PARLEY_DIST): let them find its node_modules.
+    NODE_PATH: join(__dirname, '..', '..', 'node_modules'),
     DATABASE_URL: databaseUrl,
     REDIS_URL,
     REDIS_PREFIX: name,

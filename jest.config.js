@@ -7,6 +7,8 @@ const common = { rootDir: __dirname, moduleFileExtensions: ['js', 'json', 'ts'],
 
 module.exports = {
   maxWorkers: 2,
+  // e2e hooks start real processes; testTimeout is a global option, not a per-project one.
+  testTimeout: 60000,
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs}/**/*.spec.ts'] },
     {

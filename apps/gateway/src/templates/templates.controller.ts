@@ -1,0 +1,79 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { ApiSecurity, ApiTags } from '@nestjs/swagger';
+import {
+  CreateQueryTemplateDto,
+  EndUserQuery,
+  ListQueryTemplatesQuery,
+  QueryTemplateResponse,
+  UpdateQueryTemplateDto,
+} from '@app/contracts';
+import { Caller } from '@app/identity';
+import { CurrentCaller } from '../auth/current-caller.decorator';
+import { endUserOf, requireEndUser } from '../http/end-user';
+import { UuidIdParams } from '../http/id-params';
+import { CreateQueryTemplate } from './use-cases/create-query-template.use-case';
+import { DeleteQueryTemplate } from './use-cases/delete-query-template.use-case';
+import { GetQueryTemplate } from './use-cases/get-query-template.use-case';
+import { ListQueryTemplates } from './use-cases/list-query-templates.use-case';
+import { UpdateQueryTemplate } from './use-cases/update-query-template.use-case';
+
+/** Query templates (API-SPEC 4.7, CONTRACTS §10). */
+@ApiTags('query templates')
+@ApiSecurity('service-token')
+@Controller('agent_execution/query_templates')
+export class TemplatesController {
+  constructor(
+    private readonly createTemplate: CreateQueryTemplate,
+    private readonly listTemplates: ListQueryTemplates,
+    private readonly getTemplate: GetQueryTemplate,
+    private readonly updateTemplate: UpdateQueryTemplate,
+    private readonly deleteTemplate: DeleteQueryTemplate,
+  ) {}
+
+  @Post()
+  @HttpCode(200)
+  create(
+    @CurrentCaller() caller: Caller,
+    @Query() query: EndUserQuery,
+    @Body() body: CreateQueryTemplateDto,
+  ): Promise<QueryTemplateResponse> {
+    return this.createTemplate.execute(caller, requireEndUser(query, body), body);
+  }
+
+  @Get()
+  list(
+    @CurrentCaller() caller: Caller,
+    @Query() query: ListQueryTemplatesQuery,
+  ): Promise<QueryTemplateResponse[]> {
+    return this.listTemplates.execute(caller, query);
+  }
+
+  @Get(':id')
+  get(
+    @CurrentCaller() caller: Caller,
+    @Param() params: UuidIdParams,
+    @Query() query: EndUserQuery,
+  ): Promise<QueryTemplateResponse> {
+    return this.getTemplate.execute(caller, endUserOf(query), params.id);
+  }
+
+  @Put(':id')
+  update(
+    @CurrentCaller() caller: Caller,
+    @Param() params: UuidIdParams,
+    @Query() query: EndUserQuery,
+    @Body() body: UpdateQueryTemplateDto,
+  ): Promise<QueryTemplateResponse> {
+    return this.updateTemplate.execute(caller, requireEndUser(query, body), params.id, body);
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  async remove(
+    @CurrentCaller() caller: Caller,
+    @Param() params: UuidIdParams,
+    @Query() query: EndUserQuery,
+  ): Promise<void> {
+    await this.deleteTemplate.execute(caller, endUserOf(query), params.id);
+  }
+}

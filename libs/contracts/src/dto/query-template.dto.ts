@@ -1,0 +1,134 @@
+import { Type } from 'class-transformer';
+import { IsInt, IsObject, IsOptional, IsString } from 'class-validator';
+import { Ge, Le, MaxChars, MinChars, OneOf } from './rules';
+
+export const TEMPLATE_SCOPES = ['private', 'organization'] as const;
+
+/** Limits of a template's text fields (the spec names none; these keep rows and listings bounded). */
+export const TEMPLATE_LIMITS = {
+  name: 200,
+  description: 2000,
+  content: 30000,
+  iconUri: 2048,
+  color: 64,
+  userId: 256,
+} as const;
+
+/** `user_id` as a query parameter (CONTRACTS §2): the end user acting on templates, connections, sources, skills. */
+export class EndUserQuery {
+  @IsOptional()
+  @IsString()
+  @MinChars(1)
+  @MaxChars(TEMPLATE_LIMITS.userId)
+  user_id?: string;
+}
+
+/** POST /agent_execution/query_templates (spec 4.7). `user_id` may also come in the body. */
+export class CreateQueryTemplateDto {
+  @IsString()
+  @MinChars(1)
+  @MaxChars(TEMPLATE_LIMITS.name)
+  name: string;
+
+  @IsString()
+  @MaxChars(TEMPLATE_LIMITS.content)
+  content: string;
+
+  @IsOptional()
+  @IsString()
+  @MaxChars(TEMPLATE_LIMITS.description)
+  description?: string;
+
+  @IsOptional()
+  @IsObject()
+  metadata?: Record<string, unknown>;
+
+  @IsOptional()
+  @IsString()
+  @MaxChars(TEMPLATE_LIMITS.iconUri)
+  icon_uri?: string;
+
+  @IsOptional()
+  @IsString()
+  @MaxChars(TEMPLATE_LIMITS.color)
+  icon_color?: string;
+
+  @IsOptional()
+  @IsString()
+  @MaxChars(TEMPLATE_LIMITS.color)
+  background_color?: string;
+
+  @IsOptional()
+  @OneOf(TEMPLATE_SCOPES)
+  scope?: (typeof TEMPLATE_SCOPES)[number];
+
+  @IsOptional()
+  @IsString()
+  @MinChars(1)
+  @MaxChars(TEMPLATE_LIMITS.userId)
+  user_id?: string;
+}
+
+/** PUT /agent_execution/query_templates/{id}: a partial update; absent fields stay as they are. */
+export class UpdateQueryTemplateDto {
+  @IsOptional()
+  @IsString()
+  @MinChars(1)
+  @MaxChars(TEMPLATE_LIMITS.name)
+  name?: string;
+
+  @IsOptional()
+  @IsString()
+  @MaxChars(TEMPLATE_LIMITS.content)
+  content?: string;
+
+  @IsOptional()
+  @IsString()
+  @MaxChars(TEMPLATE_LIMITS.description)
+  description?: string;
+
+  @IsOptional()
+  @IsObject()
+  metadata?: Record<string, unknown>;
+
+  @IsOptional()
+  @IsString()
+  @MaxChars(TEMPLATE_LIMITS.iconUri)
+  icon_uri?: string;
+
+  @IsOptional()
+  @IsString()
+  @MaxChars(TEMPLATE_LIMITS.color)
+  icon_color?: string;
+
+  @IsOptional()
+  @IsString()
+  @MaxChars(TEMPLATE_LIMITS.color)
+  background_color?: string;
+
+  @IsOptional()
+  @OneOf(TEMPLATE_SCOPES)
+  scope?: (typeof TEMPLATE_SCOPES)[number];
+
+  @IsOptional()
+  @IsString()
+  @MinChars(1)
+  @MaxChars(TEMPLATE_LIMITS.userId)
+  user_id?: string;
+}
+
+/** GET /agent_execution/query_templates: the end user, and a page. */
+export class ListQueryTemplatesQuery extends EndUserQuery {
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Ge(1)
+  @Le(100)
+  limit?: number;
+
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Ge(0)
+  offset?: number;
+}

@@ -3,7 +3,14 @@ const moduleNameMapper = {
   '^@app/([a-z-]+)$': '<rootDir>/libs/$1/src',
 };
 const transform = { '^.+\\.ts$': ['ts-jest', { isolatedModules: true, tsconfig: 'tsconfig.json' }] };
-const common = { rootDir: __dirname, moduleFileExtensions: ['js', 'json', 'ts'], testEnvironment: 'node', transform, moduleNameMapper };
+const common = {
+  rootDir: __dirname,
+  setupFiles: ['reflect-metadata'],
+  moduleFileExtensions: ['js', 'json', 'ts'],
+  testEnvironment: 'node',
+  transform,
+  moduleNameMapper,
+};
 
 module.exports = {
   maxWorkers: 2,

@@ -39,9 +39,13 @@ export class SkillEntity {
   @Column({ type: 'jsonb' })
   frontmatter: SkillFrontmatter;
 
-  /** The Markdown instructions after the frontmatter. */
+  /** The Markdown instructions after the frontmatter: what `skill_read` gives the model. */
   @Column({ type: 'text' })
   body: string;
+
+  /** The SKILL.md as it was given (frontmatter and body). */
+  @Column({ type: 'text' })
+  document: string;
 
   @Column({ type: 'boolean', default: true })
   active: boolean;
@@ -73,6 +77,10 @@ export class SkillSettingEntity {
 
   @Column({ type: 'text', nullable: true })
   scope: SkillScope | null;
+
+  /** End user who last set `scope`; a platform skill made `private` applies to that user only. */
+  @Column({ name: 'set_by', type: 'text', nullable: true })
+  setBy: string | null;
 
   @Column({ name: 'updated_at', type: 'timestamptz', default: () => 'now()' })
   updatedAt: Date;

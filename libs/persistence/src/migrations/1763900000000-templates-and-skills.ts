@@ -34,6 +34,7 @@ export class TemplatesAndSkills1763900000000 implements MigrationInterface {
         display_name text NOT NULL,
         frontmatter jsonb NOT NULL,
         body text NOT NULL,
+        document text NOT NULL,
         active boolean NOT NULL DEFAULT true,
         scope text CHECK (scope IN ('organization', 'private')),
         created_by text,
@@ -53,6 +54,7 @@ export class TemplatesAndSkills1763900000000 implements MigrationInterface {
         skill_id text NOT NULL REFERENCES skills(id) ON DELETE CASCADE,
         active boolean,
         scope text CHECK (scope IN ('organization', 'private')),
+        set_by text,
         updated_at timestamptz NOT NULL DEFAULT now(),
         PRIMARY KEY (org_id, skill_id)
       )`);

@@ -1,0 +1,47 @@
+import { FastifyRequest } from 'fastify';
+import { InvalidInputError } from '@app/contracts';
+
+/**
+ * The SKILL.md of a POST /skills: the multipart field `file`, or `content` of a JSON body; either may carry
+ * `user_id`.
+ */
+export async function readSkillUpload(
+  request: FastifyRequest,
+  body: unknown,
+): Promise<{ content: string; loc: string[]; userId?: string }> {
+  if (!request.isMultipart()) {
+    const json = (body ?? {}) as { content?: unknown; user_id?: unknown };
+    if (json.content === undefined || json.content === null) {
+      throw new InvalidInputError([
+        { loc: ['body', 'content'], msg: 'Field required', type: 'missing', input: null },
+      ]);
+    }
+    if (typeof json.content !== 'string') {
+      throw new InvalidInputError([
+        {
+          loc: ['body', 'content'],
+          msg: 'Input should be a valid string',
+          type: 'string_type',
+          input: json.content,
+        },
+      ]);
+    }
+    const userId = typeof json.user_id === 'string' ? json.user_id : undefined;
+    return { content: json.content, loc: ['body', 'content'], userId };
+  }
+  let content: string | undefined;
+  let userId: string | undefined;
+  for await (const part of request.parts()) {
+    if (part.type === 'file' && part.fieldname === 'file') {
+      content = (await part.toBuffer()).toString('utf8');
+    } else if (part.type === 'field' && part.fieldname === 'user_id' && typeof part.value === 'string') {
+      userId = part.value;
+    }
+  }
+  if (content === undefined) {
+    throw new InvalidInputError([
+      { loc: ['body', 'file'], msg: 'Field required', type: 'missing', input: null },
+    ]);
+  }
+  return { content, loc: ['body', 'file'], userId };
+}

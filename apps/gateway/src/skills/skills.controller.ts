@@ -1,0 +1,99 @@
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  Headers,
+  HttpCode,
+  Param,
+  Post,
+  Put,
+  Query,
+  Req,
+} from '@nestjs/common';
+import { ApiBody, ApiConsumes, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { FastifyRequest } from 'fastify';
+import {
+  CreateSkillDto,
+  EndUserQuery,
+  SkillDetailResponse,
+  SkillResponse,
+  UpdateSkillDto,
+} from '@app/contracts';
+import { Caller } from '@app/identity';
+import { CurrentCaller } from '../auth/current-caller.decorator';
+import { endUserOf, requireEndUser } from '../http/end-user';
+import { SkillPidParams } from './skill-pid.params';
+import { readSkillUpload } from './skill-upload';
+import { CreateSkill } from './use-cases/create-skill.use-case';
+import { DeleteSkill } from './use-cases/delete-skill.use-case';
+import { GetSkill } from './use-cases/get-skill.use-case';
+import { ListSkills } from './use-cases/list-skills.use-case';
+import { UpdateSkill } from './use-cases/update-skill.use-case';
+
+/** Skills (API-SPEC 4.8, CONTRACTS §11). */
+@ApiTags('skills')
+@ApiSecurity('service-token')
+@Controller('skills')
+export class SkillsController {
+  constructor(
+    private readonly createSkill: CreateSkill,
+    private readonly listSkills: ListSkills,
+    private readonly getSkill: GetSkill,
+    private readonly updateSkill: UpdateSkill,
+    private readonly deleteSkill: DeleteSkill,
+  ) {}
+
+  @Post()
+  @HttpCode(200)
+  @ApiConsumes('application/json', 'multipart/form-data')
+  @ApiBody({
+    type: CreateSkillDto,
+    description: 'JSON {content}, or multipart with the field `file` (SKILL.md)',
+  })
+  async create(
+    @CurrentCaller() caller: Caller,
+    @Req() request: FastifyRequest,
+    @Query() query: EndUserQuery,
+    // Untyped on purpose: a multipart body has no JSON to validate; readSkillUpload checks both forms.
+    @Body() body: unknown,
+  ): Promise<SkillDetailResponse> {
+    const upload = await readSkillUpload(request, body);
+    return this.createSkill.execute(caller, requireEndUser(query, { user_id: upload.userId }), upload);
+  }
+
+  @Get()
+  list(@CurrentCaller() caller: Caller, @Query() query: EndUserQuery): Promise<SkillResponse[]> {
+    return this.listSkills.execute(caller, endUserOf(query));
+  }
+
+  @Get(':skill_pid')
+  get(
+    @CurrentCaller() caller: Caller,
+    @Param() params: SkillPidParams,
+    @Query() query: EndUserQuery,
+  ): Promise<SkillDetailResponse> {
+    return this.getSkill.execute(caller, endUserOf(query), params.skill_pid);
+  }
+
+  @Put(':skill_pid')
+  update(
+    @CurrentCaller() caller: Caller,
+    @Param() params: SkillPidParams,
+    @Query() query: EndUserQuery,
+    @Body() body: UpdateSkillDto,
+    @Headers('x-internal-token') internalToken?: string,
+  ): Promise<SkillResponse> {
+    return this.updateSkill.execute(caller, endUserOf(query, body), params.skill_pid, body, internalToken);
+  }
+
+  @Delete(':skill_pid')
+  @HttpCode(204)
+  async remove(
+    @CurrentCaller() caller: Caller,
+    @Param() params: SkillPidParams,
+    @Query() query: EndUserQuery,
+  ): Promise<void> {
+    await this.deleteSkill.execute(caller, endUserOf(query), params.skill_pid);
+  }
+}

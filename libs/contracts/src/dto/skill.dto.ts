@@ -1,0 +1,39 @@
+import { IsBoolean, IsOptional, IsString, ValidateIf } from 'class-validator';
+import { MaxChars, MinChars, OneOf } from './rules';
+
+export const SKILL_SCOPES = ['organization', 'private'] as const;
+
+/** POST /skills as JSON: the SKILL.md text (CONTRACTS §11). */
+export class CreateSkillDto {
+  @IsString()
+  content: string;
+
+  @IsOptional()
+  @IsString()
+  @MinChars(1)
+  @MaxChars(256)
+  user_id?: string;
+}
+
+/** PUT /skills/{skill_pid} (spec 4.8): every field optional and nullable; null leaves it as it is. */
+export class UpdateSkillDto {
+  @ValidateIf((_, value) => value !== null && value !== undefined)
+  @IsString()
+  @MinChars(1)
+  @MaxChars(200)
+  display_name?: string | null;
+
+  @ValidateIf((_, value) => value !== null && value !== undefined)
+  @IsBoolean()
+  active?: boolean | null;
+
+  @ValidateIf((_, value) => value !== null && value !== undefined)
+  @OneOf(SKILL_SCOPES)
+  scope?: (typeof SKILL_SCOPES)[number] | null;
+
+  @IsOptional()
+  @IsString()
+  @MinChars(1)
+  @MaxChars(256)
+  user_id?: string;
+}

@@ -1,0 +1,163 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { SkillEntity, SkillScope, SkillSettingEntity } from '../entities';
+import { Scope } from './scope';
+
+/** A skill as one organization and end user see it: platform skills carry the organization's own settings. */
+export interface VisibleSkill {
+  skill: SkillEntity;
+  active: boolean;
+  scope: SkillScope | null;
+  updatedAt: Date;
+}
+
+export type PlatformSkillDefinition = Pick<
+  SkillEntity,
+  'id' | 'name' | 'displayName' | 'frontmatter' | 'body' | 'document'
+>;
+
+/**
+ * Skills. Visible to a caller: every platform skill (unless the organization made it private to another end
+ * user), the organization's `organization` skills, and the caller's own `private` ones.
+ */
+@Injectable()
+export class SkillRepository {
+  constructor(private readonly db: DataSource) {}
+
+  /** Writes the shipped platform skills; an operator's display name survives a restart. */
+  async upsertPlatform(definitions: PlatformSkillDefinition[]): Promise<void> {
+    for (const definition of definitions) {
+      await this.db.query(
+        `INSERT INTO skills (id, org_id, source, name, display_name, frontmatter, body, document, active, scope)
+         VALUES ($1, NULL, 'parley', $2, $3, $4, $5, $6, true, NULL)
+         ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, frontmatter = EXCLUDED.frontmatter,
+           body = EXCLUDED.body, document = EXCLUDED.document`,
+        [
+          definition.id,
+          definition.name,
+          definition.displayName,
+          definition.frontmatter,
+          definition.body,
+          definition.document,
+        ],
+      );
+    }
+  }
+
+  async listVisible(scope: Scope): Promise<VisibleSkill[]> {
+    const custom = await this.db
+      .getRepository(SkillEntity)
+      .createQueryBuilder('s')
+      .where('s.org_id = :orgId', { orgId: scope.orgId })
+      .andWhere(
+        scope.userId ? `(s.scope = 'organization' OR s.created_by = :userId)` : `s.scope = 'organization'`,
+        {
+          userId: scope.userId,
+        },
+      )
+      .orderBy('s.created_at', 'DESC')
+      .getMany();
+    const platform = await this.db
+      .getRepository(SkillEntity)
+      .find({ where: { source: 'parley' }, order: { name: 'ASC' } });
+    const settings = await this.db.getRepository(SkillSettingEntity).findBy({ orgId: scope.orgId });
+    const settingOf = new Map(settings.map((setting) => [setting.skillId, setting]));
+    const platformVisible = platform
+      .map((skill) => this.withSettings(skill, settingOf.get(skill.id)))
+      .filter((view) => this.platformVisibleTo(view, settingOf.get(view.skill.id), scope.userId));
+    return [
+      ...platformVisible,
+      ...custom.map((skill) => ({
+        skill,
+        active: skill.active,
+        scope: skill.scope,
+        updatedAt: skill.updatedAt,
+      })),
+    ];
+  }
+
+  async findVisible(scope: Scope, id: string): Promise<VisibleSkill | null> {
+    return (await this.listVisible(scope)).find((view) => view.skill.id === id) ?? null;
+  }
+
+  async createCustom(
+    values: Pick<
+      SkillEntity,
+      'id' | 'orgId' | 'name' | 'displayName' | 'frontmatter' | 'body' | 'document' | 'scope' | 'createdBy'
+    >,
+  ): Promise<SkillEntity> {
+    const repository = this.db.getRepository(SkillEntity);
+    return repository.save(repository.create({ ...values, source: 'custom', active: true }));
+  }
+
+  /** Whether a custom skill of that name exists in the organization, or a platform skill has it. */
+  async nameTaken(orgId: string, name: string): Promise<boolean> {
+    const count = await this.db
+      .getRepository(SkillEntity)
+      .createQueryBuilder('s')
+      .where('s.name = :name', { name })
+      .andWhere('(s.org_id = :orgId OR s.org_id IS NULL)', { orgId })
+      .getCount();
+    return count > 0;
+  }
+
+  async updateCustom(
+    id: string,
+    changes: Partial<Pick<SkillEntity, 'displayName' | 'active' | 'scope'>>,
+  ): Promise<void> {
+    await this.db
+      .getRepository(SkillEntity)
+      .update({ id, source: 'custom' }, { ...changes, updatedAt: new Date() });
+  }
+
+  async updatePlatformDisplayName(id: string, displayName: string): Promise<void> {
+    await this.db
+      .getRepository(SkillEntity)
+      .update({ id, source: 'parley' }, { displayName, updatedAt: new Date() });
+  }
+
+  /** One organization's `active` / `scope` for a platform skill; fields left undefined keep their value. */
+  async setPlatformSettings(
+    orgId: string,
+    skillId: string,
+    changes: { active?: boolean; scope?: SkillScope; setBy?: string },
+  ): Promise<void> {
+    await this.db.query(
+      `INSERT INTO skill_settings (org_id, skill_id, active, scope, set_by, updated_at)
+       VALUES ($1, $2, $3, $4, $5, now())
+       ON CONFLICT (org_id, skill_id) DO UPDATE SET
+         active = COALESCE(EXCLUDED.active, skill_settings.active),
+         scope = COALESCE(EXCLUDED.scope, skill_settings.scope),
+         set_by = CASE WHEN EXCLUDED.scope IS NULL THEN skill_settings.set_by ELSE EXCLUDED.set_by END,
+         updated_at = now()`,
+      [
+        orgId,
+        skillId,
+        changes.active ?? null,
+        changes.scope ?? null,
+        changes.scope ? (changes.setBy ?? null) : null,
+      ],
+    );
+  }
+
+  async deleteCustom(orgId: string, id: string): Promise<void> {
+    await this.db.getRepository(SkillEntity).delete({ id, orgId, source: 'custom' });
+  }
+
+  private withSettings(skill: SkillEntity, setting: SkillSettingEntity | undefined): VisibleSkill {
+    return {
+      skill,
+      active: setting?.active ?? skill.active,
+      scope: setting?.scope ?? skill.scope,
+      updatedAt: setting && setting.updatedAt > skill.updatedAt ? setting.updatedAt : skill.updatedAt,
+    };
+  }
+
+  private platformVisibleTo(
+    view: VisibleSkill,
+    setting: SkillSettingEntity | undefined,
+    userId?: string | null,
+  ): boolean {
+    return view.scope !== 'private' || !setting?.setBy || setting.setBy === userId;
+  }
+}

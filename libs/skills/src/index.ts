@@ -1,0 +1,2 @@
+export * from './platform-skills.loader';
+export * from './skill-document';

@@ -1,0 +1,112 @@
+import { parse as parseYaml } from 'yaml';
+import { InvalidInputError, ValidationIssue } from '@app/contracts';
+import { SkillFrontmatter } from '@app/persistence';
+
+export const SKILL_NAME_PATTERN = /^[a-z0-9-]{1,64}$/;
+/** Largest SKILL.md accepted (the instructions are given to the model whole). */
+export const MAX_SKILL_DOCUMENT_CHARS = 100_000;
+
+export interface SkillDocument {
+  frontmatter: SkillFrontmatter;
+  body: string;
+}
+
+const FRONTMATTER = /^\uFEFF?---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)([\s\S]*)$/;
+
+/**
+ * Parses a SKILL.md: YAML frontmatter between `---` lines, then Markdown instructions (CONTRACTS §11).
+ * Problems are 422s located at `loc` (the field that carried the document) plus the frontmatter key.
+ */
+export function parseSkillDocument(text: string, loc: (string | number)[]): SkillDocument {
+  const fail = (issues: Omit<ValidationIssue, 'loc'>[], at: (string | number)[][] = []) =>
+    new InvalidInputError(issues.map((issue, index) => ({ ...issue, loc: [...loc, ...(at[index] ?? [])] })));
+
+  if (text.length > MAX_SKILL_DOCUMENT_CHARS) {
+    throw fail([
+      {
+        type: 'string_too_long',
+        msg: `String should have at most ${MAX_SKILL_DOCUMENT_CHARS} characters`,
+        ctx: { max_length: MAX_SKILL_DOCUMENT_CHARS },
+      },
+    ]);
+  }
+  const match = FRONTMATTER.exec(text);
+  if (!match) {
+    throw fail([
+      { type: 'value_error', msg: 'Value error, a SKILL.md starts with YAML frontmatter between --- lines' },
+    ]);
+  }
+  let raw: unknown;
+  try {
+    raw = parseYaml(match[1]);
+  } catch (error) {
+    throw fail([
+      {
+        type: 'value_error',
+        msg: `Value error, invalid YAML frontmatter: ${(error as Error).message.split('\n')[0]}`,
+      },
+    ]);
+  }
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) {
+    throw fail([{ type: 'value_error', msg: 'Value error, the frontmatter must be a YAML mapping' }]);
+  }
+  const fields = raw as Record<string, unknown>;
+  const issues: Omit<ValidationIssue, 'loc'>[] = [];
+  const at: (string | number)[][] = [];
+  const problem = (key: string, issue: Omit<ValidationIssue, 'loc'>) => {
+    issues.push({ ...issue, input: fields[key] });
+    at.push(['frontmatter', key]);
+  };
+  const requiredString = (key: string) => {
+    if (fields[key] === undefined || fields[key] === null)
+      problem(key, { type: 'missing', msg: 'Field required' });
+    else if (typeof fields[key] !== 'string')
+      problem(key, { type: 'string_type', msg: 'Input should be a valid string' });
+  };
+  requiredString('name');
+  requiredString('description');
+  if (typeof fields.name === 'string' && !SKILL_NAME_PATTERN.test(fields.name)) {
+    problem('name', {
+      type: 'string_pattern_mismatch',
+      msg: `String should match pattern '${SKILL_NAME_PATTERN.source}'`,
+      ctx: { pattern: SKILL_NAME_PATTERN.source },
+    });
+  }
+  for (const key of ['license', 'compatibility']) {
+    if (fields[key] !== undefined && typeof fields[key] !== 'string') {
+      problem(key, { type: 'string_type', msg: 'Input should be a valid string' });
+    }
+  }
+  if (
+    fields.metadata !== undefined &&
+    (typeof fields.metadata !== 'object' || fields.metadata === null || Array.isArray(fields.metadata))
+  ) {
+    problem('metadata', { type: 'dict_type', msg: 'Input should be a valid dictionary' });
+  }
+  const allowedTools = toolList(fields['allowed-tools']);
+  if (allowedTools === null) {
+    problem('allowed-tools', {
+      type: 'list_type',
+      msg: 'Input should be a list of tool names or a space-separated string',
+    });
+  }
+  if (issues.length > 0) throw fail(issues, at);
+
+  const frontmatter: SkillFrontmatter = {
+    name: fields.name as string,
+    description: fields.description as string,
+  };
+  if (fields.license !== undefined) frontmatter.license = fields.license as string;
+  if (fields.compatibility !== undefined) frontmatter.compatibility = fields.compatibility as string;
+  if (fields.metadata !== undefined) frontmatter.metadata = fields.metadata as Record<string, unknown>;
+  if (allowedTools !== undefined) frontmatter.allowed_tools = allowedTools ?? [];
+  return { frontmatter, body: match[2].trim() };
+}
+
+/** `allowed-tools` is a YAML list or, as in the Agent Skills format, one space-separated string. */
+function toolList(value: unknown): string[] | undefined | null {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'string') return value.split(/\s+/).filter(Boolean);
+  if (Array.isArray(value) && value.every((item) => typeof item === 'string')) return value as string[];
+  return null;
+}

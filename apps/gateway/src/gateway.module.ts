@@ -3,6 +3,7 @@ import { APP_FILTER } from '@nestjs/core';
 import { Settings, SettingsModule } from '@app/config';
 import { LoggingModule } from '@app/observability';
 import { PersistenceModule } from '@app/persistence';
+import { QueuesModule } from '@app/queues';
 import { RedisModule } from '@app/redis';
 import { AuthModule } from './auth/auth.module';
 import { HttpErrorFilter } from './http/http-error.filter';
@@ -19,6 +20,7 @@ export class GatewayModule {
         LoggingModule.forApp('gateway'),
         PersistenceModule,
         RedisModule,
+        QueuesModule,
         AuthModule,
         OpsModule,
       ],

@@ -1,12 +1,16 @@
 import 'reflect-metadata';
+import fastifyMultipart from '@fastify/multipart';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { IncomingMessage } from 'node:http';
 import { Logger } from 'nestjs-pino';
 import { v7 as uuidv7 } from 'uuid';
 import { loadSettingsOrExit } from '@app/config';
+import { exitGracefullyOnSignals, startProcessMetrics } from '@app/observability';
 import { GatewayModule } from './gateway.module';
 import { ApiValidationPipe } from './http/api-validation.pipe';
+import { recordHttpMetrics } from './ops/http-metrics';
+import { setupOps } from './ops/ops.setup';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -26,13 +30,19 @@ async function bootstrap(): Promise<void> {
   adapter.getInstance().addHook('onRequest', async (request, reply) => {
     void reply.header('x-request-id', request.id);
   });
+  startProcessMetrics('gateway');
+  recordHttpMetrics(adapter.getInstance());
 
   const app = await NestFactory.create<NestFastifyApplication>(GatewayModule.forRoot(settings), adapter, {
     bufferLogs: true,
   });
   app.useLogger(app.get(Logger));
   app.useGlobalPipes(new ApiValidationPipe());
-  app.enableShutdownHooks();
+  // Multipart bodies are taken for SKILL.md uploads only: one small file.
+  await app.register(fastifyMultipart, { limits: { files: 1, fileSize: 1024 * 1024, fields: 5 } });
+  await setupOps(app, settings);
+  // SIGTERM: stop taking connections, let requests in flight finish, close PostgreSQL and Redis, exit 0.
+  exitGracefullyOnSignals(app, app.get(Logger), settings.shutdownTimeoutMs);
   await app.listen(settings.port, settings.host);
   app.get(Logger).log({ port: settings.port }, 'gateway listening');
 }

@@ -3,6 +3,7 @@ import { Settings, SettingsModule } from '@app/config';
 import { LoggingModule } from '@app/observability';
 import { PersistenceModule } from '@app/persistence';
 import { RedisModule } from '@app/redis';
+import { WorkerHealthModule } from './health/worker-health.module';
 
 /** The worker: BullMQ processors for agent runs and source syncs, no HTTP routes. */
 @Module({})
@@ -15,6 +16,7 @@ export class WorkerModule {
         LoggingModule.forApp('worker'),
         PersistenceModule,
         RedisModule,
+        WorkerHealthModule,
       ],
     };
   }

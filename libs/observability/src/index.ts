@@ -1,1 +1,3 @@
 export * from './logging.module';
+export * from './metrics';
+export * from './shutdown';

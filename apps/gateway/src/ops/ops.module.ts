@@ -1,9 +1,11 @@
 import { Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
 import { HealthController } from './health.controller';
+import { MetricsController } from './metrics.controller';
 
+/** Health and metrics routes; the OpenAPI page and the queue dashboard are mounted by `setupOps`. */
 @Module({
   imports: [TerminusModule],
-  controllers: [HealthController],
+  controllers: [HealthController, MetricsController],
 })
 export class OpsModule {}

@@ -1,0 +1,36 @@
+import { INestApplicationContext, LoggerService } from '@nestjs/common';
+
+const SIGNALS: NodeJS.Signals[] = ['SIGTERM', 'SIGINT'];
+
+/**
+ * Graceful stop on SIGTERM/SIGINT: `app.close()` runs every shutdown hook (the HTTP server stops taking
+ * connections and waits for requests in flight, consumers finish or hand back their jobs, connections close),
+ * then the process exits 0. Nest's own `enableShutdownHooks` re-raises the signal after closing, which ends the
+ * process "killed by SIGTERM" instead; orchestrators and `npm start` read a clean stop better as exit 0.
+ * Past `timeoutMs` the process exits 1 whatever is still open.
+ */
+export function exitGracefullyOnSignals(
+  app: INestApplicationContext,
+  logger: LoggerService,
+  timeoutMs: number,
+): void {
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    logger.log({ signal }, 'shutting down');
+    const deadline = setTimeout(() => {
+      logger.error({ timeoutMs }, 'shutdown timed out');
+      process.exit(1);
+    }, timeoutMs);
+    deadline.unref();
+    app.close().then(
+      () => process.exit(0),
+      (error: Error) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  for (const signal of SIGNALS) process.once(signal, stop);
+}

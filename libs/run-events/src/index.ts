@@ -1,3 +1,6 @@
 export * from './codec';
 export * from './keys';
 export * from './run-event';
+export * from './run-event.reader';
+export * from './shared-subscriber';
+export * from './stored-reply';

@@ -1,0 +1,252 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import {
+  encodeEvent,
+  EVENT_FIELD,
+  ReplyStream,
+  RunEvent,
+  RunEventReader,
+  runEventKeys,
+  SharedSubscriber,
+  streamEntryId,
+} from '@app/run-events';
+
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const prefix = `parley_int_reader_${randomBytes(4).toString('hex')}`;
+
+let redis: Redis;
+let subscriberConnection: Redis;
+let subscriber: SharedSubscriber;
+let reader: RunEventReader;
+
+beforeAll(() => {
+  redis = new Redis(REDIS_URL);
+  subscriberConnection = new Redis(REDIS_URL);
+  subscriber = new SharedSubscriber(subscriberConnection);
+  reader = new RunEventReader(redis, subscriber, prefix);
+});
+
+afterAll(async () => {
+  const keys = await redis.keys(`${prefix}:*`);
+  if (keys.length > 0) await redis.del(...keys);
+  await subscriber.close();
+  redis.disconnect();
+});
+
+/** The reply of `n` lines a worker would write: started, deltas, completed. */
+function reply(messageId: string, deltas: number): RunEvent[] {
+  const lines: RunEvent[] = [{ seq: 0, type: 'message.started', message_id: messageId, thread_id: 't' }];
+  for (let i = 0; i < deltas; i += 1) lines.push({ seq: lines.length, type: 'text.delta', delta: `w${i} ` });
+  lines.push({ seq: lines.length, type: 'message.completed', message: { id: messageId } });
+  return lines;
+}
+
+/** What the worker's writer does, in the same wire format: XADD with the seq's id, then PUBLISH. */
+async function write(messageId: string, event: RunEvent, how: { log?: boolean; publish?: boolean } = {}) {
+  const { stream, channel } = runEventKeys(prefix, messageId);
+  const line = encodeEvent(event);
+  if (how.log ?? true) await redis.xadd(stream, streamEntryId(event.seq), EVENT_FIELD, line);
+  if (how.publish ?? true) await redis.publish(channel, line);
+}
+
+const notStored = () => Promise.resolve(null);
+
+function follow(messageId: string, after = -1, storedLines: () => Promise<RunEvent[] | null> = notStored) {
+  return reader.follow(messageId, { after, heartbeatMs: 200, storedLines });
+}
+
+/** Every line of the stream until it ends (or `stopAfter` lines, or the timeout), parsed. */
+async function collect(stream: ReplyStream, stopAfter = Infinity, timeoutMs = 5000) {
+  const lines: Record<string, unknown>[] = [];
+  const timer = setTimeout(() => stream.close(), timeoutMs);
+  for await (const text of stream) {
+    lines.push(JSON.parse(text) as Record<string, unknown>);
+    if (lines.length >= stopAfter) break;
+  }
+  clearTimeout(timer);
+  return lines;
+}
+
+const seqs = (lines: Record<string, unknown>[]) => lines.filter((l) => 'seq' in l).map((l) => l.seq);
+const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function numsub(messageId: string): Promise<number> {
+  const { channel } = runEventKeys(prefix, messageId);
+  const [, count] = (await redis.pubsub('NUMSUB', channel)) as [string, number];
+  return Number(count);
+}
+
+describe('RunEventReader', () => {
+  it('replays every line of a finished reply to a late reader, then ends', async () => {
+    const id = randomUUID();
+    const events = reply(id, 5);
+    for (const event of events) await write(id, event);
+    const lines = await collect(follow(id));
+    expect(lines).toEqual(events);
+    expect(await numsub(id)).toBe(0);
+  });
+
+  it('follows a live reply line by line until message.completed', async () => {
+    const id = randomUUID();
+    const events = reply(id, 20);
+    const collected = collect(follow(id));
+    await sleep(50);
+    for (const event of events) {
+      await write(id, event);
+      await sleep(2);
+    }
+    expect(await collected).toEqual(events);
+  });
+
+  it('gives only the lines after `after`, live ones included', async () => {
+    const id = randomUUID();
+    const events = reply(id, 6);
+    for (const event of events.slice(0, 4)) await write(id, event);
+    const collected = collect(follow(id, 2));
+    await sleep(50);
+    for (const event of events.slice(4)) await write(id, event);
+    expect(seqs(await collected)).toEqual(range(3, 7));
+  });
+
+  it('ends at once when `after` is already past the last line', async () => {
+    const id = randomUUID();
+    for (const event of reply(id, 2)) await write(id, event);
+    const started = Date.now();
+    expect(await collect(follow(id, 3))).toEqual([]);
+    expect(Date.now() - started).toBeLessThan(150);
+  });
+
+  it('writes each line once when it arrives both from the log and live', async () => {
+    const id = randomUUID();
+    const events = reply(id, 4);
+    for (const event of events.slice(0, 3)) await write(id, event, { publish: false });
+    const collected = collect(follow(id));
+    await sleep(50);
+    // Lines the reader already replayed come again over pub/sub (a writer that retried its publish).
+    for (const event of events.slice(0, 3)) await write(id, event, { log: false });
+    for (const event of events.slice(3)) await write(id, event);
+    expect(await collected).toEqual(events);
+  });
+
+  it('loses and repeats nothing for readers opened at any moment while the reply is written', async () => {
+    const id = randomUUID();
+    const events = reply(id, 300);
+    const readers: Promise<Record<string, unknown>[]>[] = [];
+    for (const event of events) {
+      await write(id, event);
+      if (event.seq % 25 === 0) readers.push(collect(follow(id)));
+      if (event.seq % 40 === 0) readers.push(collect(follow(id, event.seq - 3)));
+    }
+    for (const lines of await Promise.all(readers)) {
+      const first = seqs(lines)[0] as number;
+      expect(seqs(lines)).toEqual(range(first, events.length - 1));
+      expect(lines).toEqual(events.slice(first));
+    }
+    expect(await numsub(id)).toBe(0);
+  });
+
+  it('fills a gap from the log when a live line skips seqs it never saw published', async () => {
+    const id = randomUUID();
+    const events = reply(id, 3);
+    const stream = follow(id);
+    const collected = collect(stream);
+    await sleep(50);
+    await write(id, events[0]);
+    await sleep(20);
+    await write(id, events[1], { publish: false });
+    await write(id, events[2], { publish: false });
+    const started = Date.now();
+    for (const event of events.slice(3)) await write(id, event);
+    expect(await collected).toEqual(events);
+    // Filled at once from the log, not at the next idle poll.
+    expect(Date.now() - started).toBeLessThan(150);
+  });
+
+  it('finds a message.completed whose publish was missed at the next idle poll', async () => {
+    const id = randomUUID();
+    const events = reply(id, 1);
+    const collected = collect(follow(id));
+    await sleep(50);
+    for (const event of events.slice(0, -1)) await write(id, event);
+    await write(id, events[events.length - 1], { publish: false });
+    expect(await collected).toEqual(events);
+  });
+
+  it('writes heartbeats while a pending reply has no lines yet, then follows it', async () => {
+    const id = randomUUID();
+    const events = reply(id, 1);
+    const collected = collect(follow(id));
+    await sleep(500);
+    for (const event of events) await write(id, event);
+    const lines = await collected;
+    const heartbeats = lines.filter((line) => line.type === 'heartbeat');
+    expect(heartbeats.length).toBeGreaterThanOrEqual(2);
+    expect(heartbeats.every((line) => !('seq' in line))).toBe(true);
+    expect(lines.filter((line) => line.type !== 'heartbeat')).toEqual(events);
+  });
+
+  it('replays from PostgreSQL when the Redis log is gone and the reply is finished', async () => {
+    const id = randomUUID();
+    const events = reply(id, 3);
+    const stored = () => Promise.resolve(events);
+    expect(await collect(follow(id, -1, stored))).toEqual(events);
+    expect(await collect(follow(id, 2, stored))).toEqual(events.slice(3));
+    expect(await collect(follow(id, 4, stored))).toEqual([]);
+  });
+
+  it('keeps waiting while PostgreSQL says the reply is live, and ends when it finishes there', async () => {
+    const id = randomUUID();
+    const events = reply(id, 2);
+    let finished = false;
+    const collected = collect(follow(id, -1, () => Promise.resolve(finished ? events : null)));
+    await sleep(300);
+    finished = true;
+    const lines = await collected;
+    expect(lines.some((line) => line.type === 'heartbeat')).toBe(true);
+    expect(lines.filter((line) => line.type !== 'heartbeat')).toEqual(events);
+  });
+
+  it('releases the subscription when the reader closes mid-stream', async () => {
+    const id = randomUUID();
+    const events = reply(id, 5);
+    for (const event of events.slice(0, 3)) await write(id, event);
+    const stream = follow(id);
+    const lines = await collect(stream, 3);
+    expect(seqs(lines)).toEqual([0, 1, 2]);
+    expect(await numsub(id)).toBe(0);
+
+    // Closed while waiting for the next line (not at a yield).
+    const waiting = follow(id, 2);
+    const pending = collect(waiting);
+    await sleep(50);
+    expect(await numsub(id)).toBe(1);
+    waiting.close();
+    expect(await pending).toEqual([]);
+    await sleep(20);
+    expect(await numsub(id)).toBe(0);
+    expect(subscriber.listenerCount(runEventKeys(prefix, id).channel)).toBe(0);
+  });
+
+  it('shares one subscription among the readers of a message and drops it with the last one', async () => {
+    const id = randomUUID();
+    const { channel } = runEventKeys(prefix, id);
+    const a = follow(id);
+    const b = follow(id);
+    const collectedA = collect(a);
+    const collectedB = collect(b);
+    await sleep(50);
+    expect(subscriber.listenerCount(channel)).toBe(2);
+    expect(await numsub(id)).toBe(1);
+    a.close();
+    await collectedA;
+    await sleep(20);
+    expect(await numsub(id)).toBe(1);
+    const events = reply(id, 1);
+    for (const event of events) await write(id, event);
+    expect(await collectedB).toEqual(events);
+    await sleep(20);
+    expect(await numsub(id)).toBe(0);
+    expect(subscriber.channelCount).toBe(0);
+  });
+});

@@ -1,0 +1,43 @@
+import { StreamableFile } from '@nestjs/common';
+import { Readable } from 'node:stream';
+import { ReplyStream } from '@app/run-events';
+
+/**
+ * Bytes a response may hold that the client has not taken yet. Lines are pushed as they arrive and never
+ * wait for the socket (waiting would pile them up in the reader instead); a client that falls this far
+ * behind, or does not read at all, is cut off so it cannot grow the gateway's memory. It resumes with
+ * `?after=<last seq it got>` and loses nothing.
+ */
+export const MAX_UNSENT_BYTES = 1024 * 1024;
+
+/**
+ * The HTTP body of a reply stream: one JSON line each, `application/jsonl`. Fastify pipes it into the
+ * response and destroys it when the client goes away, which closes the reply stream and its subscription.
+ */
+export function jsonlBody(lines: ReplyStream, maxUnsentBytes = MAX_UNSENT_BYTES): StreamableFile {
+  const body = new Readable({
+    read() {
+      // Lines are pushed by the loop below as they come, not pulled.
+    },
+    destroy(error, callback) {
+      lines.close();
+      callback(error);
+    },
+  });
+  void (async () => {
+    try {
+      for await (const line of lines) {
+        if (body.destroyed) break;
+        body.push(`${line}\n`);
+        if (body.readableLength > maxUnsentBytes) {
+          body.destroy();
+          break;
+        }
+      }
+      if (!body.destroyed) body.push(null);
+    } catch (error) {
+      body.destroy(error as Error);
+    }
+  })();
+  return new StreamableFile(body, { type: 'application/jsonl' });
+}

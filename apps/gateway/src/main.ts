@@ -9,16 +9,18 @@ import { loadSettingsOrExit } from '@app/config';
 import { exitGracefullyOnSignals, startProcessMetrics } from '@app/observability';
 import { GatewayModule } from './gateway.module';
 import { ApiValidationPipe } from './http/api-validation.pipe';
+import { jsonBodyParser } from './http/json-body';
 import { recordHttpMetrics } from './ops/http-metrics';
 import { setupOps } from './ops/ops.setup';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const BODY_LIMIT = 2 * 1024 * 1024;
 
 async function bootstrap(): Promise<void> {
   const settings = loadSettingsOrExit();
 
   const adapter = new FastifyAdapter({
-    bodyLimit: 2 * 1024 * 1024,
+    bodyLimit: BODY_LIMIT,
     // Reuse the caller's x-request-id when it is sane, else make one; pino reads it from the same header.
     genReqId: (req: IncomingMessage) => {
       const given = req.headers['x-request-id'];
@@ -38,6 +40,7 @@ async function bootstrap(): Promise<void> {
   });
   app.useLogger(app.get(Logger));
   app.useGlobalPipes(new ApiValidationPipe());
+  app.useBodyParser('application/json', { bodyLimit: BODY_LIMIT }, jsonBodyParser(adapter.getInstance()));
   // Multipart bodies are taken for SKILL.md uploads only: one small file.
   await app.register(fastifyMultipart, { limits: { files: 1, fileSize: 1024 * 1024, fields: 5 } });
   await setupOps(app, settings);

@@ -109,10 +109,10 @@ export function toValidationIssues(
   return issues;
 }
 
-/** The 422 for a request body that is not valid JSON. */
-export function jsonInvalidIssue(message: string): ValidationIssue {
+/** The 422 for a request body that is not valid JSON; `position` is where parsing broke, as Pydantic's loc. */
+export function jsonInvalidIssue(message: string, position = 0): ValidationIssue {
   return {
-    loc: ['body', 0],
+    loc: ['body', position],
     msg: 'JSON decode error',
     type: 'json_invalid',
     input: {},

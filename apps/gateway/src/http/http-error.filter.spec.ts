@@ -47,15 +47,9 @@ describe('HttpErrorFilter', () => {
     expect(answer(new InvalidInputError(issues))).toEqual({ status: 422, body: { detail: issues } });
   });
 
-  it('answers malformed JSON with a json_invalid 422', () => {
-    const error = Object.assign(new SyntaxError('Unexpected token } in JSON'), {
-      code: 'FST_ERR_CTP_INVALID_JSON_BODY',
-      statusCode: 400,
-    });
-    expect(answer(error)).toMatchObject({
-      status: 422,
-      body: { detail: [{ type: 'json_invalid', loc: ['body', 0] }] },
-    });
+  it('keeps the status of Fastify errors that did not come through Nest', () => {
+    const error = Object.assign(new Error('Request body is too large'), { statusCode: 413 });
+    expect(answer(error)).toEqual({ status: 413, body: { detail: 'Request body is too large' } });
   });
 
   it('keeps the status of Nest HTTP exceptions, with a string detail', () => {

@@ -7,7 +7,6 @@ import {
   ForbiddenError,
   GoneError,
   InvalidInputError,
-  jsonInvalidIssue,
   NotFoundError,
   PayloadTooLargeError,
   UnauthenticatedError,
@@ -27,8 +26,8 @@ function statusOf(error: DomainError): number {
   return 500;
 }
 
+/** An error of a Fastify plugin that did not come through Nest's mapping; malformed JSON is `json-body.ts`. */
 interface FastifyError {
-  code?: string;
   statusCode?: number;
   message: string;
 }
@@ -56,19 +55,6 @@ export class HttpErrorFilter implements ExceptionFilter {
       if (status === 500) this.logger.error({ err: error, requestId: request.id }, 'unmapped domain error');
       return { status, body: { detail: status === 500 ? 'Internal error' : error.message } };
     }
-    const fastifyError = error as FastifyError;
-    if (
-      fastifyError?.code === 'FST_ERR_CTP_INVALID_JSON_BODY' ||
-      (error instanceof SyntaxError && 'body' in (error as object))
-    ) {
-      return { status: 422, body: { detail: [jsonInvalidIssue(fastifyError.message)] } };
-    }
-    if (fastifyError?.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') {
-      return {
-        status: 422,
-        body: { detail: [{ loc: ['body'], msg: 'Field required', type: 'missing', input: null }] },
-      };
-    }
     if (error instanceof HttpException) {
       const status = error.getStatus();
       const response = error.getResponse();
@@ -78,6 +64,7 @@ export class HttpErrorFilter implements ExceptionFilter {
           : ((response as { message?: unknown }).message ?? error.message);
       return { status, body: { detail: Array.isArray(detail) ? detail.join('; ') : detail } };
     }
+    const fastifyError = error as FastifyError;
     if (fastifyError?.statusCode && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
       return { status: fastifyError.statusCode, body: { detail: fastifyError.message } };
     }

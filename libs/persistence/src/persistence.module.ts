@@ -4,9 +4,17 @@ import { Settings } from '@app/config';
 import { dataSourceOptions } from './data-source';
 import { AgentRepository } from './repositories/agent.repository';
 import { ApiKeyRepository } from './repositories/api-key.repository';
+import { MessageRepository } from './repositories/message.repository';
 import { OrganizationRepository } from './repositories/organization.repository';
+import { ThreadRepository } from './repositories/thread.repository';
 
-const REPOSITORIES = [OrganizationRepository, ApiKeyRepository, AgentRepository];
+const REPOSITORIES = [
+  OrganizationRepository,
+  ApiKeyRepository,
+  AgentRepository,
+  ThreadRepository,
+  MessageRepository,
+];
 
 /** The data source (PostgreSQL, the system of record) and the repositories every app shares. */
 @Global()

@@ -1,0 +1,48 @@
+import { Type } from 'class-transformer';
+import { IsInt, IsObject, IsOptional, IsString, ValidateNested } from 'class-validator';
+import { HumanMessageDto } from './human-message.dto';
+import { Ge, MaxChars } from './rules';
+
+export const MEMORY_NAMESPACE_MAX_CHARS = 128;
+
+/** StartChatOptions of API-SPEC 4.2. */
+export class StartChatOptionsDto {
+  @IsString()
+  agent_id: string;
+
+  /** Required with an API token (API-SPEC §5 rule 4), and every caller of this service has one. */
+  @IsString()
+  user_id: string;
+
+  /** Caps the tool rounds of the first reply; the server default when omitted. */
+  @IsOptional()
+  @IsInt()
+  @Ge(1)
+  max_steps?: number | null;
+
+  @IsOptional()
+  @IsString()
+  @MaxChars(MEMORY_NAMESPACE_MAX_CHARS)
+  memory_namespace?: string | null;
+}
+
+/** POST /chat body (API-SPEC 4.2). */
+export class StartChatDto {
+  @IsOptional()
+  @IsString()
+  name?: string | null;
+
+  @IsOptional()
+  @IsString()
+  project_id?: string | null;
+
+  @IsObject()
+  @ValidateNested()
+  @Type(() => HumanMessageDto)
+  message: HumanMessageDto;
+
+  @IsObject()
+  @ValidateNested()
+  @Type(() => StartChatOptionsDto)
+  options: StartChatOptionsDto;
+}

@@ -1,0 +1,133 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, IsNull } from 'typeorm';
+import { newId, ThreadEntity } from '../entities';
+import { Db, Scope } from './scope';
+
+export interface NewThread {
+  agentId: string;
+  name: string;
+  projectId: string | null;
+  memoryNamespace: string | null;
+}
+
+export interface ThreadListing {
+  limit: number;
+  /** Only threads of these agents; every agent when empty or absent. */
+  agentIds?: string[];
+}
+
+/** A thread of the listing with whether any of its messages is live. */
+export interface ListedThread {
+  thread: ThreadEntity;
+  live: boolean;
+}
+
+/** Thread.live: whether any message of the thread is pending or running (partial index messages_live_idx). */
+const LIVE_SQL = 'EXISTS (SELECT 1 FROM messages m WHERE m.thread_id = t.id AND m.live)';
+
+/**
+ * Threads. Reads that serve a caller take a Scope and see only visible threads: of the organization, of the
+ * end user when one is named, not archived. "Missing" and "not yours" are the same null (404).
+ */
+@Injectable()
+export class ThreadRepository {
+  constructor(private readonly db: DataSource) {}
+
+  async create(tx: Db, scope: Scope, values: NewThread): Promise<ThreadEntity> {
+    const now = new Date();
+    const thread = tx.getRepository(ThreadEntity).create({
+      id: newId(),
+      orgId: scope.orgId,
+      userId: scope.userId ?? null,
+      starred: false,
+      inception: 'conversational',
+      archivedAt: null,
+      createdAt: now,
+      updatedAt: now,
+      ...values,
+    });
+    await tx.getRepository(ThreadEntity).insert(thread);
+    return thread;
+  }
+
+  /** The thread if the scope may see it, else null. */
+  findVisible(scope: Scope, id: string, db: Db = this.db.manager): Promise<ThreadEntity | null> {
+    return db.getRepository(ThreadEntity).findOneBy(visible(scope, id));
+  }
+
+  /**
+   * Like findVisible, and locks the row (SELECT … FOR UPDATE) until the transaction ends: adding messages,
+   * archiving and the worker's run ordering serialise on it, so positions never clash.
+   */
+  lockVisible(tx: Db, scope: Scope, id: string): Promise<ThreadEntity | null> {
+    return tx
+      .getRepository(ThreadEntity)
+      .findOne({ where: visible(scope, id), lock: { mode: 'pessimistic_write' } });
+  }
+
+  /** Any thread by id, archived ones included: for the worker, which starts from ids its own service stored. */
+  findById(id: string, db: Db = this.db.manager): Promise<ThreadEntity | null> {
+    return db.getRepository(ThreadEntity).findOneBy({ id });
+  }
+
+  /**
+   * One end user's visible threads, newest first, with their live flags, in one query on threads_listing_idx
+   * (the live flag is an index probe per row of the page).
+   */
+  async listForUser(
+    scope: Scope & { userId: string },
+    listing: ThreadListing,
+    db: Db = this.db.manager,
+  ): Promise<ListedThread[]> {
+    const query = db
+      .getRepository(ThreadEntity)
+      .createQueryBuilder('t')
+      .addSelect(LIVE_SQL, 'live')
+      .where('t.org_id = :orgId', { orgId: scope.orgId })
+      .andWhere('t.user_id = :userId', { userId: scope.userId })
+      .andWhere('t.archived_at IS NULL')
+      .orderBy('t.created_at', 'DESC')
+      .addOrderBy('t.id', 'DESC')
+      .limit(listing.limit);
+    if (listing.agentIds && listing.agentIds.length > 0) {
+      query.andWhere('t.agent_id IN (:...agentIds)', { agentIds: listing.agentIds });
+    }
+    const { entities, raw } = await query.getRawAndEntities<{ live: boolean }>();
+    return entities.map((thread, index) => ({ thread, live: raw[index].live }));
+  }
+
+  /** Thread.live of one thread. */
+  async isLive(threadId: string, db: Db = this.db.manager): Promise<boolean> {
+    const rows: { live: boolean }[] = await db.query(
+      'SELECT EXISTS (SELECT 1 FROM messages WHERE thread_id = $1 AND live) AS live',
+      [threadId],
+    );
+    return rows[0].live;
+  }
+
+  /** Renames or stars a thread; fields left undefined keep their value. */
+  async update(
+    id: string,
+    changes: { name?: string; starred?: boolean },
+    db: Db = this.db.manager,
+  ): Promise<void> {
+    await db.getRepository(ThreadEntity).update({ id }, { ...changes, updatedAt: new Date() });
+  }
+
+  /** Archives the thread: from now on every scoped read misses it. */
+  async archive(tx: Db, id: string): Promise<void> {
+    const now = new Date();
+    await tx
+      .getRepository(ThreadEntity)
+      .update({ id, archivedAt: IsNull() }, { archivedAt: now, updatedAt: now });
+  }
+}
+
+function visible(scope: Scope, id: string) {
+  return {
+    id,
+    orgId: scope.orgId,
+    archivedAt: IsNull(),
+    ...(scope.userId != null ? { userId: scope.userId } : {}),
+  };
+}

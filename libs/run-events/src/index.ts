@@ -1,6 +1,7 @@
 export * from './codec';
 export * from './keys';
 export * from './run-event';
+export * from './run-event.writer';
 export * from './run-event.reader';
 export * from './shared-subscriber';
 export * from './stored-reply';

@@ -1,0 +1,239 @@
+import { execFile, spawn } from 'node:child_process';
+import { promisify } from 'node:util';
+import { admin, adminFails } from '../factories/admin';
+import { appScript, createTestEnvironment, TestEnvironment } from '../support/test-environment';
+
+const run = promisify(execFile);
+
+/** The admin CLI of CONTRACTS §1: one JSON object on stdout and exit 0, or a message on stderr and exit 1. */
+describe('admin CLI', () => {
+  let environment: TestEnvironment;
+  const org = `cli-${Date.now().toString(36)}`;
+
+  beforeAll(async () => {
+    environment = await createTestEnvironment();
+  });
+
+  afterAll(async () => {
+    await environment?.dispose();
+  });
+
+  it('prints exactly one JSON object on one line, and nothing on stderr', async () => {
+    const { stdout, stderr } = await run(
+      process.execPath,
+      [appScript('admin'), 'keys:create', '--org', org],
+      {
+        env: environment.env,
+      },
+    );
+    expect(stderr).toBe('');
+    expect(stdout.endsWith('\n')).toBe(true);
+    expect(stdout.trim().split('\n')).toHaveLength(1);
+    expect(typeof JSON.parse(stdout)).toBe('object');
+  });
+
+  describe('keys', () => {
+    it('keys:create makes an sk-svc- key in the named organization', async () => {
+      const created = await admin(environment.env, ['keys:create', '--org', org, '--name', 'ci']);
+      expect(Object.keys(created).sort()).toEqual(['id', 'key', 'org_id']);
+      expect(created.key).toMatch(/^sk-svc-[A-Za-z0-9_-]{40,}$/);
+      const again = await admin(environment.env, ['keys:create', '--org', org]);
+      expect(again.org_id).toBe(created.org_id);
+      expect(again.key).not.toBe(created.key);
+    });
+
+    it('keys:import registers a legacy key, which is not printed back', async () => {
+      const imported = await admin(environment.env, ['keys:import', '--org', org, '--key', 'old-secret-123']);
+      expect(Object.keys(imported).sort()).toEqual(['id', 'org_id']);
+    });
+
+    it('keys:import refuses a key with the sk-svc- prefix', async () => {
+      const failed = await adminFails(environment.env, ['keys:import', '--org', org, '--key', 'sk-svc-abc']);
+      expect(failed.code).toBe(1);
+      expect(failed.stderr).toContain('key');
+      expect(failed.stdout).toBe('');
+    });
+
+    it('keys:revoke revokes', async () => {
+      const { id } = await admin<{ id: string }>(environment.env, ['keys:create', '--org', org]);
+      expect(await admin(environment.env, ['keys:revoke', '--id', id])).toEqual({ id, revoked: true });
+    });
+  });
+
+  describe('agents', () => {
+    it('agents:create takes every option and prints the agent', async () => {
+      const mcp = JSON.stringify([
+        { name: 'github', url: 'https://mcp.example/gh', headers: { authorization: 'Bearer secret-token' } },
+        { name: 'local', command: 'node', args: ['server.js'] },
+      ]);
+      const agent = await admin(environment.env, [
+        'agents:create',
+        '--org',
+        org,
+        '--name',
+        'helper',
+        '--instructions',
+        'Be brief.',
+        '--model',
+        'openai:gpt-4o-mini',
+        '--memory-namespace',
+        'team-notes',
+        '--token-budget',
+        '5000',
+        '--tools',
+        'clock, web,mcp:github',
+        '--mcp',
+        mcp,
+        '--temperature',
+        '0.3',
+        '--max-output-tokens',
+        '512',
+      ]);
+      expect(agent).toMatchObject({
+        id: expect.any(String),
+        name: 'helper',
+        instructions: 'Be brief.',
+        model: 'openai:gpt-4o-mini',
+        model_options: { temperature: 0.3, maxOutputTokens: 512 },
+        memory_namespace: 'team-notes',
+        token_budget: 5000,
+        tools: ['clock', 'web', 'mcp:github'],
+        archived: false,
+      });
+      expect(agent.mcp_servers).toEqual([
+        expect.objectContaining({
+          name: 'github',
+          url: 'https://mcp.example/gh',
+          header_names: ['authorization'],
+        }),
+        expect.objectContaining({ name: 'local', command: 'node', args: ['server.js'] }),
+      ]);
+      // MCP header values usually hold credentials: never printed.
+      expect(JSON.stringify(agent)).not.toContain('secret-token');
+    });
+
+    it('agents:create defaults to the builtin model and every tool', async () => {
+      const agent = await admin(environment.env, ['agents:create', '--org', org, '--name', 'plain']);
+      expect(agent).toMatchObject({
+        model: 'builtin',
+        tools: null,
+        memory_namespace: null,
+        token_budget: null,
+      });
+    });
+
+    it('agents:list lists the organization agents, and agents:archive archives', async () => {
+      const agent = await admin<{ id: string }>(environment.env, [
+        'agents:create',
+        '--org',
+        org,
+        '--name',
+        'old',
+      ]);
+      expect(await admin(environment.env, ['agents:archive', '--id', agent.id])).toEqual({
+        id: agent.id,
+        archived: true,
+      });
+      const { agents } = await admin<{ agents: { id: string; archived: boolean }[] }>(environment.env, [
+        'agents:list',
+        '--org',
+        org,
+      ]);
+      expect(agents.length).toBeGreaterThanOrEqual(3);
+      expect(agents.find((listed) => listed.id === agent.id)).toMatchObject({ archived: true });
+      const other = await admin<{ agents: unknown[] }>(environment.env, [
+        'agents:list',
+        '--org',
+        `${org}-other`,
+      ]);
+      expect(other).toEqual({ agents: [] });
+    });
+  });
+
+  describe('bad input: exit 1 and a message on stderr', () => {
+    const cases: [string, string[], string][] = [
+      ['an unknown command', ['keys:rotate'], 'usage'],
+      ['no command', [], 'usage'],
+      ['a missing required flag', ['keys:create'], '--org'],
+      ['a flag without its value', ['keys:create', '--org'], '--org'],
+      ['a stray argument', ['keys:create', 'acme'], 'unexpected argument'],
+      ['an unknown model', ['agents:create', '--org', 'o', '--name', 'a', '--model', 'gpt'], 'model'],
+      ['an unknown tool', ['agents:create', '--org', 'o', '--name', 'a', '--tools', 'shell'], 'shell'],
+      [
+        'a token budget that is not a number',
+        ['agents:create', '--org', 'o', '--name', 'a', '--token-budget', 'x'],
+        'token-budget',
+      ],
+      [
+        'a negative token budget',
+        ['agents:create', '--org', 'o', '--name', 'a', '--token-budget', '-5'],
+        'token-budget',
+      ],
+      [
+        '--mcp that is not a JSON list',
+        ['agents:create', '--org', 'o', '--name', 'a', '--mcp', '{"name":1'],
+        '--mcp',
+      ],
+      [
+        'a temperature out of range',
+        ['agents:create', '--org', 'o', '--name', 'a', '--temperature', '3'],
+        'temperature',
+      ],
+      [
+        'an unknown agent',
+        ['agents:archive', '--id', '00000000-0000-7000-8000-000000000000'],
+        'Agent not found',
+      ],
+    ];
+    let failures: Map<string, Awaited<ReturnType<typeof adminFails>>>;
+
+    // Each CLI run boots the app context (~0.6 s): run them side by side, then check each.
+    beforeAll(async () => {
+      const results = await Promise.all(cases.map(([, args]) => adminFails(environment.env, args)));
+      failures = new Map(cases.map(([name], index) => [name, results[index]]));
+    });
+
+    it.each(cases)('%s', (name, _args, message) => {
+      const failed = failures.get(name)!;
+      expect(failed.code).toBe(1);
+      expect(failed.stderr).toContain(message);
+      expect(failed.stdout).toBe('');
+    });
+  });
+
+  describe('settings', () => {
+    it('a bad setting stops the admin CLI with a message naming it', async () => {
+      const failed = await adminFails({ ...environment.env, REDIS_URL: 'localhost:6379' }, [
+        'agents:list',
+        '--org',
+        org,
+      ]);
+      expect(failed.code).toBe(1);
+      expect(failed.stderr).toContain('Invalid setting REDIS_URL');
+    });
+
+    it('a bad setting stops the gateway with a message naming it', async () => {
+      const child = spawn(process.execPath, [appScript('gateway')], {
+        env: { ...environment.env, PORT: 'abc' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+      expect(code).toBe(1);
+      expect(stderr).toContain('Invalid setting PORT');
+    });
+
+    it('a bad setting stops the worker with a message naming it', async () => {
+      const child = spawn(process.execPath, [appScript('worker')], {
+        env: { ...environment.env, WORKER_HEALTH_PORT: '70000' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+      expect(code).toBe(1);
+      expect(stderr).toContain('Invalid setting WORKER_HEALTH_PORT');
+    });
+  });
+});

@@ -10,6 +10,7 @@ import { exitGracefullyOnSignals, startProcessMetrics } from '@app/observability
 import { GatewayModule } from './gateway.module';
 import { ApiValidationPipe } from './http/api-validation.pipe';
 import { jsonBodyParser } from './http/json-body';
+import { drainConnectionsOnClose } from './ops/drain-on-close';
 import { recordHttpMetrics } from './ops/http-metrics';
 import { setupOps } from './ops/ops.setup';
 
@@ -34,6 +35,7 @@ async function bootstrap(): Promise<void> {
   });
   startProcessMetrics('gateway');
   recordHttpMetrics(adapter.getInstance());
+  drainConnectionsOnClose(adapter.getInstance());
 
   const app = await NestFactory.create<NestFastifyApplication>(GatewayModule.forRoot(settings), adapter, {
     bufferLogs: true,

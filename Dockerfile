@@ -1,0 +1,29 @@
+# One image for every process: gateway, worker, admin CLI and migrations (docker-compose.yml picks the command).
+
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+COPY libs/client/ libs/client/
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json nest-cli.json ./
+COPY apps/ apps/
+COPY libs/ libs/
+RUN npm run build
+
+FROM node:20-bookworm-slim AS production-deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+COPY libs/client/ libs/client/
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+
+FROM node:20-bookworm-slim AS runtime
+ENV NODE_ENV=production
+WORKDIR /app
+COPY --from=production-deps /app/node_modules node_modules
+COPY --from=production-deps /app/libs/client libs/client
+COPY --from=build /app/dist dist
+COPY package.json ./
+# The node image's unprivileged user; the app writes nothing but its logs (stdout).
+USER node
+EXPOSE 3000 3002
+CMD ["node", "dist/apps/gateway/src/main.js"]

@@ -7,6 +7,7 @@ import { QueuesModule } from '@app/queues';
 import { RedisModule } from '@app/redis';
 import { AuthModule } from './auth/auth.module';
 import { HttpErrorFilter } from './http/http-error.filter';
+import { MemoryModule } from './memory/memory.module';
 import { OpsModule } from './ops/ops.module';
 
 /** The HTTP API: one module per area of the spec, behind the service-token guard. */
@@ -23,6 +24,7 @@ export class GatewayModule {
         QueuesModule,
         AuthModule,
         OpsModule,
+        MemoryModule,
       ],
       providers: [{ provide: APP_FILTER, useClass: HttpErrorFilter }],
     };

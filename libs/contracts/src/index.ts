@@ -9,3 +9,6 @@ export * from './dto/list-threads.query';
 export * from './dto/update-thread.dto';
 export * from './responses/message.response';
 export * from './responses/thread.response';
+export * from './dto/memory-path';
+export * from './dto/memory-file.dto';
+export * from './responses/memory-file.response';

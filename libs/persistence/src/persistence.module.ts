@@ -4,6 +4,7 @@ import { Settings } from '@app/config';
 import { dataSourceOptions } from './data-source';
 import { AgentRepository } from './repositories/agent.repository';
 import { ApiKeyRepository } from './repositories/api-key.repository';
+import { MemoryFileRepository } from './repositories/memory-file.repository';
 import { MessageRepository } from './repositories/message.repository';
 import { OrganizationRepository } from './repositories/organization.repository';
 import { ThreadRepository } from './repositories/thread.repository';
@@ -14,6 +15,7 @@ const REPOSITORIES = [
   AgentRepository,
   ThreadRepository,
   MessageRepository,
+  MemoryFileRepository,
 ];
 
 /** The data source (PostgreSQL, the system of record) and the repositories every app shares. */

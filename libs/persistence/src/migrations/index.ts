@@ -1,4 +1,5 @@
 import { InitialSchema1763800000000 } from './1763800000000-initial-schema';
+import { MemoryFiles1763801700000 } from './1763801700000-memory-files';
 
 /** Every migration in order; a merged migration is never edited, a change is a new file. */
-export const MIGRATIONS = [InitialSchema1763800000000];
+export const MIGRATIONS = [InitialSchema1763800000000, MemoryFiles1763801700000];

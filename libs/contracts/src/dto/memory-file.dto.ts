@@ -1,0 +1,76 @@
+import { IsOptional, IsString } from 'class-validator';
+import { MaxChars, Pattern } from './rules';
+import {
+  MEMORY_CONTENT_MAX_CHARS,
+  MEMORY_FOLDER_PATTERN,
+  MEMORY_FILE_NAMESPACE_MAX_CHARS,
+  MEMORY_PATH_MAX_CHARS,
+  MEMORY_PATH_PATTERN,
+  MEMORY_PURPOSE_MAX_CHARS,
+} from './memory-path';
+
+/*
+ * `namespace` is optional in the shapes below on purpose: a missing one is the 400 "Missing namespace" of
+ * spec 4.5 / §5.5, raised by the use case, not a 422.
+ */
+
+/** GET /memory/file and DELETE /memory/file. */
+export class MemoryFileQuery {
+  @IsOptional()
+  @IsString()
+  @MaxChars(MEMORY_FILE_NAMESPACE_MAX_CHARS)
+  namespace?: string;
+
+  @IsString()
+  @MaxChars(MEMORY_PATH_MAX_CHARS)
+  @Pattern(MEMORY_PATH_PATTERN)
+  path: string;
+
+  /** Accepted and never used to pick the namespace (spec 4.5). */
+  @IsOptional()
+  @IsString()
+  user_id?: string;
+}
+
+/** GET /memory/files. */
+export class MemoryFilesQuery {
+  @IsOptional()
+  @IsString()
+  @MaxChars(MEMORY_FILE_NAMESPACE_MAX_CHARS)
+  namespace?: string;
+
+  @IsOptional()
+  @IsString()
+  @Pattern(MEMORY_FOLDER_PATTERN)
+  folder?: string;
+
+  @IsOptional()
+  @IsString()
+  user_id?: string;
+}
+
+/** PUT /memory/file: creates (no version) or updates the file whose version is given. */
+export class WriteMemoryFileDto {
+  @IsOptional()
+  @IsString()
+  @MaxChars(MEMORY_FILE_NAMESPACE_MAX_CHARS)
+  namespace?: string;
+
+  @IsString()
+  @MaxChars(MEMORY_PATH_MAX_CHARS)
+  @Pattern(MEMORY_PATH_PATTERN)
+  path: string;
+
+  @IsString()
+  @MaxChars(MEMORY_CONTENT_MAX_CHARS)
+  content: string;
+
+  @IsString()
+  @MaxChars(MEMORY_PURPOSE_MAX_CHARS)
+  purpose: string;
+
+  /** The version last read; absent or null to create. */
+  @IsOptional()
+  @IsString()
+  version?: string | null;
+}

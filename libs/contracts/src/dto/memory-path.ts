@@ -1,0 +1,32 @@
+// Limits of memory files (API-SPEC 4.5, §8; CONTRACTS §7), shared by the HTTP DTOs and the agent's memory tools.
+
+/** Spec §8; the same limit as options.memory_namespace of POST /chat. */
+export const MEMORY_FILE_NAMESPACE_MAX_CHARS = 128;
+
+/**
+ * Content is capped at 256 KiB counted in characters (262144): past it the answer is a 422 `string_too_long`
+ * with `ctx.max_length`, like every other limit, rather than a 413. Even at 4 bytes a character the body stays
+ * under the gateway's 2 MiB body limit, so the 422 is what a client sees.
+ */
+export const MEMORY_CONTENT_MAX_CHARS = 256 * 1024;
+
+export const MEMORY_PURPOSE_MAX_CHARS = 1000;
+export const MEMORY_PATH_MAX_CHARS = 512;
+
+/** One segment: no slash, backslash or control character, and not `.` or `..`. */
+const SEGMENT = String.raw`(?!\.\.?(?:/|$))[^/\\\u0000-\u001f\u007f]+`;
+
+/** `name` or `folder/name`: at most one folder (spec 4.5). */
+export const MEMORY_PATH_PATTERN = new RegExp(`^(?:${SEGMENT}/)?${SEGMENT}$`);
+
+/** A folder of the listing: one segment. */
+export const MEMORY_FOLDER_PATTERN = new RegExp(`^${SEGMENT}$`);
+
+/** Why a path is refused, or null when it is a valid memory path (for callers outside the HTTP DTOs). */
+export function memoryPathProblem(path: string): string | null {
+  if (path.length > MEMORY_PATH_MAX_CHARS) return `path is longer than ${MEMORY_PATH_MAX_CHARS} characters`;
+  if (!MEMORY_PATH_PATTERN.test(path)) {
+    return 'path must be "name" or "folder/name": one folder at most, no empty segment, ".", "..", backslash or control character';
+  }
+  return null;
+}

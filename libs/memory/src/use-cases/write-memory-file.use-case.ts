@@ -1,0 +1,48 @@
+import { Injectable } from '@nestjs/common';
+import {
+  MemoryFileResponse,
+  NotFoundError,
+  toMemoryFileResponse,
+  VersionConflictError,
+} from '@app/contracts';
+import { MemoryFileRepository } from '@app/persistence';
+import { MemoryCaller, requireNamespace } from '../memory-caller';
+
+export interface WriteMemoryFileInput {
+  namespace?: string | null;
+  path: string;
+  content: string;
+  purpose: string;
+  /** The version last read: absent or null creates the file. */
+  version?: string | null;
+}
+
+/**
+ * PUT /memory/file and the memory_write tool: creates a file, or replaces one whose stored version is still the
+ * one given. A stale version (or creating over an existing file) is a 409 and writes nothing.
+ */
+@Injectable()
+export class WriteMemoryFile {
+  constructor(private readonly files: MemoryFileRepository) {}
+
+  async execute(caller: MemoryCaller, input: WriteMemoryFileInput): Promise<MemoryFileResponse> {
+    const scope = { orgId: caller.orgId };
+    const file = {
+      namespace: requireNamespace(input.namespace),
+      path: input.path,
+      content: input.content,
+      purpose: input.purpose,
+    };
+    if (input.version == null) {
+      const created = await this.files.create(scope, file);
+      if (!created) {
+        throw new VersionConflictError('Memory file already exists; send its version to update it');
+      }
+      return toMemoryFileResponse(created);
+    }
+    const updated = await this.files.updateIfVersion(scope, file, input.version);
+    if (updated) return toMemoryFileResponse(updated);
+    if (!(await this.files.find(scope, file))) throw new NotFoundError('Memory file not found');
+    throw new VersionConflictError('Memory file has changed since that version; read it again');
+  }
+}

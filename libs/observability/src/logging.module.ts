@@ -37,7 +37,10 @@ export class LoggingModule {
                   url: req.url,
                 }),
               },
-              autoLogging: { ignore: (req: IncomingMessage) => req.url?.startsWith('/health') ?? false },
+              // Probes and scrapes come every few seconds: not worth a line each.
+              autoLogging: {
+                ignore: (req: IncomingMessage) => /^\/(health|metrics)(\/|$|\?)/.test(req.url ?? ''),
+              },
             },
           }),
         }),

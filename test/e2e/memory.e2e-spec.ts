@@ -88,6 +88,21 @@ describe('memory files over HTTP', () => {
     expect(read.body.version).toBe(fresh.body.version);
   });
 
+  it('lets exactly one of several concurrent updates on the same version win', async () => {
+    const base = { namespace: 'race', path: 'a.md', purpose: 'p' };
+    const created = await client.put('/memory/file', { ...base, content: 'base' });
+    const attempts = await Promise.all(
+      ['w0', 'w1', 'w2', 'w3', 'w4'].map((content) =>
+        client.put('/memory/file', { ...base, content, version: created.body.version }),
+      ),
+    );
+    const winners = attempts.filter((attempt) => attempt.status === 200);
+    expect(winners).toHaveLength(1);
+    expect(attempts.filter((attempt) => attempt.status === 409)).toHaveLength(4);
+    const read = await client.get(`/memory/file?${fileQuery('race', 'a.md')}`);
+    expect(read.body).toEqual(winners[0].body);
+  });
+
   it('answers 409 to a create over an existing file', async () => {
     const base = { namespace: 'twice', path: 'a.md', purpose: 'p' };
     expect((await client.put('/memory/file', { ...base, content: 'one' })).status).toBe(200);

@@ -69,7 +69,9 @@ describe('skills', () => {
       body: form,
     });
     expect(response.status).toBe(200);
-    expect((await response.json()).frontmatter.name).toBe('from-upload');
+    expect(((await response.json()) as { frontmatter: { name: string } }).frontmatter.name).toBe(
+      'from-upload',
+    );
   });
 
   it('refuses a frontmatter without name or description, or with a bad name (422)', async () => {

@@ -2,7 +2,9 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { Settings, SettingsModule } from '@app/config';
 import { LoggingModule } from '@app/observability';
 import { PersistenceModule } from '@app/persistence';
+import { QueuesModule } from '@app/queues';
 import { RedisModule } from '@app/redis';
+import { AgentRunModule } from './agent-run/agent-run.module';
 import { WorkerHealthModule } from './health/worker-health.module';
 
 /** The worker: BullMQ processors for agent runs and source syncs, no HTTP routes. */
@@ -16,6 +18,8 @@ export class WorkerModule {
         LoggingModule.forApp('worker'),
         PersistenceModule,
         RedisModule,
+        QueuesModule,
+        AgentRunModule.forRoot(settings),
         WorkerHealthModule,
       ],
     };

@@ -78,6 +78,18 @@ export class Settings {
   @Min(500)
   jobStalledIntervalMs = 30000;
 
+  /** How often a worker sweeps forgotten replies (pending with no job, running with their job gone). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  runSweepIntervalMs = 15000;
+
+  /** A live reply untouched this long is checked by the sweep. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  runSweepAfterMs = 30000;
+
   /** How long an authenticated key stays cached in a process; revocation also invalidates at once over Redis. */
   @Transform(toInt)
   @IsInt()
@@ -171,6 +183,8 @@ export const ENV: Record<keyof Settings, string> = {
   agentRunConcurrency: 'AGENT_RUN_CONCURRENCY',
   jobLockMs: 'JOB_LOCK_MS',
   jobStalledIntervalMs: 'JOB_STALLED_INTERVAL_MS',
+  runSweepIntervalMs: 'RUN_SWEEP_INTERVAL_MS',
+  runSweepAfterMs: 'RUN_SWEEP_AFTER_MS',
   keyCacheTtlMs: 'KEY_CACHE_TTL_MS',
   runEventsTtlSeconds: 'RUN_EVENTS_TTL_SECONDS',
   streamHeartbeatMs: 'STREAM_HEARTBEAT_MS',

@@ -9,4 +9,5 @@ export * from './repositories/api-key.repository';
 export * from './repositories/agent.repository';
 export * from './repositories/thread.repository';
 export * from './repositories/message.repository';
+export * from './repositories/run.repository';
 export * from './repositories/memory-file.repository';

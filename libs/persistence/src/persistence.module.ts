@@ -7,6 +7,7 @@ import { ApiKeyRepository } from './repositories/api-key.repository';
 import { MemoryFileRepository } from './repositories/memory-file.repository';
 import { MessageRepository } from './repositories/message.repository';
 import { OrganizationRepository } from './repositories/organization.repository';
+import { RunRepository } from './repositories/run.repository';
 import { ThreadRepository } from './repositories/thread.repository';
 
 const REPOSITORIES = [
@@ -16,6 +17,7 @@ const REPOSITORIES = [
   ThreadRepository,
   MessageRepository,
   MemoryFileRepository,
+  RunRepository,
 ];
 
 /** The data source (PostgreSQL, the system of record) and the repositories every app shares. */

@@ -3,7 +3,9 @@ import { ApiKeyEntity } from './api-key.entity';
 import { MemoryFileEntity } from './memory-file.entity';
 import { MessageEntity } from './message.entity';
 import { OrganizationEntity } from './organization.entity';
+import { RunStepEntity } from './run-step.entity';
 import { ThreadEntity } from './thread.entity';
+import { ToolCallEntity } from './tool-call.entity';
 
 export * from './agent.entity';
 export * from './api-key.entity';
@@ -11,7 +13,9 @@ export * from './column-types';
 export * from './memory-file.entity';
 export * from './message.entity';
 export * from './organization.entity';
+export * from './run-step.entity';
 export * from './thread.entity';
+export * from './tool-call.entity';
 
 /** Every entity, listed (not globbed) so the apps and the TypeORM CLI see the same set. */
 export const ENTITIES = [
@@ -21,4 +25,6 @@ export const ENTITIES = [
   ThreadEntity,
   MessageEntity,
   MemoryFileEntity,
+  RunStepEntity,
+  ToolCallEntity,
 ];

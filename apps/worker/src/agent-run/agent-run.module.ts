@@ -1,0 +1,30 @@
+import { Processor } from '@nestjs/bullmq';
+import { DynamicModule, Module } from '@nestjs/common';
+import { AgentModule } from '@app/agent';
+import { Settings } from '@app/config';
+import { QUEUE } from '@app/contracts';
+import { AgentRunProcessor } from './agent-run.processor';
+import { RunCancellationListener } from './run-cancellation.listener';
+import { SweepPendingReplies } from './sweep-pending-replies';
+
+/** Agent runs on this worker: the `agent-run` consumer, the cancellation listener and the sweep. */
+@Module({})
+export class AgentRunModule {
+  static forRoot(settings: Settings): DynamicModule {
+    // Declared here rather than on the class, so the consumer takes its concurrency and lock from Settings.
+    Processor(
+      { name: QUEUE.agentRun },
+      {
+        concurrency: settings.agentRunConcurrency,
+        lockDuration: settings.jobLockMs,
+        stalledInterval: settings.jobStalledIntervalMs,
+        maxStalledCount: 3,
+      },
+    )(AgentRunProcessor);
+    return {
+      module: AgentRunModule,
+      imports: [AgentModule],
+      providers: [AgentRunProcessor, RunCancellationListener, SweepPendingReplies],
+    };
+  }
+}

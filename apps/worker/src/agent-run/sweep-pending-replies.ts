@@ -1,0 +1,57 @@
+import { InjectQueue } from '@nestjs/bullmq';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { Settings } from '@app/config';
+import { AgentRunJob, QUEUE } from '@app/contracts';
+import { RunRepository } from '@app/persistence';
+import { AgentRunQueue } from '@app/queues';
+import { prefixedKey, REDIS } from '@app/redis';
+
+/**
+ * Finds replies the queue forgot: pending ones whose job was never added (a crash between commit and enqueue)
+ * and running ones whose job is gone or failed without closing them. Each gets its job back (same job id),
+ * and the run resumes from its checkpoints. Every worker runs the timer; a Redis lock lets one sweep at a time.
+ */
+@Injectable()
+export class SweepPendingReplies implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(SweepPendingReplies.name);
+  private timer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly settings: Settings,
+    private readonly runs: RunRepository,
+    private readonly agentRuns: AgentRunQueue,
+    @InjectQueue(QUEUE.agentRun) private readonly queue: Queue<AgentRunJob>,
+    @Inject(REDIS) private readonly redis: Redis,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => {
+      this.sweep().catch((error: Error) => this.logger.warn({ err: error }, 'sweep failed'));
+    }, this.settings.runSweepIntervalMs);
+    this.timer.unref();
+  }
+
+  onApplicationShutdown(): void {
+    clearInterval(this.timer);
+  }
+
+  /** One pass; returns the ids of the replies that got their job back (none when another worker holds the lock). */
+  async sweep(): Promise<string[]> {
+    const lock = prefixedKey(this.settings.redisPrefix, 'runs', 'sweep-lock');
+    const taken = await this.redis.set(lock, '1', 'PX', this.settings.runSweepIntervalMs, 'NX');
+    if (taken !== 'OK') return [];
+    const requeued: string[] = [];
+    for (const reply of await this.runs.staleLiveReplies(this.settings.runSweepAfterMs)) {
+      const job = await this.queue.getJob(reply.id);
+      const state = job ? await job.getState() : 'missing';
+      if (state === 'failed' || state === 'completed') await job?.remove();
+      else if (state !== 'missing' && state !== 'unknown') continue;
+      await this.agentRuns.enqueue({ messageId: reply.id, threadId: reply.threadId });
+      requeued.push(reply.id);
+    }
+    if (requeued.length > 0) this.logger.warn({ replies: requeued }, 'forgotten replies re-enqueued');
+    return requeued;
+  }
+}

@@ -1,0 +1,91 @@
+import { JSONValue, LanguageModelV3Message, LanguageModelV3Prompt } from '@ai-sdk/provider';
+import { MessageEntity, RunStepEntity, ToolCallEntity } from '@app/persistence';
+
+/** A rough token count for the context budget (about four characters a token for most tokenizers). */
+export const estimateTokens = (text: string): number => Math.ceil(text.length / 4);
+
+/** A tool call's arguments as an object, or null when the model sent something else. */
+export function parseArguments(raw: unknown): Record<string, unknown> | null {
+  let value = raw;
+  if (typeof raw === 'string') {
+    try {
+      value = JSON.parse(raw || '{}');
+    } catch {
+      return null;
+    }
+  }
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : null;
+}
+
+export const idempotencyKey = (messageId: string, step: number, callId: string): string =>
+  `${messageId}:${step}:${callId}`;
+
+/**
+ * The model's prompt for the next step: the agent's instructions as the system prompt, the thread up to the
+ * reply's own user message (oldest turns dropped to fit the context budget, never the newest), then this
+ * reply's finished steps with their tool results.
+ */
+export function buildPrompt(input: {
+  instructions: string;
+  history: MessageEntity[];
+  steps: RunStepEntity[];
+  results: Map<string, ToolCallEntity>;
+  contextBudgetTokens: number;
+}): LanguageModelV3Prompt {
+  const turns: LanguageModelV3Message[] = [];
+  for (const message of input.history) {
+    if (message.role === 'user')
+      turns.push({ role: 'user', content: [{ type: 'text', text: message.content }] });
+    else if (message.content)
+      turns.push({ role: 'assistant', content: [{ type: 'text', text: message.content }] });
+  }
+  let tokens = estimateTokens(input.instructions) + turns.reduce((sum, turn) => sum + turnTokens(turn), 0);
+  while (tokens > input.contextBudgetTokens && turns.length > 1) {
+    tokens -= turnTokens(turns.shift() as LanguageModelV3Message);
+  }
+
+  const prompt: LanguageModelV3Prompt = [];
+  if (input.instructions) prompt.push({ role: 'system', content: input.instructions });
+  prompt.push(...turns);
+  for (const step of input.steps) {
+    if (step.toolCalls.length === 0) continue;
+    prompt.push({
+      role: 'assistant',
+      content: [
+        ...(step.text ? [{ type: 'text' as const, text: step.text }] : []),
+        ...step.toolCalls.map((call) => ({
+          type: 'tool-call' as const,
+          toolCallId: call.callId,
+          toolName: call.name,
+          input: parseArguments(call.arguments) ?? {},
+        })),
+      ],
+    });
+    prompt.push({
+      role: 'tool',
+      content: step.toolCalls.map((call) => {
+        const result = input.results.get(idempotencyKey(step.messageId, step.step, call.callId));
+        const value = (result?.output ?? null) as JSONValue;
+        return {
+          type: 'tool-result' as const,
+          toolCallId: call.callId,
+          toolName: call.name,
+          output: result?.isError
+            ? {
+                type: 'error-text' as const,
+                value: typeof value === 'string' ? value : JSON.stringify(value),
+              }
+            : { type: 'json' as const, value },
+        };
+      }),
+    });
+  }
+  return prompt;
+}
+
+function turnTokens(turn: LanguageModelV3Message): number {
+  if (typeof turn.content === 'string') return estimateTokens(turn.content);
+  return turn.content.reduce((sum, part) => sum + (part.type === 'text' ? estimateTokens(part.text) : 0), 0);
+}

@@ -1,0 +1,82 @@
+import { Injectable } from '@nestjs/common';
+import { toMessageResponse } from '@app/contracts';
+import { AgentEntity, AgentRepository, MessageEntity, RunRepository } from '@app/persistence';
+import { RunEventWriter } from '@app/run-events';
+import { RunMetrics } from './run-metrics';
+import { nextSeqAfter, RunState } from './run-state';
+import { LoopOutcome } from './step-loop';
+
+/** How a run ends: what the loop decided, or `failed` when the run itself broke on its last attempt. */
+export type RunEnding = LoopOutcome | { kind: 'failed' };
+
+export const BUDGET_EXHAUSTED_TEXT = 'The token budget is spent: no reply could be written.';
+export const RUN_FAILED_TEXT = 'The run failed and could not be completed.';
+
+/**
+ * Ends a reply: the final row first (content = every delta streamed, events, status, usage), then the
+ * `message.completed` line carrying that row, so a client that sees the last line can read the same message.
+ */
+@Injectable()
+export class ReplyFinisher {
+  constructor(
+    private readonly runs: RunRepository,
+    private readonly agents: AgentRepository,
+    private readonly writer: RunEventWriter,
+    private readonly metrics: RunMetrics,
+  ) {}
+
+  async finish(reply: MessageEntity, agent: AgentEntity, state: RunState, ending: RunEnding): Promise<void> {
+    const closing = closingText(ending);
+    // A resumed run may find the closing text already streamed by the run it replaces.
+    if (closing && !state.content.endsWith(closing)) {
+      await state.emitText(state.content ? `\n\n${closing}` : closing);
+    }
+    const success = ending.kind === 'success' ? ending : null;
+    const row = await this.runs.finish(reply.id, {
+      status: success ? 'success' : ending.kind === 'cancelled' ? 'cancelled' : 'error',
+      content: state.content,
+      errorCode: ending.kind === 'budget_exhausted' ? 'budget_exhausted' : null,
+      questions: success?.questions ?? null,
+      structuredOutput: success?.structuredOutput ?? null,
+      events: state.events,
+      usageTokens: await this.runs.usageTokens(reply.id),
+    });
+    if (!row) return;
+    await state.emitOnce({ type: 'message.completed', message: messageLine(row, agent) });
+    this.metrics.runs.inc({
+      outcome: ending.kind === 'model_error' || ending.kind === 'failed' ? 'error' : ending.kind,
+    });
+  }
+
+  /**
+   * A reply that ended without its run writing the last line (cancelled while pending, or a worker that died
+   * between the final row and the line): writes `message.started` if missing and `message.completed`.
+   */
+  async closeEnded(reply: MessageEntity): Promise<void> {
+    const written = await this.writer.written(reply.id);
+    if (written.some((event) => event.type === 'message.completed')) return;
+    // Ran and finished long ago, its stream expired: PostgreSQL holds it and replays fall back to it.
+    if (written.length === 0 && reply.events !== null) return;
+    const state = new RunState(this.writer.open(reply.id, nextSeqAfter(written)), written);
+    const agent = reply.agentId ? await this.agents.findById(reply.agentId) : null;
+    await state.emitOnce({ type: 'message.started', message_id: reply.id, thread_id: reply.threadId });
+    await state.emitOnce({ type: 'message.completed', message: messageLine(reply, agent) });
+  }
+}
+
+function closingText(ending: RunEnding): string | null {
+  switch (ending.kind) {
+    case 'budget_exhausted':
+      return BUDGET_EXHAUSTED_TEXT;
+    case 'model_error':
+      return `The model failed: ${ending.reason}`;
+    case 'failed':
+      return RUN_FAILED_TEXT;
+    default:
+      return null;
+  }
+}
+
+function messageLine(row: MessageEntity, agent: AgentEntity | null): Record<string, unknown> {
+  return { ...toMessageResponse(row, agent) };
+}

@@ -1,0 +1,104 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { AgentRepository, MessageRepository, RunRepository, ThreadRepository } from '@app/persistence';
+import { RunEventWriter, RunSupersededError } from '@app/run-events';
+import { ActiveRuns } from './active-runs';
+import { ReplyFinisher, RunEnding } from './reply-finisher';
+import { RunMetrics } from './run-metrics';
+import { RunScheduler } from './run-scheduler';
+import { nextSeqAfter, RunState } from './run-state';
+import { StepLoop } from './step-loop';
+
+export interface RunReplyInput {
+  messageId: string;
+  requestId?: string;
+  /** The queue will not retry after this attempt: an unexpected failure ends the reply with status error. */
+  finalAttempt: boolean;
+  /** When the reply was enqueued (ms since epoch), for the queue-wait metric. */
+  enqueuedAt?: number;
+}
+
+/** `wait`: an earlier reply of the thread is still live; run this one after it. */
+export type RunReplyResult = 'done' | 'wait';
+
+/**
+ * Runs one assistant reply (the worker's `agent-run` job): in its thread's order, one step at a time, every
+ * event published, the result persisted. Safe to run twice and to resume after a crash: it continues after what
+ * the reply's stream and checkpoints already hold.
+ */
+@Injectable()
+export class RunAgentReply {
+  private readonly logger = new Logger(RunAgentReply.name);
+
+  constructor(
+    private readonly messages: MessageRepository,
+    private readonly threads: ThreadRepository,
+    private readonly agents: AgentRepository,
+    private readonly runs: RunRepository,
+    private readonly writer: RunEventWriter,
+    private readonly stepLoop: StepLoop,
+    private readonly activeRuns: ActiveRuns,
+    private readonly scheduler: RunScheduler,
+    private readonly finisher: ReplyFinisher,
+    private readonly metrics: RunMetrics,
+  ) {}
+
+  async execute(input: RunReplyInput): Promise<RunReplyResult> {
+    const reply = await this.messages.findById(input.messageId);
+    if (!reply || reply.role !== 'assistant' || !reply.agentId) return 'done';
+    if (!reply.live) {
+      await this.finisher.closeEnded(reply).catch(ignoreSuperseded);
+      await this.scheduler.wakeNext(reply.threadId);
+      return 'done';
+    }
+    const [thread, agent] = await Promise.all([
+      this.threads.findById(reply.threadId),
+      this.agents.findById(reply.agentId),
+    ]);
+    if (!thread || !agent) throw new Error(`reply ${reply.id} has no thread or agent`);
+    if (!thread.archivedAt && (await this.runs.hasEarlierLiveReply(thread.id, reply.position))) return 'wait';
+
+    const written = await this.writer.written(reply.id);
+    const state = new RunState(this.writer.open(reply.id, nextSeqAfter(written)), written);
+    if (!state.resumed && input.enqueuedAt)
+      this.metrics.queueWait.observe((Date.now() - input.enqueuedAt) / 1000);
+    const log = { messageId: reply.id, threadId: thread.id, requestId: input.requestId };
+    this.logger.log({ ...log, resumedAtSeq: written.length }, 'run started');
+    await this.runs.markRunning(reply.id);
+    const controller = this.activeRuns.start(thread.id, reply.id);
+    try {
+      await state.emitOnce({ type: 'message.started', message_id: reply.id, thread_id: thread.id });
+      let ending: RunEnding = { kind: 'cancelled' };
+      if (!thread.archivedAt) {
+        const history = await this.runs.history(thread.id, reply.position);
+        ending = await this.stepLoop.run({
+          reply,
+          question: history.find((message) => message.id === reply.replyToId) ?? null,
+          thread,
+          agent,
+          history,
+          state,
+          signal: controller.signal,
+        });
+      }
+      await this.finisher.finish(reply, agent, state, ending);
+      this.logger.log({ ...log, outcome: ending.kind }, 'run ended');
+    } catch (error) {
+      if (error instanceof RunSupersededError) {
+        this.logger.warn({ ...log }, 'run taken over by another worker: stopping');
+        return 'done';
+      }
+      if (!input.finalAttempt) throw error;
+      this.logger.error({ ...log, err: error }, 'run failed on its last attempt');
+      await this.finisher.finish(reply, agent, state, { kind: 'failed' }).catch(ignoreSuperseded);
+      throw error;
+    } finally {
+      this.activeRuns.end(thread.id, reply.id);
+    }
+    await this.scheduler.wakeNext(thread.id);
+    return 'done';
+  }
+}
+
+function ignoreSuperseded(error: unknown): void {
+  if (!(error instanceof RunSupersededError)) throw error;
+}

@@ -1,0 +1,70 @@
+import { isPersistedEvent, RunEvent, RunEventLog, UnnumberedRunEvent } from '@app/run-events';
+
+/** What identifies an event across a resumed run; text deltas have none (they are matched by content). */
+function eventKey(event: UnnumberedRunEvent): string | null {
+  switch (event.type) {
+    case 'message.started':
+      return 'started';
+    case 'step.started':
+      return `step:${event.step}`;
+    case 'tool.call':
+      return `call:${event.step}:${event.call_id}`;
+    case 'tool.result':
+      return `result:${event.step}:${event.call_id}`;
+    case 'questions':
+      return 'questions';
+    case 'message.completed':
+      return 'completed';
+    case 'text.delta':
+      return null;
+  }
+}
+
+/**
+ * A reply's events so far, rebuilt from its Redis stream when a run resumes: the content streamed (joined
+ * deltas, interrupted steps included), the events Message.events keeps, and which ones were already emitted,
+ * so a resumed run emits each only once and numbers on after the last seq.
+ */
+export class RunState {
+  content = '';
+  readonly events: Record<string, unknown>[] = [];
+  private readonly emitted = new Set<string>();
+
+  constructor(
+    private readonly log: RunEventLog,
+    written: RunEvent[],
+  ) {
+    written.forEach((event) => this.track(event));
+  }
+
+  /** Whether this run continues one that already wrote events. */
+  get resumed(): boolean {
+    return this.log.nextSeq > 0;
+  }
+
+  has(event: UnnumberedRunEvent): boolean {
+    const key = eventKey(event);
+    return key !== null && this.emitted.has(key);
+  }
+
+  /** Writes the event unless an earlier run of this reply already did. */
+  async emitOnce(event: UnnumberedRunEvent): Promise<void> {
+    if (this.has(event)) return;
+    this.track(await this.log.append(event));
+  }
+
+  async emitText(delta: string): Promise<void> {
+    if (delta) this.track(await this.log.append({ type: 'text.delta', delta }));
+  }
+
+  private track(event: RunEvent): void {
+    const key = eventKey(event);
+    if (key !== null) this.emitted.add(key);
+    if (event.type === 'text.delta') this.content += event.delta;
+    else if (isPersistedEvent(event)) this.events.push(event as unknown as Record<string, unknown>);
+  }
+}
+
+/** The seq a resumed writer continues with: one past the last event already written. */
+export const nextSeqAfter = (written: RunEvent[]): number =>
+  written.length === 0 ? 0 : written[written.length - 1].seq + 1;

@@ -1,0 +1,12 @@
+import { AgentTool, ToolSource } from './tool';
+
+/** The current time: the one tool every run has (CONTRACTS §6). */
+export const clockTool: AgentTool = {
+  name: 'clock',
+  permission: 'clock',
+  description: 'Returns the current date and time (ISO 8601, UTC).',
+  parameters: { type: 'object', properties: {}, additionalProperties: false },
+  execute: async () => ({ now: new Date().toISOString(), timezone: 'UTC' }),
+};
+
+export const clockToolSource: ToolSource = { toolsFor: () => [clockTool] };

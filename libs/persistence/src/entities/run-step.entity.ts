@@ -1,0 +1,45 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Question } from './message.entity';
+
+/** A tool call as the model asked for it; `arguments` is the model's raw input (JSON text or a value). */
+export interface StepToolCall {
+  callId: string;
+  name: string;
+  arguments: unknown;
+}
+
+/** One model call of a reply, stored as soon as the call ends (before any of its tools run). */
+@Entity('run_steps')
+export class RunStepEntity {
+  @PrimaryColumn({ name: 'message_id', type: 'uuid' })
+  messageId: string;
+
+  /** 1-based, as `step.started` numbers it. */
+  @PrimaryColumn({ type: 'integer' })
+  step: number;
+
+  @Column({ type: 'text', default: '' })
+  text: string;
+
+  @Column({ name: 'tool_calls', type: 'jsonb', default: [] })
+  toolCalls: StepToolCall[];
+
+  @Column({ type: 'jsonb', nullable: true })
+  questions: Question[] | null;
+
+  @Column({ name: 'structured_output', type: 'jsonb', nullable: true })
+  structuredOutput: Record<string, unknown> | null;
+
+  @Column({ name: 'usage_tokens', type: 'integer', default: 0 })
+  usageTokens: number;
+
+  /** Length of the reply's streamed content once this step ended: where a re-run next step's text starts. */
+  @Column({ name: 'content_length', type: 'integer', default: 0 })
+  contentLength: number;
+
+  @Column({ name: 'started_at', type: 'timestamptz' })
+  startedAt: Date;
+
+  @Column({ name: 'completed_at', type: 'timestamptz', default: () => 'now()' })
+  completedAt: Date;
+}

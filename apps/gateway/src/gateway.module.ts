@@ -9,6 +9,7 @@ import { AuthModule } from './auth/auth.module';
 import { HttpErrorFilter } from './http/http-error.filter';
 import { MemoryModule } from './memory/memory.module';
 import { OpsModule } from './ops/ops.module';
+import { StreamModule } from './stream/stream.module';
 
 /** The HTTP API: one module per area of the spec, behind the service-token guard. */
 @Module({})
@@ -25,6 +26,7 @@ export class GatewayModule {
         AuthModule,
         OpsModule,
         MemoryModule,
+        StreamModule,
       ],
       providers: [{ provide: APP_FILTER, useClass: HttpErrorFilter }],
     };

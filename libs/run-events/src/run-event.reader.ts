@@ -27,6 +27,8 @@ export interface FollowOptions {
 export interface ReplyStream extends AsyncIterable<string> {
   /** Stops following (the client left): the iteration ends and the subscription is released. */
   close(): void;
+  /** Whether it ended before its message.completed because it was closed (`close()` or a shutdown). */
+  readonly interrupted: boolean;
 }
 
 const REPLAY_BATCH = 500;
@@ -41,6 +43,9 @@ const HEARTBEAT_TEXT = JSON.stringify(HEARTBEAT_LINE);
  * the subscription, so any gateway replica can serve any stream.
  */
 export class RunEventReader {
+  private readonly open = new Set<AbortController>();
+  private closed = false;
+
   constructor(
     private readonly redis: Redis,
     private readonly subscriber: SharedSubscriber,
@@ -49,21 +54,41 @@ export class RunEventReader {
 
   follow(messageId: string, options: FollowOptions): ReplyStream {
     const abort = new AbortController();
-    const lines = this.lines(messageId, options, abort.signal);
+    if (this.closed) abort.abort();
+    const lines = this.lines(messageId, options, abort);
     return {
       close: () => abort.abort(),
+      get interrupted() {
+        return abort.signal.aborted;
+      },
       [Symbol.asyncIterator]: () => lines,
     };
+  }
+
+  /**
+   * Ends every open stream, for a graceful shutdown: the HTTP server waits for responses in flight, and
+   * these would never end on their own. Their clients resume with `after` on another replica.
+   */
+  closeAll(): void {
+    this.closed = true;
+    for (const abort of this.open) abort.abort();
   }
 
   private async *lines(
     messageId: string,
     options: FollowOptions,
-    signal: AbortSignal,
+    abort: AbortController,
   ): AsyncGenerator<string> {
+    const { signal } = abort;
     const { stream, channel } = runEventKeys(this.redisPrefix, messageId);
-    const inbox = new LiveInbox();
-    const leave = await this.subscriber.join(channel, (text) => inbox.add(text));
+    const inbox = new LiveInbox(signal);
+    this.open.add(abort);
+    const leave = await this.subscriber
+      .join(channel, (text) => inbox.add(text))
+      .catch((error: unknown) => {
+        this.open.delete(abort);
+        throw error;
+      });
     try {
       let next = Math.max(options.after, -1) + 1;
       let { lines: polled, ended } = await this.catchUp(stream, next, options);
@@ -76,7 +101,7 @@ export class RunEventReader {
           if (line.type === 'message.completed') return;
         }
         polled = [];
-        const woken = await inbox.wait(options.heartbeatMs, signal);
+        const woken = await inbox.wait(options.heartbeatMs);
         if (signal.aborted) return;
         if (!woken) {
           ({ lines: polled, ended } = await this.catchUp(stream, next, options));
@@ -102,6 +127,7 @@ export class RunEventReader {
         }
       }
     } finally {
+      this.open.delete(abort);
       await leave();
     }
   }
@@ -142,18 +168,17 @@ export class RunEventReader {
 /** Live lines received while the reader was busy, and the wake-up of a reader waiting for them. */
 class LiveInbox {
   private lines: Line[] = [];
-  private wake: (() => void) | null = null;
+  private wake: ((woken: boolean) => void) | null = null;
+
+  constructor(private readonly signal: AbortSignal) {
+    signal.addEventListener('abort', () => this.wake?.(false), { once: true });
+  }
 
   add(text: string): void {
-    let parsed: { seq?: unknown; type?: unknown };
-    try {
-      parsed = JSON.parse(text) as { seq?: unknown; type?: unknown };
-    } catch {
-      return;
-    }
-    if (typeof parsed.seq !== 'number' || typeof parsed.type !== 'string') return;
-    this.lines.push({ seq: parsed.seq, type: parsed.type, text });
-    this.wake?.();
+    const head = lineHead(text);
+    if (!head) return;
+    this.lines.push({ ...head, text });
+    this.wake?.(true);
   }
 
   /** The lines received so far, in seq order. */
@@ -164,21 +189,31 @@ class LiveInbox {
   }
 
   /** True once lines are waiting; false after `timeoutMs` without any, or when aborted. */
-  wait(timeoutMs: number, signal: AbortSignal): Promise<boolean> {
+  wait(timeoutMs: number): Promise<boolean> {
     if (this.lines.length > 0) return Promise.resolve(true);
-    if (signal.aborted) return Promise.resolve(false);
+    if (this.signal.aborted) return Promise.resolve(false);
     return new Promise((resolve) => {
-      const done = (woken: boolean) => {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', onAbort);
+      const timer = setTimeout(() => this.wake?.(false), timeoutMs);
+      this.wake = (woken) => {
         this.wake = null;
+        clearTimeout(timer);
         resolve(woken);
       };
-      const onAbort = () => done(false);
-      const timer = setTimeout(() => done(false), timeoutMs);
-      signal.addEventListener('abort', onAbort, { once: true });
-      this.wake = () => done(true);
     });
+  }
+}
+
+/** The writer encodes `{"seq":N,"type":"T",…}`: read those two without parsing a line that may be large. */
+const HEAD = /^\{"seq":(\d+),"type":"([a-z.]+)"/;
+
+function lineHead(text: string): { seq: number; type: string } | null {
+  const match = HEAD.exec(text);
+  if (match) return { seq: Number(match[1]), type: match[2] };
+  try {
+    const { seq, type } = JSON.parse(text) as { seq?: unknown; type?: unknown };
+    return typeof seq === 'number' && typeof type === 'string' ? { seq, type } : null;
+  } catch {
+    return null;
   }
 }
 
@@ -188,10 +223,5 @@ function fieldValue(fields: string[], name: string): string | undefined {
 }
 
 function typeOf(text: string): string {
-  try {
-    const type = (JSON.parse(text) as { type?: unknown }).type;
-    return typeof type === 'string' ? type : '';
-  } catch {
-    return '';
-  }
+  return lineHead(text)?.type ?? '';
 }

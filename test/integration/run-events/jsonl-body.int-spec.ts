@@ -34,7 +34,7 @@ beforeAll(async () => {
       heartbeatMs: 5000,
       storedLines: () => Promise.resolve(null),
     });
-    return reply.type('application/jsonl').send(jsonlBody(lines, BOUND).getStream());
+    return reply.type('application/jsonl').send(jsonlBody(lines, reply.raw, BOUND).getStream());
   });
   await server.listen({ port: 0, host: '127.0.0.1' });
   port = (server.server.address() as { port: number }).port;

@@ -228,6 +228,23 @@ describe('RunEventReader', () => {
     expect(subscriber.listenerCount(runEventKeys(prefix, id).channel)).toBe(0);
   });
 
+  it('ends every open stream on closeAll, and any opened after it once its replay is written', async () => {
+    const closing = new RunEventReader(redis, subscriber, prefix);
+    const id = randomUUID();
+    const events = reply(id, 3);
+    await write(id, events[0]);
+    const open = [0, 1, 2].map(() =>
+      collect(closing.follow(id, { after: -1, heartbeatMs: 5000, storedLines: notStored })),
+    );
+    await sleep(50);
+    closing.closeAll();
+    for (const lines of await Promise.all(open)) expect(lines).toEqual(events.slice(0, 1));
+    const late = closing.follow(id, { after: -1, heartbeatMs: 5000, storedLines: notStored });
+    expect(await collect(late)).toEqual(events.slice(0, 1));
+    await sleep(20);
+    expect(await numsub(id)).toBe(0);
+  });
+
   it('shares one subscription among the readers of a message and drops it with the last one', async () => {
     const id = randomUUID();
     const { channel } = runEventKeys(prefix, id);

@@ -1,4 +1,5 @@
 import { StreamableFile } from '@nestjs/common';
+import { ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { ReplyStream } from '@app/run-events';
 
@@ -13,8 +14,14 @@ export const MAX_UNSENT_BYTES = 1024 * 1024;
 /**
  * The HTTP body of a reply stream: one JSON line each, `application/jsonl`. Fastify pipes it into the
  * response and destroys it when the client goes away, which closes the reply stream and its subscription.
+ * A stream the gateway itself ends early (it is shutting down) also ends its keep-alive connection, which
+ * would otherwise hold the server's close open; the client reconnects, to another replica, with `after`.
  */
-export function jsonlBody(lines: ReplyStream, maxUnsentBytes = MAX_UNSENT_BYTES): StreamableFile {
+export function jsonlBody(
+  lines: ReplyStream,
+  response?: ServerResponse,
+  maxUnsentBytes = MAX_UNSENT_BYTES,
+): StreamableFile {
   const body = new Readable({
     read() {
       // Lines are pushed by the loop below as they come, not pulled.
@@ -34,7 +41,11 @@ export function jsonlBody(lines: ReplyStream, maxUnsentBytes = MAX_UNSENT_BYTES)
           break;
         }
       }
-      if (!body.destroyed) body.push(null);
+      if (body.destroyed) return;
+      const socket = response?.socket;
+      // (The response lets go of its socket once finished: keep hold of it now.)
+      if (lines.interrupted && socket) response.once('finish', () => socket.end());
+      body.push(null);
     } catch (error) {
       body.destroy(error as Error);
     }

@@ -1,0 +1,45 @@
+import { Injectable } from '@nestjs/common';
+import { Settings } from '@app/config';
+import { NotFoundError, toMessageResponse } from '@app/contracts';
+import { Caller } from '@app/identity';
+import { AgentRepository, MessageRepository } from '@app/persistence';
+import { ReplyStream, RunEvent, RunEventReader, storedReplyLines } from '@app/run-events';
+
+export interface OpenReplyStreamInput {
+  messageId: string;
+  after?: number;
+  userId?: string;
+}
+
+/**
+ * Opens the stream of a message the caller may see: its thread is of the key's organization, of the end
+ * user when one is named, and not archived; anything else is 404 as if it did not exist.
+ */
+@Injectable()
+export class OpenReplyStream {
+  constructor(
+    private readonly settings: Settings,
+    private readonly messages: MessageRepository,
+    private readonly agents: AgentRepository,
+    private readonly reader: RunEventReader,
+  ) {}
+
+  async execute(caller: Caller, input: OpenReplyStreamInput): Promise<ReplyStream> {
+    const scope = { orgId: caller.orgId, userId: input.userId };
+    const message = await this.messages.findMessage(scope, input.messageId);
+    if (!message) throw new NotFoundError('Message not found');
+    return this.reader.follow(message.id, {
+      after: input.after ?? -1,
+      heartbeatMs: this.settings.streamHeartbeatMs,
+      storedLines: () => this.storedLines(message.id),
+    });
+  }
+
+  /** The finished reply's lines from PostgreSQL, for when its Redis log has expired; null while it is live. */
+  private async storedLines(messageId: string): Promise<RunEvent[] | null> {
+    const message = await this.messages.findById(messageId);
+    if (!message || message.live) return null;
+    const [agent] = message.agentId ? await this.agents.findMany(message.orgId, [message.agentId]) : [];
+    return storedReplyLines(message, { ...toMessageResponse(message, agent ?? null) });
+  }
+}

@@ -11,3 +11,4 @@ export * from './repositories/thread.repository';
 export * from './repositories/message.repository';
 export * from './repositories/run.repository';
 export * from './repositories/memory-file.repository';
+export * from './repositories/stream.repository';

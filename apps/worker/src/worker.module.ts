@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { Settings, SettingsModule } from '@app/config';
+import { MemoryToolsModule } from '@app/memory';
 import { LoggingModule } from '@app/observability';
 import { PersistenceModule } from '@app/persistence';
 import { QueuesModule } from '@app/queues';
@@ -21,6 +22,7 @@ export class WorkerModule {
         QueuesModule,
         AgentRunModule.forRoot(settings),
         WorkerHealthModule,
+        MemoryToolsModule,
       ],
     };
   }

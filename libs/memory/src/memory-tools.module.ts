@@ -1,0 +1,20 @@
+import { Module, OnModuleInit } from '@nestjs/common';
+import { ToolRegistry } from '@app/agent';
+import { MemoryFilesModule } from './memory-files.module';
+import { MemoryToolSource } from './tools/memory-tool-source';
+
+/** Registers memory_list, memory_read and memory_write with the (global) agent runtime's ToolRegistry. */
+@Module({
+  imports: [MemoryFilesModule],
+  providers: [MemoryToolSource],
+})
+export class MemoryToolsModule implements OnModuleInit {
+  constructor(
+    private readonly registry: ToolRegistry,
+    private readonly source: MemoryToolSource,
+  ) {}
+
+  onModuleInit(): void {
+    this.registry.register(this.source);
+  }
+}

@@ -77,18 +77,17 @@ export class StepLoop {
     const results = new Map((await this.runs.toolResults(reply.id)).map((r) => [r.idempotencyKey, r]));
 
     for (let number = 1; ; number++) {
-      if (signal.aborted || (number > 1 && (await this.runs.threadArchived(thread.id)))) {
-        return { kind: 'cancelled' };
-      }
       const startedAt = performance.now();
+      const gate = await this.runs.beforeStep(thread.id, agent.id, reply.orgId);
+      if (signal.aborted || gate.archived) return { kind: 'cancelled' };
       const stepStartedAt = new Date();
       let modelMs = 0;
       let step = steps[number - 1];
       if (!step) {
-        if (await this.runs.budgetSpent(agent.id, reply.orgId)) return { kind: 'budget_exhausted' };
+        if (gate.budgetSpent) return { kind: 'budget_exhausted' };
         await state.emitOnce({ type: 'step.started', step: number });
         const offerTools = number <= maxSteps;
-        let output: StepOutput;
+        let output: StepOutput | undefined;
         const modelStarted = performance.now();
         try {
           output = await this.callModel(
@@ -109,7 +108,8 @@ export class StepLoop {
           if (error instanceof ModelCallError) return { kind: 'model_error', reason: error.message };
           throw error;
         } finally {
-          modelMs = performance.now() - modelStarted;
+          // Writing the deltas is the runtime's time, not the model's.
+          modelMs = performance.now() - modelStarted - (output?.emitMs ?? 0);
           this.metrics.modelCallDuration.observe({ model: agent.model }, modelMs / 1000);
         }
         step = await this.runs.saveStep(
@@ -230,6 +230,7 @@ export class StepLoop {
       questions: null,
       structuredOutput: null,
       usageTokens: 0,
+      emitMs: 0,
     };
     let replayed = run.state.content.slice(stepStart);
     const reader = stream.getReader();
@@ -253,7 +254,9 @@ export class StepLoop {
           if (delta.startsWith(replayed)) delta = delta.slice(replayed.length);
           replayed = '';
         }
+        const emitStarted = performance.now();
         await run.state.emitText(delta);
+        output.emitMs += performance.now() - emitStarted;
       } else if (part.type === 'tool-call') {
         output.toolCalls.push({ callId: part.toolCallId, name: part.toolName, arguments: part.input });
       } else if (part.type === 'finish') {
@@ -300,6 +303,8 @@ interface StepOutput {
   questions: Question[] | null;
   structuredOutput: Record<string, unknown> | null;
   usageTokens: number;
+  /** Time spent writing this call's deltas. */
+  emitMs: number;
 }
 
 function describe(error: unknown): string {

@@ -83,41 +83,40 @@ export class RunRepository {
   }
 
   /**
-   * Stores a step once and adds its tokens to the agent's and the organization's counters in the same
-   * transaction (tokens_used = tokens_used + n): a second writer of the same step (a stale run) changes nothing
-   * and gets the first one back.
+   * Stores a step once and adds its tokens to the agent's and the organization's counters (tokens_used =
+   * tokens_used + n), in one statement and so atomically. A second writer of the same step (a stale run)
+   * changes nothing and gets the first one back.
    */
   async saveStep(step: RunStepEntity, usage: { agentId: string; orgId: string }): Promise<RunStepEntity> {
-    return this.db.transaction(async (tx) => {
-      const inserted: unknown[] = await tx.query(
-        `INSERT INTO run_steps
+    const inserted: unknown[] = await this.db.query(
+      `WITH step AS (
+         INSERT INTO run_steps
            (message_id, step, text, tool_calls, questions, structured_output, usage_tokens, content_length, started_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-         ON CONFLICT (message_id, step) DO NOTHING RETURNING step`,
-        [
-          step.messageId,
-          step.step,
-          step.text,
-          JSON.stringify(step.toolCalls),
-          step.questions === null ? null : JSON.stringify(step.questions),
-          step.structuredOutput === null ? null : JSON.stringify(step.structuredOutput),
-          step.usageTokens,
-          step.contentLength,
-          step.startedAt,
-        ],
-      );
-      if (inserted.length > 0 && step.usageTokens > 0) {
-        await tx.query(`UPDATE agents SET tokens_used = tokens_used + $2 WHERE id = $1`, [
-          usage.agentId,
-          step.usageTokens,
-        ]);
-        await tx.query(`UPDATE organizations SET tokens_used = tokens_used + $2 WHERE id = $1`, [
-          usage.orgId,
-          step.usageTokens,
-        ]);
-      }
-      return tx.getRepository(RunStepEntity).findOneByOrFail({ messageId: step.messageId, step: step.step });
-    });
+         ON CONFLICT (message_id, step) DO NOTHING RETURNING usage_tokens),
+       agent AS (
+         UPDATE agents SET tokens_used = tokens_used + step.usage_tokens FROM step WHERE id = $10 RETURNING 1),
+       org AS (
+         UPDATE organizations SET tokens_used = tokens_used + step.usage_tokens FROM step WHERE id = $11 RETURNING 1)
+       SELECT 1 FROM step, (SELECT count(*) FROM agent) a, (SELECT count(*) FROM org) o`,
+      [
+        step.messageId,
+        step.step,
+        step.text,
+        JSON.stringify(step.toolCalls),
+        step.questions === null ? null : JSON.stringify(step.questions),
+        step.structuredOutput === null ? null : JSON.stringify(step.structuredOutput),
+        step.usageTokens,
+        step.contentLength,
+        step.startedAt,
+        usage.agentId,
+        usage.orgId,
+      ],
+    );
+    if (inserted.length > 0) return step;
+    return this.db
+      .getRepository(RunStepEntity)
+      .findOneByOrFail({ messageId: step.messageId, step: step.step });
   }
 
   toolResults(messageId: string, db: Db = this.db.manager): Promise<ToolCallEntity[]> {
@@ -125,15 +124,25 @@ export class RunRepository {
   }
 
   /** Stores a tool result once under its idempotency key; the stored one wins over a later duplicate. */
-  async saveToolResult(result: ToolCallEntity, db: Db = this.db.manager): Promise<ToolCallEntity> {
-    await db
-      .createQueryBuilder()
-      .insert()
-      .into(ToolCallEntity)
-      .values(result as QueryDeepPartialEntity<ToolCallEntity>)
-      .orIgnore()
-      .execute();
-    return db.getRepository(ToolCallEntity).findOneByOrFail({ idempotencyKey: result.idempotencyKey });
+  async saveToolResult(result: ToolCallEntity): Promise<ToolCallEntity> {
+    const inserted: unknown[] = await this.db.query(
+      `INSERT INTO tool_calls (idempotency_key, message_id, step, call_id, name, arguments, output, is_error, duration_ms)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+       ON CONFLICT (idempotency_key) DO NOTHING RETURNING 1`,
+      [
+        result.idempotencyKey,
+        result.messageId,
+        result.step,
+        result.callId,
+        result.name,
+        JSON.stringify(result.arguments),
+        JSON.stringify(result.output ?? null),
+        result.isError,
+        result.durationMs,
+      ],
+    );
+    if (inserted.length > 0) return result;
+    return this.db.getRepository(ToolCallEntity).findOneByOrFail({ idempotencyKey: result.idempotencyKey });
   }
 
   /** Tokens the reply's steps spent so far. */
@@ -145,25 +154,24 @@ export class RunRepository {
     return rows[0].total;
   }
 
-  /** Whether the agent's or its organization's token budget is spent. */
-  async budgetSpent(agentId: string, orgId: string, db: Db = this.db.manager): Promise<boolean> {
-    const rows: { spent: boolean }[] = await db.query(
+  /**
+   * What a run checks before each step, in one query: whether its thread was archived (DELETE /chat/{id}) and
+   * whether the agent's or the organization's token budget is spent.
+   */
+  async beforeStep(
+    threadId: string,
+    agentId: string,
+    orgId: string,
+  ): Promise<{ archived: boolean; budgetSpent: boolean }> {
+    const rows: { archived: boolean; spent: boolean }[] = await this.db.query(
       `SELECT
-         EXISTS (SELECT 1 FROM agents WHERE id = $1 AND token_budget IS NOT NULL AND tokens_used >= token_budget)
-         OR EXISTS (SELECT 1 FROM organizations WHERE id = $2 AND token_budget IS NOT NULL AND tokens_used >= token_budget)
+         COALESCE((SELECT archived_at IS NOT NULL FROM threads WHERE id = $1), true) AS archived,
+         EXISTS (SELECT 1 FROM agents WHERE id = $2 AND token_budget IS NOT NULL AND tokens_used >= token_budget)
+         OR EXISTS (SELECT 1 FROM organizations WHERE id = $3 AND token_budget IS NOT NULL AND tokens_used >= token_budget)
          AS spent`,
-      [agentId, orgId],
+      [threadId, agentId, orgId],
     );
-    return rows[0].spent;
-  }
-
-  /** Whether the thread was archived (DELETE /chat/{id}): its runs stop. */
-  async threadArchived(threadId: string, db: Db = this.db.manager): Promise<boolean> {
-    const rows: { archived: boolean }[] = await db.query(
-      `SELECT archived_at IS NOT NULL AS archived FROM threads WHERE id = $1`,
-      [threadId],
-    );
-    return rows[0]?.archived ?? true;
+    return { archived: rows[0].archived, budgetSpent: rows[0].spent };
   }
 
   /** Writes the final row of a live reply; null when it was no longer live (someone else ended it). */

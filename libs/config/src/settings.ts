@@ -168,6 +168,118 @@ export class Settings {
   @IsInt()
   @Min(100)
   shutdownTimeoutMs = 10000;
+  /**
+   * Keys that encrypt connection credentials at rest (AES-256-GCM): a comma list of base64 32-byte keys. The
+   * first encrypts, every one decrypts, so a key is rotated by putting a new one first. The default is
+   * public and INSECURE, for one machine only: set keys of your own anywhere else.
+   */
+  @Matches(/^[A-Za-z0-9+/]{43}=(,[A-Za-z0-9+/]{43}=)*$/, { message: 'must be a comma list of base64 32-byte keys' })
+  credentialsKeys = 'cGFybGV5LWRldi1jcmVkZW50aWFscy1rZXktMDAwMDA=';
+
+  /** Google Drive v3 API (paths as the API's own: /drive/v3/files, /drive/v3/changes). */
+  @Matches(/^https?:\/\//, { message: 'must be an http(s) URL' })
+  googleDriveApiUrl = 'https://www.googleapis.com';
+
+  @Matches(/^https?:\/\//, { message: 'must be an http(s) URL' })
+  googleTokenUrl = 'https://oauth2.googleapis.com/token';
+
+  @Matches(/^https?:\/\//, { message: 'must be an http(s) URL' })
+  msGraphApiUrl = 'https://graph.microsoft.com/v1.0';
+
+  @Matches(/^https?:\/\//, { message: 'must be an http(s) URL' })
+  msTokenUrl = 'https://login.microsoftonline.com/common/oauth2/v2.0/token';
+
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @IsString()
+  googleClientId?: string;
+
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @IsString()
+  googleClientSecret?: string;
+
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @IsString()
+  msClientId?: string;
+
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @IsString()
+  msClientSecret?: string;
+
+  /** One call to a store (Drive, Graph, their token endpoints) gives up after this long. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  storeRequestTimeoutMs = 30000;
+
+  /** Retries of a store call after a 429, a 5xx or a network error, with backoff. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(10)
+  storeMaxRetries = 4;
+
+  /** Longest wait between store call attempts; a Retry-After asking for longer is cut to this. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  storeRetryMaxDelayMs = 30000;
+
+  /** A document larger than this is counted in oversized_documents and not downloaded further nor indexed. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  documentMaxBytes = 20 * 1024 * 1024;
+
+  /** Text extraction of one document gives up (the document counts as failed) after this long. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  documentParseTimeoutMs = 30000;
+
+  /** OpenAI-compatible embeddings endpoint (e.g. http://127.0.0.1:8000/v1); unset: the builtin offline embedder. */
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @Matches(/^https?:\/\//, { message: 'must be an http(s) URL' })
+  embeddingsBaseUrl?: string;
+
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @IsString()
+  embeddingsApiKey?: string;
+
+  @IsString()
+  @MinLength(1)
+  embeddingsModel = 'text-embedding-3-small';
+
+  /** Every source is synced again this often (BullMQ job schedulers); 0 turns periodic syncs off. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  sourceSyncIntervalSeconds = 3600;
+
+  /** Source syncs one worker process runs at once. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  sourceSyncConcurrency = 2;
+
+  /** Documents one sync downloads and indexes at once. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(64)
+  sourceSyncFetchConcurrency = 4;
+
+  /** Up to this many visible passages, vector search compares the query with every one (exact, no pgvector). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  searchExactScanLimit = 20000;
 }
 
 /** Environment variable of each setting. */
@@ -199,6 +311,27 @@ export const ENV: Record<keyof Settings, string> = {
   migrateOnStart: 'MIGRATE_ON_START',
   workerHealthPort: 'WORKER_HEALTH_PORT',
   shutdownTimeoutMs: 'SHUTDOWN_TIMEOUT_MS',
+  credentialsKeys: 'CREDENTIALS_KEYS',
+  googleDriveApiUrl: 'GOOGLE_DRIVE_API_URL',
+  googleTokenUrl: 'GOOGLE_TOKEN_URL',
+  msGraphApiUrl: 'MS_GRAPH_API_URL',
+  msTokenUrl: 'MS_TOKEN_URL',
+  googleClientId: 'GOOGLE_CLIENT_ID',
+  googleClientSecret: 'GOOGLE_CLIENT_SECRET',
+  msClientId: 'MS_CLIENT_ID',
+  msClientSecret: 'MS_CLIENT_SECRET',
+  storeRequestTimeoutMs: 'STORE_REQUEST_TIMEOUT_MS',
+  storeMaxRetries: 'STORE_MAX_RETRIES',
+  storeRetryMaxDelayMs: 'STORE_RETRY_MAX_DELAY_MS',
+  documentMaxBytes: 'DOCUMENT_MAX_BYTES',
+  documentParseTimeoutMs: 'DOCUMENT_PARSE_TIMEOUT_MS',
+  embeddingsBaseUrl: 'EMBEDDINGS_BASE_URL',
+  embeddingsApiKey: 'EMBEDDINGS_API_KEY',
+  embeddingsModel: 'EMBEDDINGS_MODEL',
+  sourceSyncIntervalSeconds: 'SOURCE_SYNC_INTERVAL_SECONDS',
+  sourceSyncConcurrency: 'SOURCE_SYNC_CONCURRENCY',
+  sourceSyncFetchConcurrency: 'SOURCE_SYNC_FETCH_CONCURRENCY',
+  searchExactScanLimit: 'SEARCH_EXACT_SCAN_LIMIT',
 };
 
 /** Settings whose values must never reach a log line. */
@@ -207,6 +340,10 @@ export const SECRET_SETTINGS: (keyof Settings)[] = [
   'internalToken',
   'openaiApiKey',
   'anthropicApiKey',
+  'credentialsKeys',
+  'googleClientSecret',
+  'msClientSecret',
+  'embeddingsApiKey',
 ];
 
 export class InvalidSettingsError extends Error {}

@@ -12,3 +12,6 @@ export * from './repositories/message.repository';
 export * from './repositories/run.repository';
 export * from './repositories/memory-file.repository';
 export * from './repositories/stream.repository';
+export * from './repositories/connection.repository';
+export * from './repositories/source.repository';
+export * from './repositories/document.repository';

@@ -1,19 +1,27 @@
 import { AgentEntity } from './agent.entity';
 import { ApiKeyEntity } from './api-key.entity';
+import { ConnectionEntity } from './connection.entity';
+import { DocumentEntity } from './document.entity';
 import { MemoryFileEntity } from './memory-file.entity';
 import { MessageEntity } from './message.entity';
 import { OrganizationEntity } from './organization.entity';
+import { PassageEntity } from './passage.entity';
 import { RunStepEntity } from './run-step.entity';
+import { SourceEntity } from './source.entity';
 import { ThreadEntity } from './thread.entity';
 import { ToolCallEntity } from './tool-call.entity';
 
 export * from './agent.entity';
 export * from './api-key.entity';
 export * from './column-types';
+export * from './connection.entity';
+export * from './document.entity';
 export * from './memory-file.entity';
 export * from './message.entity';
 export * from './organization.entity';
+export * from './passage.entity';
 export * from './run-step.entity';
+export * from './source.entity';
 export * from './thread.entity';
 export * from './tool-call.entity';
 
@@ -27,4 +35,8 @@ export const ENTITIES = [
   MemoryFileEntity,
   RunStepEntity,
   ToolCallEntity,
+  ConnectionEntity,
+  SourceEntity,
+  DocumentEntity,
+  PassageEntity,
 ];

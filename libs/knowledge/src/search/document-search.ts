@@ -1,0 +1,165 @@
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { Settings } from '@app/config';
+import { Embedder } from '../embeddings/embedder';
+
+/** Who searches, and within what (a run's scope and its message's source_ids / document_ids). */
+export interface SearchScope {
+  orgId: string;
+  userId: string | null;
+  sourceIds?: number[] | null;
+  documentIds?: string[] | null;
+}
+
+export interface PassageHit {
+  document_id: string;
+  document_name: string;
+  source_id: number;
+  source_pid: string;
+  position: number;
+  text: string;
+  score: number;
+}
+
+/** Reciprocal rank fusion constant (Cormack et al.): dampens the weight of the very first ranks. */
+const RRF_K = 60;
+/** Candidates each ranking contributes to the fusion. */
+const CANDIDATES = 50;
+/** Full-text matches re-ranked by vector when the visible passages are too many to scan them all. */
+const RERANK_POOL = 500;
+const MAX_QUERY_TERMS = 32;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Hybrid search over passages: PostgreSQL full-text (GIN-indexed tsvector, ts_rank, each source's
+ * language) fused by reciprocal rank with a vector ranking. The vector ranking is exact: pgvector's
+ * distance on the stored arrays when the server has the extension, else a dot product in SQL over every
+ * visible passage (up to SEARCH_EXACT_SCAN_LIMIT of them), else over the best full-text matches.
+ */
+@Injectable()
+export class DocumentSearch implements OnModuleInit {
+  private pgvector = false;
+
+  constructor(
+    private readonly db: DataSource,
+    private readonly embedder: Embedder,
+    private readonly settings: Settings,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    this.pgvector = await hasPgvector(this.db);
+  }
+
+  async search(scope: SearchScope, query: string, topK: number): Promise<PassageHit[]> {
+    const sources = await this.visibleSources(scope);
+    if (sources.length === 0) return [];
+    const sourceIds = sources.map((source) => source.id);
+    const documentIds = scope.documentIds ? scope.documentIds.filter((id) => UUID.test(id)) : null;
+    if (documentIds && documentIds.length === 0) return [];
+
+    const terms = [...new Set(query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])].slice(0, MAX_QUERY_TERMS);
+    const languages = [...new Set(sources.map((source) => source.language))];
+    const textRanked = terms.length > 0 ? await this.fullText(sourceIds, documentIds, terms, languages) : [];
+    const [embedding] = await this.embedder.embed([query]);
+    const vectorRanked = await this.vector(sourceIds, documentIds, embedding, textRanked);
+
+    const scores = new Map<string, number>();
+    for (const ranking of [textRanked.slice(0, CANDIDATES), vectorRanked]) {
+      ranking.forEach((id, rank) => scores.set(id, (scores.get(id) ?? 0) + 1 / (RRF_K + rank + 1)));
+    }
+    const best = [...scores.entries()]
+      .sort((a, b) => b[1] - a[1] || Number(a[0]) - Number(b[0]))
+      .slice(0, topK);
+    if (best.length === 0) return [];
+    const rows = (await this.db.query(
+      `SELECT p.id::text AS id, p.document_id, d.name AS document_name, p.source_id, s.pid AS source_pid,
+              p.position, p.text
+       FROM passages p JOIN documents d ON d.id = p.document_id JOIN sources s ON s.id = p.source_id
+       WHERE p.id = ANY($1::bigint[])`,
+      [best.map(([id]) => id)],
+    )) as (Omit<PassageHit, 'score'> & { id: string })[];
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return best.flatMap(([id, score]) => {
+      const row = byId.get(id);
+      if (!row) return [];
+      const { id: _id, ...hit } = row;
+      return [{ ...hit, score: Number(score.toFixed(6)) }];
+    });
+  }
+
+  /** Live sources the scope may see: the organization's, and its end user's private ones. */
+  private visibleSources(scope: SearchScope): Promise<{ id: number; language: string }[]> {
+    return this.db.query(
+      `SELECT id, language FROM sources
+       WHERE org_id = $1 AND archived_at IS NULL
+         AND (scope = 'organization' OR (scope = 'private' AND created_by = $2))
+         AND ($3::int[] IS NULL OR id = ANY($3::int[]))`,
+      [scope.orgId, scope.userId, scope.sourceIds ?? null],
+    );
+  }
+
+  /** Passage ids by ts_rank; any term may match (ranking favours passages matching more of them). */
+  private async fullText(
+    sourceIds: number[],
+    documentIds: string[] | null,
+    terms: string[],
+    languages: string[],
+  ): Promise<string[]> {
+    const tsquery = terms.join(' | ');
+    const matches = languages
+      .map(
+        (_language, index) =>
+          `(p.language = $${index + 4} AND p.tsv @@ to_tsquery($${index + 4}::regconfig, $3))`,
+      )
+      .join(' OR ');
+    const rows = (await this.db.query(
+      `SELECT p.id::text AS id FROM passages p
+       WHERE p.source_id = ANY($1::int[]) AND ($2::uuid[] IS NULL OR p.document_id = ANY($2::uuid[]))
+         AND (${matches})
+       ORDER BY ts_rank(p.tsv, to_tsquery(p.language::regconfig, $3)) DESC, p.id
+       LIMIT ${RERANK_POOL}`,
+      [sourceIds, documentIds, tsquery, ...languages],
+    )) as { id: string }[];
+    return rows.map((row) => row.id);
+  }
+
+  /** Passage ids by cosine similarity to the query (vectors are unit length: a dot product). */
+  private async vector(
+    sourceIds: number[],
+    documentIds: string[] | null,
+    embedding: number[],
+    textRanked: string[],
+  ): Promise<string[]> {
+    const where = `p.source_id = ANY($1::int[]) AND ($2::uuid[] IS NULL OR p.document_id = ANY($2::uuid[]))
+                   AND p.embedding IS NOT NULL`;
+    if (this.pgvector) {
+      const rows = (await this.db.query(
+        `SELECT p.id::text AS id FROM passages p WHERE ${where}
+         ORDER BY p.embedding::vector <=> $3::real[]::vector LIMIT ${CANDIDATES}`,
+        [sourceIds, documentIds, embedding],
+      )) as { id: string }[];
+      return rows.map((row) => row.id);
+    }
+    const [{ count }] = (await this.db.query(`SELECT count(*)::int AS count FROM passages p WHERE ${where}`, [
+      sourceIds,
+      documentIds,
+    ])) as { count: number }[];
+    const pool = count <= this.settings.searchExactScanLimit ? null : textRanked;
+    if (pool && pool.length === 0) return [];
+    const rows = (await this.db.query(
+      `SELECT p.id::text AS id,
+              (SELECT sum(a * b) FROM unnest(p.embedding, $3::real[]) AS v(a, b)) AS similarity
+       FROM passages p WHERE ${where} AND ($4::bigint[] IS NULL OR p.id = ANY($4::bigint[]))
+       ORDER BY similarity DESC NULLS LAST, p.id LIMIT ${CANDIDATES}`,
+      [sourceIds, documentIds, embedding, pool],
+    )) as { id: string }[];
+    return rows.map((row) => row.id);
+  }
+}
+
+/** Whether the database has pgvector installed (the migration enables it where the server offers it). */
+export async function hasPgvector(db: DataSource): Promise<boolean> {
+  const rows = (await db.query(`SELECT 1 FROM pg_extension WHERE extname = 'vector'`)) as unknown[];
+  return rows.length > 0;
+}

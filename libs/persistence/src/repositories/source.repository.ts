@@ -1,0 +1,134 @@
+import { Injectable } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import { Brackets, DataSource, SelectQueryBuilder } from 'typeorm';
+import { SourceEntity, SourceStatus, SourceSyncState } from '../entities';
+import { Db, Scope } from './scope';
+
+export type NewSource = Pick<
+  SourceEntity,
+  'connectionId' | 'name' | 'scope' | 'createdBy' | 'store' | 'config' | 'language'
+>;
+export type SourceChanges = Partial<Pick<SourceEntity, 'name' | 'connectionId' | 'config' | 'language'>>;
+
+/** A public id: `src_` and 20 random base-36 characters. */
+const newPid = () =>
+  `src_${BigInt(`0x${randomBytes(13).toString('hex')}`)
+    .toString(36)
+    .padStart(20, '0')}`;
+
+/**
+ * Sources. One is visible to a caller when it is of the caller's organization and either organization-wide
+ * or private to the caller's end user (CONTRACTS §9); "missing" and "not visible" are the same null.
+ */
+@Injectable()
+export class SourceRepository {
+  constructor(private readonly db: DataSource) {}
+
+  async create(scope: Scope, values: NewSource): Promise<SourceEntity> {
+    const repository = this.db.getRepository(SourceEntity);
+    return repository.save(
+      repository.create({ pid: newPid(), orgId: scope.orgId, status: 'pending', ...values }),
+    );
+  }
+
+  /** Archived ones included: GET shows their archived_at. */
+  findVisible(scope: Scope, pid: string): Promise<SourceEntity | null> {
+    return this.visible(scope).andWhere('s.pid = :pid', { pid }).getOne();
+  }
+
+  findLiveVisible(scope: Scope, pid: string): Promise<SourceEntity | null> {
+    return this.visible(scope).andWhere('s.pid = :pid', { pid }).andWhere('s.archived_at IS NULL').getOne();
+  }
+
+  /** Newest first, archived ones left out. */
+  listVisible(scope: Scope): Promise<SourceEntity[]> {
+    return this.visible(scope)
+      .andWhere('s.archived_at IS NULL')
+      .orderBy('s.created_at', 'DESC')
+      .addOrderBy('s.id', 'DESC')
+      .getMany();
+  }
+
+  /** For the worker, which acts on ids from its jobs. */
+  findById(id: number, db: Db = this.db.manager): Promise<SourceEntity | null> {
+    return db.getRepository(SourceEntity).findOneBy({ id });
+  }
+
+  async update(source: SourceEntity, changes: SourceChanges): Promise<SourceEntity> {
+    Object.assign(source, changes);
+    return this.db.getRepository(SourceEntity).save(source);
+  }
+
+  /** Forgets where the last sync stopped: the next one lists everything (after a config change). */
+  async resetSyncState(id: number): Promise<void> {
+    await this.db.getRepository(SourceEntity).update({ id }, { syncState: null });
+  }
+
+  async archive(id: number): Promise<void> {
+    await this.db.query(`UPDATE sources SET archived_at = now() WHERE id = $1 AND archived_at IS NULL`, [id]);
+  }
+
+  async setStatus(id: number, status: SourceStatus, reason: string | null = null): Promise<void> {
+    await this.db.getRepository(SourceEntity).update({ id }, { status, statusReason: reason });
+  }
+
+  /** Every live source of a connection stops with a readable reason (the connection became inoperative). */
+  async failByConnection(connectionId: string, reason: string): Promise<void> {
+    await this.db.query(
+      `UPDATE sources SET status = 'error', status_reason = $2 WHERE connection_id = $1 AND archived_at IS NULL`,
+      [connectionId, reason],
+    );
+  }
+
+  async saveSyncState(id: number, state: SourceSyncState): Promise<void> {
+    await this.db.getRepository(SourceEntity).update({ id }, { syncState: state });
+  }
+
+  /** A finished sync: its state, status `synced` and the time. */
+  async finishSync(id: number, state: SourceSyncState): Promise<void> {
+    await this.db
+      .getRepository(SourceEntity)
+      .update({ id }, { syncState: state, status: 'synced', statusReason: null, lastSyncedAt: new Date() });
+  }
+
+  /** The counters of spec 2.9, recomputed from the documents so they stay exact across crashes and retries. */
+  async recount(id: number): Promise<void> {
+    await this.db.query(
+      `UPDATE sources s SET
+         documents_synced = c.synced, documents_failed = c.failed, oversized_documents = c.oversized,
+         documents_embedded = c.embedded, size = c.size, embedded_size = c.embedded_size
+       FROM (
+         SELECT count(*) FILTER (WHERE status = 'indexed')::int AS synced,
+                count(*) FILTER (WHERE status = 'failed')::int AS failed,
+                count(*) FILTER (WHERE status = 'oversized')::int AS oversized,
+                count(*) FILTER (WHERE status = 'indexed' AND embedded)::int AS embedded,
+                coalesce(sum(size) FILTER (WHERE status = 'indexed'), 0) AS size,
+                coalesce(sum(embedded_size) FILTER (WHERE status = 'indexed' AND embedded), 0) AS embedded_size
+         FROM documents WHERE source_id = $1
+       ) c
+       WHERE s.id = $1`,
+      [id],
+    );
+  }
+
+  /** Live sources, for the periodic-sync schedulers a worker (re)installs at start. */
+  async liveIds(): Promise<number[]> {
+    const rows = (await this.db.query(
+      `SELECT id FROM sources WHERE archived_at IS NULL AND store <> 'draganddrop' ORDER BY id`,
+    )) as { id: number }[];
+    return rows.map((row) => row.id);
+  }
+
+  private visible(
+    scope: Scope,
+    query: SelectQueryBuilder<SourceEntity> = this.db.getRepository(SourceEntity).createQueryBuilder('s'),
+  ): SelectQueryBuilder<SourceEntity> {
+    return query.where('s.org_id = :orgId', { orgId: scope.orgId }).andWhere(
+      new Brackets((visible) => {
+        visible.where(`s.scope = 'organization'`);
+        if (scope.userId)
+          visible.orWhere(`s.scope = 'private' AND s.created_by = :userId`, { userId: scope.userId });
+      }),
+    );
+  }
+}

@@ -1,0 +1,193 @@
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { loadSettings } from '@app/config';
+import { DocumentSearch, Embedder, splitPassages } from '@app/knowledge';
+import {
+  ConnectionRepository,
+  dataSourceOptions,
+  DocumentRepository,
+  SourceEntity,
+  SourceRepository,
+} from '@app/persistence';
+import { createTestEnvironment, TestEnvironment } from '../../support/test-environment';
+
+describe('DocumentSearch on PostgreSQL', () => {
+  let environment: TestEnvironment;
+  let db: DataSource;
+  let sources: SourceRepository;
+  let documents: DocumentRepository;
+  let connections: ConnectionRepository;
+  const embedder = new Embedder(loadSettings({}));
+  const orgA = randomUUID();
+  const orgB = randomUUID();
+  let orgSource: SourceEntity;
+  let privateSource: SourceEntity;
+  let frenchSource: SourceEntity;
+  let otherOrgSource: SourceEntity;
+  let policyDocumentId: string;
+
+  async function addSource(
+    orgId: string,
+    scope: 'organization' | 'private',
+    createdBy: string,
+    language = 'english',
+  ) {
+    const connection = await connections.create(
+      { orgId },
+      {
+        name: 'uploads',
+        kind: 'draganddrop',
+        createdBy,
+        credentialsEncrypted: null,
+        expiresAt: null,
+      },
+    );
+    return sources.create(
+      { orgId },
+      {
+        connectionId: connection.id,
+        name: `${scope} source`,
+        scope,
+        createdBy,
+        store: 'draganddrop',
+        config: {},
+        language,
+      },
+    );
+  }
+
+  async function addDocument(source: SourceEntity, name: string, text: string): Promise<string> {
+    await documents.upsertListed(
+      source,
+      [{ externalId: name, name, mimeType: 'text/plain', size: text.length, version: '1' }],
+      1,
+    );
+    const [document] = await documents.toFetch(source.id, 10);
+    const passages = splitPassages(text);
+    const vectors = await embedder.embed(passages.map((p) => p.text));
+    await documents.saveOutcome(document, source.language, {
+      status: 'indexed',
+      error: null,
+      size: text.length,
+      embeddedSize: text.length,
+      embedded: true,
+      passages: passages.map((p, i) => ({ ...p, embedding: vectors[i] })),
+    });
+    await sources.recount(source.id);
+    return document.id;
+  }
+
+  const searcher = (exactScanLimit: number) => {
+    const search = new DocumentSearch(
+      db,
+      embedder,
+      loadSettings({ SEARCH_EXACT_SCAN_LIMIT: String(exactScanLimit) }),
+    );
+    return search;
+  };
+
+  beforeAll(async () => {
+    environment = await createTestEnvironment();
+    db = new DataSource(dataSourceOptions({ databaseUrl: environment.databaseUrl }, 4));
+    await db.initialize();
+    sources = new SourceRepository(db);
+    documents = new DocumentRepository(db);
+    connections = new ConnectionRepository(db);
+    await db.query(`INSERT INTO organizations (id, name) VALUES ($1, 'a'), ($2, 'b')`, [orgA, orgB]);
+    orgSource = await addSource(orgA, 'organization', 'alice');
+    privateSource = await addSource(orgA, 'private', 'alice');
+    frenchSource = await addSource(orgA, 'organization', 'alice', 'french');
+    otherOrgSource = await addSource(orgB, 'organization', 'bob');
+    policyDocumentId = await addDocument(
+      orgSource,
+      'holidays.txt',
+      'Employees receive twenty-five paid holidays per year. Holidays must be requested early.',
+    );
+    await addDocument(orgSource, 'servers.txt', 'The database servers are patched every Tuesday night.');
+    await addDocument(privateSource, 'salary.txt', 'Confidential: the salary review happens in March.');
+    await addDocument(frenchSource, 'conges.txt', 'Les salariés prennent leurs congés payés en août.');
+    await addDocument(otherOrgSource, 'other.txt', 'Holidays at the other company are unlimited.');
+  });
+
+  afterAll(async () => {
+    await db?.destroy();
+    await environment?.dispose();
+  });
+
+  it('keeps exact counters for a source', async () => {
+    const found = await sources.findById(orgSource.id);
+    expect(found).toMatchObject({
+      documentsSynced: 2,
+      documentsEmbedded: 2,
+      documentsFailed: 0,
+      oversizedDocuments: 0,
+    });
+    expect(found?.size).toBeGreaterThan(100);
+  });
+
+  it.each([
+    ['an exact vector scan', 100000],
+    ['a vector re-ranking of full-text matches', 0],
+  ])('finds a passage by stemmed words with %s', async (_label, limit) => {
+    const hits = await searcher(limit).search({ orgId: orgA, userId: 'alice' }, 'how many holiday days', 3);
+    expect(hits[0]).toMatchObject({
+      document_id: policyDocumentId,
+      document_name: 'holidays.txt',
+      source_pid: orgSource.pid,
+    });
+    expect(hits[0].text).toContain('twenty-five paid holidays');
+  });
+
+  it('finds by word pieces alone through the vector ranking', async () => {
+    const hits = await searcher(100000).search({ orgId: orgA, userId: 'alice' }, 'patching', 1);
+    expect(hits[0]?.document_name).toBe('servers.txt');
+  });
+
+  it('stems each source in its own language', async () => {
+    const hits = await searcher(0).search({ orgId: orgA, userId: 'alice' }, 'congé', 1);
+    expect(hits[0]?.document_name).toBe('conges.txt');
+  });
+
+  it('shows a private source to its creator only, and nothing of another organization', async () => {
+    const alice = await searcher(100000).search({ orgId: orgA, userId: 'alice' }, 'salary review', 10);
+    expect(alice.map((h) => h.document_name)).toContain('salary.txt');
+    const bob = await searcher(100000).search({ orgId: orgA, userId: 'bob' }, 'salary review', 10);
+    expect(bob.map((h) => h.document_name)).not.toContain('salary.txt');
+    const anyone = await searcher(100000).search(
+      { orgId: orgA, userId: null },
+      'holidays unlimited company',
+      10,
+    );
+    expect(anyone.map((h) => h.document_name)).not.toContain('other.txt');
+  });
+
+  it('is limited to the given sources and documents', async () => {
+    const onlyPrivate = await searcher(100000).search(
+      { orgId: orgA, userId: 'alice', sourceIds: [privateSource.id] },
+      'holidays',
+      10,
+    );
+    expect(onlyPrivate.every((h) => h.source_pid === privateSource.pid)).toBe(true);
+    const onlyServers = await searcher(0).search(
+      { orgId: orgA, userId: 'alice', documentIds: [policyDocumentId] },
+      'servers holidays',
+      10,
+    );
+    expect(onlyServers.map((h) => h.document_id)).toEqual([policyDocumentId]);
+    expect(
+      await searcher(0).search({ orgId: orgA, userId: 'alice', documentIds: ['nope'] }, 'holidays', 5),
+    ).toEqual([]);
+  });
+
+  it('leaves archived sources out', async () => {
+    await sources.archive(frenchSource.id);
+    expect(await searcher(0).search({ orgId: orgA, userId: 'alice' }, 'congé', 5)).toEqual([]);
+  });
+
+  it('answers the pgvector question from the database (absent here, present with the compose image)', async () => {
+    const available =
+      (await db.query(`SELECT 1 FROM pg_available_extensions WHERE name = 'vector'`)).length > 0;
+    const installed = (await db.query(`SELECT 1 FROM pg_extension WHERE extname = 'vector'`)).length > 0;
+    expect(installed).toBe(available);
+  });
+});

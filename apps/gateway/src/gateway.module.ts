@@ -6,6 +6,7 @@ import { PersistenceModule } from '@app/persistence';
 import { QueuesModule } from '@app/queues';
 import { RedisModule } from '@app/redis';
 import { AuthModule } from './auth/auth.module';
+import { FilesModule } from './files/files.module';
 import { HttpErrorFilter } from './http/http-error.filter';
 import { MemoryModule } from './memory/memory.module';
 import { OpsModule } from './ops/ops.module';
@@ -25,6 +26,7 @@ export class GatewayModule {
         QueuesModule,
         AuthModule,
         OpsModule,
+        FilesModule,
         MemoryModule,
         StreamModule,
       ],

@@ -168,6 +168,169 @@ export class Settings {
   @IsInt()
   @Min(100)
   shutdownTimeoutMs = 10000;
+
+  /** Retries of a vendor model call after a 429, a 5xx, a network error or a stream broken before any output. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(10)
+  modelMaxRetries = 3;
+
+  /** First wait between vendor model call attempts; it doubles on each attempt. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  modelRetryBaseMs = 1000;
+
+  /** Longest wait between attempts: a vendor asking (retry-after) to wait longer ends the call with an error. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  modelRetryMaxDelayMs = 30000;
+
+  /** A vendor that sends nothing (no response, no stream bytes) for this long fails the call. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  modelIdleTimeoutMs = 60000;
+
+  /** The `web` tool gives up on a fetch (all redirects included) after this long. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  webToolTimeoutMs = 15000;
+
+  /** The `web` tool reads at most this many bytes of a body (after decompression). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1024)
+  webToolMaxBytes = 2097152;
+
+  /** Characters of readable text the `web` tool gives the model at most. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  webToolMaxChars = 20000;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(20)
+  webToolMaxRedirects = 5;
+
+  /** Lets the `web` tool reach private, loopback and link-local addresses (tests, trusted networks only). */
+  @Transform(toBool)
+  @IsBoolean()
+  webToolAllowPrivate = false;
+
+  /** Time to start an MCP server (or reach it) and list its tools. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  mcpConnectTimeoutMs = 15000;
+
+  /** Time one MCP tool call may take. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  mcpCallTimeoutMs = 60000;
+
+  /** An MCP connection unused for this long is closed (its stdio server stopped). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  mcpIdleCloseMs = 600000;
+
+  /** Where uploaded files live: `local` (disk, served by the gateway's embedded storage host) or `s3`. */
+  @IsIn(['local', 's3'])
+  storageDriver: 'local' | 's3' = 'local';
+
+  /** Directory of the local storage driver. */
+  @IsString()
+  @MinLength(1)
+  storageDir = './data/uploads';
+
+  /** Address clients use to reach the embedded storage host; default http://127.0.0.1:STORAGE_PORT. */
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @Matches(/^https?:\/\//, { message: 'must be an http(s) URL' })
+  storagePublicUrl?: string;
+
+  /**
+   * Key of the local storage host's upload policies and download signatures. The default is for one machine
+   * only: set a secret of your own wherever the storage host is reachable by others.
+   */
+  @IsString()
+  @MinLength(16)
+  storageSigningSecret = 'parley-local-storage-dev-secret';
+
+  /** Largest file the storage host accepts (CONTRACTS §8). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  uploadMaxBytes = 50 * 1024 * 1024;
+
+  /** How long an upload permission stays valid. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(7 * 24 * 3600)
+  uploadUrlTtlSeconds = 900;
+
+  /** How long a ConversationFile.url stays valid. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(7 * 24 * 3600)
+  downloadUrlTtlSeconds = 3600;
+
+  /** Characters of attached files' text given to the model with a message, all files together. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  attachmentTextMaxChars = 50000;
+
+  /** S3-compatible endpoint (e.g. MinIO); unset means AWS. */
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @Matches(/^https?:\/\//, { message: 'must be an http(s) URL' })
+  s3Endpoint?: string;
+
+  /** The endpoint as clients reach it, when it differs from the one the service uses (e.g. in docker). */
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @Matches(/^https?:\/\//, { message: 'must be an http(s) URL' })
+  s3PublicEndpoint?: string;
+
+  @IsString()
+  @MinLength(1)
+  s3Region = 'us-east-1';
+
+  @IsString()
+  @MinLength(3)
+  s3Bucket = 'parley-uploads';
+
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @IsString()
+  s3AccessKeyId?: string;
+
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @IsString()
+  s3SecretAccessKey?: string;
+
+  /** Path-style addressing (`endpoint/bucket/key`), which MinIO and most S3-compatible servers want. */
+  @Transform(toBool)
+  @IsBoolean()
+  s3ForcePathStyle = false;
+
+  /** Address of the gateway as clients reach it, for share link urls; default http://127.0.0.1:PORT. */
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @Matches(/^https?:\/\//, { message: 'must be an http(s) URL' })
+  publicBaseUrl?: string;
+
   /**
    * Keys that encrypt connection credentials at rest (AES-256-GCM): a comma list of base64 32-byte keys. The
    * first encrypts, every one decrypts, so a key is rotated by putting a new one first. The default is
@@ -311,6 +474,34 @@ export const ENV: Record<keyof Settings, string> = {
   migrateOnStart: 'MIGRATE_ON_START',
   workerHealthPort: 'WORKER_HEALTH_PORT',
   shutdownTimeoutMs: 'SHUTDOWN_TIMEOUT_MS',
+  modelMaxRetries: 'MODEL_MAX_RETRIES',
+  modelRetryBaseMs: 'MODEL_RETRY_BASE_MS',
+  modelRetryMaxDelayMs: 'MODEL_RETRY_MAX_DELAY_MS',
+  modelIdleTimeoutMs: 'MODEL_IDLE_TIMEOUT_MS',
+  webToolTimeoutMs: 'WEB_TOOL_TIMEOUT_MS',
+  webToolMaxBytes: 'WEB_TOOL_MAX_BYTES',
+  webToolMaxChars: 'WEB_TOOL_MAX_CHARS',
+  webToolMaxRedirects: 'WEB_TOOL_MAX_REDIRECTS',
+  webToolAllowPrivate: 'WEB_TOOL_ALLOW_PRIVATE',
+  mcpConnectTimeoutMs: 'MCP_CONNECT_TIMEOUT_MS',
+  mcpCallTimeoutMs: 'MCP_CALL_TIMEOUT_MS',
+  mcpIdleCloseMs: 'MCP_IDLE_CLOSE_MS',
+  storageDriver: 'STORAGE_DRIVER',
+  storageDir: 'STORAGE_DIR',
+  storagePublicUrl: 'STORAGE_PUBLIC_URL',
+  storageSigningSecret: 'STORAGE_SIGNING_SECRET',
+  uploadMaxBytes: 'UPLOAD_MAX_BYTES',
+  uploadUrlTtlSeconds: 'UPLOAD_URL_TTL_SECONDS',
+  downloadUrlTtlSeconds: 'DOWNLOAD_URL_TTL_SECONDS',
+  attachmentTextMaxChars: 'ATTACHMENT_TEXT_MAX_CHARS',
+  s3Endpoint: 'S3_ENDPOINT',
+  s3PublicEndpoint: 'S3_PUBLIC_ENDPOINT',
+  s3Region: 'S3_REGION',
+  s3Bucket: 'S3_BUCKET',
+  s3AccessKeyId: 'S3_ACCESS_KEY_ID',
+  s3SecretAccessKey: 'S3_SECRET_ACCESS_KEY',
+  s3ForcePathStyle: 'S3_FORCE_PATH_STYLE',
+  publicBaseUrl: 'PUBLIC_BASE_URL',
   credentialsKeys: 'CREDENTIALS_KEYS',
   googleDriveApiUrl: 'GOOGLE_DRIVE_API_URL',
   googleTokenUrl: 'GOOGLE_TOKEN_URL',
@@ -340,6 +531,8 @@ export const SECRET_SETTINGS: (keyof Settings)[] = [
   'internalToken',
   'openaiApiKey',
   'anthropicApiKey',
+  'storageSigningSecret',
+  's3SecretAccessKey',
   'credentialsKeys',
   'googleClientSecret',
   'msClientSecret',

@@ -15,3 +15,5 @@ export * from './repositories/stream.repository';
 export * from './repositories/connection.repository';
 export * from './repositories/source.repository';
 export * from './repositories/document.repository';
+export * from './repositories/conversation-file.repository';
+export * from './repositories/share-link.repository';

@@ -4,10 +4,12 @@ import { Settings } from '@app/config';
 import { dataSourceOptions } from './data-source';
 import { AgentRepository } from './repositories/agent.repository';
 import { ApiKeyRepository } from './repositories/api-key.repository';
+import { ConversationFileRepository } from './repositories/conversation-file.repository';
 import { MemoryFileRepository } from './repositories/memory-file.repository';
 import { MessageRepository } from './repositories/message.repository';
 import { OrganizationRepository } from './repositories/organization.repository';
 import { RunRepository } from './repositories/run.repository';
+import { ShareLinkRepository } from './repositories/share-link.repository';
 import { ThreadRepository } from './repositories/thread.repository';
 
 const REPOSITORIES = [
@@ -18,6 +20,8 @@ const REPOSITORIES = [
   MessageRepository,
   MemoryFileRepository,
   RunRepository,
+  ConversationFileRepository,
+  ShareLinkRepository,
 ];
 
 /** The data source (PostgreSQL, the system of record) and the repositories every app shares. */

@@ -1,5 +1,6 @@
 import { AgentEntity } from './agent.entity';
 import { ApiKeyEntity } from './api-key.entity';
+import { ConversationFileEntity } from './conversation-file.entity';
 import { ConnectionEntity } from './connection.entity';
 import { DocumentEntity } from './document.entity';
 import { MemoryFileEntity } from './memory-file.entity';
@@ -8,12 +9,14 @@ import { OrganizationEntity } from './organization.entity';
 import { PassageEntity } from './passage.entity';
 import { RunStepEntity } from './run-step.entity';
 import { SourceEntity } from './source.entity';
+import { ShareLinkEntity } from './share-link.entity';
 import { ThreadEntity } from './thread.entity';
 import { ToolCallEntity } from './tool-call.entity';
 
 export * from './agent.entity';
 export * from './api-key.entity';
 export * from './column-types';
+export * from './conversation-file.entity';
 export * from './connection.entity';
 export * from './document.entity';
 export * from './memory-file.entity';
@@ -22,6 +25,7 @@ export * from './organization.entity';
 export * from './passage.entity';
 export * from './run-step.entity';
 export * from './source.entity';
+export * from './share-link.entity';
 export * from './thread.entity';
 export * from './tool-call.entity';
 
@@ -39,4 +43,6 @@ export const ENTITIES = [
   SourceEntity,
   DocumentEntity,
   PassageEntity,
+  ConversationFileEntity,
+  ShareLinkEntity,
 ];

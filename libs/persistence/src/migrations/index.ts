@@ -2,6 +2,7 @@ import { InitialSchema1763800000000 } from './1763800000000-initial-schema';
 import { MemoryFiles1763801700000 } from './1763801700000-memory-files';
 import { RunCheckpoints1763810000000 } from './1763810000000-run-checkpoints';
 import { DataSources1764200000000 } from './1764200000000-data-sources';
+import { ConversationFiles1764020000000 } from './1764020000000-conversation-files';
 
 /** Every migration in order; a merged migration is never edited, a change is a new file. */
 export const MIGRATIONS = [
@@ -9,4 +10,5 @@ export const MIGRATIONS = [
   MemoryFiles1763801700000,
   RunCheckpoints1763810000000,
   DataSources1764200000000,
+  ConversationFiles1764020000000,
 ];

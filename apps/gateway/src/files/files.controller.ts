@@ -1,0 +1,73 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ConversationFileResponse, ShareLinkResponse } from '@app/contracts';
+import { Caller } from '@app/identity';
+import { PresignedUpload } from '@app/storage';
+import { CurrentCaller } from '../auth/current-caller.decorator';
+import {
+  CreateShareLinkDto,
+  FileOwnerQuery,
+  FileParams,
+  ShareLinkParams,
+  UploadPermissionQuery,
+} from './files.dto';
+import { CreateShareLink } from './use-cases/create-share-link.use-case';
+import { CreateUploadPermission } from './use-cases/create-upload-permission.use-case';
+import { GetConversationFile } from './use-cases/get-conversation-file.use-case';
+import { RevokeShareLink } from './use-cases/revoke-share-link.use-case';
+
+/**
+ * The two-step upload (API-SPEC 4.4, CONTRACTS §8) and share links. Static `files/...` segments win over the
+ * chat routes' `:thread_id` in Fastify's router, so GET /chat/files/upload is never read as a thread id.
+ */
+@ApiTags('files')
+@ApiSecurity('service-token')
+@Controller('chat/files')
+export class FilesController {
+  constructor(
+    private readonly createUploadPermission: CreateUploadPermission,
+    private readonly getConversationFile: GetConversationFile,
+    private readonly createShareLink: CreateShareLink,
+    private readonly revokeShareLink: RevokeShareLink,
+  ) {}
+
+  /** Answers {url, fields}: POST them as multipart/form-data to `url`, then `file` last, without the token. */
+  @Get('upload')
+  upload(@CurrentCaller() caller: Caller, @Query() query: UploadPermissionQuery): Promise<PresignedUpload> {
+    return this.createUploadPermission.execute(caller, query);
+  }
+
+  @Get(':file_id')
+  get(
+    @CurrentCaller() caller: Caller,
+    @Param() params: FileParams,
+    @Query() query: FileOwnerQuery,
+  ): Promise<ConversationFileResponse> {
+    return this.getConversationFile.execute(caller, { fileId: params.file_id, userId: query.user_id });
+  }
+
+  @Post(':file_id/share_links')
+  @HttpCode(200)
+  share(
+    @CurrentCaller() caller: Caller,
+    @Param() params: FileParams,
+    @Query() query: FileOwnerQuery,
+    @Body() body: CreateShareLinkDto,
+  ): Promise<ShareLinkResponse> {
+    return this.createShareLink.execute(caller, { fileId: params.file_id, userId: query.user_id, body });
+  }
+
+  @Delete(':file_id/share_links/:link_id')
+  @HttpCode(204)
+  revoke(
+    @CurrentCaller() caller: Caller,
+    @Param() params: ShareLinkParams,
+    @Query() query: FileOwnerQuery,
+  ): Promise<void> {
+    return this.revokeShareLink.execute(caller, {
+      fileId: params.file_id,
+      linkId: params.link_id,
+      userId: query.user_id,
+    });
+  }
+}

@@ -1,0 +1,29 @@
+import { Controller, Get, Headers, Param, Res, StreamableFile } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { FastifyReply } from 'fastify';
+import { attachmentDisposition } from '@app/storage';
+import { Public } from '../auth/public.decorator';
+import { DownloadSharedFile } from './use-cases/download-shared-file.use-case';
+
+/** The public side of share links: no service token, the link id is the capability (CONTRACTS §8). */
+@ApiTags('files')
+@Controller('share')
+export class ShareController {
+  constructor(private readonly downloadSharedFile: DownloadSharedFile) {}
+
+  @Public()
+  @Get(':link_id')
+  async download(
+    @Param('link_id') linkId: string,
+    @Headers('x-share-password') password: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<StreamableFile> {
+    const file = await this.downloadSharedFile.execute({ linkId, password });
+    void reply.header('cache-control', 'private, no-store');
+    return new StreamableFile(file.body, {
+      type: file.mimetype,
+      length: file.size,
+      disposition: attachmentDisposition(file.name),
+    });
+  }
+}

@@ -1,0 +1,41 @@
+import { Injectable } from '@nestjs/common';
+import { InvalidInputError, NotFoundError, ShareLinkResponse } from '@app/contracts';
+import { Caller } from '@app/identity';
+import { ShareLinkRepository } from '@app/persistence';
+import { FileAttachments, hashSharePassword, toShareLinkResponse } from '@app/storage';
+import { CreateShareLinkDto } from '../files.dto';
+import { FILE_NOT_FOUND, FileInput } from './get-conversation-file.use-case';
+
+/** POST /chat/files/{file_id}/share_links: a public link to the file, optionally expiring and protected. */
+@Injectable()
+export class CreateShareLink {
+  constructor(
+    private readonly attachments: FileAttachments,
+    private readonly links: ShareLinkRepository,
+  ) {}
+
+  async execute(caller: Caller, input: FileInput & { body: CreateShareLinkDto }): Promise<ShareLinkResponse> {
+    const { body } = input;
+    const expiresAt = body.expires_at != null ? new Date(body.expires_at) : null;
+    if (expiresAt && expiresAt.getTime() <= Date.now()) {
+      throw new InvalidInputError([
+        {
+          loc: ['body', 'expires_at'],
+          msg: 'Value error, expires_at must be in the future',
+          type: 'value_error',
+          input: body.expires_at,
+        },
+      ]);
+    }
+    const file = await this.attachments.findUploaded(
+      { orgId: caller.orgId, userId: input.userId },
+      input.fileId,
+    );
+    if (!file) throw new NotFoundError(FILE_NOT_FOUND);
+    const link = await this.links.create(file.id, {
+      expiresAt,
+      passwordHash: body.password != null ? await hashSharePassword(body.password) : null,
+    });
+    return toShareLinkResponse(link, this.attachments.publicBaseUrl);
+  }
+}

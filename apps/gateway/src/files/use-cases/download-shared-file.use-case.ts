@@ -1,0 +1,55 @@
+import { Injectable } from '@nestjs/common';
+import { Readable } from 'node:stream';
+import { isUUID } from 'class-validator';
+import { ForbiddenError, GoneError, NotFoundError, UnauthenticatedError } from '@app/contracts';
+import { ConversationFileRepository, ShareLinkRepository } from '@app/persistence';
+import { StorageDriver, verifySharePassword } from '@app/storage';
+import { SHARE_LINK_NOT_FOUND } from './revoke-share-link.use-case';
+
+export interface SharedFile {
+  name: string;
+  mimetype: string;
+  size: number;
+  body: Readable;
+}
+
+/**
+ * GET /share/{link_id}, public (CONTRACTS §8): the file's bytes for whoever holds the link, and the password
+ * when it has one (401 without, 403 wrong); 410 once revoked or expired. Each download that is answered
+ * counts once, atomically.
+ */
+@Injectable()
+export class DownloadSharedFile {
+  constructor(
+    private readonly links: ShareLinkRepository,
+    private readonly files: ConversationFileRepository,
+    private readonly storage: StorageDriver,
+  ) {}
+
+  async execute(input: { linkId: string; password?: string }): Promise<SharedFile> {
+    const link = isUUID(input.linkId) ? await this.links.findById(input.linkId) : null;
+    if (!link) throw new NotFoundError(SHARE_LINK_NOT_FOUND);
+    assertUsable(link);
+    if (link.passwordHash !== null) {
+      if (!input.password) throw new UnauthenticatedError('This link needs its password in x-share-password');
+      if (!(await verifySharePassword(input.password, link.passwordHash))) {
+        throw new ForbiddenError('Wrong password');
+      }
+    }
+    const file = await this.files.findById(link.fileId);
+    const body = file ? await this.storage.read(file.storageKey) : null;
+    if (!file || !body) throw new NotFoundError(SHARE_LINK_NOT_FOUND);
+    // Counted by the statement that re-checks the link, so a revoke or expiry in between is still a 410.
+    const counted = await this.links.countAccess(link.id);
+    if (!counted) {
+      body.destroy();
+      throw new GoneError('This link has been revoked or has expired');
+    }
+    return { name: file.name, mimetype: file.mimetype, size: file.size, body };
+  }
+}
+
+function assertUsable(link: { revokedAt: Date | null; expiresAt: Date | null }): void {
+  if (link.revokedAt) throw new GoneError('This link has been revoked');
+  if (link.expiresAt && link.expiresAt.getTime() <= Date.now()) throw new GoneError('This link has expired');
+}

@@ -1,0 +1,141 @@
+import { Injectable } from '@nestjs/common';
+import { Brackets, DataSource, In, SelectQueryBuilder } from 'typeorm';
+import { ConversationFileEntity, FileOrigin } from '../entities';
+import { Db, Scope } from './scope';
+
+export interface NewConversationFile {
+  id: string;
+  name: string;
+  mimetype: string;
+  storageKey: string;
+}
+
+export interface NewAgentFile extends NewConversationFile {
+  size: number;
+  messageId: string;
+}
+
+/**
+ * Whose files a scope sees: the organization's, and when an end user is named, that user's files and the
+ * files uploaded without a user (a permission that named none belongs to the whole organization).
+ */
+function whereVisible(
+  query: SelectQueryBuilder<ConversationFileEntity>,
+  scope: Scope,
+): SelectQueryBuilder<ConversationFileEntity> {
+  query.andWhere('f.org_id = :orgId', { orgId: scope.orgId });
+  if (scope.userId != null) {
+    query.andWhere(
+      new Brackets((q) =>
+        q.where('f.user_id IS NULL').orWhere('f.user_id = :userId', { userId: scope.userId }),
+      ),
+    );
+  }
+  return query;
+}
+
+/** Conversation files. "Missing" and "not yours" are the same null. */
+@Injectable()
+export class ConversationFileRepository {
+  constructor(private readonly db: DataSource) {}
+
+  /** A user's file, before its bytes reach the storage host. */
+  async createPending(
+    scope: Scope,
+    file: NewConversationFile,
+    db: Db = this.db.manager,
+  ): Promise<ConversationFileEntity> {
+    return this.insert(db, {
+      ...file,
+      orgId: scope.orgId,
+      userId: scope.userId ?? null,
+      size: 0,
+      origin: 'user',
+      status: 'pending',
+      messageId: null,
+      uploadedAt: null,
+    });
+  }
+
+  /** A file an agent wrote while answering `messageId`; its bytes are already stored. */
+  async createAgentFile(
+    scope: Scope,
+    file: NewAgentFile,
+    db: Db = this.db.manager,
+  ): Promise<ConversationFileEntity> {
+    return this.insert(db, {
+      ...file,
+      orgId: scope.orgId,
+      userId: scope.userId ?? null,
+      origin: 'agent' as FileOrigin,
+      status: 'uploaded',
+      uploadedAt: new Date(),
+    });
+  }
+
+  findVisible(scope: Scope, id: string, db: Db = this.db.manager): Promise<ConversationFileEntity | null> {
+    return whereVisible(
+      db.getRepository(ConversationFileEntity).createQueryBuilder('f').where('f.id = :id', { id }),
+      scope,
+    ).getOne();
+  }
+
+  /** Any file by id: for a public share link, whose own id is what grants access. */
+  findById(id: string, db: Db = this.db.manager): Promise<ConversationFileEntity | null> {
+    return db.getRepository(ConversationFileEntity).findOneBy({ id });
+  }
+
+  /** The visible files among `ids`, in no particular order. */
+  findManyVisible(scope: Scope, ids: string[], db: Db = this.db.manager): Promise<ConversationFileEntity[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return whereVisible(
+      db.getRepository(ConversationFileEntity).createQueryBuilder('f').where('f.id IN (:...ids)', { ids }),
+      scope,
+    ).getMany();
+  }
+
+  /** The organization's uploaded files among `ids` and the files agents wrote for `messageIds`. */
+  findForMessages(
+    orgId: string,
+    ids: string[],
+    messageIds: string[],
+    db: Db = this.db.manager,
+  ): Promise<ConversationFileEntity[]> {
+    if (ids.length === 0 && messageIds.length === 0) return Promise.resolve([]);
+    const repository = db.getRepository(ConversationFileEntity);
+    return repository.find({
+      where: [
+        ...(ids.length > 0 ? [{ orgId, id: In(ids), status: 'uploaded' as const }] : []),
+        ...(messageIds.length > 0 ? [{ orgId, messageId: In(messageIds), origin: 'agent' as const }] : []),
+      ],
+      order: { createdAt: 'ASC', id: 'ASC' },
+    });
+  }
+
+  /**
+   * Records what the storage host holds for a pending file; the file as it is now, or null when it is gone.
+   * A file already marked uploaded keeps its first record (the object is written once).
+   */
+  async markUploaded(
+    id: string,
+    stored: { size: number; mimetype: string },
+    db: Db = this.db.manager,
+  ): Promise<ConversationFileEntity | null> {
+    await db
+      .getRepository(ConversationFileEntity)
+      .createQueryBuilder()
+      .update()
+      .set({ status: 'uploaded', size: stored.size, mimetype: stored.mimetype, uploadedAt: () => 'now()' })
+      .where('id = :id AND status = :pending', { id, pending: 'pending' })
+      .execute();
+    return db.getRepository(ConversationFileEntity).findOneBy({ id });
+  }
+
+  private async insert(db: Db, values: Partial<ConversationFileEntity>): Promise<ConversationFileEntity> {
+    const repository = db.getRepository(ConversationFileEntity);
+    const id = values.id!;
+    await repository.insert(repository.create({ createdAt: new Date(), ...values }));
+    // Read back: TypeORM merges generated values into the inserted object without the column transformers.
+    return (await repository.findOneBy({ id }))!;
+  }
+}

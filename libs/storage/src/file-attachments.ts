@@ -1,0 +1,232 @@
+import { Injectable } from '@nestjs/common';
+import { Settings } from '@app/config';
+import { ConversationFileResponse, InvalidInputError, ValidationIssue } from '@app/contracts';
+import {
+  ConversationFileEntity,
+  ConversationFileRepository,
+  newId,
+  Scope,
+  ShareLinkRepository,
+} from '@app/persistence';
+import { attachmentKind, extractText, PARSE_MAX_BYTES, readAtMost } from './attachment-text';
+import { toConversationFileResponse, toShareLinkResponse } from './file.mapper';
+import { StorageDriver } from './storage-driver';
+
+/** Where a file's bytes live: by organization and file id only (the name, a client's text, stays in the row). */
+export const storageKeyOf = (orgId: string, fileId: string): string => `uploads/${orgId}/${fileId}`;
+
+/** A message as far as its files are concerned (structurally a MessageEntity). */
+export interface MessageWithFiles {
+  id: string;
+  fileIds?: string[] | null;
+}
+
+/** An image attached to a message, for models that take images. */
+export interface ImageAttachment {
+  name: string;
+  mediaType: string;
+  data: Buffer;
+}
+
+/** Images larger than this are not sent to a model. */
+const IMAGE_MAX_BYTES = 5 * 1024 * 1024;
+
+/**
+ * Files attached to messages, for the chat use cases, data sources (drag-and-drop) and the agent runtime:
+ * checks that ids name uploaded files of the caller, renders ConversationFile, reads attachments as text for
+ * the model, and stores the files an agent writes.
+ */
+@Injectable()
+export class FileAttachments {
+  constructor(
+    private readonly files: ConversationFileRepository,
+    private readonly links: ShareLinkRepository,
+    private readonly storage: StorageDriver,
+    private readonly settings: Settings,
+  ) {}
+
+  get publicBaseUrl(): string {
+    return this.settings.publicBaseUrl ?? `http://127.0.0.1:${this.settings.port}`;
+  }
+
+  /**
+   * The files `fileIds` name, in order, each uploaded and visible to `scope` (its organization, and its end
+   * user when one is named); else 422 at the first bad index of `loc` (CONTRACTS §8). A file whose upload
+   * the service has not seen yet is looked up on the storage host: its real size and type are recorded.
+   */
+  async requireUploaded(
+    scope: Scope,
+    fileIds: string[],
+    loc: (string | number)[] = ['body', 'message', 'file_ids'],
+  ): Promise<ConversationFileEntity[]> {
+    const found = new Map(
+      (await this.files.findManyVisible(scope, fileIds.filter(isUuid))).map((f) => [f.id, f]),
+    );
+    const issues: ValidationIssue[] = [];
+    const files: ConversationFileEntity[] = [];
+    for (const [index, id] of fileIds.entries()) {
+      const file = found.get(id);
+      const uploaded = file ? await this.refresh(file) : null;
+      if (uploaded) {
+        files.push(uploaded);
+        continue;
+      }
+      issues.push({
+        loc: [...loc, index],
+        msg: file ? 'Value error, the file has not been uploaded yet' : 'Value error, unknown file id',
+        type: 'value_error',
+        input: id,
+      });
+    }
+    if (issues.length > 0) throw new InvalidInputError(issues);
+    return files;
+  }
+
+  /** One visible, uploaded file; null when missing, not the caller's or not uploaded yet. */
+  async findUploaded(scope: Scope, id: string): Promise<ConversationFileEntity | null> {
+    if (!isUuid(id)) return null;
+    const file = await this.files.findVisible(scope, id);
+    return file ? this.refresh(file) : null;
+  }
+
+  /** `Message.files` of each message: the user's attached files, then those its agent wrote. */
+  async filesByMessage(
+    scope: Scope,
+    messages: MessageWithFiles[],
+  ): Promise<Map<string, ConversationFileResponse[]>> {
+    const attached = [...new Set(messages.flatMap((message) => message.fileIds ?? []))];
+    const files = await this.files.findForMessages(
+      scope.orgId,
+      attached,
+      messages.map((message) => message.id),
+    );
+    const rendered = new Map<string, ConversationFileResponse>();
+    for (const response of await this.toResponses(files)) rendered.set(response.id, response);
+    const byMessage = new Map<string, ConversationFileResponse[]>();
+    for (const message of messages) {
+      const own = (message.fileIds ?? []).map((id) => rendered.get(id));
+      const written = files.filter((file) => file.origin === 'agent' && file.messageId === message.id);
+      byMessage.set(message.id, [
+        ...own.filter((file): file is ConversationFileResponse => file !== undefined),
+        ...written.map((file) => rendered.get(file.id)!),
+      ]);
+    }
+    return byMessage;
+  }
+
+  /** ConversationFile of each file, with its share links and a fresh download address. */
+  async toResponses(files: ConversationFileEntity[]): Promise<ConversationFileResponse[]> {
+    const links = await this.links.listByFiles(files.map((file) => file.id));
+    const now = new Date();
+    return Promise.all(
+      files.map(async (file) =>
+        toConversationFileResponse(
+          file,
+          links
+            .filter((link) => link.fileId === file.id)
+            .map((link) => toShareLinkResponse(link, this.publicBaseUrl, now)),
+          await this.storage.downloadUrl(file.storageKey, {
+            expiresInSeconds: this.settings.downloadUrlTtlSeconds,
+            filename: file.name,
+            contentType: file.mimetype,
+          }),
+        ),
+      ),
+    );
+  }
+
+  /**
+   * The attached files as text for the model, within ATTACHMENT_TEXT_MAX_CHARS for all of them together:
+   * plain text, Markdown, CSV, JSON, PDF and DOCX are read; other files are named with their type and size.
+   * Empty when `fileIds` is.
+   */
+  async attachmentTextForModel(scope: Scope, fileIds: string[]): Promise<string> {
+    const files = await this.visibleInOrder(scope, fileIds);
+    let budget = this.settings.attachmentTextMaxChars;
+    const sections: string[] = [];
+    for (const file of files) {
+      const header = `Attached file "${file.name}" (${file.mimetype}, ${file.size} bytes)`;
+      const { text, note } = await this.readText(file, budget);
+      if (text === null) {
+        sections.push(`${header}: ${note}`);
+        continue;
+      }
+      const shown = text.length > budget ? text.slice(0, budget) : text;
+      budget -= shown.length;
+      const cut = shown.length < text.length || note ? '\n[… truncated]' : '';
+      sections.push(`${header}:\n${shown}${cut}`);
+    }
+    return sections.join('\n\n');
+  }
+
+  /** The attached images (each at most 5 MiB), for models that accept images. */
+  async imagesForModel(scope: Scope, fileIds: string[]): Promise<ImageAttachment[]> {
+    const images: ImageAttachment[] = [];
+    for (const file of await this.visibleInOrder(scope, fileIds)) {
+      if (attachmentKind(file.mimetype, file.name) !== 'image' || file.size > IMAGE_MAX_BYTES) continue;
+      const stream = await this.storage.read(file.storageKey);
+      if (!stream) continue;
+      const { bytes } = await readAtMost(stream, IMAGE_MAX_BYTES);
+      images.push({ name: file.name, mediaType: file.mimetype, data: bytes });
+    }
+    return images;
+  }
+
+  /** Stores a file an agent wrote while answering `messageId`; it shows in that message's files. */
+  async saveAgentFile(
+    scope: Scope,
+    messageId: string,
+    file: { name: string; mimetype: string; body: Buffer },
+  ): Promise<ConversationFileResponse> {
+    const id = newId();
+    const storageKey = storageKeyOf(scope.orgId, id);
+    await this.storage.put(storageKey, file.body, file.mimetype);
+    const stored = await this.files.createAgentFile(scope, {
+      id,
+      name: file.name,
+      mimetype: file.mimetype,
+      size: file.body.length,
+      storageKey,
+      messageId,
+    });
+    return (await this.toResponses([stored]))[0];
+  }
+
+  /** The file as the storage host now has it; null while its bytes have not arrived. */
+  private async refresh(file: ConversationFileEntity): Promise<ConversationFileEntity | null> {
+    if (file.status === 'uploaded') return file;
+    const stored = await this.storage.head(file.storageKey);
+    if (!stored) return null;
+    return this.files.markUploaded(file.id, { size: stored.size, mimetype: stored.contentType });
+  }
+
+  private async visibleInOrder(scope: Scope, fileIds: string[]): Promise<ConversationFileEntity[]> {
+    const files = await this.files.findManyVisible(scope, fileIds.filter(isUuid));
+    const byId = new Map(files.filter((file) => file.status === 'uploaded').map((file) => [file.id, file]));
+    return fileIds.map((id) => byId.get(id)).filter((file): file is ConversationFileEntity => !!file);
+  }
+
+  private async readText(
+    file: ConversationFileEntity,
+    budget: number,
+  ): Promise<{ text: string | null; note?: string }> {
+    const kind = attachmentKind(file.mimetype, file.name);
+    if (kind === 'image' || kind === 'other') return { text: null, note: 'not readable as text' };
+    if (budget <= 0) return { text: null, note: 'left out, the attachment text budget is spent' };
+    if (kind !== 'text' && file.size > PARSE_MAX_BYTES) return { text: null, note: 'too large to read' };
+    const stream = await this.storage.read(file.storageKey);
+    if (!stream) return { text: null, note: 'missing from storage' };
+    // Text: four bytes a character at most is enough for the budget. Documents are parsed whole.
+    const { bytes, complete } = await readAtMost(stream, kind === 'text' ? budget * 4 : PARSE_MAX_BYTES);
+    try {
+      const text = await extractText(kind, bytes);
+      return { text, note: complete ? undefined : 'partial' };
+    } catch {
+      return { text: null, note: 'could not be read' };
+    }
+  }
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Only a UUID can name a file (the column is uuid): anything else is unknown. */
+const isUuid = (id: string): boolean => UUID.test(id);

@@ -1,0 +1,55 @@
+import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { FastifyInstance } from 'fastify';
+import { Settings } from '@app/config';
+import { S3Driver } from './s3.driver';
+import { StorageDriver } from './storage-driver';
+import { buildStorageHost } from './storage-host';
+
+const DEV_SECRET = new Settings().storageSigningSecret;
+
+/**
+ * Runs in the gateway. With STORAGE_DRIVER=local it starts the embedded storage host on STORAGE_PORT, so one
+ * process (or `npm start`) serves uploads with no other service, and closes it on shutdown. With s3 it makes
+ * sure the bucket exists.
+ */
+@Injectable()
+export class LocalStorageHost implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger(LocalStorageHost.name);
+  private host: FastifyInstance | null = null;
+
+  constructor(
+    private readonly settings: Settings,
+    private readonly storage: StorageDriver,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (this.storage instanceof S3Driver) {
+      await this.storage
+        .ensureBucket()
+        .catch((error: Error) =>
+          this.logger.warn({ err: error, bucket: this.settings.s3Bucket }, 'could not check the S3 bucket'),
+        );
+      return;
+    }
+    if (this.settings.storageSigningSecret === DEV_SECRET) {
+      this.logger.warn(
+        'STORAGE_SIGNING_SECRET is the development default: set one of your own in production',
+      );
+    }
+    this.host = await buildStorageHost({
+      dir: this.settings.storageDir,
+      signingSecret: this.settings.storageSigningSecret,
+      maxBytes: this.settings.uploadMaxBytes,
+    });
+    await this.host.listen({ port: this.settings.storagePort, host: this.settings.host });
+    this.logger.log(
+      { port: this.settings.storagePort, dir: this.settings.storageDir },
+      'storage host listening',
+    );
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.host?.close();
+    this.host = null;
+  }
+}

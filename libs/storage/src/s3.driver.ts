@@ -1,0 +1,135 @@
+import {
+  CreateBucketCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadBucketCommand,
+  HeadObjectCommand,
+  PutObjectCommand,
+  S3Client,
+  S3ClientConfig,
+} from '@aws-sdk/client-s3';
+import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { Readable } from 'node:stream';
+import { attachmentDisposition } from './content-disposition';
+import {
+  DownloadUrlOptions,
+  FILE_ID_FIELD,
+  PresignedUpload,
+  StorageDriver,
+  StoredObject,
+  UploadPolicyInput,
+} from './storage-driver';
+
+export interface S3DriverOptions {
+  bucket: string;
+  region: string;
+  endpoint?: string;
+  /** The endpoint as clients reach it (presigned addresses are signed for it); defaults to `endpoint`. */
+  publicEndpoint?: string;
+  accessKeyId?: string;
+  secretAccessKey?: string;
+  forcePathStyle: boolean;
+}
+
+const isNotFound = (error: unknown): boolean => {
+  const failure = error as { name?: string; $metadata?: { httpStatusCode?: number } };
+  return (
+    failure.name === 'NotFound' || failure.name === 'NoSuchKey' || failure.$metadata?.httpStatusCode === 404
+  );
+};
+
+/** An S3-compatible bucket (AWS, MinIO): browser POST uploads, presigned GET downloads. */
+export class S3Driver extends StorageDriver {
+  private readonly client: S3Client;
+  /** Signs the addresses handed to clients; only differs from `client` by its endpoint. */
+  private readonly publicClient: S3Client;
+
+  constructor(private readonly options: S3DriverOptions) {
+    super();
+    const config = (endpoint?: string): S3ClientConfig => ({
+      region: options.region,
+      endpoint,
+      forcePathStyle: options.forcePathStyle,
+      credentials:
+        options.accessKeyId && options.secretAccessKey
+          ? { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey }
+          : undefined,
+    });
+    this.client = new S3Client(config(options.endpoint));
+    this.publicClient = new S3Client(config(options.publicEndpoint ?? options.endpoint));
+  }
+
+  async presignUpload(input: UploadPolicyInput): Promise<PresignedUpload> {
+    const { url, fields } = await createPresignedPost(this.publicClient, {
+      Bucket: this.options.bucket,
+      Key: input.key,
+      Conditions: [
+        ['content-length-range', 0, input.maxBytes],
+        { 'Content-Type': input.contentType },
+        { [FILE_ID_FIELD]: input.fileId },
+      ],
+      Fields: { 'Content-Type': input.contentType, [FILE_ID_FIELD]: input.fileId },
+      Expires: input.expiresInSeconds,
+    });
+    return { url, fields };
+  }
+
+  async head(key: string): Promise<StoredObject | null> {
+    try {
+      const head = await this.client.send(new HeadObjectCommand({ Bucket: this.options.bucket, Key: key }));
+      return { size: head.ContentLength ?? 0, contentType: head.ContentType ?? 'application/octet-stream' };
+    } catch (error) {
+      if (isNotFound(error)) return null;
+      throw error;
+    }
+  }
+
+  async read(key: string): Promise<Readable | null> {
+    try {
+      const object = await this.client.send(new GetObjectCommand({ Bucket: this.options.bucket, Key: key }));
+      return object.Body as Readable;
+    } catch (error) {
+      if (isNotFound(error)) return null;
+      throw error;
+    }
+  }
+
+  async put(key: string, body: Buffer, contentType: string): Promise<void> {
+    await this.client.send(
+      new PutObjectCommand({ Bucket: this.options.bucket, Key: key, Body: body, ContentType: contentType }),
+    );
+  }
+
+  async delete(key: string): Promise<void> {
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.options.bucket, Key: key }));
+  }
+
+  downloadUrl(key: string, options: DownloadUrlOptions): Promise<string> {
+    return getSignedUrl(
+      this.publicClient,
+      new GetObjectCommand({
+        Bucket: this.options.bucket,
+        Key: key,
+        ResponseContentType: options.contentType,
+        ResponseContentDisposition: attachmentDisposition(options.filename),
+      }),
+      { expiresIn: options.expiresInSeconds },
+    );
+  }
+
+  /** Creates the bucket when it does not exist yet (a fresh MinIO). */
+  async ensureBucket(): Promise<void> {
+    try {
+      await this.client.send(new HeadBucketCommand({ Bucket: this.options.bucket }));
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+      await this.client.send(new CreateBucketCommand({ Bucket: this.options.bucket }));
+    }
+  }
+
+  destroy(): void {
+    this.client.destroy();
+    this.publicClient.destroy();
+  }
+}

@@ -1,0 +1,219 @@
+import fastifyMultipart, { MultipartFile } from '@fastify/multipart';
+import Fastify, { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { createWriteStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { pipeline } from 'node:stream/promises';
+import { Transform, Writable } from 'node:stream';
+import { attachmentDisposition } from './content-disposition';
+import { isValidKey, LocalDiskStore } from './local-disk.store';
+import {
+  downloadSigningText,
+  LOCAL_ALGORITHM,
+  PolicyCondition,
+  UploadPolicy,
+  verifySignature,
+} from './local-signing';
+import { FILE_ID_FIELD } from './storage-driver';
+
+export interface StorageHostOptions {
+  dir: string;
+  signingSecret: string;
+  /** Largest object any policy may allow; a body far beyond it is refused before it is read. */
+  maxBytes: number;
+}
+
+/** Room for the form's fields and multipart framing on top of the file itself. */
+const FORM_OVERHEAD_BYTES = 64 * 1024;
+/** Fields the signature covers itself; every other field must be named by a policy condition (as S3 does). */
+const SIGNATURE_FIELDS = ['policy', 'x-amz-signature', 'x-amz-algorithm'];
+
+class Refusal extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const drain = (file: MultipartFile): Promise<void> =>
+  pipeline(file.file, new Writable({ write: (_chunk, _encoding, done) => done() }));
+
+/** Checks a form against its signed policy; the form's field names are lower-cased. */
+function verifyForm(
+  secret: string,
+  form: Map<string, string>,
+): { key: string; contentType: string; range: [number, number] } {
+  const encoded = form.get('policy');
+  const signature = form.get('x-amz-signature');
+  if (!encoded || !signature) throw new Refusal(403, 'AccessDenied', 'Policy and signature are required');
+  if (form.get('x-amz-algorithm') !== LOCAL_ALGORITHM) {
+    throw new Refusal(400, 'InvalidArgument', `X-Amz-Algorithm must be ${LOCAL_ALGORITHM}`);
+  }
+  if (!verifySignature(secret, encoded, signature)) {
+    throw new Refusal(403, 'SignatureDoesNotMatch', 'The policy signature does not match');
+  }
+  const policy = JSON.parse(Buffer.from(encoded, 'base64').toString('utf8')) as UploadPolicy;
+  if (!(Date.parse(policy.expiration) > Date.now())) {
+    throw new Refusal(403, 'AccessDenied', 'Invalid according to Policy: Policy expired');
+  }
+  let range: [number, number] | null = null;
+  const covered = new Set(SIGNATURE_FIELDS);
+  for (const condition of policy.conditions as PolicyCondition[]) {
+    if (Array.isArray(condition)) {
+      range = [condition[1], condition[2]];
+      continue;
+    }
+    for (const [name, value] of Object.entries(condition)) {
+      covered.add(name.toLowerCase());
+      if (form.get(name.toLowerCase()) !== value) {
+        throw new Refusal(
+          403,
+          'AccessDenied',
+          `Invalid according to Policy: Policy Condition failed: ${name}`,
+        );
+      }
+    }
+  }
+  const extra = [...form.keys()].find((name) => !covered.has(name));
+  if (extra)
+    throw new Refusal(403, 'AccessDenied', `Invalid according to Policy: Extra input fields: ${extra}`);
+  const key = form.get('key');
+  if (!key || !isValidKey(key) || !range)
+    throw new Refusal(403, 'AccessDenied', 'Invalid according to Policy');
+  return { key, contentType: form.get('content-type') ?? 'application/octet-stream', range };
+}
+
+/**
+ * The embedded storage host (STORAGE_DRIVER=local): its own listener, reached by clients without the
+ * service token. POST /upload takes S3's browser-upload form (fields, then `file`) and stores the file when
+ * the signed policy allows it (signature, expiry, key, content type, size range): 204. GET /files/<key> serves
+ * an object to whoever holds a signed, unexpired address.
+ */
+export async function buildStorageHost(options: StorageHostOptions): Promise<FastifyInstance> {
+  const store = new LocalDiskStore(options.dir);
+  const app = Fastify({ logger: false });
+  await app.register(fastifyMultipart, {
+    // One byte past the largest allowed file is enough to know it is too large; busboy drops the rest.
+    limits: { files: 1, fields: 20, fieldSize: 16 * 1024, fileSize: options.maxBytes + 1 },
+    throwFileSizeLimit: false,
+  });
+
+  app.setErrorHandler((error: Error & { statusCode?: number }, _request, reply) => {
+    if (error instanceof Refusal)
+      return reply.status(error.status).send({ code: error.code, detail: error.message });
+    const status = error.statusCode && error.statusCode < 500 ? error.statusCode : 400;
+    return reply.status(status).send({ code: 'MalformedPOSTRequest', detail: error.message });
+  });
+
+  app.post('/upload', async (request: FastifyRequest, reply: FastifyReply) => {
+    const length = Number(request.headers['content-length'] ?? 0);
+    if (length > options.maxBytes + FORM_OVERHEAD_BYTES) {
+      // Not worth reading: say so and drop the connection.
+      void reply.header('connection', 'close');
+      throw new Refusal(413, 'EntityTooLarge', 'Your proposed upload exceeds the maximum allowed size');
+    }
+    if (!request.isMultipart())
+      throw new Refusal(400, 'MalformedPOSTRequest', 'The body must be multipart/form-data');
+    const form = new Map<string, string>();
+    let refusal: Refusal | null = null;
+    let stored = false;
+    for await (const part of request.parts()) {
+      if (part.type === 'field') {
+        if (!stored && !refusal) form.set(part.fieldname.toLowerCase(), String(part.value));
+        continue;
+      }
+      if (stored || refusal || part.fieldname !== 'file') {
+        await drain(part);
+        continue;
+      }
+      try {
+        await storeFile(store, options.signingSecret, form, part);
+        stored = true;
+      } catch (error) {
+        if (!(error instanceof Refusal)) throw error;
+        refusal = error;
+      }
+    }
+    if (refusal) throw refusal;
+    if (!stored) throw new Refusal(400, 'MalformedPOSTRequest', 'The form has no file field');
+    return reply.status(204).send();
+  });
+
+  app.get('/files/*', async (request: FastifyRequest, reply: FastifyReply) => {
+    const key = (request.params as { '*': string })['*'];
+    const query = request.query as Record<string, string | undefined>;
+    const expires = Number(query.expires);
+    const name = query.name ?? '';
+    const type = query.type ?? '';
+    const signed =
+      isValidKey(key) &&
+      Number.isInteger(expires) &&
+      verifySignature(
+        options.signingSecret,
+        downloadSigningText(key, expires, name, type),
+        query.signature ?? '',
+      );
+    if (!signed) throw new Refusal(403, 'SignatureDoesNotMatch', 'The address signature does not match');
+    if (expires * 1000 <= Date.now()) throw new Refusal(403, 'AccessDenied', 'Request has expired');
+    const object = await store.head(key);
+    const body = object ? await store.read(key) : null;
+    if (!object || !body) throw new Refusal(404, 'NoSuchKey', 'The specified key does not exist');
+    return reply
+      .header('content-type', type || object.contentType)
+      .header('content-length', object.size)
+      .header('content-disposition', attachmentDisposition(name || key.split('/').pop()!))
+      .header('cache-control', 'private, no-store')
+      .send(body);
+  });
+
+  return app;
+}
+
+/** Verifies the form, then streams the file to disk, counting bytes against the policy's range. */
+async function storeFile(
+  store: LocalDiskStore,
+  secret: string,
+  form: Map<string, string>,
+  part: MultipartFile,
+): Promise<void> {
+  let verified: ReturnType<typeof verifyForm>;
+  try {
+    verified = verifyForm(secret, form);
+  } catch (error) {
+    await drain(part);
+    throw error instanceof Refusal
+      ? error
+      : new Refusal(400, 'MalformedPOSTRequest', 'The policy is not valid');
+  }
+  const [min, max] = verified.range;
+  const temp = await store.tempPath();
+  let size = 0;
+  const counter = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      size += chunk.length;
+      // Past the limit the bytes are still read (so the answer reaches the client) but no longer kept.
+      done(null, size > max ? undefined : chunk);
+    },
+  });
+  try {
+    await pipeline(part.file, counter, createWriteStream(temp));
+    if (size > max || part.file.truncated) {
+      throw new Refusal(413, 'EntityTooLarge', 'Your proposed upload exceeds the maximum allowed size');
+    }
+    if (size < min)
+      throw new Refusal(
+        400,
+        'EntityTooSmall',
+        'Your proposed upload is smaller than the minimum allowed size',
+      );
+    await store.commit(temp, verified.key, {
+      size,
+      contentType: verified.contentType,
+      metadata: { 'file-id': form.get(FILE_ID_FIELD) ?? '' },
+    });
+  } finally {
+    await rm(temp, { force: true });
+  }
+}

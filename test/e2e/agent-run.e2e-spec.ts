@@ -208,6 +208,32 @@ describe('agent runs', () => {
     expect(results[1]).toMatchObject({ name: 'clock', is_error: false });
   });
 
+  it('runs a reply that was stored but never enqueued (the sweep gives it its job)', async () => {
+    const { threadId } = await start('first');
+    await completed((await client.get(`/chat/${threadId}?user_id=${USER}`)).body.messages[1].id);
+    // A follow-up committed by a gateway that died before enqueueing it: rows only, no job.
+    const [question] = await queryDatabase<{ id: string }>(
+      environment.databaseUrl,
+      `INSERT INTO messages (id, thread_id, org_id, position, role, content, status, live, updated_at)
+       SELECT gen_random_uuid(), id, org_id, 2, 'user', '/say found again', 'success', false, now() - interval '1 hour'
+       FROM threads WHERE id = $1 RETURNING id`,
+      [threadId],
+    );
+    const [reply] = await queryDatabase<{ id: string }>(
+      environment.databaseUrl,
+      `INSERT INTO messages (id, thread_id, org_id, position, role, status, live, agent_id, reply_to_id, max_steps, updated_at)
+       SELECT gen_random_uuid(), id, org_id, 3, 'assistant', 'pending', true, agent_id, $2, 5, now() - interval '1 hour'
+       FROM threads WHERE id = $1 RETURNING id`,
+      [threadId, question.id],
+    );
+    const stream = await completed(reply.id, 15000);
+    const last = stream[stream.length - 1];
+    expect(last.type === 'message.completed' && last.message).toMatchObject({
+      status: 'success',
+      content: 'found again',
+    });
+  });
+
   it('cancels the running reply when its thread is deleted, within a second', async () => {
     const { threadId, replyId } = await start(`/sleep 200\n/say ${'word '.repeat(100)}`);
     const deadline = Date.now() + 10000;

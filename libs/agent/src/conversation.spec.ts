@@ -1,0 +1,70 @@
+import { MessageEntity, RunStepEntity, ToolCallEntity } from '@app/persistence';
+import { buildPrompt, idempotencyKey, parseArguments } from './conversation';
+
+const message = (role: 'user' | 'assistant', content: string): MessageEntity =>
+  Object.assign(new MessageEntity(), { role, content });
+
+describe('buildPrompt', () => {
+  it('drops the oldest turns to fit the context budget, never the newest', () => {
+    const history = [
+      message('user', 'a'.repeat(400)),
+      message('assistant', 'b'.repeat(400)),
+      message('user', 'c'.repeat(800)),
+    ];
+    const prompt = buildPrompt({
+      instructions: 'Be brief.',
+      history,
+      steps: [],
+      results: new Map(),
+      contextBudgetTokens: 150,
+    });
+    expect(prompt.map((turn) => turn.role)).toEqual(['system', 'user']);
+    expect(prompt[1]).toEqual({ role: 'user', content: [{ type: 'text', text: 'c'.repeat(800) }] });
+    const roomy = buildPrompt({
+      instructions: '',
+      history,
+      steps: [],
+      results: new Map(),
+      contextBudgetTokens: 1000,
+    });
+    expect(roomy.map((turn) => turn.role)).toEqual(['user', 'assistant', 'user']);
+  });
+
+  it("appends the reply's finished steps with their stored tool results", () => {
+    const step = Object.assign(new RunStepEntity(), {
+      messageId: 'm',
+      step: 1,
+      text: '',
+      toolCalls: [{ callId: 'c1', name: 'clock', arguments: '{}' }],
+    });
+    const result = Object.assign(new ToolCallEntity(), { output: 'not available', isError: true });
+    const prompt = buildPrompt({
+      instructions: '',
+      history: [message('user', 'hi')],
+      steps: [step],
+      results: new Map([[idempotencyKey('m', 1, 'c1'), result]]),
+      contextBudgetTokens: 1000,
+    });
+    expect(prompt.slice(1)).toEqual([
+      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'clock', input: {} }] },
+      {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: 'c1',
+            toolName: 'clock',
+            output: { type: 'error-text', value: 'not available' },
+          },
+        ],
+      },
+    ]);
+  });
+
+  it('reads tool arguments as an object only', () => {
+    expect(parseArguments('{"a":1}')).toEqual({ a: 1 });
+    expect(parseArguments('')).toEqual({});
+    expect(parseArguments('[1]')).toBeNull();
+    expect(parseArguments('{oops')).toBeNull();
+  });
+});

@@ -330,4 +330,23 @@ describe('file upload and share links', () => {
       expect((await anonymous.get('/share/not-a-link')).status).toBe(404);
     });
   });
+
+  it('documents the routes in the OpenAPI document', async () => {
+    const document = await anonymous.get('/openapi.json');
+    expect(document.status).toBe(200);
+    const upload = document.body.paths['/chat/files/upload'].get;
+    expect(upload.parameters.map((p: { name: string }) => p.name)).toEqual(
+      expect.arrayContaining(['filename', 'mimetype', 'user_id']),
+    );
+    expect(document.body.paths['/chat/files/{file_id}/share_links'].post).toBeDefined();
+    expect(document.body.paths['/chat/files/{file_id}/share_links/{link_id}'].delete).toBeDefined();
+    expect(document.body.paths['/share/{link_id}'].get.security).toEqual([]);
+  });
+
+  it('closes the embedded storage host when the gateway stops', async () => {
+    const permission = await client.get<Permission>('/chat/files/upload?filename=a.txt&mimetype=text/plain');
+    expect((await upload(permission.body, Buffer.from('before'))).status).toBe(204);
+    expect(await gateway.stop()).toBe(0);
+    await expect(upload(permission.body, Buffer.from('after'))).rejects.toThrow();
+  });
 });

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { ConversationFileResponse, ShareLinkResponse } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { PresignedUpload } from '@app/storage';
@@ -33,11 +33,21 @@ export class FilesController {
 
   /** Answers {url, fields}: POST them as multipart/form-data to `url`, then `file` last, without the token. */
   @Get('upload')
+  @ApiOperation({
+    summary: 'Get an upload permission (first step of the two-step upload)',
+    description:
+      'Answers {url, fields}. Second step: POST multipart/form-data to url with every field, then the field ' +
+      '`file` last, without x-service-token; the storage host answers 204, or refuses a file over the size ' +
+      'limit, an expired permission or altered fields. Put fields["x-amz-meta-file-id"] in message.file_ids.',
+  })
+  @ApiOkResponse({ description: '{url, fields} (API-SPEC 2.12)' })
   upload(@CurrentCaller() caller: Caller, @Query() query: UploadPermissionQuery): Promise<PresignedUpload> {
     return this.createUploadPermission.execute(caller, query);
   }
 
   @Get(':file_id')
+  @ApiOperation({ summary: 'An uploaded file as ConversationFile, with its share links' })
+  @ApiOkResponse({ description: 'ConversationFile (API-SPEC 2.5)' })
   get(
     @CurrentCaller() caller: Caller,
     @Param() params: FileParams,
@@ -47,6 +57,11 @@ export class FilesController {
   }
 
   @Post(':file_id/share_links')
+  @ApiOperation({
+    summary: 'Create a share link',
+    description: 'A public download address for the file, optionally expiring and password-protected.',
+  })
+  @ApiOkResponse({ description: 'ShareLink (API-SPEC 2.6)' })
   @HttpCode(200)
   share(
     @CurrentCaller() caller: Caller,
@@ -58,6 +73,8 @@ export class FilesController {
   }
 
   @Delete(':file_id/share_links/:link_id')
+  @ApiOperation({ summary: 'Revoke a share link; it stays listed with revoked: true' })
+  @ApiNoContentResponse({ description: 'Revoked' })
   @HttpCode(204)
   revoke(
     @CurrentCaller() caller: Caller,

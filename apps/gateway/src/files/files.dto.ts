@@ -1,3 +1,4 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsISO8601, IsOptional, IsString, IsUUID } from 'class-validator';
 import { MaxChars, MinChars, Pattern } from '@app/contracts';
 
@@ -9,16 +10,23 @@ export const SHARE_PASSWORD_MAX_CHARS = 1024;
 
 /** GET /chat/files/upload (API-SPEC 4.4, CONTRACTS §8). */
 export class UploadPermissionQuery {
+  @ApiProperty({ maxLength: FILENAME_MAX_CHARS, pattern: '^[^/]+$', example: 'report.pdf' })
   @IsString()
   @MaxChars(FILENAME_MAX_CHARS)
   @Pattern(/^[^/]+$/)
   filename: string;
 
+  @ApiProperty({
+    description: 'Media type of the file; the upload must send exactly this Content-Type',
+    pattern: MIMETYPE_PATTERN.source,
+    example: 'application/pdf',
+  })
   @IsString()
   @Pattern(MIMETYPE_PATTERN)
   mimetype: string;
 
   /** The end user the file belongs to; without it, any end user of the organization may attach it. */
+  @ApiPropertyOptional({ description: 'End user the file belongs to' })
   @IsOptional()
   @IsString()
   user_id?: string;
@@ -26,17 +34,20 @@ export class UploadPermissionQuery {
 
 /** The optional owner check of the file routes. */
 export class FileOwnerQuery {
+  @ApiPropertyOptional({ description: "When given, the file must be this end user's" })
   @IsOptional()
   @IsString()
   user_id?: string;
 }
 
 export class FileParams {
+  @ApiProperty({ format: 'uuid' })
   @IsUUID('all')
   file_id: string;
 }
 
 export class ShareLinkParams extends FileParams {
+  @ApiProperty({ format: 'uuid' })
   @IsUUID('all')
   link_id: string;
 }
@@ -44,11 +55,23 @@ export class ShareLinkParams extends FileParams {
 /** POST /chat/files/{file_id}/share_links (CONTRACTS §8). */
 export class CreateShareLinkDto {
   /** Null or absent: the link never expires. */
+  @ApiPropertyOptional({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'Null: never expires',
+  })
   @IsOptional()
   @IsISO8601({ strict: true })
   expires_at?: string | null;
 
   /** Null or absent: anyone holding the link may download. */
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    maxLength: SHARE_PASSWORD_MAX_CHARS,
+    description: 'Downloads then need it in the header x-share-password; stored hashed',
+  })
   @IsOptional()
   @IsString()
   @MinChars(1)

@@ -1,5 +1,5 @@
 import { Controller, Get, Headers, Param, Res, StreamableFile } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiHeader, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { FastifyReply } from 'fastify';
 import { attachmentDisposition } from '@app/storage';
 import { Public } from '../auth/public.decorator';
@@ -13,6 +13,17 @@ export class ShareController {
 
   @Public()
   @Get(':link_id')
+  @ApiOperation({
+    summary: 'Download a shared file (public: no x-service-token)',
+    description: 'Each answered download counts in access_count and sets last_accessed_at.',
+    security: [],
+  })
+  @ApiHeader({ name: 'x-share-password', required: false, description: 'The password of a protected link' })
+  @ApiResponse({ status: 200, description: "The file's bytes" })
+  @ApiResponse({ status: 401, description: 'Protected link, no password given' })
+  @ApiResponse({ status: 403, description: 'Wrong password' })
+  @ApiResponse({ status: 404, description: 'No such link' })
+  @ApiResponse({ status: 410, description: 'Revoked or expired' })
   async download(
     @Param('link_id') linkId: string,
     @Headers('x-share-password') password: string | undefined,

@@ -1,0 +1,213 @@
+import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+import { AddressInfo } from 'node:net';
+
+/**
+ * What a fake vendor does for one request, decided from the conversation it is sent (the same script for the
+ * OpenAI and the Anthropic fakes). Lines of the latest user text:
+ *
+ * - `call NAME {json}`: asks for tool NAME with those arguments (several lines: several calls in one step);
+ *   once the results are in the conversation, answers `Results: <each result>`.
+ * - `status CODE [N]`: answers HTTP CODE (429 with `retry-after: 0`) to the first N requests (default: all).
+ * - `cut`: streams `Partial answer` and then drops the connection.
+ * - `cut-early [N]`: drops the connection before any output, on the first N requests (default 1).
+ * - `hang`: streams `Waiting` and then sends nothing more.
+ * - anything else: answers `Vendor says: <text>`.
+ */
+export type FakePlan =
+  | { kind: 'text'; text: string }
+  | { kind: 'tools'; calls: { id: string; name: string; input: Record<string, unknown> }[] }
+  | { kind: 'status'; status: number; message: string }
+  | { kind: 'cut'; text: string }
+  | { kind: 'hang'; text: string };
+
+export interface FakeTurn {
+  userText: string;
+  /** Tool results sent after the latest user text, as text. */
+  toolResults: string[];
+}
+
+/** Input and output tokens every successful answer reports, so tests know what usage to expect. */
+export const FAKE_USAGE = { input: 100, output: 20 };
+
+export class FakeScript {
+  private readonly seen = new Map<string, number>();
+
+  plan(turn: FakeTurn): FakePlan {
+    const count = (this.seen.get(turn.userText) ?? 0) + 1;
+    this.seen.set(turn.userText, count);
+    const lines = turn.userText.split('\n').map((line) => line.trim());
+    const status = lines.map((line) => /^status (\d{3})(?: (\d+))?$/.exec(line)).find(Boolean);
+    if (status && count <= Number(status[2] ?? Infinity)) {
+      const code = Number(status[1]);
+      return { kind: 'status', status: code, message: STATUS_MESSAGES[code] ?? `fake error ${code}` };
+    }
+    const cutEarly = lines.map((line) => /^cut-early(?: (\d+))?$/.exec(line)).find(Boolean);
+    if (cutEarly && count <= Number(cutEarly[1] ?? 1)) return { kind: 'cut', text: '' };
+    if (lines.includes('cut')) return { kind: 'cut', text: 'Partial answer' };
+    if (lines.includes('hang')) return { kind: 'hang', text: 'Waiting' };
+    const calls = lines.flatMap((line, index) => {
+      const match = /^call (\S+)\s*(.*)$/.exec(line);
+      return match ? [{ id: `call_${index + 1}`, name: match[1], input: JSON.parse(match[2] || '{}') }] : [];
+    });
+    if (calls.length > 0) {
+      return turn.toolResults.length === 0
+        ? { kind: 'tools', calls }
+        : { kind: 'text', text: `Results: ${turn.toolResults.join(' | ')}` };
+    }
+    return { kind: 'text', text: `Vendor says: ${turn.userText}` };
+  }
+}
+
+const STATUS_MESSAGES: Record<number, string> = {
+  401: 'Incorrect API key provided',
+  429: 'Rate limit reached, slow down',
+  500: 'The server had an error while processing your request',
+  503: 'The engine is currently overloaded',
+};
+
+/** Pieces of a text a word each, joining back to the text. */
+export const words = (text: string): string[] => text.match(/\s*\S+\s*/g) ?? [];
+
+export const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export interface RecordedRequest {
+  path: string;
+  headers: IncomingMessage['headers'];
+  body: Record<string, any>;
+}
+
+/** A local HTTP server of a fake vendor: its base URL, the requests it got, and close(). */
+export abstract class FakeVendor {
+  readonly requests: RecordedRequest[] = [];
+  protected readonly script = new FakeScript();
+  private server?: Server;
+  private readonly open = new Set<ServerResponse>();
+  baseUrl = '';
+
+  async start(): Promise<this> {
+    this.server = createServer((req, res) => void this.receive(req, res));
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    this.baseUrl = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/v1`;
+    return this;
+  }
+
+  async close(): Promise<void> {
+    this.server?.closeAllConnections();
+    await new Promise((resolve) => this.server?.close(resolve));
+  }
+
+  protected abstract handle(request: RecordedRequest, res: ServerResponse): Promise<void>;
+
+  private async receive(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const request = {
+      path: req.url ?? '',
+      headers: req.headers,
+      body: JSON.parse(Buffer.concat(chunks).toString() || '{}'),
+    };
+    this.requests.push(request);
+    this.open.add(res);
+    res.on('close', () => this.open.delete(res));
+    await this.handle(request, res);
+  }
+
+  /** Starts an SSE response. */
+  protected sse(res: ServerResponse): void {
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  }
+
+  /** A cut connection: the client sees the stream break, not end. */
+  protected cut(res: ServerResponse): void {
+    res.socket?.destroy();
+  }
+}
+
+/** OpenAI chat completions (`POST /v1/chat/completions`, `stream: true`), SSE chunks as OpenAI sends them. */
+export class FakeOpenAI extends FakeVendor {
+  constructor(readonly apiKey: string) {
+    super();
+  }
+
+  protected async handle(request: RecordedRequest, res: ServerResponse): Promise<void> {
+    if (request.path !== '/v1/chat/completions') return json(res, 404, { error: { message: 'not found' } });
+    if (request.headers.authorization !== `Bearer ${this.apiKey}`) {
+      return json(res, 401, {
+        error: { message: 'Incorrect API key provided', type: 'invalid_request_error' },
+      });
+    }
+    const plan = this.script.plan(openaiTurn(request.body.messages));
+    if (plan.kind === 'status') {
+      const headers: Record<string, string> = plan.status === 429 ? { 'retry-after': '0' } : {};
+      return json(res, plan.status, { error: { message: plan.message, type: 'fake_error' } }, headers);
+    }
+    this.sse(res);
+    const model = request.body.model as string;
+    const chunk = async (choice: Record<string, unknown> | null, usage?: Record<string, number>) => {
+      const body = {
+        id: 'chatcmpl-fake',
+        object: 'chat.completion.chunk',
+        created: Math.floor(Date.now() / 1000),
+        model,
+        choices: choice ? [{ index: 0, ...choice }] : [],
+        ...(usage ? { usage } : {}),
+      };
+      res.write(`data: ${JSON.stringify(body)}\n\n`);
+      await pause(5);
+    };
+    await chunk({ delta: { role: 'assistant', content: '' }, finish_reason: null });
+    if (plan.kind === 'tools') {
+      for (const [index, call] of plan.calls.entries()) {
+        const args = JSON.stringify(call.input);
+        await chunk({
+          delta: {
+            tool_calls: [
+              { index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } },
+            ],
+          },
+          finish_reason: null,
+        });
+        // The arguments arrive in two pieces, as vendors split them.
+        for (const piece of [args.slice(0, 3), args.slice(3)]) {
+          await chunk({
+            delta: { tool_calls: [{ index, function: { arguments: piece } }] },
+            finish_reason: null,
+          });
+        }
+      }
+      await chunk({ delta: {}, finish_reason: 'tool_calls' });
+    } else {
+      for (const word of words(plan.text)) await chunk({ delta: { content: word }, finish_reason: null });
+      if (plan.kind === 'cut') return this.cut(res);
+      if (plan.kind === 'hang') return;
+      await chunk({ delta: {}, finish_reason: 'stop' });
+    }
+    const { input, output } = FAKE_USAGE;
+    await chunk(null, { prompt_tokens: input, completion_tokens: output, total_tokens: input + output });
+    res.end('data: [DONE]\n\n');
+  }
+}
+
+function openaiTurn(messages: { role: string; content: unknown }[]): FakeTurn {
+  const lastUser = messages.map((message) => message.role).lastIndexOf('user');
+  const content = messages[lastUser]?.content;
+  const userText =
+    typeof content === 'string'
+      ? content
+      : ((content as { type: string; text?: string }[]) ?? []).map((part) => part.text ?? '').join('');
+  const toolResults = messages
+    .slice(lastUser + 1)
+    .filter((message) => message.role === 'tool')
+    .map((message) => String(message.content));
+  return { userText, toolResults };
+}
+
+export function json(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify(body));
+}

@@ -39,7 +39,6 @@ export class ReplyFinisher {
       questions: success?.questions ?? null,
       structuredOutput: success?.structuredOutput ?? null,
       events: state.events,
-      usageTokens: await this.runs.usageTokens(reply.id),
     });
     if (!row) return;
     await state.emitOnce({ type: 'message.completed', message: messageLine(row, agent) });

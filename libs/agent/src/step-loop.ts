@@ -4,6 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { Settings } from '@app/config';
 import {
   AgentEntity,
+  GateQuery,
   MessageEntity,
   Question,
   RunRepository,
@@ -76,9 +77,16 @@ export class StepLoop {
     const steps = await this.runs.steps(reply.id);
     const results = new Map((await this.runs.toolResults(reply.id)).map((r) => [r.idempotencyKey, r]));
 
+    const gateQuery = (): GateQuery => ({
+      threadId: thread.id,
+      agentId: agent.id,
+      replyTokens: steps.reduce((sum, step) => sum + step.usageTokens, 0),
+    });
+    // Each checkpoint answers the next step's gate in its own round trip; the first one is asked here.
+    let gate = await this.runs.gate(gateQuery());
+
     for (let number = 1; ; number++) {
       const startedAt = performance.now();
-      const gate = await this.runs.beforeStep(thread.id, agent.id, reply.orgId);
       if (signal.aborted || gate.archived) return { kind: 'cancelled' };
       const stepStartedAt = new Date();
       let modelMs = 0;
@@ -112,7 +120,7 @@ export class StepLoop {
           modelMs = performance.now() - modelStarted - (output?.emitMs ?? 0);
           this.metrics.modelCallDuration.observe({ model: agent.model }, modelMs / 1000);
         }
-        step = await this.runs.saveStep(
+        ({ step, gate } = await this.runs.saveStep(
           Object.assign(new RunStepEntity(), {
             messageId: reply.id,
             step: number,
@@ -125,8 +133,8 @@ export class StepLoop {
             contentLength: state.content.length,
             startedAt: stepStartedAt,
           }),
-          { agentId: agent.id, orgId: reply.orgId },
-        );
+          gateQuery(),
+        ));
         steps.push(step);
       }
 
@@ -160,7 +168,7 @@ export class StepLoop {
           const durationMs = performance.now() - toolStarted;
           toolMs += durationMs;
           if (signal.aborted) return { kind: 'cancelled' };
-          result = await this.runs.saveToolResult(
+          ({ result, gate } = await this.runs.saveToolResult(
             Object.assign(new ToolCallEntity(), {
               idempotencyKey: key,
               messageId: reply.id,
@@ -172,7 +180,8 @@ export class StepLoop {
               isError,
               durationMs: Math.round(durationMs),
             }),
-          );
+            gateQuery(),
+          ));
           results.set(key, result);
         }
         await state.emitOnce({

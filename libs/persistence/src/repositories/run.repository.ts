@@ -12,8 +12,42 @@ export interface ReplyOutcome {
   questions: Question[] | null;
   structuredOutput: Record<string, unknown> | null;
   events: Record<string, unknown>[];
-  usageTokens: number;
 }
+
+/** What a run checks before each step: its thread archived (DELETE /chat/{id}), its token budget spent. */
+export interface RunGate {
+  archived: boolean;
+  budgetSpent: boolean;
+}
+
+/** Whose gate: the reply's thread and agent (its organization's budget too), the tokens the reply spent so far. */
+export interface GateQuery {
+  threadId: string;
+  agentId: string;
+  /** Not yet in the counters: a reply's tokens are added when it ends. */
+  replyTokens: number;
+}
+
+interface GateRow {
+  saved: number;
+  archived: boolean;
+  spent: boolean;
+}
+
+/** The gate as select-list items, on parameters $1 thread, $2 agent and $3 the reply's tokens. */
+const GATE_SQL = `
+  COALESCE((SELECT archived_at IS NOT NULL FROM threads WHERE id = $1), true) AS archived,
+  EXISTS (SELECT 1 FROM agents WHERE id = $2 AND token_budget IS NOT NULL AND tokens_used + $3 >= token_budget)
+  OR EXISTS (SELECT 1 FROM organizations WHERE id = (SELECT org_id FROM agents WHERE id = $2)
+             AND token_budget IS NOT NULL AND tokens_used + $3 >= token_budget) AS spent`;
+
+const gateParams = (query: GateQuery, extraTokens: number): unknown[] => [
+  query.threadId,
+  query.agentId,
+  query.replyTokens + extraTokens,
+];
+
+const toGate = (row: GateRow): RunGate => ({ archived: row.archived, budgetSpent: row.spent });
 
 /** A live reply the sweep looks at. */
 export interface LiveReply {
@@ -83,23 +117,19 @@ export class RunRepository {
   }
 
   /**
-   * Stores a step once and adds its tokens to the agent's and the organization's counters (tokens_used =
-   * tokens_used + n), in one statement and so atomically. A second writer of the same step (a stale run)
-   * changes nothing and gets the first one back.
+   * Stores a step once (a second writer of the same step, a stale run, changes nothing and gets the first one
+   * back) and answers, in the same round trip, the gate of the next step.
    */
-  async saveStep(step: RunStepEntity, usage: { agentId: string; orgId: string }): Promise<RunStepEntity> {
-    const inserted: unknown[] = await this.db.query(
-      `WITH step AS (
+  async saveStep(step: RunStepEntity, gate: GateQuery): Promise<{ step: RunStepEntity; gate: RunGate }> {
+    const rows: GateRow[] = await this.db.query(
+      `WITH saved AS (
          INSERT INTO run_steps
            (message_id, step, text, tool_calls, questions, structured_output, usage_tokens, content_length, started_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-         ON CONFLICT (message_id, step) DO NOTHING RETURNING usage_tokens),
-       agent AS (
-         UPDATE agents SET tokens_used = tokens_used + step.usage_tokens FROM step WHERE id = $10 RETURNING 1),
-       org AS (
-         UPDATE organizations SET tokens_used = tokens_used + step.usage_tokens FROM step WHERE id = $11 RETURNING 1)
-       SELECT 1 FROM step, (SELECT count(*) FROM agent) a, (SELECT count(*) FROM org) o`,
+         VALUES ($4, $5, $6, $7, $8, $9, $10, $11, $12)
+         ON CONFLICT (message_id, step) DO NOTHING RETURNING 1)
+       SELECT (SELECT count(*) FROM saved)::int AS saved, ${GATE_SQL}`,
       [
+        ...gateParams(gate, step.usageTokens),
         step.messageId,
         step.step,
         step.text,
@@ -109,27 +139,37 @@ export class RunRepository {
         step.usageTokens,
         step.contentLength,
         step.startedAt,
-        usage.agentId,
-        usage.orgId,
       ],
     );
-    if (inserted.length > 0) return step;
-    return this.db
-      .getRepository(RunStepEntity)
-      .findOneByOrFail({ messageId: step.messageId, step: step.step });
+    const stored =
+      rows[0].saved > 0
+        ? step
+        : await this.db
+            .getRepository(RunStepEntity)
+            .findOneByOrFail({ messageId: step.messageId, step: step.step });
+    return { step: stored, gate: toGate(rows[0]) };
   }
 
   toolResults(messageId: string, db: Db = this.db.manager): Promise<ToolCallEntity[]> {
     return db.getRepository(ToolCallEntity).find({ where: { messageId }, order: { step: 'ASC' } });
   }
 
-  /** Stores a tool result once under its idempotency key; the stored one wins over a later duplicate. */
-  async saveToolResult(result: ToolCallEntity): Promise<ToolCallEntity> {
-    const inserted: unknown[] = await this.db.query(
-      `INSERT INTO tool_calls (idempotency_key, message_id, step, call_id, name, arguments, output, is_error, duration_ms)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-       ON CONFLICT (idempotency_key) DO NOTHING RETURNING 1`,
+  /**
+   * Stores a tool result once under its idempotency key (the stored one wins over a later duplicate) and
+   * answers, in the same round trip, the gate of the next step.
+   */
+  async saveToolResult(
+    result: ToolCallEntity,
+    gate: GateQuery,
+  ): Promise<{ result: ToolCallEntity; gate: RunGate }> {
+    const rows: GateRow[] = await this.db.query(
+      `WITH saved AS (
+         INSERT INTO tool_calls (idempotency_key, message_id, step, call_id, name, arguments, output, is_error, duration_ms)
+         VALUES ($4, $5, $6, $7, $8, $9, $10, $11, $12)
+         ON CONFLICT (idempotency_key) DO NOTHING RETURNING 1)
+       SELECT (SELECT count(*) FROM saved)::int AS saved, ${GATE_SQL}`,
       [
+        ...gateParams(gate, 0),
         result.idempotencyKey,
         result.messageId,
         result.step,
@@ -141,64 +181,48 @@ export class RunRepository {
         result.durationMs,
       ],
     );
-    if (inserted.length > 0) return result;
-    return this.db.getRepository(ToolCallEntity).findOneByOrFail({ idempotencyKey: result.idempotencyKey });
+    const stored =
+      rows[0].saved > 0
+        ? result
+        : await this.db
+            .getRepository(ToolCallEntity)
+            .findOneByOrFail({ idempotencyKey: result.idempotencyKey });
+    return { result: stored, gate: toGate(rows[0]) };
   }
 
-  /** Tokens the reply's steps spent so far. */
-  async usageTokens(messageId: string, db: Db = this.db.manager): Promise<number> {
-    const rows: { total: number }[] = await db.query(
-      `SELECT COALESCE(SUM(usage_tokens), 0)::int AS total FROM run_steps WHERE message_id = $1`,
-      [messageId],
-    );
-    return rows[0].total;
+  /** The gate of a run's first step. */
+  async gate(query: GateQuery): Promise<RunGate> {
+    const rows: GateRow[] = await this.db.query(`SELECT ${GATE_SQL}`, gateParams(query, 0));
+    return toGate(rows[0]);
   }
 
   /**
-   * What a run checks before each step, in one query: whether its thread was archived (DELETE /chat/{id}) and
-   * whether the agent's or the organization's token budget is spent.
+   * Writes the final row of a live reply and adds the tokens its steps spent to the agent's and the
+   * organization's counters (tokens_used = tokens_used + n), in one statement: a reply is counted once, when it
+   * stops being live. Null when it was no longer live (someone else ended it).
    */
-  async beforeStep(
-    threadId: string,
-    agentId: string,
-    orgId: string,
-  ): Promise<{ archived: boolean; budgetSpent: boolean }> {
-    const rows: { archived: boolean; spent: boolean }[] = await this.db.query(
-      `SELECT
-         COALESCE((SELECT archived_at IS NOT NULL FROM threads WHERE id = $1), true) AS archived,
-         EXISTS (SELECT 1 FROM agents WHERE id = $2 AND token_budget IS NOT NULL AND tokens_used >= token_budget)
-         OR EXISTS (SELECT 1 FROM organizations WHERE id = $3 AND token_budget IS NOT NULL AND tokens_used >= token_budget)
-         AS spent`,
-      [threadId, agentId, orgId],
+  async finish(messageId: string, outcome: ReplyOutcome): Promise<MessageEntity | null> {
+    const rows: unknown[] = await this.db.query(
+      `WITH usage AS (SELECT COALESCE(SUM(usage_tokens), 0)::int AS tokens FROM run_steps WHERE message_id = $1),
+       done AS (
+         UPDATE messages SET status = $2, live = false, content = $3, error_code = $4, questions = $5,
+           structured_output = $6, events = $7, usage_tokens = usage.tokens, completed_at = now(), updated_at = now()
+         FROM usage WHERE id = $1 AND live RETURNING agent_id, org_id, usage_tokens),
+       agent AS (UPDATE agents SET tokens_used = tokens_used + done.usage_tokens FROM done WHERE id = done.agent_id),
+       org AS (UPDATE organizations SET tokens_used = tokens_used + done.usage_tokens FROM done WHERE id = done.org_id)
+       SELECT 1 FROM done`,
+      [
+        messageId,
+        outcome.status,
+        outcome.content,
+        outcome.errorCode,
+        outcome.questions === null ? null : JSON.stringify(outcome.questions),
+        outcome.structuredOutput === null ? null : JSON.stringify(outcome.structuredOutput),
+        JSON.stringify(outcome.events),
+      ],
     );
-    return { archived: rows[0].archived, budgetSpent: rows[0].spent };
-  }
-
-  /** Writes the final row of a live reply; null when it was no longer live (someone else ended it). */
-  async finish(
-    messageId: string,
-    outcome: ReplyOutcome,
-    db: Db = this.db.manager,
-  ): Promise<MessageEntity | null> {
-    const result = await db
-      .createQueryBuilder()
-      .update(MessageEntity)
-      .set({
-        status: outcome.status,
-        live: false,
-        content: outcome.content,
-        errorCode: outcome.errorCode,
-        questions: outcome.questions,
-        structuredOutput: outcome.structuredOutput,
-        events: outcome.events,
-        usageTokens: outcome.usageTokens,
-        completedAt: () => 'now()',
-        updatedAt: () => 'now()',
-      } as QueryDeepPartialEntity<MessageEntity>)
-      .where('id = :messageId AND live', { messageId })
-      .execute();
-    if (!result.affected) return null;
-    return db.getRepository(MessageEntity).findOneBy({ id: messageId });
+    if (rows.length === 0) return null;
+    return this.db.getRepository(MessageEntity).findOneBy({ id: messageId });
   }
 
   /** Live replies not touched for `olderThanMs`: candidates for the sweep of forgotten replies. */

@@ -164,13 +164,18 @@ async function main(): Promise<void> {
   // One reply at a time: the overhead itself, not waiting for a connection behind other runs.
   for (let index = 0; index < 100; index++) await replies(1, '/tool clock {}\n/say one two three');
   const sequential = { overhead: [...overheads], steps: [...steps] };
-  // The machine's round trips right now, to read the overhead against (a step makes 5 to 7 of them).
+  // The machine's round trips right now, to read the overhead against: a step with a tool makes two durable
+  // inserts (the step, the tool result) and three to five Redis writes.
   const redis = new Redis(REDIS_URL);
-  const roundTrips = { postgres: [] as number[], redis: [] as number[] };
+  const roundTrips = { postgres: [] as number[], commit: [] as number[], redis: [] as number[] };
+  await db.query('CREATE TABLE bench_round_trip (id serial PRIMARY KEY, v text)');
   for (let index = 0; index < 200; index++) {
     let started = performance.now();
     await db.query('SELECT 1');
     roundTrips.postgres.push(performance.now() - started);
+    started = performance.now();
+    await db.query(`INSERT INTO bench_round_trip (v) VALUES ('x')`);
+    roundTrips.commit.push(performance.now() - started);
     started = performance.now();
     await redis.ping();
     roundTrips.redis.push(performance.now() - started);
@@ -203,7 +208,8 @@ async function main(): Promise<void> {
     );
   }
   console.log(
-    `round trip medians now: PostgreSQL ${fmt(median(roundTrips.postgres))} ms, Redis ${fmt(median(roundTrips.redis))} ms`,
+    `round trip medians now: PostgreSQL ${fmt(median(roundTrips.postgres))} ms, durable INSERT ` +
+      `${fmt(median(roundTrips.commit))} ms, Redis ${fmt(median(roundTrips.redis))} ms`,
   );
   for (const [label, sample] of Object.entries({ sequential, loaded })) {
     console.log(

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { MessageEntity, Question, RunStepEntity, ToolCallEntity } from '../entities';
 import { Db } from './scope';
 

@@ -1,4 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { McpToolsModule, WebToolModule } from '@app/agent';
 import { Settings, SettingsModule } from '@app/config';
 import { MemoryToolsModule } from '@app/memory';
 import { LoggingModule } from '@app/observability';
@@ -23,6 +24,8 @@ export class WorkerModule {
         AgentRunModule.forRoot(settings),
         WorkerHealthModule,
         MemoryToolsModule,
+        WebToolModule,
+        McpToolsModule,
       ],
     };
   }

@@ -12,3 +12,5 @@ export * from './step-loop';
 export * from './tools/clock.tool';
 export * from './tools/tool';
 export * from './tools/tool-registry';
+export * from './tools/mcp/mcp-tools.module';
+export * from './tools/web/web-tool.module';

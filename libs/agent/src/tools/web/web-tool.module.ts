@@ -1,0 +1,16 @@
+import { Module, OnModuleInit } from '@nestjs/common';
+import { ToolRegistry } from '../tool-registry';
+import { WebToolSource } from './web-tool';
+
+/** Registers the `web` tool with the (global) agent runtime's ToolRegistry. */
+@Module({ providers: [WebToolSource] })
+export class WebToolModule implements OnModuleInit {
+  constructor(
+    private readonly registry: ToolRegistry,
+    private readonly source: WebToolSource,
+  ) {}
+
+  onModuleInit(): void {
+    this.registry.register(this.source);
+  }
+}

@@ -1,0 +1,108 @@
+import { createServer, Server } from 'node:http';
+import { AddressInfo } from 'node:net';
+import { createAgent, createOrg, OrgFixture } from '../factories/admin';
+import { AppProcess, startGateway, startWorker } from '../support/processes';
+import { createTestEnvironment, TestEnvironment } from '../support/test-environment';
+import { ofType, runReply } from './models.support';
+
+/**
+ * The `web` tool on real processes: a worker with the deny-list relaxed (WEB_TOOL_ALLOW_PRIVATE) fetches a page
+ * of a local server; then a worker with the default settings refuses the same loopback address, by IP and by a
+ * name resolving to it, without a request reaching the server.
+ */
+let environment: TestEnvironment;
+let gateway: AppProcess;
+let worker: AppProcess | undefined;
+let org: OrgFixture;
+let agentId: string;
+let site: Server;
+let base: string;
+const hits: string[] = [];
+
+beforeAll(async () => {
+  site = createServer((req, res) => {
+    hits.push(req.url ?? '');
+    if (req.url === '/moved') {
+      res.writeHead(301, { location: '/article' }).end();
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end(
+      '<html><head><title>Tide tables</title><style>body{}</style></head>' +
+        '<body><h1>High tide</h1><p>At 06:12 and 18:40.</p><script>track()</script></body></html>',
+    );
+  });
+  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+  environment = await createTestEnvironment();
+  [gateway, worker] = await Promise.all([
+    startGateway(environment.env),
+    startWorker(environment.env, { WORKER_HEALTH_PORT: '0', WEB_TOOL_ALLOW_PRIVATE: 'true' }),
+  ]);
+  org = await createOrg(environment.env);
+  agentId = (await createAgent(environment.env, org.org, ['--tools', 'web'])).id;
+});
+
+afterAll(async () => {
+  await Promise.all([gateway?.stop(), worker?.stop()]);
+  site?.closeAllConnections();
+  await new Promise((resolve) => site?.close(resolve));
+  await environment?.dispose();
+});
+
+async function webResult(url: string, message: Record<string, unknown> = {}) {
+  const reply = await runReply(
+    gateway.url!,
+    org.key,
+    agentId,
+    `/tool web ${JSON.stringify({ url })}`,
+    message,
+  );
+  expect(reply.message.status).toBe('success');
+  const [result] = ofType(reply.lines, 'tool.result');
+  expect(result.name).toBe('web');
+  return result;
+}
+
+describe('with the deny-list relaxed', () => {
+  it('fetches a page and gives its readable text, following a redirect', async () => {
+    const result = await webResult(`${base}/moved`);
+    expect(result.is_error).toBe(false);
+    expect(result.output).toEqual({
+      url: `${base}/article`,
+      status: 200,
+      content_type: 'text/html; charset=utf-8',
+      title: 'Tide tables',
+      text: 'High tide\n\nAt 06:12 and 18:40.',
+      truncated: false,
+    });
+    expect(hits).toEqual(['/moved', '/article']);
+  });
+
+  it('is not offered when the message disables it', async () => {
+    const result = await webResult(`${base}/article`, { disabled_tools: ['web'] });
+    expect(result).toMatchObject({ is_error: true, output: 'tool web is not available' });
+  });
+});
+
+describe('with the default settings', () => {
+  beforeAll(async () => {
+    await worker?.stop();
+    worker = await startWorker(environment.env, { WORKER_HEALTH_PORT: '0' });
+    hits.length = 0;
+  });
+
+  it('refuses a loopback address, by IP and by a name resolving to it, without reaching it', async () => {
+    const byIp = await webResult(`${base}/article`);
+    expect(byIp).toMatchObject({
+      is_error: true,
+      output: `refused ${base}/article: 127.0.0.1 is a private, loopback or link-local address`,
+    });
+    const byName = await webResult(base.replace('127.0.0.1', 'localhost'));
+    expect(byName.is_error).toBe(true);
+    expect(byName.output).toMatch(
+      /^refused http:\/\/localhost:\d+\/: localhost resolves to a private, loopback or link-local address \((127\.0\.0\.1|::1)\)$/,
+    );
+    expect(hits).toEqual([]);
+  });
+});

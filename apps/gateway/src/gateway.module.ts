@@ -10,6 +10,7 @@ import { FilesModule } from './files/files.module';
 import { HttpErrorFilter } from './http/http-error.filter';
 import { MemoryModule } from './memory/memory.module';
 import { OpsModule } from './ops/ops.module';
+import { SourcesModule } from './sources/sources.module';
 import { StreamModule } from './stream/stream.module';
 
 /** The HTTP API: one module per area of the spec, behind the service-token guard. */
@@ -28,6 +29,7 @@ export class GatewayModule {
         OpsModule,
         FilesModule,
         MemoryModule,
+        SourcesModule,
         StreamModule,
       ],
       providers: [{ provide: APP_FILTER, useClass: HttpErrorFilter }],

@@ -8,6 +8,7 @@ import { QueuesModule } from '@app/queues';
 import { RedisModule } from '@app/redis';
 import { AgentRunModule } from './agent-run/agent-run.module';
 import { WorkerHealthModule } from './health/worker-health.module';
+import { SourceSyncModule } from './source-sync/source-sync.module';
 
 /** The worker: BullMQ processors for agent runs and source syncs, no HTTP routes. */
 @Module({})
@@ -22,6 +23,7 @@ export class WorkerModule {
         RedisModule,
         QueuesModule,
         AgentRunModule.forRoot(settings),
+        SourceSyncModule.forRoot(settings),
         WorkerHealthModule,
         MemoryToolsModule,
         WebToolModule,

@@ -1,3 +1,4 @@
 export * from './agent-run.queue';
 export * from './queues.module';
 export * from './run-cancellation';
+export * from './source-sync.queue';

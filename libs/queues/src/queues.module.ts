@@ -5,6 +5,7 @@ import { QUEUE } from '@app/contracts';
 import { createRedisConnection } from '@app/redis';
 import { AgentRunQueue } from './agent-run.queue';
 import { RunCancellation } from './run-cancellation';
+import { SourceSyncQueue } from './source-sync.queue';
 
 /**
  * BullMQ on the deployment's Redis, every queue key under REDIS_PREFIX. The gateway uses it to enqueue,
@@ -22,7 +23,7 @@ import { RunCancellation } from './run-cancellation';
     }),
     BullModule.registerQueue({ name: QUEUE.agentRun }, { name: QUEUE.sourceSync }),
   ],
-  providers: [AgentRunQueue, RunCancellation],
-  exports: [BullModule, AgentRunQueue, RunCancellation],
+  providers: [AgentRunQueue, RunCancellation, SourceSyncQueue],
+  exports: [BullModule, AgentRunQueue, RunCancellation, SourceSyncQueue],
 })
 export class QueuesModule {}

@@ -65,11 +65,9 @@ export class ConnectionTokens {
       if (current.access_token !== credentials.access_token && !expiresSoon(locked))
         return current.access_token;
       if (!current.refresh_token) {
-        throw new ConnectionRefusedError(
-          force
-            ? 'the store refused the access token and there is no refresh token'
-            : 'the access token expired and there is no refresh token',
-        );
+        throw force
+          ? new ConnectionRefusedError('the store refused the access token and there is no refresh token')
+          : new ConnectionRefusedError('the access token expired and there is no refresh token', 'expired');
       }
       const refreshed = await this.refresh(locked, current);
       locked.credentialsEncrypted = this.cipher.encrypt(refreshed);
@@ -92,7 +90,7 @@ export class ConnectionTokens {
         await this.probe(connection, token);
       } catch (error) {
         if (!(error instanceof ConnectionRefusedError)) throw error;
-        await this.markInoperative(connection.id, error.message);
+        await this.markInoperative(connection.id, error.message, error.status);
         return (await this.connections.findById(connection.id)) as ConnectionEntity;
       }
     }
@@ -105,11 +103,14 @@ export class ConnectionTokens {
   }
 
   /** The connection stops working: status error, inoperative, and its sources' syncs stop with the reason. */
-  async markInoperative(connectionId: string, reason: string): Promise<void> {
+  async markInoperative(
+    connectionId: string,
+    reason: string,
+    status: 'expired' | 'error' = 'error',
+  ): Promise<void> {
     const connection = await this.connections.findById(connectionId);
     if (!connection) return;
-    const expired = /expired/.test(reason);
-    connection.status = expired ? 'expired' : 'error';
+    connection.status = status;
     connection.inoperative = true;
     connection.statusReason = reason;
     connection.checkedAt = new Date();

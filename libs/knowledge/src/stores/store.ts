@@ -1,7 +1,17 @@
 import { DocumentEntity, ListedDocument, SourceSyncState } from '@app/persistence';
 
-/** The connection's credentials no longer work (refresh refused, 401 after a refresh): it becomes inoperative. */
-export class ConnectionRefusedError extends Error {}
+/**
+ * The connection's credentials no longer work (refresh refused, 401 after a refresh): it becomes inoperative,
+ * with status `expired` when its token ran out and there is no refresh token, else `error`.
+ */
+export class ConnectionRefusedError extends Error {
+  constructor(
+    message: string,
+    readonly status: 'expired' | 'error' = 'error',
+  ) {
+    super(message);
+  }
+}
 
 /** Access tokens of one connection; `refreshed()` forces a refresh after the store answered 401. */
 export interface TokenSource {

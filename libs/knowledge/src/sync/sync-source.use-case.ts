@@ -85,7 +85,7 @@ export class SyncSource {
     } catch (error) {
       await this.sources.recount(source.id);
       if (error instanceof ConnectionRefusedError) {
-        await this.tokens.markInoperative(connection.id, error.message);
+        await this.tokens.markInoperative(connection.id, error.message, error.status);
         return;
       }
       const reason = error instanceof Error ? error.message : String(error);

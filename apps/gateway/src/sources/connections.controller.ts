@@ -1,0 +1,74 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { EndUserQuery } from '@app/contracts';
+import { Caller } from '@app/identity';
+import { CurrentCaller } from '../auth/current-caller.decorator';
+import { requireEndUser } from '../http/end-user';
+import { UuidIdParams } from '../http/id-params';
+import { CreateConnectionDto } from './dto/connection.dto';
+import { ConnectionResponse } from './source.responses';
+import {
+  CheckConnection,
+  CreateConnection,
+  DeleteConnection,
+  GetConnection,
+  ListConnections,
+} from './use-cases/connection.use-cases';
+
+/** Connections to stores (CONTRACTS §9). */
+@ApiTags('sources')
+@ApiSecurity('service-token')
+@Controller('dc/connections')
+export class ConnectionsController {
+  constructor(
+    private readonly createConnection: CreateConnection,
+    private readonly listConnections: ListConnections,
+    private readonly getConnection: GetConnection,
+    private readonly deleteConnection: DeleteConnection,
+    private readonly checkConnection: CheckConnection,
+  ) {}
+
+  @Post()
+  @HttpCode(200)
+  create(
+    @CurrentCaller() caller: Caller,
+    @Query() query: EndUserQuery,
+    @Body() body: CreateConnectionDto,
+  ): Promise<ConnectionResponse> {
+    return this.createConnection.execute(caller, requireEndUser(query, body), body);
+  }
+
+  @Get()
+  list(@CurrentCaller() caller: Caller, @Query() _query: EndUserQuery): Promise<ConnectionResponse[]> {
+    return this.listConnections.execute(caller);
+  }
+
+  @Get(':id')
+  get(
+    @CurrentCaller() caller: Caller,
+    @Param() params: UuidIdParams,
+    @Query() _query: EndUserQuery,
+  ): Promise<ConnectionResponse> {
+    return this.getConnection.execute(caller, params.id);
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  async remove(
+    @CurrentCaller() caller: Caller,
+    @Param() params: UuidIdParams,
+    @Query() _query: EndUserQuery,
+  ): Promise<void> {
+    await this.deleteConnection.execute(caller, params.id);
+  }
+
+  @Post(':id/check')
+  @HttpCode(200)
+  check(
+    @CurrentCaller() caller: Caller,
+    @Param() params: UuidIdParams,
+    @Query() _query: EndUserQuery,
+  ): Promise<ConnectionResponse> {
+    return this.checkConnection.execute(caller, params.id);
+  }
+}

@@ -1,0 +1,109 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { EndUserQuery } from '@app/contracts';
+import { Caller } from '@app/identity';
+import { CurrentCaller } from '../auth/current-caller.decorator';
+import { endUserOf, requireEndUser } from '../http/end-user';
+import { AddDocumentsDto, CreateSourceDto, SourcePidParams, UpdateSourceDto } from './dto/source.dto';
+import { SourceDocumentResponse, SourceResponse } from './source.responses';
+import {
+  AddSourceDocuments,
+  ArchiveSource,
+  CreateSource,
+  GetSource,
+  ListSourceDocuments,
+  ListSources,
+  RequestSourceSync,
+  UpdateSource,
+} from './use-cases/source.use-cases';
+
+/** Data sources (API-SPEC 4.6, CONTRACTS §9). */
+@ApiTags('sources')
+@ApiSecurity('service-token')
+@Controller('dc/sources')
+export class SourcesController {
+  constructor(
+    private readonly createSource: CreateSource,
+    private readonly updateSource: UpdateSource,
+    private readonly listSources: ListSources,
+    private readonly getSource: GetSource,
+    private readonly archiveSource: ArchiveSource,
+    private readonly requestSync: RequestSourceSync,
+    private readonly listDocuments: ListSourceDocuments,
+    private readonly addDocuments: AddSourceDocuments,
+  ) {}
+
+  @Post()
+  @HttpCode(200)
+  create(
+    @CurrentCaller() caller: Caller,
+    @Query() query: EndUserQuery,
+    @Body() body: CreateSourceDto,
+  ): Promise<SourceResponse> {
+    return this.createSource.execute(caller, requireEndUser(query, body), body);
+  }
+
+  @Get()
+  list(@CurrentCaller() caller: Caller, @Query() query: EndUserQuery): Promise<SourceResponse[]> {
+    return this.listSources.execute(caller, endUserOf(query));
+  }
+
+  @Get(':source_pid')
+  get(
+    @CurrentCaller() caller: Caller,
+    @Param() params: SourcePidParams,
+    @Query() query: EndUserQuery,
+  ): Promise<SourceResponse> {
+    return this.getSource.execute(caller, endUserOf(query), params.source_pid);
+  }
+
+  @Put(':source_pid')
+  update(
+    @CurrentCaller() caller: Caller,
+    @Param() params: SourcePidParams,
+    @Query() query: EndUserQuery,
+    @Body() body: UpdateSourceDto,
+  ): Promise<SourceResponse> {
+    return this.updateSource.execute(caller, endUserOf(query, body), params.source_pid, body);
+  }
+
+  @Delete(':source_pid')
+  @HttpCode(204)
+  async remove(
+    @CurrentCaller() caller: Caller,
+    @Param() params: SourcePidParams,
+    @Query() query: EndUserQuery,
+  ): Promise<void> {
+    await this.archiveSource.execute(caller, endUserOf(query), params.source_pid);
+  }
+
+  @Post(':source_pid/sync')
+  @HttpCode(202)
+  sync(
+    @CurrentCaller() caller: Caller,
+    @Param() params: SourcePidParams,
+    @Query() query: EndUserQuery,
+  ): Promise<SourceResponse> {
+    return this.requestSync.execute(caller, endUserOf(query), params.source_pid);
+  }
+
+  @Get(':source_pid/documents')
+  documents(
+    @CurrentCaller() caller: Caller,
+    @Param() params: SourcePidParams,
+    @Query() query: EndUserQuery,
+  ): Promise<SourceDocumentResponse[]> {
+    return this.listDocuments.execute(caller, endUserOf(query), params.source_pid);
+  }
+
+  @Post(':source_pid/documents')
+  @HttpCode(202)
+  add(
+    @CurrentCaller() caller: Caller,
+    @Param() params: SourcePidParams,
+    @Query() query: EndUserQuery,
+    @Body() body: AddDocumentsDto,
+  ): Promise<SourceDocumentResponse[]> {
+    return this.addDocuments.execute(caller, requireEndUser(query, body), params.source_pid, body);
+  }
+}

@@ -1,0 +1,247 @@
+import { Injectable } from '@nestjs/common';
+import { InvalidInputError, NotFoundError } from '@app/contracts';
+import { Settings } from '@app/config';
+import { Caller } from '@app/identity';
+import {
+  ConnectionEntity,
+  ConnectionRepository,
+  DocumentRepository,
+  SourceRepository,
+} from '@app/persistence';
+import { SourceSyncQueue } from '@app/queues';
+import { FileAttachments } from '@app/storage';
+import { Store } from '../dto/connection.dto';
+import { AddDocumentsDto, CreateSourceDto, UpdateSourceDto } from '../dto/source.dto';
+import { parseStoreConfig } from '../store-config';
+import { SourcePresenter } from '../source.presenter';
+import { SourceDocumentResponse, SourceResponse, toSourceDocumentResponse } from '../source.responses';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A connection of the caller's organization for `store`: 404 when there is none, 422 for another kind. */
+async function connectionFor(
+  connections: ConnectionRepository,
+  orgId: string,
+  id: string,
+  store: Store,
+): Promise<ConnectionEntity> {
+  const connection = UUID.test(id) ? await connections.findVisible({ orgId }, id) : null;
+  if (!connection) throw new NotFoundError('Connection not found');
+  if (connection.kind !== store) {
+    throw new InvalidInputError([
+      {
+        loc: ['body', 'connection_id'],
+        msg: `Value error, the connection is for ${connection.kind}, not ${store}`,
+        type: 'value_error',
+        input: id,
+      },
+    ]);
+  }
+  return connection;
+}
+
+function defaultName(store: Store, config: Record<string, unknown>): string {
+  if (store === 'googledrive') return `Google Drive folder ${String(config.folder_id)}`;
+  if (store === 'sharepoint')
+    return `SharePoint ${[config.site_id, config.folder_path].filter(Boolean).join(' ')}`;
+  return 'Uploaded documents';
+}
+
+/** POST /dc/sources (spec 4.6): stored `pending`, a first sync queued and periodic ones scheduled. */
+@Injectable()
+export class CreateSource {
+  constructor(
+    private readonly settings: Settings,
+    private readonly connections: ConnectionRepository,
+    private readonly sources: SourceRepository,
+    private readonly syncs: SourceSyncQueue,
+    private readonly presenter: SourcePresenter,
+  ) {}
+
+  async execute(caller: Caller, userId: string, input: CreateSourceDto): Promise<SourceResponse> {
+    const { config, language } = parseStoreConfig(input.store, input.config);
+    const connection = await connectionFor(this.connections, caller.orgId, input.connection_id, input.store);
+    const source = await this.sources.create(
+      { orgId: caller.orgId, userId },
+      {
+        connectionId: connection.id,
+        name: input.name ?? defaultName(input.store, config),
+        scope: input.scope,
+        createdBy: userId,
+        store: input.store,
+        config,
+        language,
+      },
+    );
+    if (source.store !== 'draganddrop') {
+      await this.syncs.enqueue(source.id);
+      await this.syncs.schedule(source.id, this.settings.sourceSyncIntervalSeconds);
+    }
+    return this.presenter.render(source);
+  }
+}
+
+/** PUT /dc/sources/{pid}: a new connection or config starts over with a full sync. */
+@Injectable()
+export class UpdateSource {
+  constructor(
+    private readonly connections: ConnectionRepository,
+    private readonly sources: SourceRepository,
+    private readonly syncs: SourceSyncQueue,
+    private readonly presenter: SourcePresenter,
+  ) {}
+
+  async execute(
+    caller: Caller,
+    userId: string | undefined,
+    pid: string,
+    input: UpdateSourceDto,
+  ): Promise<SourceResponse> {
+    const source = await this.sources.findLiveVisible({ orgId: caller.orgId, userId }, pid);
+    if (!source) throw new NotFoundError('Source not found');
+    const parsed = input.config ? parseStoreConfig(source.store, input.config) : null;
+    const connection = input.connection_id
+      ? await connectionFor(this.connections, caller.orgId, input.connection_id, source.store)
+      : null;
+    const relisted =
+      (parsed && JSON.stringify(parsed.config) !== JSON.stringify(source.config)) ||
+      (connection && connection.id !== source.connectionId);
+    const updated = await this.sources.update(source, {
+      ...(input.name !== undefined ? { name: input.name } : {}),
+      ...(parsed ? { config: parsed.config, language: parsed.language } : {}),
+      ...(connection ? { connectionId: connection.id } : {}),
+    });
+    if (relisted) {
+      await this.sources.resetSyncState(source.id);
+      if (source.store !== 'draganddrop') await this.syncs.enqueue(source.id);
+    }
+    return this.presenter.render(updated);
+  }
+}
+
+/** GET /dc/sources: newest first; private ones only for their creator. */
+@Injectable()
+export class ListSources {
+  constructor(
+    private readonly sources: SourceRepository,
+    private readonly presenter: SourcePresenter,
+  ) {}
+
+  async execute(caller: Caller, userId: string | undefined): Promise<SourceResponse[]> {
+    return this.presenter.renderMany(await this.sources.listVisible({ orgId: caller.orgId, userId }));
+  }
+}
+
+@Injectable()
+export class GetSource {
+  constructor(
+    private readonly sources: SourceRepository,
+    private readonly presenter: SourcePresenter,
+  ) {}
+
+  async execute(caller: Caller, userId: string | undefined, pid: string): Promise<SourceResponse> {
+    const source = await this.sources.findVisible({ orgId: caller.orgId, userId }, pid);
+    if (!source) throw new NotFoundError('Source not found');
+    return this.presenter.render(source);
+  }
+}
+
+/** DELETE /dc/sources/{pid}: archived, out of search, no more periodic syncs. */
+@Injectable()
+export class ArchiveSource {
+  constructor(
+    private readonly sources: SourceRepository,
+    private readonly syncs: SourceSyncQueue,
+  ) {}
+
+  async execute(caller: Caller, userId: string | undefined, pid: string): Promise<void> {
+    const source = await this.sources.findLiveVisible({ orgId: caller.orgId, userId }, pid);
+    if (!source) throw new NotFoundError('Source not found');
+    await this.sources.archive(source.id);
+    await this.syncs.unschedule(source.id);
+  }
+}
+
+/** POST /dc/sources/{pid}/sync: queued unless a sync of it is already queued or running. */
+@Injectable()
+export class RequestSourceSync {
+  constructor(
+    private readonly sources: SourceRepository,
+    private readonly syncs: SourceSyncQueue,
+    private readonly presenter: SourcePresenter,
+  ) {}
+
+  async execute(caller: Caller, userId: string | undefined, pid: string): Promise<SourceResponse> {
+    const source = await this.sources.findLiveVisible({ orgId: caller.orgId, userId }, pid);
+    if (!source) throw new NotFoundError('Source not found');
+    await this.syncs.enqueue(source.id);
+    return this.presenter.render(source);
+  }
+}
+
+@Injectable()
+export class ListSourceDocuments {
+  constructor(
+    private readonly sources: SourceRepository,
+    private readonly documents: DocumentRepository,
+  ) {}
+
+  async execute(caller: Caller, userId: string | undefined, pid: string): Promise<SourceDocumentResponse[]> {
+    const source = await this.sources.findVisible({ orgId: caller.orgId, userId }, pid);
+    if (!source) throw new NotFoundError('Source not found');
+    return (await this.documents.listBySource(source.id)).map(toSourceDocumentResponse);
+  }
+}
+
+/** POST /dc/sources/{pid}/documents (draganddrop): uploaded files of the caller become documents, then a sync. */
+@Injectable()
+export class AddSourceDocuments {
+  constructor(
+    private readonly sources: SourceRepository,
+    private readonly documents: DocumentRepository,
+    private readonly files: FileAttachments,
+    private readonly syncs: SourceSyncQueue,
+  ) {}
+
+  async execute(
+    caller: Caller,
+    userId: string,
+    pid: string,
+    input: AddDocumentsDto,
+  ): Promise<SourceDocumentResponse[]> {
+    const source = await this.sources.findLiveVisible({ orgId: caller.orgId, userId }, pid);
+    if (!source) throw new NotFoundError('Source not found');
+    if (source.store !== 'draganddrop') {
+      throw new InvalidInputError([
+        {
+          loc: ['path', 'source_pid'],
+          msg: `Value error, documents are added to draganddrop sources only, this one is ${source.store}`,
+          type: 'value_error',
+          input: pid,
+        },
+      ]);
+    }
+    const files = await this.files.requireUploaded({ orgId: caller.orgId, userId }, input.file_ids, [
+      'body',
+      'file_ids',
+    ]);
+    await this.documents.upsertListed(
+      source,
+      // An uploaded file never changes: its id is its version.
+      files.map((file) => ({
+        externalId: file.id,
+        name: file.name,
+        mimeType: file.mimetype,
+        size: file.size,
+        version: file.id,
+        addedBy: userId,
+      })),
+      source.syncState?.generation ?? 0,
+    );
+    await this.syncs.enqueue(source.id);
+    const added = new Set(files.map((file) => file.id));
+    return (await this.documents.listBySource(source.id))
+      .filter((d) => added.has(d.externalId))
+      .map(toSourceDocumentResponse);
+  }
+}

@@ -1,0 +1,33 @@
+import { Processor } from '@nestjs/bullmq';
+import { DynamicModule, Module } from '@nestjs/common';
+import { Settings } from '@app/config';
+import { QUEUE } from '@app/contracts';
+import { CompanyDocumentsToolModule, SourceSyncingModule } from '@app/knowledge';
+import { StorageModule } from '@app/storage';
+import { SourceSchedules } from './source-schedules';
+import { SourceSyncProcessor } from './source-sync.processor';
+
+/**
+ * Data sources on this worker: the `source-sync` consumer, the periodic schedulers, and the
+ * `company_documents` tool that searches what the syncs indexed.
+ */
+@Module({})
+export class SourceSyncModule {
+  static forRoot(settings: Settings): DynamicModule {
+    // Declared here rather than on the class, so the consumer takes its concurrency and lock from Settings.
+    Processor(
+      { name: QUEUE.sourceSync },
+      {
+        concurrency: settings.sourceSyncConcurrency,
+        lockDuration: settings.jobLockMs,
+        stalledInterval: settings.jobStalledIntervalMs,
+        maxStalledCount: 3,
+      },
+    )(SourceSyncProcessor);
+    return {
+      module: SourceSyncModule,
+      imports: [SourceSyncingModule, StorageModule, CompanyDocumentsToolModule],
+      providers: [SourceSyncProcessor, SourceSchedules],
+    };
+  }
+}

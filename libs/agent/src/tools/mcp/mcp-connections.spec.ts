@@ -1,0 +1,85 @@
+import { Settings } from '@app/config';
+import { McpServerConfig } from '@app/persistence';
+import { McpHttpServer, startMcpHttpServer } from '../../../../../test/support/mcp-test-server';
+import { ToolError } from '../tool';
+import { McpConnections } from './mcp-connections';
+import { toolOutput } from './mcp-tool-source';
+
+const TOKEN = 'unit-token';
+const signal = new AbortController().signal;
+
+describe('McpConnections over streamable HTTP', () => {
+  let http: McpHttpServer;
+  let connections: McpConnections;
+  let server: McpServerConfig;
+
+  beforeAll(async () => {
+    http = await startMcpHttpServer(TOKEN);
+    server = { name: 'remote', url: http.url, headers: { authorization: `Bearer ${TOKEN}` } };
+    connections = new McpConnections(Object.assign(new Settings(), { mcpConnectTimeoutMs: 2000 }));
+  });
+
+  afterAll(async () => {
+    await connections.onApplicationShutdown();
+    await http.close();
+  });
+
+  it('lists and calls tools over one connection per organization and server', async () => {
+    expect((await connections.tools('org-1', server)).map((tool) => tool.name)).toEqual([
+      'echo',
+      'add',
+      'fail',
+    ]);
+    const result = await connections.call('org-1', server, 'add', { a: 4, b: 5 }, signal);
+    expect(toolOutput(result)).toEqual({ sum: 9 });
+    await connections.tools('org-1', server);
+    expect(http.initializations).toBe(1);
+    await connections.tools('org-2', server);
+    expect(http.initializations).toBe(2);
+  });
+
+  it('sends the configured headers: a wrong one is refused and the server offers no tools', async () => {
+    const wrong = { ...server, headers: { authorization: 'Bearer nope' } };
+    await expect(connections.tools('org-1', wrong)).rejects.toThrow();
+    await expect(connections.call('org-1', wrong, 'echo', { text: 'x' }, signal)).rejects.toThrow(
+      /^MCP server remote is unavailable: /,
+    );
+  });
+
+  it('a server gone down: its last tool list is kept, calls become tool errors', async () => {
+    await http.close();
+    await expect(connections.call('org-1', server, 'echo', { text: 'x' }, signal)).rejects.toBeInstanceOf(
+      ToolError,
+    );
+    expect((await connections.tools('org-1', server)).map((tool) => tool.name)).toEqual([
+      'echo',
+      'add',
+      'fail',
+    ]);
+    await expect(connections.call('org-1', server, 'echo', { text: 'x' }, signal)).rejects.toThrow(
+      /^MCP server remote is unavailable: /,
+    );
+  });
+});
+
+describe('toolOutput', () => {
+  it('gives structured content when there is some, else the text parts', () => {
+    expect(toolOutput({ content: [{ type: 'text', text: '3' }], structuredContent: { sum: 3 } })).toEqual({
+      sum: 3,
+    });
+    expect(
+      toolOutput({
+        content: [
+          { type: 'text', text: 'a' },
+          { type: 'image', data: 'AAAA', mimeType: 'image/png' },
+        ],
+      }),
+    ).toBe('a\n[image content omitted]');
+  });
+
+  it('turns an error result into a ToolError with its text', () => {
+    expect(() => toolOutput({ content: [{ type: 'text', text: 'broken' }], isError: true })).toThrow(
+      new ToolError('broken'),
+    );
+  });
+});

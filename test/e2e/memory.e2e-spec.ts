@@ -1,6 +1,6 @@
-import { createOrg } from '../factories/admin';
+import { createAgent, createOrg, OrgFixture } from '../factories/admin';
 import { api } from '../support/http';
-import { AppProcess, startGateway } from '../support/processes';
+import { AppProcess, startGateway, startWorker } from '../support/processes';
 import { createTestEnvironment, TestEnvironment } from '../support/test-environment';
 
 const FILE_FIELDS = ['content', 'created_at', 'namespace', 'path', 'purpose', 'updated_at', 'version'];
@@ -9,21 +9,24 @@ const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 const fileQuery = (namespace: string, path: string) =>
   `namespace=${encodeURIComponent(namespace)}&path=${encodeURIComponent(path)}`;
 
-describe('memory files over HTTP', () => {
+describe('memory files', () => {
   let environment: TestEnvironment;
   let gateway: AppProcess;
+  let worker: AppProcess;
+  let org: OrgFixture;
   let client: ReturnType<typeof api>;
   let other: ReturnType<typeof api>;
 
   beforeAll(async () => {
     environment = await createTestEnvironment();
-    gateway = await startGateway(environment.env);
-    client = api(gateway.url!, (await createOrg(environment.env)).key);
+    [gateway, worker] = await Promise.all([startGateway(environment.env), startWorker(environment.env)]);
+    org = await createOrg(environment.env);
+    client = api(gateway.url!, org.key);
     other = api(gateway.url!, (await createOrg(environment.env)).key);
   });
 
   afterAll(async () => {
-    await gateway?.stop();
+    await Promise.all([gateway?.stop(), worker?.stop()]);
     await environment?.dispose();
   });
 
@@ -238,11 +241,26 @@ describe('memory files over HTTP', () => {
   });
 
   it('deletes a file (204), then answers 404 for it', async () => {
-    await client.put('/memory/file', { namespace: 'del', path: 'gone.md', content: 'c', purpose: 'p' });
+    const created = await client.put('/memory/file', {
+      namespace: 'del',
+      path: 'gone.md',
+      content: 'c',
+      purpose: 'p',
+    });
     const deleted = await client.delete(`/memory/file?${fileQuery('del', 'gone.md')}`);
     expect(deleted.status).toBe(204);
     expect((await client.get(`/memory/file?${fileQuery('del', 'gone.md')}`)).status).toBe(404);
     expect((await client.delete(`/memory/file?${fileQuery('del', 'gone.md')}`)).status).toBe(404);
+    // An update of a file deleted since it was read: 404, and nothing comes back to life.
+    const update = await client.put('/memory/file', {
+      namespace: 'del',
+      path: 'gone.md',
+      content: 'again',
+      purpose: 'p',
+      version: created.body.version,
+    });
+    expect(update.status).toBe(404);
+    expect((await client.get(`/memory/file?${fileQuery('del', 'gone.md')}`)).status).toBe(404);
   });
 
   it('keeps two organizations apart even with the same namespace name', async () => {
@@ -267,5 +285,103 @@ describe('memory files over HTTP', () => {
     expect(theirs.status).toBe(200);
     expect((await client.get(`/memory/file?${fileQuery('shared', 'secret.md')}`)).body.content).toBe('mine');
     expect((await other.get(`/memory/file?${fileQuery('shared', 'secret.md')}`)).body.content).toBe('theirs');
+  });
+
+  describe('agent tools', () => {
+    interface ToolResult {
+      type: string;
+      name: string;
+      output: unknown;
+      is_error: boolean;
+    }
+
+    /** Starts a thread with one message and waits until its reply is done; answers the reply. */
+    async function reply(agentId: string, content: string, memoryNamespace?: string) {
+      const started = await client.post('/chat', {
+        message: { content },
+        options: {
+          agent_id: agentId,
+          user_id: 'alice',
+          ...(memoryNamespace === undefined ? {} : { memory_namespace: memoryNamespace }),
+        },
+      });
+      expect(started.status).toBe(200);
+      const deadline = Date.now() + 30000;
+      for (;;) {
+        const thread = await client.get(`/chat/${started.body.id}?user_id=alice`);
+        const answer = thread.body.messages?.at(-1);
+        if (answer?.role === 'assistant' && !answer.live) return answer;
+        if (Date.now() > deadline) throw new Error(`reply not done in time: ${JSON.stringify(thread.body)}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+
+    const toolResults = (message: { events: Record<string, unknown>[] | null }) =>
+      (message.events ?? []).filter((event) => event.type === 'tool.result') as unknown as ToolResult[];
+
+    const writeDirective = (path: string, content: string) =>
+      `/tool memory_write ${JSON.stringify({ path, content, purpose: 'test' })}`;
+
+    it("writes with memory_write into the agent's namespace when the thread names none; the API and memory_read read it", async () => {
+      const agent = await createAgent(environment.env, org.org, ['--memory-namespace', 'agent-one']);
+      const written = await reply(agent.id, writeDirective('notes/a.md', 'hi'));
+      expect(written.status).toBe('success');
+      expect(toolResults(written)).toEqual([
+        expect.objectContaining({ name: 'memory_write', is_error: false }),
+      ]);
+
+      const file = await client.get(`/memory/file?${fileQuery('agent-one', 'notes/a.md')}`);
+      expect(file.status).toBe(200);
+      expect(file.body).toMatchObject({ content: 'hi', purpose: 'test', namespace: 'agent-one' });
+
+      const read = await reply(agent.id, '/tool memory_read {"path":"notes/a.md"}');
+      expect(toolResults(read)).toEqual([
+        expect.objectContaining({
+          name: 'memory_read',
+          is_error: false,
+          output: expect.objectContaining({ content: 'hi' }),
+        }),
+      ]);
+    });
+
+    it("uses the thread's memory_namespace and leaves the agent's own namespace untouched", async () => {
+      const agent = await createAgent(environment.env, org.org, ['--memory-namespace', 'agent-two']);
+      const written = await reply(agent.id, writeDirective('t.md', 'from thread'), 'thread-two');
+      expect(toolResults(written)[0]).toMatchObject({ name: 'memory_write', is_error: false });
+
+      const file = await client.get(`/memory/file?${fileQuery('thread-two', 't.md')}`);
+      expect(file.body).toMatchObject({ content: 'from thread', namespace: 'thread-two' });
+      expect((await client.get('/memory/files?namespace=agent-two')).body).toEqual([]);
+    });
+
+    it('lets two runs write one file at once: both writes land, one after the other', async () => {
+      const agent = await createAgent(environment.env, org.org, ['--memory-namespace', 'agent-race']);
+      const answers = await Promise.all(
+        ['one', 'two', 'three'].map((content) => reply(agent.id, writeDirective('race.md', content))),
+      );
+      const results = answers.map((answer) => toolResults(answer)[0]);
+      expect(results.every((result) => result.name === 'memory_write' && !result.is_error)).toBe(true);
+      const versions = results.map((result) => (result.output as { version: string }).version);
+      expect(new Set(versions).size).toBe(3);
+      const file = await client.get(`/memory/file?${fileQuery('agent-race', 'race.md')}`);
+      // The stored file is the one of the last version handed out.
+      expect(file.body.version).toBe([...versions].sort().at(-1));
+      expect(['one', 'two', 'three']).toContain(file.body.content);
+    });
+
+    it("keeps a run inside its own organization's namespace", async () => {
+      const agent = await createAgent(environment.env, org.org, ['--memory-namespace', 'org-scoped']);
+      await reply(agent.id, writeDirective('o.md', 'ours'));
+      expect((await other.get(`/memory/file?${fileQuery('org-scoped', 'o.md')}`)).status).toBe(404);
+      expect((await client.get(`/memory/file?${fileQuery('org-scoped', 'o.md')}`)).body.content).toBe('ours');
+    });
+
+    it('gives a run on an agent without a namespace no memory tools', async () => {
+      const agent = await createAgent(environment.env, org.org);
+      const answer = await reply(agent.id, writeDirective('n.md', 'nowhere'));
+      const [result] = toolResults(answer);
+      expect(result).toMatchObject({ name: 'memory_write', is_error: true });
+      expect(JSON.stringify(result.output)).toMatch(/not available/i);
+    });
   });
 });

@@ -6,6 +6,7 @@ import { PersistenceModule } from '@app/persistence';
 import { QueuesModule } from '@app/queues';
 import { RedisModule } from '@app/redis';
 import { AuthModule } from './auth/auth.module';
+import { ChatModule } from './chat/chat.module';
 import { FilesModule } from './files/files.module';
 import { HttpErrorFilter } from './http/http-error.filter';
 import { MemoryModule } from './memory/memory.module';
@@ -27,6 +28,7 @@ export class GatewayModule {
         QueuesModule,
         AuthModule,
         OpsModule,
+        ChatModule,
         FilesModule,
         MemoryModule,
         SourcesModule,

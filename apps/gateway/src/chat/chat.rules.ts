@@ -1,0 +1,58 @@
+import { Logger } from '@nestjs/common';
+import { isUUID } from 'class-validator';
+import { AgentRunJob, NotFoundError } from '@app/contracts';
+import { Caller } from '@app/identity';
+import { Scope } from '@app/persistence';
+import { AgentRunQueue } from '@app/queues';
+
+export const THREAD_NOT_FOUND = 'Thread not found';
+export const AGENT_NOT_FOUND = 'Agent not found';
+
+/** Longest name derived from a first message. */
+const DERIVED_NAME_MAX_CHARS = 80;
+
+/**
+ * Whose thread a call may touch (CONTRACTS §2): the caller's organization and, when a user id is given
+ * (query parameter or `options.user_id`), that end user only. Two different user ids cannot both be the
+ * owner, so they answer the same 404 as a foreign thread.
+ */
+export function threadScope(caller: Caller, ...userIds: (string | null | undefined)[]): Scope {
+  const named = [...new Set(userIds.filter((id): id is string => id != null))];
+  if (named.length > 1) throw new NotFoundError(THREAD_NOT_FOUND);
+  return { orgId: caller.orgId, userId: named[0] };
+}
+
+/** Ids that can name a row at all: anything else is simply not found (the columns are uuid). */
+export const isRowId = (id: string): boolean => isUUID(id);
+
+/** A thread's name when none is given: the first non-blank line of the first message, trimmed, ≤ 80 chars. */
+export function nameFrom(content: string): string {
+  const line = content
+    .split(/\r?\n/)
+    .map((text) => text.trim())
+    .find((text) => text.length > 0);
+  if (!line) return 'New thread';
+  return Array.from(line).slice(0, DERIVED_NAME_MAX_CHARS).join('').trim();
+}
+
+/**
+ * Enqueues a stored pending reply, after its transaction committed: enqueueing inside it would let a worker
+ * load rows not yet visible. A crash (or a Redis failure) between the commit and this call leaves a pending
+ * reply that no job runs; the worker's sweep of old pending replies re-enqueues it under the same job id
+ * (the reply's id). So a failure here is logged and answered 500, and the reply still gets its run.
+ */
+export async function enqueueStoredReply(
+  queue: AgentRunQueue,
+  logger: Logger,
+  job: AgentRunJob,
+): Promise<void> {
+  try {
+    await queue.enqueue(job);
+  } catch (error) {
+    logger.error(
+      { err: error, ...job },
+      'reply stored but not enqueued; the pending-reply sweep will enqueue it',
+    );
+    throw error;
+  }
+}

@@ -1,0 +1,82 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { Settings } from '@app/config';
+import {
+  InvalidInputError,
+  MessageResponse,
+  NotFoundError,
+  PostMessageDto,
+  toMessageResponse,
+} from '@app/contracts';
+import { Caller } from '@app/identity';
+import { AgentRepository, MessageRepository, ThreadRepository } from '@app/persistence';
+import { AgentRunQueue } from '@app/queues';
+import { AGENT_NOT_FOUND, enqueueStoredReply, THREAD_NOT_FOUND, threadScope } from '../chat.rules';
+
+export interface PostMessageInput {
+  threadId: string;
+  /** `user_id` of the query string, if any. */
+  userId?: string;
+  body: PostMessageDto;
+}
+
+/** POST /chat/{thread_id}: a follow-up message and its pending reply, which is what the caller streams. */
+@Injectable()
+export class PostMessage {
+  private readonly logger = new Logger(PostMessage.name);
+
+  constructor(
+    private readonly db: DataSource,
+    private readonly settings: Settings,
+    private readonly agents: AgentRepository,
+    private readonly threads: ThreadRepository,
+    private readonly messages: MessageRepository,
+    private readonly agentRuns: AgentRunQueue,
+  ) {}
+
+  async execute(caller: Caller, input: PostMessageInput): Promise<MessageResponse> {
+    const options = input.body.options ?? {};
+    const scope = threadScope(caller, input.userId, options.user_id);
+    const { message } = input.body;
+
+    const { thread, reply, agent } = await this.db.transaction(async (tx) => {
+      // The lock orders concurrent follow-ups (positions never clash) and an archive racing with this call.
+      const thread = await this.threads.lockVisible(tx, scope, input.threadId);
+      if (!thread) throw new NotFoundError(THREAD_NOT_FOUND);
+      // Spec 4.2 rule 4: the namespace was bound at the start. A null is read as "not given".
+      if (options.memory_namespace != null && options.memory_namespace !== thread.memoryNamespace) {
+        throw new InvalidInputError([
+          {
+            loc: ['body', 'options', 'memory_namespace'],
+            msg: "Value error, a thread's memory namespace cannot be changed",
+            type: 'value_error',
+            input: options.memory_namespace,
+          },
+        ]);
+      }
+      // A new run needs a live agent, as at the start of a thread.
+      const agent = await this.agents.findActive(caller.orgId, thread.agentId, tx);
+      if (!agent) throw new NotFoundError(AGENT_NOT_FOUND);
+      const question = await this.messages.addUserMessage(tx, thread, {
+        content: message.content,
+        fileIds: message.file_ids ?? [],
+        sourceIds: message.source_ids ?? null,
+        documentIds: message.document_ids ?? null,
+        disabledTools: message.disabled_tools ?? null,
+      });
+      const reply = await this.messages.addPendingReply(tx, thread, {
+        replyTo: question,
+        agentId: agent.id,
+        maxSteps: options.max_steps ?? this.settings.defaultMaxSteps,
+      });
+      return { thread, reply, agent };
+    });
+
+    await enqueueStoredReply(this.agentRuns, this.logger, {
+      messageId: reply.id,
+      threadId: thread.id,
+      requestId: caller.requestId,
+    });
+    return toMessageResponse(reply, agent);
+  }
+}

@@ -6,6 +6,7 @@ import { LoggingModule } from '@app/observability';
 import { PersistenceModule } from '@app/persistence';
 import { QueuesModule } from '@app/queues';
 import { RedisModule } from '@app/redis';
+import { SkillToolsModule } from '@app/skills';
 import { AgentRunModule } from './agent-run/agent-run.module';
 import { WorkerHealthModule } from './health/worker-health.module';
 import { SourceSyncModule } from './source-sync/source-sync.module';
@@ -28,6 +29,7 @@ export class WorkerModule {
         MemoryToolsModule,
         WebToolModule,
         McpToolsModule,
+        SkillToolsModule,
       ],
     };
   }

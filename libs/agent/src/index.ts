@@ -10,6 +10,7 @@ export * from './run-scheduler';
 export * from './run-state';
 export * from './step-loop';
 export * from './tools/clock.tool';
+export * from './tools/skill-in-use';
 export * from './tools/tool';
 export * from './tools/tool-registry';
 export * from './tools/mcp/mcp-tools.module';

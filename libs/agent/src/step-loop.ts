@@ -17,6 +17,7 @@ import { buildPrompt, idempotencyKey, parseArguments } from './conversation';
 import { ModelProvider } from './models/model-provider';
 import { RunMetrics } from './run-metrics';
 import { RunState } from './run-state';
+import { instructionsWithTools, toolsWhileSkillInUse } from './tools/skill-in-use';
 import { AgentTool, RunScope, ToolError } from './tools/tool';
 import { ToolRegistry } from './tools/tool-registry';
 
@@ -73,7 +74,6 @@ export class StepLoop {
       agentTools: agent.tools,
       disabledTools: run.question?.disabledTools ?? null,
     });
-    const byName = new Map(available.map((tool) => [tool.name, tool]));
     const steps = await this.runs.steps(reply.id);
     const results = new Map((await this.runs.toolResults(reply.id)).map((r) => [r.idempotencyKey, r]));
 
@@ -90,6 +90,10 @@ export class StepLoop {
       if (signal.aborted || gate.archived) return { kind: 'cancelled' };
       const stepStartedAt = new Date();
       let modelMs = 0;
+      // Decided by the steps before this one, so a resumed step is offered what it was offered the first time.
+      const offered = toolsWhileSkillInUse(available, steps.slice(0, number - 1), results, (n, callId) =>
+        idempotencyKey(reply.id, n, callId),
+      );
       let step = steps[number - 1];
       if (!step) {
         if (gate.budgetSpent) return { kind: 'budget_exhausted' };
@@ -101,13 +105,13 @@ export class StepLoop {
           output = await this.callModel(
             run,
             buildPrompt({
-              instructions: agent.instructions,
+              instructions: instructionsWithTools(agent.instructions, offered),
               history: run.history,
               steps,
               results,
               contextBudgetTokens: this.settings.contextBudgetTokens,
             }),
-            available,
+            offered,
             offerTools,
             steps[number - 2]?.contentLength ?? 0,
           );
@@ -158,7 +162,8 @@ export class StepLoop {
         let result = results.get(key);
         if (!result) {
           const toolStarted = performance.now();
-          const { output, isError } = await this.callTool(byName.get(call.name), call, {
+          const tool = offered.find((candidate) => candidate.name === call.name);
+          const { output, isError } = await this.callTool(tool, call, {
             ...scope,
             idempotencyKey: key,
             step: number,

@@ -9,8 +9,8 @@ export async function activeSkillsFor(skills: SkillRepository, scope: RunScope):
 }
 
 /**
- * `skill_read`: gives the model a skill's instructions when it decides to use one. Its description lists the
- * active skills in scope (name and description only), so the model knows what it can read.
+ * `skill_read`: gives the model a skill's instructions when it decides to use one. While it is offered, the
+ * run's system prompt lists the active skills in scope (name and description only).
  */
 @Injectable()
 export class SkillReadToolSource implements ToolSource {
@@ -26,7 +26,8 @@ export class SkillReadToolSource implements ToolSource {
       {
         name: 'skill_read',
         permission: 'skill_read',
-        description: `Reads the instructions of a skill before using it. Available skills:\n${catalogue}`,
+        description: 'Reads the instructions of a skill (by name) before using it.',
+        systemPrompt: `Skills you can use: read one with skill_read when the task fits it.\n${catalogue}`,
         parameters: {
           type: 'object',
           properties: { name: { type: 'string', description: 'the skill name' } },

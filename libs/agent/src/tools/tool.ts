@@ -44,6 +44,8 @@ export interface AgentTool {
   permission: string;
   description: string;
   parameters: ToolParameters;
+  /** Text this tool adds to the run's system prompt while it is offered (e.g. the list of skills). */
+  systemPrompt?: string;
   /** Returns the output given to the model (JSON-serialisable); throws ToolError for an error result. */
   execute(args: Record<string, unknown>, context: ToolCallContext): Promise<unknown>;
 }

@@ -408,7 +408,9 @@ export class Settings {
    * first encrypts, every one decrypts, so a key is rotated by putting a new one first. The default is
    * public and INSECURE, for one machine only: set keys of your own anywhere else.
    */
-  @Matches(/^[A-Za-z0-9+/]{43}=(,[A-Za-z0-9+/]{43}=)*$/, { message: 'must be a comma list of base64 32-byte keys' })
+  @Matches(/^[A-Za-z0-9+/]{43}=(,[A-Za-z0-9+/]{43}=)*$/, {
+    message: 'must be a comma list of base64 32-byte keys',
+  })
   credentialsKeys = 'cGFybGV5LWRldi1jcmVkZW50aWFscy1rZXktMDAwMDA=';
 
   /** Google Drive v3 API (paths as the API's own: /drive/v3/files, /drive/v3/changes). */
@@ -510,11 +512,14 @@ export class Settings {
   @Max(64)
   sourceSyncFetchConcurrency = 4;
 
-  /** Up to this many visible passages, vector search compares the query with every one (exact, no pgvector). */
+  /**
+   * Without pgvector: up to this many visible passages, vector search compares the query with every one;
+   * beyond it, with the best full-text matches only (each passage compared costs about 30 µs).
+   */
   @Transform(toInt)
   @IsInt()
   @Min(0)
-  searchExactScanLimit = 20000;
+  searchExactScanLimit = 5000;
 }
 
 /** Environment variable of each setting. */

@@ -1,0 +1,3 @@
+export * from './parley-api.error';
+export * from './parley-client';
+export * from './types';

@@ -1,0 +1,156 @@
+/**
+ * Wire shapes of the chat endpoints (API-SPEC 2.1-2.7, CONTRACTS §4-5). They mirror the service's own
+ * types in libs/contracts so the client compiles on its own; test/e2e/client.e2e-spec.ts checks at
+ * compile time that both stay identical.
+ */
+
+export interface ShareLink {
+  created_at: string;
+  id: string;
+  last_accessed_at: string | null;
+  access_count: number;
+  revoked: boolean;
+  expires_at: string | null;
+  expired: boolean;
+  protected: boolean;
+  url: string;
+}
+
+export interface ConversationFile {
+  id: string;
+  name: string;
+  size: number;
+  mimetype: string;
+  origin: 'user' | 'agent';
+  share_links: ShareLink[];
+  url: string;
+}
+
+export interface Question {
+  prompt: string;
+  options?: string[];
+}
+
+export interface AgentRef {
+  id: string;
+  name: string;
+}
+
+export interface Message {
+  id: string;
+  thread_id: string;
+  /** `user` or `assistant`. */
+  role: string;
+  content: string;
+  error_code: string | null;
+  questions: Question[] | null;
+  live: boolean;
+  /** `pending`, `running`, `success`, `error` or `cancelled`. */
+  status: string;
+  events: Record<string, unknown>[] | null;
+  structured_output: Record<string, unknown> | null;
+  files: ConversationFile[];
+  agent: AgentRef | 'ARCHIVED' | null;
+}
+
+export interface Thread {
+  id: string;
+  name: string;
+  created_at: string;
+  live: boolean;
+  starred: boolean;
+  project_id: string | null;
+  messages: Message[];
+  inception: 'conversational' | 'routine';
+}
+
+export interface ThreadSummary {
+  id: string;
+  name: string;
+  created_at: string;
+  live: boolean;
+  agent: AgentRef;
+  starred: boolean;
+}
+
+/** The user's message (API-SPEC 2.7). */
+export interface HumanMessage {
+  content: string;
+  source_ids?: number[] | null;
+  document_ids?: string[] | null;
+  /** `web`, `company_documents` or `mcp:<server>`. */
+  disabled_tools?: string[] | null;
+  /** At most 5, unique: ids of uploaded files. */
+  file_ids?: string[] | null;
+}
+
+export interface StartChatOptions {
+  agent_id: string;
+  user_id: string;
+  max_steps?: number | null;
+  memory_namespace?: string | null;
+}
+
+/** POST /chat body. */
+export interface StartChat {
+  name?: string | null;
+  project_id?: string | null;
+  message: HumanMessage;
+  options: StartChatOptions;
+}
+
+export interface PostMessageOptions {
+  user_id?: string | null;
+  max_steps?: number | null;
+  /** Only the thread's own namespace is accepted: it cannot change. */
+  memory_namespace?: string | null;
+}
+
+/** POST /chat/{thread_id} body. */
+export interface PostMessage {
+  message: HumanMessage;
+  options?: PostMessageOptions | null;
+}
+
+/** GET /chat query. */
+export interface ListThreads {
+  user_id: string;
+  /** 1..100, default 20. */
+  limit?: number;
+  /** At most 10. */
+  agent_ids?: string[];
+}
+
+/** PUT /chat/{thread_id} body. */
+export interface UpdateThread {
+  name?: string | null;
+  starred?: boolean | null;
+  options?: { user_id?: string | null } | null;
+}
+
+/** One line of a reply stream (CONTRACTS §5): `seq` counts 0, 1, 2, … per reply, without gaps. */
+export type ReplyEvent =
+  | { seq: number; type: 'message.started'; message_id: string; thread_id: string }
+  | { seq: number; type: 'step.started'; step: number }
+  | { seq: number; type: 'text.delta'; delta: string }
+  | {
+      seq: number;
+      type: 'tool.call';
+      step: number;
+      call_id: string;
+      name: string;
+      arguments: Record<string, unknown>;
+    }
+  | {
+      seq: number;
+      type: 'tool.result';
+      step: number;
+      call_id: string;
+      name: string;
+      output: unknown;
+      is_error: boolean;
+    }
+  | { seq: number; type: 'questions'; questions: Question[] }
+  | { seq: number; type: 'message.completed'; message: Message };
+
+export type ReplyEventType = ReplyEvent['type'];

@@ -29,10 +29,12 @@ export class OpenReplyStream {
     const scope = { orgId: caller.orgId, userId: input.userId };
     const message = await this.messages.findMessage(scope, input.messageId);
     if (!message) throw new NotFoundError('Message not found');
-    return this.reader.follow(message.id, {
+    // Only the id stays with the open stream: the row may be large and is read again when needed.
+    const messageId = message.id;
+    return this.reader.follow(messageId, {
       after: input.after ?? -1,
       heartbeatMs: this.settings.streamHeartbeatMs,
-      storedLines: () => this.storedLines(message.id),
+      storedLines: () => this.storedLines(messageId),
     });
   }
 

@@ -7,6 +7,7 @@ import { PersistenceModule } from '@app/persistence';
 import { QueuesModule } from '@app/queues';
 import { RedisModule } from '@app/redis';
 import { SkillToolsModule } from '@app/skills';
+import { StorageModule } from '@app/storage';
 import { AgentRunModule } from './agent-run/agent-run.module';
 import { WorkerHealthModule } from './health/worker-health.module';
 import { SourceSyncModule } from './source-sync/source-sync.module';
@@ -23,6 +24,7 @@ export class WorkerModule {
         PersistenceModule,
         RedisModule,
         QueuesModule,
+        StorageModule,
         AgentRunModule.forRoot(settings),
         SourceSyncModule.forRoot(settings),
         WorkerHealthModule,

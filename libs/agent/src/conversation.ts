@@ -30,15 +30,24 @@ export const idempotencyKey = (messageId: string, step: number, callId: string):
 export function buildPrompt(input: {
   instructions: string;
   history: MessageEntity[];
+  /** Text of the files attached to user messages, by message id: given to the model after the message. */
+  attachments?: ReadonlyMap<string, string>;
   steps: RunStepEntity[];
   results: Map<string, ToolCallEntity>;
   contextBudgetTokens: number;
 }): LanguageModelV3Prompt {
   const turns: LanguageModelV3Message[] = [];
   for (const message of input.history) {
-    if (message.role === 'user')
-      turns.push({ role: 'user', content: [{ type: 'text', text: message.content }] });
-    else if (message.content)
+    if (message.role === 'user') {
+      const attached = input.attachments?.get(message.id);
+      turns.push({
+        role: 'user',
+        content: [
+          { type: 'text', text: message.content },
+          ...(attached ? [{ type: 'text' as const, text: attached }] : []),
+        ],
+      });
+    } else if (message.content)
       turns.push({ role: 'assistant', content: [{ type: 'text', text: message.content }] });
   }
   let tokens = estimateTokens(input.instructions) + turns.reduce((sum, turn) => sum + turnTokens(turn), 0);

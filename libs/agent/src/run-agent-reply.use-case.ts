@@ -1,6 +1,14 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { AgentRepository, MessageRepository, RunRepository, ThreadRepository } from '@app/persistence';
+import {
+  AgentRepository,
+  MessageEntity,
+  MessageRepository,
+  RunRepository,
+  ThreadEntity,
+  ThreadRepository,
+} from '@app/persistence';
 import { RunEventWriter, RunSupersededError } from '@app/run-events';
+import { FileAttachments } from '@app/storage';
 import { ActiveRuns } from './active-runs';
 import { ReplyFinisher, RunEnding } from './reply-finisher';
 import { RunMetrics } from './run-metrics';
@@ -40,6 +48,7 @@ export class RunAgentReply {
     private readonly scheduler: RunScheduler,
     private readonly finisher: ReplyFinisher,
     private readonly metrics: RunMetrics,
+    private readonly files: FileAttachments,
   ) {}
 
   async execute(input: RunReplyInput): Promise<RunReplyResult> {
@@ -76,6 +85,7 @@ export class RunAgentReply {
           thread,
           agent,
           history,
+          attachments: await this.attachmentText(thread, history),
           state,
           signal: controller.signal,
         });
@@ -96,6 +106,18 @@ export class RunAgentReply {
     }
     await this.scheduler.wakeNext(thread.id);
     return 'done';
+  }
+
+  /** The files attached to the thread's user messages, read as text for the model (the thread owner's files). */
+  private async attachmentText(thread: ThreadEntity, history: MessageEntity[]): Promise<Map<string, string>> {
+    const scope = { orgId: thread.orgId, userId: thread.userId };
+    const texts = new Map<string, string>();
+    for (const message of history) {
+      if (message.role !== 'user' || message.fileIds.length === 0) continue;
+      const text = await this.files.attachmentTextForModel(scope, message.fileIds);
+      if (text) texts.set(message.id, text);
+    }
+    return texts;
   }
 }
 

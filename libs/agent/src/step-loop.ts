@@ -29,6 +29,8 @@ export interface ReplyRun {
   thread: ThreadEntity;
   agent: AgentEntity;
   history: MessageEntity[];
+  /** Text of the files attached to the history's user messages, by message id. */
+  attachments: ReadonlyMap<string, string>;
   state: RunState;
   signal: AbortSignal;
 }
@@ -107,6 +109,7 @@ export class StepLoop {
             buildPrompt({
               instructions: instructionsWithTools(agent.instructions, offered),
               history: run.history,
+              attachments: run.attachments,
               steps,
               results,
               contextBudgetTokens: this.settings.contextBudgetTokens,

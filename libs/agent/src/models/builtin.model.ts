@@ -137,12 +137,15 @@ export class BuiltinModel implements LanguageModelV3 {
   private answer(options: LanguageModelV3CallOptions): Timed[] {
     const { prompt } = options;
     const lastUser = prompt.map((message) => message.role).lastIndexOf('user');
-    const directives = parseDirectives(lastUser < 0 ? '' : textOf(prompt[lastUser]));
+    // Directives come from the user's own words (the first text part); later parts are attached files.
+    const [said = '', ...attached] = lastUser < 0 ? [] : textParts(prompt[lastUser]);
+    const directives = parseDirectives(said);
     const results = toolResultsAfter(prompt, lastUser);
     const inputTokens = countWords(prompt.map(textOf).join(' '));
     const parts: Timed[] = [];
     const push = (part: LanguageModelV3StreamPart, waitMs = 0) => void parts.push({ part, waitMs });
     push({ type: 'stream-start', warnings: [] });
+    const attachments = attached.join(' ');
 
     if (directives.fail) {
       push({ type: 'error', error: new BuiltinModelFailure('the builtin model was asked to fail (/fail)') });
@@ -159,7 +162,7 @@ export class BuiltinModel implements LanguageModelV3 {
       return parts;
     }
 
-    const text = directives.say ?? summary(directives, results);
+    const text = directives.say ?? summary(directives, results, attachments);
     push({ type: 'text-start', id: 'text' });
     splitWords(text).forEach((delta, index) =>
       push({ type: 'text-delta', id: 'text', delta }, index > 0 ? directives.sleepMs : 0),
@@ -179,7 +182,14 @@ export class BuiltinModel implements LanguageModelV3 {
   }
 }
 
-function summary(directives: Directives, results: { name: string; output: string }[]): string {
+/** Words of attached files the builtin model repeats back: enough to show it read them. */
+const ATTACHMENT_ECHO_WORDS = 200;
+
+function summary(
+  directives: Directives,
+  results: { name: string; output: string }[],
+  attachments: string,
+): string {
   const lines = results.map((result) => `Tool ${result.name} returned ${result.output}.`);
   lines.push(...directives.questions.map((question) => question.prompt));
   if (directives.json) lines.push('The structured output is attached.');
@@ -187,7 +197,18 @@ function summary(directives: Directives, results: { name: string; output: string
     const said = directives.plain.join(' ');
     lines.push(said ? `You said: ${said}` : 'Hello! How can I help?');
   }
+  if (attachments) {
+    const words = attachments.split(/\s+/).filter(Boolean);
+    const echoed = words.slice(0, ATTACHMENT_ECHO_WORDS).join(' ');
+    lines.push(`I read: ${echoed}${words.length > ATTACHMENT_ECHO_WORDS ? ' …' : ''}`);
+  }
   return lines.join('\n');
+}
+
+/** The text parts of a message, in order. */
+function textParts(message: LanguageModelV3Prompt[number]): string[] {
+  if (typeof message.content === 'string') return [message.content];
+  return message.content.flatMap((part) => (part.type === 'text' ? [part.text] : []));
 }
 
 function textOf(message: LanguageModelV3Prompt[number]): string {

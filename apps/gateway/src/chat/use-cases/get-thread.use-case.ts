@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { NotFoundError, ThreadResponse, toThreadResponse } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { AgentRepository, MessageRepository, ThreadRepository } from '@app/persistence';
+import { FileAttachments } from '@app/storage';
 import { THREAD_NOT_FOUND, threadScope } from '../chat.rules';
 
 export interface GetThreadInput {
@@ -16,6 +17,7 @@ export class GetThread {
     private readonly threads: ThreadRepository,
     private readonly messages: MessageRepository,
     private readonly agents: AgentRepository,
+    private readonly attachments: FileAttachments,
   ) {}
 
   async execute(caller: Caller, input: GetThreadInput): Promise<ThreadResponse> {
@@ -26,6 +28,7 @@ export class GetThread {
       messages.map((message) => message.agentId).filter((id): id is string => id !== null),
     );
     const agents = await this.agents.findMany(caller.orgId, [...writers]);
-    return toThreadResponse(thread, messages, agents);
+    const files = await this.attachments.filesByMessage({ orgId: caller.orgId }, messages);
+    return toThreadResponse(thread, messages, agents, files);
   }
 }

@@ -11,6 +11,7 @@ import {
 import { Caller } from '@app/identity';
 import { AgentRepository, MessageRepository, ThreadRepository } from '@app/persistence';
 import { AgentRunQueue } from '@app/queues';
+import { FileAttachments } from '@app/storage';
 import { AGENT_NOT_FOUND, enqueueStoredReply, THREAD_NOT_FOUND, threadScope } from '../chat.rules';
 
 export interface PostMessageInput {
@@ -32,6 +33,7 @@ export class PostMessage {
     private readonly threads: ThreadRepository,
     private readonly messages: MessageRepository,
     private readonly agentRuns: AgentRunQueue,
+    private readonly attachments: FileAttachments,
   ) {}
 
   async execute(caller: Caller, input: PostMessageInput): Promise<MessageResponse> {
@@ -54,6 +56,11 @@ export class PostMessage {
           },
         ]);
       }
+      // Files must be the thread owner's (CONTRACTS §8), whoever the call names.
+      await this.attachments.requireUploaded(
+        { orgId: caller.orgId, userId: thread.userId },
+        message.file_ids ?? [],
+      );
       // A new run needs a live agent, as at the start of a thread.
       const agent = await this.agents.findActive(caller.orgId, thread.agentId, tx);
       if (!agent) throw new NotFoundError(AGENT_NOT_FOUND);

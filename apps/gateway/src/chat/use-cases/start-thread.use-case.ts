@@ -5,6 +5,7 @@ import { NotFoundError, StartChatDto, ThreadResponse, toThreadResponse } from '@
 import { Caller } from '@app/identity';
 import { AgentRepository, MessageRepository, ThreadRepository } from '@app/persistence';
 import { AgentRunQueue } from '@app/queues';
+import { FileAttachments } from '@app/storage';
 import { AGENT_NOT_FOUND, enqueueStoredReply, isRowId, nameFrom } from '../chat.rules';
 
 /** POST /chat: stores the thread, the user's message and the pending reply, enqueues the run, answers at once. */
@@ -19,6 +20,7 @@ export class StartThread {
     private readonly threads: ThreadRepository,
     private readonly messages: MessageRepository,
     private readonly agentRuns: AgentRunQueue,
+    private readonly attachments: FileAttachments,
   ) {}
 
   async execute(caller: Caller, input: StartChatDto): Promise<ThreadResponse> {
@@ -30,6 +32,7 @@ export class StartThread {
     // Spec 4.2 rules 1-3: the given namespace, else the agent's, else none; bound for the thread's life.
     const memoryNamespace = input.options.memory_namespace ?? agent.memoryNamespace ?? null;
     const { message } = input;
+    await this.attachments.requireUploaded(scope, message.file_ids ?? []);
 
     const { thread, question, reply } = await this.db.transaction(async (tx) => {
       const thread = await this.threads.create(tx, scope, {
@@ -58,6 +61,7 @@ export class StartThread {
       threadId: thread.id,
       requestId: caller.requestId,
     });
-    return toThreadResponse(thread, [question, reply], [agent]);
+    const files = await this.attachments.filesByMessage(scope, [question]);
+    return toThreadResponse(thread, [question, reply], [agent], files);
   }
 }

@@ -1,0 +1,195 @@
+import { Redis } from 'ioredis';
+import { runEventKeys } from '@app/run-events';
+import { createAgent, createOrg, OrgFixture } from '../factories/admin';
+import { api } from '../support/http';
+import { AppProcess, startGateway, startWorker } from '../support/processes';
+import { createTestEnvironment, TestEnvironment } from '../support/test-environment';
+import { Line, numbered, OpenStream } from './stream.support';
+
+/**
+ * The reply stream of CONTRACTS §5 on real processes: replies written by a worker running the builtin model,
+ * streamed by two gateway replicas, replayed from Redis and, once its copy is gone, from PostgreSQL.
+ */
+let environment: TestEnvironment;
+let gateway: AppProcess;
+let replica: AppProcess;
+let worker: AppProcess;
+let redis: Redis;
+let org: OrgFixture;
+let other: OrgFixture;
+let agentId: string;
+const USER = 'stream-user';
+const HEARTBEAT_MS = 300;
+
+beforeAll(async () => {
+  environment = await createTestEnvironment({ STREAM_HEARTBEAT_MS: String(HEARTBEAT_MS) });
+  [gateway, replica, worker] = await Promise.all([
+    startGateway(environment.env),
+    startGateway(environment.env),
+    startWorker(environment.env, { WORKER_HEALTH_PORT: '0' }),
+  ]);
+  redis = new Redis(environment.env.REDIS_URL!);
+  [org, other] = await Promise.all([createOrg(environment.env), createOrg(environment.env)]);
+  agentId = (await createAgent(environment.env, org.org)).id;
+});
+
+afterAll(async () => {
+  redis?.disconnect();
+  await Promise.all([gateway?.stop(), replica?.stop(), worker?.stop()]);
+  await environment?.dispose();
+});
+
+/** POST /chat on `base`: the ids of the thread, the user's message and the pending reply. */
+async function startChat(content: string, base = gateway.url!) {
+  const response = await api(base, org.key).post('/chat', {
+    message: { content },
+    options: { agent_id: agentId, user_id: USER },
+  });
+  expect(response.status).toBe(200);
+  const [question, reply] = response.body.messages as { id: string }[];
+  return { threadId: response.body.id as string, questionId: question.id, replyId: reply.id };
+}
+
+const streamUrl = (base: string, messageId: string, query = '') =>
+  `${base}/chat/messages/${messageId}/stream${query}`;
+
+/** Opens the stream and reads it to its end. */
+async function readAll(base: string, messageId: string, query = ''): Promise<Line[]> {
+  const stream = new OpenStream(streamUrl(base, messageId, query), org.key);
+  expect(await stream.ended).toBe(true);
+  expect(stream.status).toBe(200);
+  return stream.lines;
+}
+
+/** Every invariant of a whole stream (CONTRACTS §5). */
+function expectWellFormed(lines: Line[]): void {
+  const seqLines = numbered(lines);
+  expect(seqLines.map((line) => line.seq)).toEqual(seqLines.map((_, index) => index));
+  expect(seqLines[0].type).toBe('message.started');
+  expect(seqLines.at(-1)!.type).toBe('message.completed');
+  expect(seqLines.filter((line) => line.type === 'message.completed')).toHaveLength(1);
+  const message = seqLines.at(-1)!.message as { content: string; events: Line[]; live: boolean };
+  const deltas = seqLines.filter((line) => line.type === 'text.delta').map((line) => line.delta);
+  expect(deltas.join('')).toBe(message.content);
+  expect(message.live).toBe(false);
+  expect(message.events).toEqual(
+    seqLines.filter((line) => line.type !== 'text.delta' && line.type !== 'message.completed'),
+  );
+}
+
+describe('GET /chat/messages/{message_id}/stream', () => {
+  it('streams a reply live: seq from 0 without gaps, deltas joining to the content, message.completed last', async () => {
+    const { replyId, threadId } = await startChat('Hello stream, how are you?');
+    const lines = await readAll(gateway.url!, replyId);
+    expectWellFormed(lines);
+    expect(numbered(lines)[0]).toEqual({
+      seq: 0,
+      type: 'message.started',
+      message_id: replyId,
+      thread_id: threadId,
+    });
+    const stored = await api(gateway.url!, org.key).get(`/chat/${threadId}`);
+    expect(numbered(lines).at(-1)!.message).toEqual(stored.body.messages[1]);
+  });
+
+  it('replays a finished reply identically from Redis, after `after`, and from PostgreSQL once Redis lost it', async () => {
+    const { replyId } = await startChat('/tool clock {}\n/ask Which one? | this | that');
+    const live = await readAll(gateway.url!, replyId);
+    expectWellFormed(live);
+    expect(live.map((line) => line.type)).toEqual(
+      expect.arrayContaining(['tool.call', 'tool.result', 'questions']),
+    );
+
+    expect(await readAll(replica.url!, replyId)).toEqual(live);
+    expect(await readAll(gateway.url!, replyId, '?after=3')).toEqual(live.slice(4));
+
+    await redis.del(runEventKeys(environment.redisPrefix, replyId).stream);
+    expect(await readAll(replica.url!, replyId)).toEqual(live);
+    expect(await readAll(gateway.url!, replyId, '?after=2')).toEqual(live.slice(3));
+    expect(await readAll(gateway.url!, replyId, `?after=${live.length - 1}`)).toEqual([]);
+  });
+
+  it('rebuilds the lines of a failed reply from PostgreSQL identically too', async () => {
+    const { replyId } = await startChat('/fail');
+    const live = await readAll(gateway.url!, replyId);
+    expectWellFormed(live);
+    expect(numbered(live).at(-1)!.message).toMatchObject({ status: 'error' });
+    await redis.del(runEventKeys(environment.redisPrefix, replyId).stream);
+    expect(await readAll(gateway.url!, replyId)).toEqual(live);
+  });
+
+  it('serves a reply posted on one replica from the other, a late reader included', async () => {
+    const { replyId } = await startChat(
+      '/sleep 30\n/say one two three four five six seven eight',
+      replica.url!,
+    );
+    const early = new OpenStream(streamUrl(gateway.url!, replyId), org.key);
+    await early.waitFor((line) => line.type === 'text.delta');
+    const late = await readAll(gateway.url!, replyId);
+    expect(await early.all()).toEqual(late);
+    expectWellFormed(late);
+    expect(numbered(late).at(-1)!.message).toMatchObject({
+      content: 'one two three four five six seven eight',
+    });
+  });
+
+  it('resumes with `after` on a restarted gateway, losing and repeating nothing', async () => {
+    const words = Array.from({ length: 40 }, (_, i) => `word${i}`).join(' ');
+    const restarting = await startGateway(environment.env);
+    let resumedOn: AppProcess | undefined;
+    try {
+      const { replyId } = await startChat(`/sleep 100\n/say ${words}`);
+      const first = new OpenStream(streamUrl(restarting.url!, replyId), org.key);
+      await first.waitFor((line) => line.type === 'text.delta' && line.delta === 'word5 ');
+      await restarting.kill();
+      expect(await first.ended).toBe(false);
+      resumedOn = await startGateway(environment.env);
+      const last = numbered(first.lines).at(-1)!.seq!;
+      const rest = await readAll(resumedOn.url!, replyId, `?after=${last}`);
+      const whole = [...numbered(first.lines), ...numbered(rest)];
+      expectWellFormed(whole);
+      expect(numbered(whole).at(-1)!.message).toMatchObject({ content: words });
+    } finally {
+      await Promise.all([restarting.stop(), resumedOn?.stop()]);
+    }
+  });
+
+  it('writes heartbeats, without seq, while nothing happens', async () => {
+    const { replyId } = await startChat(`/sleep ${HEARTBEAT_MS * 3}\n/say slow reply`);
+    const lines = await readAll(gateway.url!, replyId);
+    const heartbeats = lines.filter((line) => line.type === 'heartbeat');
+    expect(heartbeats.length).toBeGreaterThanOrEqual(1);
+    expect(heartbeats.every((line) => JSON.stringify(line) === '{"type":"heartbeat"}')).toBe(true);
+    expectWellFormed(lines);
+  });
+
+  it('streams a user message as its single message.completed line', async () => {
+    const { questionId, replyId } = await startChat('Just a question');
+    const lines = await readAll(replica.url!, questionId);
+    expect(lines).toEqual([
+      {
+        seq: 0,
+        type: 'message.completed',
+        message: expect.objectContaining({
+          id: questionId,
+          role: 'user',
+          content: 'Just a question',
+          events: null,
+        }),
+      },
+    ]);
+    expectWellFormed(await readAll(gateway.url!, replyId));
+  });
+
+  it("answers 404 for another organization's message and another user's", async () => {
+    const { replyId } = await startChat('Private');
+    const foreign = await api(gateway.url!, other.key).get(`/chat/messages/${replyId}/stream`);
+    expect(foreign.status).toBe(404);
+    expect(foreign.body).toEqual({ detail: 'Message not found' });
+    const otherUser = await api(gateway.url!, org.key).get(
+      `/chat/messages/${replyId}/stream?user_id=someone`,
+    );
+    expect(otherUser.status).toBe(404);
+    expectWellFormed(await readAll(gateway.url!, replyId, `?user_id=${USER}`));
+  });
+});

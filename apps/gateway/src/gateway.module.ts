@@ -11,8 +11,10 @@ import { FilesModule } from './files/files.module';
 import { HttpErrorFilter } from './http/http-error.filter';
 import { MemoryModule } from './memory/memory.module';
 import { OpsModule } from './ops/ops.module';
+import { SkillsModule } from './skills/skills.module';
 import { SourcesModule } from './sources/sources.module';
 import { StreamModule } from './stream/stream.module';
+import { TemplatesModule } from './templates/templates.module';
 
 /** The HTTP API: one module per area of the spec, behind the service-token guard. */
 @Module({})
@@ -31,6 +33,8 @@ export class GatewayModule {
         ChatModule,
         FilesModule,
         MemoryModule,
+        TemplatesModule,
+        SkillsModule,
         SourcesModule,
         StreamModule,
       ],

@@ -39,6 +39,7 @@ export class ReplyFinisher {
       questions: success?.questions ?? null,
       structuredOutput: success?.structuredOutput ?? null,
       events: state.events,
+      deltaLengths: state.deltaLengths,
     });
     if (!row) return;
     await state.emitOnce({ type: 'message.completed', message: messageLine(row, agent) });

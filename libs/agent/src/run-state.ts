@@ -28,6 +28,8 @@ function eventKey(event: UnnumberedRunEvent): string | null {
 export class RunState {
   content = '';
   readonly events: Record<string, unknown>[] = [];
+  /** Length of each delta, in order: stored with the reply so a replay cuts the content the same way. */
+  readonly deltaLengths: number[] = [];
   private readonly emitted = new Set<string>();
 
   constructor(
@@ -60,8 +62,10 @@ export class RunState {
   private track(event: RunEvent): void {
     const key = eventKey(event);
     if (key !== null) this.emitted.add(key);
-    if (event.type === 'text.delta') this.content += event.delta;
-    else if (isPersistedEvent(event)) this.events.push(event as unknown as Record<string, unknown>);
+    if (event.type === 'text.delta') {
+      this.content += event.delta;
+      this.deltaLengths.push(event.delta.length);
+    } else if (isPersistedEvent(event)) this.events.push(event as unknown as Record<string, unknown>);
   }
 }
 

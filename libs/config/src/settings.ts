@@ -241,78 +241,6 @@ export class Settings {
   @Min(1000)
   mcpIdleCloseMs = 600000;
 
-  /** Retries of a vendor model call after a 429, a 5xx, a network error or a stream broken before any output. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
-  @Max(10)
-  modelMaxRetries = 3;
-
-  /** First wait between vendor model call attempts; it doubles on each attempt. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
-  modelRetryBaseMs = 1000;
-
-  /** Longest wait between attempts: a vendor asking (retry-after) to wait longer ends the call with an error. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
-  modelRetryMaxDelayMs = 30000;
-
-  /** A vendor that sends nothing (no response, no stream bytes) for this long fails the call. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(100)
-  modelIdleTimeoutMs = 60000;
-
-  /** The `web` tool gives up on a fetch (all redirects included) after this long. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(100)
-  webToolTimeoutMs = 15000;
-
-  /** The `web` tool reads at most this many bytes of a body (after decompression). */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1024)
-  webToolMaxBytes = 2097152;
-
-  /** Characters of readable text the `web` tool gives the model at most. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(100)
-  webToolMaxChars = 20000;
-
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
-  @Max(20)
-  webToolMaxRedirects = 5;
-
-  /** Lets the `web` tool reach private, loopback and link-local addresses (tests, trusted networks only). */
-  @Transform(toBool)
-  @IsBoolean()
-  webToolAllowPrivate = false;
-
-  /** Time to start an MCP server (or reach it) and list its tools. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(100)
-  mcpConnectTimeoutMs = 15000;
-
-  /** Time one MCP tool call may take. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(100)
-  mcpCallTimeoutMs = 60000;
-
-  /** An MCP connection unused for this long is closed (its stdio server stopped). */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1000)
-  mcpIdleCloseMs = 600000;
-
   /** Where uploaded files live: `local` (disk, served by the gateway's embedded storage host) or `s3`. */
   @IsIn(['local', 's3'])
   storageDriver: 'local' | 's3' = 'local';
@@ -551,18 +479,6 @@ export const ENV: Record<keyof Settings, string> = {
   migrateOnStart: 'MIGRATE_ON_START',
   workerHealthPort: 'WORKER_HEALTH_PORT',
   shutdownTimeoutMs: 'SHUTDOWN_TIMEOUT_MS',
-  modelMaxRetries: 'MODEL_MAX_RETRIES',
-  modelRetryBaseMs: 'MODEL_RETRY_BASE_MS',
-  modelRetryMaxDelayMs: 'MODEL_RETRY_MAX_DELAY_MS',
-  modelIdleTimeoutMs: 'MODEL_IDLE_TIMEOUT_MS',
-  webToolTimeoutMs: 'WEB_TOOL_TIMEOUT_MS',
-  webToolMaxBytes: 'WEB_TOOL_MAX_BYTES',
-  webToolMaxChars: 'WEB_TOOL_MAX_CHARS',
-  webToolMaxRedirects: 'WEB_TOOL_MAX_REDIRECTS',
-  webToolAllowPrivate: 'WEB_TOOL_ALLOW_PRIVATE',
-  mcpConnectTimeoutMs: 'MCP_CONNECT_TIMEOUT_MS',
-  mcpCallTimeoutMs: 'MCP_CALL_TIMEOUT_MS',
-  mcpIdleCloseMs: 'MCP_IDLE_CLOSE_MS',
   modelMaxRetries: 'MODEL_MAX_RETRIES',
   modelRetryBaseMs: 'MODEL_RETRY_BASE_MS',
   modelRetryMaxDelayMs: 'MODEL_RETRY_MAX_DELAY_MS',

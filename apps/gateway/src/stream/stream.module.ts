@@ -1,7 +1,6 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import { Settings } from '@app/config';
-import { StreamRepository } from '@app/persistence';
 import { createRedisConnection, REDIS } from '@app/redis';
 import { RunEventReader, SharedSubscriber } from '@app/run-events';
 import { StreamController } from './stream.controller';
@@ -43,7 +42,6 @@ class StreamLifecycle implements BeforeApplicationShutdown, OnApplicationShutdow
         new RunEventReader(redis, subscriber, settings.redisPrefix),
     },
     StreamLifecycle,
-    StreamRepository,
     OpenReplyStream,
   ],
 })

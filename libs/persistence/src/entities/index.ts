@@ -1,31 +1,35 @@
 import { AgentEntity } from './agent.entity';
 import { ApiKeyEntity } from './api-key.entity';
-import { ConversationFileEntity } from './conversation-file.entity';
 import { ConnectionEntity } from './connection.entity';
 import { DocumentEntity } from './document.entity';
+import { ConversationFileEntity } from './conversation-file.entity';
 import { MemoryFileEntity } from './memory-file.entity';
 import { MessageEntity } from './message.entity';
 import { OrganizationEntity } from './organization.entity';
 import { PassageEntity } from './passage.entity';
+import { QueryTemplateEntity } from './query-template.entity';
 import { RunStepEntity } from './run-step.entity';
-import { SourceEntity } from './source.entity';
 import { ShareLinkEntity } from './share-link.entity';
+import { SkillEntity, SkillSettingEntity } from './skill.entity';
+import { SourceEntity } from './source.entity';
 import { ThreadEntity } from './thread.entity';
 import { ToolCallEntity } from './tool-call.entity';
 
 export * from './agent.entity';
 export * from './api-key.entity';
 export * from './column-types';
-export * from './conversation-file.entity';
 export * from './connection.entity';
 export * from './document.entity';
+export * from './conversation-file.entity';
 export * from './memory-file.entity';
 export * from './message.entity';
 export * from './organization.entity';
 export * from './passage.entity';
+export * from './query-template.entity';
 export * from './run-step.entity';
-export * from './source.entity';
 export * from './share-link.entity';
+export * from './skill.entity';
+export * from './source.entity';
 export * from './thread.entity';
 export * from './tool-call.entity';
 
@@ -36,13 +40,16 @@ export const ENTITIES = [
   AgentEntity,
   ThreadEntity,
   MessageEntity,
+  QueryTemplateEntity,
+  SkillEntity,
+  SkillSettingEntity,
   MemoryFileEntity,
   RunStepEntity,
   ToolCallEntity,
+  ConversationFileEntity,
+  ShareLinkEntity,
   ConnectionEntity,
   SourceEntity,
   DocumentEntity,
   PassageEntity,
-  ConversationFileEntity,
-  ShareLinkEntity,
 ];

@@ -74,6 +74,10 @@ export class MessageEntity {
   @Column({ name: 'max_steps', type: 'integer', nullable: true })
   maxSteps: number | null;
 
+  /** Length of each text delta the reply streamed, in order: replays from PostgreSQL cut the content by it. */
+  @Column({ name: 'delta_lengths', type: 'integer', array: true, nullable: true })
+  deltaLengths: number[] | null;
+
   /** Tokens the reply spent (input and output), counted into budgets. */
   @Column({ name: 'usage_tokens', type: 'integer', default: 0 })
   usageTokens: number;

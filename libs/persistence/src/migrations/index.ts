@@ -1,14 +1,18 @@
 import { InitialSchema1763800000000 } from './1763800000000-initial-schema';
 import { MemoryFiles1763801700000 } from './1763801700000-memory-files';
 import { RunCheckpoints1763810000000 } from './1763810000000-run-checkpoints';
-import { DataSources1764200000000 } from './1764200000000-data-sources';
+import { TemplatesAndSkills1763900000000 } from './1763900000000-templates-and-skills';
 import { ConversationFiles1764020000000 } from './1764020000000-conversation-files';
+import { DataSources1764200000000 } from './1764200000000-data-sources';
+import { MessageDeltaLengths1764300000000 } from './1764300000000-message-delta-lengths';
 
 /** Every migration in order; a merged migration is never edited, a change is a new file. */
 export const MIGRATIONS = [
   InitialSchema1763800000000,
   MemoryFiles1763801700000,
   RunCheckpoints1763810000000,
-  DataSources1764200000000,
+  TemplatesAndSkills1763900000000,
   ConversationFiles1764020000000,
+  DataSources1764200000000,
+  MessageDeltaLengths1764300000000,
 ];

@@ -51,6 +51,7 @@ export class MessageRepository {
       disabledTools: input.disabledTools,
       maxSteps: null,
       completedAt: null,
+      deltaLengths: null,
     });
   }
 
@@ -73,6 +74,7 @@ export class MessageRepository {
       disabledTools: null,
       maxSteps: reply.maxSteps,
       completedAt: null,
+      deltaLengths: null,
     });
   }
 

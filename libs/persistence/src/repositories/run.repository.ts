@@ -11,6 +11,7 @@ export interface ReplyOutcome {
   questions: Question[] | null;
   structuredOutput: Record<string, unknown> | null;
   events: Record<string, unknown>[];
+  deltaLengths: number[];
 }
 
 /** What a run checks before each step: its thread archived (DELETE /chat/{id}), its token budget spent. */
@@ -205,7 +206,8 @@ export class RunRepository {
       `WITH usage AS (SELECT COALESCE(SUM(usage_tokens), 0)::int AS tokens FROM run_steps WHERE message_id = $1),
        done AS (
          UPDATE messages SET status = $2, live = false, content = $3, error_code = $4, questions = $5,
-           structured_output = $6, events = $7, usage_tokens = usage.tokens, completed_at = now(), updated_at = now()
+           structured_output = $6, events = $7, delta_lengths = $8, usage_tokens = usage.tokens, completed_at = now(),
+           updated_at = now()
          FROM usage WHERE id = $1 AND live RETURNING agent_id, org_id, usage_tokens),
        agent AS (UPDATE agents SET tokens_used = tokens_used + done.usage_tokens FROM done WHERE id = done.agent_id),
        org AS (UPDATE organizations SET tokens_used = tokens_used + done.usage_tokens FROM done WHERE id = done.org_id)
@@ -218,6 +220,7 @@ export class RunRepository {
         outcome.questions === null ? null : JSON.stringify(outcome.questions),
         outcome.structuredOutput === null ? null : JSON.stringify(outcome.structuredOutput),
         JSON.stringify(outcome.events),
+        outcome.deltaLengths,
       ],
     );
     if (rows.length === 0) return null;

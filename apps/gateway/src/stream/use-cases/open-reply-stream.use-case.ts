@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Settings } from '@app/config';
 import { NotFoundError, toMessageResponse } from '@app/contracts';
 import { Caller } from '@app/identity';
-import { AgentRepository, MessageRepository, StreamRepository } from '@app/persistence';
+import { AgentRepository, MessageRepository } from '@app/persistence';
 import { ReplyStream, RunEvent, RunEventReader, storedReplyLines } from '@app/run-events';
 
 export interface OpenReplyStreamInput {
@@ -21,7 +21,6 @@ export class OpenReplyStream {
     private readonly settings: Settings,
     private readonly messages: MessageRepository,
     private readonly agents: AgentRepository,
-    private readonly streams: StreamRepository,
     private readonly reader: RunEventReader,
   ) {}
 
@@ -42,10 +41,7 @@ export class OpenReplyStream {
   private async storedLines(messageId: string): Promise<RunEvent[] | null> {
     const message = await this.messages.findById(messageId);
     if (!message || message.live) return null;
-    const [[agent], steps] = await Promise.all([
-      message.agentId ? this.agents.findMany(message.orgId, [message.agentId]) : [],
-      message.role === 'assistant' ? this.streams.stepTexts(message.id) : [],
-    ]);
-    return storedReplyLines(message, steps, { ...toMessageResponse(message, agent ?? null) });
+    const [agent] = message.agentId ? await this.agents.findMany(message.orgId, [message.agentId]) : [];
+    return storedReplyLines(message, { ...toMessageResponse(message, agent ?? null) });
   }
 }

@@ -1,5 +1,8 @@
 import { Queue } from 'bullmq';
 import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { QUEUE } from '@app/contracts';
 import { admin, AgentFixture, createAgent, createOrg, OrgFixture } from '../factories/admin';
@@ -12,6 +15,7 @@ import { createTestEnvironment, queryDatabase, TestEnvironment } from '../suppor
  * promises to answer with (CONTRACTS §4). Spec rules, limits (with their exact 422), scoping and the job.
  */
 let environment: TestEnvironment;
+let storageDir: string;
 let gateway: AppProcess;
 let queue: Queue;
 let redis: Redis;
@@ -45,7 +49,8 @@ const MESSAGE_KEYS = [
 ];
 
 beforeAll(async () => {
-  environment = await createTestEnvironment();
+  storageDir = await mkdtemp(join(tmpdir(), 'parley-chat-'));
+  environment = await createTestEnvironment({ STORAGE_DIR: storageDir });
   gateway = await startGateway(environment.env);
   [org, other] = await Promise.all([createOrg(environment.env), createOrg(environment.env)]);
   [agent, secondAgent, namespacedAgent, archivedAgent, foreignAgent] = await Promise.all([
@@ -67,6 +72,7 @@ afterAll(async () => {
   redis?.disconnect();
   await gateway?.stop();
   await environment?.dispose();
+  if (storageDir) await rm(storageDir, { recursive: true, force: true });
 });
 
 interface StartOptions {
@@ -93,6 +99,19 @@ async function startOk(input: StartOptions = {}) {
   const response = await start(input);
   expect(response.status).toBe(200);
   return response.body;
+}
+
+/** A file uploaded by `userId` the way a client does it (CONTRACTS §8); its id is usable in file_ids. */
+async function uploaded(userId = 'alice'): Promise<string> {
+  const granted = await client.get(`/chat/files/upload?filename=a.txt&mimetype=text/plain&user_id=${userId}`);
+  expect(granted.status).toBe(200);
+  const form = new FormData();
+  for (const [name, value] of Object.entries(granted.body.fields as Record<string, string>)) {
+    form.append(name, value);
+  }
+  form.append('file', new Blob([Buffer.from('some text')]), 'a.txt');
+  expect((await fetch(granted.body.url, { method: 'POST', body: form })).status).toBe(204);
+  return granted.body.fields['x-amz-meta-file-id'];
 }
 
 /** The one issue of a 422. */
@@ -174,10 +193,11 @@ describe('POST /chat', () => {
   });
 
   it('stores what the message carries, positions 0 and 1, and max_steps (server default 60)', async () => {
+    const fileIds = [await uploaded(), await uploaded()];
     const thread = await startOk({
       name: 'Named',
       message: {
-        file_ids: ['f1', 'f2'],
+        file_ids: fileIds,
         source_ids: [1, 2],
         document_ids: ['d1'],
         disabled_tools: ['web', 'mcp:github'],
@@ -190,7 +210,7 @@ describe('POST /chat', () => {
     expect(question).toMatchObject({
       position: 0,
       role: 'user',
-      file_ids: ['f1', 'f2'],
+      file_ids: fileIds,
       source_ids: [1, 2],
       document_ids: ['d1'],
       disabled_tools: ['web', 'mcp:github'],
@@ -230,7 +250,7 @@ describe('POST /chat', () => {
   });
 
   it('accepts 5 file ids and refuses 6 or duplicates', async () => {
-    const five = ['a', 'b', 'c', 'd', 'e'];
+    const five = await Promise.all(Array.from({ length: 5 }, () => uploaded()));
     expect((await start({ message: { file_ids: five } })).status).toBe(200);
     expect(issueOf(await start({ message: { file_ids: [...five, 'f'] } }))).toMatchObject({
       loc: ['body', 'message', 'file_ids'],

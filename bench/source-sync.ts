@@ -31,6 +31,9 @@ const PASSAGES = Number(process.env.BENCH_PASSAGES ?? 100000);
 const QUERIES = Number(process.env.BENCH_QUERIES ?? 200);
 const BASE_DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+/** A response body as the bench reads it: ids, pids and counters. */
+type JsonObject = Record<string, string | number | null>;
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A deterministic vocabulary of pseudo-words, so text and queries share words with realistic selectivity. */
@@ -124,7 +127,7 @@ async function main(): Promise<void> {
         headers: { 'x-service-token': key.key, 'content-type': 'application/json' },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
-      return (await response.json()) as Record<string, any>;
+      return (await response.json()) as JsonObject;
     };
     for (;;) {
       try {
@@ -148,7 +151,7 @@ async function main(): Promise<void> {
       config: { folder_id: 'bench' },
       scope: 'organization',
     });
-    let synced: Record<string, any>;
+    let synced: JsonObject;
     for (;;) {
       synced = await call('GET', `/dc/sources/${source.pid}`);
       if (synced.status === 'synced' || synced.status === 'error') break;
@@ -179,11 +182,11 @@ async function main(): Promise<void> {
     const padStarted = performance.now();
     for (let written = existing, n = 0; written < PASSAGES; written += perDocument, n++) {
       await documents.upsertListed(
-        { id: source.id, orgId: key.org_id },
+        { id: Number(source.id), orgId: key.org_id },
         [{ externalId: `pad-${n}`, name: `pad-${n}.txt`, mimeType: 'text/plain', size: 0, version: '1' }],
         1,
       );
-      const [document] = await documents.toFetch(source.id, 1);
+      const [document] = await documents.toFetch(Number(source.id), 1);
       const texts = Array.from(
         { length: perDocument },
         () => `${sentence(40)} ${sentence(40)} ${sentence(40)}`,

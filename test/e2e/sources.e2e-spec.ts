@@ -279,6 +279,7 @@ describe('Google Drive syncs', () => {
     expect(typeof source.id).toBe('number');
 
     const done = await waitForSource(source.pid, synced());
+    source = done;
     expect(done).toMatchObject({
       status: 'synced',
       documents_synced: 8,
@@ -322,7 +323,7 @@ describe('Google Drive syncs', () => {
     drive.updateFile(policyId, 'Employees receive thirty paid holidays each year.');
     drive.deleteFile(notesId);
     expect((await client.post(`/dc/sources/${source.pid}/sync`)).status).toBe(202);
-    const done = await waitForSource(source.pid, synced(source.last_synced_at ?? null));
+    const done = await waitForSource(source.pid, synced(source.last_synced_at));
     expect(done).toMatchObject({
       status: 'synced',
       documents_synced: 8,

@@ -27,6 +27,8 @@ const RRF_K = 60;
 const CANDIDATES = 50;
 /** Full-text matches re-ranked by vector when the visible passages are too many to scan them all. */
 const RERANK_POOL = 500;
+/** Full-text matches ranked at most, per query form (all terms, any term). */
+const RANK_CAP = 3000;
 const MAX_QUERY_TERMS = 32;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -107,21 +109,30 @@ export class DocumentSearch implements OnModuleInit {
     terms: string[],
     languages: string[],
   ): Promise<string[]> {
-    const tsquery = terms.join(' | ');
-    const matches = languages
-      .map(
-        (_language, index) =>
-          `(p.language = $${index + 4} AND p.tsv @@ to_tsquery($${index + 4}::regconfig, $3))`,
-      )
-      .join(' OR ');
-    const rows = (await this.db.query(
-      `SELECT p.id::text AS id FROM passages p
-       WHERE p.source_id = ANY($1::int[]) AND ($2::uuid[] IS NULL OR p.document_id = ANY($2::uuid[]))
-         AND (${matches})
-       ORDER BY ts_rank(p.tsv, to_tsquery(p.language::regconfig, $3)) DESC, p.id
-       LIMIT ${RERANK_POOL}`,
-      [sourceIds, documentIds, tsquery, ...languages],
-    )) as { id: string }[];
+    // Each language's query is parsed once (not per row) and matched through the GIN index. Passages with
+    // every term are ranked first; passages with some terms are ranked among a bounded sample, since
+    // ts_rank reads each candidate's tsvector and common words match a large share of a corpus.
+    const rank = (operator: '&' | '|', cap: number) =>
+      this.db.query(
+        `WITH q AS (
+           SELECT language, to_tsquery(language::regconfig, $3) AS query FROM unnest($4::text[]) AS language
+         ),
+         matched AS (
+           SELECT p.id, p.tsv, q.query FROM passages p JOIN q ON q.language = p.language
+           WHERE p.source_id = ANY($1::int[]) AND ($2::uuid[] IS NULL OR p.document_id = ANY($2::uuid[]))
+             AND p.tsv @@ q.query
+           LIMIT ${cap}
+         )
+         SELECT id::text AS id FROM matched ORDER BY ts_rank(tsv, query) DESC, id LIMIT ${RERANK_POOL}`,
+        [sourceIds, documentIds, terms.join(` ${operator} `), languages],
+      ) as Promise<{ id: string }[]>;
+    const rows = await rank('&', RANK_CAP);
+    if (rows.length < RERANK_POOL && terms.length > 1) {
+      const seen = new Set(rows.map((row) => row.id));
+      rows.push(
+        ...(await rank('|', RANK_CAP)).filter((row) => !seen.has(row.id)).slice(0, RERANK_POOL - rows.length),
+      );
+    }
     return rows.map((row) => row.id);
   }
 

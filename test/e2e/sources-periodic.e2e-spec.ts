@@ -1,0 +1,77 @@
+import { createOrg } from '../factories/admin';
+import { FakeGoogleDrive } from '../support/fake-google-drive';
+import { api } from '../support/http';
+import { AppProcess, startGateway, startWorker } from '../support/processes';
+import { createTestEnvironment, TestEnvironment } from '../support/test-environment';
+
+/** Periodic syncs: each live source has a BullMQ job scheduler (SOURCE_SYNC_INTERVAL_SECONDS); archiving stops it. */
+let environment: TestEnvironment;
+let gateway: AppProcess;
+let worker: AppProcess;
+let client: ReturnType<typeof api>;
+const drive = new FakeGoogleDrive();
+
+beforeAll(async () => {
+  await drive.start();
+  drive.oauth.grant('token');
+  drive.addFile('shared', 'a.txt', 'text/plain', 'first file');
+  environment = await createTestEnvironment({
+    GOOGLE_DRIVE_API_URL: drive.url,
+    GOOGLE_TOKEN_URL: drive.tokenUrl,
+    SOURCE_SYNC_INTERVAL_SECONDS: '1',
+  });
+  [gateway, worker] = await Promise.all([
+    startGateway(environment.env),
+    startWorker(environment.env, { WORKER_HEALTH_PORT: '0' }),
+  ]);
+  client = api(gateway.url!, (await createOrg(environment.env)).key);
+});
+
+afterAll(async () => {
+  await Promise.all([gateway?.stop(), worker?.stop()]);
+  await drive.stop();
+  await environment?.dispose();
+});
+
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline)
+      throw new Error(`not reached: ${JSON.stringify(value)}\n${worker.output.slice(-2000)}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+it('syncs a source again on its own, and stops once it is archived', async () => {
+  const connection = (
+    await client.post('/dc/connections?user_id=u', {
+      name: 'Drive',
+      kind: 'googledrive',
+      credentials: { access_token: 'token' },
+    })
+  ).body;
+  const source = (
+    await client.post('/dc/sources?user_id=u', {
+      connection_id: connection.id,
+      store: 'googledrive',
+      config: { folder_id: 'shared' },
+      scope: 'organization',
+    })
+  ).body;
+  const get = async () => (await client.get(`/dc/sources/${source.pid}`)).body;
+  await until(get, (s) => s.status === 'synced' && s.documents_synced === 1);
+
+  drive.addFile('shared', 'b.txt', 'text/plain', 'second file');
+  await until(get, (s) => s.status === 'synced' && s.documents_synced === 2);
+
+  expect((await client.delete(`/dc/sources/${source.pid}`)).status).toBe(204);
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  const feedReads = () => drive.requests.filter((r) => r.path === '/drive/v3/changes').length;
+  const before = feedReads();
+  drive.addFile('shared', 'c.txt', 'text/plain', 'third file');
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+  expect(feedReads()).toBe(before);
+  expect((await get()).documents_synced).toBe(2);
+});

@@ -1,0 +1,138 @@
+/**
+ * What the benchmarks share: a database and Redis prefix of their own, the compiled apps as child processes,
+ * the admin CLI, and percentiles. Benchmarks run from a build (see each script's header for the command).
+ */
+import { ChildProcess, execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { Redis } from 'ioredis';
+import { Client } from 'pg';
+
+const run = promisify(execFile);
+const DIST = join(__dirname, '..');
+const BASE_DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+export const median = (values: number[]) => percentile(values, 50);
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 30000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check().catch(() => false))) {
+    if (Date.now() > deadline) throw new Error(`${what} not ready in time`);
+    await sleep(100);
+  }
+}
+
+export interface BenchEnvironment {
+  name: string;
+  env: NodeJS.ProcessEnv;
+  databaseUrl: string;
+  admin<T = Record<string, string>>(args: string[]): Promise<T>;
+  /** A gateway process on a free port, ready. */
+  startGateway(extra?: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string }>;
+  /** A worker process, consuming once its log says so. */
+  startWorker(extra?: NodeJS.ProcessEnv): Promise<ChildProcess>;
+  dispose(): Promise<void>;
+}
+
+/** A fresh, migrated database and a Redis prefix for one benchmark run; `dispose` drops both. */
+export async function createBenchEnvironment(extraEnv: NodeJS.ProcessEnv = {}): Promise<BenchEnvironment> {
+  const name = `parley_bench_${randomBytes(4).toString('hex')}`;
+  const databaseUrl = Object.assign(new URL(BASE_DATABASE_URL), { pathname: `/${name}` }).toString();
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    NODE_PATH: process.env.NODE_PATH ?? join(__dirname, '..', '..', 'node_modules'),
+    DATABASE_URL: databaseUrl,
+    REDIS_URL,
+    REDIS_PREFIX: name,
+    LOG_LEVEL: 'warn',
+    WORKER_HEALTH_PORT: '0',
+    ...extraEnv,
+  };
+  await run(process.execPath, [join(DIST, 'apps/admin/src/migrate.js')], { env });
+  const children: ChildProcess[] = [];
+  const spawnApp = (app: 'gateway' | 'worker', appEnv: NodeJS.ProcessEnv) => {
+    const child = spawn(process.execPath, [join(DIST, 'apps', app, 'src', 'main.js')], {
+      env: appEnv,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    children.push(child);
+    return child;
+  };
+  return {
+    name,
+    env,
+    databaseUrl,
+    admin: async (args) =>
+      JSON.parse(
+        (await run(process.execPath, [join(DIST, 'apps/admin/src/main.js'), ...args], { env })).stdout,
+      ),
+    startGateway: async (extra = {}) => {
+      const port = await freePort();
+      const child = spawnApp('gateway', {
+        ...env,
+        PORT: String(port),
+        STORAGE_PORT: String(await freePort()),
+        ...extra,
+      });
+      const url = `http://127.0.0.1:${port}`;
+      await waitFor(async () => (await fetch(`${url}/health/ready`)).ok, 'gateway');
+      return { child, url };
+    },
+    startWorker: async (extra = {}) => {
+      const child = spawnApp('worker', { ...env, LOG_LEVEL: 'info', ...extra });
+      await new Promise<void>((resolve, reject) => {
+        let output = '';
+        child.stdout?.on('data', (chunk: Buffer) => {
+          output += chunk.toString();
+          if (output.includes('worker started')) resolve();
+        });
+        child.once('exit', () => reject(new Error('worker exited at start')));
+      });
+      child.stdout?.resume();
+      return child;
+    },
+    dispose: async () => {
+      await Promise.all(
+        children.map(async (child) => {
+          if (child.exitCode !== null) return;
+          const exited = new Promise((resolve) => child.once('exit', resolve));
+          child.kill('SIGTERM');
+          await exited;
+        }),
+      );
+      const client = new Client({ connectionString: BASE_DATABASE_URL });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await client.end();
+      const redis = new Redis(REDIS_URL);
+      let cursor = '0';
+      do {
+        const [next, keys] = await redis.scan(cursor, 'MATCH', `${name}:*`, 'COUNT', 1000);
+        if (keys.length > 0) await redis.del(...keys);
+        cursor = next;
+      } while (cursor !== '0');
+      redis.disconnect();
+    },
+  };
+}

@@ -6,13 +6,14 @@
  *
  *   PARLEY_DIST=/tmp/dist-bench npm run build && node /tmp/dist-bench/bench/conversation.js
  *
- * Environment: BENCH_CONVERSATIONS (per client count, default 20 × clients, at least 100), BENCH_RUNS (3).
+ * Environment: BENCH_CONVERSATIONS (per client count, default 20 × clients, at least 100), BENCH_RUNS (3),
+ * BENCH_CLIENT_COUNTS (default 1,8,32); settings of the apps (e.g. AGENT_RUN_CONCURRENCY) pass through.
  */
 import { performance } from 'node:perf_hooks';
 import { createBenchEnvironment, median, percentile } from './support';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
-const CLIENT_COUNTS = [1, 8, 32];
+const CLIENT_COUNTS = (process.env.BENCH_CLIENT_COUNTS ?? '1,8,32').split(',').map(Number);
 const WORDS =
   'the quick brown fox jumps over the lazy dog while seven clever ravens watch from an old oak tree near the quiet river bank';
 const CONTENT = `/say ${WORDS.split(' ').slice(0, 22).join(' ')}`;
@@ -71,7 +72,10 @@ async function round(clients: number, count: number, target: { url: string; key:
 const ms = (value: number) => value.toFixed(1);
 
 async function main(): Promise<void> {
-  const environment = await createBenchEnvironment();
+  const passThrough = Object.fromEntries(
+    ['AGENT_RUN_CONCURRENCY'].filter((name) => process.env[name]).map((name) => [name, process.env[name]]),
+  );
+  const environment = await createBenchEnvironment(passThrough);
   try {
     const { key } = await environment.admin(['keys:create', '--org', 'bench']);
     const { id: agentId } = await environment.admin(['agents:create', '--org', 'bench', '--name', 'bench']);

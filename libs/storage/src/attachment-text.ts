@@ -54,7 +54,7 @@ export async function readAtMost(
 }
 
 /** The text of a PDF, page by page (pdf.js, without a worker thread). */
-async function pdfText(bytes: Buffer): Promise<string> {
+export async function pdfText(bytes: Buffer): Promise<string> {
   // Loaded on first use: only processes that read attachments pay for pdf.js.
   const pdfjs = await import('pdfjs-dist/legacy/build/pdf.js');
   const document = await pdfjs.getDocument({
@@ -82,7 +82,8 @@ async function pdfText(bytes: Buffer): Promise<string> {
   }
 }
 
-async function docxText(bytes: Buffer): Promise<string> {
+/** The raw text of a DOCX (mammoth). */
+export async function docxText(bytes: Buffer): Promise<string> {
   const mammoth = await import('mammoth');
   return (await mammoth.extractRawText({ buffer: bytes })).value.trim();
 }

@@ -1,3 +1,4 @@
+import { PartialType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, IsObject, IsOptional, IsString } from 'class-validator';
 import { Ge, Le, MaxChars, MinChars, OneOf } from './rules';
@@ -70,52 +71,7 @@ export class CreateQueryTemplateDto {
 }
 
 /** PUT /agent_execution/query_templates/{id}: a partial update; absent fields stay as they are. */
-export class UpdateQueryTemplateDto {
-  @IsOptional()
-  @IsString()
-  @MinChars(1)
-  @MaxChars(TEMPLATE_LIMITS.name)
-  name?: string;
-
-  @IsOptional()
-  @IsString()
-  @MaxChars(TEMPLATE_LIMITS.content)
-  content?: string;
-
-  @IsOptional()
-  @IsString()
-  @MaxChars(TEMPLATE_LIMITS.description)
-  description?: string;
-
-  @IsOptional()
-  @IsObject()
-  metadata?: Record<string, unknown>;
-
-  @IsOptional()
-  @IsString()
-  @MaxChars(TEMPLATE_LIMITS.iconUri)
-  icon_uri?: string;
-
-  @IsOptional()
-  @IsString()
-  @MaxChars(TEMPLATE_LIMITS.color)
-  icon_color?: string;
-
-  @IsOptional()
-  @IsString()
-  @MaxChars(TEMPLATE_LIMITS.color)
-  background_color?: string;
-
-  @IsOptional()
-  @OneOf(TEMPLATE_SCOPES)
-  scope?: (typeof TEMPLATE_SCOPES)[number];
-
-  @IsOptional()
-  @IsString()
-  @MinChars(1)
-  @MaxChars(TEMPLATE_LIMITS.userId)
-  user_id?: string;
-}
+export class UpdateQueryTemplateDto extends PartialType(CreateQueryTemplateDto) {}
 
 /** GET /agent_execution/query_templates: the end user, and a page. */
 export class ListQueryTemplatesQuery extends EndUserQuery {

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import ExcelJS from 'exceljs';
 import { convert as htmlToText } from 'html-to-text';
 import JSZip from 'jszip';
-import mammoth from 'mammoth';
+import { docxText, pdfText } from '@app/storage';
 
 /** A document whose text cannot be read: counted in documents_failed with this reason. */
 export class ExtractionError extends Error {}
@@ -73,7 +73,7 @@ async function parse(format: DocumentFormat, bytes: Buffer): Promise<string> {
     case 'pdf':
       return pdfText(bytes);
     case 'docx':
-      return (await mammoth.extractRawText({ buffer: bytes })).value;
+      return docxText(bytes);
     case 'xlsx':
       return xlsxText(bytes);
     case 'pptx':
@@ -85,34 +85,6 @@ async function parse(format: DocumentFormat, bytes: Buffer): Promise<string> {
       });
     case 'text':
       return bytes.toString('utf8').replace(/^\uFEFF/, '');
-  }
-}
-
-async function pdfText(bytes: Buffer): Promise<string> {
-  // Loaded on first use: only processes that read PDFs pay for pdf.js.
-  const pdfjs = await import('pdfjs-dist/legacy/build/pdf.js');
-  const task = pdfjs.getDocument({
-    data: new Uint8Array(bytes),
-    isEvalSupported: false,
-    useSystemFonts: false,
-    disableFontFace: true,
-    verbosity: 0,
-  });
-  try {
-    const document = await task.promise;
-    const pages: string[] = [];
-    for (let number = 1; number <= document.numPages; number++) {
-      const content = await (await document.getPage(number)).getTextContent();
-      pages.push(
-        content.items
-          .map((item) => ('str' in item ? item.str + (item.hasEOL ? '\n' : '') : ''))
-          .join('')
-          .trim(),
-      );
-    }
-    return pages.join('\n\n');
-  } finally {
-    await task.destroy();
   }
 }
 

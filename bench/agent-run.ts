@@ -12,7 +12,6 @@
 import 'reflect-metadata';
 import { ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
@@ -22,6 +21,7 @@ import { Client } from 'pg';
 import { RunMetrics } from '@app/agent';
 import { loadSettings } from '@app/config';
 import { WorkerModule } from '../apps/worker/src/worker.module';
+import { freePort, median, percentile, sleep, waitFor } from './support';
 
 const run = promisify(execFile);
 const DIST = join(__dirname, '..');
@@ -31,36 +31,12 @@ const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 16);
 const BASE_DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-const percentile = (values: number[], p: number) =>
-  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))];
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 function spawnApp(app: 'gateway' | 'worker', env: NodeJS.ProcessEnv): ChildProcess {
   const child = spawn(process.execPath, [join(DIST, 'apps', app, 'src', 'main.js')], {
     env,
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   return child;
-}
-
-async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 30000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check().catch(() => false))) {
-    if (Date.now() > deadline) throw new Error(`${what} not ready in time`);
-    await sleep(100);
-  }
 }
 
 async function stop(child: ChildProcess): Promise<void> {

@@ -15,12 +15,12 @@
  */
 import { ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { Client } from 'pg';
+import { freePort, median, percentile, sleep } from './support';
 
 const run = promisify(execFile);
 const DIST = join(__dirname, '..');
@@ -31,23 +31,7 @@ const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 1000);
 const BASE_DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
-const median = (values: number[]) => sorted(values)[Math.floor(values.length / 2)];
-const percentile = (values: number[], p: number) =>
-  sorted(values)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))];
 const ms = (value: number) => value.toFixed(2);
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 async function seed(databaseUrl: string, orgId: string, agentIds: [string, string]): Promise<void> {
   const db = new Client({ connectionString: databaseUrl });

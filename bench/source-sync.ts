@@ -11,7 +11,6 @@
  */
 import { ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
@@ -23,6 +22,7 @@ import { loadSettings } from '@app/config';
 import { CompanyDocumentsToolSource, DocumentSearch, Embedder } from '@app/knowledge';
 import { dataSourceOptions, DocumentRepository } from '@app/persistence';
 import { FakeGoogleDrive } from '../test/support/fake-google-drive';
+import { freePort, percentile, sleep } from './support';
 
 const run = promisify(execFile);
 const DIST = join(__dirname, '..');
@@ -33,8 +33,6 @@ const BASE_DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 /** A response body as the bench reads it: ids, pids and counters. */
 type JsonObject = Record<string, string | number | null>;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A deterministic vocabulary of pseudo-words, so text and queries share words with realistic selectivity. */
 let seed = 42;
@@ -64,20 +62,6 @@ const VOCABULARY = Array.from({ length: 3000 }, () =>
 );
 const word = () => VOCABULARY[Math.floor(random() * VOCABULARY.length)];
 const sentence = (words: number) => Array.from({ length: words }, word).join(' ') + '.';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-const percentile = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 async function main(): Promise<void> {
   const name = `parley_bench_sources_${randomBytes(3).toString('hex')}`;

@@ -17,7 +17,6 @@ import { ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Agent, get, IncomingMessage } from 'node:http';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
@@ -25,6 +24,7 @@ import { Redis } from 'ioredis';
 import { Client } from 'pg';
 import { loadSettings } from '@app/config';
 import { RunEventLog, RunEventWriter } from '@app/run-events';
+import { freePort, percentile, sleep } from './support';
 
 const run = promisify(execFile);
 const DIST = join(__dirname, '..');
@@ -33,19 +33,6 @@ const RATE = Number(process.env.BENCH_RATE ?? 5000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const BASE_DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** User + system CPU time of a process, in ms (Linux clock ticks of 10 ms). */
 const cpuMs = (pid: number): number => {
@@ -61,10 +48,6 @@ async function heapUsedKiB(base: string): Promise<number> {
 
 const rssKiB = (pid: number): number =>
   Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
 
 async function admin(env: NodeJS.ProcessEnv, args: string[]): Promise<Record<string, string>> {
   const { stdout } = await run(process.execPath, [join(DIST, 'apps/admin/src/main.js'), ...args], { env });

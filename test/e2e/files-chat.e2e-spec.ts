@@ -81,6 +81,10 @@ describe('files on messages', () => {
 
     const thread = await client.get(`/chat/${started.body.id}?user_id=alice`);
     expect(thread.body.messages[0].files.map((file: { id: string }) => file.id)).toEqual([fileId]);
+    // The user message's stream is one JSONL line (parsed as one document), carrying the same files.
+    const line = await client.get(`/chat/messages/${question.id}/stream?user_id=alice`);
+    expect(line.body.type).toBe('message.completed');
+    expect(line.body.message.files.map((file: { id: string }) => file.id)).toEqual([fileId]);
   });
 
   it("answers 422 at the index of an unknown, not uploaded or other user's file", async () => {

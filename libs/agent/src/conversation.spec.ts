@@ -67,4 +67,32 @@ describe('buildPrompt', () => {
     expect(parseArguments('[1]')).toBeNull();
     expect(parseArguments('{oops')).toBeNull();
   });
+
+  it("gives a user message's attached files after its text: their text, then their images as file parts", () => {
+    const question = Object.assign(message('user', 'What is in these?'), { id: 'q1' });
+    const image = { name: 'dot.png', mediaType: 'image/png', data: Buffer.from([137, 80, 78, 71]) };
+    const prompt = buildPrompt({
+      instructions: '',
+      history: [question],
+      attachments: new Map([['q1', { text: 'Attached file "a.txt": hello', images: [image] }]]),
+      steps: [],
+      results: new Map(),
+      contextBudgetTokens: 1000,
+    });
+    expect(prompt).toEqual([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'What is in these?' },
+          { type: 'text', text: 'Attached file "a.txt": hello' },
+          {
+            type: 'file',
+            mediaType: 'image/png',
+            filename: 'dot.png',
+            data: new Uint8Array([137, 80, 78, 71]),
+          },
+        ],
+      },
+    ]);
+  });
 });

@@ -1,6 +1,12 @@
 import { JSONValue, LanguageModelV3Message, LanguageModelV3Prompt } from '@ai-sdk/provider';
 import { MessageEntity, RunStepEntity, ToolCallEntity } from '@app/persistence';
 
+/** What a user message's attached files give the model: their text (within a budget) and their images. */
+export interface MessageAttachments {
+  text: string;
+  images: { name: string; mediaType: string; data: Buffer }[];
+}
+
 /** A rough token count for the context budget (about four characters a token for most tokenizers). */
 export const estimateTokens = (text: string): number => Math.ceil(text.length / 4);
 
@@ -30,8 +36,8 @@ export const idempotencyKey = (messageId: string, step: number, callId: string):
 export function buildPrompt(input: {
   instructions: string;
   history: MessageEntity[];
-  /** Text of the files attached to user messages, by message id: given to the model after the message. */
-  attachments?: ReadonlyMap<string, string>;
+  /** Files attached to user messages, by message id: given to the model after the message. */
+  attachments?: ReadonlyMap<string, MessageAttachments>;
   steps: RunStepEntity[];
   results: Map<string, ToolCallEntity>;
   contextBudgetTokens: number;
@@ -44,7 +50,13 @@ export function buildPrompt(input: {
         role: 'user',
         content: [
           { type: 'text', text: message.content },
-          ...(attached ? [{ type: 'text' as const, text: attached }] : []),
+          ...(attached?.text ? [{ type: 'text' as const, text: attached.text }] : []),
+          ...(attached?.images ?? []).map((image) => ({
+            type: 'file' as const,
+            mediaType: image.mediaType,
+            filename: image.name,
+            data: new Uint8Array(image.data),
+          })),
         ],
       });
     } else if (message.content)

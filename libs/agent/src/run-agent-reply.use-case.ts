@@ -10,6 +10,7 @@ import {
 import { RunEventWriter, RunSupersededError } from '@app/run-events';
 import { FileAttachments } from '@app/storage';
 import { ActiveRuns } from './active-runs';
+import { MessageAttachments } from './conversation';
 import { ReplyFinisher, RunEnding } from './reply-finisher';
 import { RunMetrics } from './run-metrics';
 import { RunScheduler } from './run-scheduler';
@@ -85,7 +86,7 @@ export class RunAgentReply {
           thread,
           agent,
           history,
-          attachments: await this.attachmentText(thread, history),
+          attachments: await this.attachments(thread, history),
           state,
           signal: controller.signal,
         });
@@ -108,16 +109,22 @@ export class RunAgentReply {
     return 'done';
   }
 
-  /** The files attached to the thread's user messages, read as text for the model (the thread owner's files). */
-  private async attachmentText(thread: ThreadEntity, history: MessageEntity[]): Promise<Map<string, string>> {
+  /** The files attached to the thread's user messages (the thread owner's), as text and images for the model. */
+  private async attachments(
+    thread: ThreadEntity,
+    history: MessageEntity[],
+  ): Promise<Map<string, MessageAttachments>> {
     const scope = { orgId: thread.orgId, userId: thread.userId };
-    const texts = new Map<string, string>();
+    const attachments = new Map<string, MessageAttachments>();
     for (const message of history) {
       if (message.role !== 'user' || message.fileIds.length === 0) continue;
-      const text = await this.files.attachmentTextForModel(scope, message.fileIds);
-      if (text) texts.set(message.id, text);
+      const [text, images] = await Promise.all([
+        this.files.attachmentTextForModel(scope, message.fileIds),
+        this.files.imagesForModel(scope, message.fileIds),
+      ]);
+      attachments.set(message.id, { text, images });
     }
-    return texts;
+    return attachments;
   }
 }
 

@@ -13,7 +13,7 @@ import {
   ThreadEntity,
   ToolCallEntity,
 } from '@app/persistence';
-import { buildPrompt, idempotencyKey, parseArguments } from './conversation';
+import { buildPrompt, idempotencyKey, MessageAttachments, parseArguments } from './conversation';
 import { ModelProvider } from './models/model-provider';
 import { RunMetrics } from './run-metrics';
 import { RunState } from './run-state';
@@ -29,8 +29,8 @@ export interface ReplyRun {
   thread: ThreadEntity;
   agent: AgentEntity;
   history: MessageEntity[];
-  /** Text of the files attached to the history's user messages, by message id. */
-  attachments: ReadonlyMap<string, string>;
+  /** Files attached to the history's user messages, by message id. */
+  attachments: ReadonlyMap<string, MessageAttachments>;
   state: RunState;
   signal: AbortSignal;
 }

@@ -4,6 +4,7 @@ import { NotFoundError, toMessageResponse } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { AgentRepository, MessageRepository } from '@app/persistence';
 import { ReplyStream, RunEvent, RunEventReader, storedReplyLines } from '@app/run-events';
+import { FileAttachments } from '@app/storage';
 
 export interface OpenReplyStreamInput {
   messageId: string;
@@ -22,6 +23,7 @@ export class OpenReplyStream {
     private readonly messages: MessageRepository,
     private readonly agents: AgentRepository,
     private readonly reader: RunEventReader,
+    private readonly files: FileAttachments,
   ) {}
 
   async execute(caller: Caller, input: OpenReplyStreamInput): Promise<ReplyStream> {
@@ -41,7 +43,10 @@ export class OpenReplyStream {
   private async storedLines(messageId: string): Promise<RunEvent[] | null> {
     const message = await this.messages.findById(messageId);
     if (!message || message.live) return null;
-    const [agent] = message.agentId ? await this.agents.findMany(message.orgId, [message.agentId]) : [];
-    return storedReplyLines(message, { ...toMessageResponse(message, agent ?? null) });
+    const [[agent], files] = await Promise.all([
+      message.agentId ? this.agents.findMany(message.orgId, [message.agentId]) : [],
+      this.files.filesByMessage({ orgId: message.orgId }, [message]),
+    ]);
+    return storedReplyLines(message, { ...toMessageResponse(message, agent ?? null, files.get(message.id)) });
   }
 }

@@ -12,7 +12,13 @@ import { Caller } from '@app/identity';
 import { AgentRepository, MessageRepository, ThreadRepository } from '@app/persistence';
 import { AgentRunQueue } from '@app/queues';
 import { FileAttachments } from '@app/storage';
-import { AGENT_NOT_FOUND, enqueueStoredReply, THREAD_NOT_FOUND, threadScope } from '../chat.rules';
+import {
+  AGENT_NOT_FOUND,
+  enqueueStoredReply,
+  storeExchange,
+  THREAD_NOT_FOUND,
+  threadScope,
+} from '../chat.rules';
 
 export interface PostMessageInput {
   threadId: string;
@@ -64,15 +70,7 @@ export class PostMessage {
       // A new run needs a live agent, as at the start of a thread.
       const agent = await this.agents.findActive(caller.orgId, thread.agentId, tx);
       if (!agent) throw new NotFoundError(AGENT_NOT_FOUND);
-      const question = await this.messages.addUserMessage(tx, thread, {
-        content: message.content,
-        fileIds: message.file_ids ?? [],
-        sourceIds: message.source_ids ?? null,
-        documentIds: message.document_ids ?? null,
-        disabledTools: message.disabled_tools ?? null,
-      });
-      const reply = await this.messages.addPendingReply(tx, thread, {
-        replyTo: question,
+      const { reply } = await storeExchange(this.messages, tx, thread, message, {
         agentId: agent.id,
         maxSteps: options.max_steps ?? this.settings.defaultMaxSteps,
       });

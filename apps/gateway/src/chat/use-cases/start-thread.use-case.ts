@@ -6,7 +6,7 @@ import { Caller } from '@app/identity';
 import { AgentRepository, MessageRepository, ThreadRepository } from '@app/persistence';
 import { AgentRunQueue } from '@app/queues';
 import { FileAttachments } from '@app/storage';
-import { AGENT_NOT_FOUND, enqueueStoredReply, isRowId, nameFrom } from '../chat.rules';
+import { AGENT_NOT_FOUND, enqueueStoredReply, isRowId, nameFrom, storeExchange } from '../chat.rules';
 
 /** POST /chat: stores the thread, the user's message and the pending reply, enqueues the run, answers at once. */
 @Injectable()
@@ -41,15 +41,7 @@ export class StartThread {
         projectId: input.project_id ?? null,
         memoryNamespace,
       });
-      const question = await this.messages.addUserMessage(tx, thread, {
-        content: message.content,
-        fileIds: message.file_ids ?? [],
-        sourceIds: message.source_ids ?? null,
-        documentIds: message.document_ids ?? null,
-        disabledTools: message.disabled_tools ?? null,
-      });
-      const reply = await this.messages.addPendingReply(tx, thread, {
-        replyTo: question,
+      const { question, reply } = await storeExchange(this.messages, tx, thread, message, {
         agentId: agent.id,
         maxSteps: input.options.max_steps ?? this.settings.defaultMaxSteps,
       });

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { MessageEntity, Question, RunStepEntity, ToolCallEntity } from '../entities';
+import { PreparedStatement, runPrepared } from './prepared-statement';
 import { Db } from './scope';
 
 /** How a reply ends: what its final message row holds. */
@@ -49,6 +50,54 @@ const gateParams = (query: GateQuery, extraTokens: number): unknown[] => [
 
 const toGate = (row: GateRow): RunGate => ({ archived: row.archived, budgetSpent: row.spent });
 
+/*
+ * The statements a run makes at every step or reply, prepared (see runPrepared). Each name must stay unique to
+ * its text: a connection keeps the first text it prepared under a name.
+ */
+const HAS_EARLIER_LIVE_REPLY: PreparedStatement = {
+  name: 'run_has_earlier_live_reply',
+  text: `SELECT EXISTS (SELECT 1 FROM messages WHERE thread_id = $1 AND live AND position < $2) AS blocked`,
+};
+
+const MARK_RUNNING: PreparedStatement = {
+  name: 'run_mark_running',
+  text: `UPDATE messages SET status = 'running', updated_at = now() WHERE id = $1 AND live RETURNING id`,
+};
+
+const GATE: PreparedStatement = { name: 'run_gate', text: `SELECT ${GATE_SQL}` };
+
+const SAVE_STEP: PreparedStatement = {
+  name: 'run_save_step',
+  text: `WITH saved AS (
+     INSERT INTO run_steps
+       (message_id, step, text, tool_calls, questions, structured_output, usage_tokens, content_length, started_at)
+     VALUES ($4, $5, $6, $7, $8, $9, $10, $11, $12)
+     ON CONFLICT (message_id, step) DO NOTHING RETURNING 1)
+   SELECT (SELECT count(*) FROM saved)::int AS saved, ${GATE_SQL}`,
+};
+
+const SAVE_TOOL_RESULT: PreparedStatement = {
+  name: 'run_save_tool_result',
+  text: `WITH saved AS (
+     INSERT INTO tool_calls (idempotency_key, message_id, step, call_id, name, arguments, output, is_error, duration_ms)
+     VALUES ($4, $5, $6, $7, $8, $9, $10, $11, $12)
+     ON CONFLICT (idempotency_key) DO NOTHING RETURNING 1)
+   SELECT (SELECT count(*) FROM saved)::int AS saved, ${GATE_SQL}`,
+};
+
+const FINISH_REPLY: PreparedStatement = {
+  name: 'run_finish_reply',
+  text: `WITH usage AS (SELECT COALESCE(SUM(usage_tokens), 0)::int AS tokens FROM run_steps WHERE message_id = $1),
+   done AS (
+     UPDATE messages SET status = $2, live = false, content = $3, error_code = $4, questions = $5,
+       structured_output = $6, events = $7, delta_lengths = $8, usage_tokens = usage.tokens, completed_at = now(),
+       updated_at = now()
+     FROM usage WHERE id = $1 AND live RETURNING agent_id, org_id, usage_tokens),
+   agent AS (UPDATE agents SET tokens_used = tokens_used + done.usage_tokens FROM done WHERE id = done.agent_id),
+   org AS (UPDATE organizations SET tokens_used = tokens_used + done.usage_tokens FROM done WHERE id = done.org_id)
+   SELECT 1 FROM done`,
+};
+
 /** A live reply the sweep looks at. */
 export interface LiveReply {
   id: string;
@@ -66,11 +115,11 @@ export class RunRepository {
   constructor(private readonly db: DataSource) {}
 
   /** Whether an earlier reply of the thread is still pending or running: replies run in position order. */
-  async hasEarlierLiveReply(threadId: string, position: number, db: Db = this.db.manager): Promise<boolean> {
-    const rows: { blocked: boolean }[] = await db.query(
-      `SELECT EXISTS (SELECT 1 FROM messages WHERE thread_id = $1 AND live AND position < $2) AS blocked`,
-      [threadId, position],
-    );
+  async hasEarlierLiveReply(threadId: string, position: number): Promise<boolean> {
+    const rows = await runPrepared<{ blocked: boolean }>(this.db, HAS_EARLIER_LIVE_REPLY, [
+      threadId,
+      position,
+    ]);
     return rows[0].blocked;
   }
 
@@ -93,12 +142,8 @@ export class RunRepository {
   }
 
   /** pending → running; false when the reply is no longer live (finished, cancelled). */
-  async markRunning(messageId: string, db: Db = this.db.manager): Promise<boolean> {
-    const rows: unknown[] = await db.query(
-      `UPDATE messages SET status = 'running', updated_at = now() WHERE id = $1 AND live RETURNING id`,
-      [messageId],
-    );
-    return rows.length > 0;
+  async markRunning(messageId: string): Promise<boolean> {
+    return (await runPrepared(this.db, MARK_RUNNING, [messageId])).length > 0;
   }
 
   /** The thread's messages before the reply, oldest first: what its run may see (never later messages). */
@@ -121,26 +166,18 @@ export class RunRepository {
    * back) and answers, in the same round trip, the gate of the next step.
    */
   async saveStep(step: RunStepEntity, gate: GateQuery): Promise<{ step: RunStepEntity; gate: RunGate }> {
-    const rows: GateRow[] = await this.db.query(
-      `WITH saved AS (
-         INSERT INTO run_steps
-           (message_id, step, text, tool_calls, questions, structured_output, usage_tokens, content_length, started_at)
-         VALUES ($4, $5, $6, $7, $8, $9, $10, $11, $12)
-         ON CONFLICT (message_id, step) DO NOTHING RETURNING 1)
-       SELECT (SELECT count(*) FROM saved)::int AS saved, ${GATE_SQL}`,
-      [
-        ...gateParams(gate, step.usageTokens),
-        step.messageId,
-        step.step,
-        step.text,
-        JSON.stringify(step.toolCalls),
-        step.questions === null ? null : JSON.stringify(step.questions),
-        step.structuredOutput === null ? null : JSON.stringify(step.structuredOutput),
-        step.usageTokens,
-        step.contentLength,
-        step.startedAt,
-      ],
-    );
+    const rows = await runPrepared<GateRow>(this.db, SAVE_STEP, [
+      ...gateParams(gate, step.usageTokens),
+      step.messageId,
+      step.step,
+      step.text,
+      JSON.stringify(step.toolCalls),
+      step.questions === null ? null : JSON.stringify(step.questions),
+      step.structuredOutput === null ? null : JSON.stringify(step.structuredOutput),
+      step.usageTokens,
+      step.contentLength,
+      step.startedAt,
+    ]);
     const stored =
       rows[0].saved > 0
         ? step
@@ -162,25 +199,18 @@ export class RunRepository {
     result: ToolCallEntity,
     gate: GateQuery,
   ): Promise<{ result: ToolCallEntity; gate: RunGate }> {
-    const rows: GateRow[] = await this.db.query(
-      `WITH saved AS (
-         INSERT INTO tool_calls (idempotency_key, message_id, step, call_id, name, arguments, output, is_error, duration_ms)
-         VALUES ($4, $5, $6, $7, $8, $9, $10, $11, $12)
-         ON CONFLICT (idempotency_key) DO NOTHING RETURNING 1)
-       SELECT (SELECT count(*) FROM saved)::int AS saved, ${GATE_SQL}`,
-      [
-        ...gateParams(gate, 0),
-        result.idempotencyKey,
-        result.messageId,
-        result.step,
-        result.callId,
-        result.name,
-        JSON.stringify(result.arguments),
-        JSON.stringify(result.output ?? null),
-        result.isError,
-        result.durationMs,
-      ],
-    );
+    const rows = await runPrepared<GateRow>(this.db, SAVE_TOOL_RESULT, [
+      ...gateParams(gate, 0),
+      result.idempotencyKey,
+      result.messageId,
+      result.step,
+      result.callId,
+      result.name,
+      JSON.stringify(result.arguments),
+      JSON.stringify(result.output ?? null),
+      result.isError,
+      result.durationMs,
+    ]);
     const stored =
       rows[0].saved > 0
         ? result
@@ -192,7 +222,7 @@ export class RunRepository {
 
   /** The gate of a run's first step. */
   async gate(query: GateQuery): Promise<RunGate> {
-    const rows: GateRow[] = await this.db.query(`SELECT ${GATE_SQL}`, gateParams(query, 0));
+    const rows = await runPrepared<GateRow>(this.db, GATE, gateParams(query, 0));
     return toGate(rows[0]);
   }
 
@@ -202,27 +232,16 @@ export class RunRepository {
    * stops being live. Null when it was no longer live (someone else ended it).
    */
   async finish(messageId: string, outcome: ReplyOutcome): Promise<MessageEntity | null> {
-    const rows: unknown[] = await this.db.query(
-      `WITH usage AS (SELECT COALESCE(SUM(usage_tokens), 0)::int AS tokens FROM run_steps WHERE message_id = $1),
-       done AS (
-         UPDATE messages SET status = $2, live = false, content = $3, error_code = $4, questions = $5,
-           structured_output = $6, events = $7, delta_lengths = $8, usage_tokens = usage.tokens, completed_at = now(),
-           updated_at = now()
-         FROM usage WHERE id = $1 AND live RETURNING agent_id, org_id, usage_tokens),
-       agent AS (UPDATE agents SET tokens_used = tokens_used + done.usage_tokens FROM done WHERE id = done.agent_id),
-       org AS (UPDATE organizations SET tokens_used = tokens_used + done.usage_tokens FROM done WHERE id = done.org_id)
-       SELECT 1 FROM done`,
-      [
-        messageId,
-        outcome.status,
-        outcome.content,
-        outcome.errorCode,
-        outcome.questions === null ? null : JSON.stringify(outcome.questions),
-        outcome.structuredOutput === null ? null : JSON.stringify(outcome.structuredOutput),
-        JSON.stringify(outcome.events),
-        outcome.deltaLengths,
-      ],
-    );
+    const rows = await runPrepared(this.db, FINISH_REPLY, [
+      messageId,
+      outcome.status,
+      outcome.content,
+      outcome.errorCode,
+      outcome.questions === null ? null : JSON.stringify(outcome.questions),
+      outcome.structuredOutput === null ? null : JSON.stringify(outcome.structuredOutput),
+      JSON.stringify(outcome.events),
+      outcome.deltaLengths,
+    ]);
     if (rows.length === 0) return null;
     return this.db.getRepository(MessageEntity).findOneBy({ id: messageId });
   }

@@ -187,6 +187,13 @@ async function main(): Promise<void> {
     `round trip medians now: PostgreSQL ${fmt(median(roundTrips.postgres))} ms, durable INSERT ` +
       `${fmt(median(roundTrips.commit))} ms, Redis ${fmt(median(roundTrips.redis))} ms`,
   );
+  // One reply at a time, each reply's two steps are observed in order: its tool step, then its final step.
+  const byKind = (parity: number) => sequential.overhead.filter((_, index) => index % 2 === parity);
+  console.log(
+    `step overhead, sequential, by kind: tool step median ${fmt(median(byKind(0)))} ms ` +
+      `(p90 ${fmt(percentile(byKind(0), 90))}), final step median ${fmt(median(byKind(1)))} ms ` +
+      `(p90 ${fmt(percentile(byKind(1), 90))})`,
+  );
   for (const [label, sample] of Object.entries({ sequential, loaded })) {
     console.log(
       `step overhead, ${label} (${sample.overhead.length} steps): median ${fmt(median(sample.overhead))} ms, ` +

@@ -179,15 +179,16 @@ async function main(): Promise<void> {
     // Events at RATE a second in all, spread evenly, round-robin over the replies, written by the worker's
     // own writer (XADD with the seq's id, EXPIRE and PUBLISH in one script call).
     const writer = new RunEventWriter(loadSettings({ REDIS_PREFIX: name, REDIS_URL }), redis);
-    const logs = new Map<string, RunEventLog>(streams.map((s) => [s.messageId, writer.open(s.messageId, 0)]));
-    // A log numbers an event once the previous one is written: one append at a time per reply, as a run does.
-    const queues = new Map<string, Promise<unknown>>();
+    const logs = new Map<string, RunEventLog>(
+      await Promise.all(
+        streams.map(async (s) => [s.messageId, (await writer.claim(s.messageId)).log] as const),
+      ),
+    );
+    // Appends are pipelined, as a run sends them; an event counts as written once its log is flushed.
     const append = (messageId: string, event: Parameters<RunEventLog['append']>[0]) => {
-      const queued = (queues.get(messageId) ?? Promise.resolve()).then(() =>
-        logs.get(messageId)!.append(event),
-      );
-      queues.set(messageId, queued);
-      return queued;
+      const log = logs.get(messageId)!;
+      log.append(event);
+      return log.flush();
     };
     const total = RATE * SECONDS;
     const gatewayCpuBefore = cpuMs(gateway.pid!);

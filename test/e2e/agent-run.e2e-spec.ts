@@ -1,5 +1,12 @@
 import { Redis } from 'ioredis';
-import { decodeEvent, EVENT_FIELD, RunEvent, runEventKeys } from '@app/run-events';
+import {
+  decodeEvent,
+  encodeEvent,
+  EVENT_FIELD,
+  RunEvent,
+  runEventKeys,
+  streamEntryId,
+} from '@app/run-events';
 import { admin, createAgent, createOrg, OrgFixture } from '../factories/admin';
 import { api } from '../support/http';
 import { AppProcess, startGateway, startWorker } from '../support/processes';
@@ -232,6 +239,50 @@ describe('agent runs', () => {
       status: 'success',
       content: 'found again',
     });
+  });
+
+  it('completes the stream of a stored step whose last lines a crash kept out of Redis', async () => {
+    // A step and its lines are written side by side: here the step landed, its last delta did not.
+    const { threadId } = await start('first');
+    await completed((await client.get(`/chat/${threadId}?user_id=${USER}`)).body.messages[1].id);
+    const [question] = await queryDatabase<{ id: string }>(
+      environment.databaseUrl,
+      `INSERT INTO messages (id, thread_id, org_id, position, role, content, status, live, updated_at)
+       SELECT gen_random_uuid(), id, org_id, 2, 'user', '/say hello there world', 'success', false,
+         now() - interval '1 hour'
+       FROM threads WHERE id = $1 RETURNING id`,
+      [threadId],
+    );
+    const [reply] = await queryDatabase<{ id: string }>(
+      environment.databaseUrl,
+      `INSERT INTO messages (id, thread_id, org_id, position, role, status, live, agent_id, reply_to_id, max_steps, updated_at)
+       SELECT gen_random_uuid(), id, org_id, 3, 'assistant', 'running', true, agent_id, $2, 5, now() - interval '1 hour'
+       FROM threads WHERE id = $1 RETURNING id`,
+      [threadId, question.id],
+    );
+    await queryDatabase(
+      environment.databaseUrl,
+      `INSERT INTO run_steps (message_id, step, text, usage_tokens, content_length, started_at)
+       VALUES ($1, 1, 'hello there world', 7, 17, now())`,
+      [reply.id],
+    );
+    const before: RunEvent[] = [
+      { seq: 0, type: 'message.started', message_id: reply.id, thread_id: threadId },
+      { seq: 1, type: 'step.started', step: 1 },
+      { seq: 2, type: 'text.delta', delta: 'hello ' },
+      { seq: 3, type: 'text.delta', delta: 'there ' },
+    ];
+    const key = runEventKeys(environment.redisPrefix, reply.id).stream;
+    for (const event of before)
+      await redis.xadd(key, streamEntryId(event.seq), EVENT_FIELD, encodeEvent(event));
+
+    const stream = await completed(reply.id, 15000);
+    const thread = await client.get(`/chat/${threadId}?user_id=${USER}`);
+    const message = thread.body.messages[3] as Message;
+    expectConsistent(stream, message);
+    expect(message).toMatchObject({ status: 'success', content: 'hello there world' });
+    expect(stream.slice(0, before.length)).toEqual(before);
+    expect(ofType(stream, 'step.started')).toHaveLength(1);
   });
 
   it('cancels the running reply when its thread is deleted, within a second', async () => {

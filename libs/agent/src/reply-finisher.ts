@@ -3,7 +3,7 @@ import { toMessageResponse } from '@app/contracts';
 import { AgentEntity, AgentRepository, MessageEntity, RunRepository } from '@app/persistence';
 import { RunEventWriter } from '@app/run-events';
 import { RunMetrics } from './run-metrics';
-import { nextSeqAfter, RunState } from './run-state';
+import { RunState } from './run-state';
 import { LoopOutcome } from './step-loop';
 
 /** How a run ends: what the loop decided, or `failed` when the run itself broke on its last attempt. */
@@ -29,8 +29,10 @@ export class ReplyFinisher {
     const closing = closingText(ending);
     // A resumed run may find the closing text already streamed by the run it replaces.
     if (closing && !state.content.endsWith(closing)) {
-      await state.emitText(state.content ? `\n\n${closing}` : closing);
+      state.emitText(state.content ? `\n\n${closing}` : closing);
     }
+    // The final row must not be ahead of the stream: a reply that is no longer live is never streamed again.
+    await state.flush();
     const success = ending.kind === 'success' ? ending : null;
     const row = await this.runs.finish(reply.id, {
       status: success ? 'success' : ending.kind === 'cancelled' ? 'cancelled' : 'error',
@@ -42,7 +44,8 @@ export class ReplyFinisher {
       deltaLengths: state.deltaLengths,
     });
     if (!row) return;
-    await state.emitOnce({ type: 'message.completed', message: messageLine(row, agent) });
+    state.emitOnce({ type: 'message.completed', message: messageLine(row, agent) });
+    await state.flush();
     this.metrics.runs.inc({
       outcome: ending.kind === 'model_error' || ending.kind === 'failed' ? 'error' : ending.kind,
     });
@@ -57,10 +60,12 @@ export class ReplyFinisher {
     if (written.some((event) => event.type === 'message.completed')) return;
     // Ran and finished long ago, its stream expired: PostgreSQL holds it and replays fall back to it.
     if (written.length === 0 && reply.events !== null) return;
-    const state = new RunState(this.writer.open(reply.id, nextSeqAfter(written)), written);
     const agent = reply.agentId ? await this.agents.findById(reply.agentId) : null;
-    await state.emitOnce({ type: 'message.started', message_id: reply.id, thread_id: reply.threadId });
-    await state.emitOnce({ type: 'message.completed', message: messageLine(reply, agent) });
+    const claimed = await this.writer.claim(reply.id);
+    const state = new RunState(claimed.log, claimed.written);
+    state.emitOnce({ type: 'message.started', message_id: reply.id, thread_id: reply.threadId });
+    state.emitOnce({ type: 'message.completed', message: messageLine(reply, agent) });
+    await state.flush();
   }
 }
 

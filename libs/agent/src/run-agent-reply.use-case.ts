@@ -14,7 +14,7 @@ import { MessageAttachments } from './conversation';
 import { ReplyFinisher, RunEnding } from './reply-finisher';
 import { RunMetrics } from './run-metrics';
 import { RunScheduler } from './run-scheduler';
-import { nextSeqAfter, RunState } from './run-state';
+import { RunState } from './run-state';
 import { StepLoop } from './step-loop';
 
 export interface RunReplyInput {
@@ -67,8 +67,8 @@ export class RunAgentReply {
     if (!thread || !agent) throw new Error(`reply ${reply.id} has no thread or agent`);
     if (!thread.archivedAt && (await this.runs.hasEarlierLiveReply(thread.id, reply.position))) return 'wait';
 
-    const written = await this.writer.written(reply.id);
-    const state = new RunState(this.writer.open(reply.id, nextSeqAfter(written)), written);
+    const { log: events, written } = await this.writer.claim(reply.id);
+    const state = new RunState(events, written);
     if (!state.resumed && input.enqueuedAt)
       this.metrics.queueWait.observe((Date.now() - input.enqueuedAt) / 1000);
     const log = { messageId: reply.id, threadId: thread.id, requestId: input.requestId };
@@ -76,7 +76,7 @@ export class RunAgentReply {
     await this.runs.markRunning(reply.id);
     const controller = this.activeRuns.start(thread.id, reply.id);
     try {
-      await state.emitOnce({ type: 'message.started', message_id: reply.id, thread_id: thread.id });
+      state.emitOnce({ type: 'message.started', message_id: reply.id, thread_id: thread.id });
       let ending: RunEnding = { kind: 'cancelled' };
       if (!thread.archivedAt) {
         const history = await this.runs.history(thread.id, reply.position);

@@ -49,14 +49,21 @@ export class RunState {
     return key !== null && this.emitted.has(key);
   }
 
-  /** Writes the event unless an earlier run of this reply already did. */
-  async emitOnce(event: UnnumberedRunEvent): Promise<void> {
-    if (this.has(event)) return;
-    this.track(await this.log.append(event));
+  /** Sends the event unless an earlier run of this reply already did; stored once `flush` resolves. */
+  emitOnce(event: UnnumberedRunEvent): void {
+    if (!this.has(event)) this.track(this.log.append(event));
   }
 
-  async emitText(delta: string): Promise<void> {
-    if (delta) this.track(await this.log.append({ type: 'text.delta', delta }));
+  emitText(delta: string): void {
+    if (delta) this.track(this.log.append({ type: 'text.delta', delta }));
+  }
+
+  /**
+   * Waits until every event sent is stored: before a checkpoint that the events must not lag behind (a stored
+   * step is never streamed again), before a tool runs, and at the end of the run.
+   */
+  flush(): Promise<void> {
+    return this.log.flush();
   }
 
   private track(event: RunEvent): void {
@@ -68,7 +75,3 @@ export class RunState {
     } else if (isPersistedEvent(event)) this.events.push(event as unknown as Record<string, unknown>);
   }
 }
-
-/** The seq a resumed writer continues with: one past the last event already written. */
-export const nextSeqAfter = (written: RunEvent[]): number =>
-  written.length === 0 ? 0 : written[written.length - 1].seq + 1;

@@ -72,12 +72,15 @@ export class StepLoop {
       sourceIds: run.question?.sourceIds ?? null,
       documentIds: run.question?.documentIds ?? null,
     };
-    const available = await this.tools.toolsFor(scope, {
-      agentTools: agent.tools,
-      disabledTools: run.question?.disabledTools ?? null,
-    });
-    const steps = await this.runs.steps(reply.id);
-    const results = new Map((await this.runs.toolResults(reply.id)).map((r) => [r.idempotencyKey, r]));
+    const [available, steps, storedResults] = await Promise.all([
+      this.tools.toolsFor(scope, {
+        agentTools: agent.tools,
+        disabledTools: run.question?.disabledTools ?? null,
+      }),
+      this.runs.steps(reply.id),
+      this.runs.toolResults(reply.id),
+    ]);
+    const results = new Map(storedResults.map((r) => [r.idempotencyKey, r]));
 
     const gateQuery = (): GateQuery => ({
       threadId: thread.id,
@@ -99,7 +102,7 @@ export class StepLoop {
       let step = steps[number - 1];
       if (!step) {
         if (gate.budgetSpent) return { kind: 'budget_exhausted' };
-        await state.emitOnce({ type: 'step.started', step: number });
+        state.emitOnce({ type: 'step.started', step: number });
         const offerTools = number <= maxSteps;
         let output: StepOutput | undefined;
         const modelStarted = performance.now();
@@ -127,31 +130,41 @@ export class StepLoop {
           modelMs = performance.now() - modelStarted - (output?.emitMs ?? 0);
           this.metrics.modelCallDuration.observe({ model: agent.model }, modelMs / 1000);
         }
-        ({ step, gate } = await this.runs.saveStep(
-          Object.assign(new RunStepEntity(), {
-            messageId: reply.id,
-            step: number,
-            text: output.text,
-            // Past the cap the model was offered no tools: whatever it still asks for is not run.
-            toolCalls: offerTools ? output.toolCalls : [],
-            questions: output.questions,
-            structuredOutput: output.structuredOutput,
-            usageTokens: output.usageTokens,
-            contentLength: state.content.length,
-            startedAt: stepStartedAt,
-          }),
-          gateQuery(),
-        ));
+        // The step's events go to Redis while the step is stored; if a crash lets the step land without them,
+        // the resumed run sends what is missing (below).
+        [{ step, gate }] = await Promise.all([
+          this.runs.saveStep(
+            Object.assign(new RunStepEntity(), {
+              messageId: reply.id,
+              step: number,
+              text: output.text,
+              // Past the cap the model was offered no tools: whatever it still asks for is not run.
+              toolCalls: offerTools ? output.toolCalls : [],
+              questions: output.questions,
+              structuredOutput: output.structuredOutput,
+              usageTokens: output.usageTokens,
+              contentLength: state.content.length,
+              startedAt: stepStartedAt,
+            }),
+            gateQuery(),
+          ),
+          state.flush(),
+        ]);
         steps.push(step);
+      } else {
+        // Stored, but a crash may have kept its start or the end of its text from reaching the stream.
+        state.emitOnce({ type: 'step.started', step: number });
+        const missing = step.contentLength - state.content.length;
+        if (missing > 0) state.emitText(step.text.slice(-missing));
       }
 
       if (step.toolCalls.length === 0) {
-        if (step.questions?.length) await state.emitOnce({ type: 'questions', questions: step.questions });
+        if (step.questions?.length) state.emitOnce({ type: 'questions', questions: step.questions });
         this.observeStep(startedAt, modelMs, 0);
         return { kind: 'success', questions: step.questions, structuredOutput: step.structuredOutput };
       }
       for (const call of step.toolCalls) {
-        await state.emitOnce({
+        state.emitOnce({
           type: 'tool.call',
           step: number,
           call_id: call.callId,
@@ -159,6 +172,12 @@ export class StepLoop {
           arguments: parseArguments(call.arguments) ?? {},
         });
       }
+      // A run that lost its log to another worker finds out here, before it runs a tool that changes anything.
+      const changesSomething = step.toolCalls.some((call) => {
+        const tool = offered.find((candidate) => candidate.name === call.name);
+        return tool !== undefined && !tool.readOnly;
+      });
+      if (changesSomething) await state.flush();
       let toolMs = 0;
       for (const call of step.toolCalls) {
         const key = idempotencyKey(reply.id, number, call.callId);
@@ -192,7 +211,7 @@ export class StepLoop {
           ));
           results.set(key, result);
         }
-        await state.emitOnce({
+        state.emitOnce({
           type: 'tool.result',
           step: number,
           call_id: call.callId,
@@ -272,7 +291,7 @@ export class StepLoop {
           replayed = '';
         }
         const emitStarted = performance.now();
-        await run.state.emitText(delta);
+        run.state.emitText(delta);
         output.emitMs += performance.now() - emitStarted;
       } else if (part.type === 'tool-call') {
         output.toolCalls.push({ callId: part.toolCallId, name: part.toolName, arguments: part.input });

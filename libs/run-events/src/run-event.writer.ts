@@ -1,49 +1,78 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Redis } from 'ioredis';
+import { ChainableCommander, Redis } from 'ioredis';
+import { randomUUID } from 'node:crypto';
 import { Settings } from '@app/config';
 import { REDIS } from '@app/redis';
 import { decodeEvent, encodeEvent, EVENT_FIELD, streamEntryId } from './codec';
 import { runEventKeys } from './keys';
 import { RunEvent, UnnumberedRunEvent } from './run-event';
 
+/** Makes the caller the log's only writer (a run that held it before can append nothing more) and reads it. */
+const CLAIM_SCRIPT = `
+redis.call('SET', KEYS[2], ARGV[1], 'EX', ARGV[2])
+return redis.call('XRANGE', KEYS[1], '-', '+')`;
+
+const SUPERSEDED = 'PARLEY_SUPERSEDED';
+
 /**
- * XADD with the event's own id, then EXPIRE and PUBLISH, in one round trip. `redis.call` aborts the script on
- * the XADD error, so a refused event is neither kept nor published.
+ * For the owner only: XADD with the event's own id, EXPIRE and PUBLISH, in one round trip. `redis.call` aborts
+ * the script on the XADD error (a seq already taken), so a refused event is neither kept nor published.
  */
 const APPEND_SCRIPT = `
+if redis.call('GET', KEYS[2]) ~= ARGV[6] then return redis.error_reply('${SUPERSEDED}') end
 redis.call('XADD', KEYS[1], ARGV[1], ARGV[2], ARGV[3])
 redis.call('EXPIRE', KEYS[1], ARGV[4])
+redis.call('EXPIRE', KEYS[2], ARGV[4])
 redis.call('PUBLISH', ARGV[5], ARGV[3])
 return 1`;
 
-type AppendingRedis = Redis & {
-  appendRunEvent(
-    stream: string,
-    entryId: string,
-    field: string,
-    line: string,
-    ttl: number,
-    channel: string,
-  ): Promise<number>;
+type StreamEntry = [id: string, fields: string[]];
+
+type AppendRunEvent<Result> = (
+  stream: string,
+  owner: string,
+  entryId: string,
+  field: string,
+  line: string,
+  ttl: number,
+  channel: string,
+  token: string,
+) => Result;
+
+type RunEventPipeline = ChainableCommander & { appendRunEvent: AppendRunEvent<RunEventPipeline> };
+
+type RunEventRedis = Redis & {
+  claimRunEvents(stream: string, owner: string, token: string, ttl: number): Promise<StreamEntry[]>;
 };
 
 /**
- * Another writer already wrote this seq: the reply was resumed elsewhere (this worker stalled and lost its
- * job). The holder of the stale run must stop without writing anything more.
+ * Another run claimed this reply's log (this worker stalled and lost its job, or the reply was closed
+ * elsewhere). The holder of the stale run must stop without writing anything more.
  */
 export class RunSupersededError extends Error {
   constructor(messageId: string, seq: number) {
-    super(`run of message ${messageId} is owned by another worker (seq ${seq} already written)`);
+    super(`run of message ${messageId} is owned by another worker (refused at seq ${seq})`);
     this.name = 'RunSupersededError';
   }
 }
 
-/** One reply's events as one writer numbers them: seq continues after what is already in the log. */
+/**
+ * One reply's events as their owning run writes them: seq continues after what is already in the log. Appends
+ * are batched: what a run appends in one turn of the event loop goes out in one pipeline (one socket write, in
+ * order) while the run goes on, so a step waits for Redis once, at `flush`, not once per event. A refused
+ * append stops every later one.
+ */
 export class RunEventLog {
+  private batch: RunEvent[] = [];
+  private sendScheduled = false;
+  private written: Promise<void> = Promise.resolve();
+  private failure: Error | null = null;
+
   constructor(
-    private readonly redis: AppendingRedis,
-    private readonly keys: { stream: string; channel: string },
+    private readonly redis: RunEventRedis,
+    private readonly keys: { stream: string; channel: string; owner: string },
     private readonly ttlSeconds: number,
+    private readonly token: string,
     readonly messageId: string,
     private next: number,
   ) {}
@@ -52,61 +81,106 @@ export class RunEventLog {
     return this.next;
   }
 
-  /** Numbers the event, appends it to the replay stream and publishes it; throws RunSupersededError on a taken seq. */
-  async append(event: UnnumberedRunEvent): Promise<RunEvent> {
-    const seq = this.next;
-    const numbered = { seq, ...event } as RunEvent;
-    const line = encodeEvent(numbered);
-    try {
-      await this.redis.appendRunEvent(
+  /**
+   * Numbers the event and queues it for the replay stream and the live channel (sent at the end of this turn
+   * of the event loop; stored once `flush` resolves). Throws the failure of an earlier append
+   * (RunSupersededError when another run owns the log).
+   */
+  append(event: UnnumberedRunEvent): RunEvent {
+    if (this.failure) throw this.failure;
+    const numbered = { seq: this.next++, ...event } as RunEvent;
+    this.batch.push(numbered);
+    if (!this.sendScheduled) {
+      this.sendScheduled = true;
+      setImmediate(() => this.send());
+    }
+    return numbered;
+  }
+
+  /** Resolves when every event appended so far is stored; throws the first failure. */
+  async flush(): Promise<void> {
+    this.send();
+    await this.written;
+    if (this.failure) throw this.failure;
+  }
+
+  private send(): void {
+    this.sendScheduled = false;
+    if (this.batch.length === 0 || this.failure) return;
+    const events = this.batch;
+    this.batch = [];
+    const pipeline = this.redis.pipeline() as unknown as RunEventPipeline;
+    for (const event of events) {
+      pipeline.appendRunEvent(
         this.keys.stream,
-        streamEntryId(seq),
+        this.keys.owner,
+        streamEntryId(event.seq),
         EVENT_FIELD,
-        line,
+        encodeEvent(event),
         this.ttlSeconds,
         this.keys.channel,
+        this.token,
       );
-    } catch (error) {
-      if (error instanceof Error && /equal or smaller than the target stream top item/.test(error.message)) {
-        throw new RunSupersededError(this.messageId, seq);
-      }
-      throw error;
     }
-    this.next = seq + 1;
-    return numbered;
+    const sent = pipeline.exec().then(
+      (results) => {
+        const index = (results ?? []).findIndex(([error]) => error);
+        if (index >= 0) this.fail(results![index][0], events[index].seq);
+      },
+      (error: unknown) => this.fail(error, events[0].seq),
+    );
+    this.written = Promise.all([this.written, sent]).then(() => undefined);
+  }
+
+  private fail(error: unknown, seq: number): void {
+    this.failure ??= refused(error) ? new RunSupersededError(this.messageId, seq) : (error as Error);
   }
 }
 
-/** The worker's side of run events: opens a reply's log for appending, and reads back what it already holds. */
+function refused(error: unknown): boolean {
+  return (
+    error instanceof Error &&
+    (error.message.includes(SUPERSEDED) ||
+      /equal or smaller than the target stream top item/.test(error.message))
+  );
+}
+
+/** The worker's side of run events: claims a reply's log for appending, and reads back what it already holds. */
 @Injectable()
 export class RunEventWriter {
-  private readonly redis: AppendingRedis;
+  private readonly redis: RunEventRedis;
 
   constructor(
     private readonly settings: Settings,
     @Inject(REDIS) redis: Redis,
   ) {
     if (!('appendRunEvent' in redis)) {
-      redis.defineCommand('appendRunEvent', { numberOfKeys: 1, lua: APPEND_SCRIPT });
+      redis.defineCommand('claimRunEvents', { numberOfKeys: 2, lua: CLAIM_SCRIPT });
+      redis.defineCommand('appendRunEvent', { numberOfKeys: 2, lua: APPEND_SCRIPT });
     }
-    this.redis = redis as AppendingRedis;
+    this.redis = redis as RunEventRedis;
   }
 
   /** Every event already written for the reply, in seq order (empty when none, or expired). */
   async written(messageId: string): Promise<RunEvent[]> {
     const { stream } = runEventKeys(this.settings.redisPrefix, messageId);
-    const entries = await this.redis.xrange(stream, '-', '+');
-    return entries.map(([, fields]) => decodeEvent(fields[fields.indexOf(EVENT_FIELD) + 1]));
+    return decodeEntries(await this.redis.xrange(stream, '-', '+'));
   }
 
-  /** A log whose next event gets `nextSeq` (0 for a new reply, last seq + 1 for a resumed one). */
-  open(messageId: string, nextSeq: number): RunEventLog {
-    return new RunEventLog(
-      this.redis,
-      runEventKeys(this.settings.redisPrefix, messageId),
-      this.settings.runEventsTtlSeconds,
-      messageId,
-      nextSeq,
-    );
+  /**
+   * Makes the caller the reply's only writer, in one round trip with reading what the log already holds: a
+   * run that owned it before fails its next append, and nothing it wrote before the claim is missed.
+   */
+  async claim(messageId: string): Promise<{ log: RunEventLog; written: RunEvent[] }> {
+    const keys = runEventKeys(this.settings.redisPrefix, messageId);
+    const token = randomUUID();
+    const ttl = this.settings.runEventsTtlSeconds;
+    const written = decodeEntries(await this.redis.claimRunEvents(keys.stream, keys.owner, token, ttl));
+    const nextSeq = written.length === 0 ? 0 : written[written.length - 1].seq + 1;
+    return { log: new RunEventLog(this.redis, keys, ttl, token, messageId, nextSeq), written };
   }
+}
+
+function decodeEntries(entries: StreamEntry[]): RunEvent[] {
+  return entries.map(([, fields]) => decodeEvent(fields[fields.indexOf(EVENT_FIELD) + 1]));
 }

@@ -26,6 +26,7 @@ export class SkillReadToolSource implements ToolSource {
       {
         name: 'skill_read',
         permission: 'skill_read',
+        readOnly: true,
         description: 'Reads the instructions of a skill (by name) before using it.',
         systemPrompt: `Skills you can use: read one with skill_read when the task fits it.\n${catalogue}`,
         parameters: {

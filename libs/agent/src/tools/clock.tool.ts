@@ -4,6 +4,7 @@ import { AgentTool, ToolSource } from './tool';
 export const clockTool: AgentTool = {
   name: 'clock',
   permission: 'clock',
+  readOnly: true,
   description: 'Returns the current date and time (ISO 8601, UTC).',
   parameters: { type: 'object', properties: {}, additionalProperties: false },
   execute: async () => ({ now: new Date().toISOString(), timezone: 'UTC' }),

@@ -44,6 +44,11 @@ export interface AgentTool {
   permission: string;
   description: string;
   parameters: ToolParameters;
+  /**
+   * Only reads: a call changes nothing outside the run. The runtime then skips confirming that the run still
+   * owns its reply before calling it (a stale run's extra call is harmless); any other tool waits for that.
+   */
+  readOnly?: boolean;
   /** Text this tool adds to the run's system prompt while it is offered (e.g. the list of skills). */
   systemPrompt?: string;
   /** Returns the output given to the model (JSON-serialisable); throws ToolError for an error result. */

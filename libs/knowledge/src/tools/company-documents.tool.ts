@@ -15,6 +15,7 @@ export class CompanyDocumentsToolSource implements ToolSource {
   private readonly tool: AgentTool = {
     name: 'company_documents',
     permission: 'company_documents',
+    readOnly: true,
     description:
       "Searches the organization's documents (synced drives, sites and uploaded files) and returns the most " +
       'relevant passages with their document id, document name and source.',

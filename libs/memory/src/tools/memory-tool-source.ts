@@ -40,6 +40,7 @@ export class MemoryToolSource implements ToolSource {
     return {
       name: 'memory_list',
       permission: 'memory',
+      readOnly: true,
       description:
         'Lists the long-term memory files (path, purpose, last update), of one folder when `folder` is given.',
       parameters: {
@@ -71,6 +72,7 @@ export class MemoryToolSource implements ToolSource {
     return {
       name: 'memory_read',
       permission: 'memory',
+      readOnly: true,
       description: `Reads one long-term memory file. ${PATH_HELP}`,
       parameters: {
         type: 'object',

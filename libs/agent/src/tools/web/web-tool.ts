@@ -87,6 +87,7 @@ export class WebToolSource implements ToolSource {
     this.tool = {
       name: 'web',
       permission: 'web',
+      readOnly: true,
       description:
         'Fetches a web page (http or https URL) and returns its readable text, title and final URL after redirects.',
       parameters: {

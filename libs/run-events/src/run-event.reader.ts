@@ -155,7 +155,11 @@ export class RunEventReader {
     if (lines.length > 0) return { lines, ended: false };
     // XADD is the only writer, so an existing log has entries; an empty answer means expired or not yet written.
     const [last] = await this.redis.xrevrange(stream, '+', '-', 'COUNT', 1);
-    if (last) return { lines, ended: typeOf(fieldValue(last[1], EVENT_FIELD) ?? '') === 'message.completed' };
+    if (last) {
+      // Written since the read above (a run can write its whole reply in between): read it again.
+      if (seqOfEntryId(last[0]) >= from) return this.catchUp(stream, from, options);
+      return { lines, ended: typeOf(fieldValue(last[1], EVENT_FIELD) ?? '') === 'message.completed' };
+    }
     const stored = await options.storedLines();
     if (!stored) return { lines, ended: false };
     const rest = stored

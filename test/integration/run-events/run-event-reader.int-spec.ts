@@ -87,6 +87,33 @@ describe('RunEventReader', () => {
     expect(await numsub(id)).toBe(0);
   });
 
+  it('reads a whole reply written between its first two reads of the log, instead of ending empty', async () => {
+    const id = randomUUID();
+    const events = reply(id, 3);
+    // The reply is written, up to message.completed and unpublished, right after the reader's first XRANGE.
+    const racing = new Redis(REDIS_URL);
+    const xrange = racing.xrange.bind(racing);
+    let raced = false;
+    racing.xrange = (async (...args: Parameters<typeof xrange>) => {
+      const entries = await xrange(...args);
+      if (!raced) {
+        raced = true;
+        for (const event of events) await write(id, event, { publish: false });
+      }
+      return entries;
+    }) as typeof racing.xrange;
+    const racingReader = new RunEventReader(racing, subscriber, prefix);
+    try {
+      const lines = await collect(
+        racingReader.follow(id, { after: -1, heartbeatMs: 200, storedLines: notStored }),
+      );
+      expect(raced).toBe(true);
+      expect(lines).toEqual(events);
+    } finally {
+      racing.disconnect();
+    }
+  });
+
   it('follows a live reply line by line until message.completed', async () => {
     const id = randomUUID();
     const events = reply(id, 20);

@@ -14,6 +14,8 @@ const run = promisify(execFile);
 const DIST = join(__dirname, '..');
 const BASE_DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+/** Node flags for the gateway and worker, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile them. */
+const APP_NODE_ARGS = (process.env.BENCH_APP_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -72,7 +74,7 @@ export async function createBenchEnvironment(extraEnv: NodeJS.ProcessEnv = {}): 
   await run(process.execPath, [join(DIST, 'apps/admin/src/migrate.js')], { env });
   const children: ChildProcess[] = [];
   const spawnApp = (app: 'gateway' | 'worker', appEnv: NodeJS.ProcessEnv) => {
-    const child = spawn(process.execPath, [join(DIST, 'apps', app, 'src', 'main.js')], {
+    const child = spawn(process.execPath, [...APP_NODE_ARGS, join(DIST, 'apps', app, 'src', 'main.js')], {
       env: appEnv,
       stdio: ['ignore', 'pipe', 'inherit'],
     });

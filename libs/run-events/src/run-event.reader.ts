@@ -84,7 +84,7 @@ export class RunEventReader {
     const inbox = new LiveInbox(signal);
     this.open.add(abort);
     const leave = await this.subscriber
-      .join(channel, (text) => inbox.add(text))
+      .join(channel, (message) => inbox.add(message))
       .catch((error: unknown) => {
         this.open.delete(abort);
         throw error;
@@ -178,11 +178,13 @@ class LiveInbox {
     signal.addEventListener('abort', () => this.wake?.(false), { once: true });
   }
 
-  add(text: string): void {
-    const head = lineHead(text);
-    if (!head) return;
-    this.lines.push({ ...head, text });
-    this.wake?.(true);
+  /** A published message: one or more lines, joined by newlines (the writer publishes a batch at once). */
+  add(message: string): void {
+    for (const text of message.split('\n')) {
+      const head = lineHead(text);
+      if (head) this.lines.push({ ...head, text });
+    }
+    if (this.lines.length > 0) this.wake?.(true);
   }
 
   /** The lines received so far, in seq order. */

@@ -15,31 +15,34 @@ return redis.call('XRANGE', KEYS[1], '-', '+')`;
 const SUPERSEDED = 'PARLEY_SUPERSEDED';
 
 /**
- * For the owner only: XADD with the event's own id, EXPIRE and PUBLISH, in one round trip. `redis.call` aborts
- * the script on the XADD error (a seq already taken), so a refused event is neither kept nor published.
+ * For the owner only: a batch of events in one call. Each is XADDed under its own id, then the keys' TTLs are
+ * renewed and the batch is published as one message, its lines joined by newlines (JSON lines hold none), so
+ * a reader gets a step's burst of deltas in one delivery. XADD refuses an id not above the log's last one, and
+ * the ids of a batch rise: a batch is refused at its first event or not at all, and `redis.call` then aborts
+ * the script with nothing kept or published.
+ * KEYS: stream, owner. ARGV: token, ttl, field, channel, then entry id and line of each event.
  */
 const APPEND_SCRIPT = `
-if redis.call('GET', KEYS[2]) ~= ARGV[6] then return redis.error_reply('${SUPERSEDED}') end
-redis.call('XADD', KEYS[1], ARGV[1], ARGV[2], ARGV[3])
-redis.call('EXPIRE', KEYS[1], ARGV[4])
-redis.call('EXPIRE', KEYS[2], ARGV[4])
-redis.call('PUBLISH', ARGV[5], ARGV[3])
-return 1`;
+if redis.call('GET', KEYS[2]) ~= ARGV[1] then return redis.error_reply('${SUPERSEDED}') end
+local lines = {}
+for i = 5, #ARGV, 2 do
+  redis.call('XADD', KEYS[1], ARGV[i], ARGV[3], ARGV[i + 1])
+  lines[#lines + 1] = ARGV[i + 1]
+end
+redis.call('EXPIRE', KEYS[1], ARGV[2])
+redis.call('EXPIRE', KEYS[2], ARGV[2])
+redis.call('PUBLISH', ARGV[4], table.concat(lines, '\\n'))
+return #lines`;
+
+/** Most events one script call carries: a long burst is split, so Redis is never held for long. */
+const MAX_EVENTS_PER_CALL = 256;
 
 type StreamEntry = [id: string, fields: string[]];
 
-type AppendRunEvent<Result> = (
-  stream: string,
-  owner: string,
-  entryId: string,
-  field: string,
-  line: string,
-  ttl: number,
-  channel: string,
-  token: string,
-) => Result;
+/** token, ttl, field, channel, then entry id and line of each event. */
+type AppendRunEvents<Result> = (stream: string, owner: string, ...args: (string | number)[]) => Result;
 
-type RunEventPipeline = ChainableCommander & { appendRunEvent: AppendRunEvent<RunEventPipeline> };
+type RunEventPipeline = ChainableCommander & { appendRunEvents: AppendRunEvents<RunEventPipeline> };
 
 type RunEventRedis = Redis & {
   claimRunEvents(stream: string, owner: string, token: string, ttl: number): Promise<StreamEntry[]>;
@@ -58,8 +61,8 @@ export class RunSupersededError extends Error {
 
 /**
  * One reply's events as their owning run writes them: seq continues after what is already in the log. Appends
- * are batched: what a run appends in one turn of the event loop goes out in one pipeline (one socket write, in
- * order) while the run goes on, so a step waits for Redis once, at `flush`, not once per event. A refused
+ * are batched: what a run appends in one turn of the event loop goes out in one script call (one socket write,
+ * one publish) while the run goes on, so a step waits for Redis once, at `flush`, not once per event. A refused
  * append stops every later one.
  */
 export class RunEventLog {
@@ -110,22 +113,24 @@ export class RunEventLog {
     const events = this.batch;
     this.batch = [];
     const pipeline = this.redis.pipeline() as unknown as RunEventPipeline;
-    for (const event of events) {
-      pipeline.appendRunEvent(
+    const batches: RunEvent[][] = [];
+    for (let start = 0; start < events.length; start += MAX_EVENTS_PER_CALL) {
+      const batch = events.slice(start, start + MAX_EVENTS_PER_CALL);
+      batches.push(batch);
+      pipeline.appendRunEvents(
         this.keys.stream,
         this.keys.owner,
-        streamEntryId(event.seq),
-        EVENT_FIELD,
-        encodeEvent(event),
-        this.ttlSeconds,
-        this.keys.channel,
         this.token,
+        this.ttlSeconds,
+        EVENT_FIELD,
+        this.keys.channel,
+        ...batch.flatMap((event) => [streamEntryId(event.seq), encodeEvent(event)]),
       );
     }
     const sent = pipeline.exec().then(
       (results) => {
         const index = (results ?? []).findIndex(([error]) => error);
-        if (index >= 0) this.fail(results![index][0], events[index].seq);
+        if (index >= 0) this.fail(results![index][0], batches[index][0].seq);
       },
       (error: unknown) => this.fail(error, events[0].seq),
     );
@@ -154,9 +159,9 @@ export class RunEventWriter {
     private readonly settings: Settings,
     @Inject(REDIS) redis: Redis,
   ) {
-    if (!('appendRunEvent' in redis)) {
+    if (!('appendRunEvents' in redis)) {
       redis.defineCommand('claimRunEvents', { numberOfKeys: 2, lua: CLAIM_SCRIPT });
-      redis.defineCommand('appendRunEvent', { numberOfKeys: 2, lua: APPEND_SCRIPT });
+      redis.defineCommand('appendRunEvents', { numberOfKeys: 2, lua: APPEND_SCRIPT });
     }
     this.redis = redis as RunEventRedis;
   }

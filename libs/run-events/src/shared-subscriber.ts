@@ -1,9 +1,10 @@
 import { Redis } from 'ioredis';
 
-export type LineListener = (line: string) => void;
+/** Receives each message published on a channel (run events: one or more JSON lines, newline-joined). */
+export type MessageListener = (message: string) => void;
 
 interface ChannelState {
-  listeners: Set<LineListener>;
+  listeners: Set<MessageListener>;
   subscribed: boolean;
   /** The last SUBSCRIBE/UNSUBSCRIBE sent for the channel: changes to one channel are applied in order. */
   settled: Promise<void>;
@@ -18,14 +19,14 @@ export class SharedSubscriber {
   private readonly channels = new Map<string, ChannelState>();
 
   constructor(private readonly connection: Redis) {
-    connection.on('message', (channel: string, line: string) => {
+    connection.on('message', (channel: string, message: string) => {
       const state = this.channels.get(channel);
       if (!state) return;
       for (const listener of state.listeners) {
         try {
-          listener(line);
+          listener(message);
         } catch {
-          // One listener's failure must not starve the others of the line.
+          // One listener's failure must not starve the others of the message.
         }
       }
     });
@@ -35,7 +36,7 @@ export class SharedSubscriber {
    * Adds a listener to a channel. Resolves once Redis has confirmed the subscription (so anything published
    * from then on reaches the listener), with the function that removes it again.
    */
-  async join(channel: string, listener: LineListener): Promise<() => Promise<void>> {
+  async join(channel: string, listener: MessageListener): Promise<() => Promise<void>> {
     let state = this.channels.get(channel);
     if (!state) {
       state = { listeners: new Set(), subscribed: false, settled: Promise.resolve() };

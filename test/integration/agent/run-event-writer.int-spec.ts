@@ -11,21 +11,31 @@ describe('RunEventWriter', () => {
     RUN_EVENTS_TTL_SECONDS: '120',
   });
   const redis = new Redis(settings.redisUrl);
-  const subscriber = new Redis(settings.redisUrl);
   const writer = new RunEventWriter(settings, redis);
+  const listeners: Redis[] = [];
+
+  /** The messages published on a reply's channel from now on (each holds one or more lines). */
+  async function listen(messageId: string): Promise<string[]> {
+    const messages: string[] = [];
+    const listener = new Redis(settings.redisUrl);
+    listeners.push(listener);
+    await listener.subscribe(runEventKeys(prefix, messageId).channel);
+    listener.on('message', (_channel, message: string) => messages.push(message));
+    return messages;
+  }
+
+  const linesOf = (messages: string[]) => messages.flatMap((message) => message.split('\n'));
 
   afterAll(async () => {
     const keys = await redis.keys(`${prefix}:*`);
     if (keys.length > 0) await redis.del(...keys);
     redis.disconnect();
-    subscriber.disconnect();
+    for (const listener of listeners) listener.disconnect();
   });
 
-  it('appends numbered events to the stream, with a TTL, and publishes the same lines', async () => {
+  it('appends numbered events to the stream, with a TTL, and publishes the lines of a turn in one message', async () => {
     const keys = runEventKeys(prefix, 'm1');
-    const published: string[] = [];
-    await subscriber.subscribe(keys.channel);
-    subscriber.on('message', (_channel, line: string) => published.push(line));
+    const published = await listen('m1');
 
     const { log, written: before } = await writer.claim('m1');
     expect(before).toEqual([]);
@@ -40,9 +50,28 @@ describe('RunEventWriter', () => {
     ]);
     expect(await redis.ttl(keys.stream)).toBeGreaterThan(100);
     expect(await redis.ttl(keys.owner)).toBeGreaterThan(100);
+    log.append({ type: 'text.delta', delta: 'there' });
+    await log.flush();
+
     const deadline = Date.now() + 2000;
     while (published.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-    expect(published.map((line) => JSON.parse(line).seq)).toEqual([0, 1]);
+    const seqsByMessage = published.map((message) => message.split('\n').map((line) => JSON.parse(line).seq));
+    expect(seqsByMessage).toEqual([[0, 1], [2]]);
+  });
+
+  it('splits a long burst into several calls, every event stored and published once, in order', async () => {
+    const published = await listen('m-burst');
+
+    const { log } = await writer.claim('m-burst');
+    for (let i = 0; i < 600; i++) log.append({ type: 'text.delta', delta: `w${i}` });
+    await log.flush();
+
+    expect((await writer.written('m-burst')).map((event) => event.seq)).toEqual([...Array(600).keys()]);
+    const deadline = Date.now() + 2000;
+    while (linesOf(published).length < 600 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 10));
+    expect(linesOf(published).map((line) => JSON.parse(line).seq)).toEqual([...Array(600).keys()]);
+    expect(published.length).toBeGreaterThan(1);
   });
 
   it('a new claim reads what the old owner wrote, and the old owner can append nothing more', async () => {
@@ -68,13 +97,22 @@ describe('RunEventWriter', () => {
     expect(written[2]).toEqual({ seq: 2, type: 'text.delta', delta: 'x' });
   });
 
-  it('refuses a seq already in the log even from the owner', async () => {
+  it('refuses a seq already in the log even from the owner, storing and publishing none of its batch', async () => {
+    const keys = runEventKeys(prefix, 'm3');
+    const published = await listen('m3');
     const { log } = await writer.claim('m3');
     log.append({ type: 'message.started', message_id: 'm3', thread_id: 't1' });
     await log.flush();
-    await redis.xadd(runEventKeys(prefix, 'm3').stream, '0-2', 'e', '{}');
+    await redis.xadd(keys.stream, '0-2', 'e', '{"seq":1}');
     log.append({ type: 'step.started', step: 1 });
+    log.append({ type: 'text.delta', delta: 'never' });
     await expect(log.flush()).rejects.toBeInstanceOf(RunSupersededError);
+
+    const stored = await redis.xrange(keys.stream, '-', '+');
+    expect(stored.map(([id]) => id)).toEqual(['0-1', '0-2']);
+    expect(stored[1][1]).toEqual(['e', '{"seq":1}']);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(linesOf(published).map((line) => JSON.parse(line).type)).toEqual(['message.started']);
   });
 
   it('reads an unknown reply as an empty log', async () => {

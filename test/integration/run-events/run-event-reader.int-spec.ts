@@ -126,6 +126,19 @@ describe('RunEventReader', () => {
     expect(await collected).toEqual(events);
   });
 
+  it('reads a batch published as one message (newline-joined lines) line by line, in seq order', async () => {
+    const id = randomUUID();
+    const events = reply(id, 12);
+    const collected = collect(follow(id));
+    await sleep(50);
+    const { channel } = runEventKeys(prefix, id);
+    for (const batch of [events.slice(0, 5), events.slice(5)]) {
+      for (const event of batch) await write(id, event, { publish: false });
+      await redis.publish(channel, batch.map((event) => encodeEvent(event)).join('\n'));
+    }
+    expect(await collected).toEqual(events);
+  });
+
   it('gives only the lines after `after`, live ones included', async () => {
     const id = randomUUID();
     const events = reply(id, 6);

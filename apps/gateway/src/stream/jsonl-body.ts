@@ -31,16 +31,27 @@ export function jsonlBody(
       callback(error);
     },
   });
+  // Lines that come together (a step's burst of deltas arrives as one Redis message) go out in one write.
+  let unsent = '';
+  let sendScheduled = false;
+  const send = () => {
+    sendScheduled = false;
+    if (unsent === '' || body.destroyed) return;
+    body.push(unsent);
+    unsent = '';
+    if (body.readableLength > maxUnsentBytes) body.destroy();
+  };
   void (async () => {
     try {
       for await (const line of lines) {
         if (body.destroyed) break;
-        body.push(`${line}\n`);
-        if (body.readableLength > maxUnsentBytes) {
-          body.destroy();
-          break;
+        unsent += `${line}\n`;
+        if (!sendScheduled) {
+          sendScheduled = true;
+          setImmediate(send);
         }
       }
+      send();
       if (body.destroyed) return;
       const socket = response?.socket;
       // (The response lets go of its socket once finished: keep hold of it now.)

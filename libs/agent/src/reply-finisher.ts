@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { toMessageResponse } from '@app/contracts';
-import { AgentEntity, AgentRepository, MessageEntity, RunRepository } from '@app/persistence';
+import { AgentEntity, AgentRepository, MessageEntity, ReplyOutcome, RunRepository } from '@app/persistence';
 import { RunEventWriter } from '@app/run-events';
 import { RunMetrics } from './run-metrics';
 import { RunState } from './run-state';
@@ -34,7 +34,7 @@ export class ReplyFinisher {
     // The final row must not be ahead of the stream: a reply that is no longer live is never streamed again.
     await state.flush();
     const success = ending.kind === 'success' ? ending : null;
-    const row = await this.runs.finish(reply.id, {
+    const outcome: ReplyOutcome = {
       status: success ? 'success' : ending.kind === 'cancelled' ? 'cancelled' : 'error',
       content: state.content,
       errorCode: ending.kind === 'budget_exhausted' ? 'budget_exhausted' : null,
@@ -42,8 +42,9 @@ export class ReplyFinisher {
       structuredOutput: success?.structuredOutput ?? null,
       events: state.events,
       deltaLengths: state.deltaLengths,
-    });
-    if (!row) return;
+    };
+    if (!(await this.runs.finish(reply.id, outcome))) return;
+    const row: MessageEntity = { ...reply, ...outcome, live: false };
     state.emitOnce({ type: 'message.completed', message: messageLine(row, agent) });
     await state.flush();
     this.metrics.runs.inc({

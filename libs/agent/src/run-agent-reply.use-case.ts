@@ -65,7 +65,7 @@ export class RunAgentReply {
       this.agents.findById(reply.agentId),
     ]);
     if (!thread || !agent) throw new Error(`reply ${reply.id} has no thread or agent`);
-    if (!thread.archivedAt && (await this.runs.hasEarlierLiveReply(thread.id, reply.position))) return 'wait';
+    if ((await this.runs.start(reply, thread.archivedAt !== null)) === 'blocked') return 'wait';
 
     const { log: events, written } = await this.writer.claim(reply.id);
     const state = new RunState(events, written);
@@ -73,7 +73,6 @@ export class RunAgentReply {
       this.metrics.queueWait.observe((Date.now() - input.enqueuedAt) / 1000);
     const log = { messageId: reply.id, threadId: thread.id, requestId: input.requestId };
     this.logger.log({ ...log, resumedAtSeq: written.length }, 'run started');
-    await this.runs.markRunning(reply.id);
     const controller = this.activeRuns.start(thread.id, reply.id);
     try {
       state.emitOnce({ type: 'message.started', message_id: reply.id, thread_id: thread.id });

@@ -34,9 +34,9 @@ export class RunScheduler {
   async wakeNext(threadId: string): Promise<void> {
     const next = await this.runs.nextLiveReply(threadId);
     if (!next) return;
-    const job = await this.queue.getJob(next.id);
+    const job = await this.queue.getJob(next);
     if (!job) {
-      await this.agentRuns.enqueue({ messageId: next.id, threadId });
+      await this.agentRuns.enqueue({ messageId: next, threadId });
       return;
     }
     // It may have woken on its own between the two calls: then there is nothing to promote.

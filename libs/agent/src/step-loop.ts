@@ -75,6 +75,7 @@ export class StepLoop {
     const [available, steps, storedResults] = await Promise.all([
       this.tools.toolsFor(scope, {
         agentTools: agent.tools,
+        mcpServers: agent.mcpServers,
         disabledTools: run.question?.disabledTools ?? null,
       }),
       this.runs.steps(reply.id),

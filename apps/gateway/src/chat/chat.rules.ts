@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { isUUID } from 'class-validator';
 import { AgentRunJob, HumanMessageDto, NotFoundError } from '@app/contracts';
 import { Caller } from '@app/identity';
-import { Db, MessageEntity, MessageRepository, Scope, ThreadEntity } from '@app/persistence';
+import { NewExchange, NewPendingReply, Scope } from '@app/persistence';
 import { AgentRunQueue } from '@app/queues';
 
 export const THREAD_NOT_FOUND = 'Thread not found';
@@ -57,24 +57,16 @@ export async function enqueueStoredReply(
   }
 }
 
-/**
- * Stores the user's message and the pending reply that answers it, in the caller's transaction (the thread row
- * locked or just created, so positions never clash).
- */
-export async function storeExchange(
-  messages: MessageRepository,
-  tx: Db,
-  thread: ThreadEntity,
-  message: HumanMessageDto,
-  reply: { agentId: string; maxSteps: number },
-): Promise<{ question: MessageEntity; reply: MessageEntity }> {
-  const question = await messages.addUserMessage(tx, thread, {
-    content: message.content,
-    fileIds: message.file_ids ?? [],
-    sourceIds: message.source_ids ?? null,
-    documentIds: message.document_ids ?? null,
-    disabledTools: message.disabled_tools ?? null,
-  });
-  const pending = await messages.addPendingReply(tx, thread, { replyTo: question, ...reply });
-  return { question, reply: pending };
+/** What a POST to a thread stores: the user's message as sent and the pending reply that answers it. */
+export function exchangeOf(message: HumanMessageDto, reply: NewPendingReply): NewExchange {
+  return {
+    message: {
+      content: message.content,
+      fileIds: message.file_ids ?? [],
+      sourceIds: message.source_ids ?? null,
+      documentIds: message.document_ids ?? null,
+      disabledTools: message.disabled_tools ?? null,
+    },
+    reply,
+  };
 }

@@ -36,7 +36,10 @@ describe('ToolRegistry', () => {
     namespace: string | null,
     agentTools: string[] | null,
     disabledTools: string[] | null,
-  ) => (await registry.toolsFor(scope(namespace), { agentTools, disabledTools })).map((t) => t.name);
+  ) =>
+    (await registry.toolsFor(scope(namespace), { agentTools, mcpServers: [], disabledTools })).map(
+      (t) => t.name,
+    );
 
   it('offers every non-MCP tool to an agent without a list, memory only with a namespace', async () => {
     expect(await names(null, null, null)).toEqual(['clock', 'web_search', 'company_documents']);

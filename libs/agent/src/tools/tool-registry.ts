@@ -1,13 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AgentTool, RunScope, ToolSource } from './tool';
-
-/** What a run may use besides its scope: the agent's tool list and the user message's opt-outs. */
-export interface ToolPolicy {
-  /** The agent's `--tools` list; null: every tool the service has, but no MCP server (CONTRACTS §1). */
-  agentTools: string[] | null;
-  /** `disabled_tools` of the user message the reply answers. */
-  disabledTools: string[] | null;
-}
+import { AgentTool, RunScope, ToolPolicy, ToolSource } from './tool';
 
 /**
  * Every capability registers its ToolSource here once (in its module's onModuleInit); a run is offered only
@@ -25,8 +17,10 @@ export class ToolRegistry {
   async toolsFor(scope: RunScope, policy: ToolPolicy): Promise<AgentTool[]> {
     const disabled = new Set(policy.disabledTools ?? []);
     const offered = new Map<string, AgentTool>();
-    for (const source of this.sources) {
-      for (const tool of await source.toolsFor(scope)) {
+    // Sources are asked at once; the first source to name a tool wins, in registration order.
+    const listed = await Promise.all(this.sources.map((source) => source.toolsFor(scope, policy)));
+    for (const tools of listed) {
+      for (const tool of tools) {
         if (!offered.has(tool.name) && mayUse(tool.permission, scope, policy.agentTools, disabled)) {
           offered.set(tool.name, tool);
         }

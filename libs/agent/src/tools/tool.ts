@@ -1,3 +1,5 @@
+import type { McpServerConfig } from '@app/persistence';
+
 /**
  * What a tool is to the runtime. Each capability (clock, memory, company documents, skills, web, MCP) supplies
  * its tools through a ToolSource registered with the ToolRegistry; the registry offers a run only the tools
@@ -59,6 +61,16 @@ export interface AgentTool {
 export class ToolError extends Error {}
 
 /** Supplies the tools of one capability for a run (may depend on the run: its namespace, its agent's MCP servers). */
+/** What a run may use besides its scope: the agent's tool list and MCP servers, the user message's opt-outs. */
+export interface ToolPolicy {
+  /** The agent's `--tools` list; null: every tool the service has, but no MCP server (CONTRACTS §1). */
+  agentTools: string[] | null;
+  /** The agent's MCP servers (used only when its tool list names them). */
+  mcpServers: McpServerConfig[];
+  /** `disabled_tools` of the user message the reply answers. */
+  disabledTools: string[] | null;
+}
+
 export interface ToolSource {
-  toolsFor(scope: RunScope): Promise<AgentTool[]> | AgentTool[];
+  toolsFor(scope: RunScope, policy: ToolPolicy): Promise<AgentTool[]> | AgentTool[];
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, In } from 'typeorm';
-import { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { MessageEntity, newId, ThreadEntity } from '../entities';
+import { PreparedStatement, runPrepared } from './prepared-statement';
 import { Db, Scope } from './scope';
 
 /** What the user sent (API-SPEC 2.7), as stored on the user message. */
@@ -13,12 +13,95 @@ export interface NewUserMessage {
   disabledTools: string[] | null;
 }
 
+/** The assistant's reply to a user message, pending until a worker runs it. */
 export interface NewPendingReply {
-  /** The user message this reply answers; the reply takes the next position. */
-  replyTo: MessageEntity;
   agentId: string;
   maxSteps: number;
 }
+
+/** A user message and the pending reply that answers it: what every POST to a thread stores. */
+export interface NewExchange {
+  message: NewUserMessage;
+  reply: NewPendingReply;
+}
+
+/** Columns of a message row and how an entity fills them, in one order for every insert below. */
+const MESSAGE_COLUMNS: [column: string, value: (message: MessageEntity) => unknown][] = [
+  ['id', (m) => m.id],
+  ['thread_id', (m) => m.threadId],
+  ['org_id', (m) => m.orgId],
+  ['position', (m) => m.position],
+  ['role', (m) => m.role],
+  ['content', (m) => m.content],
+  ['error_code', (m) => m.errorCode],
+  ['questions', (m) => jsonb(m.questions)],
+  ['status', (m) => m.status],
+  ['live', (m) => m.live],
+  ['events', (m) => jsonb(m.events)],
+  ['structured_output', (m) => jsonb(m.structuredOutput)],
+  ['agent_id', (m) => m.agentId],
+  ['reply_to_id', (m) => m.replyToId],
+  ['file_ids', (m) => jsonb(m.fileIds)],
+  ['source_ids', (m) => jsonb(m.sourceIds)],
+  ['document_ids', (m) => jsonb(m.documentIds)],
+  ['disabled_tools', (m) => jsonb(m.disabledTools)],
+  ['max_steps', (m) => m.maxSteps],
+  ['delta_lengths', (m) => m.deltaLengths],
+  ['usage_tokens', (m) => m.usageTokens],
+  ['created_at', (m) => m.createdAt],
+  ['updated_at', (m) => m.updatedAt],
+  ['completed_at', (m) => m.completedAt],
+];
+
+const THREAD_COLUMNS: [column: string, value: (thread: ThreadEntity) => unknown][] = [
+  ['id', (t) => t.id],
+  ['org_id', (t) => t.orgId],
+  ['user_id', (t) => t.userId],
+  ['agent_id', (t) => t.agentId],
+  ['name', (t) => t.name],
+  ['project_id', (t) => t.projectId],
+  ['memory_namespace', (t) => t.memoryNamespace],
+  ['starred', (t) => t.starred],
+  ['inception', (t) => t.inception],
+  ['archived_at', (t) => t.archivedAt],
+  ['created_at', (t) => t.createdAt],
+  ['updated_at', (t) => t.updatedAt],
+];
+
+/** `($from, …, $from+count-1)` */
+const placeholders = (from: number, count: number): string =>
+  `(${Array.from({ length: count }, (_, i) => `$${from + i}`).join(', ')})`;
+
+const columnList = (columns: [string, unknown][]): string => columns.map(([column]) => column).join(', ');
+
+/** The insert of an exchange's two rows; its parameters are numbered from `from`. */
+const insertExchangeSql = (from: number): string =>
+  `INSERT INTO messages (${columnList(MESSAGE_COLUMNS)}) VALUES ` +
+  `${placeholders(from, MESSAGE_COLUMNS.length)}, ${placeholders(from + MESSAGE_COLUMNS.length, MESSAGE_COLUMNS.length)}`;
+
+const INSERT_EXCHANGE_SQL = insertExchangeSql(1);
+
+/**
+ * A new thread and its first exchange in one statement: atomic on its own, so POST /chat makes one round trip
+ * for its writes instead of a transaction of five.
+ */
+const START_THREAD: PreparedStatement = {
+  name: 'chat_start_thread',
+  text:
+    `WITH thread AS (INSERT INTO threads (${columnList(THREAD_COLUMNS)}) ` +
+    `VALUES ${placeholders(1, THREAD_COLUMNS.length)}) ${insertExchangeSql(THREAD_COLUMNS.length + 1)}`,
+};
+
+const VISIBLE_MESSAGE_STATE: PreparedStatement = {
+  name: 'chat_visible_message_state',
+  text: `SELECT m.id, m.live FROM messages m JOIN threads t ON t.id = m.thread_id
+         WHERE m.id = $1 AND m.org_id = $2 AND t.archived_at IS NULL AND ($3::text IS NULL OR t.user_id = $3)`,
+};
+
+const jsonb = (value: unknown): string | null => (value === null ? null : JSON.stringify(value));
+
+const rowOf = <T>(columns: [string, (entity: T) => unknown][], entity: T): unknown[] =>
+  columns.map(([, value]) => value(entity));
 
 /** Messages of threads, in position order (0, 1, … per thread). */
 @Injectable()
@@ -26,56 +109,41 @@ export class MessageRepository {
   constructor(private readonly db: DataSource) {}
 
   /**
-   * Stores the user's message at the thread's next position. Call it with the thread row locked
-   * (ThreadRepository.lockVisible) or freshly created in the same transaction, so positions never clash.
+   * Stores a new thread (built by ThreadRepository.build) with its first exchange, at positions 0 and 1, in one
+   * statement.
    */
-  async addUserMessage(tx: Db, thread: ThreadEntity, input: NewUserMessage): Promise<MessageEntity> {
+  async startThread(
+    thread: ThreadEntity,
+    exchange: NewExchange,
+  ): Promise<{ question: MessageEntity; reply: MessageEntity }> {
+    const built = this.buildExchange(thread, 0, exchange);
+    await runPrepared(this.db, START_THREAD, [
+      ...rowOf(THREAD_COLUMNS, thread),
+      ...rowOf(MESSAGE_COLUMNS, built.question),
+      ...rowOf(MESSAGE_COLUMNS, built.reply),
+    ]);
+    return built;
+  }
+
+  /**
+   * Stores an exchange at the thread's next positions. Call it with the thread row locked
+   * (ThreadRepository.lockVisible) in the same transaction, so positions never clash.
+   */
+  async addExchange(
+    tx: Db,
+    thread: ThreadEntity,
+    exchange: NewExchange,
+  ): Promise<{ question: MessageEntity; reply: MessageEntity }> {
     const rows: { next: number }[] = await tx.query(
       'SELECT COALESCE(MAX(position) + 1, 0)::int AS next FROM messages WHERE thread_id = $1',
       [thread.id],
     );
-    return this.insert(tx, {
-      threadId: thread.id,
-      orgId: thread.orgId,
-      position: rows[0].next,
-      role: 'user',
-      content: input.content,
-      status: 'success',
-      live: false,
-      events: null,
-      agentId: null,
-      replyToId: null,
-      fileIds: input.fileIds,
-      sourceIds: input.sourceIds,
-      documentIds: input.documentIds,
-      disabledTools: input.disabledTools,
-      maxSteps: null,
-      completedAt: null,
-      deltaLengths: null,
-    });
-  }
-
-  /** Stores the assistant's reply, pending until a worker runs it, right after the message it answers. */
-  addPendingReply(tx: Db, thread: ThreadEntity, reply: NewPendingReply): Promise<MessageEntity> {
-    return this.insert(tx, {
-      threadId: thread.id,
-      orgId: thread.orgId,
-      position: reply.replyTo.position + 1,
-      role: 'assistant',
-      content: '',
-      status: 'pending',
-      live: true,
-      events: null,
-      agentId: reply.agentId,
-      replyToId: reply.replyTo.id,
-      fileIds: [],
-      sourceIds: null,
-      documentIds: null,
-      disabledTools: null,
-      maxSteps: reply.maxSteps,
-      completedAt: null,
-      deltaLengths: null,
-    });
+    const built = this.buildExchange(thread, rows[0].next, exchange);
+    await tx.query(INSERT_EXCHANGE_SQL, [
+      ...rowOf(MESSAGE_COLUMNS, built.question),
+      ...rowOf(MESSAGE_COLUMNS, built.reply),
+    ]);
+    return built;
   }
 
   /** Every message of a thread, oldest first. */
@@ -84,19 +152,16 @@ export class MessageRepository {
   }
 
   /**
-   * A message the scope may see: its thread is of the organization, of the end user when one is named, and
-   * not archived. Null for "missing" and "not yours" alike.
+   * Whether a message the scope may see is live: its thread is of the organization, of the end user when one is
+   * named, and not archived. Null for "missing" and "not yours" alike. Prepared: every reply stream asks it.
    */
-  findMessage(scope: Scope, id: string, db: Db = this.db.manager): Promise<MessageEntity | null> {
-    const query = db
-      .getRepository(MessageEntity)
-      .createQueryBuilder('m')
-      .innerJoin(ThreadEntity, 't', 't.id = m.thread_id')
-      .where('m.id = :id', { id })
-      .andWhere('m.org_id = :orgId', { orgId: scope.orgId })
-      .andWhere('t.archived_at IS NULL');
-    if (scope.userId != null) query.andWhere('t.user_id = :userId', { userId: scope.userId });
-    return query.getOne();
+  async findVisibleState(scope: Scope, id: string): Promise<{ id: string; live: boolean } | null> {
+    const [row] = await runPrepared<{ id: string; live: boolean }>(this.db, VISIBLE_MESSAGE_STATE, [
+      id,
+      scope.orgId,
+      scope.userId ?? null,
+    ]);
+    return row ?? null;
   }
 
   /** Any message by id: for the worker, which starts from ids its own service stored. */
@@ -122,26 +187,58 @@ export class MessageRepository {
     return rows.map((row) => row.id);
   }
 
-  private async insert(
-    tx: Db,
-    values: Omit<
-      MessageEntity,
-      'id' | 'errorCode' | 'questions' | 'structuredOutput' | 'usageTokens' | 'createdAt' | 'updatedAt'
-    >,
-  ): Promise<MessageEntity> {
+  /** The rows of an exchange: the user's message at `position`, its pending reply right after it. */
+  private buildExchange(
+    thread: ThreadEntity,
+    position: number,
+    { message, reply }: NewExchange,
+  ): { question: MessageEntity; reply: MessageEntity } {
     const now = new Date();
-    const message = tx.getRepository(MessageEntity).create({
+    const row = (values: Partial<MessageEntity>): MessageEntity =>
+      this.db.getRepository(MessageEntity).create({
+        threadId: thread.id,
+        orgId: thread.orgId,
+        errorCode: null,
+        questions: null,
+        structuredOutput: null,
+        events: null,
+        sourceIds: null,
+        documentIds: null,
+        disabledTools: null,
+        maxSteps: null,
+        completedAt: null,
+        deltaLengths: null,
+        usageTokens: 0,
+        createdAt: now,
+        updatedAt: now,
+        ...values,
+      });
+    const question = row({
       id: newId(),
-      errorCode: null,
-      questions: null,
-      structuredOutput: null,
-      usageTokens: 0,
-      createdAt: now,
-      updatedAt: now,
-      ...values,
+      position,
+      role: 'user',
+      content: message.content,
+      status: 'success',
+      live: false,
+      agentId: null,
+      replyToId: null,
+      fileIds: message.fileIds,
+      sourceIds: message.sourceIds,
+      documentIds: message.documentIds,
+      disabledTools: message.disabledTools,
     });
-    // TypeORM's deep-partial type cannot express free-form jsonb (events); the entity itself is complete.
-    await tx.getRepository(MessageEntity).insert(message as QueryDeepPartialEntity<MessageEntity>);
-    return message;
+    const pending = row({
+      id: newId(),
+      position: position + 1,
+      role: 'assistant',
+      content: '',
+      status: 'pending',
+      live: true,
+      agentId: reply.agentId,
+      replyToId: question.id,
+      fileIds: [],
+      maxSteps: reply.maxSteps,
+    });
+    return { question, reply: pending };
   }
 }

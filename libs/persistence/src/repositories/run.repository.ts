@@ -54,14 +54,24 @@ const toGate = (row: GateRow): RunGate => ({ archived: row.archived, budgetSpent
  * The statements a run makes at every step or reply, prepared (see runPrepared). Each name must stay unique to
  * its text: a connection keeps the first text it prepared under a name.
  */
-const HAS_EARLIER_LIVE_REPLY: PreparedStatement = {
-  name: 'run_has_earlier_live_reply',
-  text: `SELECT EXISTS (SELECT 1 FROM messages WHERE thread_id = $1 AND live AND position < $2) AS blocked`,
+/**
+ * A reply's start, in its thread's order: it waits while an earlier reply of the thread is live (unless the
+ * thread is archived: then it only closes), else it becomes running (PostgreSQL runs the UPDATE whether or
+ * not the SELECT reads it).
+ */
+const START_RUN: PreparedStatement = {
+  name: 'run_start',
+  text: `WITH blocked AS (
+     SELECT NOT $3::boolean AND EXISTS (SELECT 1 FROM messages WHERE thread_id = $1 AND live AND position < $2) AS blocked),
+   marked AS (
+     UPDATE messages SET status = 'running', updated_at = now()
+     WHERE id = $4 AND live AND NOT (SELECT blocked FROM blocked) RETURNING id)
+   SELECT blocked FROM blocked`,
 };
 
-const MARK_RUNNING: PreparedStatement = {
-  name: 'run_mark_running',
-  text: `UPDATE messages SET status = 'running', updated_at = now() WHERE id = $1 AND live RETURNING id`,
+const NEXT_LIVE_REPLY: PreparedStatement = {
+  name: 'run_next_live_reply',
+  text: `SELECT id FROM messages WHERE thread_id = $1 AND live AND role = 'assistant' ORDER BY position LIMIT 1`,
 };
 
 const GATE: PreparedStatement = { name: 'run_gate', text: `SELECT ${GATE_SQL}` };
@@ -114,16 +124,25 @@ export interface LiveReply {
 export class RunRepository {
   constructor(private readonly db: DataSource) {}
 
-  /** Whether an earlier reply of the thread is still pending or running: replies run in position order. */
-  async hasEarlierLiveReply(threadId: string, position: number): Promise<boolean> {
-    const rows = await runPrepared<{ blocked: boolean }>(this.db, HAS_EARLIER_LIVE_REPLY, [
-      threadId,
-      position,
+  /**
+   * Starts a reply's run in its thread's order: `blocked` while an earlier reply of the thread is pending or
+   * running (never on an archived thread, whose replies only close); else pending → running (a reply no
+   * longer live is left as it is).
+   */
+  async start(
+    reply: { id: string; threadId: string; position: number },
+    threadArchived: boolean,
+  ): Promise<'blocked' | 'started'> {
+    const [row] = await runPrepared<{ blocked: boolean }>(this.db, START_RUN, [
+      reply.threadId,
+      reply.position,
+      threadArchived,
+      reply.id,
     ]);
-    return rows[0].blocked;
+    return row.blocked ? 'blocked' : 'started';
   }
 
-  /** Like hasEarlierLiveReply, from the reply's id alone. */
+  /** Whether an earlier reply of the reply's thread is still pending or running, from the reply's id alone. */
   async isBlocked(messageId: string, db: Db = this.db.manager): Promise<boolean> {
     const rows: { blocked: boolean }[] = await db.query(
       `SELECT EXISTS (
@@ -134,16 +153,10 @@ export class RunRepository {
     return rows[0].blocked;
   }
 
-  /** The earliest live reply of the thread: the one to run next. */
-  nextLiveReply(threadId: string, db: Db = this.db.manager): Promise<MessageEntity | null> {
-    return db
-      .getRepository(MessageEntity)
-      .findOne({ where: { threadId, live: true, role: 'assistant' }, order: { position: 'ASC' } });
-  }
-
-  /** pending → running; false when the reply is no longer live (finished, cancelled). */
-  async markRunning(messageId: string): Promise<boolean> {
-    return (await runPrepared(this.db, MARK_RUNNING, [messageId])).length > 0;
+  /** The id of the thread's earliest live reply: the one to run next. */
+  async nextLiveReply(threadId: string): Promise<string | null> {
+    const [row] = await runPrepared<{ id: string }>(this.db, NEXT_LIVE_REPLY, [threadId]);
+    return row?.id ?? null;
   }
 
   /** The thread's messages before the reply, oldest first: what its run may see (never later messages). */
@@ -229,9 +242,9 @@ export class RunRepository {
   /**
    * Writes the final row of a live reply and adds the tokens its steps spent to the agent's and the
    * organization's counters (tokens_used = tokens_used + n), in one statement: a reply is counted once, when it
-   * stops being live. Null when it was no longer live (someone else ended it).
+   * stops being live. False when it was no longer live (someone else ended it).
    */
-  async finish(messageId: string, outcome: ReplyOutcome): Promise<MessageEntity | null> {
+  async finish(messageId: string, outcome: ReplyOutcome): Promise<boolean> {
     const rows = await runPrepared(this.db, FINISH_REPLY, [
       messageId,
       outcome.status,
@@ -242,8 +255,7 @@ export class RunRepository {
       JSON.stringify(outcome.events),
       outcome.deltaLengths,
     ]);
-    if (rows.length === 0) return null;
-    return this.db.getRepository(MessageEntity).findOneBy({ id: messageId });
+    return rows.length > 0;
   }
 
   /** Live replies not touched for `olderThanMs`: candidates for the sweep of forgotten replies. */

@@ -45,22 +45,27 @@ export class SkillRepository {
   }
 
   async listVisible(scope: Scope): Promise<VisibleSkill[]> {
-    const custom = await this.db
-      .getRepository(SkillEntity)
-      .createQueryBuilder('s')
-      .where('s.org_id = :orgId', { orgId: scope.orgId })
-      .andWhere(
-        scope.userId ? `(s.scope = 'organization' OR s.created_by = :userId)` : `s.scope = 'organization'`,
-        {
-          userId: scope.userId,
-        },
-      )
-      .orderBy('s.created_at', 'DESC')
-      .getMany();
-    const platform = await this.db
-      .getRepository(SkillEntity)
-      .find({ where: { source: 'parley' }, order: { name: 'ASC' } });
-    const settings = await this.db.getRepository(SkillSettingEntity).findBy({ orgId: scope.orgId });
+    // Platform and custom skills in one query (every run asks), the organization's settings beside it.
+    const [skills, settings] = await Promise.all([
+      this.db
+        .getRepository(SkillEntity)
+        .createQueryBuilder('s')
+        .where(`s.source = 'parley'`)
+        .orWhere(
+          scope.userId
+            ? `(s.org_id = :orgId AND (s.scope = 'organization' OR s.created_by = :userId))`
+            : `(s.org_id = :orgId AND s.scope = 'organization')`,
+          { orgId: scope.orgId, userId: scope.userId },
+        )
+        .getMany(),
+      this.db.getRepository(SkillSettingEntity).findBy({ orgId: scope.orgId }),
+    ]);
+    const platform = skills
+      .filter((skill) => skill.source === 'parley')
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const custom = skills
+      .filter((skill) => skill.source !== 'parley')
+      .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
     const settingOf = new Map(settings.map((setting) => [setting.skillId, setting]));
     const platformVisible = platform
       .map((skill) => this.withSettings(skill, settingOf.get(skill.id)))

@@ -33,9 +33,10 @@ const LIVE_SQL = 'EXISTS (SELECT 1 FROM messages m WHERE m.thread_id = t.id AND 
 export class ThreadRepository {
   constructor(private readonly db: DataSource) {}
 
-  async create(tx: Db, scope: Scope, values: NewThread): Promise<ThreadEntity> {
+  /** A new thread's row, not yet stored: MessageRepository.startThread stores it with its first exchange. */
+  build(scope: Scope, values: NewThread): ThreadEntity {
     const now = new Date();
-    const thread = tx.getRepository(ThreadEntity).create({
+    return this.db.getRepository(ThreadEntity).create({
       id: newId(),
       orgId: scope.orgId,
       userId: scope.userId ?? null,
@@ -46,8 +47,6 @@ export class ThreadRepository {
       updatedAt: now,
       ...values,
     });
-    await tx.getRepository(ThreadEntity).insert(thread);
-    return thread;
   }
 
   /** The thread if the scope may see it, else null. */

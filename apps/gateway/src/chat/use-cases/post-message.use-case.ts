@@ -15,7 +15,7 @@ import { FileAttachments } from '@app/storage';
 import {
   AGENT_NOT_FOUND,
   enqueueStoredReply,
-  storeExchange,
+  exchangeOf,
   THREAD_NOT_FOUND,
   threadScope,
 } from '../chat.rules';
@@ -70,10 +70,14 @@ export class PostMessage {
       // A new run needs a live agent, as at the start of a thread.
       const agent = await this.agents.findActive(caller.orgId, thread.agentId, tx);
       if (!agent) throw new NotFoundError(AGENT_NOT_FOUND);
-      const { reply } = await storeExchange(this.messages, tx, thread, message, {
-        agentId: agent.id,
-        maxSteps: options.max_steps ?? this.settings.defaultMaxSteps,
-      });
+      const { reply } = await this.messages.addExchange(
+        tx,
+        thread,
+        exchangeOf(message, {
+          agentId: agent.id,
+          maxSteps: options.max_steps ?? this.settings.defaultMaxSteps,
+        }),
+      );
       return { thread, reply, agent };
     });
 

@@ -28,14 +28,21 @@ export class OpenReplyStream {
 
   async execute(caller: Caller, input: OpenReplyStreamInput): Promise<ReplyStream> {
     const scope = { orgId: caller.orgId, userId: input.userId };
-    const message = await this.messages.findMessage(scope, input.messageId);
+    const message = await this.messages.findVisibleState(scope, input.messageId);
     if (!message) throw new NotFoundError('Message not found');
-    // Only the id stays with the open stream: the row may be large and is read again when needed.
     const messageId = message.id;
+    // A reply live at this point has no Redis log only if it has not started (a run writes its lines before its
+    // final row; a pending reply cancelled meanwhile gets its lines from the worker that takes its job), so the
+    // first look that finds no log needs no query. Later ones (at heartbeats) ask PostgreSQL.
+    let unstarted = message.live;
     return this.reader.follow(messageId, {
       after: input.after ?? -1,
       heartbeatMs: this.settings.streamHeartbeatMs,
-      storedLines: () => this.storedLines(messageId),
+      storedLines: () => {
+        if (!unstarted) return this.storedLines(messageId);
+        unstarted = false;
+        return Promise.resolve(null);
+      },
     });
   }
 

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { AgentRepository, McpServerConfig } from '@app/persistence';
-import { AgentTool, RunScope, ToolError, ToolParameters, ToolSource } from '../tool';
+import { McpServerConfig } from '@app/persistence';
+import { AgentTool, RunScope, ToolError, ToolParameters, ToolPolicy, ToolSource } from '../tool';
 import { McpConnections } from './mcp-connections';
 import { mcpToolName } from './mcp-tool-name';
 
@@ -15,17 +15,11 @@ import { mcpToolName } from './mcp-tool-name';
 export class McpToolSource implements ToolSource {
   private readonly logger = new Logger('McpToolSource');
 
-  constructor(
-    private readonly agents: AgentRepository,
-    private readonly connections: McpConnections,
-  ) {}
+  constructor(private readonly connections: McpConnections) {}
 
-  async toolsFor(scope: RunScope): Promise<AgentTool[]> {
-    const agent = await this.agents.findById(scope.agentId);
+  async toolsFor(scope: RunScope, policy: ToolPolicy): Promise<AgentTool[]> {
     // Without a tool list an agent has no MCP server (CONTRACTS §1): none is even started.
-    const servers = (agent?.mcpServers ?? []).filter((server) =>
-      agent?.tools?.includes(`mcp:${server.name}`),
-    );
+    const servers = policy.mcpServers.filter((server) => policy.agentTools?.includes(`mcp:${server.name}`));
     const listed = await Promise.all(
       servers.map(async (server) => {
         try {

@@ -1,12 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import {
-  AgentRepository,
-  MessageEntity,
-  MessageRepository,
-  RunRepository,
-  ThreadEntity,
-  ThreadRepository,
-} from '@app/persistence';
+import { MessageEntity, RunRepository, ThreadEntity } from '@app/persistence';
 import { RunEventWriter, RunSupersededError } from '@app/run-events';
 import { FileAttachments } from '@app/storage';
 import { ActiveRuns } from './active-runs';
@@ -39,9 +32,6 @@ export class RunAgentReply {
   private readonly logger = new Logger(RunAgentReply.name);
 
   constructor(
-    private readonly messages: MessageRepository,
-    private readonly threads: ThreadRepository,
-    private readonly agents: AgentRepository,
     private readonly runs: RunRepository,
     private readonly writer: RunEventWriter,
     private readonly stepLoop: StepLoop,
@@ -53,17 +43,15 @@ export class RunAgentReply {
   ) {}
 
   async execute(input: RunReplyInput): Promise<RunReplyResult> {
-    const reply = await this.messages.findById(input.messageId);
-    if (!reply || reply.role !== 'assistant' || !reply.agentId) return 'done';
+    const loaded = await this.runs.load(input.messageId);
+    if (!loaded) return 'done';
+    const { reply, thread, agent } = loaded;
+    if (reply.role !== 'assistant' || !reply.agentId) return 'done';
     if (!reply.live) {
       await this.finisher.closeEnded(reply).catch(ignoreSuperseded);
       await this.scheduler.wakeNext(reply.threadId);
       return 'done';
     }
-    const [thread, agent] = await Promise.all([
-      this.threads.findById(reply.threadId),
-      this.agents.findById(reply.agentId),
-    ]);
     if (!thread || !agent) throw new Error(`reply ${reply.id} has no thread or agent`);
     if ((await this.runs.start(reply, thread.archivedAt !== null)) === 'blocked') return 'wait';
 
@@ -78,14 +66,14 @@ export class RunAgentReply {
       state.emitOnce({ type: 'message.started', message_id: reply.id, thread_id: thread.id });
       let ending: RunEnding = { kind: 'cancelled' };
       if (!thread.archivedAt) {
-        const history = await this.runs.history(thread.id, reply.position);
+        const context = await this.runs.context(reply, agent.id);
         ending = await this.stepLoop.run({
           reply,
-          question: history.find((message) => message.id === reply.replyToId) ?? null,
+          question: context.history.find((message) => message.id === reply.replyToId) ?? null,
           thread,
           agent,
-          history,
-          attachments: await this.attachments(thread, history),
+          context,
+          attachments: await this.attachments(thread, context.history),
           state,
           signal: controller.signal,
         });

@@ -7,6 +7,7 @@ import {
   GateQuery,
   MessageEntity,
   Question,
+  RunContext,
   RunRepository,
   RunStepEntity,
   StepToolCall,
@@ -28,7 +29,8 @@ export interface ReplyRun {
   question: MessageEntity | null;
   thread: ThreadEntity;
   agent: AgentEntity;
-  history: MessageEntity[];
+  /** The thread before the reply, the reply's stored steps and tool results, the gate of its next step. */
+  context: RunContext;
   /** Files attached to the history's user messages, by message id. */
   attachments: ReadonlyMap<string, MessageAttachments>;
   state: RunState;
@@ -72,24 +74,21 @@ export class StepLoop {
       sourceIds: run.question?.sourceIds ?? null,
       documentIds: run.question?.documentIds ?? null,
     };
-    const [available, steps, storedResults] = await Promise.all([
-      this.tools.toolsFor(scope, {
-        agentTools: agent.tools,
-        mcpServers: agent.mcpServers,
-        disabledTools: run.question?.disabledTools ?? null,
-      }),
-      this.runs.steps(reply.id),
-      this.runs.toolResults(reply.id),
-    ]);
-    const results = new Map(storedResults.map((r) => [r.idempotencyKey, r]));
+    const available = await this.tools.toolsFor(scope, {
+      agentTools: agent.tools,
+      mcpServers: agent.mcpServers,
+      disabledTools: run.question?.disabledTools ?? null,
+    });
+    const steps = [...run.context.steps];
+    const results = new Map(run.context.toolResults.map((r) => [r.idempotencyKey, r]));
 
     const gateQuery = (): GateQuery => ({
       threadId: thread.id,
       agentId: agent.id,
       replyTokens: steps.reduce((sum, step) => sum + step.usageTokens, 0),
     });
-    // Each checkpoint answers the next step's gate in its own round trip; the first one is asked here.
-    let gate = await this.runs.gate(gateQuery());
+    // Each checkpoint answers the next step's gate in its own round trip; the first one came with the context.
+    let gate = run.context.gate;
 
     for (let number = 1; ; number++) {
       const startedAt = performance.now();
@@ -112,7 +111,7 @@ export class StepLoop {
             run,
             buildPrompt({
               instructions: instructionsWithTools(agent.instructions, offered),
-              history: run.history,
+              history: run.context.history,
               attachments: run.attachments,
               steps,
               results,

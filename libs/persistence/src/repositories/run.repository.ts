@@ -1,6 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { MessageEntity, Question, RunStepEntity, ToolCallEntity } from '../entities';
+import {
+  AgentEntity,
+  MessageEntity,
+  Question,
+  RunStepEntity,
+  ThreadEntity,
+  ToolCallEntity,
+} from '../entities';
+import { entityFromJson } from './json-rows';
 import { PreparedStatement, runPrepared } from './prepared-statement';
 import { Db } from './scope';
 
@@ -35,12 +43,15 @@ interface GateRow {
   spent: boolean;
 }
 
-/** The gate as select-list items, on parameters $1 thread, $2 agent and $3 the reply's tokens. */
-const GATE_SQL = `
+/** The gate as select-list items, on parameters $1 thread and $2 agent, and `tokens` the reply's tokens. */
+const gateSql = (tokens: string): string => `
   COALESCE((SELECT archived_at IS NOT NULL FROM threads WHERE id = $1), true) AS archived,
-  EXISTS (SELECT 1 FROM agents WHERE id = $2 AND token_budget IS NOT NULL AND tokens_used + $3 >= token_budget)
+  EXISTS (SELECT 1 FROM agents WHERE id = $2 AND token_budget IS NOT NULL AND tokens_used + ${tokens} >= token_budget)
   OR EXISTS (SELECT 1 FROM organizations WHERE id = (SELECT org_id FROM agents WHERE id = $2)
-             AND token_budget IS NOT NULL AND tokens_used + $3 >= token_budget) AS spent`;
+             AND token_budget IS NOT NULL AND tokens_used + ${tokens} >= token_budget) AS spent`;
+
+/** The gate of a step, with $3 the tokens the reply spent so far. */
+const GATE_SQL = gateSql('$3');
 
 const gateParams = (query: GateQuery, extraTokens: number): unknown[] => [
   query.threadId,
@@ -74,7 +85,28 @@ const NEXT_LIVE_REPLY: PreparedStatement = {
   text: `SELECT id FROM messages WHERE thread_id = $1 AND live AND role = 'assistant' ORDER BY position LIMIT 1`,
 };
 
-const GATE: PreparedStatement = { name: 'run_gate', text: `SELECT ${GATE_SQL}` };
+/** A reply with its thread and agent (null when gone). */
+const LOAD_RUN: PreparedStatement = {
+  name: 'run_load',
+  text: `SELECT to_jsonb(m) AS reply, to_jsonb(t) AS thread, to_jsonb(a) AS agent
+         FROM messages m LEFT JOIN threads t ON t.id = m.thread_id LEFT JOIN agents a ON a.id = m.agent_id
+         WHERE m.id = $1`,
+};
+
+/**
+ * What a run starts from, in one round trip: the thread's messages before the reply, the reply's stored steps
+ * and tool results, and the gate of its next step ($1 thread, $2 agent, $3 reply, $4 its position).
+ */
+const RUN_CONTEXT: PreparedStatement = {
+  name: 'run_context',
+  text: `SELECT
+     (SELECT COALESCE(jsonb_agg(to_jsonb(m) ORDER BY m.position), '[]') FROM messages m
+      WHERE m.thread_id = $1 AND m.position < $4) AS history,
+     (SELECT COALESCE(jsonb_agg(to_jsonb(s) ORDER BY s.step), '[]') FROM run_steps s WHERE s.message_id = $3) AS steps,
+     (SELECT COALESCE(jsonb_agg(to_jsonb(c) ORDER BY c.step, c.call_id), '[]') FROM tool_calls c
+      WHERE c.message_id = $3) AS tool_results,
+     ${gateSql('(SELECT COALESCE(SUM(usage_tokens), 0) FROM run_steps WHERE message_id = $3)')}`,
+};
 
 const SAVE_STEP: PreparedStatement = {
   name: 'run_save_step',
@@ -107,6 +139,16 @@ const FINISH_REPLY: PreparedStatement = {
    org AS (UPDATE organizations SET tokens_used = tokens_used + done.usage_tokens FROM done WHERE id = done.org_id)
    SELECT 1 FROM done`,
 };
+
+/** What a run starts from (RunRepository.context). */
+export interface RunContext {
+  history: MessageEntity[];
+  steps: RunStepEntity[];
+  toolResults: ToolCallEntity[];
+  gate: RunGate;
+}
+
+type JsonRow = Record<string, unknown>;
 
 /** A live reply the sweep looks at. */
 export interface LiveReply {
@@ -159,19 +201,37 @@ export class RunRepository {
     return row?.id ?? null;
   }
 
-  /** The thread's messages before the reply, oldest first: what its run may see (never later messages). */
-  history(threadId: string, beforePosition: number, db: Db = this.db.manager): Promise<MessageEntity[]> {
-    return db
-      .getRepository(MessageEntity)
-      .createQueryBuilder('m')
-      .where('m.thread_id = :threadId', { threadId })
-      .andWhere('m.position < :beforePosition', { beforePosition })
-      .orderBy('m.position', 'ASC')
-      .getMany();
+  /** A reply with its thread and agent, for its run; null when there is no such message. */
+  async load(
+    messageId: string,
+  ): Promise<{ reply: MessageEntity; thread: ThreadEntity | null; agent: AgentEntity | null } | null> {
+    const [row] = await runPrepared<{
+      reply: JsonRow;
+      thread: JsonRow | null;
+      agent: JsonRow | null;
+    }>(this.db, LOAD_RUN, [messageId]);
+    if (!row) return null;
+    return {
+      reply: entityFromJson(this.db, MessageEntity, row.reply),
+      thread: row.thread && entityFromJson(this.db, ThreadEntity, row.thread),
+      agent: row.agent && entityFromJson(this.db, AgentEntity, row.agent),
+    };
   }
 
-  steps(messageId: string, db: Db = this.db.manager): Promise<RunStepEntity[]> {
-    return db.getRepository(RunStepEntity).find({ where: { messageId }, order: { step: 'ASC' } });
+  /**
+   * What a reply's run starts from: the thread's messages before it (never later ones), oldest first; its
+   * stored steps and tool results (a resumed run replays them); the gate of its next step.
+   */
+  async context(reply: MessageEntity, agentId: string): Promise<RunContext> {
+    const [row] = await runPrepared<
+      { history: JsonRow[]; steps: JsonRow[]; tool_results: JsonRow[] } & GateRow
+    >(this.db, RUN_CONTEXT, [reply.threadId, agentId, reply.id, reply.position]);
+    return {
+      history: row.history.map((json) => entityFromJson(this.db, MessageEntity, json)),
+      steps: row.steps.map((json) => entityFromJson(this.db, RunStepEntity, json)),
+      toolResults: row.tool_results.map((json) => entityFromJson(this.db, ToolCallEntity, json)),
+      gate: toGate(row),
+    };
   }
 
   /**
@@ -198,10 +258,6 @@ export class RunRepository {
             .getRepository(RunStepEntity)
             .findOneByOrFail({ messageId: step.messageId, step: step.step });
     return { step: stored, gate: toGate(rows[0]) };
-  }
-
-  toolResults(messageId: string, db: Db = this.db.manager): Promise<ToolCallEntity[]> {
-    return db.getRepository(ToolCallEntity).find({ where: { messageId }, order: { step: 'ASC' } });
   }
 
   /**
@@ -231,12 +287,6 @@ export class RunRepository {
             .getRepository(ToolCallEntity)
             .findOneByOrFail({ idempotencyKey: result.idempotencyKey });
     return { result: stored, gate: toGate(rows[0]) };
-  }
-
-  /** The gate of a run's first step. */
-  async gate(query: GateQuery): Promise<RunGate> {
-    const rows = await runPrepared<GateRow>(this.db, GATE, gateParams(query, 0));
-    return toGate(rows[0]);
   }
 
   /**

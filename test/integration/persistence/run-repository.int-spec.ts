@@ -1,0 +1,174 @@
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { loadSettings } from '@app/config';
+import {
+  AgentEntity,
+  dataSourceOptions,
+  MessageEntity,
+  MessageRepository,
+  RunRepository,
+  RunStepEntity,
+  ThreadEntity,
+  ThreadRepository,
+  ToolCallEntity,
+} from '@app/persistence';
+import { createTestEnvironment, TestEnvironment } from '../../support/test-environment';
+
+/**
+ * The statements a conversation's hot path makes in one round trip each (POST /chat's writes, a run's load,
+ * start and context) give the same rows TypeORM reads and writes one table at a time.
+ */
+describe('one-statement chat and run persistence', () => {
+  let environment: TestEnvironment;
+  let db: DataSource;
+  let messages: MessageRepository;
+  let threads: ThreadRepository;
+  let runs: RunRepository;
+  const orgId = randomUUID();
+  const agentId = randomUUID();
+
+  const exchange = (content: string) => ({
+    message: {
+      content,
+      fileIds: [],
+      sourceIds: [3, 1],
+      documentIds: null,
+      disabledTools: ['web'],
+    },
+    reply: { agentId, maxSteps: 4 },
+  });
+
+  beforeAll(async () => {
+    environment = await createTestEnvironment();
+    db = await new DataSource(
+      dataSourceOptions(loadSettings({ DATABASE_URL: environment.databaseUrl }), 2),
+    ).initialize();
+    messages = new MessageRepository(db);
+    threads = new ThreadRepository(db);
+    runs = new RunRepository(db);
+    await db.query(`INSERT INTO organizations (id, name) VALUES ($1, $2)`, [orgId, `org-${orgId}`]);
+    await db.query(
+      `INSERT INTO agents (id, org_id, name, tools, mcp_servers, token_budget)
+       VALUES ($1, $2, 'a', '["clock","mcp:files"]', '[{"name":"files","command":"x","args":[]}]', 1000)`,
+      [agentId, orgId],
+    );
+  });
+
+  afterAll(async () => {
+    await db?.destroy();
+    await environment?.dispose();
+  });
+
+  async function startThread(userId: string | null = 'u1') {
+    const thread = threads.build(
+      { orgId, userId: userId ?? undefined },
+      { agentId, name: 'first', projectId: 'p', memoryNamespace: 'ns' },
+    );
+    return { thread, ...(await messages.startThread(thread, exchange('hello'))) };
+  }
+
+  it('stores a new thread and its exchange in one statement, as TypeORM reads them back', async () => {
+    const { thread, question, reply } = await startThread();
+
+    expect(await db.getRepository(ThreadEntity).findOneByOrFail({ id: thread.id })).toEqual(thread);
+    const stored = await db.getRepository(MessageEntity).find({
+      where: { threadId: thread.id },
+      order: { position: 'ASC' },
+    });
+    expect(stored).toEqual([question, reply]);
+    expect(stored.map((m) => [m.position, m.role, m.status, m.live])).toEqual([
+      [0, 'user', 'success', false],
+      [1, 'assistant', 'pending', true],
+    ]);
+    expect(reply.replyToId).toBe(question.id);
+    expect(question.sourceIds).toEqual([3, 1]);
+  });
+
+  it('adds a follow-up exchange at the next positions inside a transaction', async () => {
+    const { thread } = await startThread();
+    const added = await db.transaction((tx) => messages.addExchange(tx, thread, exchange('again')));
+    expect([added.question.position, added.reply.position]).toEqual([2, 3]);
+    expect(await db.getRepository(MessageEntity).findOneByOrFail({ id: added.reply.id })).toEqual(
+      added.reply,
+    );
+  });
+
+  it('loads a reply with its thread and agent, equal to what TypeORM reads', async () => {
+    const { thread, reply } = await startThread(null);
+    const loaded = await runs.load(reply.id);
+
+    expect(loaded?.reply).toEqual(await db.getRepository(MessageEntity).findOneByOrFail({ id: reply.id }));
+    expect(loaded?.thread).toEqual(await db.getRepository(ThreadEntity).findOneByOrFail({ id: thread.id }));
+    expect(loaded?.agent).toEqual(await db.getRepository(AgentEntity).findOneByOrFail({ id: agentId }));
+    expect(loaded?.agent?.tokenBudget).toBe(1000);
+    expect(await runs.load(randomUUID())).toBeNull();
+  });
+
+  it("gives a run's context: history before it, its steps and tool results, the next step's gate", async () => {
+    const { thread, reply: first } = await startThread();
+    const next = await db.transaction((tx) => messages.addExchange(tx, thread, exchange('later')));
+    const gate = { threadId: thread.id, agentId, replyTokens: 0 };
+    const step = Object.assign(new RunStepEntity(), {
+      messageId: next.reply.id,
+      step: 1,
+      text: 'calling',
+      toolCalls: [{ callId: 'c1', name: 'clock', arguments: {} }],
+      questions: null,
+      structuredOutput: null,
+      usageTokens: 600,
+      contentLength: 7,
+      startedAt: new Date(),
+    });
+    await runs.saveStep(step, gate);
+    const result = Object.assign(new ToolCallEntity(), {
+      idempotencyKey: `${next.reply.id}:1:c1`,
+      messageId: next.reply.id,
+      step: 1,
+      callId: 'c1',
+      name: 'clock',
+      arguments: {},
+      output: { now: 'x' },
+      isError: false,
+      durationMs: 2,
+    });
+    await runs.saveToolResult(result, gate);
+
+    const context = await runs.context(next.reply, agentId);
+    expect(context.history).toEqual(
+      (
+        await db.getRepository(MessageEntity).find({
+          where: { threadId: thread.id },
+          order: { position: 'ASC' },
+        })
+      ).slice(0, 3),
+    );
+    expect(context.history.map((m) => m.id)).not.toContain(next.reply.id);
+    expect(context.history[1].id).toBe(first.id);
+    expect(context.steps).toEqual(await db.getRepository(RunStepEntity).findBy({ messageId: next.reply.id }));
+    expect(context.toolResults).toEqual(
+      await db.getRepository(ToolCallEntity).findBy({ messageId: next.reply.id }),
+    );
+    expect(context.gate).toEqual({ archived: false, budgetSpent: false });
+
+    // The stored step's 600 tokens count: 400 more would spend the agent's 1000.
+    await db.query(`UPDATE agents SET tokens_used = 400 WHERE id = $1`, [agentId]);
+    expect((await runs.context(next.reply, agentId)).gate.budgetSpent).toBe(true);
+    await db.query(`UPDATE agents SET tokens_used = 0 WHERE id = $1`, [agentId]);
+  });
+
+  it('starts a reply only after the earlier live replies of its thread, unless the thread is archived', async () => {
+    const { thread, reply: first } = await startThread();
+    const second = (await db.transaction((tx) => messages.addExchange(tx, thread, exchange('b')))).reply;
+    const status = async (id: string) =>
+      (await db.getRepository(MessageEntity).findOneByOrFail({ id })).status;
+
+    expect(await runs.start(second, false)).toBe('blocked');
+    expect(await status(second.id)).toBe('pending');
+    expect(await runs.start(second, true)).toBe('started');
+    expect(await status(second.id)).toBe('running');
+
+    expect(await runs.start(first, false)).toBe('started');
+    expect(await status(first.id)).toBe('running');
+    expect(await runs.nextLiveReply(thread.id)).toBe(first.id);
+  });
+});

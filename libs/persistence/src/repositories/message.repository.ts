@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, In } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { MessageEntity, newId, ThreadEntity } from '../entities';
 import { PreparedStatement, runPrepared } from './prepared-statement';
 import { Db, Scope } from './scope';
@@ -167,11 +167,6 @@ export class MessageRepository {
   /** Any message by id: for the worker, which starts from ids its own service stored. */
   findById(id: string, db: Db = this.db.manager): Promise<MessageEntity | null> {
     return db.getRepository(MessageEntity).findOneBy({ id });
-  }
-
-  findByIds(ids: string[], db: Db = this.db.manager): Promise<MessageEntity[]> {
-    if (ids.length === 0) return Promise.resolve([]);
-    return db.getRepository(MessageEntity).findBy({ id: In(ids) });
   }
 
   /**

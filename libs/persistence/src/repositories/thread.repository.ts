@@ -64,11 +64,6 @@ export class ThreadRepository {
       .findOne({ where: visible(scope, id), lock: { mode: 'pessimistic_write' } });
   }
 
-  /** Any thread by id, archived ones included: for the worker, which starts from ids its own service stored. */
-  findById(id: string, db: Db = this.db.manager): Promise<ThreadEntity | null> {
-    return db.getRepository(ThreadEntity).findOneBy({ id });
-  }
-
   /**
    * One end user's visible threads, newest first, with their live flags, in one query on threads_listing_idx
    * (the live flag is an index probe per row of the page).

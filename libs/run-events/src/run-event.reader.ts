@@ -142,24 +142,28 @@ export class RunEventReader {
     options: FollowOptions,
   ): Promise<{ lines: Line[]; ended: boolean }> {
     const lines: Line[] = [];
-    let start = streamEntryId(from);
+    // The first page and the log's last entry in one round trip, in MULTI: nothing is written between the two,
+    // so an empty page with a last entry means that entry is before `from`.
+    const [page, lastEntries] = (await this.redis
+      .multi()
+      .xrange(stream, streamEntryId(from), '+', 'COUNT', REPLAY_BATCH)
+      .xrevrange(stream, '+', '-', 'COUNT', 1)
+      .exec()
+      .then(resultsOrThrow)) as [StreamEntry[], StreamEntry[]];
+    let entries = page;
     for (;;) {
-      const entries = await this.redis.xrange(stream, start, '+', 'COUNT', REPLAY_BATCH);
       for (const [id, fields] of entries) {
         const text = fieldValue(fields, EVENT_FIELD);
         if (text !== undefined) lines.push({ seq: seqOfEntryId(id), type: typeOf(text), text });
       }
       if (entries.length < REPLAY_BATCH) break;
-      start = streamEntryId(seqOfEntryId(entries[entries.length - 1][0]) + 1);
+      const start = streamEntryId(seqOfEntryId(entries[entries.length - 1][0]) + 1);
+      entries = await this.redis.xrange(stream, start, '+', 'COUNT', REPLAY_BATCH);
     }
     if (lines.length > 0) return { lines, ended: false };
     // XADD is the only writer, so an existing log has entries; an empty answer means expired or not yet written.
-    const [last] = await this.redis.xrevrange(stream, '+', '-', 'COUNT', 1);
-    if (last) {
-      // Written since the read above (a run can write its whole reply in between): read it again.
-      if (seqOfEntryId(last[0]) >= from) return this.catchUp(stream, from, options);
-      return { lines, ended: typeOf(fieldValue(last[1], EVENT_FIELD) ?? '') === 'message.completed' };
-    }
+    const [last] = lastEntries;
+    if (last) return { lines, ended: typeOf(fieldValue(last[1], EVENT_FIELD) ?? '') === 'message.completed' };
     const stored = await options.storedLines();
     if (!stored) return { lines, ended: false };
     const rest = stored
@@ -221,6 +225,15 @@ function lineHead(text: string): { seq: number; type: string } | null {
   } catch {
     return null;
   }
+}
+
+type StreamEntry = [id: string, fields: string[]];
+
+/** The replies of a MULTI, or the first error among them. */
+function resultsOrThrow(results: [Error | null, unknown][] | null): unknown[] {
+  if (!results) throw new Error('Redis transaction aborted');
+  for (const [error] of results) if (error) throw error;
+  return results.map(([, value]) => value);
 }
 
 function fieldValue(fields: string[], name: string): string | undefined {

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { SkillEntity, SkillScope, SkillSettingEntity } from '../entities';
+import { entityFromJson } from './json-rows';
+import { PreparedStatement, runPrepared } from './prepared-statement';
 import { Scope } from './scope';
 
 /** A skill as one organization and end user see it: platform skills carry the organization's own settings. */
@@ -15,6 +17,18 @@ export type PlatformSkillDefinition = Pick<
   SkillEntity,
   'id' | 'name' | 'displayName' | 'frontmatter' | 'body' | 'document'
 >;
+
+/**
+ * Platform skills with the organization's settings for them, and the organization's custom skills the end user
+ * may see ($1 organization, $2 end user or null), in one statement: every run and every listing asks it.
+ */
+const VISIBLE_SKILLS: PreparedStatement = {
+  name: 'skills_visible',
+  text: `SELECT to_jsonb(s) AS skill, to_jsonb(ss) AS setting
+         FROM skills s LEFT JOIN skill_settings ss ON ss.skill_id = s.id AND ss.org_id = $1
+         WHERE s.source = 'parley'
+            OR (s.org_id = $1 AND (s.scope = 'organization' OR ($2::text IS NOT NULL AND s.created_by = $2)))`,
+};
 
 /**
  * Skills. Visible to a caller: every platform skill (unless the organization made it private to another end
@@ -45,28 +59,25 @@ export class SkillRepository {
   }
 
   async listVisible(scope: Scope): Promise<VisibleSkill[]> {
-    // Platform and custom skills in one query (every run asks), the organization's settings beside it.
-    const [skills, settings] = await Promise.all([
-      this.db
-        .getRepository(SkillEntity)
-        .createQueryBuilder('s')
-        .where(`s.source = 'parley'`)
-        .orWhere(
-          scope.userId
-            ? `(s.org_id = :orgId AND (s.scope = 'organization' OR s.created_by = :userId))`
-            : `(s.org_id = :orgId AND s.scope = 'organization')`,
-          { orgId: scope.orgId, userId: scope.userId },
-        )
-        .getMany(),
-      this.db.getRepository(SkillSettingEntity).findBy({ orgId: scope.orgId }),
-    ]);
+    const rows = await runPrepared<{
+      skill: Record<string, unknown>;
+      setting: Record<string, unknown> | null;
+    }>(this.db, VISIBLE_SKILLS, [scope.orgId, scope.userId || null]);
+    const skills = rows.map((row) => entityFromJson(this.db, SkillEntity, row.skill));
+    const settingOf = new Map(
+      rows
+        .filter((row) => row.setting !== null)
+        .map((row) => {
+          const setting = entityFromJson(this.db, SkillSettingEntity, row.setting!);
+          return [setting.skillId, setting];
+        }),
+    );
     const platform = skills
       .filter((skill) => skill.source === 'parley')
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     const custom = skills
       .filter((skill) => skill.source !== 'parley')
       .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
-    const settingOf = new Map(settings.map((setting) => [setting.skillId, setting]));
     const platformVisible = platform
       .map((skill) => this.withSettings(skill, settingOf.get(skill.id)))
       .filter((view) => this.platformVisibleTo(view, settingOf.get(view.skill.id), scope.userId));

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { MessageEntity, newId, ThreadEntity } from '../entities';
+import { entityRow, EntityRow } from './entity-rows';
 import { PreparedStatement, runPrepared } from './prepared-statement';
 import { Db, Scope } from './scope';
 
@@ -25,72 +26,15 @@ export interface NewExchange {
   reply: NewPendingReply;
 }
 
-/** Columns of a message row and how an entity fills them, in one order for every insert below. */
-const MESSAGE_COLUMNS: [column: string, value: (message: MessageEntity) => unknown][] = [
-  ['id', (m) => m.id],
-  ['thread_id', (m) => m.threadId],
-  ['org_id', (m) => m.orgId],
-  ['position', (m) => m.position],
-  ['role', (m) => m.role],
-  ['content', (m) => m.content],
-  ['error_code', (m) => m.errorCode],
-  ['questions', (m) => jsonb(m.questions)],
-  ['status', (m) => m.status],
-  ['live', (m) => m.live],
-  ['events', (m) => jsonb(m.events)],
-  ['structured_output', (m) => jsonb(m.structuredOutput)],
-  ['agent_id', (m) => m.agentId],
-  ['reply_to_id', (m) => m.replyToId],
-  ['file_ids', (m) => jsonb(m.fileIds)],
-  ['source_ids', (m) => jsonb(m.sourceIds)],
-  ['document_ids', (m) => jsonb(m.documentIds)],
-  ['disabled_tools', (m) => jsonb(m.disabledTools)],
-  ['max_steps', (m) => m.maxSteps],
-  ['delta_lengths', (m) => m.deltaLengths],
-  ['usage_tokens', (m) => m.usageTokens],
-  ['created_at', (m) => m.createdAt],
-  ['updated_at', (m) => m.updatedAt],
-  ['completed_at', (m) => m.completedAt],
-];
-
-const THREAD_COLUMNS: [column: string, value: (thread: ThreadEntity) => unknown][] = [
-  ['id', (t) => t.id],
-  ['org_id', (t) => t.orgId],
-  ['user_id', (t) => t.userId],
-  ['agent_id', (t) => t.agentId],
-  ['name', (t) => t.name],
-  ['project_id', (t) => t.projectId],
-  ['memory_namespace', (t) => t.memoryNamespace],
-  ['starred', (t) => t.starred],
-  ['inception', (t) => t.inception],
-  ['archived_at', (t) => t.archivedAt],
-  ['created_at', (t) => t.createdAt],
-  ['updated_at', (t) => t.updatedAt],
-];
-
 /** `($from, …, $from+count-1)` */
 const placeholders = (from: number, count: number): string =>
   `(${Array.from({ length: count }, (_, i) => `$${from + i}`).join(', ')})`;
 
-const columnList = (columns: [string, unknown][]): string => columns.map(([column]) => column).join(', ');
-
-/** The insert of an exchange's two rows; its parameters are numbered from `from`. */
-const insertExchangeSql = (from: number): string =>
-  `INSERT INTO messages (${columnList(MESSAGE_COLUMNS)}) VALUES ` +
-  `${placeholders(from, MESSAGE_COLUMNS.length)}, ${placeholders(from + MESSAGE_COLUMNS.length, MESSAGE_COLUMNS.length)}`;
-
-const INSERT_EXCHANGE_SQL = insertExchangeSql(1);
-
-/**
- * A new thread and its first exchange in one statement: atomic on its own, so POST /chat makes one round trip
- * for its writes instead of a transaction of five.
- */
-const START_THREAD: PreparedStatement = {
-  name: 'chat_start_thread',
-  text:
-    `WITH thread AS (INSERT INTO threads (${columnList(THREAD_COLUMNS)}) ` +
-    `VALUES ${placeholders(1, THREAD_COLUMNS.length)}) ${insertExchangeSql(THREAD_COLUMNS.length + 1)}`,
-};
+/** The insert of an exchange's two rows, its parameters numbered from `from`. */
+const insertExchangeSql = (messages: EntityRow<MessageEntity>, from: number): string =>
+  `INSERT INTO messages (${messages.columns.join(', ')}) VALUES ` +
+  `${placeholders(from, messages.columns.length)}, ` +
+  `${placeholders(from + messages.columns.length, messages.columns.length)}`;
 
 const VISIBLE_MESSAGE_STATE: PreparedStatement = {
   name: 'chat_visible_message_state',
@@ -98,15 +42,30 @@ const VISIBLE_MESSAGE_STATE: PreparedStatement = {
          WHERE m.id = $1 AND m.org_id = $2 AND t.archived_at IS NULL AND ($3::text IS NULL OR t.user_id = $3)`,
 };
 
-const jsonb = (value: unknown): string | null => (value === null ? null : JSON.stringify(value));
-
-const rowOf = <T>(columns: [string, (entity: T) => unknown][], entity: T): unknown[] =>
-  columns.map(([, value]) => value(entity));
-
 /** Messages of threads, in position order (0, 1, … per thread). */
 @Injectable()
 export class MessageRepository {
-  constructor(private readonly db: DataSource) {}
+  private readonly messageRow: EntityRow<MessageEntity>;
+  private readonly threadRow: EntityRow<ThreadEntity>;
+  private readonly insertExchange: string;
+  /**
+   * A new thread and its first exchange in one statement: atomic on its own, so POST /chat makes one round
+   * trip for its writes instead of a transaction of five.
+   */
+  private readonly startThreadStatement: PreparedStatement;
+
+  constructor(private readonly db: DataSource) {
+    this.messageRow = entityRow(db, MessageEntity);
+    this.threadRow = entityRow(db, ThreadEntity);
+    this.insertExchange = insertExchangeSql(this.messageRow, 1);
+    this.startThreadStatement = {
+      name: 'chat_start_thread',
+      text:
+        `WITH thread AS (INSERT INTO threads (${this.threadRow.columns.join(', ')}) ` +
+        `VALUES ${placeholders(1, this.threadRow.columns.length)}) ` +
+        insertExchangeSql(this.messageRow, this.threadRow.columns.length + 1),
+    };
+  }
 
   /**
    * Stores a new thread (built by ThreadRepository.build) with its first exchange, at positions 0 and 1, in one
@@ -117,10 +76,10 @@ export class MessageRepository {
     exchange: NewExchange,
   ): Promise<{ question: MessageEntity; reply: MessageEntity }> {
     const built = this.buildExchange(thread, 0, exchange);
-    await runPrepared(this.db, START_THREAD, [
-      ...rowOf(THREAD_COLUMNS, thread),
-      ...rowOf(MESSAGE_COLUMNS, built.question),
-      ...rowOf(MESSAGE_COLUMNS, built.reply),
+    await runPrepared(this.db, this.startThreadStatement, [
+      ...this.threadRow.values(thread),
+      ...this.messageRow.values(built.question),
+      ...this.messageRow.values(built.reply),
     ]);
     return built;
   }
@@ -139,9 +98,9 @@ export class MessageRepository {
       [thread.id],
     );
     const built = this.buildExchange(thread, rows[0].next, exchange);
-    await tx.query(INSERT_EXCHANGE_SQL, [
-      ...rowOf(MESSAGE_COLUMNS, built.question),
-      ...rowOf(MESSAGE_COLUMNS, built.reply),
+    await tx.query(this.insertExchange, [
+      ...this.messageRow.values(built.question),
+      ...this.messageRow.values(built.reply),
     ]);
     return built;
   }

@@ -8,7 +8,7 @@ import {
   ThreadEntity,
   ToolCallEntity,
 } from '../entities';
-import { entityFromJson } from './json-rows';
+import { entityFromJson } from './entity-rows';
 import { PreparedStatement, runPrepared } from './prepared-statement';
 import { Db } from './scope';
 

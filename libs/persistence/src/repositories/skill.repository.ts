@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { SkillEntity, SkillScope, SkillSettingEntity } from '../entities';
-import { entityFromJson } from './json-rows';
+import { entityFromJson } from './entity-rows';
 import { PreparedStatement, runPrepared } from './prepared-statement';
 import { Scope } from './scope';
 

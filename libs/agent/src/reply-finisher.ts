@@ -25,7 +25,13 @@ export class ReplyFinisher {
     private readonly metrics: RunMetrics,
   ) {}
 
-  async finish(reply: MessageEntity, agent: AgentEntity, state: RunState, ending: RunEnding): Promise<void> {
+  /** Null when someone else ended the reply first; else the thread's next live reply (null when none). */
+  async finish(
+    reply: MessageEntity,
+    agent: AgentEntity,
+    state: RunState,
+    ending: RunEnding,
+  ): Promise<{ nextReplyId: string | null } | null> {
     const closing = closingText(ending);
     // A resumed run may find the closing text already streamed by the run it replaces.
     if (closing && !state.content.endsWith(closing)) {
@@ -43,13 +49,15 @@ export class ReplyFinisher {
       events: state.events,
       deltaLengths: state.deltaLengths,
     };
-    if (!(await this.runs.finish(reply.id, outcome))) return;
+    const finished = await this.runs.finish(reply.id, outcome);
+    if (!finished) return null;
     const row: MessageEntity = { ...reply, ...outcome, live: false };
     state.emitOnce({ type: 'message.completed', message: messageLine(row, agent) });
     await state.flush();
     this.metrics.runs.inc({
       outcome: ending.kind === 'model_error' || ending.kind === 'failed' ? 'error' : ending.kind,
     });
+    return finished;
   }
 
   /**

@@ -62,6 +62,7 @@ export class RunAgentReply {
     const log = { messageId: reply.id, threadId: thread.id, requestId: input.requestId };
     this.logger.log({ ...log, resumedAtSeq: written.length }, 'run started');
     const controller = this.activeRuns.start(thread.id, reply.id);
+    let finished: { nextReplyId: string | null } | null = null;
     try {
       state.emitOnce({ type: 'message.started', message_id: reply.id, thread_id: thread.id });
       let ending: RunEnding = { kind: 'cancelled' };
@@ -78,7 +79,7 @@ export class RunAgentReply {
           signal: controller.signal,
         });
       }
-      await this.finisher.finish(reply, agent, state, ending);
+      finished = await this.finisher.finish(reply, agent, state, ending);
       this.logger.log({ ...log, outcome: ending.kind }, 'run ended');
     } catch (error) {
       if (error instanceof RunSupersededError) {
@@ -92,7 +93,9 @@ export class RunAgentReply {
     } finally {
       this.activeRuns.end(thread.id, reply.id);
     }
-    await this.scheduler.wakeNext(thread.id);
+    // The final statement named the thread's next reply; if another run ended this one, look it up.
+    if (finished) await this.scheduler.wake(thread.id, finished.nextReplyId);
+    else await this.scheduler.wakeNext(thread.id);
     return 'done';
   }
 

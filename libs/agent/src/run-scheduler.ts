@@ -32,7 +32,11 @@ export class RunScheduler {
 
   /** Starts the thread's next live reply now: promotes its delayed job, or enqueues it if it has none. */
   async wakeNext(threadId: string): Promise<void> {
-    const next = await this.runs.nextLiveReply(threadId);
+    await this.wake(threadId, await this.runs.nextLiveReply(threadId));
+  }
+
+  /** Starts the reply `next` of the thread now (nothing when null), as wakeNext once it is known. */
+  async wake(threadId: string, next: string | null): Promise<void> {
     if (!next) return;
     const job = await this.queue.getJob(next);
     if (!job) {

@@ -170,5 +170,20 @@ describe('one-statement chat and run persistence', () => {
     expect(await runs.start(first, false)).toBe('started');
     expect(await status(first.id)).toBe('running');
     expect(await runs.nextLiveReply(thread.id)).toBe(first.id);
+
+    // Ending the first reply names the next one to run, in the same statement; only one ending counts.
+    const outcome = {
+      status: 'success' as const,
+      content: 'done',
+      errorCode: null,
+      questions: null,
+      structuredOutput: null,
+      events: [],
+      deltaLengths: [4],
+    };
+    expect(await runs.finish(first.id, outcome)).toEqual({ nextReplyId: second.id });
+    expect(await runs.finish(first.id, outcome)).toBeNull();
+    expect(await runs.finish(second.id, outcome)).toEqual({ nextReplyId: null });
+    expect(await runs.nextLiveReply(thread.id)).toBeNull();
   });
 });

@@ -134,10 +134,12 @@ const FINISH_REPLY: PreparedStatement = {
      UPDATE messages SET status = $2, live = false, content = $3, error_code = $4, questions = $5,
        structured_output = $6, events = $7, delta_lengths = $8, usage_tokens = usage.tokens, completed_at = now(),
        updated_at = now()
-     FROM usage WHERE id = $1 AND live RETURNING agent_id, org_id, usage_tokens),
+     FROM usage WHERE id = $1 AND live RETURNING thread_id, agent_id, org_id, usage_tokens),
    agent AS (UPDATE agents SET tokens_used = tokens_used + done.usage_tokens FROM done WHERE id = done.agent_id),
    org AS (UPDATE organizations SET tokens_used = tokens_used + done.usage_tokens FROM done WHERE id = done.org_id)
-   SELECT 1 FROM done`,
+   SELECT (SELECT id FROM messages WHERE thread_id = done.thread_id AND live AND role = 'assistant' AND id <> $1
+           ORDER BY position LIMIT 1) AS next_reply_id
+   FROM done`,
 };
 
 /** What a run starts from (RunRepository.context). */
@@ -292,10 +294,11 @@ export class RunRepository {
   /**
    * Writes the final row of a live reply and adds the tokens its steps spent to the agent's and the
    * organization's counters (tokens_used = tokens_used + n), in one statement: a reply is counted once, when it
-   * stops being live. False when it was no longer live (someone else ended it).
+   * stops being live. Answers, in the same round trip, the thread's next live reply (the one to run next; null
+   * when none), or null when the reply was no longer live (someone else ended it).
    */
-  async finish(messageId: string, outcome: ReplyOutcome): Promise<boolean> {
-    const rows = await runPrepared(this.db, FINISH_REPLY, [
+  async finish(messageId: string, outcome: ReplyOutcome): Promise<{ nextReplyId: string | null } | null> {
+    const [row] = await runPrepared<{ next_reply_id: string | null }>(this.db, FINISH_REPLY, [
       messageId,
       outcome.status,
       outcome.content,
@@ -305,7 +308,7 @@ export class RunRepository {
       JSON.stringify(outcome.events),
       outcome.deltaLengths,
     ]);
-    return rows.length > 0;
+    return row ? { nextReplyId: row.next_reply_id } : null;
   }
 
   /** Live replies not touched for `olderThanMs`: candidates for the sweep of forgotten replies. */

@@ -31,6 +31,10 @@ const RERANK_POOL = 500;
 const RANK_CAP = 3000;
 const MAX_QUERY_TERMS = 32;
 
+/** Passages of the sources $1 (and documents $2, when given) that have an embedding. */
+const VISIBLE_WITH_EMBEDDING = `p.source_id = ANY($1::int[]) AND ($2::uuid[] IS NULL OR p.document_id = ANY($2::uuid[]))
+  AND p.embedding IS NOT NULL`;
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
@@ -63,9 +67,14 @@ export class DocumentSearch implements OnModuleInit {
 
     const terms = [...new Set(query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])].slice(0, MAX_QUERY_TERMS);
     const languages = [...new Set(sources.map((source) => source.language))];
-    const textRanked = terms.length > 0 ? await this.fullText(sourceIds, documentIds, terms, languages) : [];
-    const [embedding] = await this.embedder.embed([query]);
-    const vectorRanked = await this.vector(sourceIds, documentIds, embedding, textRanked);
+    // The full-text ranking, the query's embedding and (without pgvector) the count that picks the vector
+    // ranking's pool do not depend on each other: they run at once.
+    const [textRanked, [embedding], exact] = await Promise.all([
+      terms.length > 0 ? this.fullText(sourceIds, documentIds, terms, languages) : Promise.resolve([]),
+      this.embedder.embed([query]),
+      this.pgvector ? Promise.resolve(true) : this.fewEnoughToScan(sourceIds, documentIds),
+    ]);
+    const vectorRanked = await this.vector(sourceIds, documentIds, embedding, exact ? null : textRanked);
 
     const scores = new Map<string, number>();
     for (const ranking of [textRanked.slice(0, CANDIDATES), vectorRanked]) {
@@ -136,35 +145,39 @@ export class DocumentSearch implements OnModuleInit {
     return rows.map((row) => row.id);
   }
 
-  /** Passage ids by cosine similarity to the query (vectors are unit length: a dot product). */
+  /** Whether the visible passages are few enough to rank all of them by vector (counted up to the limit only). */
+  private async fewEnoughToScan(sourceIds: number[], documentIds: string[] | null): Promise<boolean> {
+    const [{ count }] = (await this.db.query(
+      `SELECT count(*)::int AS count FROM (SELECT 1 FROM passages p WHERE ${VISIBLE_WITH_EMBEDDING} LIMIT $3) visible`,
+      [sourceIds, documentIds, this.settings.searchExactScanLimit + 1],
+    )) as { count: number }[];
+    return count <= this.settings.searchExactScanLimit;
+  }
+
+  /**
+   * Passage ids by cosine similarity to the query (vectors are unit length: a dot product), among every visible
+   * passage, or only among `pool` (the best full-text matches) when there are too many to scan.
+   */
   private async vector(
     sourceIds: number[],
     documentIds: string[] | null,
     embedding: number[],
-    textRanked: string[],
+    pool: string[] | null,
   ): Promise<string[]> {
-    const where = `p.source_id = ANY($1::int[]) AND ($2::uuid[] IS NULL OR p.document_id = ANY($2::uuid[]))
-                   AND p.embedding IS NOT NULL`;
     if (this.pgvector) {
       const rows = (await this.db.query(
-        `SELECT p.id::text AS id FROM passages p WHERE ${where}
+        `SELECT p.id::text AS id FROM passages p WHERE ${VISIBLE_WITH_EMBEDDING}
          ORDER BY p.embedding::vector <=> $3::real[]::vector LIMIT ${CANDIDATES}`,
         [sourceIds, documentIds, embedding],
       )) as { id: string }[];
       return rows.map((row) => row.id);
     }
-    // Counted up to the limit only: past it the exact answer does not matter.
-    const [{ count }] = (await this.db.query(
-      `SELECT count(*)::int AS count FROM (SELECT 1 FROM passages p WHERE ${where} LIMIT $3) visible`,
-      [sourceIds, documentIds, this.settings.searchExactScanLimit + 1],
-    )) as { count: number }[];
-    const pool = count <= this.settings.searchExactScanLimit ? null : textRanked;
     if (pool && pool.length === 0) return [];
     // The arrays travel in binary (array_send) and are compared here: a dot product in SQL over unnest()
     // costs about ten times more per row.
     const rows = (await this.db.query(
       `SELECT p.id::text AS id, array_send(p.embedding) AS embedding
-       FROM passages p WHERE ${where} AND ($3::bigint[] IS NULL OR p.id = ANY($3::bigint[]))`,
+       FROM passages p WHERE ${VISIBLE_WITH_EMBEDDING} AND ($3::bigint[] IS NULL OR p.id = ANY($3::bigint[]))`,
       [sourceIds, documentIds, pool],
     )) as { id: string; embedding: Buffer }[];
     return rows

@@ -60,7 +60,6 @@ export interface AgentTool {
 /** A tool failure the model should see as an error result (`is_error: true`), not a failed run. */
 export class ToolError extends Error {}
 
-/** Supplies the tools of one capability for a run (may depend on the run: its namespace, its agent's MCP servers). */
 /** What a run may use besides its scope: the agent's tool list and MCP servers, the user message's opt-outs. */
 export interface ToolPolicy {
   /** The agent's `--tools` list; null: every tool the service has, but no MCP server (CONTRACTS §1). */
@@ -71,6 +70,7 @@ export interface ToolPolicy {
   disabledTools: string[] | null;
 }
 
+/** Supplies the tools of one capability for a run (may depend on the run: its namespace, its agent's MCP servers). */
 export interface ToolSource {
   toolsFor(scope: RunScope, policy: ToolPolicy): Promise<AgentTool[]> | AgentTool[];
 }

@@ -27,7 +27,8 @@ const VISIBLE_SKILLS: PreparedStatement = {
   text: `SELECT to_jsonb(s) AS skill, to_jsonb(ss) AS setting
          FROM skills s LEFT JOIN skill_settings ss ON ss.skill_id = s.id AND ss.org_id = $1
          WHERE s.source = 'parley'
-            OR (s.org_id = $1 AND (s.scope = 'organization' OR ($2::text IS NOT NULL AND s.created_by = $2)))`,
+            OR (s.org_id = $1 AND (s.scope = 'organization' OR ($2::text IS NOT NULL AND s.created_by = $2)))
+         ORDER BY CASE WHEN s.source = 'parley' THEN s.name END, s.created_at DESC`,
 };
 
 /**
@@ -72,12 +73,9 @@ export class SkillRepository {
           return [setting.skillId, setting];
         }),
     );
-    const platform = skills
-      .filter((skill) => skill.source === 'parley')
-      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    const custom = skills
-      .filter((skill) => skill.source !== 'parley')
-      .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
+    // In the statement's order: platform skills by name, then custom ones newest first.
+    const platform = skills.filter((skill) => skill.source === 'parley');
+    const custom = skills.filter((skill) => skill.source !== 'parley');
     const platformVisible = platform
       .map((skill) => this.withSettings(skill, settingOf.get(skill.id)))
       .filter((view) => this.platformVisibleTo(view, settingOf.get(view.skill.id), scope.userId));

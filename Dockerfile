@@ -1,6 +1,6 @@
 # One image for every process: gateway, worker, admin CLI and migrations (docker-compose.yml picks the command).
 
-FROM node:20-bookworm-slim AS build
+FROM node:20.18.1-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY libs/client/ libs/client/
@@ -10,20 +10,22 @@ COPY apps/ apps/
 COPY libs/ libs/
 RUN npm run build
 
-FROM node:20-bookworm-slim AS production-deps
+FROM node:20.18.1-bookworm-slim AS production-deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY libs/client/ libs/client/
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
-FROM node:20-bookworm-slim AS runtime
+FROM node:20.18.1-bookworm-slim AS runtime
 ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=production-deps /app/node_modules node_modules
 COPY --from=production-deps /app/libs/client libs/client
 COPY --from=build /app/dist dist
 COPY package.json ./
-# The node image's unprivileged user; the app writes nothing but its logs (stdout).
+# The node image's unprivileged user. It writes its logs to stdout and, with STORAGE_DRIVER=local, uploads under
+# /app/data (STORAGE_DIR ./data/uploads): that folder is the user's, and a volume mounted there inherits it.
+RUN mkdir -p /app/data/uploads && chown -R node:node /app/data
 USER node
 EXPOSE 3000 3002
 CMD ["node", "dist/apps/gateway/src/main.js"]

@@ -11,6 +11,7 @@ export default tseslint.config(
       'coverage/**',
       'eslint.config.mjs',
       'jest.config.js',
+      'jest.chaos.config.js',
     ],
   },
   eslint.configs.recommended,

@@ -81,7 +81,7 @@ async function serve(): Promise<void> {
       imports: [
         SettingsModule.forRoot(settings),
         PersistenceModule,
-        RedisModule,
+        RedisModule.forRoot('requests'),
         IdentityModule,
         AuthModule,
         TwinModule,

@@ -43,7 +43,13 @@ describe('admin CLI', () => {
     });
 
     it('keys:import registers a legacy key, which is not printed back', async () => {
-      const imported = await admin(environment.env, ['keys:import', '--org', org, '--key', 'old-secret-123']);
+      const imported = await admin(environment.env, [
+        'keys:import',
+        '--org',
+        org,
+        '--key',
+        'old-secret-1234567890',
+      ]);
       expect(Object.keys(imported).sort()).toEqual(['id', 'org_id']);
     });
 
@@ -57,6 +63,53 @@ describe('admin CLI', () => {
     it('keys:revoke revokes', async () => {
       const { id } = await admin<{ id: string }>(environment.env, ['keys:create', '--org', org]);
       expect(await admin(environment.env, ['keys:revoke', '--id', id])).toEqual({ id, revoked: true });
+    });
+
+    it('keys:list lists the keys of one organization, revoked or not, never their secret or hash', async () => {
+      const listed = `${org}-list`;
+      const first = await admin<{ id: string; key: string }>(environment.env, [
+        'keys:create',
+        '--org',
+        listed,
+        '--name',
+        'first',
+      ]);
+      const second = await admin<{ id: string }>(environment.env, ['keys:create', '--org', listed]);
+      await admin(environment.env, ['keys:create', '--org', `${org}-elsewhere`]);
+      await admin(environment.env, ['keys:revoke', '--id', second.id]);
+      const { keys } = await admin<{ keys: Record<string, unknown>[] }>(environment.env, [
+        'keys:list',
+        '--org',
+        listed,
+      ]);
+      expect(keys).toEqual([
+        { id: first.id, name: 'first', created_at: expect.any(String), revoked: false },
+        { id: second.id, name: '', created_at: expect.any(String), revoked: true },
+      ]);
+      expect(Number.isNaN(Date.parse(keys[0].created_at as string))).toBe(false);
+      expect(JSON.stringify(keys)).not.toContain(first.key);
+    });
+
+    it('keys:list names an unknown organization instead of creating it', async () => {
+      const failed = await adminFails(environment.env, ['keys:list', '--org', `${org}-nobody`]);
+      expect(failed.code).toBe(1);
+      expect(failed.stderr).toContain('Organization not found');
+    });
+  });
+
+  describe('help', () => {
+    it('--help lists every command, and <command> --help its flags, on stdout with exit 0', async () => {
+      const top = await run(process.execPath, [appScript('admin'), '--help'], { env: environment.env });
+      for (const command of ['keys:create', 'keys:import', 'keys:list', 'keys:revoke', 'agents:create']) {
+        expect(top.stdout).toContain(command);
+      }
+      const create = await run(process.execPath, [appScript('admin'), 'agents:create', '--help'], {
+        env: environment.env,
+      });
+      expect(create.stdout).toContain('usage: admin agents:create');
+      expect(create.stdout).toMatch(/--org\s+organization name \(required\)/);
+      expect(create.stdout).toContain('--token-budget');
+      expect(create.stderr).toBe('');
     });
   });
 
@@ -94,19 +147,20 @@ describe('admin CLI', () => {
         name: 'helper',
         instructions: 'Be brief.',
         model: 'openai:gpt-4o-mini',
-        model_options: { temperature: 0.3, maxOutputTokens: 512 },
+        temperature: 0.3,
+        max_output_tokens: 512,
         memory_namespace: 'team-notes',
         token_budget: 5000,
         tools: ['clock', 'web', 'mcp:github'],
         archived: false,
       });
-      expect(agent.mcp_servers).toEqual([
+      expect(agent.mcp).toEqual([
         expect.objectContaining({
           name: 'github',
           url: 'https://mcp.example/gh',
           header_names: ['authorization'],
         }),
-        expect.objectContaining({ name: 'local', command: 'node', args: ['server.js'] }),
+        expect.objectContaining({ name: 'local', command: 'node', args: ['server.js'], env_names: [] }),
       ]);
       // MCP header values usually hold credentials: never printed.
       expect(JSON.stringify(agent)).not.toContain('secret-token');
@@ -147,6 +201,39 @@ describe('admin CLI', () => {
         `${org}-other`,
       ]);
       expect(other).toEqual({ agents: [] });
+    });
+    it('agents:update changes only the flags given and seals MCP env values', async () => {
+      const agent = await admin<{ id: string }>(environment.env, [
+        'agents:create',
+        '--org',
+        org,
+        '--name',
+        'before',
+        '--instructions',
+        'Stay.',
+      ]);
+      const mcp = JSON.stringify([
+        { name: 'db', command: 'node', args: ['db.js'], env: { DB_TOKEN: 'tok-123' } },
+      ]);
+      const updated = await admin(environment.env, [
+        'agents:update',
+        '--id',
+        agent.id,
+        '--name',
+        'after',
+        '--tools',
+        'mcp:db',
+        '--mcp',
+        mcp,
+      ]);
+      expect(updated).toMatchObject({
+        id: agent.id,
+        name: 'after',
+        instructions: 'Stay.',
+        tools: ['mcp:db'],
+        mcp: [{ name: 'db', command: 'node', args: ['db.js'], env_names: ['DB_TOKEN'] }],
+      });
+      expect(JSON.stringify(updated)).not.toContain('tok-123');
     });
   });
 
@@ -195,6 +282,25 @@ describe('admin CLI', () => {
 
     it.each(cases)('%s', (name, _args, message) => {
       const failed = failures.get(name)!;
+      expect(failed.code).toBe(1);
+      expect(failed.stderr).toContain(message);
+      expect(failed.stdout).toBe('');
+    });
+  });
+
+  describe('malformed flags: refused before the app boots, exit 1', () => {
+    const cases: [string, string[], string][] = [
+      ['an id that is not a UUID', ['keys:revoke', '--id', 'not-a-uuid'], 'Invalid id: "not-a-uuid"'],
+      ['an agent id that is not a UUID', ['agents:archive', '--id', "1' OR 1=1"], 'Invalid id:'],
+      [
+        'an unknown flag',
+        ['keys:revoke', '--id', '00000000-0000-7000-8000-000000000000', '--force', 'x'],
+        '--force',
+      ],
+    ];
+
+    it.each(cases)('%s', async (_name, args, message) => {
+      const failed = await adminFails(environment.env, args);
       expect(failed.code).toBe(1);
       expect(failed.stderr).toContain(message);
       expect(failed.stdout).toBe('');

@@ -271,15 +271,30 @@ describe('POST /chat', () => {
     expect((await start({ message: { disabled_tools: ['web', 'company_documents', 'mcp:x'] } })).status).toBe(
       200,
     );
-    expect(issueOf(await start({ message: { disabled_tools: ['web', 'clock'] } }))).toMatchObject({
-      loc: ['body', 'message', 'disabled_tools', 1],
-      type: 'enum',
-      input: 'clock',
-    });
-    expect(issueOf(await start({ message: { disabled_tools: [3] } }))).toMatchObject({
-      loc: ['body', 'message', 'disabled_tools', 0],
-      type: 'string_type',
-    });
+    // Pydantic's smart union reports the item once per member, each under the member's tag.
+    const refused = await start({ message: { disabled_tools: ['web', 'clock'] } });
+    expect(refused.status).toBe(422);
+    expect(refused.body.detail).toMatchObject([
+      {
+        loc: ['body', 'message', 'disabled_tools', 1, "literal['web','company_documents']"],
+        type: 'literal_error',
+        input: 'clock',
+      },
+      {
+        loc: ['body', 'message', 'disabled_tools', 1, 'constrained-str'],
+        type: 'string_pattern_mismatch',
+        input: 'clock',
+      },
+    ]);
+    const notText = await start({ message: { disabled_tools: [3] } });
+    expect(notText.status).toBe(422);
+    expect(notText.body.detail).toMatchObject([
+      {
+        loc: ['body', 'message', 'disabled_tools', 0, "literal['web','company_documents']"],
+        type: 'literal_error',
+      },
+      { loc: ['body', 'message', 'disabled_tools', 0, 'constrained-str'], type: 'string_type' },
+    ]);
     expect(issueOf(await start({ message: { disabled_tools: 'web' } }))).toMatchObject({
       loc: ['body', 'message', 'disabled_tools'],
       type: 'list_type',
@@ -316,7 +331,7 @@ describe('POST /chat', () => {
     });
     expect(issueOf(await start({ options: { max_steps: 1.5 } }))).toMatchObject({
       loc: ['body', 'options', 'max_steps'],
-      type: 'int_type',
+      type: 'int_from_float',
     });
   });
 
@@ -641,9 +656,11 @@ describe('PUT /chat/{thread_id}', () => {
       loc: ['body', 'name'],
       type: 'string_too_short',
     });
-    expect(issueOf(await client.put(`/chat/${thread.id}`, { starred: 'yes' }))).toMatchObject({
+    // Lax like Pydantic: 'yes' is true, 'maybe' is no boolean.
+    expect((await client.put(`/chat/${thread.id}`, { starred: 'yes' })).body.starred).toBe(true);
+    expect(issueOf(await client.put(`/chat/${thread.id}`, { starred: 'maybe' }))).toMatchObject({
       loc: ['body', 'starred'],
-      type: 'bool_type',
+      type: 'bool_parsing',
     });
   });
 });

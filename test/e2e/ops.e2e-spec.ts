@@ -127,7 +127,7 @@ describe('operations: health, metrics, OpenAPI, queue dashboard, shutdown', () =
       }
     });
 
-    it('shows the agent-run and source-sync queues with the right credentials', async () => {
+    it('shows the agent-run, source-sync and webhook-delivery queues with the right credentials', async () => {
       const page = await fetch(`${withDashboard.url}/admin/queues`, {
         headers: basic(`ops:${ADMIN_PASSWORD}`),
       });
@@ -138,7 +138,11 @@ describe('operations: health, metrics, OpenAPI, queue dashboard, shutdown', () =
       });
       expect(api.status).toBe(200);
       const { queues } = (await api.json()) as { queues: { name: string }[] };
-      expect(queues.map((queue) => queue.name).sort()).toEqual(['agent-run', 'source-sync']);
+      expect(queues.map((queue) => queue.name).sort()).toEqual([
+        'agent-run',
+        'source-sync',
+        'webhook-delivery',
+      ]);
     });
   });
 
@@ -160,7 +164,9 @@ describe('operations: health, metrics, OpenAPI, queue dashboard, shutdown', () =
     it('serves the worker metrics', async () => {
       const response = await fetch(`${workerUrl}/metrics`);
       expect(response.status).toBe(200);
-      expect(await response.text()).toMatch(/process_cpu_user_seconds_total\{app="worker"\}/);
+      const text = await response.text();
+      expect(text).toMatch(/process_cpu_user_seconds_total\{app="worker"\}/);
+      expect(text).toContain('# TYPE webhook_deliveries_total counter');
     });
 
     it('answers 404 elsewhere', async () => {

@@ -128,7 +128,7 @@ describe('skills', () => {
     expect(nulls.body).toMatchObject({ display_name: 'Erin’s skill', active: false, scope: 'private' });
     const bad = await client.put(`/skills/${created.body.id}?user_id=erin`, {
       scope: 'world',
-      active: 'yes',
+      active: 'maybe',
     });
     expect(bad.status).toBe(422);
     expect(bad.body.detail.map((item: { loc: string[] }) => item.loc[1]).sort()).toEqual(['active', 'scope']);

@@ -89,7 +89,7 @@ describe('query templates', () => {
     );
     expect(byField.name).toMatchObject({ type: 'string_too_long', ctx: { max_length: 200 } });
     expect(byField.content).toMatchObject({ type: 'missing', msg: 'Field required' });
-    expect(byField.scope).toMatchObject({ type: 'enum', ctx: { expected: "'private' or 'organization'" } });
+    expect(byField.scope).toMatchObject({ type: 'enum', ctx: { expected: "'organization' or 'private'" } });
     expect(byField.metadata).toMatchObject({ type: 'dict_type' });
   });
 

@@ -37,6 +37,7 @@ export class FakeGoogleDrive {
   downloadDelayMs = 0;
   private readonly changes: Change[] = [];
   private readonly throttles: { pattern: RegExp; retryAfterSeconds: number }[] = [];
+  private readonly failures: { pattern: RegExp; status: number; retryAfterSeconds: number }[] = [];
   private server?: Server;
   private nextId = 1;
   url = '';
@@ -102,6 +103,11 @@ export class FakeGoogleDrive {
     this.throttles.push({ pattern, retryAfterSeconds });
   }
 
+  /** The next requests whose path matches answer these statuses in turn (429 with Retry-After), e.g. a burst. */
+  failBurst(pattern: RegExp, statuses: number[], retryAfterSeconds = 1): void {
+    for (const status of statuses) this.failures.push({ pattern, status, retryAfterSeconds });
+  }
+
   downloads(id?: string): number {
     return this.requests.filter(
       (r) =>
@@ -128,6 +134,16 @@ export class FakeGoogleDrive {
         {
           'retry-after': String(retryAfterSeconds),
         },
+      );
+    }
+    const failure = this.failures.findIndex((f) => f.pattern.test(url.pathname));
+    if (failure >= 0) {
+      const [{ status, retryAfterSeconds }] = this.failures.splice(failure, 1);
+      return sendJson(
+        response,
+        status,
+        { error: { code: status, message: status === 429 ? 'Rate Limit Exceeded' : 'Backend Error' } },
+        status === 429 ? { 'retry-after': String(retryAfterSeconds) } : {},
       );
     }
     if (!this.oauth.authorized(request))

@@ -97,8 +97,10 @@ export async function startWorker(
   env: NodeJS.ProcessEnv,
   extraEnv: NodeJS.ProcessEnv = {},
 ): Promise<AppProcess> {
+  // Each worker its own health port: a taken one stops a worker at start.
+  const healthPort = String(await freePort());
   const child = spawn(process.execPath, [appScript('worker')], {
-    env: { ...env, LOG_LEVEL: 'info', ...extraEnv },
+    env: { ...env, LOG_LEVEL: 'info', WORKER_HEALTH_PORT: healthPort, ...extraEnv },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const worker = new AppProcess('worker', child);

@@ -1,4 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { AgentManagementModule } from '@app/agent-management';
 import { Settings, SettingsModule } from '@app/config';
 import { IdentityModule } from '@app/identity';
 import { PersistenceModule } from '@app/persistence';
@@ -10,7 +11,13 @@ export class AdminModule {
   static forRoot(settings: Settings): DynamicModule {
     return {
       module: AdminModule,
-      imports: [SettingsModule.forRoot(settings), PersistenceModule, RedisModule, IdentityModule],
+      imports: [
+        SettingsModule.forRoot(settings),
+        PersistenceModule,
+        RedisModule.forRoot('background'),
+        IdentityModule,
+        AgentManagementModule,
+      ],
     };
   }
 }

@@ -1,30 +1,101 @@
+import { parseArgs } from 'node:util';
 import { INestApplicationContext } from '@nestjs/common';
-import { InvalidInputError } from '@app/contracts';
-import { ManageAgents, ManageKeys } from '@app/identity';
-import { McpServerConfig } from '@app/persistence';
+import { ArchiveAgent, CreateAgent, ListAgents, UpdateAgent } from '@app/agent-management';
+import {
+  CreateAgentDto,
+  InvalidInputError,
+  NotFoundError,
+  validateRequest,
+  UpdateAgentDto,
+} from '@app/contracts';
+import { ManageKeys } from '@app/identity';
+import { AgentRepository, OrganizationRepository } from '@app/persistence';
 
 export type Flags = Record<string, string | undefined>;
 
-/** Parses `--name value` pairs; a flag given twice keeps the last value. */
-export function parseFlags(args: string[]): Flags {
-  const flags: Flags = {};
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i];
-    if (!arg.startsWith('--'))
-      throw new InvalidInputError([{ loc: [arg], msg: 'unexpected argument', type: 'value_error' }]);
-    const eq = arg.indexOf('=');
-    if (eq > 0) {
-      flags[arg.slice(2, eq)] = arg.slice(eq + 1);
-    } else {
-      const value = args[i + 1];
-      if (value === undefined || value.startsWith('--')) {
-        throw new InvalidInputError([{ loc: [arg], msg: 'needs a value', type: 'missing' }]);
-      }
-      flags[arg.slice(2)] = value;
-      i++;
+/** What a command accepts: its flags with their help, the required ones marked. */
+interface CommandSpec {
+  summary: string;
+  flags: Record<string, { help: string; required?: boolean; uuid?: boolean }>;
+  run: (app: INestApplicationContext, flags: Flags) => Promise<object>;
+}
+
+/** A mistake in how the CLI was called, printed as is: never a database message. */
+export class UsageError extends Error {}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Parses `--name value` (or `--name=value`) for one command with `node:util` parseArgs: unknown flags and stray
+ * arguments are refused, a flag given twice keeps the last value, `--help` asks for the command's help.
+ */
+export function parseFlags(spec: CommandSpec, args: string[]): { help: boolean; flags: Flags } {
+  const options = Object.fromEntries(
+    Object.keys(spec.flags).map((name) => [name, { type: 'string' as const }]),
+  );
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    ({ values } = parseArgs({
+      args,
+      options: { ...options, help: { type: 'boolean', short: 'h' } },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (error) {
+    throw new UsageError(parseErrorMessage(error as Error & { code?: string }, args));
+  }
+  const { help, ...flags } = values as Flags & { help?: boolean };
+  // Ids are checked before the app boots: the database's own message would say nothing useful.
+  for (const [name, flag] of Object.entries(spec.flags)) {
+    const value = flags[name];
+    if (flag.uuid && value !== undefined && !UUID.test(value)) {
+      throw new UsageError(`Invalid id: ${JSON.stringify(value)} is not a UUID (--${name})`);
     }
   }
-  return flags;
+  return { help: help === true, flags };
+}
+
+/** parseArgs' errors in the CLI's words, naming the flag or argument at fault. */
+function parseErrorMessage(error: Error & { code?: string }, args: string[]): string {
+  const named = /'(-[^' ]+)/.exec(error.message)?.[1];
+  switch (error.code) {
+    case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
+      return `${/'([^']*)'/.exec(error.message)?.[1] ?? args[0]}: unexpected argument`;
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
+      return `${named ?? 'option'}: unknown flag (see --help)`;
+    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
+      return `${named ?? 'option'}: needs a value (one starting with "-" is written --flag=-value)`;
+    default:
+      return error.message;
+  }
+}
+
+/** The help of one command: its summary and every flag. */
+export function commandHelp(name: string, spec: CommandSpec): string {
+  const width = Math.max(...Object.keys(spec.flags).map((flag) => flag.length), 4) + 2;
+  const lines = Object.entries(spec.flags).map(
+    ([flag, { help, required }]) => `  --${flag.padEnd(width)}${help}${required ? ' (required)' : ''}`,
+  );
+  return [
+    `usage: admin ${name} [--flag value ...]`,
+    '',
+    spec.summary,
+    '',
+    ...lines,
+    `  --${'help'.padEnd(width)}this help`,
+  ].join('\n');
+}
+
+/** The top-level help: every command with its summary. */
+export function topLevelHelp(): string {
+  const width = Math.max(...Object.keys(COMMANDS).map((name) => name.length)) + 2;
+  return [
+    `usage: admin <${Object.keys(COMMANDS).join('|')}> [--flag value ...]`,
+    '',
+    ...Object.entries(COMMANDS).map(([name, spec]) => `  ${name.padEnd(width)}${spec.summary}`),
+    '',
+    'admin <command> --help shows the flags of a command.',
+  ].join('\n');
 }
 
 function required(flags: Flags, name: string): string {
@@ -41,13 +112,13 @@ function optionalNumber(flags: Flags, name: string): number | undefined {
   return value;
 }
 
-/** `--mcp` takes a JSON array of servers: [{"name","command","args"} | {"name","url","headers"}]. */
-function mcpServers(flags: Flags): McpServerConfig[] | undefined {
+/** `--mcp` takes a JSON array of servers: [{"name","command","args"?,"env"?} | {"name","url","headers"?}]. */
+function mcpServers(flags: Flags): unknown {
   if (flags.mcp === undefined) return undefined;
   try {
     const parsed: unknown = JSON.parse(flags.mcp);
     if (!Array.isArray(parsed)) throw new Error('not a list');
-    return parsed as McpServerConfig[];
+    return parsed;
   } catch {
     throw new InvalidInputError([
       { loc: ['--mcp'], msg: 'must be a JSON array of MCP servers', type: 'value_error' },
@@ -55,35 +126,121 @@ function mcpServers(flags: Flags): McpServerConfig[] | undefined {
   }
 }
 
-type Command = (app: INestApplicationContext, flags: Flags) => Promise<object>;
+/** `--tools a,b` as a list; an empty value clears it (every tool the service has). */
+function toolList(flags: Flags): string[] | null | undefined {
+  if (flags.tools === undefined) return undefined;
+  const tools = flags.tools
+    .split(',')
+    .map((tool) => tool.trim())
+    .filter(Boolean);
+  return tools.length > 0 ? tools : null;
+}
 
-/** The commands of CONTRACTS §1, each printing one JSON object. */
-export const COMMANDS: Record<string, Command> = {
-  'keys:create': (app, flags) => app.get(ManageKeys).create(required(flags, 'org'), flags.name),
-  'keys:import': (app, flags) =>
-    app.get(ManageKeys).importLegacy(required(flags, 'org'), required(flags, 'key'), flags.name),
-  'keys:revoke': (app, flags) => app.get(ManageKeys).revoke(required(flags, 'id')),
-  'agents:create': (app, flags) =>
-    app.get(ManageAgents).create({
-      org: required(flags, 'org'),
-      name: required(flags, 'name'),
-      instructions: flags.instructions,
-      model: flags.model,
-      memoryNamespace: flags['memory-namespace'],
-      tokenBudget: optionalNumber(flags, 'token-budget'),
-      tools:
-        flags.tools === undefined
-          ? undefined
-          : flags.tools
-              .split(',')
-              .map((tool) => tool.trim())
-              .filter(Boolean),
-      mcpServers: mcpServers(flags),
-      modelOptions: {
-        temperature: optionalNumber(flags, 'temperature'),
-        maxOutputTokens: optionalNumber(flags, 'max-output-tokens'),
-      },
-    }),
-  'agents:archive': (app, flags) => app.get(ManageAgents).archive(required(flags, 'id')),
-  'agents:list': (app, flags) => app.get(ManageAgents).list(required(flags, 'org')),
+/** The agent flags as the body of POST/PUT /agents, checked by the same DTO as the HTTP API. */
+async function agentBody<T extends object>(dto: new () => T, flags: Flags): Promise<T> {
+  const plain = {
+    name: flags.name,
+    instructions: flags.instructions,
+    model: flags.model,
+    memory_namespace: flags['memory-namespace'],
+    token_budget: optionalNumber(flags, 'token-budget'),
+    tools: toolList(flags),
+    mcp: mcpServers(flags),
+    temperature: optionalNumber(flags, 'temperature'),
+    max_output_tokens: optionalNumber(flags, 'max-output-tokens'),
+  };
+  const result = validateRequest(dto, JSON.parse(JSON.stringify(plain)) as object, 'body');
+  if (!result.ok) throw new InvalidInputError(result.issues);
+  return result.value;
+}
+
+async function orgId(app: INestApplicationContext, flags: Flags): Promise<string> {
+  return (await app.get(OrganizationRepository).findOrCreateByName(required(flags, 'org'))).id;
+}
+
+/** The organization of an agent named only by id: the admin acts for every organization. */
+async function orgOfAgent(app: INestApplicationContext, id: string): Promise<string> {
+  const agent = await app.get(AgentRepository).findById(id);
+  if (!agent) throw new NotFoundError('Agent not found');
+  return agent.orgId;
+}
+
+const AGENT_FLAGS: CommandSpec['flags'] = {
+  instructions: { help: 'the system prompt' },
+  model: { help: 'a model the service has' },
+  'memory-namespace': { help: 'the memory namespace of the agent' },
+  'token-budget': { help: 'the token budget of a reply' },
+  tools: { help: 'tool names, comma-separated; empty for every tool' },
+  mcp: { help: 'a JSON array of MCP servers' },
+  temperature: { help: 'the sampling temperature' },
+  'max-output-tokens': { help: 'the output token limit of a model step' },
+};
+
+/** The commands of CONTRACTS §1, each printing one JSON object; the agent commands run the /agents use cases. */
+export const COMMANDS: Record<string, CommandSpec> = {
+  'keys:create': {
+    summary: 'Creates an sk-svc- key for an organization (created on first use); prints the secret once.',
+    flags: { org: { help: 'organization name', required: true }, name: { help: 'a label for the key' } },
+    run: (app, flags) => app.get(ManageKeys).create(required(flags, 'org'), flags.name),
+  },
+  'keys:import': {
+    summary: 'Registers a key made before the sk-svc- prefix existed.',
+    flags: {
+      org: { help: 'organization name', required: true },
+      key: { help: 'the legacy key', required: true },
+      name: { help: 'a label for the key' },
+    },
+    run: (app, flags) =>
+      app.get(ManageKeys).importLegacy(required(flags, 'org'), required(flags, 'key'), flags.name),
+  },
+  'keys:list': {
+    summary: "Lists an organization's keys: id, name, created_at, revoked (never the secret or its hash).",
+    flags: { org: { help: 'organization name', required: true } },
+    run: (app, flags) => app.get(ManageKeys).list(required(flags, 'org')),
+  },
+  'keys:revoke': {
+    summary: 'Revokes a key; every replica refuses it at once.',
+    flags: { id: { help: 'the key id', required: true, uuid: true } },
+    run: (app, flags) => app.get(ManageKeys).revoke(required(flags, 'id')),
+  },
+  'agents:create': {
+    summary: 'Creates an agent in an organization (created on first use).',
+    flags: {
+      org: { help: 'organization name', required: true },
+      name: { help: 'agent name', required: true },
+      ...AGENT_FLAGS,
+    },
+    run: async (app, flags) => {
+      required(flags, 'name');
+      const body = await agentBody(CreateAgentDto, flags);
+      return app.get(CreateAgent).execute(await orgId(app, flags), body);
+    },
+  },
+  'agents:update': {
+    summary: 'Changes the given fields of an agent.',
+    flags: {
+      id: { help: 'the agent id', required: true, uuid: true },
+      name: { help: 'agent name' },
+      ...AGENT_FLAGS,
+    },
+    run: async (app, flags) => {
+      const id = required(flags, 'id');
+      const body = await agentBody(UpdateAgentDto, flags);
+      return app.get(UpdateAgent).execute(await orgOfAgent(app, id), id, body);
+    },
+  },
+  'agents:archive': {
+    summary: 'Archives an agent: it stays listed, new runs are refused.',
+    flags: { id: { help: 'the agent id', required: true, uuid: true } },
+    run: async (app, flags) => {
+      const id = required(flags, 'id');
+      return app.get(ArchiveAgent).execute(await orgOfAgent(app, id), id);
+    },
+  },
+  'agents:list': {
+    summary: "Lists an organization's agents, archived ones included.",
+    flags: { org: { help: 'organization name', required: true } },
+    run: async (app, flags) =>
+      app.get(ListAgents).execute(await orgId(app, flags), { includeArchived: true }),
+  },
 };

@@ -3,11 +3,15 @@ import { DataSource } from 'typeorm';
 import { loadSettingsOrExit } from '@app/config';
 import { dataSourceOptions, ensureDatabase, runMigrations } from '@app/persistence';
 
-/** `npm run migrate`: creates the database when missing and applies pending migrations, once per deployment. */
+/**
+ * `npm run migrate`: creates the database when missing and applies pending migrations, once per deployment.
+ * It goes to DATABASE_MIGRATION_URL when set: PostgreSQL itself, not a transaction-pooling PgBouncer.
+ */
 async function migrate(): Promise<void> {
   const settings = loadSettingsOrExit();
-  await ensureDatabase(settings.databaseUrl);
-  const dataSource = await new DataSource(dataSourceOptions(settings, 2)).initialize();
+  const databaseUrl = settings.databaseMigrationUrl ?? settings.databaseUrl;
+  await ensureDatabase(databaseUrl);
+  const dataSource = await new DataSource(dataSourceOptions({ databaseUrl }, 2)).initialize();
   try {
     const applied = await runMigrations(dataSource);
     process.stdout.write(`${JSON.stringify({ applied })}\n`);

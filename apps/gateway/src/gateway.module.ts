@@ -1,20 +1,25 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER } from '@nestjs/core';
+import { APP_FILTER, DiscoveryModule } from '@nestjs/core';
 import { Settings, SettingsModule } from '@app/config';
 import { LoggingModule } from '@app/observability';
 import { PersistenceModule } from '@app/persistence';
 import { QueuesModule } from '@app/queues';
 import { RedisModule } from '@app/redis';
+import { AgentsModule } from './agents/agents.module';
 import { AuthModule } from './auth/auth.module';
 import { ChatModule } from './chat/chat.module';
 import { FilesModule } from './files/files.module';
+import { RequestDtoCheck } from './http/api-validation.interceptor';
 import { HttpErrorFilter } from './http/http-error.filter';
+import { IdempotencyModule } from './idempotency/idempotency.module';
 import { MemoryModule } from './memory/memory.module';
 import { OpsModule } from './ops/ops.module';
+import { PlaygroundModule } from './playground/playground.module';
 import { SkillsModule } from './skills/skills.module';
 import { SourcesModule } from './sources/sources.module';
 import { StreamModule } from './stream/stream.module';
 import { TemplatesModule } from './templates/templates.module';
+import { WebhooksApiModule } from './webhooks/webhooks.module';
 
 /** The HTTP API: one module per area of the spec, behind the service-token guard. */
 @Module({})
@@ -25,20 +30,25 @@ export class GatewayModule {
       imports: [
         SettingsModule.forRoot(settings),
         LoggingModule.forApp('gateway'),
+        DiscoveryModule,
         PersistenceModule,
-        RedisModule,
-        QueuesModule,
+        RedisModule.forRoot('requests'),
+        QueuesModule.forRoot('requests'),
         AuthModule,
         OpsModule,
         ChatModule,
+        IdempotencyModule,
         FilesModule,
         MemoryModule,
         TemplatesModule,
+        WebhooksApiModule,
         SkillsModule,
         SourcesModule,
         StreamModule,
+        AgentsModule,
+        ...(settings.playgroundEnabled ? [PlaygroundModule] : []),
       ],
-      providers: [{ provide: APP_FILTER, useClass: HttpErrorFilter }],
+      providers: [{ provide: APP_FILTER, useClass: HttpErrorFilter }, RequestDtoCheck],
     };
   }
 }

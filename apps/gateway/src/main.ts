@@ -1,3 +1,6 @@
+// Tracing starts before anything else loads: its instrumentations patch http, pg and ioredis as they load.
+import { startTracing } from '@app/observability/tracing';
+startTracing('parley-gateway');
 import 'reflect-metadata';
 import fastifyMultipart from '@fastify/multipart';
 import { NestFactory } from '@nestjs/core';
@@ -8,20 +11,25 @@ import { v7 as uuidv7 } from 'uuid';
 import { loadSettingsOrExit } from '@app/config';
 import { exitGracefullyOnSignals, startProcessMetrics } from '@app/observability';
 import { GatewayModule } from './gateway.module';
-import { ApiValidationPipe } from './http/api-validation.pipe';
+import { ApiValidationInterceptor } from './http/api-validation.interceptor';
 import { jsonBodyParser } from './http/json-body';
+import { applySecurityHeaders } from './http/security-headers';
+import { registerRateLimit } from './http/rate-limit';
 import { drainConnectionsOnClose } from './ops/drain-on-close';
 import { recordHttpMetrics } from './ops/http-metrics';
 import { setupOps } from './ops/ops.setup';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const BODY_LIMIT = 2 * 1024 * 1024;
+const MAX_PATH_PARAM_LENGTH = 2048;
 
 async function bootstrap(): Promise<void> {
   const settings = loadSettingsOrExit();
 
   const adapter = new FastifyAdapter({
     bodyLimit: BODY_LIMIT,
+    // Fastify's default (100) answers a longer path parameter 414 before routing; the DTOs' limits answer 422.
+    routerOptions: { maxParamLength: MAX_PATH_PARAM_LENGTH },
     // Reuse the caller's x-request-id when it is sane, else make one; pino reads it from the same header.
     genReqId: (req: IncomingMessage) => {
       const given = req.headers['x-request-id'];
@@ -41,10 +49,12 @@ async function bootstrap(): Promise<void> {
     bufferLogs: true,
   });
   app.useLogger(app.get(Logger));
-  app.useGlobalPipes(new ApiValidationPipe());
+  await applySecurityHeaders(app, settings);
+  app.useGlobalInterceptors(new ApiValidationInterceptor());
   app.useBodyParser('application/json', { bodyLimit: BODY_LIMIT }, jsonBodyParser(adapter.getInstance()));
   // Multipart bodies are taken for SKILL.md uploads only: one small file.
   await app.register(fastifyMultipart, { limits: { files: 1, fileSize: 1024 * 1024, fields: 5 } });
+  await registerRateLimit(app, settings);
   await setupOps(app, settings);
   // SIGTERM: stop taking connections, let requests in flight finish, close PostgreSQL and Redis, exit 0.
   exitGracefullyOnSignals(app, app.get(Logger), settings.shutdownTimeoutMs);

@@ -1,20 +1,36 @@
+// Tracing starts before anything else loads: its instrumentations patch http, pg and ioredis as they load.
+import { startTracing } from '@app/observability/tracing';
+startTracing('parley-worker');
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Logger } from 'nestjs-pino';
 import { loadSettingsOrExit } from '@app/config';
 import { exitGracefullyOnSignals } from '@app/observability';
+import { HandBackOnStop } from './agent-run/hand-back-on-stop';
+import { listenForProbes } from './health/listen-for-probes';
 import { WorkerModule } from './worker.module';
 
 async function bootstrap(): Promise<void> {
   const settings = loadSettingsOrExit();
-  const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(settings), {
-    bufferLogs: true,
-  });
+  // The worker has no API: an HTTP app only for its probes and metrics, when WORKER_HEALTH_PORT is not 0.
+  const probed = settings.workerHealthPort !== 0;
+  const app = probed
+    ? await NestFactory.create<NestFastifyApplication>(WorkerModule.forRoot(settings), new FastifyAdapter(), {
+        bufferLogs: true,
+      })
+    : await NestFactory.createApplicationContext(WorkerModule.forRoot(settings), { bufferLogs: true });
   app.useLogger(app.get(Logger));
-  // On SIGTERM/SIGINT: processors stop taking jobs and finish (or hand back) the ones in flight, then close.
-  exitGracefullyOnSignals(app, app.get(Logger), settings.shutdownTimeoutMs);
+  // On SIGTERM/SIGINT: consumers stop taking jobs, agent runs in flight go back to the queue, then all closes.
+  const handBack = app.get(HandBackOnStop);
+  exitGracefullyOnSignals(app, app.get(Logger), settings.shutdownTimeoutMs, () => handBack.run());
   await app.init();
+  if (probed) await listenForProbes(app as NestFastifyApplication, settings);
   app.get(Logger).log('worker started');
 }
 
-void bootstrap();
+bootstrap().catch((error: Error) => {
+  // Before the logger exists, or when start-up fails: one clear line, and a non-zero exit for the supervisor.
+  process.stderr.write(`worker failed to start: ${error.message}\n`);
+  process.exit(1);
+});

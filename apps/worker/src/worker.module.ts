@@ -11,8 +11,9 @@ import { StorageModule } from '@app/storage';
 import { AgentRunModule } from './agent-run/agent-run.module';
 import { WorkerHealthModule } from './health/worker-health.module';
 import { SourceSyncModule } from './source-sync/source-sync.module';
+import { WebhookDeliveryModule } from './webhooks/webhook-delivery.module';
 
-/** The worker: BullMQ processors for agent runs and source syncs, no HTTP routes. */
+/** The worker: BullMQ processors for agent runs, source syncs and webhook deliveries, no HTTP routes. */
 @Module({})
 export class WorkerModule {
   static forRoot(settings: Settings): DynamicModule {
@@ -22,11 +23,12 @@ export class WorkerModule {
         SettingsModule.forRoot(settings),
         LoggingModule.forApp('worker'),
         PersistenceModule,
-        RedisModule,
-        QueuesModule,
+        RedisModule.forRoot('background'),
+        QueuesModule.forRoot('background'),
         StorageModule,
         AgentRunModule.forRoot(settings),
         SourceSyncModule.forRoot(settings),
+        WebhookDeliveryModule.forRoot(settings),
         WorkerHealthModule,
         MemoryToolsModule,
         WebToolModule,

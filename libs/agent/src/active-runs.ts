@@ -1,16 +1,25 @@
 import { Injectable } from '@nestjs/common';
 
 /**
+ * How long a request to stop one reply is remembered when that reply does not run here yet: a run that was
+ * marked running in PostgreSQL but has not registered below when the broadcast lands still stops.
+ */
+const EARLY_CANCEL_MEMORY_MS = 60_000;
+
+/**
  * The runs this process is executing, by thread, so a cancellation broadcast (every worker hears it) can abort
  * the one that runs here. It steers only local work: no other process reads it.
  */
 @Injectable()
 export class ActiveRuns {
   private readonly byThread = new Map<string, { messageId: string; controller: AbortController }>();
+  /** Replies asked to stop before they ran here, with when the request came. */
+  private readonly cancelledBeforeStart = new Map<string, number>();
 
   start(threadId: string, messageId: string): AbortController {
     const controller = new AbortController();
     this.byThread.set(threadId, { messageId, controller });
+    if (this.cancelledBeforeStart.delete(messageId)) controller.abort(new RunCancelledError());
     return controller;
   }
 
@@ -18,16 +27,39 @@ export class ActiveRuns {
     if (this.byThread.get(threadId)?.messageId === messageId) this.byThread.delete(threadId);
   }
 
-  /** Aborts the thread's run if it runs here; true when there was one. */
-  cancel(threadId: string): boolean {
+  /**
+   * Aborts the thread's run if it runs here (only when it is `messageId`'s, if given); true when there was one.
+   * A named reply that does not run here is remembered for a while, in case it is about to start here.
+   */
+  cancel(threadId: string, messageId?: string): boolean {
     const run = this.byThread.get(threadId);
-    if (!run) return false;
+    if (!run || (messageId !== undefined && run.messageId !== messageId)) {
+      if (messageId !== undefined) this.rememberCancel(messageId);
+      return false;
+    }
     run.controller.abort(new RunCancelledError());
     return true;
   }
 
+  /**
+   * Stops every run of this process without ending its reply (the worker is stopping): each run throws
+   * RunHandedBackError and its job goes back to the queue for another worker to resume at the last stored step.
+   */
+  handBackAll(): number {
+    for (const run of this.byThread.values()) run.controller.abort(new RunHandedBackError());
+    return this.byThread.size;
+  }
+
   get size(): number {
     return this.byThread.size;
+  }
+
+  private rememberCancel(messageId: string): void {
+    const now = Date.now();
+    for (const [id, at] of this.cancelledBeforeStart) {
+      if (now - at > EARLY_CANCEL_MEMORY_MS) this.cancelledBeforeStart.delete(id);
+    }
+    this.cancelledBeforeStart.set(messageId, now);
   }
 }
 
@@ -36,5 +68,13 @@ export class RunCancelledError extends Error {
   constructor() {
     super('the run was cancelled');
     this.name = 'RunCancelledError';
+  }
+}
+
+/** The reason a run handed back by a stopping worker carries; its reply stays live, its job is requeued. */
+export class RunHandedBackError extends Error {
+  constructor() {
+    super('the worker is stopping: run handed back to the queue');
+    this.name = 'RunHandedBackError';
   }
 }

@@ -6,7 +6,7 @@ import { ReplyFinisher } from './reply-finisher';
 import { RunAgentReply } from './run-agent-reply.use-case';
 import { RunMetrics } from './run-metrics';
 import { RunScheduler } from './run-scheduler';
-import { StepLoop } from './step-loop';
+import { StepLoop } from './run/step-loop';
 import { clockToolSource } from './tools/clock.tool';
 import { ToolRegistry } from './tools/tool-registry';
 

@@ -1,5 +1,6 @@
 import { JSONValue, LanguageModelV3Message, LanguageModelV3Prompt } from '@ai-sdk/provider';
 import { MessageEntity, RunStepEntity, ToolCallEntity } from '@app/persistence';
+import { isToolContentOutput, toolContentForModel } from './tools/tool-content';
 
 /** What a user message's attached files give the model: their text (within a budget) and their images. */
 export interface MessageAttachments {
@@ -98,7 +99,9 @@ export function buildPrompt(input: {
                 type: 'error-text' as const,
                 value: typeof value === 'string' ? value : JSON.stringify(value),
               }
-            : { type: 'json' as const, value },
+            : isToolContentOutput(value)
+              ? toolContentForModel(value)
+              : { type: 'json' as const, value },
         };
       }),
     });

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { toMessageResponse } from '@app/contracts';
+import { replyEndedEventType, toMessageResponse, webhookEvent } from '@app/contracts';
 import { AgentEntity, AgentRepository, MessageEntity, ReplyOutcome, RunRepository } from '@app/persistence';
 import { RunEventWriter } from '@app/run-events';
 import { RunMetrics } from './run-metrics';
 import { RunState } from './run-state';
-import { LoopOutcome } from './step-loop';
+import { LoopOutcome } from './run/run.types';
 
 /** How a run ends: what the loop decided, or `failed` when the run itself broke on its last attempt. */
 export type RunEnding = LoopOutcome | { kind: 'failed' };
@@ -49,10 +49,15 @@ export class ReplyFinisher {
       events: state.events,
       deltaLengths: state.deltaLengths,
     };
-    const finished = await this.runs.finish(reply.id, outcome);
-    if (!finished) return null;
     const row: MessageEntity = { ...reply, ...outcome, live: false };
-    state.emitOnce({ type: 'message.completed', message: messageLine(row, agent) });
+    const line = messageLine(row, agent);
+    const finished = await this.runs.finish(
+      reply.id,
+      outcome,
+      webhookEvent(replyEndedEventType(outcome.status), line),
+    );
+    if (!finished) return null;
+    state.emitOnce({ type: 'message.completed', message: line });
     await state.flush();
     this.metrics.runs.inc({
       outcome: ending.kind === 'model_error' || ending.kind === 'failed' ? 'error' : ending.kind,

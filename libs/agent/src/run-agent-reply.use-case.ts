@@ -2,13 +2,14 @@ import { Injectable, Logger } from '@nestjs/common';
 import { MessageEntity, RunRepository, ThreadEntity } from '@app/persistence';
 import { RunEventWriter, RunSupersededError } from '@app/run-events';
 import { FileAttachments } from '@app/storage';
-import { ActiveRuns } from './active-runs';
+import { ActiveRuns, RunHandedBackError } from './active-runs';
 import { MessageAttachments } from './conversation';
 import { ReplyFinisher, RunEnding } from './reply-finisher';
 import { RunMetrics } from './run-metrics';
 import { RunScheduler } from './run-scheduler';
 import { RunState } from './run-state';
-import { StepLoop } from './step-loop';
+import { StepLoop } from './run/step-loop';
+import { storedRunLines } from './stored-run';
 
 export interface RunReplyInput {
   messageId: string;
@@ -19,7 +20,7 @@ export interface RunReplyInput {
   enqueuedAt?: number;
 }
 
-/** `wait`: an earlier reply of the thread is still live; run this one after it. */
+/** `wait`: an earlier reply of the thread is still live, or the organization is at its cap; run this one later. */
 export type RunReplyResult = 'done' | 'wait';
 
 /**
@@ -53,7 +54,7 @@ export class RunAgentReply {
       return 'done';
     }
     if (!thread || !agent) throw new Error(`reply ${reply.id} has no thread or agent`);
-    if ((await this.runs.start(reply, thread.archivedAt !== null)) === 'blocked') return 'wait';
+    if ((await this.scheduler.start(reply, thread.archivedAt !== null)) === 'blocked') return 'wait';
 
     const { log: events, written } = await this.writer.claim(reply.id);
     const state = new RunState(events, written);
@@ -68,6 +69,8 @@ export class RunAgentReply {
       let ending: RunEnding = { kind: 'cancelled' };
       if (!thread.archivedAt) {
         const context = await this.runs.context(reply, agent.id);
+        // What the stored steps published and the log lacks (Redis lost it) goes out again, same seqs.
+        state.restore(storedRunLines(reply, context.steps, context.toolResults));
         ending = await this.stepLoop.run({
           reply,
           question: context.history.find((message) => message.id === reply.replyToId) ?? null,
@@ -79,9 +82,17 @@ export class RunAgentReply {
           signal: controller.signal,
         });
       }
+      // Stopped because the worker is stopping, not cancelled: the reply stays live for the next worker.
+      if (controller.signal.reason instanceof RunHandedBackError) throw controller.signal.reason;
       finished = await this.finisher.finish(reply, agent, state, ending);
       this.logger.log({ ...log, outcome: ending.kind }, 'run ended');
     } catch (error) {
+      if (controller.signal.reason instanceof RunHandedBackError) {
+        // What was streamed is stored before the job moves, so the next worker resumes right after it.
+        await state.flush().catch(() => undefined);
+        this.logger.warn({ ...log }, 'run handed back: the worker is stopping');
+        throw controller.signal.reason;
+      }
       if (error instanceof RunSupersededError) {
         this.logger.warn({ ...log }, 'run taken over by another worker: stopping');
         return 'done';
@@ -96,6 +107,7 @@ export class RunAgentReply {
     // The final statement named the thread's next reply; if another run ended this one, look it up.
     if (finished) await this.scheduler.wake(thread.id, finished.nextReplyId);
     else await this.scheduler.wakeNext(thread.id);
+    await this.scheduler.wakeOrg(reply.orgId);
     return 'done';
   }
 

@@ -54,6 +54,30 @@ export class RunState {
     if (!this.has(event)) this.track(this.log.append(event));
   }
 
+  /**
+   * Appends the lines the reply's stored steps say were published (`storedRunLines`) that the log no longer
+   * holds: Redis lost them. They get the seqs the first run gave them, so clients' `after` stays valid.
+   */
+  restore(storedLines: readonly UnnumberedRunEvent[]): void {
+    for (const line of storedLines.slice(this.log.nextSeq)) this.track(this.log.append(line));
+    // A step stored before delta lengths were kept is rebuilt as one delta, which cannot line up with the
+    // deltas the log already holds of it: the text the log lacks goes out as one more delta.
+    const stored = storedLines.map((line) => (line.type === 'text.delta' ? line.delta : '')).join('');
+    if (stored.length > this.content.length && stored.startsWith(this.content))
+      this.emitText(stored.slice(this.content.length));
+  }
+
+  /**
+   * What was streamed after the first `contentLength` characters of the content (a step's share, when given
+   * where the step before it ended): the text and the length of each of its deltas.
+   */
+  streamedAfter(contentLength: number): { text: string; deltaLengths: number[] } {
+    let covered = 0;
+    let first = 0;
+    while (first < this.deltaLengths.length && covered < contentLength) covered += this.deltaLengths[first++];
+    return { text: this.content.slice(contentLength), deltaLengths: this.deltaLengths.slice(first) };
+  }
+
   emitText(delta: string): void {
     if (delta) this.track(this.log.append({ type: 'text.delta', delta }));
   }

@@ -104,6 +104,7 @@ export interface PostMessageOptions {
   max_steps?: number | null;
   /** Only the thread's own namespace is accepted: it cannot change. */
   memory_namespace?: string | null;
+  multitask_strategy?: 'enqueue' | 'reject' | 'interrupt' | null;
 }
 
 /** POST /chat/{thread_id} body. */

@@ -29,7 +29,38 @@ export class Settings {
   @Matches(/^postgres(ql)?:\/\//, { message: 'must be a postgres:// URL' })
   databaseUrl = 'postgres://postgres@127.0.0.1:5432/agents';
 
-  @Matches(/^rediss?:\/\//, { message: 'must be a redis:// URL' })
+  /**
+   * Where `npm run migrate` connects; default DATABASE_URL. Set it to PostgreSQL itself when DATABASE_URL goes
+   * through a transaction-pooling PgBouncer: a migration holds one session from start to end.
+   */
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @Matches(/^postgres(ql)?:\/\//, { message: 'must be a postgres:// URL' })
+  databaseMigrationUrl?: string;
+
+  /**
+   * PostgreSQL connections one process keeps at most. Every gateway and worker has its own pool, so keep
+   * processes × DATABASE_POOL_SIZE ≤ max_connections − reserved (superuser and admin connections).
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  databasePoolSize = 20;
+
+  /**
+   * Named (server-side) prepared statements for the hot per-step queries. Turn off behind a PgBouncer in
+   * transaction mode older than 1.21 (Debian 12 ships 1.18): there a statement prepared on one server
+   * connection is unknown on the next.
+   */
+  @Transform(toBool)
+  @IsBoolean()
+  databasePreparedStatements = true;
+
+  /** `redis://`, `rediss://`, or `redis-cluster://[user:password@]host:port,host:port` for a Redis Cluster. */
+  @Matches(/^(rediss?:\/\/|redis-cluster:\/\/[^,]+(,[^,]+)*$)/, {
+    message: 'must be a redis://, rediss:// or redis-cluster://host:port,host:port URL',
+  })
   redisUrl = 'redis://127.0.0.1:6379';
 
   @Matches(/^[A-Za-z0-9:_-]{1,64}$/, { message: 'must be 1-64 letters, digits, ":", "_" or "-"' })
@@ -53,6 +84,21 @@ export class Settings {
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   logLevel = 'info';
 
+  /**
+   * OTLP/HTTP collector base URL (the SDK posts to `<url>/v1/traces`). Unset: no tracing at all, no SDK started.
+   * The SDK's other standard variables (OTEL_EXPORTER_OTLP_HEADERS, OTEL_BSP_*, …) are read by the SDK itself.
+   */
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @Matches(/^https?:\/\//, { message: 'must be an http(s) URL' })
+  otelExporterOtlpEndpoint?: string;
+
+  /** The traces' service name; default `parley-gateway` or `parley-worker` by process. */
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @IsString()
+  otelServiceName?: string;
+
   /** Server default for options.max_steps (spec 4.2). */
   @Transform(toInt)
   @IsInt()
@@ -65,6 +111,17 @@ export class Settings {
   @Min(1)
   @Max(1000)
   agentRunConcurrency = 16;
+
+  /**
+   * Agent runs one organization may have running at once, across every worker: a run over it waits (in its
+   * thread's order) until one of the organization's runs ends, so one tenant cannot take every worker slot.
+   * The default is half the default AGENT_RUN_CONCURRENCY.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(100000)
+  agentRunOrgConcurrency = 8;
 
   /** BullMQ lock duration: a worker that stops renewing it for this long is considered stalled. */
   @Transform(toInt)
@@ -109,6 +166,21 @@ export class Settings {
   @Min(10)
   streamHeartbeatMs = 15000;
 
+  /** A reply stream whose client takes no bytes for this long is cut; the client resumes with `after`. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  streamStallTimeoutMs = 10000;
+
+  /**
+   * Bytes all stalled reply streams of a gateway may hold together (unsent, in the gateway and its sockets);
+   * a stream that stalls beyond it is cut at once instead of after STREAM_STALL_TIMEOUT_MS.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(65536)
+  streamMaxStalledBytes = 64 * 1024 * 1024;
+
   /** Context budget, in tokens, of the thread history given to the model (oldest turns dropped first). */
   @Transform(toInt)
   @IsInt()
@@ -125,6 +197,17 @@ export class Settings {
   @IsString()
   @MinLength(1)
   adminUser = 'admin';
+
+  /**
+   * Browser origins allowed to call the API cross-origin (CORS), a comma list such as
+   * `https://app.example.com,https://admin.example.com`; unset: no CORS headers at all.
+   */
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @Matches(/^https?:\/\/[^,\s/]+(,https?:\/\/[^,\s/]+)*$/, {
+    message: 'must be a comma list of origins (scheme://host[:port])',
+  })
+  corsOrigins?: string;
 
   /** Token that lets PUT /skills change a platform skill (CONTRACTS §11); unset means no token is right. */
   @IsOptional()
@@ -241,6 +324,17 @@ export class Settings {
   @Min(1000)
   mcpIdleCloseMs = 600000;
 
+  /** Requests per minute one API key may send, counted in Redis across every gateway replica; 0 turns it off. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  rateLimitPerMinute = 0;
+
+  /** Serves the browser playground at /playground. */
+  @Transform(toBool)
+  @IsBoolean()
+  playgroundEnabled = true;
+
   /** Where uploaded files live: `local` (disk, served by the gateway's embedded storage host) or `s3`. */
   @IsIn(['local', 's3'])
   storageDriver: 'local' | 's3' = 'local';
@@ -257,12 +351,14 @@ export class Settings {
   storagePublicUrl?: string;
 
   /**
-   * Key of the local storage host's upload policies and download signatures. The default is for one machine
-   * only: set a secret of your own wherever the storage host is reachable by others.
+   * Key of the local storage host's upload policies and download signatures. Unset: the deployment generates
+   * one on first start and keeps it in PostgreSQL (table deployment_secrets), shared by every replica.
    */
+  @IsOptional()
+  @Transform(emptyToUndefined)
   @IsString()
   @MinLength(16)
-  storageSigningSecret = 'parley-local-storage-dev-secret';
+  storageSigningSecret?: string;
 
   /** Largest file the storage host accepts (CONTRACTS §8). */
   @Transform(toInt)
@@ -333,13 +429,15 @@ export class Settings {
 
   /**
    * Keys that encrypt connection credentials at rest (AES-256-GCM): a comma list of base64 32-byte keys. The
-   * first encrypts, every one decrypts, so a key is rotated by putting a new one first. The default is
-   * public and INSECURE, for one machine only: set keys of your own anywhere else.
+   * first encrypts, every one decrypts, so a key is rotated by putting a new one first. Unset: the deployment
+   * generates one on first start and keeps it in PostgreSQL (table deployment_secrets).
    */
+  @IsOptional()
+  @Transform(emptyToUndefined)
   @Matches(/^[A-Za-z0-9+/]{43}=(,[A-Za-z0-9+/]{43}=)*$/, {
     message: 'must be a comma list of base64 32-byte keys',
   })
-  credentialsKeys = 'cGFybGV5LWRldi1jcmVkZW50aWFscy1rZXktMDAwMDA=';
+  credentialsKeys?: string;
 
   /** Google Drive v3 API (paths as the API's own: /drive/v3/files, /drive/v3/changes). */
   @Matches(/^https?:\/\//, { message: 'must be an http(s) URL' })
@@ -405,6 +503,28 @@ export class Settings {
   @Min(100)
   documentParseTimeoutMs = 30000;
 
+  /**
+   * Worker threads of a process that parse untrusted content (web pages, attachments, documents of sources)
+   * off its event loop.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(64)
+  parseThreads = 2;
+
+  /** Heap limit of one parsing thread, in MiB: a parse that needs more fails, the process lives on. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(32)
+  parseThreadMemoryMb = 256;
+
+  /** A web page or an attachment that takes longer than this to parse fails, and its thread is terminated. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  parseTimeoutMs = 10000;
+
   /** OpenAI-compatible embeddings endpoint (e.g. http://127.0.0.1:8000/v1); unset: the builtin offline embedder. */
   @IsOptional()
   @Transform(emptyToUndefined)
@@ -448,19 +568,51 @@ export class Settings {
   @IsInt()
   @Min(0)
   searchExactScanLimit = 5000;
+
+  /** First webhook retry this long after a failure; each next one twice as late, capped at 1 h (CONTRACTS §14). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  webhookRetryBaseMs = 5000;
+
+  /** How often a worker looks in PostgreSQL for webhook deliveries that are due (new events, retries). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(50)
+  webhookSweepIntervalMs = 1000;
+
+  /**
+   * How long a queued webhook try owns its delivery row; past it the sweep queues the try again. It bounds how
+   * late a try whose job was lost (Redis flushed, a worker killed) goes out; keep it above 10 s, the send timeout.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  webhookLeaseMs = 60000;
+
+  /** Allows webhook URLs on private, loopback and link-local addresses: for tests and closed networks only. */
+  @Transform(toBool)
+  @IsBoolean()
+  webhookAllowPrivate = false;
 }
 
 /** Environment variable of each setting. */
 export const ENV: Record<keyof Settings, string> = {
   databaseUrl: 'DATABASE_URL',
+  databaseMigrationUrl: 'DATABASE_MIGRATION_URL',
+  databasePoolSize: 'DATABASE_POOL_SIZE',
+  databasePreparedStatements: 'DATABASE_PREPARED_STATEMENTS',
   redisUrl: 'REDIS_URL',
   redisPrefix: 'REDIS_PREFIX',
   port: 'PORT',
   storagePort: 'STORAGE_PORT',
   host: 'HOST',
   logLevel: 'LOG_LEVEL',
+  otelExporterOtlpEndpoint: 'OTEL_EXPORTER_OTLP_ENDPOINT',
+  otelServiceName: 'OTEL_SERVICE_NAME',
   defaultMaxSteps: 'DEFAULT_MAX_STEPS',
   agentRunConcurrency: 'AGENT_RUN_CONCURRENCY',
+  agentRunOrgConcurrency: 'AGENT_RUN_ORG_CONCURRENCY',
   jobLockMs: 'JOB_LOCK_MS',
   jobStalledIntervalMs: 'JOB_STALLED_INTERVAL_MS',
   runSweepIntervalMs: 'RUN_SWEEP_INTERVAL_MS',
@@ -468,10 +620,13 @@ export const ENV: Record<keyof Settings, string> = {
   keyCacheTtlMs: 'KEY_CACHE_TTL_MS',
   runEventsTtlSeconds: 'RUN_EVENTS_TTL_SECONDS',
   streamHeartbeatMs: 'STREAM_HEARTBEAT_MS',
+  streamStallTimeoutMs: 'STREAM_STALL_TIMEOUT_MS',
+  streamMaxStalledBytes: 'STREAM_MAX_STALLED_BYTES',
   contextBudgetTokens: 'CONTEXT_BUDGET_TOKENS',
   adminPassword: 'ADMIN_PASSWORD',
   adminUser: 'ADMIN_USER',
   internalToken: 'INTERNAL_TOKEN',
+  corsOrigins: 'CORS_ORIGINS',
   openaiBaseUrl: 'OPENAI_BASE_URL',
   openaiApiKey: 'OPENAI_API_KEY',
   anthropicBaseUrl: 'ANTHROPIC_BASE_URL',
@@ -491,6 +646,8 @@ export const ENV: Record<keyof Settings, string> = {
   mcpConnectTimeoutMs: 'MCP_CONNECT_TIMEOUT_MS',
   mcpCallTimeoutMs: 'MCP_CALL_TIMEOUT_MS',
   mcpIdleCloseMs: 'MCP_IDLE_CLOSE_MS',
+  rateLimitPerMinute: 'RATE_LIMIT_PER_MINUTE',
+  playgroundEnabled: 'PLAYGROUND_ENABLED',
   storageDriver: 'STORAGE_DRIVER',
   storageDir: 'STORAGE_DIR',
   storagePublicUrl: 'STORAGE_PUBLIC_URL',
@@ -521,6 +678,9 @@ export const ENV: Record<keyof Settings, string> = {
   storeRetryMaxDelayMs: 'STORE_RETRY_MAX_DELAY_MS',
   documentMaxBytes: 'DOCUMENT_MAX_BYTES',
   documentParseTimeoutMs: 'DOCUMENT_PARSE_TIMEOUT_MS',
+  parseThreads: 'PARSE_THREADS',
+  parseThreadMemoryMb: 'PARSE_THREAD_MEMORY_MB',
+  parseTimeoutMs: 'PARSE_TIMEOUT_MS',
   embeddingsBaseUrl: 'EMBEDDINGS_BASE_URL',
   embeddingsApiKey: 'EMBEDDINGS_API_KEY',
   embeddingsModel: 'EMBEDDINGS_MODEL',
@@ -528,6 +688,10 @@ export const ENV: Record<keyof Settings, string> = {
   sourceSyncConcurrency: 'SOURCE_SYNC_CONCURRENCY',
   sourceSyncFetchConcurrency: 'SOURCE_SYNC_FETCH_CONCURRENCY',
   searchExactScanLimit: 'SEARCH_EXACT_SCAN_LIMIT',
+  webhookRetryBaseMs: 'WEBHOOK_RETRY_BASE_MS',
+  webhookSweepIntervalMs: 'WEBHOOK_SWEEP_INTERVAL_MS',
+  webhookLeaseMs: 'WEBHOOK_LEASE_MS',
+  webhookAllowPrivate: 'WEBHOOK_ALLOW_PRIVATE',
 };
 
 /** Settings whose values must never reach a log line. */
@@ -558,8 +722,12 @@ export function loadSettings(env: NodeJS.ProcessEnv): Settings {
     const first = errors[0];
     const variable = ENV[first.property as keyof Settings];
     const reason = Object.values(first.constraints ?? {})[0] ?? 'is invalid';
+    // A secret's value is never echoed: the message goes to logs and terminals.
+    const got = SECRET_SETTINGS.includes(first.property as keyof Settings)
+      ? ''
+      : ` (got ${JSON.stringify(first.value)})`;
     throw new InvalidSettingsError(
-      `Invalid setting ${variable}: ${reason.replace(first.property, variable)} (got ${JSON.stringify(first.value)})`,
+      `Invalid setting ${variable}: ${reason.replace(first.property, variable)}${got}`,
     );
   }
   return settings;

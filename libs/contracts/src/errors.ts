@@ -33,6 +33,19 @@ export class GoneError extends DomainError {}
 /** Payload too large (413). */
 export class PayloadTooLargeError extends DomainError {}
 
+/** A dependency (PostgreSQL, Redis) does not answer: retryable, answered 503 with `Retry-After`. */
+export class DependencyUnavailableError extends DomainError {}
+
+/** Too many attempts from this caller or at this target (429, with `Retry-After`). */
+export class TooManyRequestsError extends DomainError {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(message);
+  }
+}
+
 /** One item of a 422 body (API-SPEC 2.13). */
 export interface ValidationIssue {
   loc: (string | number)[];

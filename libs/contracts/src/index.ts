@@ -1,6 +1,7 @@
 export * from './errors';
 export * from './jobs';
 export * from './validation-error';
+export * from './pydantic';
 export * from './dto/rules';
 export * from './dto/human-message.dto';
 export * from './dto/start-chat.dto';
@@ -16,3 +17,8 @@ export * from './dto/query-template.dto';
 export * from './responses/query-template.response';
 export * from './dto/skill.dto';
 export * from './responses/skill.response';
+export * from './webhook-event';
+export * from './dto/webhook.dto';
+export * from './responses/webhook.response';
+export * from './dto/agent.dto';
+export * from './responses/agent.response';

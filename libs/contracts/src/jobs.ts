@@ -5,6 +5,7 @@
 export const QUEUE = {
   agentRun: 'agent-run',
   sourceSync: 'source-sync',
+  webhookDelivery: 'webhook-delivery',
 } as const;
 
 export type QueueName = (typeof QUEUE)[keyof typeof QUEUE];
@@ -14,4 +15,13 @@ export interface AgentRunJob {
   messageId: string;
   threadId: string;
   requestId?: string;
+}
+
+/**
+ * One try at one webhook delivery (a row of webhook_deliveries, the source of truth). `attempt` is the try it
+ * stands for, so a job queued twice for the same try delivers once. The job id is `<delivery id>-<attempt>`.
+ */
+export interface WebhookDeliveryJob {
+  deliveryId: string;
+  attempt: number;
 }

@@ -1,121 +1,73 @@
-import { ValidationError } from 'class-validator';
 import { ValidationIssue } from './errors';
 
 export type LocRoot = 'body' | 'query' | 'path' | 'header';
 
+const plural = (count: unknown) => (count === 1 ? '' : 's');
+
 /**
- * Extra facts a constraint needs to be rendered in Pydantic's words. class-validator keeps a decorator's
- * arguments out of ValidationError, so our decorators pass them through `context` (see `dto/rules.ts`).
+ * pydantic-core's message for each error type we raise (`src/errors/types.rs`), from the error's ctx. The one
+ * table of wording: the validator (`pydantic/validate-request.ts`) decides the type and ctx, this says it.
  */
-export interface RuleContext {
-  /** Pydantic's type, message and ctx for the failing value. */
-  pydantic?: (value: unknown) => { type: string; msg: string; ctx?: Record<string, unknown> };
-  /** For a rule on each item of a list: tells a failing item, so the issue points at its index. */
-  failsItem?: (item: unknown) => boolean;
+const MESSAGES: Record<string, (ctx: Record<string, unknown>) => string> = {
+  missing: () => 'Field required',
+  string_type: () => 'Input should be a valid string',
+  string_too_short: (c) => `String should have at least ${c.min_length} character${plural(c.min_length)}`,
+  string_too_long: (c) => `String should have at most ${c.max_length} character${plural(c.max_length)}`,
+  string_pattern_mismatch: (c) => `String should match pattern '${c.pattern}'`,
+  int_type: () => 'Input should be a valid integer',
+  int_parsing: () => 'Input should be a valid integer, unable to parse string as an integer',
+  int_parsing_size: () => 'Unable to parse input string as an integer, exceeded maximum size',
+  int_from_float: () => 'Input should be a valid integer, got a number with a fractional part',
+  float_type: () => 'Input should be a valid number',
+  float_parsing: () => 'Input should be a valid number, unable to parse string as a number',
+  finite_number: () => 'Input should be a finite number',
+  bool_type: () => 'Input should be a valid boolean',
+  bool_parsing: () => 'Input should be a valid boolean, unable to interpret input',
+  greater_than_equal: (c) => `Input should be greater than or equal to ${c.ge}`,
+  less_than_equal: (c) => `Input should be less than or equal to ${c.le}`,
+  list_type: () => 'Input should be a valid list',
+  dict_type: () => 'Input should be a valid dictionary',
+  model_attributes_type: () => 'Input should be a valid dictionary or object to extract fields from',
+  too_short: (c) =>
+    `${c.field_type} should have at least ${c.min_length} item${plural(c.min_length)} after validation, not ${c.actual_length}`,
+  too_long: (c) =>
+    `${c.field_type} should have at most ${c.max_length} item${plural(c.max_length)} after validation, not ${c.actual_length}`,
+  enum: (c) => `Input should be ${c.expected}`,
+  literal_error: (c) => `Input should be ${c.expected}`,
+  uuid_type: () => 'UUID input should be a string, bytes or UUID object',
+  uuid_parsing: (c) => `Input should be a valid UUID, ${c.error}`,
+  datetime_type: () => 'Input should be a valid datetime',
+  datetime_from_date_parsing: (c) => `Input should be a valid datetime or date, ${c.error}`,
+  timezone_aware: () => 'Input should have timezone info',
+  json_invalid: () => 'JSON decode error',
+};
+
+/** Error types whose ctx pydantic-core keeps out of the error it reports. */
+const CTX_HIDDEN = new Set(['timezone_aware']);
+
+/** One item of a 422 body, in FastAPI's key order (type, loc, msg, input, ctx). */
+export function pydanticIssue(
+  type: string,
+  loc: (string | number)[],
+  input: unknown,
+  ctx?: Record<string, unknown>,
+): ValidationIssue {
+  const message = MESSAGES[type];
+  if (!message) throw new Error(`no Pydantic message for error type ${type}`);
+  const issue: ValidationIssue = { type, loc, msg: message(ctx ?? {}), input };
+  if (ctx && Object.keys(ctx).length > 0 && !CTX_HIDDEN.has(type)) issue.ctx = ctx;
+  return issue;
 }
 
-/** When a field fails several rules, the first of these that failed is the one reported (as Pydantic does). */
-const PRIORITY = [
-  'nestedValidation',
-  'isString',
-  'isInt',
-  'isNumber',
-  'isBoolean',
-  'isArray',
-  'isObject',
-  'isIn',
-  'isEnum',
-];
-
-/** Pydantic's type and message for a class-validator constraint. */
-function describe(
-  constraint: string,
-  message: string,
-  value: unknown,
-  context?: RuleContext,
-): Omit<ValidationIssue, 'loc' | 'input'> {
-  if (context?.pydantic) return context.pydantic(value);
-  switch (constraint) {
-    case 'isString':
-      return { type: 'string_type', msg: 'Input should be a valid string' };
-    case 'isInt':
-      return typeof value === 'string' || Number.isNaN(value)
-        ? {
-            type: 'int_parsing',
-            msg: 'Input should be a valid integer, unable to parse string as an integer',
-          }
-        : { type: 'int_type', msg: 'Input should be a valid integer' };
-    case 'isNumber':
-      return { type: 'float_type', msg: 'Input should be a valid number' };
-    case 'isBoolean':
-      return { type: 'bool_type', msg: 'Input should be a valid boolean' };
-    case 'isArray':
-      return { type: 'list_type', msg: 'Input should be a valid list' };
-    case 'isObject':
-      return { type: 'dict_type', msg: 'Input should be a valid dictionary' };
-    case 'nestedValidation':
-      return {
-        type: 'model_attributes_type',
-        msg: 'Input should be a valid dictionary or object to extract fields from',
-      };
-    case 'isUuid':
-      return { type: 'uuid_parsing', msg: 'Input should be a valid UUID' };
-    case 'isDateString':
-    case 'isIso8601':
-      return { type: 'datetime_from_date_parsing', msg: 'Input should be a valid datetime' };
-    default:
-      return { type: 'value_error', msg: `Value error, ${message}` };
-  }
+/**
+ * A `ValueError` raised by a validator: FastAPI encodes the exception object in ctx as `{}`, so that is what
+ * a client of a FastAPI service sees.
+ */
+export function valueErrorIssue(loc: (string | number)[], input: unknown, reason: string): ValidationIssue {
+  return { type: 'value_error', loc, msg: `Value error, ${reason}`, input, ctx: { error: {} } };
 }
 
-function issueFor(error: ValidationError, loc: (string | number)[]): ValidationIssue {
-  const constraints = error.constraints ?? {};
-  const failed = Object.keys(constraints);
-  if (error.value === undefined && !failed.includes('nestedValidation')) {
-    return { loc, msg: 'Field required', type: 'missing', input: null };
-  }
-  const chosen = PRIORITY.find((name) => failed.includes(name)) ?? failed[0];
-  const context = error.contexts?.[chosen] as RuleContext | undefined;
-  if (context?.failsItem && Array.isArray(error.value)) {
-    const index = error.value.findIndex((item) => context.failsItem!(item));
-    if (index >= 0) {
-      const item: unknown = error.value[index];
-      return { loc: [...loc, index], input: item, ...describe(chosen, constraints[chosen], item, context) };
-    }
-  }
-  const described = describe(chosen, constraints[chosen], error.value, context);
-  return { loc, input: error.value, ...described };
-}
-
-/** Flattens class-validator's tree into Pydantic-style items, one per failing field. */
-export function toValidationIssues(
-  errors: ValidationError[],
-  root: LocRoot,
-  parent: (string | number)[] = [],
-): ValidationIssue[] {
-  const issues: ValidationIssue[] = [];
-  for (const error of errors) {
-    // Items of a nested list come back with their index as the property name.
-    const key =
-      /^\d+$/.test(error.property) && Array.isArray(error.target) ? Number(error.property) : error.property;
-    const loc = [...parent, key];
-    if (error.constraints && Object.keys(error.constraints).length > 0) {
-      issues.push(issueFor(error, [root, ...loc]));
-    }
-    if (error.children && error.children.length > 0) {
-      issues.push(...toValidationIssues(error.children, root, loc));
-    }
-  }
-  return issues;
-}
-
-/** The 422 for a request body that is not valid JSON; `position` is where parsing broke, as Pydantic's loc. */
-export function jsonInvalidIssue(message: string, position = 0): ValidationIssue {
-  return {
-    loc: ['body', position],
-    msg: 'JSON decode error',
-    type: 'json_invalid',
-    input: {},
-    ctx: { error: message },
-  };
+/** The 422 for a request body that is not valid JSON: where Python's decoder stopped, and its words. */
+export function jsonInvalidIssue(message: string, position: number): ValidationIssue {
+  return pydanticIssue('json_invalid', ['body', position], {}, { error: message });
 }

@@ -3,6 +3,7 @@ import {
   hashesEqual,
   hashKeySecret,
   KEY_PREFIX,
+  legacyKeyProblem,
   parseServiceTokenHeader,
 } from './api-key-secret';
 
@@ -25,9 +26,33 @@ describe('parseServiceTokenHeader', () => {
     ['only Bearer', 'Bearer ', 'Malformed x-service-token header'],
     ['two Bearer prefixes', 'Bearer Bearer sk-svc-abc', 'Malformed x-service-token header'],
     ['inner whitespace', 'sk-svc-a bc', 'Malformed x-service-token header'],
+    ['a tab after Bearer', 'Bearer\tsk-svc-abc', 'Malformed x-service-token header'],
+    ['two spaces after Bearer', 'Bearer  sk-svc-abc', 'Malformed x-service-token header'],
+    ['a lower-case bearer', 'bearer sk-svc-abc', 'Malformed x-service-token header'],
+    ['a key longer than 512 characters', 'a'.repeat(513), 'Malformed x-service-token header'],
+    ['a character no key has', 'sk-svc-abc;', 'Malformed x-service-token header'],
     ['repeated header', ['a', 'b'], 'Malformed x-service-token header'],
   ])('rejects a %s header', (_name, header, reason) => {
     expect(parseServiceTokenHeader(header as string | string[] | undefined)).toEqual({ ok: false, reason });
+  });
+});
+
+describe('legacyKeyProblem', () => {
+  it('accepts a 20-character b64token', () => {
+    expect(legacyKeyProblem('abcdefghij0123456789')).toBeNull();
+    expect(legacyKeyProblem('Zm9vYmFyYmF6cXV4cXV1eA==')).toBeNull();
+  });
+
+  it.each([
+    ['one character', 'x'],
+    ['19 characters', 'a'.repeat(19)],
+    ['513 characters', 'a'.repeat(513)],
+    ['whitespace', 'abcdefghij 0123456789'],
+    ['a tab', 'abcdefghij\t0123456789'],
+    ['a character outside the alphabet', 'abcdefghij0123456789!'],
+    ['the sk-svc- prefix', 'sk-svc-abcdefghij0123456789'],
+  ])('refuses %s', (_name, secret) => {
+    expect(legacyKeyProblem(secret)).toEqual(expect.any(String));
   });
 });
 

@@ -23,16 +23,40 @@ export function hashesEqual(a: string, b: string): boolean {
 export type ParsedHeader = { ok: true; secret: string } | { ok: false; reason: string };
 
 /**
- * The secret in an `x-service-token` header: the key as it is, or after exactly one `Bearer ` (§5.2).
- * Anything else (empty, two Bearer prefixes, inner whitespace) is malformed.
+ * What a key may look like: RFC 6750's b64token (letters, digits, `-._~+/`, then `=` padding), at most
+ * KEY_MAX_CHARS. `sk-svc-` keys are base64url; a legacy key must fit it too (and be LEGACY_KEY_MIN_CHARS long).
+ */
+const KEY_TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
+export const KEY_MAX_CHARS = 512;
+export const LEGACY_KEY_MIN_CHARS = 20;
+const BEARER = 'Bearer ';
+
+const isKeyToken = (value: string): boolean => value.length <= KEY_MAX_CHARS && KEY_TOKEN.test(value);
+
+/**
+ * The secret in an `x-service-token` header, parsed exactly (§5.2): the key as it is, or `Bearer`, one
+ * space, and the key. Anything else (empty, a tab or two spaces, two Bearer prefixes, characters a key
+ * cannot have) is malformed: nothing is trimmed or guessed, so a header never authenticates as part of itself.
  */
 export function parseServiceTokenHeader(header: string | string[] | undefined): ParsedHeader {
   if (header === undefined) return { ok: false, reason: 'Missing x-service-token header' };
   if (Array.isArray(header)) return { ok: false, reason: 'Malformed x-service-token header' };
-  let value = header.trim();
-  if (/^bearer\s/i.test(value)) value = value.slice(value.indexOf(' ')).trim();
-  if (value === '' || /\s/.test(value) || /^bearer$/i.test(value)) {
+  const secret = header.startsWith(BEARER) ? header.slice(BEARER.length) : header;
+  // `Bearer` alone is a prefix without its key (HTTP drops the space that followed it).
+  if (!isKeyToken(secret) || secret === BEARER.trim()) {
     return { ok: false, reason: 'Malformed x-service-token header' };
   }
-  return { ok: true, secret: value };
+  return { ok: true, secret };
+}
+
+/** Why a legacy key cannot be imported, or null when it can (CONTRACTS §1 `keys:import`). */
+export function legacyKeyProblem(secret: string): string | null {
+  if (secret.startsWith(KEY_PREFIX)) return `a legacy key has no ${KEY_PREFIX} prefix`;
+  if (secret.length < LEGACY_KEY_MIN_CHARS || !isKeyToken(secret)) {
+    return (
+      `a legacy key is ${LEGACY_KEY_MIN_CHARS} to ${KEY_MAX_CHARS} characters of letters, digits and ` +
+      '"-._~+/" (then "=" padding)'
+    );
+  }
+  return null;
 }

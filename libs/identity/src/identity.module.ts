@@ -1,10 +1,9 @@
 import { Module } from '@nestjs/common';
-import { ManageAgents } from './manage-agents';
 import { ManageKeys } from './manage-keys';
 
-/** Managing organizations, their API keys and their agents (the admin CLI's use cases). */
+/** Managing organizations and their API keys (the admin CLI's use cases). */
 @Module({
-  providers: [ManageKeys, ManageAgents],
-  exports: [ManageKeys, ManageAgents],
+  providers: [ManageKeys],
+  exports: [ManageKeys],
 })
 export class IdentityModule {}

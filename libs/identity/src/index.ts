@@ -3,5 +3,4 @@ export * from './api-key-verifier';
 export * from './caller';
 export * from './identity.module';
 export * from './key-revocations';
-export * from './manage-agents';
 export * from './manage-keys';

@@ -4,7 +4,7 @@ import { Settings } from '@app/config';
 import { InvalidInputError, NotFoundError } from '@app/contracts';
 import { ApiKeyRepository, OrganizationRepository } from '@app/persistence';
 import { REDIS } from '@app/redis';
-import { generateKeySecret, hashKeySecret, KEY_PREFIX } from './api-key-secret';
+import { generateKeySecret, hashKeySecret, legacyKeyProblem } from './api-key-secret';
 import { keyRevocationChannel } from './key-revocations';
 
 /** Creating, importing and revoking API keys: the admin CLI's `keys:*` commands. */
@@ -32,15 +32,8 @@ export class ManageKeys {
 
   /** Registers a key made before the prefix existed (API-SPEC §5.3). */
   async importLegacy(orgName: string, secret: string, name = ''): Promise<{ id: string; org_id: string }> {
-    if (!secret || /\s/.test(secret) || secret.startsWith(KEY_PREFIX) || /^bearer$/i.test(secret)) {
-      throw new InvalidInputError([
-        {
-          loc: ['key'],
-          msg: `a legacy key is a secret without whitespace and without the ${KEY_PREFIX} prefix`,
-          type: 'value_error',
-        },
-      ]);
-    }
+    const problem = legacyKeyProblem(secret);
+    if (problem) throw new InvalidInputError([{ loc: ['key'], msg: problem, type: 'value_error' }]);
     const org = await this.organizations.findOrCreateByName(requireOrgName(orgName));
     const key = await this.keys.create({
       orgId: org.id,
@@ -49,6 +42,23 @@ export class ManageKeys {
       kind: 'legacy',
     });
     return { id: key.id, org_id: org.id };
+  }
+
+  /** The organization's keys as the admin sees them: never the hash, which stays in the database. */
+  async list(
+    orgName: string,
+  ): Promise<{ keys: { id: string; name: string; created_at: string; revoked: boolean }[] }> {
+    const org = await this.organizations.findByName(requireOrgName(orgName));
+    if (!org) throw new NotFoundError('Organization not found');
+    const keys = await this.keys.listByOrg(org.id);
+    return {
+      keys: keys.map((key) => ({
+        id: key.id,
+        name: key.name,
+        created_at: key.createdAt.toISOString(),
+        revoked: key.revokedAt !== null,
+      })),
+    };
   }
 
   /** Revokes a key; every replica stops accepting it at once (and within KEY_CACHE_TTL_MS at worst). */

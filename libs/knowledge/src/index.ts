@@ -1,5 +1,5 @@
 export * from './connections/connection-tokens';
-export * from './crypto/credential-cipher';
+export { CredentialCipher, CredentialDecryptionError } from '@app/crypto';
 export * from './embeddings/embedder';
 export * from './embeddings/hashed-ngram.embedding-model';
 export * from './extraction/extract-text';

@@ -1,29 +1,18 @@
 import { Module, OnModuleInit } from '@nestjs/common';
 import { ToolRegistry } from '@app/agent';
-import { Settings } from '@app/config';
+import { CryptoModule } from '@app/crypto';
 import { ConnectionRepository, DocumentRepository, SourceRepository } from '@app/persistence';
 import { ConnectionTokens } from './connections/connection-tokens';
-import { CredentialCipher } from './crypto/credential-cipher';
 import { Embedder } from './embeddings/embedder';
 import { DocumentSearch } from './search/document-search';
 import { StoreReaders } from './stores/store-readers';
 import { SyncSource } from './sync/sync-source.use-case';
 import { CompanyDocumentsToolSource } from './tools/company-documents.tool';
 
-const SHARED = [
-  {
-    provide: CredentialCipher,
-    inject: [Settings],
-    useFactory: (s: Settings) => new CredentialCipher(s.credentialsKeys),
-  },
-  ConnectionRepository,
-  SourceRepository,
-  DocumentRepository,
-  ConnectionTokens,
-];
+const SHARED = [ConnectionRepository, SourceRepository, DocumentRepository, ConnectionTokens];
 
 /** Connections and sources for the gateway's /dc routes: repositories, credentials, token refresh. */
-@Module({ providers: SHARED, exports: SHARED })
+@Module({ imports: [CryptoModule], providers: SHARED, exports: [CryptoModule, ...SHARED] })
 export class KnowledgeModule {}
 
 /** Source syncs for the worker (needs the StorageModule in the app, for drag-and-drop files). */

@@ -1,3 +1,4 @@
 export * from './logging.module';
 export * from './metrics';
 export * from './shutdown';
+export * from './tracing-genai';

@@ -1,9 +1,10 @@
 import { INestApplicationContext, LoggerService } from '@nestjs/common';
+import { stopTracing } from './tracing';
 
 const SIGNALS: NodeJS.Signals[] = ['SIGTERM', 'SIGINT'];
 
 /**
- * Graceful stop on SIGTERM/SIGINT: `app.close()` runs every shutdown hook (the HTTP server stops taking
+ * Graceful stop on SIGTERM/SIGINT: `beforeClose` (the worker hands its runs back), then `app.close()` runs every shutdown hook (the HTTP server stops taking
  * connections and waits for requests in flight, consumers finish or hand back their jobs, connections close),
  * then the process exits 0. Nest's own `enableShutdownHooks` re-raises the signal after closing, which ends the
  * process "killed by SIGTERM" instead; orchestrators and `npm start` read a clean stop better as exit 0.
@@ -13,6 +14,8 @@ export function exitGracefullyOnSignals(
   app: INestApplicationContext,
   logger: LoggerService,
   timeoutMs: number,
+  /** Runs first, within the same deadline: e.g. a worker hands its runs back before its consumers close. */
+  beforeClose: () => Promise<void> = async () => undefined,
 ): void {
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
@@ -24,13 +27,18 @@ export function exitGracefullyOnSignals(
       process.exit(1);
     }, timeoutMs);
     deadline.unref();
-    app.close().then(
-      () => process.exit(0),
-      (error: Error) => {
-        logger.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
+    beforeClose()
+      .catch((error: Error) => logger.error({ err: error }, 'shutdown step failed'))
+      .then(() => app.close())
+      // Spans still buffered go out last, the closing's included.
+      .then(stopTracing)
+      .then(
+        () => process.exit(0),
+        (error: Error) => {
+          logger.error({ err: error }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
   };
   for (const signal of SIGNALS) process.once(signal, stop);
 }

@@ -3,8 +3,20 @@ import { Settings } from '@app/config';
 import { ENTITIES } from './entities';
 import { MIGRATIONS } from './migrations';
 
-/** The one set of options for the apps and the TypeORM CLI: schema changes only through migrations. */
-export function dataSourceOptions(settings: Pick<Settings, 'databaseUrl'>, poolSize = 20): DataSourceOptions {
+/**
+ * How long a query waits for a pool connection (a new one while PostgreSQL is down, or a free one under load)
+ * before failing: an outage answers 503 within this instead of hanging the request.
+ */
+const POOL_CONNECTION_TIMEOUT_MS = 3000;
+
+type ConnectionSettings = Pick<Settings, 'databaseUrl'> &
+  Partial<Pick<Settings, 'databasePoolSize' | 'databasePreparedStatements'>>;
+
+/**
+ * The one set of options for the apps and the TypeORM CLI: schema changes only through migrations. The pool
+ * size is DATABASE_POOL_SIZE unless a caller that needs only a few connections (migrations, tests) says so.
+ */
+export function dataSourceOptions(settings: ConnectionSettings, poolSize?: number): DataSourceOptions {
   return {
     type: 'postgres',
     url: settings.databaseUrl,
@@ -13,6 +25,11 @@ export function dataSourceOptions(settings: Pick<Settings, 'databaseUrl'>, poolS
     migrationsTableName: 'schema_migrations',
     synchronize: false,
     migrationsRun: false,
-    extra: { max: poolSize },
+    // `namedStatements` is ours (pg ignores it): runPrepared reads it back from the pool's options.
+    extra: {
+      max: poolSize ?? settings.databasePoolSize ?? 20,
+      namedStatements: settings.databasePreparedStatements ?? true,
+      connectionTimeoutMillis: POOL_CONNECTION_TIMEOUT_MS,
+    },
   };
 }

@@ -5,12 +5,16 @@ import { dataSourceOptions } from './data-source';
 import { AgentRepository } from './repositories/agent.repository';
 import { ApiKeyRepository } from './repositories/api-key.repository';
 import { ConversationFileRepository } from './repositories/conversation-file.repository';
+import { IdempotencyKeyRepository } from './repositories/idempotency-key.repository';
+import { CredentialEnvelopeRepository } from './repositories/credential-envelope.repository';
+import { DeploymentSecretRepository } from './repositories/deployment-secret.repository';
 import { MemoryFileRepository } from './repositories/memory-file.repository';
 import { MessageRepository } from './repositories/message.repository';
 import { OrganizationRepository } from './repositories/organization.repository';
 import { RunRepository } from './repositories/run.repository';
 import { ShareLinkRepository } from './repositories/share-link.repository';
 import { ThreadRepository } from './repositories/thread.repository';
+import { WebhookRepository } from './repositories/webhook.repository';
 
 const REPOSITORIES = [
   OrganizationRepository,
@@ -22,6 +26,10 @@ const REPOSITORIES = [
   RunRepository,
   ConversationFileRepository,
   ShareLinkRepository,
+  WebhookRepository,
+  IdempotencyKeyRepository,
+  DeploymentSecretRepository,
+  CredentialEnvelopeRepository,
 ];
 
 /** The data source (PostgreSQL, the system of record) and the repositories every app shares. */

@@ -1,29 +1,40 @@
 import { BullModule } from '@nestjs/bullmq';
-import { Global, Module } from '@nestjs/common';
+import { DynamicModule, Global, Module } from '@nestjs/common';
 import { Settings } from '@app/config';
 import { QUEUE } from '@app/contracts';
-import { createRedisConnection } from '@app/redis';
+import { createRedisConnection, queueConnectionOptions, queuePrefix, RedisRole } from '@app/redis';
 import { AgentRunQueue } from './agent-run.queue';
 import { RunCancellation } from './run-cancellation';
 import { SourceSyncQueue } from './source-sync.queue';
+import { WebhookDeliveryQueue } from './webhook-delivery.queue';
 
 /**
- * BullMQ on the deployment's Redis, every queue key under REDIS_PREFIX. The gateway uses it to enqueue,
+ * BullMQ on the deployment's Redis, every queue key under REDIS_PREFIX (hash-tagged on a cluster). The gateway uses it to enqueue,
  * the worker to consume (its processors register on the same queue names).
  */
 @Global()
-@Module({
-  imports: [
-    BullModule.forRootAsync({
-      inject: [Settings],
-      useFactory: (settings: Settings) => ({
-        connection: createRedisConnection(settings, 'bullmq'),
-        prefix: settings.redisPrefix,
-      }),
-    }),
-    BullModule.registerQueue({ name: QUEUE.agentRun }, { name: QUEUE.sourceSync }),
-  ],
-  providers: [AgentRunQueue, RunCancellation, SourceSyncQueue],
-  exports: [BullModule, AgentRunQueue, RunCancellation, SourceSyncQueue],
-})
-export class QueuesModule {}
+@Module({})
+export class QueuesModule {
+  /** `requests` for a process that only enqueues (the gateway: fails fast), `background` for one that consumes. */
+  static forRoot(role: RedisRole): DynamicModule {
+    return {
+      module: QueuesModule,
+      imports: [
+        BullModule.forRootAsync({
+          inject: [Settings],
+          useFactory: (settings: Settings) => ({
+            connection: createRedisConnection(settings, 'bullmq', queueConnectionOptions(role)),
+            prefix: queuePrefix(settings),
+          }),
+        }),
+        BullModule.registerQueue(
+          { name: QUEUE.agentRun },
+          { name: QUEUE.sourceSync },
+          { name: QUEUE.webhookDelivery },
+        ),
+      ],
+      providers: [AgentRunQueue, RunCancellation, SourceSyncQueue, WebhookDeliveryQueue],
+      exports: [BullModule, AgentRunQueue, RunCancellation, SourceSyncQueue, WebhookDeliveryQueue],
+    };
+  }
+}

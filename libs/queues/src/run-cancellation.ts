@@ -3,8 +3,17 @@ import { Redis } from 'ioredis';
 import { Settings } from '@app/config';
 import { prefixedKey, REDIS } from '@app/redis';
 
-/** Channel on which the gateway asks every worker to stop a thread's live run (DELETE /chat/{thread_id}). */
+/**
+ * Channel on which the gateway asks every worker to stop a thread's live run (DELETE /chat/{thread_id}, a
+ * follow-up with `multitask_strategy: "interrupt"`).
+ */
 export const runCancellationChannel = (redisPrefix: string) => prefixedKey(redisPrefix, 'runs', 'cancel');
+
+/** What the channel carries: the thread, and the reply when only that one must stop (not a later one). */
+export interface RunCancellationRequest {
+  threadId: string;
+  messageId?: string;
+}
 
 /**
  * Asks whichever worker runs a reply of the thread to stop it. Workers also check the thread's state between
@@ -17,7 +26,7 @@ export class RunCancellation {
     @Inject(REDIS) private readonly redis: Redis,
   ) {}
 
-  async requestCancel(threadId: string): Promise<void> {
-    await this.redis.publish(runCancellationChannel(this.settings.redisPrefix), threadId);
+  async requestCancel(request: RunCancellationRequest): Promise<void> {
+    await this.redis.publish(runCancellationChannel(this.settings.redisPrefix), JSON.stringify(request));
   }
 }

@@ -2,9 +2,10 @@ import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
 import { Queue } from 'bullmq';
 import { QUEUE } from '@app/contracts';
+import { TracedJobData, withTraceContext } from './job-trace-context';
 
-/** A sync of one source; the job carries its id only. */
-export interface SourceSyncJob {
+/** A sync of one source; the job carries its id only, and the trace context of who asked. */
+export interface SourceSyncJob extends TracedJobData {
   sourceId: number;
 }
 
@@ -34,17 +35,13 @@ export class SourceSyncQueue {
       if (state !== 'completed' && state !== 'failed' && state !== 'unknown') return false;
       await existing.remove().catch(() => undefined);
     }
-    await this.queue.add(
-      SOURCE_SYNC_JOB,
-      { sourceId },
-      {
-        jobId,
-        attempts: 3,
-        backoff: { type: 'exponential', delay: 5000 },
-        removeOnComplete: true,
-        removeOnFail: true,
-      },
-    );
+    await this.queue.add(SOURCE_SYNC_JOB, withTraceContext({ sourceId }), {
+      jobId,
+      attempts: 3,
+      backoff: { type: 'exponential', delay: 5000 },
+      removeOnComplete: true,
+      removeOnFail: true,
+    });
     return true;
   }
 

@@ -1,23 +1,76 @@
-import { Redis, RedisOptions } from 'ioredis';
+import { Cluster, Redis, RedisOptions } from 'ioredis';
 import { Settings } from '@app/config';
+
+const CLUSTER_SCHEME = 'redis-cluster://';
+
+/** The seed nodes of a `redis-cluster://[user:password@]host:port,host:port` URL, or null for a plain Redis URL. */
+export function redisClusterNodes(
+  redisUrl: string,
+): { nodes: { host: string; port: number }[]; username?: string; password?: string } | null {
+  if (!redisUrl.startsWith(CLUSTER_SCHEME)) return null;
+  const rest = redisUrl.slice(CLUSTER_SCHEME.length).replace(/\/.*$/, '');
+  const at = rest.lastIndexOf('@');
+  const [username, password] = at >= 0 ? rest.slice(0, at).split(':').map(decodeURIComponent) : [];
+  const nodes = (at >= 0 ? rest.slice(at + 1) : rest).split(',').map((node) => {
+    const [host, port] = node.split(':');
+    return { host, port: Number(port || 6379) };
+  });
+  return { nodes, username: username || undefined, password: password || undefined };
+}
+
+/**
+ * How a process's connections behave while Redis is away.
+ * - `background` (workers, subscribers, the admin CLI): commands wait out a reconnect (`maxRetriesPerRequest:
+ *   null`, what BullMQ workers require), so a run pauses through a Redis restart instead of failing.
+ * - `requests` (the gateway): a request must fail fast with 503, never hang. Commands give up after
+ *   REQUEST_COMMAND_TIMEOUT_MS (also while waiting in the offline queue through a short reconnect); the BullMQ
+ *   producer connection has no offline queue at all, so an enqueue while Redis is down fails at once.
+ */
+export type RedisRole = 'background' | 'requests';
+
+/** Bound of one Redis command on the request path: well under any client's patience, above a busy Redis's p99. */
+export const REQUEST_COMMAND_TIMEOUT_MS = 2000;
+
+/** Options of the shared command connection for a role. */
+export function commandConnectionOptions(role: RedisRole): RedisOptions {
+  return role === 'requests' ? { commandTimeout: REQUEST_COMMAND_TIMEOUT_MS } : {};
+}
+
+/** Options of the BullMQ connection for a role: a producer-only gateway fails fast, a worker waits. */
+export function queueConnectionOptions(role: RedisRole): RedisOptions {
+  return role === 'requests'
+    ? { commandTimeout: REQUEST_COMMAND_TIMEOUT_MS, enableOfflineQueue: false, maxRetriesPerRequest: 1 }
+    : {};
+}
 
 /**
  * Every Redis connection of a process comes from here, so all of them share one URL and retry policy.
  * `maxRetriesPerRequest: null` is what BullMQ workers need, and lets commands wait out a reconnect
- * instead of failing while Redis restarts.
+ * instead of failing while Redis restarts (the default: see `RedisRole` for who overrides it).
+ *
+ * A `redis-cluster://` URL gives an ioredis Cluster. It is typed as Redis because it answers the same
+ * commands (pipelines, scripts, pub/sub, blocking reads): what differs is where keys live, which the key names
+ * handle (BULLMQ's hash-tagged prefix, one hash tag per reply in the run-event keys).
  */
 export function createRedisConnection(
   settings: Pick<Settings, 'redisUrl'>,
   name: string,
   extra: RedisOptions = {},
 ): Redis {
-  return new Redis(settings.redisUrl, {
+  const options: RedisOptions = {
     connectionName: name,
     maxRetriesPerRequest: null,
     enableReadyCheck: true,
     retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
     ...extra,
-  });
+  };
+  const cluster = redisClusterNodes(settings.redisUrl);
+  if (!cluster) return new Redis(settings.redisUrl, options);
+  return new Cluster(cluster.nodes, {
+    redisOptions: { ...options, username: cluster.username, password: cluster.password },
+    clusterRetryStrategy: (attempt) => Math.min(attempt * 200, 2000),
+    enableReadyCheck: true,
+  }) as unknown as Redis;
 }
 
 /**
@@ -26,4 +79,12 @@ export function createRedisConnection(
  */
 export function prefixedKey(prefix: string, ...parts: string[]): string {
   return [prefix, ...parts].join(':');
+}
+
+/**
+ * BullMQ's key prefix. On Redis Cluster its scripts touch several keys of a queue at once, so they must share a
+ * slot: the prefix becomes a hash tag, `{agents}`, putting each deployment's queues on one node.
+ */
+export function queuePrefix(settings: Pick<Settings, 'redisUrl' | 'redisPrefix'>): string {
+  return redisClusterNodes(settings.redisUrl) ? `{${settings.redisPrefix}}` : settings.redisPrefix;
 }

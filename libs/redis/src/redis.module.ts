@@ -1,7 +1,7 @@
-import { Global, Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
+import { DynamicModule, Global, Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import { Settings } from '@app/config';
-import { createRedisConnection } from './redis.factory';
+import { commandConnectionOptions, createRedisConnection, RedisRole } from './redis.factory';
 
 /** The process's shared command connection (caches, stream writes, publishes). */
 export const REDIS = Symbol('REDIS');
@@ -16,16 +16,23 @@ class RedisLifecycle implements OnApplicationShutdown {
   }
 }
 
+/** The shared command connection, shaped for the process's role (`RedisRole`). */
 @Global()
-@Module({
-  providers: [
-    {
-      provide: REDIS,
-      inject: [Settings],
-      useFactory: (settings: Settings) => createRedisConnection(settings, 'commands'),
-    },
-    RedisLifecycle,
-  ],
-  exports: [REDIS],
-})
-export class RedisModule {}
+@Module({})
+export class RedisModule {
+  static forRoot(role: RedisRole): DynamicModule {
+    return {
+      module: RedisModule,
+      providers: [
+        {
+          provide: REDIS,
+          inject: [Settings],
+          useFactory: (settings: Settings) =>
+            createRedisConnection(settings, 'commands', commandConnectionOptions(role)),
+        },
+        RedisLifecycle,
+      ],
+      exports: [REDIS],
+    };
+  }
+}

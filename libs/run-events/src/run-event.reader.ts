@@ -31,16 +31,36 @@ export interface ReplyStream extends AsyncIterable<string> {
   readonly interrupted: boolean;
 }
 
-const REPLAY_BATCH = 500;
+/**
+ * The log is read in pages of about this many bytes (the entry count adapts to the size of the lines), so a
+ * stream holds one modest page at a time, whatever the reply's size.
+ */
+const REPLAY_PAGE_BYTES = 64 * 1024;
+const REPLAY_PAGE_ENTRIES = { first: 64, min: 8, max: 500 };
 const HEARTBEAT_TEXT = JSON.stringify(HEARTBEAT_LINE);
+/**
+ * Live lines a stream keeps while its client is busy taking earlier ones. Past this, they are dropped and read
+ * back from the log when the client gets to them (the writer stores a line before it publishes it), so a
+ * client that does not read costs the gateway this much at most, not the rest of the reply.
+ */
+export const LIVE_INBOX_MAX_BYTES = 256 * 1024;
+
+/** The next seq a stream owes its client. */
+interface Cursor {
+  next: number;
+}
 
 /**
  * Replay-then-follow of a reply's events (ARCHITECTURE "How a message flows", step 4). The order matters:
  * subscribe first, then read the Redis log from `after`, so a line is either in what XRANGE returns or
- * published after the subscription; lines seen twice are dropped by seq, lines published while the replay
- * runs wait and go out in seq order, and a live line beyond the next expected seq (a publish we missed, e.g.
- * across a reconnect) makes the reader fill the gap from the log first. Nothing lives in this process but
- * the subscription, so any gateway replica can serve any stream.
+ * published after the subscription; lines seen twice are dropped by seq, and a live line beyond the next
+ * expected seq (a publish we missed), a resubscription after Redis reconnects, or live lines dropped because
+ * the client fell behind, all make the reader read the log again from where its client is. The log is read a
+ * page at a time, as fast as the client takes it. Nothing lives in this process but the subscription, so any
+ * gateway replica can serve any stream.
+ *
+ * The stream of a reply that has ended always ends with its `message.completed` line: asked for `after` at or
+ * beyond that line, it answers that line alone (its seq is then not above `after`).
  */
 export class RunEventReader {
   private readonly open = new Set<AbortController>();
@@ -81,48 +101,55 @@ export class RunEventReader {
   ): AsyncGenerator<string> {
     const { signal } = abort;
     const { stream, channel } = runEventKeys(this.redisPrefix, messageId);
-    const inbox = new LiveInbox(signal);
+    const inbox = new LiveInbox(signal, LIVE_INBOX_MAX_BYTES);
     this.open.add(abort);
     const leave = await this.subscriber
-      .join(channel, (message) => inbox.add(message))
+      .join(
+        channel,
+        (message) => inbox.add(message),
+        () => inbox.requireCatchUp(),
+      )
       .catch((error: unknown) => {
         this.open.delete(abort);
         throw error;
       });
     try {
-      let next = Math.max(options.after, -1) + 1;
-      let { lines: polled, ended } = await this.catchUp(stream, next, options);
+      const cursor: Cursor = { next: Math.max(options.after, -1) + 1 };
+      let readLog = true;
       for (;;) {
-        if (ended) return;
-        for (const line of polled) {
-          if (line.seq !== next) continue;
-          yield line.text;
-          next += 1;
-          if (line.type === 'message.completed') return;
+        if (readLog) {
+          readLog = false;
+          if (yield* this.replay(stream, cursor, options)) return;
+          if (signal.aborted) return;
         }
-        polled = [];
         const woken = await inbox.wait(options.heartbeatMs);
         if (signal.aborted) return;
         if (!woken) {
-          ({ lines: polled, ended } = await this.catchUp(stream, next, options));
-          if (polled.length === 0 && !ended) yield HEARTBEAT_TEXT;
+          // Silence: look at the log in case a publish was missed, else tell the client we are still here.
+          const before = cursor.next;
+          if (yield* this.replay(stream, cursor, options)) return;
+          if (cursor.next === before) yield HEARTBEAT_TEXT;
           continue;
         }
-        for (const line of inbox.take()) {
-          if (line.seq < next) continue;
-          if (line.seq > next) {
-            // A gap: what we missed is in the log (it is written before it is published).
-            for (const missed of (await this.catchUp(stream, next, options)).lines) {
-              if (missed.seq !== next) continue;
-              yield missed.text;
-              next += 1;
-              if (missed.type === 'message.completed') return;
-            }
-            // Still beyond reach: the next poll fetches it from the log.
-            if (line.seq !== next) continue;
+        const { lines, catchUp } = inbox.take();
+        if (catchUp) {
+          readLog = true;
+          continue;
+        }
+        for (const line of lines) {
+          if (line.seq > cursor.next) {
+            // A gap: what we missed is in the log (it is written before it is published), and so is the rest.
+            readLog = true;
+            break;
+          }
+          if (line.seq < cursor.next) {
+            // Already sent, unless it is the reply's last line and the client asked beyond it.
+            if (line.type !== 'message.completed') continue;
+            yield line.text;
+            return;
           }
           yield line.text;
-          next += 1;
+          cursor.next += 1;
           if (line.type === 'message.completed') return;
         }
       }
@@ -133,57 +160,89 @@ export class RunEventReader {
   }
 
   /**
-   * Lines from seq `from` on: from the Redis log, else (log gone, reply finished) from PostgreSQL. `ended`
-   * when there is nothing from `from` on and never will be: the reply's last line is before it.
+   * Sends the lines from `cursor.next` on, a page at a time as the client takes them: from the Redis log,
+   * else (log gone, reply finished) from PostgreSQL. True once the stream is complete: it sent
+   * `message.completed`, the reply's last line.
    */
-  private async catchUp(
+  private async *replay(
     stream: string,
-    from: number,
+    cursor: Cursor,
     options: FollowOptions,
-  ): Promise<{ lines: Line[]; ended: boolean }> {
-    const lines: Line[] = [];
+  ): AsyncGenerator<string, boolean> {
     // The first page and the log's last entry in one round trip, in MULTI: nothing is written between the two,
     // so an empty page with a last entry means that entry is before `from`.
-    const [page, lastEntries] = (await this.redis
+    let count = REPLAY_PAGE_ENTRIES.first;
+    const [firstPage, lastEntries] = (await this.redis
       .multi()
-      .xrange(stream, streamEntryId(from), '+', 'COUNT', REPLAY_BATCH)
+      .xrange(stream, streamEntryId(cursor.next), '+', 'COUNT', count)
       .xrevrange(stream, '+', '-', 'COUNT', 1)
       .exec()
       .then(resultsOrThrow)) as [StreamEntry[], StreamEntry[]];
-    let entries = page;
-    for (;;) {
-      for (const [id, fields] of entries) {
+    const from = cursor.next;
+    let page: StreamEntry[] | null = firstPage;
+    while (page) {
+      let bytes = 0;
+      for (const [id, fields] of page) {
         const text = fieldValue(fields, EVENT_FIELD);
-        if (text !== undefined) lines.push({ seq: seqOfEntryId(id), type: typeOf(text), text });
+        if (text === undefined || seqOfEntryId(id) !== cursor.next) continue;
+        bytes += text.length;
+        yield text;
+        cursor.next += 1;
+        if (typeOf(text) === 'message.completed') return true;
       }
-      if (entries.length < REPLAY_BATCH) break;
-      const start = streamEntryId(seqOfEntryId(entries[entries.length - 1][0]) + 1);
-      entries = await this.redis.xrange(stream, start, '+', 'COUNT', REPLAY_BATCH);
+      if (page.length < count) break;
+      const start = streamEntryId(seqOfEntryId(page[page.length - 1][0]) + 1);
+      count = pageEntries(bytes / Math.max(page.length, 1));
+      // Dropped before the next page is read, so at most one is held.
+      page = null;
+      page = await this.redis.xrange(stream, start, '+', 'COUNT', count);
     }
-    if (lines.length > 0) return { lines, ended: false };
+    if (cursor.next > from) return false;
     // XADD is the only writer, so an existing log has entries; an empty answer means expired or not yet written.
     const [last] = lastEntries;
-    if (last) return { lines, ended: typeOf(fieldValue(last[1], EVENT_FIELD) ?? '') === 'message.completed' };
+    if (last) {
+      const text = fieldValue(last[1], EVENT_FIELD) ?? '';
+      if (typeOf(text) !== 'message.completed') return false;
+      yield text;
+      return true;
+    }
     const stored = await options.storedLines();
-    if (!stored) return { lines, ended: false };
-    const rest = stored
-      .filter((event) => event.seq >= from)
-      .map((event) => ({ seq: event.seq, type: event.type, text: encodeEvent(event) }));
-    return { lines: rest, ended: rest.length === 0 };
+    if (!stored || stored.length === 0) return false;
+    for (const event of stored) {
+      if (event.seq !== cursor.next) continue;
+      yield encodeEvent(event);
+      cursor.next += 1;
+    }
+    if (cursor.next === from) yield encodeEvent(stored[stored.length - 1]);
+    return true;
   }
 }
 
-/** Live lines received while the reader was busy, and the wake-up of a reader waiting for them. */
+/**
+ * Live lines received while the reader was busy, and the wake-up of a reader waiting for them. Holds at most
+ * `maxBytes`: past that it keeps nothing and asks the reader to catch up from the log instead.
+ */
 class LiveInbox {
   private lines: Line[] = [];
+  private bytes = 0;
+  private catchUp = false;
   private wake: ((woken: boolean) => void) | null = null;
 
-  constructor(private readonly signal: AbortSignal) {
+  constructor(
+    private readonly signal: AbortSignal,
+    private readonly maxBytes: number,
+  ) {
     signal.addEventListener('abort', () => this.wake?.(false), { once: true });
   }
 
   /** A published message: one or more lines, joined by newlines (the writer publishes a batch at once). */
   add(message: string): void {
+    if (this.catchUp) return;
+    if (this.bytes + message.length > this.maxBytes) {
+      this.requireCatchUp();
+      return;
+    }
+    this.bytes += message.length;
     for (const text of message.split('\n')) {
       const head = lineHead(text);
       if (head) this.lines.push({ ...head, text });
@@ -191,16 +250,26 @@ class LiveInbox {
     if (this.lines.length > 0) this.wake?.(true);
   }
 
-  /** The lines received so far, in seq order. */
-  take(): Line[] {
-    const lines = this.lines.sort((a, b) => a.seq - b.seq);
+  /** Live lines may have been missed (a resubscription, or too many to keep): read the log again. */
+  requireCatchUp(): void {
+    this.catchUp = true;
     this.lines = [];
-    return lines;
+    this.bytes = 0;
+    this.wake?.(true);
   }
 
-  /** True once lines are waiting; false after `timeoutMs` without any, or when aborted. */
+  /** The lines received so far, in seq order, or the request to read the log instead. */
+  take(): { lines: Line[]; catchUp: boolean } {
+    const taken = { lines: this.lines.sort((a, b) => a.seq - b.seq), catchUp: this.catchUp };
+    this.lines = [];
+    this.bytes = 0;
+    this.catchUp = false;
+    return taken;
+  }
+
+  /** True once lines (or a catch-up) are waiting; false after `timeoutMs` without any, or when aborted. */
   wait(timeoutMs: number): Promise<boolean> {
-    if (this.lines.length > 0) return Promise.resolve(true);
+    if (this.lines.length > 0 || this.catchUp) return Promise.resolve(true);
     if (this.signal.aborted) return Promise.resolve(false);
     return new Promise((resolve) => {
       const timer = setTimeout(() => this.wake?.(false), timeoutMs);
@@ -228,6 +297,12 @@ function lineHead(text: string): { seq: number; type: string } | null {
 }
 
 type StreamEntry = [id: string, fields: string[]];
+
+/** Entries of the next page, for lines of this average size. */
+function pageEntries(averageBytes: number): number {
+  const entries = Math.floor(REPLAY_PAGE_BYTES / Math.max(averageBytes, 1));
+  return Math.min(REPLAY_PAGE_ENTRIES.max, Math.max(REPLAY_PAGE_ENTRIES.min, entries));
+}
 
 /** The replies of a MULTI, or the first error among them. */
 function resultsOrThrow(results: [Error | null, unknown][] | null): unknown[] {

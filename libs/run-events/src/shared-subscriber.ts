@@ -3,8 +3,19 @@ import { Redis } from 'ioredis';
 /** Receives each message published on a channel (run events: one or more JSON lines, newline-joined). */
 export type MessageListener = (message: string) => void;
 
+/**
+ * Called once a channel is subscribed again after the connection was lost: whatever was published in between
+ * never reached the listener and must be read from the log.
+ */
+export type ResubscribedListener = () => void;
+
+interface Membership {
+  onMessage: MessageListener;
+  onResubscribed?: ResubscribedListener;
+}
+
 interface ChannelState {
-  listeners: Set<MessageListener>;
+  members: Set<Membership>;
   subscribed: boolean;
   /** The last SUBSCRIBE/UNSUBSCRIBE sent for the channel: changes to one channel are applied in order. */
   settled: Promise<void>;
@@ -14,21 +25,34 @@ interface ChannelState {
  * One Redis connection in subscriber mode for the whole process, shared by every open stream: a channel is
  * subscribed when its first listener joins and unsubscribed when its last one leaves, so a thousand open
  * streams cost one connection, not a thousand, and a closed stream leaves no subscription behind.
+ *
+ * When the connection drops and comes back, every channel is subscribed again here (not by ioredis's
+ * autoResubscribe, which gives no sign of when it is done) and, once Redis has confirmed it, each member is
+ * told so it catches up from the log at once instead of at its next heartbeat.
  */
 export class SharedSubscriber {
   private readonly channels = new Map<string, ChannelState>();
+  private disconnected = false;
 
   constructor(private readonly connection: Redis) {
     connection.on('message', (channel: string, message: string) => {
       const state = this.channels.get(channel);
       if (!state) return;
-      for (const listener of state.listeners) {
+      for (const member of state.members) {
         try {
-          listener(message);
+          member.onMessage(message);
         } catch {
           // One listener's failure must not starve the others of the message.
         }
       }
+    });
+    connection.on('close', () => {
+      this.disconnected = true;
+    });
+    connection.on('ready', () => {
+      if (!this.disconnected) return;
+      this.disconnected = false;
+      this.resubscribeAll();
     });
   }
 
@@ -36,18 +60,23 @@ export class SharedSubscriber {
    * Adds a listener to a channel. Resolves once Redis has confirmed the subscription (so anything published
    * from then on reaches the listener), with the function that removes it again.
    */
-  async join(channel: string, listener: MessageListener): Promise<() => Promise<void>> {
+  async join(
+    channel: string,
+    onMessage: MessageListener,
+    onResubscribed?: ResubscribedListener,
+  ): Promise<() => Promise<void>> {
     let state = this.channels.get(channel);
     if (!state) {
-      state = { listeners: new Set(), subscribed: false, settled: Promise.resolve() };
+      state = { members: new Set(), subscribed: false, settled: Promise.resolve() };
       this.channels.set(channel, state);
     }
     const joined = state;
-    joined.listeners.add(listener);
+    const member: Membership = { onMessage, onResubscribed };
+    joined.members.add(member);
     try {
       await this.reconcile(channel, joined);
     } catch (error) {
-      joined.listeners.delete(listener);
+      joined.members.delete(member);
       void this.reconcile(channel, joined).catch(() => undefined);
       throw error;
     }
@@ -55,7 +84,7 @@ export class SharedSubscriber {
     return async () => {
       if (left) return;
       left = true;
-      joined.listeners.delete(listener);
+      joined.members.delete(member);
       await this.reconcile(channel, joined);
     };
   }
@@ -66,7 +95,7 @@ export class SharedSubscriber {
   }
 
   listenerCount(channel: string): number {
-    return this.channels.get(channel)?.listeners.size ?? 0;
+    return this.channels.get(channel)?.members.size ?? 0;
   }
 
   async close(): Promise<void> {
@@ -74,12 +103,26 @@ export class SharedSubscriber {
     await this.connection.quit().catch(() => this.connection.disconnect());
   }
 
+  /** A new connection has no subscriptions: subscribe every channel in use again, then tell its members. */
+  private resubscribeAll(): void {
+    for (const [channel, state] of this.channels) {
+      state.subscribed = false;
+      this.reconcile(channel, state).then(
+        () => {
+          for (const member of state.members) member.onResubscribed?.();
+        },
+        // The connection dropped again: the next 'ready' retries.
+        () => undefined,
+      );
+    }
+  }
+
   /** Brings the subscription in line with the listeners, after whatever change to the channel came before. */
   private reconcile(channel: string, state: ChannelState): Promise<void> {
     state.settled = state.settled
       .catch(() => undefined)
       .then(async () => {
-        const wanted = state.listeners.size > 0;
+        const wanted = state.members.size > 0;
         if (wanted && !state.subscribed) {
           await this.connection.subscribe(channel);
           state.subscribed = true;
@@ -89,7 +132,7 @@ export class SharedSubscriber {
         }
         // Someone may have joined while UNSUBSCRIBE was in flight: their own reconcile, queued behind this
         // one, subscribes again, so the state must stay.
-        if (state.listeners.size === 0 && !state.subscribed && this.channels.get(channel) === state) {
+        if (state.members.size === 0 && !state.subscribed && this.channels.get(channel) === state) {
           this.channels.delete(channel);
         }
       });

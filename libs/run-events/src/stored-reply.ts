@@ -14,17 +14,25 @@ export interface StoredReply {
 }
 
 /**
+ * Text cut into the deltas it was streamed as, by their stored lengths: the one rule for rebuilding deltas
+ * from PostgreSQL, used by replays of a finished reply and by a run that finds its Redis log lost.
+ */
+export function splitByLengths(text: string, lengths: readonly number[]): string[] {
+  const deltas: string[] = [];
+  let at = 0;
+  for (const length of lengths) {
+    deltas.push(text.slice(at, at + length));
+    at += length;
+  }
+  return deltas;
+}
+
+/**
  * The text deltas of a finished reply exactly as the runtime streamed them: the content cut by the stored
  * delta lengths. A reply without them (never ran) has none.
  */
 export function storedDeltas(reply: StoredReply): string[] {
-  const deltas: string[] = [];
-  let at = 0;
-  for (const length of reply.deltaLengths ?? []) {
-    deltas.push(reply.content.slice(at, at + length));
-    at += length;
-  }
-  return deltas;
+  return splitByLengths(reply.content, reply.deltaLengths ?? []);
 }
 
 /**

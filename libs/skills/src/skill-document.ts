@@ -1,6 +1,7 @@
-import { parse as parseYaml } from 'yaml';
 import { InvalidInputError, ValidationIssue } from '@app/contracts';
 import { SkillFrontmatter } from '@app/persistence';
+import { ParseLimitError, UntrustedParsing } from '@app/storage';
+import { PARSE_FRONTMATTER_YAML, parseFrontmatterYaml } from './frontmatter-yaml';
 
 export const SKILL_NAME_PATTERN = /^[a-z0-9-]{1,64}$/;
 /** Largest SKILL.md accepted (the instructions are given to the model whole). */
@@ -15,14 +16,57 @@ const FRONTMATTER = /^\uFEFF?---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)([\s\S]*
 
 /**
  * Parses a SKILL.md: YAML frontmatter between `---` lines, then Markdown instructions (CONTRACTS §11).
- * Problems are 422s located at `loc` (the field that carried the document) plus the frontmatter key.
+ * Problems are 422s located at `loc` (the field that carried the document) plus the frontmatter key. The YAML
+ * is parsed in this thread: for the platform's own documents; an uploaded one goes through
+ * parseUploadedSkillDocument.
  */
 export function parseSkillDocument(text: string, loc: (string | number)[]): SkillDocument {
-  const fail = (issues: Omit<ValidationIssue, 'loc'>[], at: (string | number)[][] = []) =>
-    new InvalidInputError(issues.map((issue, index) => ({ ...issue, loc: [...loc, ...(at[index] ?? [])] })));
+  const { yaml, body } = splitSkillDocument(text, loc);
+  let raw: unknown;
+  try {
+    raw = parseFrontmatterYaml(yaml);
+  } catch (error) {
+    throw invalidYaml(loc, error as Error);
+  }
+  return { frontmatter: frontmatterOf(raw, loc), body };
+}
 
+/**
+ * parseSkillDocument for a document of an end user: its YAML is parsed in a parsing thread with a deadline, so
+ * a frontmatter crafted to be slow (deep nesting, thousands of keys) does not hold the gateway's event loop.
+ */
+export async function parseUploadedSkillDocument(
+  text: string,
+  loc: (string | number)[],
+  parsing: UntrustedParsing,
+  timeoutMs: number,
+): Promise<SkillDocument> {
+  const { yaml, body } = splitSkillDocument(text, loc);
+  let raw: unknown;
+  try {
+    raw = await parsing.run(PARSE_FRONTMATTER_YAML, [yaml], timeoutMs);
+  } catch (error) {
+    throw invalidYaml(loc, error as Error);
+  }
+  return { frontmatter: frontmatterOf(raw, loc), body };
+}
+
+const located = (
+  loc: (string | number)[],
+  issues: Omit<ValidationIssue, 'loc'>[],
+  at: (string | number)[][] = [],
+) => new InvalidInputError(issues.map((issue, index) => ({ ...issue, loc: [...loc, ...(at[index] ?? [])] })));
+
+function invalidYaml(loc: (string | number)[], error: Error): InvalidInputError {
+  // A parse stopped at its limit says so whole; a YAML error's first line says where.
+  const reason = error instanceof ParseLimitError ? error.message : error.message.split('\n')[0];
+  return located(loc, [{ type: 'value_error', msg: `Value error, invalid YAML frontmatter: ${reason}` }]);
+}
+
+/** The frontmatter's YAML and the instructions after it, within the size limit. */
+function splitSkillDocument(text: string, loc: (string | number)[]): { yaml: string; body: string } {
   if (text.length > MAX_SKILL_DOCUMENT_CHARS) {
-    throw fail([
+    throw located(loc, [
       {
         type: 'string_too_long',
         msg: `String should have at most ${MAX_SKILL_DOCUMENT_CHARS} characters`,
@@ -32,21 +76,17 @@ export function parseSkillDocument(text: string, loc: (string | number)[]): Skil
   }
   const match = FRONTMATTER.exec(text);
   if (!match) {
-    throw fail([
+    throw located(loc, [
       { type: 'value_error', msg: 'Value error, a SKILL.md starts with YAML frontmatter between --- lines' },
     ]);
   }
-  let raw: unknown;
-  try {
-    raw = parseYaml(match[1]);
-  } catch (error) {
-    throw fail([
-      {
-        type: 'value_error',
-        msg: `Value error, invalid YAML frontmatter: ${(error as Error).message.split('\n')[0]}`,
-      },
-    ]);
-  }
+  return { yaml: match[1], body: match[2].trim() };
+}
+
+/** The frontmatter's fields checked (422 at each bad key) from the parsed YAML. */
+function frontmatterOf(raw: unknown, loc: (string | number)[]): SkillFrontmatter {
+  const fail = (issues: Omit<ValidationIssue, 'loc'>[], at: (string | number)[][] = []) =>
+    located(loc, issues, at);
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) {
     throw fail([{ type: 'value_error', msg: 'Value error, the frontmatter must be a YAML mapping' }]);
   }
@@ -100,7 +140,7 @@ export function parseSkillDocument(text: string, loc: (string | number)[]): Skil
   if (fields.compatibility !== undefined) frontmatter.compatibility = fields.compatibility as string;
   if (fields.metadata !== undefined) frontmatter.metadata = fields.metadata as Record<string, unknown>;
   if (allowedTools !== undefined) frontmatter.allowed_tools = allowedTools ?? [];
-  return { frontmatter, body: match[2].trim() };
+  return frontmatter;
 }
 
 /** `allowed-tools` is a YAML list or, as in the Agent Skills format, one space-separated string. */

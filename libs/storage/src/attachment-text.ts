@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import type { ParseFunction } from './untrusted-parsing/untrusted-parsing';
 
 /** Largest document parsed for the model (PDF, DOCX): parsing is bounded before it starts. */
 export const PARSE_MAX_BYTES = 10 * 1024 * 1024;
@@ -90,7 +91,8 @@ export async function docxText(bytes: Buffer): Promise<string> {
 
 /**
  * The text of a document, or null when its kind has none. `bytes` may be the start of a text file (then the
- * text is its start); a PDF or DOCX must be whole.
+ * text is its start); a PDF or DOCX must be whole. FileAttachments runs it in a parsing thread
+ * (EXTRACT_ATTACHMENT_TEXT).
  */
 export async function extractText(kind: AttachmentKind, bytes: Buffer): Promise<string | null> {
   switch (kind) {
@@ -105,3 +107,8 @@ export async function extractText(kind: AttachmentKind, bytes: Buffer): Promise<
       return null;
   }
 }
+
+/** What a parsing thread runs: this module imports no more than the parsers it needs. */
+export const EXTRACT_ATTACHMENT_TEXT: ParseFunction = { module: __filename, name: extractText.name };
+export const PDF_TEXT: ParseFunction = { module: __filename, name: pdfText.name };
+export const DOCX_TEXT: ParseFunction = { module: __filename, name: docxText.name };

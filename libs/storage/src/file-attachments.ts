@@ -1,14 +1,22 @@
 import { Injectable } from '@nestjs/common';
+import { Readable } from 'node:stream';
 import { Settings } from '@app/config';
 import { ConversationFileResponse, InvalidInputError, ValidationIssue } from '@app/contracts';
 import {
   ConversationFileEntity,
   ConversationFileRepository,
-  newId,
   Scope,
   ShareLinkRepository,
 } from '@app/persistence';
-import { attachmentKind, extractText, PARSE_MAX_BYTES, readAtMost } from './attachment-text';
+import {
+  attachmentKind,
+  EXTRACT_ATTACHMENT_TEXT,
+  extractText,
+  PARSE_MAX_BYTES,
+  readAtMost,
+} from './attachment-text';
+import { UntrustedParsing } from './untrusted-parsing/untrusted-parsing';
+import { exactLength, StoredObjectMismatchError } from './exact-length';
 import { toConversationFileResponse, toShareLinkResponse } from './file.mapper';
 import { StorageDriver } from './storage-driver';
 
@@ -43,6 +51,7 @@ export class FileAttachments {
     private readonly links: ShareLinkRepository,
     private readonly storage: StorageDriver,
     private readonly settings: Settings,
+    private readonly parsing: UntrustedParsing,
   ) {}
 
   get publicBaseUrl(): string {
@@ -129,6 +138,7 @@ export class FileAttachments {
             expiresInSeconds: this.settings.downloadUrlTtlSeconds,
             filename: file.name,
             contentType: file.mimetype,
+            size: file.size,
           }),
         ),
       ),
@@ -172,32 +182,31 @@ export class FileAttachments {
     return images;
   }
 
-  /** Stores a file an agent wrote while answering `messageId`; it shows in that message's files. */
-  async saveAgentFile(
-    scope: Scope,
-    messageId: string,
-    file: { name: string; mimetype: string; body: Buffer },
-  ): Promise<ConversationFileResponse> {
-    const id = newId();
-    const storageKey = storageKeyOf(scope.orgId, id);
-    await this.storage.put(storageKey, file.body, file.mimetype);
-    const stored = await this.files.createAgentFile(scope, {
-      id,
-      name: file.name,
-      mimetype: file.mimetype,
-      size: file.body.length,
-      storageKey,
-      messageId,
-    });
-    return (await this.toResponses([stored]))[0];
-  }
-
-  /** The file as the storage host now has it; null while its bytes have not arrived. */
-  private async refresh(file: ConversationFileEntity): Promise<ConversationFileEntity | null> {
-    if (file.status === 'uploaded') return file;
+  /**
+   * The file's bytes for a download, exactly its recorded size: refused (StoredObjectMismatchError) when the
+   * stored object's size differs, cut or failed mid-way should it change while streaming. Null when missing.
+   */
+  async openRecorded(file: ConversationFileEntity): Promise<Readable | null> {
     const stored = await this.storage.head(file.storageKey);
     if (!stored) return null;
-    return this.files.markUploaded(file.id, { size: stored.size, mimetype: stored.contentType });
+    if (stored.size !== file.size) throw new StoredObjectMismatchError();
+    const body = await this.storage.read(file.storageKey);
+    return body ? exactLength(body, file.size) : null;
+  }
+
+  /**
+   * File completion: the first time the service sees a pending file's bytes, it seals them (no permission can
+   * change them afterwards) and records their size and type. Null while its bytes have not arrived.
+   */
+  private async refresh(file: ConversationFileEntity): Promise<ConversationFileEntity | null> {
+    if (file.status === 'uploaded') return file;
+    const sealed = await this.storage.seal(file.storageKey);
+    if (!sealed) return null;
+    return this.files.markUploaded(file.id, {
+      storageKey: sealed.key,
+      size: sealed.size,
+      mimetype: sealed.contentType,
+    });
   }
 
   private async visibleInOrder(scope: Scope, fileIds: string[]): Promise<ConversationFileEntity[]> {
@@ -219,7 +228,15 @@ export class FileAttachments {
     // Text: four bytes a character at most is enough for the budget. Documents are parsed whole.
     const { bytes, complete } = await readAtMost(stream, kind === 'text' ? budget * 4 : PARSE_MAX_BYTES);
     try {
-      const text = await extractText(kind, bytes);
+      // PDF and DOCX parsers are CPU-heavy on crafted files: off the event loop, with a deadline.
+      const text =
+        kind === 'text'
+          ? await extractText(kind, bytes)
+          : await this.parsing.run<string | null>(
+              EXTRACT_ATTACHMENT_TEXT,
+              [kind, bytes],
+              this.settings.parseTimeoutMs,
+            );
       return { text, note: complete ? undefined : 'partial' };
     } catch {
       return { text: null, note: 'could not be read' };

@@ -12,3 +12,5 @@ export * from './file.mapper';
 export * from './attachment-text';
 export * from './share-link-password';
 export * from './content-disposition';
+export * from './untrusted-parsing/untrusted-parsing';
+export * from './exact-length';

@@ -3,6 +3,7 @@ import {
   FILE_ID_FIELD,
   DownloadUrlOptions,
   PresignedUpload,
+  SealedObject,
   StorageDriver,
   StoredObject,
   UploadPolicyInput,
@@ -26,6 +27,11 @@ export class LocalDiskDriver extends StorageDriver {
     super();
     this.store = new LocalDiskStore(options.dir);
     this.publicUrl = options.publicUrl.replace(/\/+$/, '');
+  }
+
+  /** The key the embedded storage host verifies this driver's signatures with. */
+  get signingSecret(): string {
+    return this.options.signingSecret;
   }
 
   async presignUpload(input: UploadPolicyInput): Promise<PresignedUpload> {
@@ -56,6 +62,12 @@ export class LocalDiskDriver extends StorageDriver {
     return this.store.head(key);
   }
 
+  /** The embedded host writes a key once (a permission is single-use): the upload is final where it is. */
+  async seal(key: string): Promise<SealedObject | null> {
+    const stored = await this.store.head(key);
+    return stored ? { key, ...stored } : null;
+  }
+
   read(key: string): Promise<Readable | null> {
     return this.store.read(key);
   }
@@ -70,18 +82,13 @@ export class LocalDiskDriver extends StorageDriver {
 
   async downloadUrl(key: string, options: DownloadUrlOptions): Promise<string> {
     const expires = Math.floor(Date.now() / 1000) + options.expiresInSeconds;
-    const signature = signDownload(
-      this.options.signingSecret,
-      key,
-      expires,
-      options.filename,
-      options.contentType,
-    );
+    const grant = { key, expires, name: options.filename, type: options.contentType, size: options.size };
     const query = new URLSearchParams({
       expires: String(expires),
-      name: options.filename,
-      type: options.contentType,
-      signature,
+      name: grant.name,
+      type: grant.type,
+      size: String(grant.size),
+      signature: signDownload(this.options.signingSecret, grant),
     });
     return `${this.publicUrl}/files/${key}?${query.toString()}`;
   }

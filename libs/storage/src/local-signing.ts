@@ -30,9 +30,19 @@ export function verifySignature(secret: string, text: string, signature: string)
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
-/** The text a download address signs: what is served, and until when. */
-export const downloadSigningText = (key: string, expires: number, name: string, type: string): string =>
-  ['GET', key, String(expires), name, type].join('\n');
+/** What a download address grants: one object of a recorded size, served under a name and type. */
+export interface DownloadGrant {
+  key: string;
+  expires: number;
+  name: string;
+  type: string;
+  /** The size the service recorded: the host serves exactly these bytes or refuses. */
+  size: number;
+}
 
-export const signDownload = (secret: string, key: string, expires: number, name: string, type: string) =>
-  hmac(secret, downloadSigningText(key, expires, name, type));
+/** The text a download address signs: what is served, and until when. */
+export const downloadSigningText = (grant: DownloadGrant): string =>
+  ['GET', grant.key, String(grant.expires), grant.name, grant.type, String(grant.size)].join('\n');
+
+export const signDownload = (secret: string, grant: DownloadGrant) =>
+  hmac(secret, downloadSigningText(grant));

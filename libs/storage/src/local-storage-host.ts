@@ -1,11 +1,10 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { FastifyInstance } from 'fastify';
 import { Settings } from '@app/config';
+import { LocalDiskDriver } from './local-disk.driver';
 import { S3Driver } from './s3.driver';
 import { StorageDriver } from './storage-driver';
 import { buildStorageHost } from './storage-host';
-
-const DEV_SECRET = new Settings().storageSigningSecret;
 
 /**
  * Runs in the gateway. With STORAGE_DRIVER=local it starts the embedded storage host on STORAGE_PORT, so one
@@ -31,14 +30,10 @@ export class LocalStorageHost implements OnApplicationBootstrap, OnModuleDestroy
         );
       return;
     }
-    if (this.settings.storageSigningSecret === DEV_SECRET) {
-      this.logger.warn(
-        'STORAGE_SIGNING_SECRET is the development default: set one of your own in production',
-      );
-    }
+    if (!(this.storage instanceof LocalDiskDriver)) return;
     this.host = await buildStorageHost({
       dir: this.settings.storageDir,
-      signingSecret: this.settings.storageSigningSecret,
+      signingSecret: this.storage.signingSecret,
       maxBytes: this.settings.uploadMaxBytes,
     });
     await this.host.listen({ port: this.settings.storagePort, host: this.settings.host });

@@ -1,4 +1,5 @@
 import {
+  CopyObjectCommand,
   CreateBucketCommand,
   DeleteObjectCommand,
   GetObjectCommand,
@@ -16,6 +17,7 @@ import {
   DownloadUrlOptions,
   FILE_ID_FIELD,
   PresignedUpload,
+  SealedObject,
   StorageDriver,
   StoredObject,
   UploadPolicyInput,
@@ -32,6 +34,16 @@ export interface S3DriverOptions {
   forcePathStyle: boolean;
 }
 
+/** Where a sealed upload is copied: no upload permission ever names a key under it. */
+const SEALED_PREFIX = 'sealed/';
+/** A re-post racing the copy changes the ETag: the copy is tried again on the new object this often. */
+const SEAL_ATTEMPTS = 3;
+
+const isPreconditionFailed = (error: unknown): boolean => {
+  const failure = error as { name?: string; $metadata?: { httpStatusCode?: number } };
+  return failure.name === 'PreconditionFailed' || failure.$metadata?.httpStatusCode === 412;
+};
+
 const isNotFound = (error: unknown): boolean => {
   const failure = error as { name?: string; $metadata?: { httpStatusCode?: number } };
   return (
@@ -39,7 +51,12 @@ const isNotFound = (error: unknown): boolean => {
   );
 };
 
-/** An S3-compatible bucket (AWS, MinIO): browser POST uploads, presigned GET downloads. */
+/**
+ * An S3-compatible bucket (AWS, MinIO): browser POST uploads, presigned GET downloads. S3 cannot make a POST
+ * policy single-use, so a finished upload is sealed: copied (pinned to the ETag the service looked at) to a
+ * key under `sealed/` that no permission names, and the upload key deleted. The file then records and serves
+ * the sealed copy; a later post with the same permission lands at the old key, which nothing reads.
+ */
 export class S3Driver extends StorageDriver {
   private readonly client: S3Client;
   /** Signs the addresses handed to clients; only differs from `client` by its endpoint. */
@@ -79,6 +96,47 @@ export class S3Driver extends StorageDriver {
     try {
       const head = await this.client.send(new HeadObjectCommand({ Bucket: this.options.bucket, Key: key }));
       return { size: head.ContentLength ?? 0, contentType: head.ContentType ?? 'application/octet-stream' };
+    } catch (error) {
+      if (isNotFound(error)) return null;
+      throw error;
+    }
+  }
+
+  async seal(key: string): Promise<SealedObject | null> {
+    if (key.startsWith(SEALED_PREFIX)) return this.sealedObject(key);
+    const sealedKey = `${SEALED_PREFIX}${key}`;
+    for (let attempt = 1; ; attempt++) {
+      const upload = await this.headWithTag(key);
+      // Already sealed by a concurrent completion, which also deleted the upload.
+      if (!upload) return this.sealedObject(sealedKey);
+      try {
+        await this.client.send(
+          new CopyObjectCommand({
+            Bucket: this.options.bucket,
+            Key: sealedKey,
+            CopySource: `${this.options.bucket}/${encodeURIComponent(key).replace(/%2F/g, '/')}`,
+            CopySourceIfMatch: upload.etag,
+          }),
+        );
+      } catch (error) {
+        if (isPreconditionFailed(error) && attempt < SEAL_ATTEMPTS) continue;
+        if (isNotFound(error)) return this.sealedObject(sealedKey);
+        throw error;
+      }
+      await this.delete(key);
+      return this.sealedObject(sealedKey);
+    }
+  }
+
+  private async sealedObject(key: string): Promise<SealedObject | null> {
+    const stored = await this.head(key);
+    return stored ? { key, ...stored } : null;
+  }
+
+  private async headWithTag(key: string): Promise<{ etag: string } | null> {
+    try {
+      const head = await this.client.send(new HeadObjectCommand({ Bucket: this.options.bucket, Key: key }));
+      return { etag: head.ETag ?? '' };
     } catch (error) {
       if (isNotFound(error)) return null;
       throw error;

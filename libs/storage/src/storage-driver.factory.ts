@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { Settings } from '@app/config';
+import { DeploymentSecretRepository } from '@app/persistence';
 import { LocalDiskDriver } from './local-disk.driver';
 import { S3Driver } from './s3.driver';
 import { StorageDriver } from './storage-driver';
@@ -7,8 +9,25 @@ import { StorageDriver } from './storage-driver';
 export const storagePublicUrl = (settings: Settings): string =>
   settings.storagePublicUrl ?? `http://127.0.0.1:${settings.storagePort}`;
 
+/**
+ * STORAGE_SIGNING_SECRET, or when unset the deployment's own: generated on first start (256 random bits) and
+ * kept in PostgreSQL, so every replica signs and verifies with the same key and no key is public.
+ */
+export async function storageSigningSecret(
+  settings: Settings,
+  secrets: DeploymentSecretRepository,
+): Promise<string> {
+  return (
+    settings.storageSigningSecret ??
+    secrets.findOrCreate('storage_signing_secret', randomBytes(32).toString('base64url'))
+  );
+}
+
 /** The driver STORAGE_DRIVER names, configured from the settings. */
-export function createStorageDriver(settings: Settings): StorageDriver {
+export async function createStorageDriver(
+  settings: Settings,
+  secrets: DeploymentSecretRepository,
+): Promise<StorageDriver> {
   if (settings.storageDriver === 's3') {
     return new S3Driver({
       bucket: settings.s3Bucket,
@@ -23,6 +42,6 @@ export function createStorageDriver(settings: Settings): StorageDriver {
   return new LocalDiskDriver({
     dir: settings.storageDir,
     publicUrl: storagePublicUrl(settings),
-    signingSecret: settings.storageSigningSecret,
+    signingSecret: await storageSigningSecret(settings, secrets),
   });
 }

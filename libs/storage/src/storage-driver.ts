@@ -22,11 +22,18 @@ export interface StoredObject {
   contentType: string;
 }
 
+/** A finished upload made final: where its bytes now stay, unchanged for the file's life. */
+export interface SealedObject extends StoredObject {
+  key: string;
+}
+
 export interface DownloadUrlOptions {
   expiresInSeconds: number;
   /** Offered to the browser as the download's file name. */
   filename: string;
   contentType: string;
+  /** The size the service recorded for the file: a download never serves other bytes. */
+  size: number;
 }
 
 /**
@@ -41,6 +48,12 @@ export abstract class StorageDriver {
   /** The object's size and content type, or null when nothing is stored at `key`. */
   abstract head(key: string): Promise<StoredObject | null>;
 
+  /**
+   * Makes a finished upload final (at file completion): afterwards no upload permission can change the bytes
+   * the service records and serves. Null while nothing is stored at `key`.
+   */
+  abstract seal(key: string): Promise<SealedObject | null>;
+
   /** The object's bytes, or null when nothing is stored at `key`. */
   abstract read(key: string): Promise<Readable | null>;
 
@@ -52,6 +65,16 @@ export abstract class StorageDriver {
   /** An address that answers the object's bytes without the service token until it expires. */
   abstract downloadUrl(key: string, options: DownloadUrlOptions): Promise<string>;
 }
+
+/**
+ * Headers of every download of a stored file: never rendered as a page of the host that serves it (no sniffing
+ * `text/plain` into HTML, scripts sandboxed if a browser renders it anyway), never cached by shared caches.
+ */
+export const DOWNLOAD_HEADERS: Readonly<Record<string, string>> = {
+  'x-content-type-options': 'nosniff',
+  'content-security-policy': 'sandbox',
+  'cache-control': 'private, no-store',
+};
 
 /** The metadata field that carries the file id, as S3 names user metadata. */
 export const FILE_ID_FIELD = 'x-amz-meta-file-id';

@@ -5,7 +5,7 @@ import { rm } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { Transform, Writable } from 'node:stream';
 import { attachmentDisposition } from './content-disposition';
-import { isValidKey, LocalDiskStore } from './local-disk.store';
+import { isValidKey, LocalDiskStore, ObjectExistsError } from './local-disk.store';
 import {
   downloadSigningText,
   LOCAL_ALGORITHM,
@@ -13,7 +13,7 @@ import {
   UploadPolicy,
   verifySignature,
 } from './local-signing';
-import { FILE_ID_FIELD } from './storage-driver';
+import { DOWNLOAD_HEADERS, FILE_ID_FIELD } from './storage-driver';
 
 export interface StorageHostOptions {
   dir: string;
@@ -36,6 +36,8 @@ class Refusal extends Error {
     super(message);
   }
 }
+
+const permissionUsed = () => new Refusal(403, 'AccessDenied', 'This upload permission has already been used');
 
 const drain = (file: MultipartFile): Promise<void> =>
   pipeline(file.file, new Writable({ write: (_chunk, _encoding, done) => done() }));
@@ -88,8 +90,10 @@ function verifyForm(
 /**
  * The embedded storage host (STORAGE_DRIVER=local): its own listener, reached by clients without the
  * service token. POST /upload takes S3's browser-upload form (fields, then `file`) and stores the file when
- * the signed policy allows it (signature, expiry, key, content type, size range): 204. GET /files/<key> serves
- * an object to whoever holds a signed, unexpired address.
+ * the signed policy allows it (signature, expiry, key, content type, size range): 204. A permission is
+ * single-use: its key is written once, and any later post with it is refused (403), so a file's bytes never
+ * change after the service recorded them. GET /files/<key> serves an object to whoever holds a signed,
+ * unexpired address, exactly the size the address was signed for, or refuses.
  */
 export async function buildStorageHost(options: StorageHostOptions): Promise<FastifyInstance> {
   const store = new LocalDiskStore(options.dir);
@@ -98,6 +102,11 @@ export async function buildStorageHost(options: StorageHostOptions): Promise<Fas
     // One byte past the largest allowed file is enough to know it is too large; busboy drops the rest.
     limits: { files: 1, fields: 20, fieldSize: 16 * 1024, fileSize: options.maxBytes + 1 },
     throwFileSizeLimit: false,
+  });
+
+  // Nothing this host answers is meant to be rendered by a browser as a page of its own.
+  app.addHook('onRequest', async (_request, reply) => {
+    void reply.header('x-content-type-options', 'nosniff');
   });
 
   app.setErrorHandler((error: Error & { statusCode?: number }, _request, reply) => {
@@ -144,27 +153,31 @@ export async function buildStorageHost(options: StorageHostOptions): Promise<Fas
   app.get('/files/*', async (request: FastifyRequest, reply: FastifyReply) => {
     const key = (request.params as { '*': string })['*'];
     const query = request.query as Record<string, string | undefined>;
-    const expires = Number(query.expires);
-    const name = query.name ?? '';
-    const type = query.type ?? '';
+    const grant = {
+      key,
+      expires: Number(query.expires),
+      name: query.name ?? '',
+      type: query.type ?? '',
+      size: Number(query.size),
+    };
     const signed =
       isValidKey(key) &&
-      Number.isInteger(expires) &&
-      verifySignature(
-        options.signingSecret,
-        downloadSigningText(key, expires, name, type),
-        query.signature ?? '',
-      );
+      Number.isInteger(grant.expires) &&
+      Number.isSafeInteger(grant.size) &&
+      verifySignature(options.signingSecret, downloadSigningText(grant), query.signature ?? '');
     if (!signed) throw new Refusal(403, 'SignatureDoesNotMatch', 'The address signature does not match');
-    if (expires * 1000 <= Date.now()) throw new Refusal(403, 'AccessDenied', 'Request has expired');
+    if (grant.expires * 1000 <= Date.now()) throw new Refusal(403, 'AccessDenied', 'Request has expired');
     const object = await store.head(key);
+    if (object && object.size !== grant.size) {
+      throw new Refusal(409, 'InvalidObjectState', 'The stored object does not match the recorded file');
+    }
     const body = object ? await store.read(key) : null;
     if (!object || !body) throw new Refusal(404, 'NoSuchKey', 'The specified key does not exist');
     return reply
-      .header('content-type', type || object.contentType)
+      .headers(DOWNLOAD_HEADERS)
+      .header('content-type', grant.type || object.contentType)
       .header('content-length', object.size)
-      .header('content-disposition', attachmentDisposition(name || key.split('/').pop()!))
-      .header('cache-control', 'private, no-store')
+      .header('content-disposition', attachmentDisposition(grant.name || key.split('/').pop()!))
       .send(body);
   });
 
@@ -186,6 +199,10 @@ async function storeFile(
     throw error instanceof Refusal
       ? error
       : new Refusal(400, 'MalformedPOSTRequest', 'The policy is not valid');
+  }
+  if (await store.exists(verified.key)) {
+    await drain(part);
+    throw permissionUsed();
   }
   const [min, max] = verified.range;
   const temp = await store.tempPath();
@@ -213,6 +230,9 @@ async function storeFile(
       contentType: verified.contentType,
       metadata: { 'file-id': form.get(FILE_ID_FIELD) ?? '' },
     });
+  } catch (error) {
+    // Two posts of one permission raced past the check above: the first to finish won.
+    throw error instanceof ObjectExistsError ? permissionUsed() : error;
   } finally {
     await rm(temp, { force: true });
   }

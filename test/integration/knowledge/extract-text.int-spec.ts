@@ -1,9 +1,13 @@
 import { ExtractionError, extractText } from '@app/knowledge';
+import { loadSettings } from '@app/config';
+import { UntrustedParsing } from '@app/storage';
 import { docxOf, MIME, pdfOf, pptxOf, xlsxOf } from '../../support/document-fixtures';
+
+const parsing = new UntrustedParsing(loadSettings({}));
 
 describe('extractText', () => {
   it('reads a PDF', async () => {
-    expect(await extractText(pdfOf('Expense policy for travel'), MIME.pdf, 'a.pdf', 5000)).toContain(
+    expect(await extractText(pdfOf('Expense policy for travel'), MIME.pdf, 'a.pdf', 5000, parsing)).toContain(
       'Expense policy for travel',
     );
   });
@@ -14,6 +18,7 @@ describe('extractText', () => {
       MIME.docx,
       'a.docx',
       5000,
+      parsing,
     );
     expect(text).toContain('Onboarding guide');
     expect(text).toContain('Day one: laptops');
@@ -28,6 +33,7 @@ describe('extractText', () => {
       MIME.xlsx,
       'a.xlsx',
       5000,
+      parsing,
     );
     expect(text).toContain('Item\tCost');
     expect(text).toContain('Servers\t1200');
@@ -39,6 +45,7 @@ describe('extractText', () => {
       MIME.pptx,
       'a.pptx',
       5000,
+      parsing,
     );
     expect(text.indexOf('Roadmap 2025')).toBeLessThan(text.indexOf('Launch in May'));
   });
@@ -49,24 +56,27 @@ describe('extractText', () => {
       MIME.html,
       'a.html',
       5000,
+      parsing,
     );
     expect(html).toMatch(/SECURITY|Security/);
     expect(html).toContain('Use MFA');
     expect(html).not.toContain('<b>');
-    expect(await extractText(Buffer.from('a,b\n1,2'), MIME.csv, 'a.csv', 5000)).toBe('a,b\n1,2');
-    expect(await extractText(Buffer.from('# Title'), MIME.markdown, 'a.md', 5000)).toBe('# Title');
-    expect(await extractText(Buffer.from('plain'), 'application/octet-stream', 'notes.txt', 5000)).toBe(
-      'plain',
-    );
+    expect(await extractText(Buffer.from('a,b\n1,2'), MIME.csv, 'a.csv', 5000, parsing)).toBe('a,b\n1,2');
+    expect(await extractText(Buffer.from('# Title'), MIME.markdown, 'a.md', 5000, parsing)).toBe('# Title');
+    expect(
+      await extractText(Buffer.from('plain'), 'application/octet-stream', 'notes.txt', 5000, parsing),
+    ).toBe('plain');
   });
 
   it('fails a broken document and an unsupported type with a reason', async () => {
-    await expect(extractText(Buffer.from('not a zip'), MIME.docx, 'a.docx', 5000)).rejects.toBeInstanceOf(
-      ExtractionError,
+    await expect(
+      extractText(Buffer.from('not a zip'), MIME.docx, 'a.docx', 5000, parsing),
+    ).rejects.toBeInstanceOf(ExtractionError);
+    await expect(
+      extractText(Buffer.from('%PDF-1.4 garbage'), MIME.pdf, 'a.pdf', 5000, parsing),
+    ).rejects.toThrow(/unreadable pdf/);
+    await expect(extractText(Buffer.from('x'), 'image/png', 'a.png', 5000, parsing)).rejects.toThrow(
+      /unsupported/,
     );
-    await expect(extractText(Buffer.from('%PDF-1.4 garbage'), MIME.pdf, 'a.pdf', 5000)).rejects.toThrow(
-      /unreadable pdf/,
-    );
-    await expect(extractText(Buffer.from('x'), 'image/png', 'a.png', 5000)).rejects.toThrow(/unsupported/);
   });
 });

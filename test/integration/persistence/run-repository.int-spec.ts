@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { loadSettings } from '@app/config';
+import { webhookEvent } from '@app/contracts';
 import {
   AgentEntity,
   dataSourceOptions,
@@ -162,12 +163,12 @@ describe('one-statement chat and run persistence', () => {
     const status = async (id: string) =>
       (await db.getRepository(MessageEntity).findOneByOrFail({ id })).status;
 
-    expect(await runs.start(second, false)).toBe('blocked');
+    expect(await runs.start(second, false, 100)).toBe('blocked');
     expect(await status(second.id)).toBe('pending');
-    expect(await runs.start(second, true)).toBe('started');
+    expect(await runs.start(second, true, 100)).toBe('started');
     expect(await status(second.id)).toBe('running');
 
-    expect(await runs.start(first, false)).toBe('started');
+    expect(await runs.start(first, false, 100)).toBe('started');
     expect(await status(first.id)).toBe('running');
     expect(await runs.nextLiveReply(thread.id)).toBe(first.id);
 
@@ -181,9 +182,75 @@ describe('one-statement chat and run persistence', () => {
       events: [],
       deltaLengths: [4],
     };
-    expect(await runs.finish(first.id, outcome)).toEqual({ nextReplyId: second.id });
-    expect(await runs.finish(first.id, outcome)).toBeNull();
-    expect(await runs.finish(second.id, outcome)).toEqual({ nextReplyId: null });
+    const event = webhookEvent('message.completed', {});
+    expect(await runs.finish(first.id, outcome, event)).toEqual({ nextReplyId: second.id });
+    expect(await runs.finish(first.id, outcome, event)).toBeNull();
+    expect(await runs.finish(second.id, outcome, event)).toEqual({ nextReplyId: null });
     expect(await runs.nextLiveReply(thread.id)).toBeNull();
+  });
+
+  describe("an organization's cap on running replies", () => {
+    const outcome = {
+      status: 'success' as const,
+      content: 'done',
+      errorCode: null,
+      questions: null,
+      structuredOutput: null,
+      events: [],
+      deltaLengths: [4],
+    };
+
+    async function newOrg() {
+      const org = randomUUID();
+      const agent = randomUUID();
+      await db.query(`INSERT INTO organizations (id, name) VALUES ($1, $2)`, [org, `org-${org}`]);
+      await db.query(`INSERT INTO agents (id, org_id, name) VALUES ($1, $2, 'a')`, [agent, org]);
+      return async () => {
+        const thread = threads.build(
+          { orgId: org, userId: 'u1' },
+          { agentId: agent, name: 't', projectId: null, memoryNamespace: null },
+        );
+        return (
+          await messages.startThread(thread, { ...exchange('hi'), reply: { agentId: agent, maxSteps: 4 } })
+        ).reply;
+      };
+    }
+
+    it('lets only `cap` replies of one organization run at once, even when they start together', async () => {
+      const replyOf = await newOrg();
+      const replies = [];
+      for (let i = 0; i < 6; i++) replies.push(await replyOf());
+      const results = await Promise.all(replies.map((reply) => runs.start(reply, false, 2)));
+      expect(results.filter((result) => result === 'started')).toHaveLength(2);
+      const [running] = await db.query(
+        `SELECT count(*)::int AS n FROM messages WHERE org_id = $1 AND status = 'running'`,
+        [replies[0].orgId],
+      );
+      expect(running.n).toBe(2);
+
+      // Another organization is not held back by this one's runs.
+      const other = await (await newOrg())();
+      expect(await runs.start(other, false, 2)).toBe('started');
+    });
+
+    it('holds a reply back while its organization is at the cap, and names it when a slot frees', async () => {
+      const replyOf = await newOrg();
+      const [first, second, third] = [await replyOf(), await replyOf(), await replyOf()];
+      expect(await runs.start(first, false, 2)).toBe('started');
+      expect(await runs.start(second, false, 2)).toBe('started');
+      expect(await runs.start(third, false, 2)).toBe('blocked');
+      expect(await runs.isBlocked(third.id, 2)).toBe(true);
+      // A reply already running (resumed after a crash) is never held back by the cap.
+      expect(await runs.start(second, false, 2)).toBe('started');
+
+      expect(await runs.nextWaitingReplyOfOrg(third.orgId)).toEqual({
+        id: third.id,
+        threadId: third.threadId,
+      });
+      await runs.finish(first.id, outcome, webhookEvent('message.completed', {}));
+      expect(await runs.isBlocked(third.id, 2)).toBe(false);
+      expect(await runs.start(third, false, 2)).toBe('started');
+      expect(await runs.nextWaitingReplyOfOrg(third.orgId)).toBeNull();
+    });
   });
 });

@@ -12,10 +12,12 @@ import {
   streamEntryId,
 } from '@app/run-events';
 import { jsonlBody } from '../../../apps/gateway/src/stream/jsonl-body';
+import { StalledStreams } from '../../../apps/gateway/src/stream/stalled-streams';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const prefix = `parley_int_jsonl_${randomBytes(4).toString('hex')}`;
-const BOUND = 256 * 1024;
+const STALL_TIMEOUT_MS = 500;
+const stalled = new StalledStreams(64 * 1024 * 1024);
 
 let redis: Redis;
 let subscriber: SharedSubscriber;
@@ -34,7 +36,9 @@ beforeAll(async () => {
       heartbeatMs: 5000,
       storedLines: () => Promise.resolve(null),
     });
-    return reply.type('application/jsonl').send(jsonlBody(lines, reply.raw, BOUND).getStream());
+    return reply
+      .type('application/jsonl')
+      .send(jsonlBody(lines, reply.raw, { stallTimeoutMs: STALL_TIMEOUT_MS, stalled }).getStream());
   });
   await server.listen({ port: 0, host: '127.0.0.1' });
   port = (server.server.address() as { port: number }).port;
@@ -112,7 +116,7 @@ describe('jsonlBody', () => {
     const big = 'x'.repeat(64 * 1024);
     const count = 400;
     for (let seq = 1; seq <= count; seq += 1) await write(id, { seq, type: 'text.delta', delta: big });
-    // The stalled client's stream is cut once its unsent bytes pass the bound: one reader left.
+    // The stalled client's stream is cut once it has taken nothing for the stall timeout: one reader left.
     await until(
       async () =>
         (await numsub(id)) === 1 && subscriber.listenerCount(runEventKeys(prefix, id).channel) === 1,
@@ -125,6 +129,7 @@ describe('jsonlBody', () => {
     expect(lines).toHaveLength(count + 2);
     expect(JSON.parse(lines[lines.length - 1])).toMatchObject({ type: 'message.completed' });
     await until(async () => (await numsub(id)) === 0, 2000);
+    expect(stalled.bytes).toBe(0);
 
     // The server closed the slow client's connection instead of holding its data.
     socket.resume();

@@ -154,12 +154,26 @@ describe('RunEventReader', () => {
     expect(seqs(await collected)).toEqual(range(3, 7));
   });
 
-  it('ends at once when `after` is already past the last line', async () => {
+  it('answers the message.completed line at once when `after` is at or past the last line', async () => {
     const id = randomUUID();
-    for (const event of reply(id, 2)) await write(id, event);
-    const started = Date.now();
-    expect(await collect(follow(id, 3))).toEqual([]);
-    expect(Date.now() - started).toBeLessThan(150);
+    const events = reply(id, 2);
+    for (const event of events) await write(id, event);
+    const completed = events[events.length - 1];
+    for (const after of [completed.seq, completed.seq + 10]) {
+      const started = Date.now();
+      expect(await collect(follow(id, after))).toEqual([completed]);
+      expect(Date.now() - started).toBeLessThan(150);
+    }
+  });
+
+  it('ends with message.completed when `after` is beyond every line a live reply will write', async () => {
+    const id = randomUUID();
+    const events = reply(id, 2);
+    for (const event of events.slice(0, 2)) await write(id, event);
+    const collected = collect(follow(id, 40));
+    await sleep(50);
+    for (const event of events.slice(2)) await write(id, event);
+    expect(await collected).toEqual([events[events.length - 1]]);
   });
 
   it('writes each line once when it arrives both from the log and live', async () => {
@@ -237,7 +251,8 @@ describe('RunEventReader', () => {
     const stored = () => Promise.resolve(events);
     expect(await collect(follow(id, -1, stored))).toEqual(events);
     expect(await collect(follow(id, 2, stored))).toEqual(events.slice(3));
-    expect(await collect(follow(id, 4, stored))).toEqual([]);
+    expect(await collect(follow(id, 4, stored))).toEqual(events.slice(-1));
+    expect(await collect(follow(id, 9, stored))).toEqual(events.slice(-1));
   });
 
   it('keeps waiting while PostgreSQL says the reply is live, and ends when it finishes there', async () => {

@@ -6,7 +6,7 @@ import { DataSource } from 'typeorm';
 import { loadSettings, Settings } from '@app/config';
 import { InvalidInputError } from '@app/contracts';
 import { ConversationFileRepository, dataSourceOptions, newId, ShareLinkRepository } from '@app/persistence';
-import { FileAttachments, LocalDiskDriver, storageKeyOf } from '@app/storage';
+import { FileAttachments, LocalDiskDriver, storageKeyOf, UntrustedParsing } from '@app/storage';
 import { createTestEnvironment, TestEnvironment } from '../../support/test-environment';
 
 /** The file-attachment surface other areas use (chat, data sources, the runtime), on PostgreSQL and local disk. */
@@ -70,9 +70,15 @@ describe('FileAttachments', () => {
     driver = new LocalDiskDriver({
       dir,
       publicUrl: 'http://127.0.0.1:1',
-      signingSecret: settings.storageSigningSecret,
+      signingSecret: 'file-attachments-test-secret',
     });
-    attachments = new FileAttachments(files, new ShareLinkRepository(db), driver, settings);
+    attachments = new FileAttachments(
+      files,
+      new ShareLinkRepository(db),
+      driver,
+      settings,
+      new UntrustedParsing(settings),
+    );
   });
 
   afterAll(async () => {
@@ -112,17 +118,24 @@ describe('FileAttachments', () => {
     const first = await addFile(orgId, 'alice', 'one.txt', 'text/plain', Buffer.from('1'));
     const second = await addFile(orgId, 'alice', 'two.txt', 'text/plain', Buffer.from('22'));
     await attachments.requireUploaded({ orgId, userId: 'alice' }, [first, second]);
-    const written = await attachments.saveAgentFile({ orgId, userId: 'alice' }, messageId, {
-      name: 'chart.json',
-      mimetype: 'application/json',
-      body: Buffer.from('{"a":1}'),
+    // A file the agent wrote while answering messageId: its bytes stored, its row uploaded and tied to the message.
+    const writtenId = newId();
+    const writtenKey = storageKeyOf(orgId, writtenId);
+    await driver.store.write(writtenKey, Buffer.from('{"a":1}'), 'application/json', {
+      'file-id': writtenId,
     });
-    expect(written).toMatchObject({ origin: 'agent', size: 7, name: 'chart.json', share_links: [] });
+    await db.query(
+      `INSERT INTO conversation_files
+         (id, org_id, user_id, name, mimetype, size, storage_key, origin, status, message_id, uploaded_at)
+       VALUES ($1, $2, 'alice', 'chart.json', 'application/json', 7, $3, 'agent', 'uploaded', $4, now())`,
+      [writtenId, orgId, writtenKey, messageId],
+    );
     const byMessage = await attachments.filesByMessage({ orgId }, [
       { id: randomUUID(), fileIds: [second, first] },
       { id: messageId, fileIds: [] },
     ]);
     const [userMessage, agentMessage] = [...byMessage.values()];
+    expect(agentMessage[0]).toMatchObject({ origin: 'agent', size: 7, name: 'chart.json', share_links: [] });
     expect(userMessage.map((file) => [file.name, file.size, file.origin])).toEqual([
       ['two.txt', 2, 'user'],
       ['one.txt', 1, 'user'],
@@ -131,7 +144,7 @@ describe('FileAttachments', () => {
       ['id', 'mimetype', 'name', 'origin', 'share_links', 'size', 'url'].sort(),
     );
     expect(userMessage[0].url).toMatch(/^http:\/\/127\.0\.0\.1:1\/files\/uploads\//);
-    expect(agentMessage.map((file) => file.id)).toEqual([written.id]);
+    expect(agentMessage.map((file) => file.id)).toEqual([writtenId]);
   });
 
   it('gives the model the attached text within the budget, and names files it cannot read', async () => {

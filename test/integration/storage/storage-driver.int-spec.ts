@@ -143,12 +143,34 @@ describe.each([
       expiresInSeconds: 60,
       filename: 'résumé notes.txt',
       contentType: 'text/plain',
+      size: body.length,
     });
     const response = await fetch(url);
     expect(response.status).toBe(200);
     expect(Buffer.from(await response.arrayBuffer()).equals(body)).toBe(true);
     expect(response.headers.get('content-disposition')).toContain("filename*=UTF-8''r%C3%A9sum%C3%A9");
     expect(response.headers.get('content-type')).toContain('text/plain');
+  });
+
+  it('seals a finished upload: a second post with the same permission never changes the sealed bytes', async () => {
+    const key = keyOf();
+    const upload = await harness.driver.presignUpload({
+      key,
+      contentType: 'text/plain',
+      fileId: uuidv7(),
+      maxBytes: MAX_BYTES,
+      expiresInSeconds: 60,
+    });
+    const first = Buffer.from('the bytes that were recorded');
+    expect((await postForm(upload, first)).status).toBe(204);
+    const sealed = await harness.driver.seal(key);
+    expect(sealed).toMatchObject({ size: first.length, contentType: 'text/plain' });
+    // The local host refuses the reuse (403); S3 takes it at the upload key, which nothing reads any more.
+    const again = await postForm(upload, Buffer.from('replaced by a later post, and longer'));
+    expect([204, 403]).toContain(again.status);
+    expect(await harness.driver.seal(sealed!.key)).toEqual(sealed);
+    expect((await readAll((await harness.driver.read(sealed!.key))!)).equals(first)).toBe(true);
+    expect(await harness.driver.seal(keyOf())).toBeNull();
   });
 
   it('deletes an object', async () => {
@@ -208,6 +230,7 @@ describe('S3 driver signatures', () => {
         expiresInSeconds: 300,
         filename: 'report.pdf',
         contentType: 'application/pdf',
+        size: 10,
       }),
     );
     expect(url.origin).toBe('https://files.example.com');

@@ -124,7 +124,7 @@ describe('embedded storage host: downloads', () => {
   it('refuses an expired or altered address and answers 404 for a missing object', async () => {
     const key = `uploads/org/${uuidv7()}`;
     await driver.put(key, Buffer.from('bytes'), 'text/plain');
-    const options = { filename: 'a.txt', contentType: 'text/plain' };
+    const options = { filename: 'a.txt', contentType: 'text/plain', size: 5 };
 
     const good = new URL(await driver.downloadUrl(key, { ...options, expiresInSeconds: 60 }));
     expect((await fetch(good)).status).toBe(200);
@@ -138,5 +138,25 @@ describe('embedded storage host: downloads', () => {
 
     const missing = await driver.downloadUrl(`uploads/org/${uuidv7()}`, { ...options, expiresInSeconds: 60 });
     expect((await fetch(missing)).status).toBe(404);
+
+    // Signed for another size than the object's: refused, never served with a false content-length.
+    const otherSize = await driver.downloadUrl(key, { ...options, size: 3, expiresInSeconds: 60 });
+    expect((await fetch(otherSize)).status).toBe(409);
+  });
+
+  it('uses an upload permission once: a second post is refused and the first bytes stay', async () => {
+    const upload = await permission();
+    expect((await postForm(upload, Buffer.from('first'))).status).toBe(204);
+    const again = await postForm(upload, Buffer.from('second, longer'));
+    expect(again.status).toBe(403);
+    expect(await driver.head(upload.fields.key)).toMatchObject({ size: 5 });
+  });
+
+  it('takes exactly one of many concurrent posts of one permission', async () => {
+    const upload = await permission();
+    const posts = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => postForm(upload, Buffer.from(`body number ${i}`))),
+    );
+    expect(posts.map((p) => p.status).sort()).toEqual([204, ...Array(7).fill(403)]);
   });
 });

@@ -12,6 +12,7 @@ import {
 } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { CurrentCaller } from '../auth/current-caller.decorator';
+import { SafelyRetried } from '../idempotency/safely-retried.decorator';
 import { ThreadParams } from './thread.params';
 import { ArchiveThread } from './use-cases/archive-thread.use-case';
 import { GetThread } from './use-cases/get-thread.use-case';
@@ -36,12 +37,14 @@ export class ChatController {
 
   @Post()
   @HttpCode(200)
+  @SafelyRetried()
   start(@CurrentCaller() caller: Caller, @Body() body: StartChatDto): Promise<ThreadResponse> {
     return this.startThread.execute(caller, body);
   }
 
   @Post(':thread_id')
   @HttpCode(200)
+  @SafelyRetried()
   post(
     @CurrentCaller() caller: Caller,
     @Param() params: ThreadParams,

@@ -39,7 +39,9 @@ export function nameFrom(content: string): string {
  * Enqueues a stored pending reply, after its transaction committed: enqueueing inside it would let a worker
  * load rows not yet visible. A crash (or a Redis failure) between the commit and this call leaves a pending
  * reply that no job runs; the worker's sweep of old pending replies re-enqueues it under the same job id
- * (the reply's id). So a failure here is logged and answered 500, and the reply still gets its run.
+ * (the reply's id). So a failure here is logged and the stored reply is answered: failing the request would
+ * invite a retry that stores the exchange twice. (A Redis already down is refused before anything is stored,
+ * by the route's `@SafelyRetried()`.)
  */
 export async function enqueueStoredReply(
   queue: AgentRunQueue,
@@ -53,7 +55,6 @@ export async function enqueueStoredReply(
       { err: error, ...job },
       'reply stored but not enqueued; the pending-reply sweep will enqueue it',
     );
-    throw error;
   }
 }
 

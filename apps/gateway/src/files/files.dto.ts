@@ -1,11 +1,11 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsISO8601, IsOptional, IsString, IsUUID } from 'class-validator';
-import { MaxChars, MinChars, Pattern } from '@app/contracts';
+import { MaxChars, MinChars, Nullable, Pattern } from '@app/contracts';
 
 export const FILENAME_MAX_CHARS = 255;
 /** A media type without parameters (RFC 6838 names): the upload pins exactly this Content-Type. */
 export const MIMETYPE_PATTERN =
-  /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}$/;
+  '^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}$';
 export const SHARE_PASSWORD_MAX_CHARS = 1024;
 
 /** GET /chat/files/upload (API-SPEC 4.4, CONTRACTS §8). */
@@ -13,12 +13,12 @@ export class UploadPermissionQuery {
   @ApiProperty({ maxLength: FILENAME_MAX_CHARS, pattern: '^[^/]+$', example: 'report.pdf' })
   @IsString()
   @MaxChars(FILENAME_MAX_CHARS)
-  @Pattern(/^[^/]+$/)
+  @Pattern('^[^/]+$')
   filename: string;
 
   @ApiProperty({
     description: 'Media type of the file; the upload must send exactly this Content-Type',
-    pattern: MIMETYPE_PATTERN.source,
+    pattern: MIMETYPE_PATTERN,
     example: 'application/pdf',
   })
   @IsString()
@@ -62,6 +62,7 @@ export class CreateShareLinkDto {
     description: 'Null: never expires',
   })
   @IsOptional()
+  @Nullable()
   @IsISO8601({ strict: true })
   expires_at?: string | null;
 
@@ -73,6 +74,7 @@ export class CreateShareLinkDto {
     description: 'Downloads then need it in the header x-share-password; stored hashed',
   })
   @IsOptional()
+  @Nullable()
   @IsString()
   @MinChars(1)
   @MaxChars(SHARE_PASSWORD_MAX_CHARS)

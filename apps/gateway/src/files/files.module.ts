@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { StorageHostModule, StorageModule } from '@app/storage';
+import { AuthModule } from '../auth/auth.module';
 import { FilesController } from './files.controller';
 import { ShareController } from './share.controller';
 import { CreateShareLink } from './use-cases/create-share-link.use-case';
@@ -21,7 +22,7 @@ const USE_CASES = [
  * the embedded storage host when STORAGE_DRIVER=local.
  */
 @Module({
-  imports: [StorageModule, StorageHostModule],
+  imports: [StorageModule, StorageHostModule, AuthModule],
   controllers: [FilesController, ShareController],
   providers: USE_CASES,
 })

@@ -1,7 +1,7 @@
-import { Controller, Get, Headers, Param, Res, StreamableFile } from '@nestjs/common';
+import { Controller, Get, Headers, Ip, Param, Res, StreamableFile } from '@nestjs/common';
 import { ApiHeader, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { FastifyReply } from 'fastify';
-import { attachmentDisposition } from '@app/storage';
+import { attachmentDisposition, DOWNLOAD_HEADERS } from '@app/storage';
 import { Public } from '../auth/public.decorator';
 import { DownloadSharedFile } from './use-cases/download-shared-file.use-case';
 
@@ -24,13 +24,18 @@ export class ShareController {
   @ApiResponse({ status: 403, description: 'Wrong password' })
   @ApiResponse({ status: 404, description: 'No such link' })
   @ApiResponse({ status: 410, description: 'Revoked or expired' })
+  @ApiResponse({
+    status: 429,
+    description: 'Too many password attempts at this link or from this address; see Retry-After',
+  })
   async download(
     @Param('link_id') linkId: string,
     @Headers('x-share-password') password: string | undefined,
+    @Ip() clientAddress: string,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<StreamableFile> {
-    const file = await this.downloadSharedFile.execute({ linkId, password });
-    void reply.header('cache-control', 'private, no-store');
+    const file = await this.downloadSharedFile.execute({ linkId, password, clientAddress });
+    void reply.headers(DOWNLOAD_HEADERS);
     return new StreamableFile(file.body, {
       type: file.mimetype,
       length: file.size,

@@ -1,6 +1,7 @@
 import { ArgumentsHost, Logger, NotFoundException } from '@nestjs/common';
 import {
   ConflictError,
+  DependencyUnavailableError,
   ForbiddenError,
   GoneError,
   InvalidInputError,
@@ -8,12 +9,16 @@ import {
   UnauthenticatedError,
   VersionConflictError,
 } from '@app/contracts';
-import { HttpErrorFilter } from './http-error.filter';
+import { HttpErrorFilter, RETRY_AFTER_SECONDS } from './http-error.filter';
 
-function answer(error: unknown): { status: number; body: unknown } {
-  const sent: { status: number; body: unknown } = { status: 0, body: undefined };
+function answer(error: unknown): { status: number; body: unknown; headers: Record<string, string> } {
+  const sent = { status: 0, body: undefined as unknown, headers: {} as Record<string, string> };
   const reply = {
     sent: false,
+    header(name: string, value: string) {
+      sent.headers[name] = value;
+      return this;
+    },
     status(code: number) {
       sent.status = code;
       return this;
@@ -30,7 +35,52 @@ function answer(error: unknown): { status: number; body: unknown } {
   return sent;
 }
 
+/** A TypeORM QueryFailedError as it wraps a pg error. */
+const queryFailed = (driverError: Error) => Object.assign(new Error(driverError.message), { driverError });
+
 describe('HttpErrorFilter', () => {
+  afterEach(() => jest.restoreAllMocks());
+
+  it.each([
+    [
+      'PostgreSQL refusing connections',
+      Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }),
+    ],
+    [
+      'several refused addresses',
+      new AggregateError([Object.assign(new Error('refused'), { code: 'ECONNREFUSED' })], ''),
+    ],
+    ['a connection terminated mid-query', queryFailed(new Error('Connection terminated unexpectedly'))],
+    ['the pool connection timeout', new Error('timeout exceeded when trying to connect')],
+    [
+      'PostgreSQL shutting down (57P01)',
+      queryFailed(Object.assign(new Error('terminating connection'), { code: '57P01' })),
+    ],
+    [
+      'PostgreSQL starting up (57P03)',
+      Object.assign(new Error('the database system is starting up'), { code: '57P03' }),
+    ],
+    ['a Redis command timeout', new Error('Command timed out')],
+    [
+      'Redis down without an offline queue',
+      new Error("Stream isn't writeable and enableOfflineQueue options is false"),
+    ],
+    ['Redis retries exhausted', new Error('Reached the max retries per request limit (which is 1).')],
+    ['a DependencyUnavailableError', new DependencyUnavailableError('Redis is unavailable')],
+  ])('answers 503 with Retry-After for %s', (_what, error) => {
+    const sent = answer(error);
+    expect(sent.status).toBe(503);
+    expect(sent.headers['retry-after']).toBe(String(RETRY_AFTER_SECONDS));
+    expect(sent.body).toEqual({ detail: 'Service temporarily unavailable; retry later' });
+  });
+
+  it('still answers 500 for a query that fails for another reason', () => {
+    jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    const sent = answer(queryFailed(Object.assign(new Error('syntax error'), { code: '42601' })));
+    expect(sent.status).toBe(500);
+    expect(sent.headers['retry-after']).toBeUndefined();
+  });
+
   it.each([
     [new NotFoundError('Agent not found'), 404],
     [new VersionConflictError('stale'), 409],
@@ -39,21 +89,21 @@ describe('HttpErrorFilter', () => {
     [new ForbiddenError('no'), 403],
     [new GoneError('revoked'), 410],
   ])('answers %p with %p and {"detail": message}', (error, status) => {
-    expect(answer(error)).toEqual({ status, body: { detail: error.message } });
+    expect(answer(error)).toMatchObject({ status, body: { detail: error.message } });
   });
 
   it('answers a 422 with the list of issues', () => {
     const issues = [{ loc: ['body', 'name'], msg: 'Field required', type: 'missing', input: null }];
-    expect(answer(new InvalidInputError(issues))).toEqual({ status: 422, body: { detail: issues } });
+    expect(answer(new InvalidInputError(issues))).toMatchObject({ status: 422, body: { detail: issues } });
   });
 
   it('keeps the status of Fastify errors that did not come through Nest', () => {
     const error = Object.assign(new Error('Request body is too large'), { statusCode: 413 });
-    expect(answer(error)).toEqual({ status: 413, body: { detail: 'Request body is too large' } });
+    expect(answer(error)).toMatchObject({ status: 413, body: { detail: 'Request body is too large' } });
   });
 
   it('keeps the status of Nest HTTP exceptions, with a string detail', () => {
-    expect(answer(new NotFoundException('Cannot GET /nope'))).toEqual({
+    expect(answer(new NotFoundException('Cannot GET /nope'))).toMatchObject({
       status: 404,
       body: { detail: 'Cannot GET /nope' },
     });
@@ -64,6 +114,7 @@ describe('HttpErrorFilter', () => {
     expect(answer(new Error('database password is hunter2'))).toEqual({
       status: 500,
       body: { detail: 'Internal error' },
+      headers: {},
     });
     expect(logged).toHaveBeenCalledTimes(1);
   });

@@ -9,9 +9,14 @@ import {
   InvalidInputError,
   NotFoundError,
   PayloadTooLargeError,
+  TooManyRequestsError,
   UnauthenticatedError,
   VersionConflictError,
 } from '@app/contracts';
+import { isDependencyUnavailable } from './dependency-unavailable';
+
+/** What a 503 tells a client to wait before retrying: about the time Redis or PostgreSQL take to come back. */
+export const RETRY_AFTER_SECONDS = 5;
 
 /** Status of each domain error, in one place (STYLE §2.6). */
 function statusOf(error: DomainError): number {
@@ -23,6 +28,7 @@ function statusOf(error: DomainError): number {
   if (error instanceof BadRequestError) return 400;
   if (error instanceof GoneError) return 410;
   if (error instanceof PayloadTooLargeError) return 413;
+  if (error instanceof TooManyRequestsError) return 429;
   return 500;
 }
 
@@ -33,8 +39,20 @@ interface FastifyError {
 }
 
 /**
+ * What of an unexpected error may be logged: its class, code and stack frames. Its message and fields stay
+ * out, as they can hold what the request sent (a database error carries the rejected row's values).
+ */
+function loggable(error: unknown): { errorType: string; code?: unknown; frames?: string } {
+  if (!(error instanceof Error)) return { errorType: typeof error };
+  const frames = error.stack?.split('\n').slice(1).join('\n');
+  return { errorType: error.name, code: (error as { code?: unknown }).code, frames };
+}
+
+/**
  * Every error becomes `{"detail": ...}`: a list of issues for 422, a message otherwise (CONTRACTS §2-3).
- * Unknown errors answer 500 "Internal error" and are logged with their stack and request id.
+ * An unavailable dependency (PostgreSQL or Redis refused, terminated or timed out) answers 503 with `Retry-After`,
+ * so clients tell a retryable outage from a bug. Unknown errors answer 500 "Internal error" and are logged with
+ * their stack and request id.
  */
 @Catch()
 export class HttpErrorFilter implements ExceptionFilter {
@@ -45,14 +63,21 @@ export class HttpErrorFilter implements ExceptionFilter {
     const request = host.switchToHttp().getRequest<FastifyRequest>();
     const { status, body } = this.toResponse(error, request);
     if (reply.sent) return;
+    if (status === 503) void reply.header('retry-after', String(RETRY_AFTER_SECONDS));
+    else if (error instanceof TooManyRequestsError) void reply.header('retry-after', error.retryAfterSeconds);
     void reply.status(status).send(body);
   }
 
   private toResponse(error: unknown, request: FastifyRequest): { status: number; body: { detail: unknown } } {
+    if (isDependencyUnavailable(error)) {
+      this.logger.warn({ err: error, requestId: request.id }, 'dependency unavailable');
+      return { status: 503, body: { detail: 'Service temporarily unavailable; retry later' } };
+    }
     if (error instanceof InvalidInputError) return { status: 422, body: { detail: error.issues } };
     if (error instanceof DomainError) {
       const status = statusOf(error);
-      if (status === 500) this.logger.error({ err: error, requestId: request.id }, 'unmapped domain error');
+      if (status === 500)
+        this.logger.error({ ...loggable(error), requestId: request.id }, 'unmapped domain error');
       return { status, body: { detail: status === 500 ? 'Internal error' : error.message } };
     }
     if (error instanceof HttpException) {
@@ -68,7 +93,7 @@ export class HttpErrorFilter implements ExceptionFilter {
     if (fastifyError?.statusCode && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
       return { status: fastifyError.statusCode, body: { detail: fastifyError.message } };
     }
-    this.logger.error({ err: error, requestId: request.id }, 'request failed');
+    this.logger.error({ ...loggable(error), requestId: request.id }, 'request failed');
     return { status: 500, body: { detail: 'Internal error' } };
   }
 }

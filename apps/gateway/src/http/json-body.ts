@@ -1,33 +1,40 @@
 import { FastifyBodyParser, FastifyInstance } from 'fastify';
-import { InvalidInputError, jsonInvalidIssue } from '@app/contracts';
-
-/** The 422 for a JSON body that did not parse: "missing" when empty, else json_invalid with where it broke. */
-export function bodyParseError(text: string): InvalidInputError {
-  if (text.trim() === '') {
-    return new InvalidInputError([{ loc: ['body'], msg: 'Field required', type: 'missing', input: null }]);
-  }
-  try {
-    JSON.parse(text);
-    // Valid JSON that the secure parser refused: it sets __proto__ or constructor.prototype.
-    return new InvalidInputError([jsonInvalidIssue('Object contains a forbidden prototype property', 0)]);
-  } catch (error) {
-    const message = (error as Error).message;
-    const position = /at position (\d+)/.exec(message);
-    return new InvalidInputError([jsonInvalidIssue(message, position ? Number(position[1]) : text.length)]);
-  }
-}
+import { BadRequestError, InvalidInputError, jsonInvalidIssue } from '@app/contracts';
+import { nestingDepth, pythonJsonError } from './json-body.python-errors';
 
 /**
- * Fastify's JSON parser (which refuses prototype poisoning), answering a body that does not parse with the
- * 422 of CONTRACTS §3 instead of Fastify's 400: its own errors lose their code on the way through Nest.
+ * Deepest nesting of arrays and objects a body may have. Python's decoder (FastAPI) manages about 1000 before
+ * its recursion limit; 256 is far beyond any request of the API and keeps every recursive walk of the body
+ * (validation, persistence) far from the stack's end.
+ */
+export const MAX_JSON_DEPTH = 256;
+
+/** FastAPI's answer to a body it cannot decode for a reason other than a JSON syntax error (400). */
+export const BODY_PARSE_FAILED = 'There was an error parsing the body';
+
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
+/**
+ * A JSON body as FastAPI reads it: bytes that are not UTF-8, or nesting past its limit, are a 400
+ * `{"detail": "There was an error parsing the body"}`; JSON that does not parse is a 422 `json_invalid` at the
+ * position and in the words of Python's decoder; an empty body is left absent (the pipe says "missing").
  */
 export function jsonBodyParser(fastify: FastifyInstance): FastifyBodyParser<Buffer> {
-  const secure = fastify.getDefaultJsonParser('error', 'error');
+  // `__proto__` and `constructor.prototype` keys are dropped, as unknown fields are, never merged.
+  const secure = fastify.getDefaultJsonParser('remove', 'remove');
   return (request, body, done) => {
-    const text = body.toString('utf8');
+    let text: string;
+    try {
+      text = utf8.decode(body);
+    } catch {
+      return done(new BadRequestError(BODY_PARSE_FAILED));
+    }
+    if (text.length === 0) return done(null, undefined);
+    if (nestingDepth(text) > MAX_JSON_DEPTH) return done(new BadRequestError(BODY_PARSE_FAILED));
     secure(request, text, (error, value) => {
-      if (error) done(bodyParseError(text));
-      else done(null, value);
+      if (!error) return done(null, value);
+      const python = pythonJsonError(text) ?? { message: 'Expecting value', position: 0 };
+      done(new InvalidInputError([jsonInvalidIssue(python.message, python.position)]));
     });
   };
 }

@@ -1,4 +1,5 @@
-import { Controller, Get, Inject } from '@nestjs/common';
+import { InjectQueue } from '@nestjs/bullmq';
+import { Controller, Get, Inject, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import {
   HealthCheck,
@@ -6,11 +7,18 @@ import {
   HealthIndicatorService,
   TypeOrmHealthIndicator,
 } from '@nestjs/terminus';
+import { Queue } from 'bullmq';
+import { FastifyReply } from 'fastify';
 import { Redis } from 'ioredis';
+import { QUEUE } from '@app/contracts';
 import { REDIS } from '@app/redis';
 import { Public } from '../auth/public.decorator';
+import { PROBE_TIMEOUT_MS, withinProbeTime } from './probe-time';
 
-/** Liveness (the process answers) and readiness (PostgreSQL and Redis answer); no token needed. */
+/**
+ * Liveness (the process answers), readiness (PostgreSQL and Redis answer) and consumers (some worker consumes
+ * each queue); no token needed. Every probe answers within a second, whatever a dependency does.
+ */
 @ApiExcludeController()
 @Public()
 @Controller('health')
@@ -20,6 +28,8 @@ export class HealthController {
     private readonly database: TypeOrmHealthIndicator,
     private readonly indicators: HealthIndicatorService,
     @Inject(REDIS) private readonly redis: Redis,
+    @InjectQueue(QUEUE.agentRun) private readonly agentRuns: Queue,
+    @InjectQueue(QUEUE.sourceSync) private readonly sourceSyncs: Queue,
   ) {}
 
   @Get('live')
@@ -31,16 +41,40 @@ export class HealthController {
   @HealthCheck()
   ready() {
     return this.health.check([
-      () => this.database.pingCheck('postgres', { timeout: 1500 }),
+      () => this.database.pingCheck('postgres', { timeout: PROBE_TIMEOUT_MS }),
       async () => {
         const indicator = this.indicators.check('redis');
+        // A disconnected client is down at once: a command would only wait in its offline queue.
+        if (this.redis.status !== 'ready')
+          return indicator.down({ message: `connection ${this.redis.status}` });
         try {
-          await this.redis.ping();
+          await withinProbeTime(this.redis.ping());
           return indicator.up();
         } catch (error) {
           return indicator.down({ message: (error as Error).message });
         }
       },
     ]);
+  }
+
+  /**
+   * How many workers consume each queue. Kept out of /health/ready on purpose: a gateway without workers still
+   * serves reads and stores requests (their runs wait), so it must stay in the load balancer; operators alert
+   * on this one instead (503 when a queue has no consumer, or Redis does not answer).
+   */
+  @Get('workers')
+  async workers(@Res({ passthrough: true }) reply: FastifyReply) {
+    try {
+      const [agentRun, sourceSync] = await withinProbeTime(
+        Promise.all([this.agentRuns.getWorkersCount(), this.sourceSyncs.getWorkersCount()]),
+      );
+      const consumers = { [QUEUE.agentRun]: agentRun, [QUEUE.sourceSync]: sourceSync };
+      const ok = agentRun > 0 && sourceSync > 0;
+      void reply.status(ok ? 200 : 503);
+      return { status: ok ? 'ok' : 'error', consumers };
+    } catch (error) {
+      void reply.status(503);
+      return { status: 'error', error: (error as Error).message };
+    }
   }
 }

@@ -7,27 +7,46 @@ import { Queue } from 'bullmq';
 import { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Settings } from '@app/config';
 import { QUEUE } from '@app/contracts';
+import { TooManyRequestsError } from '@app/contracts';
+import { PasswordAttempts } from '../auth/password-attempts';
 import { basicAuthAccepts } from './basic-auth';
 
 export const QUEUE_DASHBOARD_PATH = '/admin/queues';
 
 /**
  * Bull Board at /admin/queues for the agent-run and source-sync queues, behind HTTP basic auth with
- * ADMIN_USER / ADMIN_PASSWORD. Without ADMIN_PASSWORD nothing is mounted (404).
+ * ADMIN_USER / ADMIN_PASSWORD, throttled per client address on Redis (429 with Retry-After once spent).
+ * Without ADMIN_PASSWORD nothing is mounted (404).
  */
 export async function mountQueueDashboard(app: NestFastifyApplication, settings: Settings): Promise<boolean> {
   const password = settings.adminPassword;
   if (!password) return false;
-  const queues = [QUEUE.agentRun, QUEUE.sourceSync].map(
+  const queues = [QUEUE.agentRun, QUEUE.sourceSync, QUEUE.webhookDelivery].map(
     (name) => new BullMQAdapter(app.get<Queue>(getQueueToken(name), { strict: false })),
   );
   const board = new FastifyAdapter();
   board.setBasePath(QUEUE_DASHBOARD_PATH);
   createBullBoard({ queues, serverAdapter: board });
 
+  const attempts = app.get(PasswordAttempts, { strict: false });
+
   await app.register(async (scope: FastifyInstance) => {
     scope.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
-      if (basicAuthAccepts(request.headers.authorization, settings.adminUser, password)) return;
+      const header = request.headers.authorization;
+      // Only requests that try credentials count: a browser's first, bare request is just asked for them.
+      if (header) {
+        const attempt = await attempts.take({ dashboardClient: request.ip }).catch((error: unknown) => {
+          if (error instanceof TooManyRequestsError) return error;
+          throw error;
+        });
+        if (attempt instanceof TooManyRequestsError) {
+          return reply
+            .code(429)
+            .header('retry-after', attempt.retryAfterSeconds)
+            .send({ detail: 'Too many dashboard login attempts' });
+        }
+        if (basicAuthAccepts(header, settings.adminUser, password)) return attempt.succeeded();
+      }
       await reply
         .code(401)
         .header('www-authenticate', 'Basic realm="Parley queues", charset="UTF-8"')

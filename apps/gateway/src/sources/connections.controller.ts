@@ -3,7 +3,7 @@ import { ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { EndUserQuery } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { CurrentCaller } from '../auth/current-caller.decorator';
-import { requireEndUser } from '../http/end-user';
+import { endUserOf, requireEndUser } from '../http/end-user';
 import { UuidIdParams } from '../http/id-params';
 import { CreateConnectionDto } from './dto/connection.dto';
 import { ConnectionResponse } from './source.responses';
@@ -39,17 +39,17 @@ export class ConnectionsController {
   }
 
   @Get()
-  list(@CurrentCaller() caller: Caller, @Query() _query: EndUserQuery): Promise<ConnectionResponse[]> {
-    return this.listConnections.execute(caller);
+  list(@CurrentCaller() caller: Caller, @Query() query: EndUserQuery): Promise<ConnectionResponse[]> {
+    return this.listConnections.execute(caller, endUserOf(query));
   }
 
   @Get(':id')
   get(
     @CurrentCaller() caller: Caller,
     @Param() params: UuidIdParams,
-    @Query() _query: EndUserQuery,
+    @Query() query: EndUserQuery,
   ): Promise<ConnectionResponse> {
-    return this.getConnection.execute(caller, params.id);
+    return this.getConnection.execute(caller, endUserOf(query), params.id);
   }
 
   @Delete(':id')
@@ -57,9 +57,9 @@ export class ConnectionsController {
   async remove(
     @CurrentCaller() caller: Caller,
     @Param() params: UuidIdParams,
-    @Query() _query: EndUserQuery,
+    @Query() query: EndUserQuery,
   ): Promise<void> {
-    await this.deleteConnection.execute(caller, params.id);
+    await this.deleteConnection.execute(caller, endUserOf(query), params.id);
   }
 
   @Post(':id/check')
@@ -67,8 +67,8 @@ export class ConnectionsController {
   check(
     @CurrentCaller() caller: Caller,
     @Param() params: UuidIdParams,
-    @Query() _query: EndUserQuery,
+    @Query() query: EndUserQuery,
   ): Promise<ConnectionResponse> {
-    return this.checkConnection.execute(caller, params.id);
+    return this.checkConnection.execute(caller, endUserOf(query), params.id);
   }
 }

@@ -1,9 +1,11 @@
 import { Controller, Get, Header, Param, Query, Res, StreamableFile } from '@nestjs/common';
 import { ApiOkResponse, ApiProduces, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { FastifyReply } from 'fastify';
+import { Settings } from '@app/config';
 import { Caller } from '@app/identity';
 import { CurrentCaller } from '../auth/current-caller.decorator';
 import { jsonlBody } from './jsonl-body';
+import { StalledStreams } from './stalled-streams';
 import { StreamParams, StreamQuery } from './stream.dto';
 import { OpenReplyStream } from './use-cases/open-reply-stream.use-case';
 
@@ -12,7 +14,11 @@ import { OpenReplyStream } from './use-cases/open-reply-stream.use-case';
 @ApiSecurity('service-token')
 @Controller('chat/messages')
 export class StreamController {
-  constructor(private readonly openReplyStream: OpenReplyStream) {}
+  constructor(
+    private readonly openReplyStream: OpenReplyStream,
+    private readonly settings: Settings,
+    private readonly stalled: StalledStreams,
+  ) {}
 
   @Get(':message_id/stream')
   @ApiProduces('application/jsonl')
@@ -33,6 +39,7 @@ export class StreamController {
         userId: query.user_id,
       }),
       reply.raw,
+      { stallTimeoutMs: this.settings.streamStallTimeoutMs, stalled: this.stalled },
     );
   }
 }

@@ -1,10 +1,5 @@
-import { Transform } from 'class-transformer';
 import { IsInt, IsOptional, IsString, IsUUID } from 'class-validator';
-import { Ge } from '@app/contracts';
-
-/** A query string value is text: digits become a number, anything else stays as sent (and fails `IsInt`). */
-const toInteger = ({ value }: { value: unknown }) =>
-  typeof value === 'string' && /^[+-]?\d+$/.test(value.trim()) ? Number(value) : value;
+import { Ge, Le } from '@app/contracts';
 
 export class StreamParams {
   @IsUUID('all')
@@ -15,9 +10,10 @@ export class StreamParams {
 export class StreamQuery {
   /** Only lines with a greater seq: a client that reconnects passes the last seq it got. */
   @IsOptional()
-  @Transform(toInteger)
   @IsInt()
   @Ge(-1)
+  /** Past 2**53 a seq cannot be told from its neighbours: no line has one, so it is refused rather than rounded. */
+  @Le(Number.MAX_SAFE_INTEGER)
   after?: number;
 
   /** When given, the message's thread must be this end user's (CONTRACTS §2). */

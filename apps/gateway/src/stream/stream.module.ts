@@ -3,6 +3,7 @@ import { Redis } from 'ioredis';
 import { Settings } from '@app/config';
 import { createRedisConnection, REDIS } from '@app/redis';
 import { RunEventReader, SharedSubscriber } from '@app/run-events';
+import { StalledStreams } from './stalled-streams';
 import { StreamController } from './stream.controller';
 import { OpenReplyStream } from './use-cases/open-reply-stream.use-case';
 
@@ -33,13 +34,24 @@ class StreamLifecycle implements BeforeApplicationShutdown, OnApplicationShutdow
       provide: SharedSubscriber,
       inject: [Settings],
       useFactory: (settings: Settings) =>
-        new SharedSubscriber(createRedisConnection(settings, 'stream-subscriber')),
+        // Named by deployment and process, so an operator (or a fault test) can find this gateway's connection;
+        // it resubscribes by itself after a reconnect (SharedSubscriber), not through ioredis.
+        new SharedSubscriber(
+          createRedisConnection(settings, `${settings.redisPrefix}:stream-subscriber:${process.pid}`, {
+            autoResubscribe: false,
+          }),
+        ),
     },
     {
       provide: RunEventReader,
       inject: [REDIS, SharedSubscriber, Settings],
       useFactory: (redis: Redis, subscriber: SharedSubscriber, settings: Settings) =>
         new RunEventReader(redis, subscriber, settings.redisPrefix),
+    },
+    {
+      provide: StalledStreams,
+      inject: [Settings],
+      useFactory: (settings: Settings) => new StalledStreams(settings.streamMaxStalledBytes),
     },
     StreamLifecycle,
     OpenReplyStream,

@@ -1,13 +1,15 @@
 import { Processor } from '@nestjs/bullmq';
 import { DynamicModule, Module } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
 import { AgentModule } from '@app/agent';
 import { Settings } from '@app/config';
 import { QUEUE } from '@app/contracts';
 import { AgentRunProcessor } from './agent-run.processor';
+import { HandBackOnStop } from './hand-back-on-stop';
 import { RunCancellationListener } from './run-cancellation.listener';
 import { SweepPendingReplies } from './sweep-pending-replies';
 
-/** Agent runs on this worker: the `agent-run` consumer, the cancellation listener and the sweep. */
+/** Agent runs on this worker: the `agent-run` consumer, the cancellation listener, the sweep, the hand-back on stop. */
 @Module({})
 export class AgentRunModule {
   static forRoot(settings: Settings): DynamicModule {
@@ -23,8 +25,8 @@ export class AgentRunModule {
     )(AgentRunProcessor);
     return {
       module: AgentRunModule,
-      imports: [AgentModule],
-      providers: [AgentRunProcessor, RunCancellationListener, SweepPendingReplies],
+      imports: [AgentModule, DiscoveryModule],
+      providers: [AgentRunProcessor, RunCancellationListener, SweepPendingReplies, HandBackOnStop],
     };
   }
 }

@@ -1,12 +1,14 @@
 import { WorkerHost } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
-import { Job } from 'bullmq';
-import { RunAgentReply, RunScheduler } from '@app/agent';
-import { AgentRunJob } from '@app/contracts';
+import { DelayedError, Job } from 'bullmq';
+import { RunAgentReply, RunHandedBackError, RunScheduler } from '@app/agent';
+import { AgentRunJob, QUEUE } from '@app/contracts';
+import { processInJobTrace, TracedJobData } from '@app/queues';
 
 /**
  * Consumes `agent-run` jobs (declared a @Processor in AgentRunModule.forRoot, with the worker settings). A reply
- * that must wait for an earlier one of its thread goes back to the queue as a delayed job.
+ * that must wait for an earlier one of its thread goes back to the queue as a delayed job, and so does one handed
+ * back by this worker as it stops. The run continues the trace of the request that enqueued it.
  */
 @Injectable()
 export class AgentRunProcessor extends WorkerHost {
@@ -17,13 +19,23 @@ export class AgentRunProcessor extends WorkerHost {
     super();
   }
 
-  async process(job: Job<AgentRunJob>, token?: string): Promise<void> {
-    const result = await this.runAgentReply.execute({
-      messageId: job.data.messageId,
-      requestId: job.data.requestId,
-      finalAttempt: job.attemptsMade + 1 >= (job.opts.attempts ?? 1),
-      enqueuedAt: job.timestamp,
+  process(job: Job<AgentRunJob & TracedJobData>, token?: string): Promise<void> {
+    return processInJobTrace(QUEUE.agentRun, job, async () => {
+      const result = await this.runAgentReply
+        .execute({
+          messageId: job.data.messageId,
+          requestId: job.data.requestId,
+          finalAttempt: job.attemptsMade + 1 >= (job.opts.attempts ?? 1),
+          enqueuedAt: job.timestamp,
+        })
+        .catch(async (error: unknown) => {
+          if (!(error instanceof RunHandedBackError)) throw error;
+          // Back to the queue at once, without spending an attempt: another worker resumes it now rather than
+          // after this one's lock expires.
+          await job.moveToDelayed(Date.now(), token);
+          throw new DelayedError();
+        });
+      if (result === 'wait') await this.scheduler.defer(job, token);
     });
-    if (result === 'wait') await this.scheduler.defer(job, token);
   }
 }

@@ -2,12 +2,12 @@ import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } fro
 import { Redis } from 'ioredis';
 import { ActiveRuns } from '@app/agent';
 import { Settings } from '@app/config';
-import { runCancellationChannel } from '@app/queues';
+import { runCancellationChannel, RunCancellationRequest } from '@app/queues';
 import { createRedisConnection } from '@app/redis';
 
 /**
- * One subscriber connection per worker process on the cancellation channel: when the gateway archives a thread,
- * the worker running that thread's reply aborts it at once (the model call stops, no further step runs).
+ * One subscriber connection per worker process on the cancellation channel: when the gateway archives a thread
+ * or a follow-up interrupts its reply, the worker running that reply aborts it at once (the model call stops, no further step runs).
  */
 @Injectable()
 export class RunCancellationListener implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -21,8 +21,10 @@ export class RunCancellationListener implements OnApplicationBootstrap, OnApplic
 
   async onApplicationBootstrap(): Promise<void> {
     const subscriber = createRedisConnection(this.settings, 'run-cancellation');
-    subscriber.on('message', (_channel: string, threadId: string) => {
-      if (this.activeRuns.cancel(threadId)) this.logger.log({ threadId }, 'run cancelled');
+    subscriber.on('message', (_channel: string, payload: string) => {
+      const { threadId, messageId } = JSON.parse(payload) as RunCancellationRequest;
+      if (this.activeRuns.cancel(threadId, messageId))
+        this.logger.log({ threadId, messageId }, 'run cancelled');
     });
     await subscriber.subscribe(runCancellationChannel(this.settings.redisPrefix));
     this.subscriber = subscriber;

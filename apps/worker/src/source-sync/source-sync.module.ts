@@ -6,9 +6,11 @@ import { CompanyDocumentsToolModule, SourceSyncingModule } from '@app/knowledge'
 import { StorageModule } from '@app/storage';
 import { SourceSchedules } from './source-schedules';
 import { SourceSyncProcessor } from './source-sync.processor';
+import { SweepForgottenSyncs } from './sweep-forgotten-syncs';
 
 /**
- * Data sources on this worker: the `source-sync` consumer, the periodic schedulers, and the
+ * Data sources on this worker: the `source-sync` consumer, the periodic schedulers, the sweep of forgotten syncs,
+ * and the
  * `company_documents` tool that searches what the syncs indexed.
  */
 @Module({})
@@ -27,7 +29,7 @@ export class SourceSyncModule {
     return {
       module: SourceSyncModule,
       imports: [SourceSyncingModule, StorageModule, CompanyDocumentsToolModule],
-      providers: [SourceSyncProcessor, SourceSchedules],
+      providers: [SourceSyncProcessor, SourceSchedules, SweepForgottenSyncs],
     };
   }
 }

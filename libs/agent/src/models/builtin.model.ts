@@ -241,6 +241,11 @@ function outputText(output: LanguageModelV3ToolResultOutput): string {
     case 'json':
     case 'error-json':
       return JSON.stringify(output.value);
+    case 'content':
+      // Images stay placeholders: the builtin model reads text only.
+      return output.value
+        .map((part) => (part.type === 'text' ? part.text : `[${part.type.split('-')[0]} omitted]`))
+        .join('\n');
     default:
       return '';
   }

@@ -1,11 +1,11 @@
 import { IsOptional, IsString } from 'class-validator';
-import { MaxChars, Pattern } from './rules';
+import { MaxChars, Nullable, Pattern } from './rules';
 import {
   MEMORY_CONTENT_MAX_CHARS,
-  MEMORY_FOLDER_PATTERN,
+  MEMORY_FOLDER_SOURCE,
   MEMORY_FILE_NAMESPACE_MAX_CHARS,
   MEMORY_PATH_MAX_CHARS,
-  MEMORY_PATH_PATTERN,
+  MEMORY_PATH_SOURCE,
   MEMORY_PURPOSE_MAX_CHARS,
 } from './memory-path';
 
@@ -23,7 +23,7 @@ export class MemoryFileQuery {
 
   @IsString()
   @MaxChars(MEMORY_PATH_MAX_CHARS)
-  @Pattern(MEMORY_PATH_PATTERN)
+  @Pattern(MEMORY_PATH_SOURCE)
   path: string;
 
   /** Accepted and never used to pick the namespace (spec 4.5). */
@@ -41,7 +41,7 @@ export class MemoryFilesQuery {
 
   @IsOptional()
   @IsString()
-  @Pattern(MEMORY_FOLDER_PATTERN)
+  @Pattern(MEMORY_FOLDER_SOURCE)
   folder?: string;
 
   @IsOptional()
@@ -52,13 +52,14 @@ export class MemoryFilesQuery {
 /** PUT /memory/file: creates (no version) or updates the file whose version is given. */
 export class WriteMemoryFileDto {
   @IsOptional()
+  @Nullable()
   @IsString()
   @MaxChars(MEMORY_FILE_NAMESPACE_MAX_CHARS)
   namespace?: string;
 
   @IsString()
   @MaxChars(MEMORY_PATH_MAX_CHARS)
-  @Pattern(MEMORY_PATH_PATTERN)
+  @Pattern(MEMORY_PATH_SOURCE)
   path: string;
 
   @IsString()
@@ -71,6 +72,7 @@ export class WriteMemoryFileDto {
 
   /** The version last read; absent or null to create. */
   @IsOptional()
+  @Nullable()
   @IsString()
   version?: string | null;
 }

@@ -13,14 +13,21 @@ export const MEMORY_CONTENT_MAX_CHARS = 256 * 1024;
 export const MEMORY_PURPOSE_MAX_CHARS = 1000;
 export const MEMORY_PATH_MAX_CHARS = 512;
 
-/** One segment: no slash, backslash or control character, and not `.` or `..`. */
-const SEGMENT = String.raw`(?!\.\.?(?:/|$))[^/\\\u0000-\u001f\u007f]+`;
+/*
+ * One segment: no slash, backslash or control character, and not `.` or `..`. Written without look-around, and
+ * kept as source text, because the same pattern is the one Pydantic's Rust regex engine reports in `msg`.
+ */
+const SEGMENT_CHAR = String.raw`[^/\\\u0000-\u001f\u007f]`;
+const SEGMENT_FIRST = String.raw`[^./\\\u0000-\u001f\u007f]`;
+const SEGMENT = String.raw`(?:${SEGMENT_FIRST}${SEGMENT_CHAR}*|\.${SEGMENT_FIRST}${SEGMENT_CHAR}*|\.\.${SEGMENT_CHAR}+)`;
 
 /** `name` or `folder/name`: at most one folder (spec 4.5). */
-export const MEMORY_PATH_PATTERN = new RegExp(`^(?:${SEGMENT}/)?${SEGMENT}$`);
+export const MEMORY_PATH_SOURCE = `^(?:${SEGMENT}/)?${SEGMENT}$`;
+export const MEMORY_PATH_PATTERN = new RegExp(MEMORY_PATH_SOURCE);
 
 /** A folder of the listing: one segment. */
-export const MEMORY_FOLDER_PATTERN = new RegExp(`^${SEGMENT}$`);
+export const MEMORY_FOLDER_SOURCE = `^${SEGMENT}$`;
+export const MEMORY_FOLDER_PATTERN = new RegExp(MEMORY_FOLDER_SOURCE);
 
 /** Why a path is refused, or null when it is a valid memory path (for callers outside the HTTP DTOs). */
 export function memoryPathProblem(path: string): string | null {

@@ -1,38 +1,47 @@
-import { Type } from 'class-transformer';
-import { IsInt, IsObject, IsOptional, IsString, ValidateNested } from 'class-validator';
+import { IsInt, IsOptional, IsString } from 'class-validator';
 import { HumanMessageDto } from './human-message.dto';
-import { Ge, MaxChars } from './rules';
+import { Ge, MaxChars, Model, Nullable, OneOf } from './rules';
 import { MEMORY_NAMESPACE_MAX_CHARS } from './start-chat.dto';
 
-/** Options of a follow-up message (CONTRACTS §4). */
+/** What a follow-up does when its thread still has a live reply (CONTRACTS §12). */
+export const MULTITASK_STRATEGIES = ['enqueue', 'reject', 'interrupt'] as const;
+export type MultitaskStrategy = (typeof MULTITASK_STRATEGIES)[number];
+
+/** Options of a follow-up message (CONTRACTS §4, §12). */
 export class PostMessageOptionsDto {
   /** When given, it must be the thread's owner. */
   @IsOptional()
+  @Nullable()
   @IsString()
   user_id?: string | null;
 
   @IsOptional()
+  @Nullable()
   @IsInt()
   @Ge(1)
   max_steps?: number | null;
 
   /** Accepted only when equal to the thread's namespace: a thread's namespace never changes (spec 4.2 rule 4). */
   @IsOptional()
+  @Nullable()
   @IsString()
   @MaxChars(MEMORY_NAMESPACE_MAX_CHARS)
   memory_namespace?: string | null;
+
+  /** `enqueue` when absent or null. */
+  @IsOptional()
+  @Nullable()
+  @OneOf(MULTITASK_STRATEGIES)
+  multitask_strategy?: MultitaskStrategy | null;
 }
 
 /** POST /chat/{thread_id} body. */
 export class PostMessageDto {
-  @IsObject()
-  @ValidateNested()
-  @Type(() => HumanMessageDto)
+  @Model(() => HumanMessageDto)
   message: HumanMessageDto;
 
   @IsOptional()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => PostMessageOptionsDto)
+  @Nullable()
+  @Model(() => PostMessageOptionsDto)
   options?: PostMessageOptionsDto | null;
 }

@@ -1,9 +1,9 @@
 import { PartialType } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import { IsInt, IsObject, IsOptional, IsString } from 'class-validator';
 import { Ge, Le, MaxChars, MinChars, OneOf } from './rules';
 
-export const TEMPLATE_SCOPES = ['private', 'organization'] as const;
+/** In the spec's order (4.7), which is the order a 422 lists them in. */
+export const TEMPLATE_SCOPES = ['organization', 'private'] as const;
 
 /** Limits of a template's text fields (the spec names none; these keep rows and listings bounded). */
 export const TEMPLATE_LIMITS = {
@@ -76,14 +76,12 @@ export class UpdateQueryTemplateDto extends PartialType(CreateQueryTemplateDto) 
 /** GET /agent_execution/query_templates: the end user, and a page. */
 export class ListQueryTemplatesQuery extends EndUserQuery {
   @IsOptional()
-  @Type(() => Number)
   @IsInt()
   @Ge(1)
   @Le(100)
   limit?: number;
 
   @IsOptional()
-  @Type(() => Number)
   @IsInt()
   @Ge(0)
   offset?: number;

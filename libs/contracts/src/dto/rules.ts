@@ -1,5 +1,6 @@
 import {
   ArrayMaxSize,
+  ArrayMinSize,
   ArrayUnique,
   IsIn,
   Matches,
@@ -7,144 +8,92 @@ import {
   MaxLength,
   Min,
   MinLength,
+  ValidateBy,
+  ValidateNested,
   ValidationOptions,
 } from 'class-validator';
-import { RuleContext } from '../validation-error';
+import { Type } from 'class-transformer';
+
+/*
+ * The rules of a request DTO, named as Pydantic's constraints. They are class-validator decorators, so a DTO
+ * stays one plain class that @nestjs/swagger and class-validator both read; the gateway's validation pipe reads
+ * the same metadata and checks it with Pydantic's rules (libs/contracts/src/pydantic, README there).
+ * Rules class-validator has no word for (nullable, a union) are `ValidateBy` markers the pipe recognises by name.
+ */
+
+/** `max_length` of a string: `string_too_long`. */
+export const MaxChars = (max: number, options?: ValidationOptions) => MaxLength(max, options);
+/** `min_length` of a string: `string_too_short`. */
+export const MinChars = (min: number, options?: ValidationOptions) => MinLength(min, options);
+/**
+ * `pattern` of a string: `string_pattern_mismatch`. Give the source text, as Pydantic reports it; it must also
+ * compile in Rust's regex crate (no look-around), as pydantic-core's does.
+ */
+export const Pattern = (source: string, options?: ValidationOptions) =>
+  Matches(new RegExp(source), {
+    ...options,
+    context: { source },
+  });
+/** `ge` of an integer: `greater_than_equal`. */
+export const Ge = (min: number, options?: ValidationOptions) => Min(min, options);
+/** `le` of an integer: `less_than_equal`. */
+export const Le = (max: number, options?: ValidationOptions) => Max(max, options);
+/** A Python `Enum` of strings: `enum`, listing the values in the order given (the spec's order). */
+export const OneOf = (values: readonly string[], options?: ValidationOptions) =>
+  IsIn(values as string[], options);
+/** `max_length` of a list: `too_long`. */
+export const MaxItems = (max: number, options?: ValidationOptions) => ArrayMaxSize(max, options);
+/** `min_length` of a list: `too_short`. */
+export const MinItems = (min: number, options?: ValidationOptions) => ArrayMinSize(min, options);
+/** Items unique: a `value_error` after the items are valid, as a Pydantic after-validator raises it. */
+export const UniqueItems = (options?: ValidationOptions) => ArrayUnique(undefined, options);
+
+export const NULLABLE = 'pydanticNullable';
 
 /**
- * class-validator rules that report in Pydantic's words (API-SPEC 2.13, CONTRACTS §3). Each passes a
- * `RuleContext` the gateway's validation pipe reads; use these instead of the bare class-validator ones
- * wherever a limit of the spec is enforced.
+ * `X | None`: null is a value. Without it, null is refused with the field type's error, as Pydantic does for a
+ * field that only has a default (`max_steps: int = 60`). Pair it with `@IsOptional()` for `X | None = None`.
  */
-function withContext(context: RuleContext, options?: ValidationOptions): ValidationOptions {
-  return { ...options, context };
+export const Nullable = () =>
+  ValidateBy({ name: NULLABLE, validator: { validate: () => true, defaultMessage: () => '' } });
+
+export const LITERAL_OR_PATTERN = 'pydanticLiteralOrPattern';
+
+/**
+ * `Literal[values...] | constr(pattern=...)`: Pydantic's smart union. A value matching neither is reported once
+ * per member, each under the member's tag in `loc` (`literal['a','b']`, `constrained-str`).
+ */
+export const LiteralOrPattern = (values: readonly string[], source: string, options?: ValidationOptions) =>
+  ValidateBy(
+    {
+      name: LITERAL_OR_PATTERN,
+      constraints: [values, source],
+      validator: {
+        validate: (value: unknown) =>
+          typeof value === 'string' && (values.includes(value) || new RegExp(source).test(value)),
+        defaultMessage: () => `$property must be one of ${values.join(', ')} or match ${source}`,
+      },
+    },
+    options,
+  );
+
+export const MODEL = 'pydanticModel';
+
+/**
+ * A nested model (`message: HumanMessage`): an object validated field by field; anything else is
+ * `model_attributes_type`.
+ */
+export function Model(type: () => new () => object, options?: ValidationOptions): PropertyDecorator {
+  return (target, property) => {
+    ValidateNested(options)(target, property);
+    Type(type)(target, property as string);
+    ValidateBy(
+      {
+        name: MODEL,
+        constraints: [type],
+        validator: { validate: () => true, defaultMessage: () => '' },
+      },
+      options,
+    )(target, property as string);
+  };
 }
-
-const quoteList = (values: readonly string[]) =>
-  values.length === 1
-    ? `'${values[0]}'`
-    : `${values
-        .slice(0, -1)
-        .map((v) => `'${v}'`)
-        .join(', ')} or '${values[values.length - 1]}'`;
-
-export const MaxChars = (max: number, options?: ValidationOptions) =>
-  MaxLength(
-    max,
-    withContext(
-      {
-        pydantic: () => ({
-          type: 'string_too_long',
-          msg: `String should have at most ${max} character${max === 1 ? '' : 's'}`,
-          ctx: { max_length: max },
-        }),
-        failsItem: options?.each ? (item) => typeof item === 'string' && item.length > max : undefined,
-      },
-      options,
-    ),
-  );
-
-export const MinChars = (min: number, options?: ValidationOptions) =>
-  MinLength(
-    min,
-    withContext(
-      {
-        pydantic: () => ({
-          type: 'string_too_short',
-          msg: `String should have at least ${min} character${min === 1 ? '' : 's'}`,
-          ctx: { min_length: min },
-        }),
-        failsItem: options?.each ? (item) => typeof item === 'string' && item.length < min : undefined,
-      },
-      options,
-    ),
-  );
-
-export const Pattern = (pattern: RegExp, options?: ValidationOptions) =>
-  Matches(
-    pattern,
-    withContext(
-      {
-        pydantic: () => ({
-          type: 'string_pattern_mismatch',
-          msg: `String should match pattern '${pattern.source}'`,
-          ctx: { pattern: pattern.source },
-        }),
-        failsItem: options?.each ? (item) => typeof item === 'string' && !pattern.test(item) : undefined,
-      },
-      options,
-    ),
-  );
-
-export const Ge = (min: number, options?: ValidationOptions) =>
-  Min(
-    min,
-    withContext(
-      {
-        pydantic: () => ({
-          type: 'greater_than_equal',
-          msg: `Input should be greater than or equal to ${min}`,
-          ctx: { ge: min },
-        }),
-      },
-      options,
-    ),
-  );
-
-export const Le = (max: number, options?: ValidationOptions) =>
-  Max(
-    max,
-    withContext(
-      {
-        pydantic: () => ({
-          type: 'less_than_equal',
-          msg: `Input should be less than or equal to ${max}`,
-          ctx: { le: max },
-        }),
-      },
-      options,
-    ),
-  );
-
-export const OneOf = (values: readonly string[], options?: ValidationOptions) =>
-  IsIn(
-    values as string[],
-    withContext(
-      {
-        pydantic: () => ({
-          type: 'enum',
-          msg: `Input should be ${quoteList(values)}`,
-          ctx: { expected: quoteList(values) },
-        }),
-        failsItem: options?.each ? (item) => !values.includes(item as string) : undefined,
-      },
-      options,
-    ),
-  );
-
-export const MaxItems = (max: number, options?: ValidationOptions) =>
-  ArrayMaxSize(
-    max,
-    withContext(
-      {
-        pydantic: (value) => {
-          const actual = Array.isArray(value) ? value.length : 0;
-          return {
-            type: 'too_long',
-            msg: `List should have at most ${max} item${max === 1 ? '' : 's'} after validation, not ${actual}`,
-            ctx: { field_type: 'List', max_length: max, actual_length: actual },
-          };
-        },
-      },
-      options,
-    ),
-  );
-
-export const UniqueItems = (options?: ValidationOptions) =>
-  ArrayUnique(
-    undefined,
-    withContext(
-      { pydantic: () => ({ type: 'value_error', msg: 'Value error, list items must be unique' }) },
-      options,
-    ),
-  );

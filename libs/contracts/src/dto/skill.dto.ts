@@ -1,5 +1,5 @@
-import { IsBoolean, IsOptional, IsString, ValidateIf } from 'class-validator';
-import { MaxChars, MinChars, OneOf } from './rules';
+import { IsBoolean, IsOptional, IsString } from 'class-validator';
+import { MaxChars, MinChars, Nullable, OneOf } from './rules';
 
 export const SKILL_SCOPES = ['organization', 'private'] as const;
 
@@ -17,17 +17,20 @@ export class CreateSkillDto {
 
 /** PUT /skills/{skill_pid} (spec 4.8): every field optional and nullable; null leaves it as it is. */
 export class UpdateSkillDto {
-  @ValidateIf((_, value) => value !== null && value !== undefined)
+  @IsOptional()
+  @Nullable()
   @IsString()
   @MinChars(1)
   @MaxChars(200)
   display_name?: string | null;
 
-  @ValidateIf((_, value) => value !== null && value !== undefined)
+  @IsOptional()
+  @Nullable()
   @IsBoolean()
   active?: boolean | null;
 
-  @ValidateIf((_, value) => value !== null && value !== undefined)
+  @IsOptional()
+  @Nullable()
   @OneOf(SKILL_SCOPES)
   scope?: (typeof SKILL_SCOPES)[number] | null;
 

@@ -1,7 +1,6 @@
-import { Type } from 'class-transformer';
-import { IsInt, IsObject, IsOptional, IsString, ValidateNested } from 'class-validator';
+import { IsInt, IsOptional, IsString } from 'class-validator';
 import { HumanMessageDto } from './human-message.dto';
-import { Ge, MaxChars } from './rules';
+import { Ge, MaxChars, Model, Nullable } from './rules';
 
 export const MEMORY_NAMESPACE_MAX_CHARS = 128;
 
@@ -21,6 +20,7 @@ export class StartChatOptionsDto {
   max_steps?: number | null;
 
   @IsOptional()
+  @Nullable()
   @IsString()
   @MaxChars(MEMORY_NAMESPACE_MAX_CHARS)
   memory_namespace?: string | null;
@@ -29,20 +29,18 @@ export class StartChatOptionsDto {
 /** POST /chat body (API-SPEC 4.2). */
 export class StartChatDto {
   @IsOptional()
+  @Nullable()
   @IsString()
   name?: string | null;
 
   @IsOptional()
+  @Nullable()
   @IsString()
   project_id?: string | null;
 
-  @IsObject()
-  @ValidateNested()
-  @Type(() => HumanMessageDto)
+  @Model(() => HumanMessageDto)
   message: HumanMessageDto;
 
-  @IsObject()
-  @ValidateNested()
-  @Type(() => StartChatOptionsDto)
+  @Model(() => StartChatOptionsDto)
   options: StartChatOptionsDto;
 }

@@ -1,11 +1,11 @@
-import { Type } from 'class-transformer';
-import { IsBoolean, IsObject, IsOptional, IsString, ValidateNested } from 'class-validator';
-import { MaxChars, MinChars } from './rules';
+import { IsBoolean, IsOptional, IsString } from 'class-validator';
+import { MaxChars, MinChars, Model, Nullable } from './rules';
 
 export const THREAD_NAME_MAX_CHARS = 200;
 
 export class ThreadOwnerOptionsDto {
   @IsOptional()
+  @Nullable()
   @IsString()
   user_id?: string | null;
 }
@@ -13,18 +13,19 @@ export class ThreadOwnerOptionsDto {
 /** PUT /chat/{thread_id} body (CONTRACTS §4): rename, star or unstar. */
 export class UpdateThreadDto {
   @IsOptional()
+  @Nullable()
   @IsString()
   @MinChars(1)
   @MaxChars(THREAD_NAME_MAX_CHARS)
   name?: string | null;
 
   @IsOptional()
+  @Nullable()
   @IsBoolean()
   starred?: boolean | null;
 
   @IsOptional()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => ThreadOwnerOptionsDto)
+  @Nullable()
+  @Model(() => ThreadOwnerOptionsDto)
   options?: ThreadOwnerOptionsDto | null;
 }

@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { Settings } from '@app/config';
 import { ConnectionEntity, ConnectionRepository, SourceRepository } from '@app/persistence';
-import { CredentialCipher } from '../crypto/credential-cipher';
+import { CredentialCipher } from '@app/crypto';
 import { ConnectionRefusedError, TokenSource } from '../stores/store';
 import { StoreHttpError, StoreHttpOptions, storeFetch } from '../stores/store-http';
 

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Settings } from '@app/config';
+import { UntrustedParsing } from '@app/storage';
 import {
   ConnectionRepository,
   DocumentEntity,
@@ -48,6 +49,7 @@ export class SyncSource {
     private readonly tokens: ConnectionTokens,
     private readonly readers: StoreReaders,
     private readonly embedder: Embedder,
+    private readonly parsing: UntrustedParsing,
   ) {}
 
   async execute(sourceId: number): Promise<void> {
@@ -166,6 +168,7 @@ export class SyncSource {
         downloaded.mimeType,
         document.name,
         this.settings.documentParseTimeoutMs,
+        this.parsing,
       );
     } catch (error) {
       if (!(error instanceof ExtractionError)) throw error;

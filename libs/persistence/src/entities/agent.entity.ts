@@ -1,7 +1,7 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import { bigintAsNumber } from './column-types';
 
-/** An MCP server an agent may use as the tools `mcp:<name>`. */
+/** An MCP server an agent may use as the tools `mcp:<name>`, as stored: its secrets only sealed. */
 export interface McpServerConfig {
   name: string;
   /** stdio transport: the command line to start the server. */
@@ -9,6 +9,18 @@ export interface McpServerConfig {
   args?: string[];
   /** Streamable HTTP transport. */
   url?: string;
+  /** Names of the server's sealed environment variables (stdio) and headers (HTTP); their values are in `sealed`. */
+  envNames?: string[];
+  headerNames?: string[];
+  /** CredentialCipher envelope of `McpServerSecrets`; absent when the server has no secret. */
+  sealed?: string;
+  /** Header values of agents made before secrets were sealed: read as they are, rewritten sealed on update. */
+  headers?: Record<string, string>;
+}
+
+/** The write-only part of an MCP server: environment variables of a stdio server, headers of an HTTP one. */
+export interface McpServerSecrets {
+  env?: Record<string, string>;
   headers?: Record<string, string>;
 }
 

@@ -3,7 +3,10 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
 export type ConnectionKind = 'googledrive' | 'sharepoint' | 'draganddrop';
 export type ConnectionStatus = 'active' | 'expired' | 'error';
 
-/** Credentials a store needs (CONTRACTS §9), organization-wide; the credentials column is ciphertext only. */
+/**
+ * Credentials a store needs (CONTRACTS §9), the end user's who made it (`created_by`): only they see it and build
+ * sources on it. The credentials column is ciphertext only.
+ */
 @Entity('connections')
 export class ConnectionEntity {
   @PrimaryColumn('uuid')
@@ -28,6 +31,7 @@ export class ConnectionEntity {
   @Column({ type: 'boolean', default: false })
   inoperative: boolean;
 
+  /** The end user who owns the connection. */
   @Column({ name: 'created_by', type: 'text' })
   createdBy: string;
 

@@ -9,11 +9,13 @@ import { OrganizationEntity } from './organization.entity';
 import { PassageEntity } from './passage.entity';
 import { QueryTemplateEntity } from './query-template.entity';
 import { RunStepEntity } from './run-step.entity';
+import { IdempotencyKeyEntity } from './idempotency-key.entity';
 import { ShareLinkEntity } from './share-link.entity';
 import { SkillEntity, SkillSettingEntity } from './skill.entity';
 import { SourceEntity } from './source.entity';
 import { ThreadEntity } from './thread.entity';
 import { ToolCallEntity } from './tool-call.entity';
+import { WebhookAttemptEntity, WebhookDeliveryEntity, WebhookEntity } from './webhook.entity';
 
 export * from './agent.entity';
 export * from './api-key.entity';
@@ -28,10 +30,12 @@ export * from './passage.entity';
 export * from './query-template.entity';
 export * from './run-step.entity';
 export * from './share-link.entity';
+export * from './idempotency-key.entity';
 export * from './skill.entity';
 export * from './source.entity';
 export * from './thread.entity';
 export * from './tool-call.entity';
+export * from './webhook.entity';
 
 /** Every entity, listed (not globbed) so the apps and the TypeORM CLI see the same set. */
 export const ENTITIES = [
@@ -52,4 +56,8 @@ export const ENTITIES = [
   SourceEntity,
   DocumentEntity,
   PassageEntity,
+  WebhookEntity,
+  WebhookDeliveryEntity,
+  WebhookAttemptEntity,
+  IdempotencyKeyEntity,
 ];

@@ -37,6 +37,20 @@ export class RunStepEntity {
   @Column({ name: 'content_length', type: 'integer', default: 0 })
   contentLength: number;
 
+  /**
+   * Length of each text delta the step streamed, in order, so a log rebuilt from PostgreSQL (Redis lost it)
+   * cuts the text as it was streamed; null on steps stored before they were kept.
+   */
+  @Column({ name: 'delta_lengths', type: 'integer', array: true, nullable: true })
+  deltaLengths: number[] | null;
+
+  /**
+   * What the step streamed, when that is not its `text`: a model call resumed after a crash whose answer did
+   * not repeat the text the interrupted call had streamed. Null when it streamed exactly `text`.
+   */
+  @Column({ name: 'streamed_text', type: 'text', nullable: true })
+  streamedText: string | null;
+
   @Column({ name: 'started_at', type: 'timestamptz' })
   startedAt: Date;
 

@@ -5,6 +5,11 @@ import { TemplatesAndSkills1763900000000 } from './1763900000000-templates-and-s
 import { ConversationFiles1764020000000 } from './1764020000000-conversation-files';
 import { DataSources1764200000000 } from './1764200000000-data-sources';
 import { MessageDeltaLengths1764300000000 } from './1764300000000-message-delta-lengths';
+import { DeploymentSecrets1765100000000 } from './1765100000000-deployment-secrets';
+import { RunningRepliesByOrg1765200100000 } from './1765200100000-running-replies-by-org';
+import { RunStepDeltas1765400000000 } from './1765400000000-run-step-deltas';
+import { IdempotencyKeys1765500000000 } from './1765500000000-idempotency-keys';
+import { Webhooks1765600100000 } from './1765600100000-webhooks';
 
 /** Every migration in order; a merged migration is never edited, a change is a new file. */
 export const MIGRATIONS = [
@@ -15,4 +20,9 @@ export const MIGRATIONS = [
   ConversationFiles1764020000000,
   DataSources1764200000000,
   MessageDeltaLengths1764300000000,
+  DeploymentSecrets1765100000000,
+  RunningRepliesByOrg1765200100000,
+  RunStepDeltas1765400000000,
+  IdempotencyKeys1765500000000,
+  Webhooks1765600100000,
 ];

@@ -11,6 +11,8 @@ export type NewAgent = Pick<AgentEntity, 'orgId' | 'name'> &
     >
   >;
 
+export type AgentChanges = Partial<Omit<NewAgent, 'orgId'>>;
+
 @Injectable()
 export class AgentRepository {
   constructor(private readonly db: DataSource) {}
@@ -49,13 +51,25 @@ export class AgentRepository {
     return db.getRepository(AgentEntity).findOneBy({ id });
   }
 
-  listByOrg(orgId: string): Promise<AgentEntity[]> {
-    return this.db.getRepository(AgentEntity).find({ where: { orgId }, order: { createdAt: 'ASC' } });
+  /** The organization's agents, oldest first; archived ones only when asked (the admin CLI shows them). */
+  listByOrg(orgId: string, options: { includeArchived: boolean }): Promise<AgentEntity[]> {
+    return this.db.getRepository(AgentEntity).find({
+      where: options.includeArchived ? { orgId } : { orgId, archivedAt: IsNull() },
+      order: { createdAt: 'ASC' },
+    });
   }
 
-  async archive(id: string): Promise<AgentEntity | null> {
+  /** Changes an active agent of the organization; null when there is none. */
+  async update(orgId: string, id: string, values: AgentChanges): Promise<AgentEntity | null> {
     const repository = this.db.getRepository(AgentEntity);
-    await repository.update({ id, archivedAt: IsNull() }, { archivedAt: new Date() });
-    return repository.findOneBy({ id });
+    const result = await repository.update({ orgId, id, archivedAt: IsNull() }, values);
+    return result.affected ? repository.findOneBy({ orgId, id }) : null;
+  }
+
+  /** Archives an active agent of the organization; null when there is none. */
+  async archive(orgId: string, id: string): Promise<AgentEntity | null> {
+    const repository = this.db.getRepository(AgentEntity);
+    const result = await repository.update({ orgId, id, archivedAt: IsNull() }, { archivedAt: new Date() });
+    return result.affected ? repository.findOneBy({ orgId, id }) : null;
   }
 }

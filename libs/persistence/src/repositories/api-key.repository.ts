@@ -16,6 +16,13 @@ export class ApiKeyRepository {
     return this.db.getRepository(ApiKeyEntity).findOneBy({ keyHash, revokedAt: IsNull() });
   }
 
+  /** Every key of the organization, revoked ones included, oldest first (admin CLI `keys:list`). */
+  listByOrg(orgId: string): Promise<ApiKeyEntity[]> {
+    return this.db
+      .getRepository(ApiKeyEntity)
+      .find({ where: { orgId }, order: { createdAt: 'ASC', id: 'ASC' } });
+  }
+
   /** Marks the key revoked; returns it, or null when there is no such key. */
   async revoke(id: string): Promise<ApiKeyEntity | null> {
     const repository = this.db.getRepository(ApiKeyEntity);

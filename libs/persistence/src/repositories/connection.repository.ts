@@ -8,7 +8,10 @@ export type NewConnection = Pick<
   'name' | 'kind' | 'createdBy' | 'credentialsEncrypted' | 'expiresAt'
 >;
 
-/** Connections of an organization (every end user of it sees them); deleted ones are gone for the API. */
+/**
+ * Connections of an organization, each the end user's who made it (`created_by`): with a `userId` in the scope
+ * another user's connection is the same as a missing one. Deleted ones are gone for the API.
+ */
 @Injectable()
 export class ConnectionRepository {
   constructor(private readonly db: DataSource) {}
@@ -30,7 +33,7 @@ export class ConnectionRepository {
   }
 
   findVisible(scope: Scope, id: string, db: Db = this.db.manager): Promise<ConnectionEntity | null> {
-    return db.getRepository(ConnectionEntity).findOneBy({ id, orgId: scope.orgId, deletedAt: IsNull() });
+    return db.getRepository(ConnectionEntity).findOneBy({ id, ...visibleTo(scope) });
   }
 
   /** Any connection by id, deleted ones included (an archived source still names its connection). */
@@ -50,7 +53,7 @@ export class ConnectionRepository {
   /** Newest first. */
   listVisible(scope: Scope): Promise<ConnectionEntity[]> {
     return this.db.getRepository(ConnectionEntity).find({
-      where: { orgId: scope.orgId, deletedAt: IsNull() },
+      where: visibleTo(scope),
       order: { createdAt: 'DESC', id: 'DESC' },
     });
   }
@@ -69,13 +72,13 @@ export class ConnectionRepository {
     return db.getRepository(ConnectionEntity).save(connection);
   }
 
-  /** Soft delete, refused (false) while a source that is not archived uses it. */
+  /** Soft delete of a connection visible to the scope, refused (`in_use`) while a source that is not archived uses it. */
   async deleteUnused(scope: Scope, id: string): Promise<'deleted' | 'in_use' | 'missing'> {
     return this.db.transaction(async (tx) => {
       const found = await tx
         .getRepository(ConnectionEntity)
         .createQueryBuilder('c')
-        .where('c.id = :id AND c.org_id = :orgId AND c.deleted_at IS NULL', { id, orgId: scope.orgId })
+        .where({ id, ...visibleTo(scope) })
         .setLock('pessimistic_write')
         .getOne();
       if (!found) return 'missing';
@@ -88,4 +91,9 @@ export class ConnectionRepository {
       return 'deleted';
     });
   }
+}
+
+/** The live connections of the scope's organization, only the end user's own when the scope names one. */
+function visibleTo(scope: Scope) {
+  return { orgId: scope.orgId, deletedAt: IsNull(), ...(scope.userId ? { createdBy: scope.userId } : {}) };
 }

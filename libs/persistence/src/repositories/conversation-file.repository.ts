@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Brackets, DataSource, In, SelectQueryBuilder } from 'typeorm';
-import { ConversationFileEntity, FileOrigin } from '../entities';
+import { ConversationFileEntity } from '../entities';
 import { Db, Scope } from './scope';
 
 export interface NewConversationFile {
@@ -8,11 +8,6 @@ export interface NewConversationFile {
   name: string;
   mimetype: string;
   storageKey: string;
-}
-
-export interface NewAgentFile extends NewConversationFile {
-  size: number;
-  messageId: string;
 }
 
 /**
@@ -57,22 +52,6 @@ export class ConversationFileRepository {
     });
   }
 
-  /** A file an agent wrote while answering `messageId`; its bytes are already stored. */
-  async createAgentFile(
-    scope: Scope,
-    file: NewAgentFile,
-    db: Db = this.db.manager,
-  ): Promise<ConversationFileEntity> {
-    return this.insert(db, {
-      ...file,
-      orgId: scope.orgId,
-      userId: scope.userId ?? null,
-      origin: 'agent' as FileOrigin,
-      status: 'uploaded',
-      uploadedAt: new Date(),
-    });
-  }
-
   findVisible(scope: Scope, id: string, db: Db = this.db.manager): Promise<ConversationFileEntity | null> {
     return whereVisible(
       db.getRepository(ConversationFileEntity).createQueryBuilder('f').where('f.id = :id', { id }),
@@ -113,19 +92,25 @@ export class ConversationFileRepository {
   }
 
   /**
-   * Records what the storage host holds for a pending file; the file as it is now, or null when it is gone.
-   * A file already marked uploaded keeps its first record (the object is written once).
+   * Records the sealed object of a pending file (its final key, size and type); the file as it is now, or
+   * null when it is gone. A file already marked uploaded keeps its first record (the object is written once).
    */
   async markUploaded(
     id: string,
-    stored: { size: number; mimetype: string },
+    stored: { storageKey: string; size: number; mimetype: string },
     db: Db = this.db.manager,
   ): Promise<ConversationFileEntity | null> {
     await db
       .getRepository(ConversationFileEntity)
       .createQueryBuilder()
       .update()
-      .set({ status: 'uploaded', size: stored.size, mimetype: stored.mimetype, uploadedAt: () => 'now()' })
+      .set({
+        status: 'uploaded',
+        storageKey: stored.storageKey,
+        size: stored.size,
+        mimetype: stored.mimetype,
+        uploadedAt: () => 'now()',
+      })
       .where('id = :id AND status = :pending', { id, pending: 'pending' })
       .execute();
     return db.getRepository(ConversationFileEntity).findOneBy({ id });

@@ -128,6 +128,14 @@ export class MessageRepository {
     return db.getRepository(MessageEntity).findOneBy({ id });
   }
 
+  /** The thread's live replies (pending or running), in order; read under the thread's lock to decide on them. */
+  async liveReplies(tx: Db, threadId: string): Promise<{ id: string; status: 'pending' | 'running' }[]> {
+    return tx.query(
+      `SELECT id, status FROM messages WHERE thread_id = $1 AND live AND role = 'assistant' ORDER BY position`,
+      [threadId],
+    );
+  }
+
   /**
    * Closes the thread's replies that never started (status pending) as cancelled. Running ones are the
    * worker's to stop: it is told through RunCancellation and marks them itself.

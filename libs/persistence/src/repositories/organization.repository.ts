@@ -18,6 +18,11 @@ export class OrganizationRepository {
     return this.db.getRepository(OrganizationEntity).findOneByOrFail({ name });
   }
 
+  /** The organization of that name, or null: a lookup that must not create one. */
+  findByName(name: string): Promise<OrganizationEntity | null> {
+    return this.db.getRepository(OrganizationEntity).findOneBy({ name });
+  }
+
   findById(id: string): Promise<OrganizationEntity | null> {
     return this.db.getRepository(OrganizationEntity).findOneBy({ id });
   }

@@ -12,12 +12,16 @@ export interface PreparedStatement {
  * Runs a prepared statement on TypeORM's own connection pool. For the agent runtime's per-step statements: a
  * checkpoint's planning cost more than its commit (0.67 ms planned each time, 0.41 ms prepared, on this box), and
  * TypeORM's query runner added as much again. Stand-alone statements only: it never joins an open transaction.
+ * With DATABASE_PREPARED_STATEMENTS=false (behind a transaction-pooling PgBouncer < 1.21) the same text runs as
+ * an unnamed statement, planned each time, which any pooler passes through.
  */
 export async function runPrepared<Row>(
   db: DataSource,
   statement: PreparedStatement,
   values: unknown[],
 ): Promise<Row[]> {
-  const pool = (db.driver as PostgresDriver).master as Pool;
-  return (await pool.query({ name: statement.name, text: statement.text, values })).rows as Row[];
+  const pool = (db.driver as PostgresDriver).master as Pool & { options: { namedStatements?: boolean } };
+  const query =
+    pool.options.namedStatements === false ? { text: statement.text, values } : { ...statement, values };
+  return (await pool.query(query)).rows as Row[];
 }

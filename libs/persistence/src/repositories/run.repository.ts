@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import type { WebhookEvent } from '@app/contracts';
 import {
   AgentEntity,
   MessageEntity,
@@ -8,6 +9,7 @@ import {
   ThreadEntity,
   ToolCallEntity,
 } from '../entities';
+import { isRunOverBudget, replyTokensSpent } from '../rules/token-budget';
 import { entityFromJson } from './entity-rows';
 import { PreparedStatement, runPrepared } from './prepared-statement';
 import { Db } from './scope';
@@ -37,47 +39,67 @@ export interface GateQuery {
   replyTokens: number;
 }
 
+/** A budget as the gate's statements read it (bigint columns arrive as JSON numbers). */
+type BudgetJson = { limit: number | null; used: number } | null;
+
+/** The facts a gate is decided from; the rules are TypeScript (isRunOverBudget). */
 interface GateRow {
   saved: number;
   archived: boolean;
-  spent: boolean;
+  agent_budget: BudgetJson;
+  org_budget: BudgetJson;
 }
 
-/** The gate as select-list items, on parameters $1 thread and $2 agent, and `tokens` the reply's tokens. */
-const gateSql = (tokens: string): string => `
+/**
+ * The gate's facts as select-list items, on parameters $1 thread and $2 agent: whether the thread is archived
+ * (or gone), and the agent's and its organization's budgets.
+ */
+const GATE_FACTS_SQL = `
   COALESCE((SELECT archived_at IS NOT NULL FROM threads WHERE id = $1), true) AS archived,
-  EXISTS (SELECT 1 FROM agents WHERE id = $2 AND token_budget IS NOT NULL AND tokens_used + ${tokens} >= token_budget)
-  OR EXISTS (SELECT 1 FROM organizations WHERE id = (SELECT org_id FROM agents WHERE id = $2)
-             AND token_budget IS NOT NULL AND tokens_used + ${tokens} >= token_budget) AS spent`;
+  (SELECT jsonb_build_object('limit', token_budget, 'used', tokens_used) FROM agents WHERE id = $2) AS agent_budget,
+  (SELECT jsonb_build_object('limit', o.token_budget, 'used', o.tokens_used)
+     FROM organizations o JOIN agents a ON a.org_id = o.id WHERE a.id = $2) AS org_budget`;
 
-/** The gate of a step, with $3 the tokens the reply spent so far. */
-const GATE_SQL = gateSql('$3');
+const gateParams = (query: GateQuery): unknown[] => [query.threadId, query.agentId];
 
-const gateParams = (query: GateQuery, extraTokens: number): unknown[] => [
-  query.threadId,
-  query.agentId,
-  query.replyTokens + extraTokens,
-];
-
-const toGate = (row: GateRow): RunGate => ({ archived: row.archived, budgetSpent: row.spent });
+/** The gate of the next step, with `replyTokens` all the reply spent so far. */
+const toGate = (row: GateRow, replyTokens: number): RunGate => ({
+  archived: row.archived,
+  budgetSpent: isRunOverBudget({ agent: row.agent_budget, organization: row.org_budget }, replyTokens),
+});
 
 /*
  * The statements a run makes at every step or reply, prepared (see runPrepared). Each name must stay unique to
  * its text: a connection keeps the first text it prepared under a name.
  */
 /**
- * A reply's start, in its thread's order: it waits while an earlier reply of the thread is live (unless the
- * thread is archived: then it only closes), else it becomes running (PostgreSQL runs the UPDATE whether or
- * not the SELECT reads it).
+ * A reply's start, in its thread's order and within its organization's cap: it waits while an earlier reply of
+ * the thread is live (unless the thread is archived: then it only closes) or while its organization already has
+ * $6 runs running (a reply already running, resumed after a crash, is not held back); else it becomes running
+ * (PostgreSQL runs the UPDATE whether or not the SELECT reads it). RunRepository.start serializes the starts of
+ * one organization, so the count it reads is not stale.
  */
 const START_RUN: PreparedStatement = {
-  name: 'run_start',
+  name: 'run_start_capped',
   text: `WITH blocked AS (
-     SELECT NOT $3::boolean AND EXISTS (SELECT 1 FROM messages WHERE thread_id = $1 AND live AND position < $2) AS blocked),
+     SELECT NOT $3::boolean AND (
+       EXISTS (SELECT 1 FROM messages WHERE thread_id = $1 AND live AND position < $2)
+       OR (SELECT status = 'pending' FROM messages WHERE id = $4)
+          AND (SELECT count(*) FROM messages WHERE org_id = $5 AND live AND status = 'running') >= $6
+     ) AS blocked),
    marked AS (
      UPDATE messages SET status = 'running', updated_at = now()
      WHERE id = $4 AND live AND NOT (SELECT blocked FROM blocked) RETURNING id)
-   SELECT blocked FROM blocked`,
+   SELECT COALESCE((SELECT blocked FROM blocked), false) AS blocked`,
+};
+
+/** The organization's oldest pending reply that is first in its thread: the one a freed slot goes to. */
+const NEXT_WAITING_REPLY_OF_ORG: PreparedStatement = {
+  name: 'run_next_waiting_reply_of_org',
+  text: `SELECT m.id, m.thread_id FROM messages m
+     WHERE m.org_id = $1 AND m.live AND m.status = 'pending' AND m.role = 'assistant'
+       AND NOT EXISTS (SELECT 1 FROM messages e WHERE e.thread_id = m.thread_id AND e.live AND e.position < m.position)
+     ORDER BY m.created_at LIMIT 1`,
 };
 
 const NEXT_LIVE_REPLY: PreparedStatement = {
@@ -105,27 +127,37 @@ const RUN_CONTEXT: PreparedStatement = {
      (SELECT COALESCE(jsonb_agg(to_jsonb(s) ORDER BY s.step), '[]') FROM run_steps s WHERE s.message_id = $3) AS steps,
      (SELECT COALESCE(jsonb_agg(to_jsonb(c) ORDER BY c.step, c.call_id), '[]') FROM tool_calls c
       WHERE c.message_id = $3) AS tool_results,
-     ${gateSql('(SELECT COALESCE(SUM(usage_tokens), 0) FROM run_steps WHERE message_id = $3)')}`,
+     ${GATE_FACTS_SQL}`,
 };
 
 const SAVE_STEP: PreparedStatement = {
   name: 'run_save_step',
   text: `WITH saved AS (
      INSERT INTO run_steps
-       (message_id, step, text, tool_calls, questions, structured_output, usage_tokens, content_length, started_at)
-     VALUES ($4, $5, $6, $7, $8, $9, $10, $11, $12)
+       (message_id, step, text, tool_calls, questions, structured_output, usage_tokens, content_length, started_at,
+        delta_lengths, streamed_text)
+     VALUES ($3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
      ON CONFLICT (message_id, step) DO NOTHING RETURNING 1)
-   SELECT (SELECT count(*) FROM saved)::int AS saved, ${GATE_SQL}`,
+   SELECT (SELECT count(*) FROM saved)::int AS saved, ${GATE_FACTS_SQL}`,
 };
 
 const SAVE_TOOL_RESULT: PreparedStatement = {
   name: 'run_save_tool_result',
   text: `WITH saved AS (
      INSERT INTO tool_calls (idempotency_key, message_id, step, call_id, name, arguments, output, is_error, duration_ms)
-     VALUES ($4, $5, $6, $7, $8, $9, $10, $11, $12)
+     VALUES ($3, $4, $5, $6, $7, $8, $9, $10, $11)
      ON CONFLICT (idempotency_key) DO NOTHING RETURNING 1)
-   SELECT (SELECT count(*) FROM saved)::int AS saved, ${GATE_SQL}`,
+   SELECT (SELECT count(*) FROM saved)::int AS saved, ${GATE_FACTS_SQL}`,
 };
+
+/**
+ * The outbox rows of a reply's end: one per active webhook of its organization subscribed to the event ($9 event
+ * id, $10 type, $11 body), in the final statement itself, so an event exists exactly when the reply ended.
+ */
+const WEBHOOK_OUTBOX_SQL = `
+     INSERT INTO webhook_deliveries (id, webhook_id, event_id, type, payload, next_attempt_at)
+     SELECT gen_random_uuid(), w.id, $9, $10, $11, now()
+     FROM done JOIN webhooks w ON w.org_id = done.org_id AND w.active AND $10 = ANY (w.events)`;
 
 const FINISH_REPLY: PreparedStatement = {
   name: 'run_finish_reply',
@@ -136,7 +168,8 @@ const FINISH_REPLY: PreparedStatement = {
        updated_at = now()
      FROM usage WHERE id = $1 AND live RETURNING thread_id, agent_id, org_id, usage_tokens),
    agent AS (UPDATE agents SET tokens_used = tokens_used + done.usage_tokens FROM done WHERE id = done.agent_id),
-   org AS (UPDATE organizations SET tokens_used = tokens_used + done.usage_tokens FROM done WHERE id = done.org_id)
+   org AS (UPDATE organizations SET tokens_used = tokens_used + done.usage_tokens FROM done WHERE id = done.org_id),
+   hooks AS (${WEBHOOK_OUTBOX_SQL})
    SELECT (SELECT id FROM messages WHERE thread_id = done.thread_id AND live AND role = 'assistant' AND id <> $1
            ORDER BY position LIMIT 1) AS next_reply_id
    FROM done`,
@@ -169,32 +202,53 @@ export class RunRepository {
   constructor(private readonly db: DataSource) {}
 
   /**
-   * Starts a reply's run in its thread's order: `blocked` while an earlier reply of the thread is pending or
-   * running (never on an archived thread, whose replies only close); else pending → running (a reply no
-   * longer live is left as it is).
+   * Starts a reply's run in its thread's order and within its organization's cap of `orgCap` running replies:
+   * `blocked` while an earlier reply of the thread is pending or running (never on an archived thread, whose
+   * replies only close) or while the organization is at its cap; else pending → running (a reply no longer live
+   * is left as it is). The starts of one organization take a transaction-scoped advisory lock, so two workers
+   * cannot both take its last slot.
    */
   async start(
-    reply: { id: string; threadId: string; position: number },
+    reply: { id: string; threadId: string; position: number; orgId: string },
     threadArchived: boolean,
+    orgCap: number,
   ): Promise<'blocked' | 'started'> {
-    const [row] = await runPrepared<{ blocked: boolean }>(this.db, START_RUN, [
-      reply.threadId,
-      reply.position,
-      threadArchived,
-      reply.id,
-    ]);
-    return row.blocked ? 'blocked' : 'started';
+    return this.db.transaction(async (tx) => {
+      await tx.query(`SELECT pg_advisory_xact_lock(hashtext('agent-run-org'), hashtext($1))`, [reply.orgId]);
+      const [row]: { blocked: boolean }[] = await tx.query(START_RUN.text, [
+        reply.threadId,
+        reply.position,
+        threadArchived,
+        reply.id,
+        reply.orgId,
+        orgCap,
+      ]);
+      return row.blocked ? 'blocked' : 'started';
+    });
   }
 
-  /** Whether an earlier reply of the reply's thread is still pending or running, from the reply's id alone. */
-  async isBlocked(messageId: string, db: Db = this.db.manager): Promise<boolean> {
+  /**
+   * Whether the pending reply would be blocked now, from its id alone: an earlier reply of its thread is still
+   * live, or its organization has `orgCap` replies running.
+   */
+  async isBlocked(messageId: string, orgCap: number, db: Db = this.db.manager): Promise<boolean> {
     const rows: { blocked: boolean }[] = await db.query(
       `SELECT EXISTS (
-         SELECT 1 FROM messages r JOIN messages e ON e.thread_id = r.thread_id AND e.live AND e.position < r.position
-         WHERE r.id = $1) AS blocked`,
-      [messageId],
+           SELECT 1 FROM messages r JOIN messages e ON e.thread_id = r.thread_id AND e.live AND e.position < r.position
+           WHERE r.id = $1)
+         OR (SELECT count(*) FROM messages e JOIN messages r ON r.id = $1
+             WHERE e.org_id = r.org_id AND e.live AND e.status = 'running') >= $2 AS blocked`,
+      [messageId, orgCap],
     );
     return rows[0].blocked;
+  }
+
+  /** The organization's oldest pending reply that is first in its thread (null when none): the next to start. */
+  async nextWaitingReplyOfOrg(orgId: string): Promise<{ id: string; threadId: string } | null> {
+    const [row] = await runPrepared<{ id: string; thread_id: string }>(this.db, NEXT_WAITING_REPLY_OF_ORG, [
+      orgId,
+    ]);
+    return row ? { id: row.id, threadId: row.thread_id } : null;
   }
 
   /** The id of the thread's earliest live reply: the one to run next. */
@@ -228,11 +282,12 @@ export class RunRepository {
     const [row] = await runPrepared<
       { history: JsonRow[]; steps: JsonRow[]; tool_results: JsonRow[] } & GateRow
     >(this.db, RUN_CONTEXT, [reply.threadId, agentId, reply.id, reply.position]);
+    const steps = row.steps.map((json) => entityFromJson(this.db, RunStepEntity, json));
     return {
       history: row.history.map((json) => entityFromJson(this.db, MessageEntity, json)),
-      steps: row.steps.map((json) => entityFromJson(this.db, RunStepEntity, json)),
+      steps,
       toolResults: row.tool_results.map((json) => entityFromJson(this.db, ToolCallEntity, json)),
-      gate: toGate(row),
+      gate: toGate(row, replyTokensSpent(steps)),
     };
   }
 
@@ -242,7 +297,7 @@ export class RunRepository {
    */
   async saveStep(step: RunStepEntity, gate: GateQuery): Promise<{ step: RunStepEntity; gate: RunGate }> {
     const rows = await runPrepared<GateRow>(this.db, SAVE_STEP, [
-      ...gateParams(gate, step.usageTokens),
+      ...gateParams(gate),
       step.messageId,
       step.step,
       step.text,
@@ -252,6 +307,8 @@ export class RunRepository {
       step.usageTokens,
       step.contentLength,
       step.startedAt,
+      step.deltaLengths,
+      step.streamedText,
     ]);
     const stored =
       rows[0].saved > 0
@@ -259,7 +316,7 @@ export class RunRepository {
         : await this.db
             .getRepository(RunStepEntity)
             .findOneByOrFail({ messageId: step.messageId, step: step.step });
-    return { step: stored, gate: toGate(rows[0]) };
+    return { step: stored, gate: toGate(rows[0], gate.replyTokens + step.usageTokens) };
   }
 
   /**
@@ -271,7 +328,7 @@ export class RunRepository {
     gate: GateQuery,
   ): Promise<{ result: ToolCallEntity; gate: RunGate }> {
     const rows = await runPrepared<GateRow>(this.db, SAVE_TOOL_RESULT, [
-      ...gateParams(gate, 0),
+      ...gateParams(gate),
       result.idempotencyKey,
       result.messageId,
       result.step,
@@ -288,16 +345,21 @@ export class RunRepository {
         : await this.db
             .getRepository(ToolCallEntity)
             .findOneByOrFail({ idempotencyKey: result.idempotencyKey });
-    return { result: stored, gate: toGate(rows[0]) };
+    return { result: stored, gate: toGate(rows[0], gate.replyTokens) };
   }
 
   /**
    * Writes the final row of a live reply and adds the tokens its steps spent to the agent's and the
    * organization's counters (tokens_used = tokens_used + n), in one statement: a reply is counted once, when it
    * stops being live. Answers, in the same round trip, the thread's next live reply (the one to run next; null
-   * when none), or null when the reply was no longer live (someone else ended it).
+   * when none), or null when the reply was no longer live (someone else ended it). `event` reports the end to
+   * the organization's webhooks, written by the same statement.
    */
-  async finish(messageId: string, outcome: ReplyOutcome): Promise<{ nextReplyId: string | null } | null> {
+  async finish(
+    messageId: string,
+    outcome: ReplyOutcome,
+    event: WebhookEvent,
+  ): Promise<{ nextReplyId: string | null } | null> {
     const [row] = await runPrepared<{ next_reply_id: string | null }>(this.db, FINISH_REPLY, [
       messageId,
       outcome.status,
@@ -307,6 +369,9 @@ export class RunRepository {
       outcome.structuredOutput === null ? null : JSON.stringify(outcome.structuredOutput),
       JSON.stringify(outcome.events),
       outcome.deltaLengths,
+      event.id,
+      event.type,
+      JSON.stringify(event.payload),
     ]);
     return row ? { nextReplyId: row.next_reply_id } : null;
   }

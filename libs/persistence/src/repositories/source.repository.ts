@@ -111,6 +111,14 @@ export class SourceRepository {
     );
   }
 
+  /** Live sources whose sync started and has not ended: each must have a job, or lost it with Redis. */
+  async syncingIds(): Promise<number[]> {
+    const rows = (await this.db.query(
+      `SELECT id FROM sources WHERE archived_at IS NULL AND status = 'syncing' ORDER BY id`,
+    )) as { id: number }[];
+    return rows.map((row) => row.id);
+  }
+
   /** Live sources, for the periodic-sync schedulers a worker (re)installs at start. */
   async liveIds(): Promise<number[]> {
     const rows = (await this.db.query(

@@ -33,6 +33,6 @@ export class ArchiveThread {
       await this.threads.archive(tx, thread.id);
       await this.messages.cancelPendingReplies(tx, thread.id);
     });
-    await this.cancellation.requestCancel(input.threadId);
+    await this.cancellation.requestCancel({ threadId: input.threadId });
   }
 }

@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { Settings } from '@app/config';
 import {
+  ConflictError,
   InvalidInputError,
   MessageResponse,
   NotFoundError,
@@ -10,7 +11,7 @@ import {
 } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { AgentRepository, MessageRepository, ThreadRepository } from '@app/persistence';
-import { AgentRunQueue } from '@app/queues';
+import { AgentRunQueue, RunCancellation } from '@app/queues';
 import { FileAttachments } from '@app/storage';
 import {
   AGENT_NOT_FOUND,
@@ -20,6 +21,8 @@ import {
   threadScope,
 } from '../chat.rules';
 
+export const THREAD_HAS_LIVE_REPLY = 'Thread has a live reply';
+
 export interface PostMessageInput {
   threadId: string;
   /** `user_id` of the query string, if any. */
@@ -27,7 +30,11 @@ export interface PostMessageInput {
   body: PostMessageDto;
 }
 
-/** POST /chat/{thread_id}: a follow-up message and its pending reply, which is what the caller streams. */
+/**
+ * POST /chat/{thread_id}: a follow-up message and its pending reply, which is what the caller streams. While the
+ * thread has a live reply, `multitask_strategy` decides (CONTRACTS §12): queue behind it, refuse, or cancel it.
+ * The decision is taken under the thread's row lock, so two concurrent follow-ups see each other.
+ */
 @Injectable()
 export class PostMessage {
   private readonly logger = new Logger(PostMessage.name);
@@ -40,6 +47,7 @@ export class PostMessage {
     private readonly messages: MessageRepository,
     private readonly agentRuns: AgentRunQueue,
     private readonly attachments: FileAttachments,
+    private readonly cancellation: RunCancellation,
   ) {}
 
   async execute(caller: Caller, input: PostMessageInput): Promise<MessageResponse> {
@@ -47,7 +55,9 @@ export class PostMessage {
     const scope = threadScope(caller, input.userId, options.user_id);
     const { message } = input.body;
 
-    const { thread, reply, agent } = await this.db.transaction(async (tx) => {
+    const strategy = options.multitask_strategy ?? 'enqueue';
+
+    const { thread, reply, agent, interrupted } = await this.db.transaction(async (tx) => {
       // The lock orders concurrent follow-ups (positions never clash) and an archive racing with this call.
       const thread = await this.threads.lockVisible(tx, scope, input.threadId);
       if (!thread) throw new NotFoundError(THREAD_NOT_FOUND);
@@ -70,6 +80,11 @@ export class PostMessage {
       // A new run needs a live agent, as at the start of a thread.
       const agent = await this.agents.findActive(caller.orgId, thread.agentId, tx);
       if (!agent) throw new NotFoundError(AGENT_NOT_FOUND);
+      const live = strategy === 'enqueue' ? [] : await this.messages.liveReplies(tx, thread.id);
+      if (strategy === 'reject' && live.length > 0) throw new ConflictError(THREAD_HAS_LIVE_REPLY);
+      // Interrupt: replies that never started end here; the running one is its worker's to end, told after commit.
+      if (live.length > 0) await this.messages.cancelPendingReplies(tx, thread.id);
+      const interrupted = live.find((earlier) => earlier.status === 'running') ?? null;
       const { reply } = await this.messages.addExchange(
         tx,
         thread,
@@ -78,8 +93,13 @@ export class PostMessage {
           maxSteps: options.max_steps ?? this.settings.defaultMaxSteps,
         }),
       );
-      return { thread, reply, agent };
+      return { thread, reply, agent, interrupted };
     });
+
+    if (interrupted) {
+      // Before the new reply is enqueued: the request names the old reply, so it can never stop the new one.
+      await this.cancellation.requestCancel({ threadId: thread.id, messageId: interrupted.id });
+    }
 
     await enqueueStoredReply(this.agentRuns, this.logger, {
       messageId: reply.id,

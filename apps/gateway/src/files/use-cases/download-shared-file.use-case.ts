@@ -1,9 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { Readable } from 'node:stream';
 import { isUUID } from 'class-validator';
-import { ForbiddenError, GoneError, NotFoundError, UnauthenticatedError } from '@app/contracts';
-import { ConversationFileRepository, ShareLinkRepository } from '@app/persistence';
-import { StorageDriver, verifySharePassword } from '@app/storage';
+import {
+  ConflictError,
+  ForbiddenError,
+  GoneError,
+  NotFoundError,
+  UnauthenticatedError,
+} from '@app/contracts';
+import { ConversationFileEntity, ConversationFileRepository, ShareLinkRepository } from '@app/persistence';
+import { FileAttachments, StoredObjectMismatchError, verifySharePassword } from '@app/storage';
+import { PasswordAttempts } from '../../auth/password-attempts';
 import { SHARE_LINK_NOT_FOUND } from './revoke-share-link.use-case';
 
 export interface SharedFile {
@@ -15,7 +22,7 @@ export interface SharedFile {
 
 /**
  * GET /share/{link_id}, public (CONTRACTS §8): the file's bytes for whoever holds the link, and the password
- * when it has one (401 without, 403 wrong); 410 once revoked or expired. Each download that is answered
+ * when it has one (401 without, 403 wrong, 429 after too many attempts); 410 once revoked or expired. Each download that is answered
  * counts once, atomically.
  */
 @Injectable()
@@ -23,21 +30,25 @@ export class DownloadSharedFile {
   constructor(
     private readonly links: ShareLinkRepository,
     private readonly files: ConversationFileRepository,
-    private readonly storage: StorageDriver,
+    private readonly attachments: FileAttachments,
+    private readonly attempts: PasswordAttempts,
   ) {}
 
-  async execute(input: { linkId: string; password?: string }): Promise<SharedFile> {
+  async execute(input: { linkId: string; password?: string; clientAddress: string }): Promise<SharedFile> {
     const link = isUUID(input.linkId) ? await this.links.findById(input.linkId) : null;
     if (!link) throw new NotFoundError(SHARE_LINK_NOT_FOUND);
     assertUsable(link);
     if (link.passwordHash !== null) {
       if (!input.password) throw new UnauthenticatedError('This link needs its password in x-share-password');
+      // Counted before scrypt runs: a stranger's guesses are bounded per link and per address (429).
+      const attempt = await this.attempts.take({ shareLink: link.id, shareClient: input.clientAddress });
       if (!(await verifySharePassword(input.password, link.passwordHash))) {
         throw new ForbiddenError('Wrong password');
       }
+      await attempt.succeeded();
     }
     const file = await this.files.findById(link.fileId);
-    const body = file ? await this.storage.read(file.storageKey) : null;
+    const body = file ? await this.openRecorded(file) : null;
     if (!file || !body) throw new NotFoundError(SHARE_LINK_NOT_FOUND);
     // Counted by the statement that re-checks the link, so a revoke or expiry in between is still a 410.
     const counted = await this.links.countAccess(link.id);
@@ -46,6 +57,18 @@ export class DownloadSharedFile {
       throw new GoneError('This link has been revoked or has expired');
     }
     return { name: file.name, mimetype: file.mimetype, size: file.size, body };
+  }
+
+  /** Exactly the recorded bytes (the size the response declares), or a refusal before any is sent. */
+  private async openRecorded(file: ConversationFileEntity): Promise<Readable | null> {
+    try {
+      return await this.attachments.openRecorded(file);
+    } catch (error) {
+      if (error instanceof StoredObjectMismatchError) {
+        throw new ConflictError('The stored file no longer matches what was shared');
+      }
+      throw error;
+    }
   }
 }
 

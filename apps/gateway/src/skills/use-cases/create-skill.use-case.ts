@@ -3,19 +3,30 @@ import { v7 as uuidv7 } from 'uuid';
 import { ConflictError, SkillDetailResponse, toSkillDetailResponse } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { SkillRepository } from '@app/persistence';
-import { parseSkillDocument } from '@app/skills';
+import { Settings } from '@app/config';
+import { parseUploadedSkillDocument } from '@app/skills';
+import { UntrustedParsing } from '@app/storage';
 
 /** POST /skills: a `custom` skill, private to its creator until made organization-wide. */
 @Injectable()
 export class CreateSkill {
-  constructor(private readonly skills: SkillRepository) {}
+  constructor(
+    private readonly skills: SkillRepository,
+    private readonly parsing: UntrustedParsing,
+    private readonly settings: Settings,
+  ) {}
 
   async execute(
     caller: Caller,
     userId: string,
     upload: { content: string; loc: string[] },
   ): Promise<SkillDetailResponse> {
-    const { frontmatter, body } = parseSkillDocument(upload.content, upload.loc);
+    const { frontmatter, body } = await parseUploadedSkillDocument(
+      upload.content,
+      upload.loc,
+      this.parsing,
+      this.settings.parseTimeoutMs,
+    );
     if (await this.skills.nameTaken(caller.orgId, frontmatter.name)) {
       throw new ConflictError(`A skill named ${frontmatter.name} already exists`);
     }

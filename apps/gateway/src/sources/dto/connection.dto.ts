@@ -1,6 +1,5 @@
-import { Type } from 'class-transformer';
-import { IsDateString, IsOptional, IsString, ValidateNested } from 'class-validator';
-import { MaxChars, MinChars, OneOf } from '@app/contracts';
+import { IsDateString, IsOptional, IsString } from 'class-validator';
+import { MaxChars, MinChars, Model, OneOf } from '@app/contracts';
 
 export const STORES = ['googledrive', 'sharepoint', 'draganddrop'] as const;
 export type Store = (typeof STORES)[number];
@@ -36,8 +35,7 @@ export class CreateConnectionDto {
   kind: Store;
 
   @IsOptional()
-  @ValidateNested()
-  @Type(() => ConnectionCredentialsDto)
+  @Model(() => ConnectionCredentialsDto)
   credentials?: ConnectionCredentialsDto;
 
   @IsOptional()

@@ -1,6 +1,5 @@
-import { Type } from 'class-transformer';
-import { ArrayMinSize, IsArray, IsObject, IsOptional, IsString } from 'class-validator';
-import { MaxChars, MaxItems, MinChars, OneOf, UniqueItems } from '@app/contracts';
+import { IsArray, IsObject, IsOptional, IsString } from 'class-validator';
+import { MaxChars, MaxItems, MinChars, MinItems, Nullable, OneOf, UniqueItems } from '@app/contracts';
 import { STORES, Store } from './connection.dto';
 
 export const SOURCE_SCOPES = ['organization', 'private'] as const;
@@ -21,6 +20,7 @@ export class CreateSourceDto {
   scope: (typeof SOURCE_SCOPES)[number];
 
   @IsOptional()
+  @Nullable()
   @IsString()
   @MinChars(1)
   @MaxChars(200)
@@ -60,11 +60,10 @@ export class UpdateSourceDto {
 /** POST /dc/sources/{source_pid}/documents: uploaded files of the caller (CONTRACTS §8). */
 export class AddDocumentsDto {
   @IsArray()
-  @ArrayMinSize(1)
+  @MinItems(1)
   @MaxItems(100)
   @UniqueItems()
   @IsString({ each: true })
-  @Type(() => String)
   file_ids: string[];
 
   @IsOptional()

@@ -41,13 +41,16 @@ export class CreateConnection {
   }
 }
 
-/** GET /dc/connections: the organization's, newest first. */
+/**
+ * GET /dc/connections: newest first; with a `user_id` only that end user's own (a connection is its maker's),
+ * without one every connection of the organization (the organization's backend acting as itself).
+ */
 @Injectable()
 export class ListConnections {
   constructor(private readonly connections: ConnectionRepository) {}
 
-  async execute(caller: Caller): Promise<ConnectionResponse[]> {
-    return (await this.connections.listVisible({ orgId: caller.orgId })).map(toConnectionResponse);
+  async execute(caller: Caller, userId: string | undefined): Promise<ConnectionResponse[]> {
+    return (await this.connections.listVisible({ orgId: caller.orgId, userId })).map(toConnectionResponse);
   }
 }
 
@@ -55,8 +58,8 @@ export class ListConnections {
 export class GetConnection {
   constructor(private readonly connections: ConnectionRepository) {}
 
-  async execute(caller: Caller, id: string): Promise<ConnectionResponse> {
-    const connection = await this.connections.findVisible({ orgId: caller.orgId }, id);
+  async execute(caller: Caller, userId: string | undefined, id: string): Promise<ConnectionResponse> {
+    const connection = await this.connections.findVisible({ orgId: caller.orgId, userId }, id);
     if (!connection) throw new NotFoundError('Connection not found');
     return toConnectionResponse(connection);
   }
@@ -67,8 +70,8 @@ export class GetConnection {
 export class DeleteConnection {
   constructor(private readonly connections: ConnectionRepository) {}
 
-  async execute(caller: Caller, id: string): Promise<void> {
-    const outcome = await this.connections.deleteUnused({ orgId: caller.orgId }, id);
+  async execute(caller: Caller, userId: string | undefined, id: string): Promise<void> {
+    const outcome = await this.connections.deleteUnused({ orgId: caller.orgId, userId }, id);
     if (outcome === 'missing') throw new NotFoundError('Connection not found');
     if (outcome === 'in_use')
       throw new ConflictError('Connection is used by a source; archive its sources first');
@@ -83,8 +86,8 @@ export class CheckConnection {
     private readonly tokens: ConnectionTokens,
   ) {}
 
-  async execute(caller: Caller, id: string): Promise<ConnectionResponse> {
-    const connection = await this.connections.findVisible({ orgId: caller.orgId }, id);
+  async execute(caller: Caller, userId: string | undefined, id: string): Promise<ConnectionResponse> {
+    const connection = await this.connections.findVisible({ orgId: caller.orgId, userId }, id);
     if (!connection) throw new NotFoundError('Connection not found');
     return toConnectionResponse(await this.tokens.check(connection));
   }

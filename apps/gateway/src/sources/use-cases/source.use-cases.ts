@@ -18,14 +18,18 @@ import { SourceDocumentResponse, SourceResponse, toSourceDocumentResponse } from
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** A connection of the caller's organization for `store`: 404 when there is none, 422 for another kind. */
+/**
+ * A connection of the end user `userId` for `store`: 404 when there is none or it is another user's (a source
+ * reads a store through its connection's token, so only the connection's owner builds sources on it), 422 for
+ * another kind. An organization-scoped source on it is the owner's explicit choice (`scope` is required).
+ */
 async function connectionFor(
   connections: ConnectionRepository,
-  orgId: string,
+  owner: { orgId: string; userId: string },
   id: string,
   store: Store,
 ): Promise<ConnectionEntity> {
-  const connection = UUID.test(id) ? await connections.findVisible({ orgId }, id) : null;
+  const connection = UUID.test(id) ? await connections.findVisible(owner, id) : null;
   if (!connection) throw new NotFoundError('Connection not found');
   if (connection.kind !== store) {
     throw new InvalidInputError([
@@ -38,6 +42,16 @@ async function connectionFor(
     ]);
   }
   return connection;
+}
+
+/** Who moves a source to another connection: that connection's owner, so the end user must be named (422). */
+function connectionOwner(userId: string | undefined): string {
+  if (!userId) {
+    throw new InvalidInputError([
+      { loc: ['query', 'user_id'], msg: 'Field required', type: 'missing', input: null },
+    ]);
+  }
+  return userId;
 }
 
 function defaultName(store: Store, config: Record<string, unknown>): string {
@@ -60,7 +74,12 @@ export class CreateSource {
 
   async execute(caller: Caller, userId: string, input: CreateSourceDto): Promise<SourceResponse> {
     const { config, language } = parseStoreConfig(input.store, input.config);
-    const connection = await connectionFor(this.connections, caller.orgId, input.connection_id, input.store);
+    const connection = await connectionFor(
+      this.connections,
+      { orgId: caller.orgId, userId },
+      input.connection_id,
+      input.store,
+    );
     const source = await this.sources.create(
       { orgId: caller.orgId, userId },
       {
@@ -101,7 +120,12 @@ export class UpdateSource {
     if (!source) throw new NotFoundError('Source not found');
     const parsed = input.config ? parseStoreConfig(source.store, input.config) : null;
     const connection = input.connection_id
-      ? await connectionFor(this.connections, caller.orgId, input.connection_id, source.store)
+      ? await connectionFor(
+          this.connections,
+          { orgId: caller.orgId, userId: connectionOwner(userId) },
+          input.connection_id,
+          source.store,
+        )
       : null;
     const relisted =
       (parsed && JSON.stringify(parsed.config) !== JSON.stringify(source.config)) ||

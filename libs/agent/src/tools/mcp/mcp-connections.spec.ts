@@ -1,8 +1,9 @@
 import { Settings } from '@app/config';
-import { McpServerConfig } from '@app/persistence';
 import { McpHttpServer, startMcpHttpServer } from '../../../../../test/support/mcp-test-server';
 import { ToolError } from '../tool';
 import { McpConnections } from './mcp-connections';
+import { McpServerLaunch } from './mcp-server-launch';
+import { withoutImageBytes } from '../tool-content';
 import { toolOutput } from './mcp-tool-source';
 
 const TOKEN = 'unit-token';
@@ -11,11 +12,17 @@ const signal = new AbortController().signal;
 describe('McpConnections over streamable HTTP', () => {
   let http: McpHttpServer;
   let connections: McpConnections;
-  let server: McpServerConfig;
+  let server: McpServerLaunch;
 
   beforeAll(async () => {
     http = await startMcpHttpServer(TOKEN);
-    server = { name: 'remote', url: http.url, headers: { authorization: `Bearer ${TOKEN}` } };
+    server = {
+      name: 'remote',
+      url: http.url,
+      args: [],
+      env: {},
+      headers: { authorization: `Bearer ${TOKEN}` },
+    };
     connections = new McpConnections(Object.assign(new Settings(), { mcpConnectTimeoutMs: 2000 }));
   });
 
@@ -71,10 +78,27 @@ describe('toolOutput', () => {
       toolOutput({
         content: [
           { type: 'text', text: 'a' },
-          { type: 'image', data: 'AAAA', mimeType: 'image/png' },
+          { type: 'audio', data: 'AAAA', mimeType: 'audio/wav' },
         ],
       }),
-    ).toBe('a\n[image content omitted]');
+    ).toBe('a\n[audio content omitted]');
+  });
+
+  it('keeps images as tool content, whose text form holds a placeholder instead of the bytes', () => {
+    const output = toolOutput({
+      content: [
+        { type: 'text', text: 'a' },
+        { type: 'image', data: 'AAAA', mimeType: 'image/png' },
+      ],
+    });
+    expect(output).toEqual({
+      type: 'tool-content',
+      parts: [
+        { type: 'text', text: 'a' },
+        { type: 'image', mediaType: 'image/png', data: 'AAAA' },
+      ],
+    });
+    expect(withoutImageBytes(output)).toBe('a\n[image image/png, 3 bytes]');
   });
 
   it('turns an error result into a ToolError with its text', () => {

@@ -1,12 +1,13 @@
+import { createHash } from 'node:crypto';
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolResult, ErrorCode, McpError, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { Settings } from '@app/config';
-import { McpServerConfig } from '@app/persistence';
 import { ToolError } from '../tool';
+import { McpServerLaunch } from './mcp-server-launch';
 
 /** Pages of tools/list read at most: a server listing more is cut off there. */
 const MAX_LIST_PAGES = 20;
@@ -36,7 +37,7 @@ export class McpConnections implements OnApplicationShutdown {
   }
 
   /** The server's tools; a server that cannot be reached gives its last known list, or throws when it has none. */
-  async tools(orgId: string, server: McpServerConfig): Promise<Tool[]> {
+  async tools(orgId: string, server: McpServerLaunch): Promise<Tool[]> {
     const key = connectionKey(orgId, server);
     try {
       return (await this.connection(key, server)).tools;
@@ -50,7 +51,7 @@ export class McpConnections implements OnApplicationShutdown {
   /** Calls one tool; every failure becomes a ToolError naming the server. */
   async call(
     orgId: string,
-    server: McpServerConfig,
+    server: McpServerLaunch,
     tool: string,
     args: Record<string, unknown>,
     signal: AbortSignal,
@@ -86,7 +87,7 @@ export class McpConnections implements OnApplicationShutdown {
     await Promise.allSettled(pending.map(async (connection) => (await connection).client.close()));
   }
 
-  private connection(key: string, server: McpServerConfig): Promise<Connection> {
+  private connection(key: string, server: McpServerLaunch): Promise<Connection> {
     let connection = this.open.get(key);
     if (!connection) {
       connection = this.connect(key, server);
@@ -99,7 +100,7 @@ export class McpConnections implements OnApplicationShutdown {
     return connection;
   }
 
-  private async connect(key: string, server: McpServerConfig): Promise<Connection> {
+  private async connect(key: string, server: McpServerLaunch): Promise<Connection> {
     const tools: Tool[] = [];
     const client = new Client(
       { name: 'parley', version: '1.0.0' },
@@ -154,26 +155,36 @@ export class McpConnections implements OnApplicationShutdown {
   }
 }
 
-function transportFor(server: McpServerConfig): Transport {
+function transportFor(server: McpServerLaunch): Transport {
   if (server.url) {
     return new StreamableHTTPClientTransport(new URL(server.url), {
-      requestInit: { headers: server.headers ?? {} },
+      requestInit: { headers: server.headers },
     });
   }
   if (!server.command) throw new Error('the server has neither a command nor a url');
-  // The server gets the SDK's minimal environment (PATH, HOME, ...), never the worker's secrets.
-  return new StdioClientTransport({ command: server.command, args: server.args ?? [], stderr: 'ignore' });
+  // The server gets the SDK's minimal environment (PATH, HOME, ...) and its own env, never the worker's secrets.
+  return new StdioClientTransport({
+    command: server.command,
+    args: server.args,
+    env: { ...getDefaultEnvironment(), ...server.env },
+    stderr: 'ignore',
+  });
 }
 
-/** One pool entry per organization and transport (a renamed server with the same command shares it). */
-function connectionKey(orgId: string, server: McpServerConfig): string {
-  return JSON.stringify([
+/**
+ * One pool entry per organization and transport (a renamed server with the same command shares it); hashed, so
+ * the pool's keys hold no secret.
+ */
+function connectionKey(orgId: string, server: McpServerLaunch): string {
+  const transport = [
     orgId,
     server.command ?? null,
-    server.args ?? [],
+    server.args,
+    server.env,
     server.url ?? null,
-    server.headers ?? {},
-  ]);
+    server.headers,
+  ];
+  return createHash('sha256').update(JSON.stringify(transport)).digest('hex');
 }
 
 function describe(error: unknown): string {

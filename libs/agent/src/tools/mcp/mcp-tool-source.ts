@@ -1,9 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { McpServerConfig } from '@app/persistence';
 import { AgentTool, RunScope, ToolError, ToolParameters, ToolPolicy, ToolSource } from '../tool';
 import { McpConnections } from './mcp-connections';
+import { McpServerLaunch, McpServerLaunches } from './mcp-server-launch';
 import { mcpToolName } from './mcp-tool-name';
+import { ToolContentOutput, ToolContentPart, toolContentText } from '../tool-content';
 
 /**
  * The tools of the agent's MCP servers (`mcp:<name>`): each server's tools under `<server>__<tool>`, with the
@@ -15,19 +16,23 @@ import { mcpToolName } from './mcp-tool-name';
 export class McpToolSource implements ToolSource {
   private readonly logger = new Logger('McpToolSource');
 
-  constructor(private readonly connections: McpConnections) {}
+  constructor(
+    private readonly connections: McpConnections,
+    private readonly launches: McpServerLaunches,
+  ) {}
 
   async toolsFor(scope: RunScope, policy: ToolPolicy): Promise<AgentTool[]> {
     // Without a tool list an agent has no MCP server (CONTRACTS §1): none is even started.
     const servers = policy.mcpServers.filter((server) => policy.agentTools?.includes(`mcp:${server.name}`));
     const listed = await Promise.all(
-      servers.map(async (server) => {
+      servers.map(async (stored) => {
         try {
+          const server = this.launches.launch(stored);
           const tools = await this.connections.tools(scope.orgId, server);
           return tools.map((tool) => this.toAgentTool(scope.orgId, server, tool));
         } catch (error) {
           this.logger.warn(
-            `agent ${scope.agentId}: MCP server ${server.name} offers no tools: ${String(error)}`,
+            `agent ${scope.agentId}: MCP server ${stored.name} offers no tools: ${String(error)}`,
           );
           return [];
         }
@@ -36,7 +41,7 @@ export class McpToolSource implements ToolSource {
     return listed.flat();
   }
 
-  private toAgentTool(orgId: string, server: McpServerConfig, tool: Tool): AgentTool {
+  private toAgentTool(orgId: string, server: McpServerLaunch, tool: Tool): AgentTool {
     return {
       name: mcpToolName(server.name, tool.name),
       permission: `mcp:${server.name}`,
@@ -49,16 +54,21 @@ export class McpToolSource implements ToolSource {
   }
 }
 
-/** The result as the model sees it: its structured content, else its text; an error result becomes a ToolError. */
+/**
+ * The result as the model sees it: its structured content, else its text; images come as tool content (image
+ * parts for vision models, placeholders elsewhere). An error result becomes a ToolError.
+ */
 export function toolOutput(result: CallToolResult): unknown {
-  const text = result.content
-    .map((part) => {
-      if (part.type === 'text') return part.text;
-      if (part.type === 'resource' && 'text' in part.resource) return part.resource.text;
-      if (part.type === 'resource_link') return part.uri;
-      return `[${part.type} content omitted]`;
-    })
-    .join('\n');
-  if (result.isError) throw new ToolError(text || 'the tool failed');
-  return result.structuredContent ?? text;
+  const parts: ToolContentPart[] = result.content.map((part) => {
+    if (part.type === 'text') return { type: 'text', text: part.text };
+    if (part.type === 'image') return { type: 'image', mediaType: part.mimeType, data: part.data };
+    if (part.type === 'resource' && 'text' in part.resource)
+      return { type: 'text', text: part.resource.text };
+    if (part.type === 'resource_link') return { type: 'text', text: part.uri };
+    return { type: 'text', text: `[${part.type} content omitted]` };
+  });
+  const content: ToolContentOutput = { type: 'tool-content', parts };
+  if (result.isError) throw new ToolError(toolContentText(content) || 'the tool failed');
+  if (result.structuredContent) return result.structuredContent;
+  return parts.some((part) => part.type === 'image') ? content : toolContentText(content);
 }

@@ -1,52 +1,55 @@
 import { lookup as dnsLookup, LookupAddress } from 'node:dns';
-import { BlockList, isIP, LookupFunction } from 'node:net';
-
-/**
- * Addresses the `web` tool never connects to: this host, private networks, link-local (cloud metadata at
- * 169.254.169.254), carrier-grade NAT, unique-local IPv6, multicast and reserved ranges. IPv4-mapped IPv6
- * addresses (`::ffff:127.0.0.1`) are matched by their IPv4 rules.
- */
-const DENIED = new BlockList();
-for (const [network, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const) {
-  DENIED.addSubnet(network, prefix, 'ipv4');
-}
-for (const [network, prefix] of [
-  ['::', 128],
-  ['::1', 128],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-] as const) {
-  DENIED.addSubnet(network, prefix, 'ipv6');
-}
+import { isIP, LookupFunction } from 'node:net';
+import { networkInterfaces } from 'node:os';
+import ipaddr from 'ipaddr.js';
 
 /** The fetch was refused because the host is, or resolves to, a denied address. */
 export class DeniedAddressError extends Error {}
 
-export function isDeniedAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 0) return true;
-  return DENIED.check(address, family === 4 ? 'ipv4' : 'ipv6');
+/**
+ * Why the `web` tool never connects to `address`, or null when it may. Only what ipaddr.js (a maintained table of
+ * the IANA special-purpose registries) calls `unicast` is allowed: private, loopback, link-local (cloud metadata
+ * at 169.254.169.254), carrier-grade NAT, documentation, benchmarking, multicast, broadcast, unspecified, 6to4,
+ * Teredo and NAT64 prefixes are not. An IPv4-mapped IPv6 address is judged as its IPv4 address. Any address of
+ * this host's own interfaces is refused too, whatever its range: a listener bound to it is this machine.
+ */
+export function deniedReason(
+  address: string,
+  ownAddresses: ReadonlySet<string> = hostAddresses(),
+): string | null {
+  if (!ipaddr.isValid(address)) return 'not an IP address';
+  let parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
+    parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  }
+  if (ownAddresses.has(parsed.toNormalizedString())) return 'an address of this host';
+  const range = parsed.range();
+  return range === 'unicast' ? null : `a ${range} address`;
+}
+
+export function isDeniedAddress(address: string, ownAddresses?: ReadonlySet<string>): boolean {
+  return deniedReason(address, ownAddresses) !== null;
+}
+
+/** The addresses of this host's interfaces, normalized as ipaddr.js writes them; read at each check. */
+export function hostAddresses(): Set<string> {
+  const own = new Set<string>();
+  for (const entries of Object.values(networkInterfaces())) {
+    for (const entry of entries ?? []) {
+      // A link-local IPv6 address carries its zone (`fe80::1%eth0`); the address alone is what a URL gives.
+      const address = entry.address.split('%')[0];
+      if (ipaddr.isValid(address)) own.add(ipaddr.parse(address).toNormalizedString());
+    }
+  }
+  return own;
 }
 
 /** Refuses a URL whose host is itself a denied IP address (Node connects to IP literals without a lookup). */
 export function checkLiteralHost(hostname: string): void {
   const host = hostname.replace(/^\[|\]$/g, '');
-  if (isIP(host) && isDeniedAddress(host)) {
-    throw new DeniedAddressError(`${host} is a private, loopback or link-local address`);
-  }
+  if (!isIP(host)) return;
+  const reason = deniedReason(host);
+  if (reason) throw new DeniedAddressError(`${host} is ${reason}`);
 }
 
 /**
@@ -57,10 +60,12 @@ export function checkLiteralHost(hostname: string): void {
 export const guardedLookup: LookupFunction = (hostname, options, callback) => {
   dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
     if (error) return callback(error, '', 0);
-    const allowed = addresses.filter((entry) => !isDeniedAddress(entry.address));
+    const own = hostAddresses();
+    const allowed = addresses.filter((entry) => !isDeniedAddress(entry.address, own));
     if (allowed.length === 0) {
+      const first = addresses[0]?.address;
       const denied = new DeniedAddressError(
-        `${hostname} resolves to a private, loopback or link-local address (${addresses[0]?.address ?? 'none'})`,
+        `${hostname} resolves to ${first ? `${first}, ${deniedReason(first, own)}` : 'no address'}`,
       );
       return callback(denied as NodeJS.ErrnoException, '', 0);
     }

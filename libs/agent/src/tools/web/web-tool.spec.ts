@@ -2,6 +2,7 @@ import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { Settings } from '@app/config';
+import { UntrustedParsing } from '@app/storage';
 import { ToolCallContext, ToolError } from '../tool';
 import { WebPage, WebToolSource } from './web-tool';
 
@@ -39,6 +40,9 @@ describe('web tool', () => {
       } else if (path === '/slow') {
         res.setHeader('content-type', 'text/plain');
         res.write('start');
+      } else if (path === '/unclosed-titles') {
+        res.setHeader('content-type', 'text/html');
+        res.end('<html><head><title>' + '<title>'.repeat((512 * 1024) / 7));
       } else if (path === '/binary') {
         res.setHeader('content-type', 'image/png');
         res.end(Buffer.from([137, 80, 78, 71]));
@@ -57,7 +61,10 @@ describe('web tool', () => {
   });
 
   const fetchWith = (url: string, overrides: Partial<Settings> = {}) =>
-    new WebToolSource(settings(overrides)).tool.execute({ url }, context) as Promise<WebPage>;
+    new WebToolSource(settings(overrides), new UntrustedParsing(settings())).tool.execute(
+      { url },
+      context,
+    ) as Promise<WebPage>;
 
   it('returns the readable text and title of an HTML page, without scripts or images', async () => {
     const page = await fetchWith(`${base}/page`);
@@ -107,11 +114,19 @@ describe('web tool', () => {
     const strict = { webToolAllowPrivate: false };
     await expect(fetchWith(`${base}/page`, strict)).rejects.toThrow(ToolError);
     await expect(fetchWith(`${base}/page`, strict)).rejects.toThrow(
-      `refused ${base}/page: 127.0.0.1 is a private, loopback or link-local address`,
+      `refused ${base}/page: 127.0.0.1 is an address of this host`,
     );
     const port = (server.address() as AddressInfo).port;
     await expect(fetchWith(`http://localhost:${port}/page`, strict)).rejects.toThrow(
-      'localhost resolves to a private, loopback or link-local address',
+      /localhost resolves to (127\.0\.0\.1|::1), an address of this host/,
     );
+  });
+
+  it('reads a 512 KiB page of unclosed <title> in linear time, its title being the rest of the page', async () => {
+    const started = Date.now();
+    const page = await fetchWith(`${base}/unclosed-titles`, { webToolMaxChars: 50 });
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect(page.title).toMatch(/^<title><title>/);
+    expect(page.truncated).toBe(true);
   });
 });

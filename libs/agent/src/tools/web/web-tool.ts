@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { convert } from 'html-to-text';
 import { Settings } from '@app/config';
+import { ParseLimitError, UntrustedParsing } from '@app/storage';
 import { AgentTool, ToolError, ToolSource } from '../tool';
+import { HtmlPage, READ_HTML_PAGE } from './html-page';
 import { FetchedPage, fetchPage, WebFetchError, WebFetchLimits } from './web-fetch';
 
 /** What the model gets from `web`. */
@@ -18,41 +19,28 @@ export interface WebPage {
 const HTML = /^(text\/html|application\/xhtml\+xml)\b/i;
 const TEXT = /^(text\/[\w.+-]+|application\/([\w.-]+\+)?(json|xml)|application\/(javascript|x-ndjson))\b/i;
 
-/** The page's readable text: HTML converted (scripts, styles and images left out), text types as they are. */
-export function readableText(page: FetchedPage): { title: string | null; text: string } {
+/**
+ * The page's readable text: HTML converted (scripts, styles and images left out) in a parsing thread with a
+ * deadline, text types as they are.
+ */
+export async function readableText(
+  page: FetchedPage,
+  parsing: UntrustedParsing,
+  timeoutMs: number,
+): Promise<{ title: string | null; text: string }> {
   const type = page.contentType.split(';')[0].trim();
   const source = decode(page.body, charsetOf(page.contentType));
   if (HTML.test(type) || (!type && /^\s*</.test(source))) {
-    const title = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(source)?.[1];
-    return {
-      title: title ? convert(title, { wordwrap: false }).trim() || null : null,
-      text: convert(source, {
-        wordwrap: false,
-        selectors: [
-          {
-            selector: 'a',
-            options: { pathRewrite: (href) => absolute(href, page.url), hideLinkHrefIfSameAsText: true },
-          },
-          { selector: 'img', format: 'skip' },
-          { selector: 'h1', options: { uppercase: false } },
-          { selector: 'h2', options: { uppercase: false } },
-          { selector: 'h3', options: { uppercase: false } },
-          { selector: 'table', format: 'dataTable' },
-        ],
-      }).trim(),
-    };
+    try {
+      return await parsing.run<HtmlPage>(READ_HTML_PAGE, [source, page.url], timeoutMs);
+    } catch (error) {
+      if (error instanceof ParseLimitError)
+        throw new ToolError(`${page.url} could not be read: ${error.message}`);
+      throw error;
+    }
   }
   if (TEXT.test(type) || (!type && !source.includes('\u0000'))) return { title: null, text: source };
   throw new ToolError(`${page.url} is ${type || 'binary content'}, not a page with text`);
-}
-
-/** Links as absolute URLs, which the model can fetch next. */
-function absolute(href: string, base: string): string {
-  try {
-    return new URL(href, base).toString();
-  } catch {
-    return href;
-  }
 }
 
 function charsetOf(contentType: string): string {
@@ -68,15 +56,15 @@ function decode(body: Buffer, charset: string): string {
 }
 
 /**
- * `web`: fetches a URL and gives its readable text. It refuses hosts that are or resolve to private, loopback or
- * link-local addresses (unless WEB_TOOL_ALLOW_PRIVATE), follows a few redirects checking each, and caps time,
- * bytes read and characters returned.
+ * `web`: fetches a URL and gives its readable text. It refuses hosts that are or resolve to anything but a public
+ * unicast address of another machine (unless WEB_TOOL_ALLOW_PRIVATE), follows a few redirects checking each, caps time,
+ * bytes read and characters returned, and parses HTML off the event loop (PARSE_TIMEOUT_MS).
  */
 @Injectable()
 export class WebToolSource implements ToolSource {
   readonly tool: AgentTool;
 
-  constructor(settings: Settings) {
+  constructor(settings: Settings, parsing: UntrustedParsing) {
     const limits: WebFetchLimits = {
       timeoutMs: settings.webToolTimeoutMs,
       maxBytes: settings.webToolMaxBytes,
@@ -107,7 +95,7 @@ export class WebToolSource implements ToolSource {
           throw error;
         }
         if (page.status >= 400) throw new ToolError(`${page.url} answered HTTP ${page.status}`);
-        const { title, text } = readableText(page);
+        const { title, text } = await readableText(page, parsing, settings.parseTimeoutMs);
         return {
           url: page.url,
           status: page.status,

@@ -1,0 +1,89 @@
+import { CallHandler, ExecutionContext, HttpStatus, Injectable, NestInterceptor } from '@nestjs/common';
+import { HTTP_CODE_METADATA } from '@nestjs/common/constants';
+import { Reflector } from '@nestjs/core';
+import { FastifyReply } from 'fastify';
+import { createHash } from 'node:crypto';
+import { catchError, from, mergeMap, Observable, of } from 'rxjs';
+import { ConflictError, InvalidInputError } from '@app/contracts';
+import { IdempotencyKeyRepository } from '@app/persistence';
+import { AuthenticatedRequest } from '../auth/current-caller.decorator';
+import { IDEMPOTENCY_WINDOW } from './idempotency-window';
+
+export const IDEMPOTENCY_HEADER = 'idempotency-key';
+/** Set on an answer replayed from an earlier request with the same key. */
+export const REPLAYED_HEADER = 'idempotent-replayed';
+const KEY_MAX_LENGTH = 255;
+
+/** The request as far as idempotency cares: method, path with query, and body as sent. */
+function fingerprintOf(request: AuthenticatedRequest): string {
+  return createHash('sha256')
+    .update(`${request.method} ${request.url}\n${JSON.stringify(request.body ?? null)}`)
+    .digest('hex');
+}
+
+function keyIssue(key: string, msg: string, type: string, ctx?: Record<string, unknown>) {
+  return new InvalidInputError([
+    { loc: ['header', IDEMPOTENCY_HEADER], msg, type, input: key, ...(ctx && { ctx }) },
+  ]);
+}
+
+/**
+ * The `Idempotency-Key` header (IETF draft httpapi-idempotency-key-header) on a write: the first request with a
+ * key runs and its answer is kept 24 h in PostgreSQL; a retry with the same key and the same request gets that
+ * answer again without running (header `idempotent-replayed: true`); the same key with another request is 422;
+ * a retry while the first is still running is 409. A request that fails releases its key (it stored nothing:
+ * the route's failures happen before its one commit), so a retry runs it afresh. Without the header the route
+ * runs as usual.
+ */
+@Injectable()
+export class IdempotencyInterceptor implements NestInterceptor {
+  constructor(
+    private readonly keys: IdempotencyKeyRepository,
+    private readonly reflector: Reflector,
+  ) {}
+
+  async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
+    const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    const header = request.headers[IDEMPOTENCY_HEADER];
+    if (header === undefined || !request.caller) return next.handle();
+    const key = Array.isArray(header) ? header.join(',') : header;
+    if (key.length === 0)
+      throw keyIssue(key, 'String should have at least 1 character', 'string_too_short', { min_length: 1 });
+    if (key.length > KEY_MAX_LENGTH) {
+      throw keyIssue(key, `String should have at most ${KEY_MAX_LENGTH} characters`, 'string_too_long', {
+        max_length: KEY_MAX_LENGTH,
+      });
+    }
+    const { orgId } = request.caller;
+    const fingerprint = fingerprintOf(request);
+    const claim = await this.keys.claim(orgId, key, fingerprint, IDEMPOTENCY_WINDOW);
+    if (claim.state !== 'claimed' && claim.fingerprint !== fingerprint) {
+      throw keyIssue(
+        key,
+        'Idempotency-Key was already used with a different request',
+        'idempotency_key_reused',
+      );
+    }
+    if (claim.state === 'processing') {
+      throw new ConflictError('A request with this Idempotency-Key is still being processed');
+    }
+    if (claim.state === 'completed') {
+      void context.switchToHttp().getResponse<FastifyReply>().header(REPLAYED_HEADER, 'true');
+      return of(claim.body);
+    }
+    const statusCode =
+      this.reflector.get<number | undefined>(HTTP_CODE_METADATA, context.getHandler()) ??
+      (request.method === 'POST' ? HttpStatus.CREATED : HttpStatus.OK);
+    return next.handle().pipe(
+      mergeMap((body: unknown) => from(this.keys.complete(orgId, key, statusCode, body).then(() => body))),
+      catchError((error: unknown) =>
+        from(
+          this.keys.release(orgId, key, fingerprint).then(
+            () => Promise.reject(error),
+            () => Promise.reject(error),
+          ),
+        ),
+      ),
+    );
+  }
+}

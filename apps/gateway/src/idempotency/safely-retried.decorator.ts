@@ -1,0 +1,20 @@
+import { applyDecorators, UseInterceptors } from '@nestjs/common';
+import { ApiHeader } from '@nestjs/swagger';
+import { RedisAvailableInterceptor } from '../http/redis-available.interceptor';
+import { IDEMPOTENCY_HEADER, IdempotencyInterceptor } from './idempotency.interceptor';
+
+/**
+ * A write a client may always retry: refused with 503 before storing anything while Redis is down, and
+ * deduplicated by its `Idempotency-Key` header.
+ */
+export const SafelyRetried = () =>
+  applyDecorators(
+    ApiHeader({
+      name: IDEMPOTENCY_HEADER,
+      required: false,
+      description:
+        'Any unique string (a UUID) per logical request, at most 255 characters. A retry with the same key and ' +
+        'body within 24 h gets the first answer again and stores nothing twice; the same key with another body is 422.',
+    }),
+    UseInterceptors(RedisAvailableInterceptor, IdempotencyInterceptor),
+  );

@@ -1,0 +1,10 @@
+/** A probe's own time limit: health answers within a second even when a dependency hangs. */
+export const PROBE_TIMEOUT_MS = 800;
+
+export function withinProbeTime<T>(promise: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${PROBE_TIMEOUT_MS} ms`)), PROBE_TIMEOUT_MS);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

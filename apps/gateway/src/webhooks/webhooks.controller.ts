@@ -1,0 +1,74 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { ApiSecurity, ApiTags } from '@nestjs/swagger';
+import {
+  CreatedWebhookResponse,
+  CreateWebhookDto,
+  ListWebhookDeliveriesQuery,
+  UpdateWebhookDto,
+  WebhookDeliveryResponse,
+  WebhookResponse,
+} from '@app/contracts';
+import { Caller } from '@app/identity';
+import { CurrentCaller } from '../auth/current-caller.decorator';
+import { UuidIdParams } from '../http/id-params';
+import { CreateWebhook } from './use-cases/create-webhook.use-case';
+import { DeleteWebhook } from './use-cases/delete-webhook.use-case';
+import { GetWebhook } from './use-cases/get-webhook.use-case';
+import { ListWebhookDeliveries } from './use-cases/list-webhook-deliveries.use-case';
+import { ListWebhooks } from './use-cases/list-webhooks.use-case';
+import { UpdateWebhook } from './use-cases/update-webhook.use-case';
+
+/** Webhooks of the key's organization (CONTRACTS §14). */
+@ApiTags('webhooks')
+@ApiSecurity('service-token')
+@Controller('webhooks')
+export class WebhooksController {
+  constructor(
+    private readonly createWebhook: CreateWebhook,
+    private readonly listWebhooks: ListWebhooks,
+    private readonly getWebhook: GetWebhook,
+    private readonly updateWebhook: UpdateWebhook,
+    private readonly deleteWebhook: DeleteWebhook,
+    private readonly listDeliveries: ListWebhookDeliveries,
+  ) {}
+
+  @Post()
+  @HttpCode(200)
+  create(@CurrentCaller() caller: Caller, @Body() body: CreateWebhookDto): Promise<CreatedWebhookResponse> {
+    return this.createWebhook.execute(caller, body);
+  }
+
+  @Get()
+  list(@CurrentCaller() caller: Caller): Promise<WebhookResponse[]> {
+    return this.listWebhooks.execute(caller);
+  }
+
+  @Get(':id')
+  get(@CurrentCaller() caller: Caller, @Param() params: UuidIdParams): Promise<WebhookResponse> {
+    return this.getWebhook.execute(caller, params.id);
+  }
+
+  @Put(':id')
+  update(
+    @CurrentCaller() caller: Caller,
+    @Param() params: UuidIdParams,
+    @Body() body: UpdateWebhookDto,
+  ): Promise<WebhookResponse> {
+    return this.updateWebhook.execute(caller, params.id, body);
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  async remove(@CurrentCaller() caller: Caller, @Param() params: UuidIdParams): Promise<void> {
+    await this.deleteWebhook.execute(caller, params.id);
+  }
+
+  @Get(':id/deliveries')
+  deliveries(
+    @CurrentCaller() caller: Caller,
+    @Param() params: UuidIdParams,
+    @Query() query: ListWebhookDeliveriesQuery,
+  ): Promise<WebhookDeliveryResponse[]> {
+    return this.listDeliveries.execute(caller, params.id, query);
+  }
+}

@@ -1,0 +1,48 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Redis } from 'ioredis';
+import { Settings } from '@app/config';
+import { SourceRepository } from '@app/persistence';
+import { SourceSyncQueue } from '@app/queues';
+import { prefixedKey, REDIS } from '@app/redis';
+
+/**
+ * Finds syncs the queue forgot: a source left `syncing` whose job is gone (Redis lost its data mid-sync, or the
+ * job failed without closing the sync) gets its job back, and the sync resumes from the state it stored in
+ * PostgreSQL. Enqueueing is a no-op while the source's job exists, so a sync under way is never doubled.
+ * Every worker runs the timer; a Redis lock lets one sweep at a time.
+ */
+@Injectable()
+export class SweepForgottenSyncs implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(SweepForgottenSyncs.name);
+  private timer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly settings: Settings,
+    private readonly sources: SourceRepository,
+    private readonly syncs: SourceSyncQueue,
+    @Inject(REDIS) private readonly redis: Redis,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => {
+      this.sweep().catch((error: Error) => this.logger.warn({ err: error }, 'sync sweep failed'));
+    }, this.settings.runSweepIntervalMs);
+    this.timer.unref();
+  }
+
+  onApplicationShutdown(): void {
+    clearInterval(this.timer);
+  }
+
+  /** One pass; returns the ids of the sources whose sync got its job back. */
+  async sweep(): Promise<number[]> {
+    const lock = prefixedKey(this.settings.redisPrefix, 'sources', 'sweep-lock');
+    if ((await this.redis.set(lock, '1', 'PX', this.settings.runSweepIntervalMs, 'NX')) !== 'OK') return [];
+    const requeued: number[] = [];
+    for (const id of await this.sources.syncingIds()) {
+      if (await this.syncs.enqueue(id)) requeued.push(id);
+    }
+    if (requeued.length > 0) this.logger.warn({ sources: requeued }, 'forgotten syncs re-enqueued');
+    return requeued;
+  }
+}

@@ -1,0 +1,30 @@
+import { Processor } from '@nestjs/bullmq';
+import { DynamicModule, Module } from '@nestjs/common';
+import { Settings } from '@app/config';
+import { QUEUE } from '@app/contracts';
+import { WebhooksModule } from '@app/webhooks';
+import { SweepDueDeliveries } from './sweep-due-deliveries';
+import { WebhookDeliveryProcessor } from './webhook-delivery.processor';
+
+/** Tries a few endpoints at once per worker: each try waits on a remote server, not on this CPU. */
+const DELIVERY_CONCURRENCY = 16;
+
+/** Webhook delivery on this worker: the sweep that queues due tries and the `webhook-delivery` consumer. */
+@Module({})
+export class WebhookDeliveryModule {
+  static forRoot(settings: Settings): DynamicModule {
+    Processor(
+      { name: QUEUE.webhookDelivery },
+      {
+        concurrency: DELIVERY_CONCURRENCY,
+        lockDuration: settings.jobLockMs,
+        stalledInterval: settings.jobStalledIntervalMs,
+      },
+    )(WebhookDeliveryProcessor);
+    return {
+      module: WebhookDeliveryModule,
+      imports: [WebhooksModule],
+      providers: [WebhookDeliveryProcessor, SweepDueDeliveries],
+    };
+  }
+}

@@ -1,0 +1,32 @@
+import { Injectable } from '@nestjs/common';
+import { AgentResponse, CreateAgentDto } from '@app/contracts';
+import { AgentRepository } from '@app/persistence';
+import { toAgentResponse } from '../agent.mapper';
+import { McpServers } from '../mcp-servers';
+
+/** POST /agents and `agents:create`. */
+@Injectable()
+export class CreateAgent {
+  constructor(
+    private readonly agents: AgentRepository,
+    private readonly mcpServers: McpServers,
+  ) {}
+
+  async execute(orgId: string, input: CreateAgentDto): Promise<AgentResponse> {
+    const agent = await this.agents.create({
+      orgId,
+      name: input.name,
+      instructions: input.instructions ?? '',
+      model: input.model ?? 'builtin',
+      modelOptions: {
+        ...(input.temperature != null && { temperature: input.temperature }),
+        ...(input.max_output_tokens != null && { maxOutputTokens: input.max_output_tokens }),
+      },
+      memoryNamespace: input.memory_namespace ?? null,
+      tokenBudget: input.token_budget ?? null,
+      tools: input.tools ?? null,
+      mcpServers: this.mcpServers.seal(input.mcp ?? []),
+    });
+    return toAgentResponse(agent);
+  }
+}

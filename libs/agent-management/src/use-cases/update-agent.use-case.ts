@@ -1,0 +1,48 @@
+import { Injectable } from '@nestjs/common';
+import { AgentResponse, InvalidInputError, NotFoundError, UpdateAgentDto } from '@app/contracts';
+import { AgentChanges, AgentRepository } from '@app/persistence';
+import { toAgentResponse } from '../agent.mapper';
+import { McpServers } from '../mcp-servers';
+
+/**
+ * PUT /agents/{id} and `agents:update`: a partial update. A field left out keeps its value; `null` clears
+ * `memory_namespace`, `token_budget`, `tools`, `temperature` and `max_output_tokens`; `mcp` replaces the whole
+ * list, secrets included (they cannot be read back, so they are sent again).
+ */
+@Injectable()
+export class UpdateAgent {
+  constructor(
+    private readonly agents: AgentRepository,
+    private readonly mcpServers: McpServers,
+  ) {}
+
+  async execute(orgId: string, id: string, input: UpdateAgentDto): Promise<AgentResponse> {
+    const current = await this.agents.findActive(orgId, id);
+    if (!current) throw new NotFoundError('Agent not found');
+    for (const field of ['name', 'instructions', 'model', 'mcp'] as const) {
+      if (input[field] === null) {
+        throw new InvalidInputError([
+          { loc: ['body', field], msg: 'Input should not be null', type: 'value_error', input: null },
+        ]);
+      }
+    }
+    const changes: AgentChanges = {};
+    if (input.name !== undefined) changes.name = input.name;
+    if (input.instructions !== undefined) changes.instructions = input.instructions;
+    if (input.model !== undefined) changes.model = input.model;
+    if (input.memory_namespace !== undefined) changes.memoryNamespace = input.memory_namespace;
+    if (input.token_budget !== undefined) changes.tokenBudget = input.token_budget;
+    if (input.tools !== undefined) changes.tools = input.tools;
+    if (input.mcp !== undefined) changes.mcpServers = this.mcpServers.seal(input.mcp);
+    if (input.temperature !== undefined || input.max_output_tokens !== undefined) {
+      const options = { ...current.modelOptions };
+      if (input.temperature !== undefined) options.temperature = input.temperature ?? undefined;
+      if (input.max_output_tokens !== undefined)
+        options.maxOutputTokens = input.max_output_tokens ?? undefined;
+      changes.modelOptions = JSON.parse(JSON.stringify(options)) as typeof options;
+    }
+    const updated = Object.keys(changes).length > 0 ? await this.agents.update(orgId, id, changes) : current;
+    if (!updated) throw new NotFoundError('Agent not found');
+    return toAgentResponse(updated);
+  }
+}

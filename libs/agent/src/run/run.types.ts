@@ -1,0 +1,49 @@
+import {
+  AgentEntity,
+  MessageEntity,
+  Question,
+  RunContext,
+  StepToolCall,
+  ThreadEntity,
+} from '@app/persistence';
+import { MessageAttachments } from '../conversation';
+import { RunState } from '../run-state';
+
+/** One reply's run as the step loop sees it. */
+export interface ReplyRun {
+  reply: MessageEntity;
+  /** The user message the reply answers (its disabled_tools, source_ids, document_ids). */
+  question: MessageEntity | null;
+  thread: ThreadEntity;
+  agent: AgentEntity;
+  /** The thread before the reply, the reply's stored steps and tool results, the gate of its next step. */
+  context: RunContext;
+  /** Files attached to the history's user messages, by message id. */
+  attachments: ReadonlyMap<string, MessageAttachments>;
+  state: RunState;
+  signal: AbortSignal;
+}
+
+export type LoopOutcome =
+  | { kind: 'success'; questions: Question[] | null; structuredOutput: Record<string, unknown> | null }
+  | { kind: 'cancelled' }
+  | { kind: 'budget_exhausted' }
+  | { kind: 'model_error'; reason: string };
+
+/** The model failed (an error part, a refused call, a broken stream): the reply ends with status error. */
+export class ModelCallError extends Error {}
+
+/** What one model call produced, before it is stored as the step. */
+export interface StepOutput {
+  text: string;
+  toolCalls: StepToolCall[];
+  questions: Question[] | null;
+  structuredOutput: Record<string, unknown> | null;
+  usageTokens: number;
+  /** Time spent writing this call's deltas. */
+  emitMs: number;
+}
+
+export function describeError(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

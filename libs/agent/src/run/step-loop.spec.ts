@@ -1,0 +1,230 @@
+import { Settings } from '@app/config';
+import {
+  AgentEntity,
+  GateQuery,
+  MessageEntity,
+  RunGate,
+  RunRepository,
+  RunStepEntity,
+  ThreadEntity,
+  ToolCallEntity,
+} from '@app/persistence';
+import { RunEvent, RunEventLog, UnnumberedRunEvent } from '@app/run-events';
+import { ModelProvider } from '../models/model-provider';
+import { RunMetrics } from '../run-metrics';
+import { RunState } from '../run-state';
+import { AgentTool, ToolError } from '../tools/tool';
+import { ToolRegistry } from '../tools/tool-registry';
+import { ReplyRun } from './run.types';
+import { StepLoop } from './step-loop';
+
+const OPEN: RunGate = { archived: false, budgetSpent: false };
+
+/** The checkpoints the loop writes, kept in memory; `gates` answers each checkpoint in turn (then OPEN). */
+class MemoryRuns implements Pick<RunRepository, 'saveStep' | 'saveToolResult'> {
+  readonly steps: RunStepEntity[] = [];
+  readonly results: ToolCallEntity[] = [];
+  readonly gateQueries: GateQuery[] = [];
+
+  constructor(private readonly gates: RunGate[] = []) {}
+
+  saveStep(step: RunStepEntity, gate: GateQuery): Promise<{ step: RunStepEntity; gate: RunGate }> {
+    this.steps.push(step);
+    this.gateQueries.push(gate);
+    return Promise.resolve({ step, gate: this.gates.shift() ?? OPEN });
+  }
+
+  saveToolResult(
+    result: ToolCallEntity,
+    gate: GateQuery,
+  ): Promise<{ result: ToolCallEntity; gate: RunGate }> {
+    this.results.push(result);
+    this.gateQueries.push(gate);
+    return Promise.resolve({ result, gate: this.gates.shift() ?? OPEN });
+  }
+}
+
+class MemoryLog implements Pick<RunEventLog, 'nextSeq' | 'append' | 'flush'> {
+  readonly appended: RunEvent[] = [];
+
+  get nextSeq(): number {
+    return this.appended.length;
+  }
+
+  append(event: UnnumberedRunEvent): RunEvent {
+    const numbered = { seq: this.appended.length, ...event } as RunEvent;
+    this.appended.push(numbered);
+    return numbered;
+  }
+
+  flush(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+const clock: AgentTool = {
+  name: 'clock',
+  permission: 'clock',
+  description: 'The time',
+  parameters: { type: 'object', properties: {} },
+  readOnly: true,
+  execute: () => Promise.resolve({ now: '2026-01-01T00:00:00Z' }),
+};
+
+const broken: AgentTool = {
+  ...clock,
+  name: 'broken',
+  execute: () => Promise.reject(new ToolError('the clock is broken')),
+};
+
+const settings = {
+  defaultMaxSteps: 5,
+  contextBudgetTokens: 100_000,
+  modelMaxRetries: 0,
+  modelRetryBaseMs: 1,
+  modelRetryMaxDelayMs: 1,
+  modelIdleTimeoutMs: 1000,
+} as Settings;
+
+function replyRun(said: string, options: { model?: string; gate?: RunGate; signal?: AbortSignal } = {}) {
+  const log = new MemoryLog();
+  const question = Object.assign(new MessageEntity(), { id: 'q', role: 'user', content: said });
+  const run: ReplyRun = {
+    reply: Object.assign(new MessageEntity(), { id: 'r', orgId: 'o', role: 'assistant', maxSteps: null }),
+    question,
+    thread: Object.assign(new ThreadEntity(), { id: 't', userId: null, memoryNamespace: null }),
+    agent: Object.assign(new AgentEntity(), {
+      id: 'a',
+      model: options.model ?? 'builtin',
+      instructions: 'Be brief.',
+      tools: ['clock'],
+      mcpServers: [],
+      modelOptions: {},
+    }),
+    context: { history: [question], steps: [], toolResults: [], gate: options.gate ?? OPEN },
+    attachments: new Map(),
+    state: new RunState(log as unknown as RunEventLog, []),
+    signal: options.signal ?? new AbortController().signal,
+  };
+  return { run, log };
+}
+
+function loopWith(runs: MemoryRuns, tools: AgentTool[] = [clock, broken]): StepLoop {
+  const registry: Pick<ToolRegistry, 'toolsFor'> = { toolsFor: () => Promise.resolve(tools) };
+  return new StepLoop(
+    settings,
+    runs as unknown as RunRepository,
+    new ModelProvider(settings),
+    registry as ToolRegistry,
+    new RunMetrics(),
+  );
+}
+
+describe('StepLoop (builtin model)', () => {
+  it('streams a one-step answer, stores the step and succeeds', async () => {
+    const runs = new MemoryRuns();
+    const { run, log } = replyRun('/say Hello there');
+
+    const outcome = await loopWith(runs).run(run);
+
+    expect(outcome).toEqual({ kind: 'success', questions: null, structuredOutput: null });
+    expect(run.state.content).toBe('Hello there');
+    expect(runs.steps).toHaveLength(1);
+    expect(runs.steps[0]).toMatchObject({ step: 1, text: 'Hello there', toolCalls: [], contentLength: 11 });
+    expect(log.appended.map((event) => event.type)).toEqual(['step.started', 'text.delta', 'text.delta']);
+  });
+
+  it('runs the tool a step asks for, stores its result, and counts the tokens of earlier steps in the gate', async () => {
+    const runs = new MemoryRuns();
+    const { run, log } = replyRun('/tool clock\n/say done');
+
+    const outcome = await loopWith(runs).run(run);
+
+    expect(outcome.kind).toBe('success');
+    expect(runs.steps.map((step) => step.step)).toEqual([1, 2]);
+    expect(runs.results).toEqual([
+      expect.objectContaining({
+        idempotencyKey: 'r:1:call_1',
+        name: 'clock',
+        isError: false,
+        output: { now: '2026-01-01T00:00:00Z' },
+      }),
+    ]);
+    // The tool result's gate and the second step's gate both count what step 1 spent.
+    expect(runs.gateQueries[1].replyTokens).toBe(runs.steps[0].usageTokens);
+    expect(runs.steps[0].usageTokens).toBeGreaterThan(0);
+    expect(log.appended.map((event) => event.type)).toContain('tool.result');
+  });
+
+  it('gives a failing tool back to the model as an error result, not a failed run', async () => {
+    const runs = new MemoryRuns();
+    const { run } = replyRun('/tool broken\n/tool missing\n/say ok');
+
+    const outcome = await loopWith(runs).run(run);
+
+    expect(outcome.kind).toBe('success');
+    expect(runs.results.map((result) => [result.name, result.isError, result.output])).toEqual([
+      ['broken', true, 'the clock is broken'],
+      ['missing', true, 'tool missing is not available'],
+    ]);
+  });
+
+  it('stops before a model step once the gate says the budget is spent', async () => {
+    const spent = { archived: false, budgetSpent: true };
+    const runs = new MemoryRuns([spent, spent]);
+    const { run } = replyRun('/tool clock\n/say never');
+
+    const outcome = await loopWith(runs).run(run);
+
+    // The tool the first step asked for still runs; the next model call does not.
+    expect(outcome).toEqual({ kind: 'budget_exhausted' });
+    expect(runs.steps).toHaveLength(1);
+    expect(runs.results).toHaveLength(1);
+  });
+
+  it('is cancelled when the thread is archived or the run aborted', async () => {
+    const archived = replyRun('/say hi', { gate: { archived: true, budgetSpent: false } });
+    expect(await loopWith(new MemoryRuns()).run(archived.run)).toEqual({ kind: 'cancelled' });
+
+    const controller = new AbortController();
+    controller.abort();
+    const aborted = replyRun('/say hi', { signal: controller.signal });
+    expect(await loopWith(new MemoryRuns()).run(aborted.run)).toEqual({ kind: 'cancelled' });
+  });
+
+  it('ends as a model error when the model fails or is not available', async () => {
+    const failing = replyRun('/fail');
+    expect(await loopWith(new MemoryRuns()).run(failing.run)).toEqual({
+      kind: 'model_error',
+      reason: 'the builtin model was asked to fail (/fail)',
+    });
+
+    const unknown = replyRun('hi', { model: 'nowhere:model' });
+    expect(await loopWith(new MemoryRuns()).run(unknown.run)).toEqual({
+      kind: 'model_error',
+      reason: 'model nowhere:model is not available in this deployment',
+    });
+  });
+
+  it('replays a stored step instead of calling the model again', async () => {
+    const runs = new MemoryRuns();
+    const { run } = replyRun('/say not this');
+    run.context.steps.push(
+      Object.assign(new RunStepEntity(), {
+        step: 1,
+        text: 'stored',
+        toolCalls: [],
+        questions: null,
+        structuredOutput: null,
+        usageTokens: 3,
+        contentLength: 6,
+      }),
+    );
+
+    const outcome = await loopWith(runs).run(run);
+
+    expect(outcome.kind).toBe('success');
+    expect(runs.steps).toHaveLength(0);
+    expect(run.state.content).toBe('');
+  });
+});

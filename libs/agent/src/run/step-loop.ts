@@ -1,0 +1,196 @@
+import { Injectable } from '@nestjs/common';
+import { performance } from 'node:perf_hooks';
+import { Settings } from '@app/config';
+import { GateQuery, replyTokensSpent, RunRepository, RunStepEntity, ToolCallEntity } from '@app/persistence';
+import { buildPrompt, idempotencyKey, parseArguments } from '../conversation';
+import { ModelProvider } from '../models/model-provider';
+import { RunMetrics } from '../run-metrics';
+import { instructionsWithTools, toolsWhileSkillInUse } from '../tools/skill-in-use';
+import { RunScope } from '../tools/tool';
+import { ToolRegistry } from '../tools/tool-registry';
+import { withoutImageBytes } from '../tools/tool-content';
+import { runModelStep } from './model-step';
+import { LoopOutcome, ModelCallError, ReplyRun, StepOutput } from './run.types';
+import { runToolCall } from './tool-step';
+
+/**
+ * The agent's steps, one at a time: a streamed model call, then the tool calls it asked for. A step's output is
+ * stored as soon as its model call ends and each tool result before its `tool.result` line, so a run resumed on
+ * another worker replays stored steps and results instead of calling the model or a tool again.
+ */
+@Injectable()
+export class StepLoop {
+  constructor(
+    private readonly settings: Settings,
+    private readonly runs: RunRepository,
+    private readonly models: ModelProvider,
+    private readonly tools: ToolRegistry,
+    private readonly metrics: RunMetrics,
+  ) {}
+
+  async run(run: ReplyRun): Promise<LoopOutcome> {
+    const { reply, thread, agent, state, signal } = run;
+    const maxSteps = reply.maxSteps ?? this.settings.defaultMaxSteps;
+    const scope: RunScope = {
+      orgId: reply.orgId,
+      userId: thread.userId,
+      agentId: agent.id,
+      threadId: thread.id,
+      messageId: reply.id,
+      memoryNamespace: thread.memoryNamespace,
+      sourceIds: run.question?.sourceIds ?? null,
+      documentIds: run.question?.documentIds ?? null,
+    };
+    const available = await this.tools.toolsFor(scope, {
+      agentTools: agent.tools,
+      mcpServers: agent.mcpServers,
+      disabledTools: run.question?.disabledTools ?? null,
+    });
+    const steps = [...run.context.steps];
+    const results = new Map(run.context.toolResults.map((r) => [r.idempotencyKey, r]));
+
+    const gateQuery = (): GateQuery => ({
+      threadId: thread.id,
+      agentId: agent.id,
+      replyTokens: replyTokensSpent(steps),
+    });
+    // Each checkpoint answers the next step's gate in its own round trip; the first one came with the context.
+    let gate = run.context.gate;
+
+    for (let number = 1; ; number++) {
+      const startedAt = performance.now();
+      if (signal.aborted || gate.archived) return { kind: 'cancelled' };
+      const stepStartedAt = new Date();
+      let modelMs = 0;
+      // Decided by the steps before this one, so a resumed step is offered what it was offered the first time.
+      const offered = toolsWhileSkillInUse(available, steps.slice(0, number - 1), results, (n, callId) =>
+        idempotencyKey(reply.id, n, callId),
+      );
+      let step = steps[number - 1];
+      if (!step) {
+        if (gate.budgetSpent) return { kind: 'budget_exhausted' };
+        state.emitOnce({ type: 'step.started', step: number });
+        const offerTools = number <= maxSteps;
+        let output: StepOutput | undefined;
+        const modelStarted = performance.now();
+        try {
+          output = await runModelStep(this.models, run, {
+            prompt: buildPrompt({
+              instructions: instructionsWithTools(agent.instructions, offered),
+              history: run.context.history,
+              attachments: run.attachments,
+              steps,
+              results,
+              contextBudgetTokens: this.settings.contextBudgetTokens,
+            }),
+            available: offered,
+            offerTools,
+            stepStart: steps[number - 2]?.contentLength ?? 0,
+          });
+        } catch (error) {
+          if (signal.aborted) return { kind: 'cancelled' };
+          if (error instanceof ModelCallError) return { kind: 'model_error', reason: error.message };
+          throw error;
+        } finally {
+          // Writing the deltas is the runtime's time, not the model's.
+          modelMs = performance.now() - modelStarted - (output?.emitMs ?? 0);
+          this.metrics.modelCallDuration.observe({ model: agent.model }, modelMs / 1000);
+        }
+        // The step's events go to Redis while the step is stored; if a crash (or Redis losing its data) lets the
+        // step land without them, the resumed run sends what is missing (RunState.restore).
+        const streamed = state.streamedAfter(steps[number - 2]?.contentLength ?? 0);
+        [{ step, gate }] = await Promise.all([
+          this.runs.saveStep(
+            Object.assign(new RunStepEntity(), {
+              messageId: reply.id,
+              step: number,
+              text: output.text,
+              // Past the cap the model was offered no tools: whatever it still asks for is not run.
+              toolCalls: offerTools ? output.toolCalls : [],
+              questions: output.questions,
+              structuredOutput: output.structuredOutput,
+              usageTokens: output.usageTokens,
+              contentLength: state.content.length,
+              deltaLengths: streamed.deltaLengths,
+              streamedText: streamed.text === output.text ? null : streamed.text,
+              startedAt: stepStartedAt,
+            }),
+            gateQuery(),
+          ),
+          state.flush(),
+        ]);
+        steps.push(step);
+      }
+
+      if (step.toolCalls.length === 0) {
+        if (step.questions?.length) state.emitOnce({ type: 'questions', questions: step.questions });
+        this.observeStep(startedAt, modelMs, 0);
+        return { kind: 'success', questions: step.questions, structuredOutput: step.structuredOutput };
+      }
+      for (const call of step.toolCalls) {
+        state.emitOnce({
+          type: 'tool.call',
+          step: number,
+          call_id: call.callId,
+          name: call.name,
+          arguments: parseArguments(call.arguments) ?? {},
+        });
+      }
+      // A run that lost its log to another worker finds out here, before it runs a tool that changes anything.
+      const changesSomething = step.toolCalls.some((call) => {
+        const tool = offered.find((candidate) => candidate.name === call.name);
+        return tool !== undefined && !tool.readOnly;
+      });
+      if (changesSomething) await state.flush();
+      let toolMs = 0;
+      for (const call of step.toolCalls) {
+        const key = idempotencyKey(reply.id, number, call.callId);
+        let result = results.get(key);
+        if (!result) {
+          const toolStarted = performance.now();
+          const tool = offered.find((candidate) => candidate.name === call.name);
+          const { output, isError } = await runToolCall(tool, call, {
+            ...scope,
+            idempotencyKey: key,
+            step: number,
+            callId: call.callId,
+            signal,
+          });
+          const durationMs = performance.now() - toolStarted;
+          toolMs += durationMs;
+          if (signal.aborted) return { kind: 'cancelled' };
+          ({ result, gate } = await this.runs.saveToolResult(
+            Object.assign(new ToolCallEntity(), {
+              idempotencyKey: key,
+              messageId: reply.id,
+              step: number,
+              callId: call.callId,
+              name: call.name,
+              arguments: parseArguments(call.arguments) ?? {},
+              output,
+              isError,
+              durationMs: Math.round(durationMs),
+            }),
+            gateQuery(),
+          ));
+          results.set(key, result);
+        }
+        state.emitOnce({
+          type: 'tool.result',
+          step: number,
+          call_id: call.callId,
+          name: call.name,
+          output: withoutImageBytes(result.output),
+          is_error: result.isError,
+        });
+      }
+      this.observeStep(startedAt, modelMs, toolMs);
+    }
+  }
+
+  private observeStep(startedAt: number, modelMs: number, toolMs: number): void {
+    const totalMs = performance.now() - startedAt;
+    this.metrics.stepDuration.observe(totalMs / 1000);
+    this.metrics.stepOverhead.observe(Math.max(0, totalMs - modelMs - toolMs) / 1000);
+  }
+}

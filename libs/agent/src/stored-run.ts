@@ -1,0 +1,55 @@
+import { RunStepEntity, ToolCallEntity } from '@app/persistence';
+import { splitByLengths, UnnumberedRunEvent } from '@app/run-events';
+import { idempotencyKey, parseArguments } from './conversation';
+
+/**
+ * The lines a live reply's stored steps and tool results say its runs published, in order (the seq of each
+ * is its index): what a run resumed after Redis lost the reply's log appends again, so the stream keeps the
+ * seqs its clients already hold. The order is the step loop's: `message.started`; per step `step.started`, its
+ * text deltas (cut by the stored lengths, as replays of a finished reply cut them), then either its
+ * `questions` or its `tool.call` lines followed by the `tool.result` of each call stored so far.
+ */
+export function storedRunLines(
+  reply: { id: string; threadId: string },
+  steps: readonly RunStepEntity[],
+  toolResults: readonly ToolCallEntity[],
+): UnnumberedRunEvent[] {
+  const results = new Map(toolResults.map((result) => [result.idempotencyKey, result]));
+  const lines: UnnumberedRunEvent[] = [
+    { type: 'message.started', message_id: reply.id, thread_id: reply.threadId },
+  ];
+  for (const step of steps) {
+    lines.push({ type: 'step.started', step: step.step });
+    const streamed = step.streamedText ?? step.text;
+    // A step stored before its delta lengths were kept is rebuilt as one delta.
+    const lengths = step.deltaLengths ?? (streamed ? [streamed.length] : []);
+    for (const delta of splitByLengths(streamed, lengths)) lines.push({ type: 'text.delta', delta });
+    if (step.toolCalls.length === 0) {
+      if (step.questions?.length) lines.push({ type: 'questions', questions: step.questions });
+      continue;
+    }
+    for (const call of step.toolCalls) {
+      lines.push({
+        type: 'tool.call',
+        step: step.step,
+        call_id: call.callId,
+        name: call.name,
+        arguments: parseArguments(call.arguments) ?? {},
+      });
+    }
+    for (const call of step.toolCalls) {
+      const result = results.get(idempotencyKey(reply.id, step.step, call.callId));
+      // Tools run one after the other: the first without a stored result is where the run stopped.
+      if (!result) break;
+      lines.push({
+        type: 'tool.result',
+        step: step.step,
+        call_id: call.callId,
+        name: call.name,
+        output: result.output,
+        is_error: result.isError,
+      });
+    }
+  }
+  return lines;
+}

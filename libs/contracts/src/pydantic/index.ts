@@ -1,0 +1,2 @@
+export { isRequestDto, modelSchema } from './request-schema';
+export { validateRequest, RequestValidation } from './validate-request';

@@ -1,0 +1,121 @@
+import { Type } from 'class-transformer';
+import { IsIn, IsNumber, IsOptional, IsString, IsUrl, ValidateNested } from 'class-validator';
+import { CreateAgentDto, UpdateAgentDto } from '../dto/agent.dto';
+import { CreateWebhookDto, ListWebhookDeliveriesQuery } from '../dto/webhook.dto';
+import { Ge, Le } from '../dto/rules';
+import { modelSchema } from './request-schema';
+import { validateRequest } from './validate-request';
+
+class Sampling {
+  @IsNumber()
+  @Ge(0)
+  @Le(2)
+  temperature: number;
+}
+
+describe('the float kind (Pydantic float, lax)', () => {
+  it.each([
+    [1.5, 1.5],
+    [1, 1],
+    ['1.5', 1.5],
+    [' 2 ', 2],
+    ['1_0e-1', 1],
+    [true, 1],
+  ])('takes %p as %p', (input, expected) => {
+    expect(validateRequest(Sampling, { temperature: input }, 'body')).toEqual({
+      ok: true,
+      value: expect.objectContaining({ temperature: expected }),
+    });
+  });
+
+  it('answers a string that is not a number with float_parsing', () => {
+    expect(validateRequest(Sampling, { temperature: 'warm' }, 'body')).toEqual({
+      ok: false,
+      issues: [
+        {
+          type: 'float_parsing',
+          loc: ['body', 'temperature'],
+          msg: 'Input should be a valid number, unable to parse string as a number',
+          input: 'warm',
+        },
+      ],
+    });
+  });
+
+  it('answers a list with float_type and a value out of bounds with its bound', () => {
+    const typed = validateRequest(Sampling, { temperature: [1] }, 'body');
+    const above = validateRequest(Sampling, { temperature: 2.5 }, 'body');
+    const notANumber = validateRequest(Sampling, { temperature: 'nan' }, 'body');
+    expect(typed.ok === false && typed.issues.map((issue) => issue.type)).toEqual(['float_type']);
+    expect(above.ok === false && above.issues[0]).toMatchObject({
+      type: 'less_than_equal',
+      msg: 'Input should be less than or equal to 2',
+      ctx: { le: 2 },
+    });
+    expect(notANumber.ok).toBe(false);
+  });
+});
+
+describe('DTOs written for the layer', () => {
+  it('agents: nested MCP servers are models, nullable fields take null, the update is partial', () => {
+    const created = validateRequest(
+      CreateAgentDto,
+      { name: 'a', temperature: '0.5', tools: null, token_budget: null, mcp: [{ name: 'x', command: 1 }] },
+      'body',
+    );
+    expect(created.ok === false && created.issues).toEqual([
+      expect.objectContaining({ type: 'string_type', loc: ['body', 'mcp', 0, 'command'] }),
+    ]);
+    const updated = validateRequest(UpdateAgentDto, { memory_namespace: null, temperature: 1 }, 'body');
+    expect(updated).toEqual({ ok: true, value: expect.objectContaining({ memory_namespace: null }) });
+  });
+
+  it('webhooks: events are a non-empty list of the enum; limit is a lax integer', () => {
+    const empty = validateRequest(CreateWebhookDto, { url: 'https://x.test', events: [] }, 'body');
+    expect(empty.ok === false && empty.issues.map((issue) => issue.type)).toEqual(['too_short']);
+    const unknown = validateRequest(CreateWebhookDto, { url: 'https://x.test', events: ['nope'] }, 'body');
+    expect(unknown.ok === false && unknown.issues[0]).toMatchObject({
+      type: 'enum',
+      loc: ['body', 'events', 0],
+    });
+    expect(validateRequest(ListWebhookDeliveriesQuery, { limit: '5' }, 'query')).toEqual({
+      ok: true,
+      value: expect.objectContaining({ limit: 5 }),
+    });
+  });
+});
+
+describe('rules the layer does not check', () => {
+  it('refuses a class-validator rule with no Pydantic meaning here, naming the class and field', () => {
+    class WithUrl {
+      @IsString()
+      @IsUrl()
+      url: string;
+    }
+    expect(() => modelSchema(WithUrl)).toThrow(
+      /WithUrl\.url: rules the Pydantic layer does not check: isUrl/,
+    );
+  });
+
+  it('refuses ValidateNested without @Model', () => {
+    class Inner {
+      @IsString()
+      name: string;
+    }
+    class Outer {
+      @IsOptional()
+      @ValidateNested()
+      @Type(() => Inner)
+      inner?: Inner;
+    }
+    expect(() => modelSchema(Outer)).toThrow(/Outer\.inner: ValidateNested without @Model/);
+  });
+
+  it('refuses an { each: true } rule on a field that is not a list', () => {
+    class Each {
+      @IsIn(['a'], { each: true })
+      letters: string[];
+    }
+    expect(() => modelSchema(Each)).toThrow(/Each\.letters: a rule with \{ each: true \} needs @IsArray\(\)/);
+  });
+});

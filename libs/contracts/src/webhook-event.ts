@@ -1,0 +1,28 @@
+import { v7 as uuidv7 } from 'uuid';
+
+/** What a webhook can be told (CONTRACTS §14). */
+export const WEBHOOK_EVENT_TYPES = [
+  'message.completed',
+  'message.failed',
+  'message.cancelled',
+  'source.synced',
+  'source.failed',
+] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/** One event as every subscribed endpoint receives it: `id` is its `webhook-id`, `payload` the exact body. */
+export interface WebhookEvent {
+  id: string;
+  type: WebhookEventType;
+  payload: { type: WebhookEventType; timestamp: string; data: Record<string, unknown> };
+}
+
+export function webhookEvent(type: WebhookEventType, data: Record<string, unknown>): WebhookEvent {
+  return { id: uuidv7(), type, payload: { type, timestamp: new Date().toISOString(), data } };
+}
+
+/** The event that reports how a reply ended. */
+export function replyEndedEventType(status: 'success' | 'error' | 'cancelled'): WebhookEventType {
+  if (status === 'success') return 'message.completed';
+  return status === 'error' ? 'message.failed' : 'message.cancelled';
+}

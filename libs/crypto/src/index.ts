@@ -1,0 +1,3 @@
+export * from './credential-cipher';
+export * from './crypto.module';
+export * from './credential-keys';

@@ -1,0 +1,29 @@
+import { isBudgetSpent, isRunOverBudget, replyTokensSpent } from './token-budget';
+
+describe('token budget', () => {
+  it('is never spent without a limit or without a row', () => {
+    expect(isBudgetSpent({ limit: null, used: 1_000_000 }, 1_000_000)).toBe(false);
+    expect(isBudgetSpent(null, 1_000_000)).toBe(false);
+  });
+
+  it('is spent once the counted tokens plus the running reply reach the limit', () => {
+    expect(isBudgetSpent({ limit: 100, used: 60 }, 39)).toBe(false);
+    expect(isBudgetSpent({ limit: 100, used: 60 }, 40)).toBe(true);
+    expect(isBudgetSpent({ limit: 100, used: 100 }, 0)).toBe(true);
+    expect(isBudgetSpent({ limit: 0, used: 0 }, 0)).toBe(true);
+  });
+
+  it('stops a run when either the agent or the organization is over budget', () => {
+    const roomy = { limit: 1000, used: 0 };
+    const tight = { limit: 50, used: 40 };
+    expect(isRunOverBudget({ agent: roomy, organization: roomy }, 10)).toBe(false);
+    expect(isRunOverBudget({ agent: tight, organization: roomy }, 10)).toBe(true);
+    expect(isRunOverBudget({ agent: roomy, organization: tight }, 10)).toBe(true);
+    expect(isRunOverBudget({ agent: null, organization: null }, 10)).toBe(false);
+  });
+
+  it("counts a reply's tokens as the sum of its stored steps", () => {
+    expect(replyTokensSpent([])).toBe(0);
+    expect(replyTokensSpent([{ usageTokens: 12 }, { usageTokens: 30 }])).toBe(42);
+  });
+});

@@ -1,0 +1,7 @@
+export * from './deliver-webhook.use-case';
+export * from './retry-schedule';
+export * from './webhook-metrics';
+export * from './webhook-secret';
+export * from './webhook-sender';
+export * from './webhook-url';
+export * from './webhooks.module';

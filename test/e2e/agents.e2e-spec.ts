@@ -1,0 +1,172 @@
+import { Client } from 'pg';
+import { createOrg } from '../factories/admin';
+import { api } from '../support/http';
+import { AppProcess, startGateway } from '../support/processes';
+import { createTestEnvironment, TestEnvironment } from '../support/test-environment';
+
+/** Agents over HTTP (CONTRACTS §15): the organization's service key manages its own agents, and only them. */
+describe('agents API', () => {
+  let environment: TestEnvironment;
+  let gateway: AppProcess;
+  let client: ReturnType<typeof api>;
+  let other: ReturnType<typeof api>;
+
+  beforeAll(async () => {
+    environment = await createTestEnvironment({ LOG_LEVEL: 'debug' });
+    gateway = await startGateway(environment.env);
+    const [org, otherOrg] = await Promise.all([createOrg(environment.env), createOrg(environment.env)]);
+    client = api(gateway.url!, org.key);
+    other = api(gateway.url!, otherOrg.key);
+  });
+
+  afterAll(async () => {
+    await gateway?.stop();
+    await environment?.dispose();
+  });
+
+  const MCP = [
+    { name: 'db', command: 'node', args: ['db.js'], env: { DB_TOKEN: 'env-secret-123' } },
+    { name: 'gh', url: 'https://mcp.example/gh', headers: { authorization: 'Bearer header-secret-456' } },
+  ];
+
+  it('creates an agent with every field, flat, and never returns or stores MCP secrets in clear', async () => {
+    const created = await client.post('/agents', {
+      name: 'helper',
+      instructions: 'Be brief.',
+      model: 'openai:gpt-4o-mini',
+      memory_namespace: 'notes',
+      token_budget: 5000,
+      tools: ['clock', 'mcp:db'],
+      mcp: MCP,
+      temperature: 0.2,
+      max_output_tokens: 256,
+    });
+    expect(created.status).toBe(200);
+    expect(created.body).toMatchObject({
+      id: expect.any(String),
+      name: 'helper',
+      instructions: 'Be brief.',
+      model: 'openai:gpt-4o-mini',
+      memory_namespace: 'notes',
+      token_budget: 5000,
+      tokens_used: 0,
+      tools: ['clock', 'mcp:db'],
+      temperature: 0.2,
+      max_output_tokens: 256,
+      archived: false,
+      mcp: [
+        { name: 'db', command: 'node', args: ['db.js'], env_names: ['DB_TOKEN'] },
+        { name: 'gh', url: 'https://mcp.example/gh', header_names: ['authorization'] },
+      ],
+    });
+    const fetched = await client.get(`/agents/${created.body.id}`);
+    expect(fetched.body).toEqual(created.body);
+    for (const secret of ['env-secret-123', 'header-secret-456']) {
+      expect(JSON.stringify(created.body)).not.toContain(secret);
+      expect(JSON.stringify(fetched.body)).not.toContain(secret);
+      expect(gateway.output).not.toContain(secret);
+    }
+    const db = new Client({ connectionString: environment.databaseUrl });
+    await db.connect();
+    try {
+      const { rows } = await db.query('SELECT mcp_servers::text AS stored FROM agents WHERE id = $1', [
+        created.body.id,
+      ]);
+      expect(rows[0].stored).not.toContain('env-secret-123');
+      expect(rows[0].stored).not.toContain('header-secret-456');
+      expect(rows[0].stored).toContain('"sealed"');
+    } finally {
+      await db.end();
+    }
+  });
+
+  it('defaults to the builtin model and every tool', async () => {
+    const created = await client.post('/agents', { name: 'plain' });
+    expect(created.body).toMatchObject({
+      model: 'builtin',
+      tools: null,
+      mcp: [],
+      temperature: null,
+      max_output_tokens: null,
+    });
+  });
+
+  it('updates only the fields given; null clears; a new mcp list replaces the old one', async () => {
+    const { body: agent } = await client.post('/agents', {
+      name: 'a',
+      instructions: 'Keep me.',
+      tools: ['web'],
+    });
+    const updated = await client.put(`/agents/${agent.id}`, {
+      name: 'b',
+      tools: null,
+      mcp: [{ name: 'x', url: 'http://127.0.0.1:9/mcp' }],
+    });
+    expect(updated.status).toBe(200);
+    expect(updated.body).toMatchObject({
+      id: agent.id,
+      name: 'b',
+      instructions: 'Keep me.',
+      tools: null,
+      mcp: [{ name: 'x', url: 'http://127.0.0.1:9/mcp', header_names: [] }],
+    });
+  });
+
+  it('lists the organization’s active agents; DELETE archives (204) and the agent is gone for chat', async () => {
+    const { body: agent } = await client.post('/agents', { name: 'short-lived' });
+    expect((await client.get('/agents')).body.agents.map((a: { id: string }) => a.id)).toContain(agent.id);
+    expect((await client.delete(`/agents/${agent.id}`)).status).toBe(204);
+    expect((await client.get('/agents')).body.agents.map((a: { id: string }) => a.id)).not.toContain(
+      agent.id,
+    );
+    expect(await client.get(`/agents/${agent.id}`)).toMatchObject({
+      status: 404,
+      body: { detail: 'Agent not found' },
+    });
+    const chat = await client.post('/chat', {
+      message: { content: 'hi' },
+      options: { agent_id: agent.id, user_id: 'u1' },
+    });
+    expect(chat).toMatchObject({ status: 404, body: { detail: 'Agent not found' } });
+  });
+
+  it('answers 404 for another organization’s agent on every call, and lists none of them', async () => {
+    const { body: agent } = await client.post('/agents', { name: 'private' });
+    expect((await other.get(`/agents/${agent.id}`)).status).toBe(404);
+    expect((await other.put(`/agents/${agent.id}`, { name: 'stolen' })).status).toBe(404);
+    expect((await other.delete(`/agents/${agent.id}`)).status).toBe(404);
+    expect((await other.get('/agents')).body.agents).toEqual([]);
+    expect((await client.get(`/agents/${agent.id}`)).body).toMatchObject({
+      name: 'private',
+      archived: false,
+    });
+  });
+
+  it('answers 422 in the Pydantic shape for bad fields, with where each was', async () => {
+    const bad = await client.post('/agents', {
+      name: '',
+      model: 'gpt',
+      tools: ['shell'],
+      temperature: 3,
+      mcp: [{ name: 'both', command: 'node', url: 'http://x/mcp' }],
+    });
+    expect(bad.status).toBe(422);
+    const locs = bad.body.detail.map((issue: { loc: unknown[] }) => issue.loc.join('.'));
+    expect(locs).toEqual(
+      expect.arrayContaining(['body.name', 'body.model', 'body.tools.0', 'body.temperature']),
+    );
+    const shape = await client.post('/agents', {
+      name: 'x',
+      mcp: [{ name: 'both', command: 'node', url: 'http://x/mcp', headers: { a: 'b' } }],
+    });
+    expect(shape.status).toBe(422);
+    expect(shape.body.detail).toEqual(
+      expect.arrayContaining([expect.objectContaining({ loc: ['body', 'mcp', 0], type: 'value_error' })]),
+    );
+    expect((await client.get('/agents/not-a-uuid')).status).toBe(422);
+  });
+
+  it('answers 401 without a key', async () => {
+    expect((await api(gateway.url!).get('/agents')).status).toBe(401);
+  });
+});

@@ -1,0 +1,153 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BrowserContext, chromium, Page } from 'playwright-core';
+import { createOrg, OrgFixture } from '../factories/admin';
+import { api } from '../support/http';
+import { AppProcess, startGateway, startWorker } from '../support/processes';
+import { createTestEnvironment, TestEnvironment } from '../support/test-environment';
+
+/**
+ * The playground at /playground driven in Debian's Chromium (no browser download): a whole conversation with
+ * the builtin model through real gateway and worker processes. The screenshot is kept in docs/.
+ */
+const CHROMIUM = '/usr/bin/chromium';
+const SCREENSHOT = join(__dirname, '..', '..', 'docs', 'playground.png');
+const USER = 'browser-user';
+
+let environment: TestEnvironment;
+let gateway: AppProcess;
+let worker: AppProcess;
+let org: OrgFixture;
+let browser: BrowserContext;
+let page: Page;
+let profile: string;
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`Chromium is not installed at ${CHROMIUM}: apt-get install -y chromium (see .ci/run)`);
+  }
+  environment = await createTestEnvironment();
+  // One after the other: on a loaded machine two cold starts at once can each miss their start deadline.
+  gateway = await startGateway(environment.env);
+  worker = await startWorker(environment.env, { WORKER_HEALTH_PORT: '0' });
+  org = await createOrg(environment.env);
+  const created = await api(gateway.url!, org.key).post('/agents', { name: 'Playground helper' });
+  if (created.status !== 200) throw new Error(`POST /agents: ${JSON.stringify(created.body)}`);
+  profile = mkdtempSync(join(tmpdir(), 'parley-chromium-'));
+  // A fresh profile for each run (Playwright passes it to Chromium as --user-data-dir).
+  browser = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: { width: 1200, height: 760 },
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+  page = browser.pages()[0] ?? (await browser.newPage());
+});
+
+afterAll(async () => {
+  await browser?.close();
+  if (profile) rmSync(profile, { recursive: true, force: true });
+  await Promise.all([gateway?.stop(), worker?.stop()]);
+  await environment?.dispose();
+});
+
+const lastAssistant = () => page.locator('.message.assistant').last();
+
+/** Polls the page until the check holds (each Playwright wait has its own timeout; this one is the test's). */
+async function until(check: () => Promise<boolean>): Promise<void> {
+  while (!(await check())) await new Promise((resolve) => setTimeout(resolve, 25));
+}
+
+const assistantCount = () => page.locator('.message.assistant').count();
+
+async function send(text: string): Promise<void> {
+  await page.fill('#input', text);
+  await page.click('#send');
+}
+
+describe('the browser playground', () => {
+  it('connects with a pasted key and lists the organization’s agents', async () => {
+    await page.goto(`${gateway.url}/playground`);
+    await page.fill('#key', org.key);
+    await page.fill('#user', USER);
+    await page.click('#connect');
+    await page.waitForSelector('#agent option', { state: 'attached' });
+    expect(await page.locator('#agent option').allTextContents()).toEqual(['Playground helper']);
+    // The key stays in the page's memory: nothing in storage or cookies.
+    expect(await page.evaluate('localStorage.length + sessionStorage.length')).toBe(0);
+    expect(await page.context().cookies()).toEqual([]);
+  });
+
+  it('streams the reply word by word into the page', async () => {
+    await send('/sleep 150\n/say one two three four five six seven eight');
+    const reply = lastAssistant().locator('.text');
+    // Part of the reply is on screen before the rest has arrived.
+    let partial = '';
+    await until(async () => (partial = (await reply.textContent()) ?? '').includes('one'));
+    expect(partial).not.toContain('eight');
+    await until(async () => ((await reply.textContent()) ?? '').includes('eight'));
+    expect(await reply.textContent()).toBe('one two three four five six seven eight');
+    await page.waitForSelector('#threads li');
+  });
+
+  it('folds out tool calls and their results', async () => {
+    await send('/tool clock {}');
+    const tool = lastAssistant().locator('details.tool');
+    await tool.locator('pre', { hasText: 'result:' }).waitFor({ state: 'attached' });
+    expect(await tool.locator('summary').textContent()).toContain('clock');
+    await tool.locator('summary').click();
+    expect(await tool.getAttribute('open')).not.toBeNull();
+  });
+
+  it('shows questions as buttons, and a button sends its option', async () => {
+    await send('/ask Which colour? | red | blue');
+    await lastAssistant().locator('.questions button', { hasText: 'red' }).click();
+    await page.locator('.message.user .text', { hasText: /^red$/ }).waitFor();
+    await until(async () => (await assistantCount()) >= 4);
+    const threadId = await page.locator('#threads li.current').getAttribute('data-thread-id');
+    const thread = await api(gateway.url!, org.key).get(`/chat/${threadId}?user_id=${USER}`);
+    expect(thread.body.messages.filter((m: { role: string }) => m.role === 'user').at(-1).content).toBe(
+      'red',
+    );
+  });
+
+  it('attaches a file through the two-step upload', async () => {
+    await page.setInputFiles('#file', {
+      name: 'notes.txt',
+      mimeType: 'text/plain',
+      buffer: Buffer.from('The meeting is on Tuesday.'),
+    });
+    await send('What does the file say?');
+    await page.locator('.message.user .files', { hasText: 'notes.txt' }).waitFor();
+    const threadId = await page.locator('#threads li.current').getAttribute('data-thread-id');
+    await until(async () => (await assistantCount()) >= 5);
+    const thread = await api(gateway.url!, org.key).get(`/chat/${threadId}?user_id=${USER}`);
+    const withFile = thread.body.messages.find((m: { files: { name: string }[] }) => m.files.length > 0);
+    expect(withFile.files[0]).toMatchObject({ name: 'notes.txt', mimetype: 'text/plain' });
+    await lastAssistant().locator('.text', { hasText: /\S/ }).waitFor();
+    expect(await page.locator('#status').textContent()).toBe('');
+    mkdirSync(join(SCREENSHOT, '..'), { recursive: true });
+    await page.screenshot({ path: SCREENSHOT });
+  });
+
+  it('renames, stars and archives threads from the list', async () => {
+    page.once('dialog', (dialog) => void dialog.accept('Colours and notes'));
+    await page.locator('#threads li.current button[title="Rename"]').click();
+    await page.locator('#threads li span', { hasText: 'Colours and notes' }).waitFor();
+    await page.locator('#threads li.current button[title="Star"]').click();
+    await page.locator('#threads li span', { hasText: '★ Colours and notes' }).waitFor();
+    await page.locator('#threads li.current button[title="Archive"]').click();
+    await until(async () => (await page.locator('#threads li').count()) === 0);
+    expect((await api(gateway.url!, org.key).get(`/chat?user_id=${USER}`)).body).toEqual([]);
+  });
+});

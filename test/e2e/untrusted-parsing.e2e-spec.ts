@@ -1,0 +1,170 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, Server } from 'node:http';
+import { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import JSZip from 'jszip';
+import { createAgent, createOrg, OrgFixture } from '../factories/admin';
+import { api } from '../support/http';
+import { docxOf, MIME } from '../support/document-fixtures';
+import { AppProcess, startGateway, startWorker } from '../support/processes';
+import { createTestEnvironment, queryDatabase, TestEnvironment } from '../support/test-environment';
+import { ofType, runReply } from './models.support';
+import { until } from './stream.support';
+
+/**
+ * Untrusted content crafted to be slow to parse, on real processes: organization A's run reads it (a web page
+ * of 512 KiB of unclosed `<title>`, a DOCX whose XML expands to millions of elements) while organization B asks
+ * for a one-word reply on the same worker; or A uploads a SKILL.md whose YAML takes seconds to parse while B
+ * calls the same gateway. The parse runs in a parsing thread, so B is not delayed.
+ */
+const PARSE_TIMEOUT_MS = 3000;
+const GATEWAY_PARSE_TIMEOUT_MS = 1000;
+let environment: TestEnvironment;
+let gateway: AppProcess;
+let worker: AppProcess;
+let storageDir: string;
+let orgA: OrgFixture;
+let orgB: OrgFixture;
+let agentA: string;
+let agentB: string;
+let site: Server;
+let base: string;
+const hits: string[] = [];
+
+beforeAll(async () => {
+  site = createServer((req, res) => {
+    hits.push(req.url ?? '');
+    res.writeHead(200, { 'content-type': 'text/html' });
+    res.end('<html><head><title>' + '<title>'.repeat((512 * 1024) / 7));
+  });
+  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+  storageDir = await mkdtemp(join(tmpdir(), 'parley-untrusted-'));
+  environment = await createTestEnvironment({ STORAGE_DIR: storageDir });
+  [gateway, worker] = await Promise.all([
+    startGateway(environment.env, { PARSE_TIMEOUT_MS: String(GATEWAY_PARSE_TIMEOUT_MS) }),
+    startWorker(environment.env, {
+      WORKER_HEALTH_PORT: '0',
+      WEB_TOOL_ALLOW_PRIVATE: 'true',
+      PARSE_TIMEOUT_MS: String(PARSE_TIMEOUT_MS),
+    }),
+  ]);
+  [orgA, orgB] = await Promise.all([createOrg(environment.env), createOrg(environment.env)]);
+  [agentA, agentB] = await Promise.all([
+    createAgent(environment.env, orgA.org).then((agent) => agent.id),
+    createAgent(environment.env, orgB.org).then((agent) => agent.id),
+  ]);
+});
+
+afterAll(async () => {
+  await Promise.all([gateway?.stop(), worker?.stop()]);
+  site?.closeAllConnections();
+  await new Promise((resolve) => site?.close(resolve));
+  await environment?.dispose();
+  if (storageDir) await rm(storageDir, { recursive: true, force: true });
+});
+
+/** B's one-word reply, timed from its POST to its stream's last line. */
+async function timedReplyOfB(): Promise<number> {
+  const started = Date.now();
+  const reply = await runReply(gateway.url!, orgB.key, agentB, '/say ok');
+  expect(reply.message).toMatchObject({ status: 'success', content: 'ok' });
+  return Date.now() - started;
+}
+
+const liveReplies = async (org: OrgFixture) =>
+  (
+    await queryDatabase<{ n: number }>(
+      environment.databaseUrl,
+      `SELECT count(*)::int AS n FROM messages WHERE org_id = $1 AND live`,
+      [org.orgId],
+    )
+  )[0].n;
+
+it("reads a 512 KiB page of unclosed <title> without delaying another organization's reply", async () => {
+  const pageA = runReply(
+    gateway.url!,
+    orgA.key,
+    agentA,
+    `/tool web ${JSON.stringify({ url: `${base}/titles` })}`,
+  );
+  await until(() => hits.length > 0, 20000);
+  // Before the fix the title's regular expression held the worker's event loop for some 20 s here.
+  expect(await timedReplyOfB()).toBeLessThan(1000);
+
+  const [result] = ofType((await pageA).lines, 'tool.result');
+  expect(result.is_error).toBe(false);
+  expect(result.output.title).toMatch(/^<title><title>/);
+});
+
+it('gives up on a DOCX that expands to millions of elements at the time limit, the worker answering others meanwhile', async () => {
+  const bomb = await docxBomb(1_500_000);
+  const client = api(gateway.url!, orgA.key);
+  const granted = (
+    await client.get(`/chat/files/upload?filename=bomb.docx&mimetype=${MIME.docx}&user_id=alice`)
+  ).body as { url: string; fields: Record<string, string> };
+  const form = new FormData();
+  for (const [name, value] of Object.entries(granted.fields)) form.append(name, value);
+  form.append('file', new Blob([bomb]), 'bomb.docx');
+  expect((await fetch(granted.url, { method: 'POST', body: form })).status).toBe(204);
+
+  const started = Date.now();
+  const chat = await client.post('/chat', {
+    message: { content: '/say read', file_ids: [granted.fields['x-amz-meta-file-id']] },
+    options: { agent_id: agentA, user_id: 'alice' },
+  });
+  expect(chat.status).toBe(200);
+  await until(async () => {
+    const [row] = await queryDatabase<{ status: string }>(
+      environment.databaseUrl,
+      `SELECT status FROM messages WHERE id = $1`,
+      [chat.body.messages[1].id],
+    );
+    return row.status === 'running';
+  }, 20000);
+
+  expect(await timedReplyOfB()).toBeLessThan(1000);
+  // A is still being parsed: B's reply came while A's parse held a thread, not after it.
+  expect(await liveReplies(orgA)).toBe(1);
+
+  // A's reply goes on without the attachment once the parse hits PARSE_TIMEOUT_MS.
+  await until(async () => (await liveReplies(orgA)) === 0, 60000);
+  expect(Date.now() - started).toBeGreaterThanOrEqual(PARSE_TIMEOUT_MS);
+  const thread = await client.get(`/chat/${chat.body.id}?user_id=alice`);
+  expect(thread.body.messages[1]).toMatchObject({ status: 'success', content: 'read' });
+});
+
+it('refuses a SKILL.md whose YAML is slow to parse at the time limit, the gateway answering others meanwhile', async () => {
+  // Tens of thousands of keys: the YAML parser's duplicate-key check makes this seconds of CPU (9,000 keys took
+  // about one second, too close to the limit to fail reliably).
+  const yaml = Array.from({ length: 20000 }, (_, i) => `k${i}: v`).join('\n');
+  const upload = api(gateway.url!, orgA.key).post('/skills?user_id=alice', {
+    content: `---\n${yaml}\n---\nbody`,
+  });
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const started = Date.now();
+  const listed = await api(gateway.url!, orgB.key).get('/skills?user_id=bob');
+  expect(listed.status).toBe(200);
+  expect(Date.now() - started).toBeLessThan(1000);
+
+  const refused = await upload;
+  expect(refused.status).toBe(422);
+  expect(refused.body.detail[0]).toMatchObject({
+    loc: ['body', 'content'],
+    type: 'value_error',
+    msg: `Value error, invalid YAML frontmatter: parsing took longer than ${GATEWAY_PARSE_TIMEOUT_MS} ms`,
+  });
+});
+
+/** A small DOCX (deflated) whose document.xml holds `paragraphs` one-letter paragraphs. */
+async function docxBomb(paragraphs: number): Promise<Buffer> {
+  const zip = await JSZip.loadAsync(await docxOf([]));
+  const body = '<w:p><w:r><w:t>a</w:t></w:r></w:p>'.repeat(paragraphs);
+  zip.file(
+    'word/document.xml',
+    '<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main">' +
+      `<w:body>${body}</w:body></w:document>`,
+  );
+  return zip.generateAsync({ type: 'nodebuffer', compression: 'DEFLATE', compressionOptions: { level: 1 } });
+}

@@ -1,0 +1,289 @@
+import { Redis } from 'ioredis';
+import { createServer, IncomingHttpHeaders, Server } from 'node:http';
+import { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+import { createAgent, createOrg, OrgFixture } from '../factories/admin';
+import { api } from '../support/http';
+import { AppProcess, startGateway, startWorker } from '../support/processes';
+import { createTestEnvironment, queryDatabase, TestEnvironment } from '../support/test-environment';
+
+/**
+ * Webhooks on real processes (CONTRACTS §14): a local receiver gets the end of a reply, signed so that the
+ * `standardwebhooks` library verifies it; failures are retried on schedule, every try recorded; a worker killed
+ * between tries (and its Redis keys gone) loses no delivery.
+ */
+interface Received {
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/** A local endpoint that answers the statuses it is told, in order (then 200), and keeps what it got. */
+class Receiver {
+  readonly received: Received[] = [];
+  statuses: number[] = [];
+  private readonly server: Server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      this.received.push({ headers: request.headers, body: Buffer.concat(chunks).toString('utf8') });
+      response.statusCode = this.statuses.shift() ?? 200;
+      response.end('ok');
+    });
+  });
+
+  async start(): Promise<string> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hook`;
+  }
+
+  stop(): Promise<void> {
+    this.server.closeAllConnections();
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+const USER = 'user-1';
+const RETRY_BASE_MS = 400;
+const workerEnv = {
+  WORKER_HEALTH_PORT: '0',
+  WEBHOOK_ALLOW_PRIVATE: 'true',
+  WEBHOOK_SWEEP_INTERVAL_MS: '200',
+  WEBHOOK_RETRY_BASE_MS: String(RETRY_BASE_MS),
+  WEBHOOK_LEASE_MS: '3000',
+};
+
+let environment: TestEnvironment;
+let gateway: AppProcess;
+let worker: AppProcess;
+let org: OrgFixture;
+let other: OrgFixture;
+let agentId: string;
+let client: ReturnType<typeof api>;
+const receivers: Receiver[] = [];
+const webhookIds: string[] = [];
+
+beforeAll(async () => {
+  environment = await createTestEnvironment();
+  [gateway, worker] = await Promise.all([
+    startGateway(environment.env, { WEBHOOK_ALLOW_PRIVATE: 'true' }),
+    startWorker(environment.env, workerEnv),
+  ]);
+  [org, other] = await Promise.all([createOrg(environment.env), createOrg(environment.env)]);
+  agentId = (await createAgent(environment.env, org.org)).id;
+  client = api(gateway.url!, org.key);
+});
+
+afterAll(async () => {
+  await Promise.all([gateway?.stop(), worker?.stop(), ...receivers.map((receiver) => receiver.stop())]);
+  await environment?.dispose();
+});
+
+/** A receiver registered for `events`; only it listens while a test runs (the others are paused). */
+async function register(events: string[] = ['message.completed']) {
+  for (const id of webhookIds) await client.put(`/webhooks/${id}`, { active: false });
+  const receiver = new Receiver();
+  receivers.push(receiver);
+  const response = await client.post('/webhooks', { url: await receiver.start(), events });
+  expect(response.status).toBe(200);
+  webhookIds.push(response.body.id);
+  return { receiver, webhook: response.body as { id: string; secret: string } };
+}
+
+async function reply(content: string): Promise<{ threadId: string; replyId: string }> {
+  const response = await client.post('/chat', {
+    message: { content },
+    options: { agent_id: agentId, user_id: USER },
+  });
+  expect(response.status).toBe(200);
+  return { threadId: response.body.id, replyId: response.body.messages[1].id };
+}
+
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`never got there: ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+interface Attempt {
+  id: string;
+  event_id: string;
+  type: string;
+  attempt: number;
+  status_code: number | null;
+  error: string | null;
+  created_at: string;
+  next_attempt_at: string | null;
+  delivered_at: string | null;
+}
+
+const attempts = async (webhookId: string): Promise<Attempt[]> =>
+  (await client.get(`/webhooks/${webhookId}/deliveries`)).body;
+
+describe('webhooks', () => {
+  it('creates a webhook, shows its secret once, and keeps it to its organization', async () => {
+    const receiver = new Receiver();
+    receivers.push(receiver);
+    const created = await client.post('/webhooks', {
+      url: await receiver.start(),
+      events: ['message.failed', 'source.synced'],
+      description: 'ops',
+      active: false,
+    });
+    expect(created.status).toBe(200);
+    expect(Object.keys(created.body).sort()).toEqual(
+      ['active', 'created_at', 'description', 'events', 'id', 'secret', 'url'].sort(),
+    );
+    expect(created.body.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    const read = await client.get(`/webhooks/${created.body.id}`);
+    expect(read.body).toEqual({ ...created.body, secret: undefined });
+    expect(read.body).not.toHaveProperty('secret');
+    const [row] = await queryDatabase<{ secret_encrypted: string }>(
+      environment.databaseUrl,
+      'SELECT secret_encrypted FROM webhooks WHERE id = $1',
+      [created.body.id],
+    );
+    expect(row.secret_encrypted).not.toContain(created.body.secret.slice(6));
+
+    const foreign = api(gateway.url!, other.key);
+    expect((await foreign.get(`/webhooks/${created.body.id}`)).status).toBe(404);
+    expect((await foreign.get('/webhooks')).body).toEqual([]);
+    const updated = await client.put(`/webhooks/${created.body.id}`, { events: ['message.cancelled'] });
+    expect(updated.body).toMatchObject({ events: ['message.cancelled'], active: false, description: 'ops' });
+    expect((await client.delete(`/webhooks/${created.body.id}`)).status).toBe(204);
+    expect((await client.get(`/webhooks/${created.body.id}`)).status).toBe(404);
+  });
+
+  it('answers 422 for an unknown event type and a URL that is not http(s)', async () => {
+    const response = await client.post('/webhooks', {
+      url: 'ftp://example.com/x',
+      events: ['message.exploded'],
+    });
+    expect(response.status).toBe(422);
+    const locs = (response.body.detail as { loc: unknown[] }[]).map((issue) => issue.loc[1]);
+    expect(locs).toEqual(['events']);
+    const badUrl = await client.post('/webhooks', {
+      url: 'ftp://example.com/x',
+      events: ['message.completed'],
+    });
+    expect(badUrl.status).toBe(422);
+    expect(badUrl.body.detail[0]).toMatchObject({ loc: ['body', 'url'], type: 'value_error' });
+  });
+
+  it('delivers message.completed with a signature the standardwebhooks library verifies', async () => {
+    const { receiver, webhook } = await register();
+    const { threadId, replyId } = await reply('/say all done here');
+    const [received] = await until(
+      async () => receiver.received,
+      (got) => got.length > 0,
+    );
+    const payload = new Webhook(webhook.secret).verify(received.body, {
+      'webhook-id': received.headers['webhook-id'] as string,
+      'webhook-timestamp': received.headers['webhook-timestamp'] as string,
+      'webhook-signature': received.headers['webhook-signature'] as string,
+    }) as { type: string; timestamp: string; data: Record<string, unknown> };
+    expect(payload.type).toBe('message.completed');
+    expect(payload.timestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(payload.data).toMatchObject({
+      id: replyId,
+      thread_id: threadId,
+      role: 'assistant',
+      status: 'success',
+      content: 'all done here',
+      live: false,
+    });
+    const thread = await client.get(`/chat/${threadId}?user_id=${USER}`);
+    expect(payload.data).toEqual(thread.body.messages[1]);
+    // A forged body does not verify with the same headers.
+    expect(() =>
+      new Webhook(webhook.secret).verify(received.body.replace('all done', 'all gone'), {
+        'webhook-id': received.headers['webhook-id'] as string,
+        'webhook-timestamp': received.headers['webhook-timestamp'] as string,
+        'webhook-signature': received.headers['webhook-signature'] as string,
+      }),
+    ).toThrow();
+
+    const recorded = await until(
+      () => attempts(webhook.id),
+      (list) => list.length === 1,
+    );
+    expect(recorded[0]).toMatchObject({
+      event_id: received.headers['webhook-id'],
+      type: 'message.completed',
+      attempt: 1,
+      status_code: 200,
+      error: null,
+      next_attempt_at: null,
+    });
+    expect(recorded[0].delivered_at).toEqual(expect.any(String));
+  });
+
+  it('retries a receiver that answers 500 twice, and records three attempts', async () => {
+    const { receiver, webhook } = await register(['message.failed']);
+    receiver.statuses = [500, 500];
+    await reply('/fail');
+    const recorded = await until(
+      () => attempts(webhook.id),
+      (list) => list.some((attempt) => attempt.delivered_at !== null),
+    );
+    expect(recorded.map((attempt) => [attempt.attempt, attempt.status_code])).toEqual([
+      [3, 200],
+      [2, 500],
+      [1, 500],
+    ]);
+    expect(new Set(recorded.map((attempt) => attempt.event_id)).size).toBe(1);
+    expect(receiver.received.map((got) => got.headers['webhook-id'])).toEqual(
+      Array(3).fill(recorded[0].event_id),
+    );
+    expect(recorded[2].error).toBe('HTTP 500');
+    // Backoff: the second try waited the base delay, the third twice that.
+    const [third, second, first] = recorded.map((attempt) => new Date(attempt.created_at).getTime());
+    expect(new Date(recorded[2].next_attempt_at!).getTime() - first).toBeGreaterThanOrEqual(
+      RETRY_BASE_MS - 5,
+    );
+    expect(second - first).toBeGreaterThanOrEqual(RETRY_BASE_MS - 5);
+    expect(third - second).toBeGreaterThanOrEqual(2 * RETRY_BASE_MS - 5);
+  });
+
+  it('loses no delivery when the worker is killed between attempts and its Redis keys are gone', async () => {
+    const { receiver, webhook } = await register(['message.completed']);
+    receiver.statuses = [503];
+    await workerRestartsWith(async () => {
+      await reply('/say after the crash');
+      await until(
+        () => attempts(webhook.id),
+        (list) => list.length === 1,
+      );
+    });
+    const recorded = await until(
+      () => attempts(webhook.id),
+      (list) => list.some((attempt) => attempt.delivered_at !== null),
+      30000,
+    );
+    expect(recorded.map((attempt) => [attempt.attempt, attempt.status_code])).toEqual([
+      [2, 200],
+      [1, 503],
+    ]);
+  });
+});
+
+/** Runs `step`, then kills the worker, removes every Redis key of this run (queues included) and starts another. */
+async function workerRestartsWith(step: () => Promise<void>): Promise<void> {
+  await step();
+  await worker.kill();
+  const redis = new Redis(environment.env.REDIS_URL!);
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${environment.redisPrefix}:*`, 'COUNT', 500);
+      if (keys.length > 0) await redis.del(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+  worker = await startWorker(environment.env, workerEnv);
+}

@@ -1,0 +1,111 @@
+import { QueueKeys } from 'bullmq';
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { parseAllDocuments } from 'yaml';
+import { QUEUE } from '@app/contracts';
+import { queuePrefix } from '@app/redis';
+
+const run = promisify(execFile);
+const ROOT = join(__dirname, '..', '..', '..');
+
+interface Manifest {
+  kind: string;
+  metadata: { name: string; annotations?: Record<string, string> };
+  spec?: any;
+  data?: Record<string, string>;
+  stringData?: Record<string, string>;
+}
+
+/**
+ * The Helm chart as CI checks it: deploy/helm/check.sh runs the real `helm lint --strict` and `helm template`
+ * (default values, and every option on). Here the rendered manifests are read back and held to what the
+ * processes need: their commands, probes on the health endpoints, the migrate hook, KEDA on the real queue key.
+ */
+let dir: string;
+let defaults: Manifest[];
+let allOptions: Manifest[];
+
+const load = async (file: string) =>
+  parseAllDocuments(await readFile(join(dir, file), 'utf8'))
+    .map((document) => document.toJS() as Manifest | null)
+    .filter((manifest): manifest is Manifest => manifest !== null);
+const find = (manifests: Manifest[], kind: string, name: string) => {
+  const found = manifests.find((manifest) => manifest.kind === kind && manifest.metadata.name === name);
+  if (!found)
+    throw new Error(`no ${kind} ${name} in ${manifests.map((m) => `${m.kind}/${m.metadata.name}`)}`);
+  return found;
+};
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'parley-helm-'));
+  await run('bash', [join(ROOT, 'deploy', 'helm', 'check.sh'), dir], { timeout: 240000 });
+  [defaults, allOptions] = await Promise.all([load('default.yaml'), load('all-options.yaml')]);
+}, 250000);
+
+afterAll(async () => {
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe('the Helm chart', () => {
+  it('renders gateway and worker with their commands, settings and probes on the health endpoints', () => {
+    const gateway = find(defaults, 'Deployment', 'parley-gateway').spec.template.spec.containers[0];
+    expect(gateway.command).toEqual(['node', 'dist/apps/gateway/src/main.js']);
+    expect(gateway.image).toBe('parley:0.1.0');
+    expect(gateway.readinessProbe.httpGet).toEqual({ path: '/health/ready', port: 'http' });
+    expect(gateway.livenessProbe.httpGet).toEqual({ path: '/health/live', port: 'http' });
+    expect(gateway.envFrom).toEqual([
+      { configMapRef: { name: 'parley' } },
+      { secretRef: { name: 'parley' } },
+    ]);
+    const worker = find(defaults, 'Deployment', 'parley-worker').spec.template.spec.containers[0];
+    expect(worker.command).toEqual(['node', 'dist/apps/worker/src/main.js']);
+    expect(worker.readinessProbe.httpGet).toEqual({ path: '/health/ready', port: 'health' });
+    expect(worker.ports[0].containerPort).toBe(3002);
+    const config = find(defaults, 'ConfigMap', 'parley').data!;
+    expect(config).toMatchObject({ PORT: '3000', WORKER_HEALTH_PORT: '3002', DATABASE_POOL_SIZE: '10' });
+    expect(find(defaults, 'Secret', 'parley').stringData).toEqual({
+      DATABASE_URL: 'postgres://postgres@postgres:5432/agents',
+      REDIS_URL: 'redis://redis:6379',
+    });
+    expect(find(defaults, 'PodDisruptionBudget', 'parley-gateway').spec.minAvailable).toBe(1);
+    expect(find(defaults, 'PodDisruptionBudget', 'parley-worker').spec.minAvailable).toBe(1);
+  });
+
+  it('migrates in a pre-install/pre-upgrade Job that goes direct to PostgreSQL', () => {
+    const job = find(allOptions, 'Job', 'parley-migrate');
+    expect(job.metadata.annotations!['helm.sh/hook']).toBe('pre-install,pre-upgrade');
+    const container = job.spec.template.spec.containers[0];
+    expect(container.command).toEqual(['node', 'dist/apps/admin/src/migrate.js']);
+    const secretName = container.envFrom[0].secretRef.name;
+    const secret = find(allOptions, 'Secret', secretName);
+    // The hook's Secret exists before the Job: hooks run before the release's own objects are created.
+    expect(Number(secret.metadata.annotations!['helm.sh/hook-weight'])).toBeLessThan(
+      Number(job.metadata.annotations!['helm.sh/hook-weight']),
+    );
+    expect(secret.stringData!.DATABASE_MIGRATION_URL).toBe('postgres://parley@postgres:5432/agents');
+  });
+
+  it('scales workers with KEDA on the key BullMQ really keeps waiting agent runs in', () => {
+    const scaled = find(allOptions, 'ScaledObject', 'parley-worker');
+    expect(scaled.spec.scaleTargetRef.name).toBe('parley-worker');
+    // The settings the pods get: a Redis Cluster URL, so BullMQ's prefix is hash-tagged.
+    const redisPrefix = find(allOptions, 'ConfigMap', 'parley').data!.REDIS_PREFIX;
+    const redisUrl = find(allOptions, 'Secret', 'parley').stringData!.REDIS_URL;
+    const prefix = queuePrefix({ redisUrl, redisPrefix });
+    expect(prefix).toBe(`{${redisPrefix}}`);
+    expect(scaled.spec.triggers[0].metadata.listName).toBe(
+      new QueueKeys(prefix).getKeys(QUEUE.agentRun).wait,
+    );
+    // KEDA owns the worker count then, the HPA the gateway's.
+    expect(find(allOptions, 'Deployment', 'parley-worker').spec.replicas).toBeUndefined();
+    expect(find(allOptions, 'HorizontalPodAutoscaler', 'parley-gateway').spec.scaleTargetRef.name).toBe(
+      'parley-gateway',
+    );
+    expect(find(allOptions, 'Deployment', 'parley-gateway').spec.replicas).toBeUndefined();
+    const ingress = find(allOptions, 'Ingress', 'parley-gateway');
+    expect(ingress.metadata.annotations!['nginx.ingress.kubernetes.io/proxy-buffering']).toBe('off');
+  });
+});

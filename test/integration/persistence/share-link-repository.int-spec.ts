@@ -1,0 +1,83 @@
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { loadSettings } from '@app/config';
+import { dataSourceOptions, ShareLinkRepository } from '@app/persistence';
+import { createTestEnvironment, TestEnvironment } from '../../support/test-environment';
+
+/**
+ * Share links on real PostgreSQL: a link is revoked only through its own file, a second revoke keeps the first
+ * time, and concurrent downloads each count while revoked or expired links count none.
+ */
+describe('ShareLinkRepository', () => {
+  let environment: TestEnvironment;
+  let db: DataSource;
+  let links: ShareLinkRepository;
+  const orgId = randomUUID();
+  let fileId: string;
+  let otherFileId: string;
+
+  beforeAll(async () => {
+    environment = await createTestEnvironment();
+    db = await new DataSource(
+      dataSourceOptions(loadSettings({ DATABASE_URL: environment.databaseUrl }), 4),
+    ).initialize();
+    links = new ShareLinkRepository(db);
+    await db.query(`INSERT INTO organizations (id, name) VALUES ($1, $2)`, [orgId, `org-${orgId}`]);
+    [fileId, otherFileId] = [randomUUID(), randomUUID()];
+    for (const id of [fileId, otherFileId]) {
+      await db.query(
+        `INSERT INTO conversation_files (id, org_id, user_id, name, mimetype, size, storage_key, origin, status)
+         VALUES ($1, $2, 'alice', 'a.txt', 'text/plain', 1, $3, 'user', 'uploaded')`,
+        [id, orgId, `uploads/${orgId}/${id}`],
+      );
+    }
+  });
+
+  afterAll(async () => {
+    await db?.destroy();
+    await environment?.dispose();
+  });
+
+  it('creates a link with its expiry and password hash, counted from zero', async () => {
+    const expiresAt = new Date(Date.now() + 60_000);
+    const link = await links.create(fileId, { expiresAt, passwordHash: 'hash' });
+    expect(link).toMatchObject({
+      fileId,
+      expiresAt,
+      passwordHash: 'hash',
+      revokedAt: null,
+      accessCount: 0,
+      lastAccessedAt: null,
+    });
+    expect(await links.findById(link.id)).toMatchObject({ id: link.id, accessCount: 0 });
+  });
+
+  it('revokes a link only through its own file, keeping the first revocation time', async () => {
+    const link = await links.create(fileId, { expiresAt: null, passwordHash: null });
+    expect(await links.revoke(otherFileId, link.id)).toBeNull();
+    expect((await links.findById(link.id))?.revokedAt).toBeNull();
+    const revoked = await links.revoke(fileId, link.id);
+    expect(revoked?.revokedAt).toBeInstanceOf(Date);
+    const again = await links.revoke(fileId, link.id);
+    expect(again?.revokedAt?.getTime()).toBe(revoked?.revokedAt?.getTime());
+  });
+
+  it('counts every one of concurrent downloads, and none of a revoked or expired link', async () => {
+    const link = await links.create(fileId, { expiresAt: null, passwordHash: null });
+    const counted = await Promise.all(Array.from({ length: 8 }, () => links.countAccess(link.id)));
+    expect(counted.every((entity) => entity !== null)).toBe(true);
+    const stored = await links.findById(link.id);
+    expect(stored?.accessCount).toBe(8);
+    expect(stored?.lastAccessedAt).toBeInstanceOf(Date);
+
+    await links.revoke(fileId, link.id);
+    expect(await links.countAccess(link.id)).toBeNull();
+    const expired = await links.create(fileId, {
+      expiresAt: new Date(Date.now() - 1000),
+      passwordHash: null,
+    });
+    expect(await links.countAccess(expired.id)).toBeNull();
+    expect((await links.findById(expired.id))?.accessCount).toBe(0);
+    expect(await links.countAccess(randomUUID())).toBeNull();
+  });
+});

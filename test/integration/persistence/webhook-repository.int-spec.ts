@@ -1,0 +1,127 @@
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { loadSettings } from '@app/config';
+import { webhookEvent } from '@app/contracts';
+import {
+  dataSourceOptions,
+  MessageRepository,
+  RunRepository,
+  ThreadRepository,
+  WebhookRepository,
+} from '@app/persistence';
+import { createTestEnvironment, TestEnvironment } from '../../support/test-environment';
+
+/**
+ * The webhook outbox on real PostgreSQL: a reply's end writes one delivery per subscribed active endpoint of its
+ * organization in the final statement; due deliveries are claimed once per lease; a try is recorded once.
+ */
+describe('webhook outbox and deliveries', () => {
+  let environment: TestEnvironment;
+  let db: DataSource;
+  let messages: MessageRepository;
+  let threads: ThreadRepository;
+  let runs: RunRepository;
+  let webhooks: WebhookRepository;
+  const orgId = randomUUID();
+  const otherOrgId = randomUUID();
+  const agentId = randomUUID();
+  const outcome = {
+    status: 'success' as const,
+    content: 'done',
+    errorCode: null,
+    questions: null,
+    structuredOutput: null,
+    events: [],
+    deltaLengths: [4],
+  };
+
+  beforeAll(async () => {
+    environment = await createTestEnvironment();
+    db = await new DataSource(
+      dataSourceOptions(loadSettings({ DATABASE_URL: environment.databaseUrl }), 2),
+    ).initialize();
+    messages = new MessageRepository(db);
+    threads = new ThreadRepository(db);
+    runs = new RunRepository(db);
+    webhooks = new WebhookRepository(db);
+    for (const id of [orgId, otherOrgId]) {
+      await db.query(`INSERT INTO organizations (id, name) VALUES ($1, $2)`, [id, `org-${id}`]);
+    }
+    await db.query(`INSERT INTO agents (id, org_id, name) VALUES ($1, $2, 'a')`, [agentId, orgId]);
+  });
+
+  afterAll(async () => {
+    await db?.destroy();
+    await environment?.dispose();
+  });
+
+  async function reply() {
+    const thread = threads.build(
+      { orgId, userId: 'u1' },
+      { agentId, name: 't', projectId: null, memoryNamespace: null },
+    );
+    const { reply } = await messages.startThread(thread, {
+      message: { content: 'hi', fileIds: [], sourceIds: null, documentIds: null, disabledTools: null },
+      reply: { agentId, maxSteps: 4 },
+    });
+    return reply;
+  }
+
+  const hook = (scopeOrg: string, events: ('message.completed' | 'message.failed')[], active = true) =>
+    webhooks.create(
+      { orgId: scopeOrg },
+      { url: 'http://h/x', events, description: null, active, secretEncrypted: 'x' },
+    );
+
+  it("writes one delivery per subscribed active endpoint of the reply's organization, once", async () => {
+    const subscribed = await hook(orgId, ['message.completed']);
+    await hook(orgId, ['message.failed']);
+    await hook(orgId, ['message.completed'], false);
+    await hook(otherOrgId, ['message.completed']);
+    const ended = await reply();
+    const event = webhookEvent('message.completed', { id: ended.id });
+
+    expect(await runs.finish(ended.id, outcome, event)).not.toBeNull();
+    expect(await runs.finish(ended.id, outcome, webhookEvent('message.completed', {}))).toBeNull();
+
+    const rows: { webhook_id: string; event_id: string; type: string; payload: unknown }[] = await db.query(
+      `SELECT webhook_id, event_id, type, payload FROM webhook_deliveries`,
+    );
+    expect(rows).toEqual([
+      { webhook_id: subscribed.id, event_id: event.id, type: 'message.completed', payload: event.payload },
+    ]);
+  });
+
+  it('claims a due delivery once per lease, and records a try once', async () => {
+    const due = await webhooks.claimDue(10, 60_000);
+    expect(due).toEqual([{ deliveryId: expect.any(String), attempt: 1 }]);
+    expect(await webhooks.claimDue(10, 60_000)).toEqual([]);
+
+    const owed = await webhooks.findOwed(due[0].deliveryId, 1);
+    expect(owed).not.toBeNull();
+    const retryAt = new Date(Date.now() - 1000);
+    const failed = { statusCode: 500, error: 'HTTP 500', delivered: false, nextAttemptAt: retryAt };
+    expect(await webhooks.recordAttempt(owed!.delivery, 1, failed)).toBe(true);
+    expect(await webhooks.recordAttempt(owed!.delivery, 1, failed)).toBe(false);
+    expect(await webhooks.findOwed(due[0].deliveryId, 1)).toBeNull();
+
+    // Recording a try releases the lease: the retry is due at once.
+    expect(await webhooks.claimDue(10, 60_000)).toEqual([{ deliveryId: due[0].deliveryId, attempt: 2 }]);
+    const second = await webhooks.findOwed(due[0].deliveryId, 2);
+    await webhooks.recordAttempt(second!.delivery, 2, {
+      statusCode: 204,
+      error: null,
+      delivered: true,
+      nextAttemptAt: null,
+    });
+    expect(await webhooks.claimDue(10, 0)).toEqual([]);
+    const listed = await webhooks.attempts({ orgId }, owed!.webhook.id, 10);
+    expect(
+      listed.map((attempt) => [attempt.attempt, attempt.statusCode, attempt.deliveredAt !== null]),
+    ).toEqual([
+      [2, 204, true],
+      [1, 500, false],
+    ]);
+    expect(await webhooks.attempts({ orgId: otherOrgId }, owed!.webhook.id, 10)).toEqual([]);
+  });
+});

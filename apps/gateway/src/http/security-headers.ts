@@ -1,14 +1,16 @@
 import helmet from '@fastify/helmet';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Settings } from '@app/config';
+import { storagePublicUrl } from '@app/storage';
 
 /**
  * Security headers on every gateway response (@fastify/helmet): nosniff, no framing, no referrer, HSTS, and a
  * Content-Security-Policy that lets the Swagger UI at /docs and the queue dashboard run their own scripts
  * (same-origin files only; their inline styles and data: icons allowed) and nothing else. Routes that serve
- * file bytes tighten it to `sandbox` themselves.
+ * file bytes tighten it to `sandbox` themselves. The playground may also post its upload form to the storage
+ * host, which is another origin.
  */
-const CONTENT_SECURITY_POLICY = {
+const contentSecurityPolicy = (settings: Settings) => ({
   useDefaults: false,
   directives: {
     'default-src': ["'self'"],
@@ -16,17 +18,28 @@ const CONTENT_SECURITY_POLICY = {
     'style-src': ["'self'", "'unsafe-inline'"],
     'img-src': ["'self'", 'data:'],
     'font-src': ["'self'", 'data:'],
-    'connect-src': ["'self'"],
+    'connect-src': ["'self'", ...uploadOrigins(settings)],
     'object-src': ["'none'"],
     'base-uri': ["'self'"],
     'form-action': ["'self'"],
     'frame-ancestors': ["'none'"],
   },
-};
+});
+
+/** Where upload permissions send the browser: the embedded storage host, or the S3 bucket's endpoint. */
+function uploadOrigins(settings: Settings): string[] {
+  if (settings.storageDriver !== 's3') return [new URL(storagePublicUrl(settings)).origin];
+  const endpoint = settings.s3PublicEndpoint ?? settings.s3Endpoint;
+  if (endpoint) return [new URL(endpoint).origin];
+  return [
+    `https://${settings.s3Bucket}.s3.${settings.s3Region}.amazonaws.com`,
+    `https://s3.${settings.s3Region}.amazonaws.com`,
+  ];
+}
 
 /** Helmet's headers, and CORS only for the origins CORS_ORIGINS lists (none by default). */
 export async function applySecurityHeaders(app: NestFastifyApplication, settings: Settings): Promise<void> {
-  await app.register(helmet, { contentSecurityPolicy: CONTENT_SECURITY_POLICY });
+  await app.register(helmet, { contentSecurityPolicy: contentSecurityPolicy(settings) });
   if (settings.corsOrigins) {
     app.enableCors({
       origin: settings.corsOrigins.split(','),

@@ -161,6 +161,7 @@ describe('reply streams under faults', () => {
     console.log(JSON.stringify({ measure: 'resubscribe-catch-up', delayMs }));
   });
 
+  // Up to 30 s for the cuts, plus writing and reading back two 3.8 MB replies: minutes on a loaded CI machine.
   it('cuts 20 unread streams of a 3.8 MB reply, releases them, and a cut reader resumes exactly once', async () => {
     const seeded = await seedThread();
     const deltas = Array.from(
@@ -216,5 +217,5 @@ describe('reply streams under faults', () => {
     const resumed = new OpenStream(`${gateway.url}${path}?after=${last}`, org.key);
     expect([...got, ...numbered(await resumed.all())]).toEqual(events);
     for (const client of clients) client.destroy();
-  });
+  }, 180_000);
 });

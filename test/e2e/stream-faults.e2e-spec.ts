@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { Socket } from 'node:net';
 import { Redis } from 'ioredis';
 import { encodeEvent, EVENT_FIELD, RunEvent, runEventKeys, streamEntryId } from '@app/run-events';
 import { createAgent, createOrg, OrgFixture } from '../factories/admin';
 import { AppProcess, startGateway } from '../support/processes';
 import { createTestEnvironment, queryDatabase, TestEnvironment } from '../support/test-environment';
-import { numbered, OpenStream, sleep, stalledClient, until } from './stream.support';
+import { numbered, OpenStream, sleep, slowReader, SlowReader, until } from './stream.support';
 
 /**
  * Issue #17 items 6 and 7, on a real gateway: the reply is written straight to Redis in the worker's wire
@@ -109,14 +108,9 @@ function residentBytes(pid: number): number {
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) * 1024;
 }
 
-/** The numbered lines a paused raw client got before its connection closed (HTTP/1.1 chunked body). */
-async function linesReceived(socket: Socket): Promise<Record<string, unknown>[]> {
-  const chunks: Buffer[] = [];
-  socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-  const closed = new Promise((resolve) => socket.once('close', resolve));
-  socket.resume();
-  await closed;
-  const raw = Buffer.concat(chunks);
+/** The numbered lines a slow reader got before its connection closed (HTTP/1.1 chunked body). */
+async function linesReceived(reader: SlowReader): Promise<Record<string, unknown>[]> {
+  const raw = await reader.readAll();
   let at = raw.indexOf('\r\n\r\n') + 4;
   let body = '';
   for (;;) {
@@ -161,7 +155,7 @@ describe('reply streams under faults', () => {
     console.log(JSON.stringify({ measure: 'resubscribe-catch-up', delayMs }));
   });
 
-  // Up to 30 s for the cuts, plus writing and reading back two 3.8 MB replies: minutes on a loaded CI machine.
+  // Writes and reads back two 3.8 MB replies: a minute or more on a loaded CI machine.
   it('cuts 20 unread streams of a 3.8 MB reply, releases them, and a cut reader resumes exactly once', async () => {
     const seeded = await seedThread();
     const deltas = Array.from(
@@ -183,7 +177,7 @@ describe('reply streams under faults', () => {
     const idle = residentBytes(gateway.child.pid!);
 
     const clients = await Promise.all(
-      Array.from({ length: 20 }, () => stalledClient(gateway.url!, path, org.key)),
+      Array.from({ length: 20 }, () => slowReader(gateway.url!, path, org.key)),
     );
     await until(async () => (await subscribers(seeded.replyId)) === 1);
     let peak = idle;
@@ -207,7 +201,8 @@ describe('reply streams under faults', () => {
         growthMiB,
       }),
     );
-    // Reported, not asserted: the ≤ 32 MiB target of BENCHMARKS.md is not met yet (bench/results/chaos-streams.md).
+    // BENCHMARKS.md's bound: the reply's lines are held once for all its streams, not once per stream.
+    expect(growthMiB).toBeLessThanOrEqual(32);
 
     // A reader cut this way resumes with `after` and gets every line exactly once.
     const got = await linesReceived(clients[0]);

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { connect, Socket } from 'node:net';
 
 export type Line = Record<string, unknown> & { type: string; seq?: number };
@@ -95,4 +96,59 @@ export async function until(check: () => Promise<boolean> | boolean, timeoutMs =
     if (Date.now() > deadline) throw new Error('condition not met in time');
     await sleep(25);
   }
+}
+
+/** A client that has sent its request and reads nothing until asked to. */
+export interface SlowReader {
+  /** Reads what is left, and resolves with every byte of the response once the server has closed it. */
+  readAll(): Promise<Buffer>;
+  destroy(): void;
+}
+
+const SLOW_READER = String.raw`
+import socket, sys
+host, port, request = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+connection = socket.socket()
+connection.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8192)
+connection.connect((host, port))
+connection.sendall(request.encode())
+sys.stderr.write('sent\n')
+sys.stderr.flush()
+sys.stdin.readline()
+try:
+    while True:
+        chunk = connection.recv(65536)
+        if not chunk:
+            break
+        sys.stdout.buffer.write(chunk)
+except ConnectionResetError:
+    pass
+sys.stdout.flush()
+`;
+
+/**
+ * A slow reader as on a real network: its socket's receive buffer is 8 KiB, so the server sees it stall once
+ * its own send buffer is full. (A Node socket cannot set SO_RCVBUF, and on loopback the kernel gives a paused
+ * one tens of MiB, so a server would never see a paused Node client stall on a reply of a few MiB.)
+ */
+export function slowReader(baseUrl: string, path: string, token: string): Promise<SlowReader> {
+  const { hostname, port } = new URL(baseUrl);
+  const request = `GET ${path} HTTP/1.1\r\nHost: ${hostname}\r\nx-service-token: ${token}\r\n\r\n`;
+  const child = spawn('python3', ['-c', SLOW_READER, hostname, port, request]);
+  const chunks: Buffer[] = [];
+  child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.stderr.once('data', () =>
+      resolve({
+        readAll: async () => {
+          child.stdin.write('\n');
+          await exited;
+          return Buffer.concat(chunks);
+        },
+        destroy: () => void child.kill(),
+      }),
+    );
+  });
 }

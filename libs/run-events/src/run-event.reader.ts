@@ -8,7 +8,7 @@ import { SharedSubscriber } from './shared-subscriber';
 interface Line {
   seq: number;
   type: string;
-  text: string;
+  bytes: Buffer;
 }
 
 export interface FollowOptions {
@@ -23,8 +23,12 @@ export interface FollowOptions {
   storedLines: () => Promise<RunEvent[] | null>;
 }
 
-/** The lines of one reply, as JSON text without newline, ending after `message.completed`. */
-export interface ReplyStream extends AsyncIterable<string> {
+/**
+ * The lines of one reply, each the UTF-8 bytes of its JSON text without newline, ending after
+ * `message.completed`. Bytes, not strings: a line received once is passed on to every stream that follows
+ * the reply without a copy per stream (a large reply's last line holds the whole content).
+ */
+export interface ReplyStream extends AsyncIterable<Buffer> {
   /** Stops following (the client left): the iteration ends and the subscription is released. */
   close(): void;
   /** Whether it ended before its message.completed because it was closed (`close()` or a shutdown). */
@@ -37,11 +41,12 @@ export interface ReplyStream extends AsyncIterable<string> {
  */
 const REPLAY_PAGE_BYTES = 64 * 1024;
 const REPLAY_PAGE_ENTRIES = { first: 64, min: 8, max: 500 };
-const HEARTBEAT_TEXT = JSON.stringify(HEARTBEAT_LINE);
+const HEARTBEAT_BYTES = Buffer.from(JSON.stringify(HEARTBEAT_LINE));
 /**
  * Live lines a stream keeps while its client is busy taking earlier ones. Past this, they are dropped and read
  * back from the log when the client gets to them (the writer stores a line before it publishes it), so a
- * client that does not read costs the gateway this much at most, not the rest of the reply.
+ * client that does not read costs the gateway this much at most, not the rest of the reply. (One message
+ * larger than this is kept when it is all the stream holds: it is the Buffer every stream of the reply shares.)
  */
 export const LIVE_INBOX_MAX_BYTES = 256 * 1024;
 
@@ -98,7 +103,7 @@ export class RunEventReader {
     messageId: string,
     options: FollowOptions,
     abort: AbortController,
-  ): AsyncGenerator<string> {
+  ): AsyncGenerator<Buffer> {
     const { signal } = abort;
     const { stream, channel } = runEventKeys(this.redisPrefix, messageId);
     const inbox = new LiveInbox(signal, LIVE_INBOX_MAX_BYTES);
@@ -128,7 +133,7 @@ export class RunEventReader {
           // Silence: look at the log in case a publish was missed, else tell the client we are still here.
           const before = cursor.next;
           if (yield* this.replay(stream, cursor, options)) return;
-          if (cursor.next === before) yield HEARTBEAT_TEXT;
+          if (cursor.next === before) yield HEARTBEAT_BYTES;
           continue;
         }
         const { lines, catchUp } = inbox.take();
@@ -145,10 +150,10 @@ export class RunEventReader {
           if (line.seq < cursor.next) {
             // Already sent, unless it is the reply's last line and the client asked beyond it.
             if (line.type !== 'message.completed') continue;
-            yield line.text;
+            yield line.bytes;
             return;
           }
-          yield line.text;
+          yield line.bytes;
           cursor.next += 1;
           if (line.type === 'message.completed') return;
         }
@@ -168,14 +173,14 @@ export class RunEventReader {
     stream: string,
     cursor: Cursor,
     options: FollowOptions,
-  ): AsyncGenerator<string, boolean> {
+  ): AsyncGenerator<Buffer, boolean> {
     // The first page and the log's last entry in one round trip, in MULTI: nothing is written between the two,
     // so an empty page with a last entry means that entry is before `from`.
     let count = REPLAY_PAGE_ENTRIES.first;
     const [firstPage, lastEntries] = (await this.redis
       .multi()
-      .xrange(stream, streamEntryId(cursor.next), '+', 'COUNT', count)
-      .xrevrange(stream, '+', '-', 'COUNT', 1)
+      .xrangeBuffer(stream, streamEntryId(cursor.next), '+', 'COUNT', count)
+      .xrevrangeBuffer(stream, '+', '-', 'COUNT', 1)
       .exec()
       .then(resultsOrThrow)) as [StreamEntry[], StreamEntry[]];
     const from = cursor.next;
@@ -183,37 +188,37 @@ export class RunEventReader {
     while (page) {
       let bytes = 0;
       for (const [id, fields] of page) {
-        const text = fieldValue(fields, EVENT_FIELD);
-        if (text === undefined || seqOfEntryId(id) !== cursor.next) continue;
-        bytes += text.length;
-        yield text;
+        const line = fieldValue(fields, EVENT_FIELD);
+        if (line === undefined || seqOfEntryId(id.toString()) !== cursor.next) continue;
+        bytes += line.length;
+        yield line;
         cursor.next += 1;
-        if (typeOf(text) === 'message.completed') return true;
+        if (typeOf(line) === 'message.completed') return true;
       }
       if (page.length < count) break;
-      const start = streamEntryId(seqOfEntryId(page[page.length - 1][0]) + 1);
+      const start = streamEntryId(seqOfEntryId(page[page.length - 1][0].toString()) + 1);
       count = pageEntries(bytes / Math.max(page.length, 1));
       // Dropped before the next page is read, so at most one is held.
       page = null;
-      page = await this.redis.xrange(stream, start, '+', 'COUNT', count);
+      page = (await this.redis.xrangeBuffer(stream, start, '+', 'COUNT', count)) as StreamEntry[];
     }
     if (cursor.next > from) return false;
     // XADD is the only writer, so an existing log has entries; an empty answer means expired or not yet written.
     const [last] = lastEntries;
     if (last) {
-      const text = fieldValue(last[1], EVENT_FIELD) ?? '';
-      if (typeOf(text) !== 'message.completed') return false;
-      yield text;
+      const line = fieldValue(last[1], EVENT_FIELD);
+      if (!line || typeOf(line) !== 'message.completed') return false;
+      yield line;
       return true;
     }
     const stored = await options.storedLines();
     if (!stored || stored.length === 0) return false;
     for (const event of stored) {
       if (event.seq !== cursor.next) continue;
-      yield encodeEvent(event);
+      yield Buffer.from(encodeEvent(event));
       cursor.next += 1;
     }
-    if (cursor.next === from) yield encodeEvent(stored[stored.length - 1]);
+    if (cursor.next === from) yield Buffer.from(encodeEvent(stored[stored.length - 1]));
     return true;
   }
 }
@@ -236,16 +241,21 @@ class LiveInbox {
   }
 
   /** A published message: one or more lines, joined by newlines (the writer publishes a batch at once). */
-  add(message: string): void {
+  add(message: Buffer): void {
     if (this.catchUp) return;
-    if (this.bytes + message.length > this.maxBytes) {
+    if (this.bytes > 0 && this.bytes + message.length > this.maxBytes) {
       this.requireCatchUp();
       return;
     }
     this.bytes += message.length;
-    for (const text of message.split('\n')) {
-      const head = lineHead(text);
-      if (head) this.lines.push({ ...head, text });
+    // Views into the shared message, not copies.
+    for (let start = 0; start < message.length;) {
+      const newline = message.indexOf(NEWLINE, start);
+      const end = newline < 0 ? message.length : newline;
+      const bytes = message.subarray(start, end);
+      const head = lineHead(bytes);
+      if (head) this.lines.push({ ...head, bytes });
+      start = end + 1;
     }
     if (this.lines.length > 0) this.wake?.(true);
   }
@@ -282,21 +292,25 @@ class LiveInbox {
   }
 }
 
+const NEWLINE = 0x0a;
+
 /** The writer encodes `{"seq":N,"type":"T",…}`: read those two without parsing a line that may be large. */
 const HEAD = /^\{"seq":(\d+),"type":"([a-z.]+)"/;
+/** Enough bytes for the head of any line the writer encodes. */
+const HEAD_BYTES = 64;
 
-function lineHead(text: string): { seq: number; type: string } | null {
-  const match = HEAD.exec(text);
+function lineHead(bytes: Buffer): { seq: number; type: string } | null {
+  const match = HEAD.exec(bytes.toString('latin1', 0, Math.min(HEAD_BYTES, bytes.length)));
   if (match) return { seq: Number(match[1]), type: match[2] };
   try {
-    const { seq, type } = JSON.parse(text) as { seq?: unknown; type?: unknown };
+    const { seq, type } = JSON.parse(bytes.toString()) as { seq?: unknown; type?: unknown };
     return typeof seq === 'number' && typeof type === 'string' ? { seq, type } : null;
   } catch {
     return null;
   }
 }
 
-type StreamEntry = [id: string, fields: string[]];
+type StreamEntry = [id: Buffer, fields: Buffer[]];
 
 /** Entries of the next page, for lines of this average size. */
 function pageEntries(averageBytes: number): number {
@@ -311,11 +325,11 @@ function resultsOrThrow(results: [Error | null, unknown][] | null): unknown[] {
   return results.map(([, value]) => value);
 }
 
-function fieldValue(fields: string[], name: string): string | undefined {
-  for (let i = 0; i + 1 < fields.length; i += 2) if (fields[i] === name) return fields[i + 1];
+function fieldValue(fields: Buffer[], name: string): Buffer | undefined {
+  for (let i = 0; i + 1 < fields.length; i += 2) if (fields[i].toString() === name) return fields[i + 1];
   return undefined;
 }
 
-function typeOf(text: string): string {
-  return lineHead(text)?.type ?? '';
+function typeOf(line: Buffer): string {
+  return lineHead(line)?.type ?? '';
 }

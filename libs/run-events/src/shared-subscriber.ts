@@ -1,7 +1,11 @@
 import { Redis } from 'ioredis';
 
-/** Receives each message published on a channel (run events: one or more JSON lines, newline-joined). */
-export type MessageListener = (message: string) => void;
+/**
+ * Receives each message published on a channel (run events: one or more JSON lines, newline-joined), as the
+ * bytes Redis sent: every listener of the channel gets the same Buffer, so a reply followed by many streams
+ * is held once, not once per stream.
+ */
+export type MessageListener = (message: Buffer) => void;
 
 /**
  * Called once a channel is subscribed again after the connection was lost: whatever was published in between
@@ -35,8 +39,8 @@ export class SharedSubscriber {
   private disconnected = false;
 
   constructor(private readonly connection: Redis) {
-    connection.on('message', (channel: string, message: string) => {
-      const state = this.channels.get(channel);
+    connection.on('messageBuffer', (channel: Buffer, message: Buffer) => {
+      const state = this.channels.get(channel.toString());
       if (!state) return;
       for (const member of state.members) {
         try {

@@ -3,6 +3,7 @@ import { Redis } from 'ioredis';
 import {
   encodeEvent,
   EVENT_FIELD,
+  LIVE_INBOX_MAX_BYTES,
   ReplyStream,
   RunEvent,
   RunEventReader,
@@ -60,7 +61,7 @@ async function collect(stream: ReplyStream, stopAfter = Infinity, timeoutMs = 50
   const lines: Record<string, unknown>[] = [];
   const timer = setTimeout(() => stream.close(), timeoutMs);
   for await (const text of stream) {
-    lines.push(JSON.parse(text) as Record<string, unknown>);
+    lines.push(JSON.parse(text.toString()) as Record<string, unknown>);
     if (lines.length >= stopAfter) break;
   }
   clearTimeout(timer);
@@ -325,5 +326,26 @@ describe('RunEventReader', () => {
     await sleep(20);
     expect(await numsub(id)).toBe(0);
     expect(subscriber.channelCount).toBe(0);
+  });
+
+  it('hands every reader of a reply the same bytes of a live line larger than its inbox, not a copy each', async () => {
+    const id = randomUUID();
+    const readers = [follow(id), follow(id), follow(id)];
+    const received: Buffer[][] = readers.map(() => []);
+    const done = readers.map(async (stream, index) => {
+      for await (const line of stream) received[index].push(line);
+    });
+    await sleep(100);
+    expect(await numsub(id)).toBe(1);
+    const completed: RunEvent = {
+      seq: 0,
+      type: 'message.completed',
+      message: { id, content: 'x'.repeat(LIVE_INBOX_MAX_BYTES * 2) },
+    };
+    await write(id, completed);
+    await Promise.all(done);
+    const [first, ...others] = received.map((lines) => lines.at(-1)!);
+    expect(JSON.parse(first.toString())).toEqual(completed);
+    for (const other of others) expect(other.buffer).toBe(first.buffer);
   });
 });

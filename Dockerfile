@@ -8,7 +8,10 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json nest-cli.json ./
 COPY apps/ apps/
 COPY libs/ libs/
-RUN npm run build
+COPY scripts/ scripts/
+# The image has no .git: the commit for the deployment tag comes in as a build argument.
+ARG GIT_COMMIT=
+RUN GIT_COMMIT=$GIT_COMMIT npm run build
 
 FROM node:20.18.1-bookworm-slim AS production-deps
 WORKDIR /app

@@ -37,6 +37,7 @@ export default tseslint.config(
       'test/**/*.ts',
       'bench/**/*.ts',
       'apps/local/src/**/*.ts',
+      'scripts/**/*.mjs',
     ],
     rules: { 'no-restricted-syntax': 'off' },
   },

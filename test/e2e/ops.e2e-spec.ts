@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { connect } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,6 +10,8 @@ const ADMIN_PASSWORD = 'dashboard-pass-1';
 const VERSION = (
   JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version: string }
 ).version;
+/** The commit `npm run build` (pretest) compiled, which the deployment tag names. */
+const COMMIT = execFileSync('git', ['rev-parse', '--short=7', 'HEAD']).toString().trim();
 const basic = (credentials: string) => ({
   authorization: `Basic ${Buffer.from(credentials).toString('base64')}`,
 });
@@ -26,7 +29,7 @@ describe('operations: health, metrics, OpenAPI, queue dashboard, shutdown', () =
     workerUrl = `http://127.0.0.1:${workerPort}`;
     [gateway, withDashboard, worker] = await Promise.all([
       startGateway(environment.env),
-      startGateway(environment.env, { ADMIN_PASSWORD, ADMIN_USER: 'ops' }),
+      startGateway(environment.env, { ADMIN_PASSWORD, ADMIN_USER: 'ops', DEPLOYMENT_TAG: 'blue-42' }),
       startWorker(environment.env, { WORKER_HEALTH_PORT: String(workerPort) }),
     ]);
   });
@@ -76,13 +79,24 @@ describe('operations: health, metrics, OpenAPI, queue dashboard, shutdown', () =
       expect(response.status).toBe(200);
       const document = (await response.json()) as {
         openapi: string;
-        info: { title: string; version: string };
+        info: { title: string; version: string; 'x-deployment': Record<string, unknown> };
         paths: Record<string, unknown>;
         components: { securitySchemes: Record<string, unknown> };
         security: unknown[];
       };
       expect(document.openapi).toMatch(/^3\./);
-      expect(document.info).toMatchObject({ title: 'Parley', version: VERSION });
+      // The deployment tag: the package version and the commit the build was made from.
+      expect(document.info).toMatchObject({ title: 'Parley', version: `${VERSION}+${COMMIT}` });
+      const deployment = document.info['x-deployment'];
+      expect(deployment).toEqual({
+        tag: `${VERSION}+${COMMIT}`,
+        commit: COMMIT,
+        built_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+        started_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      });
+      expect(Date.parse(deployment.built_at as string)).toBeLessThanOrEqual(
+        Date.parse(deployment.started_at as string),
+      );
       expect(document.components.securitySchemes['service-token']).toEqual({
         type: 'apiKey',
         in: 'header',
@@ -92,6 +106,14 @@ describe('operations: health, metrics, OpenAPI, queue dashboard, shutdown', () =
       expect(Object.keys(document.paths).length).toBeGreaterThan(0);
       // Health and metrics are operations routes, not the API.
       expect(Object.keys(document.paths)).not.toContain('/metrics');
+    });
+
+    it('reports DEPLOYMENT_TAG as the version when it is set', async () => {
+      const document = (await (await fetch(`${withDashboard.url}/openapi.json`)).json()) as {
+        info: { version: string; 'x-deployment': { tag: string; commit: string } };
+      };
+      expect(document.info.version).toBe('blue-42');
+      expect(document.info['x-deployment']).toMatchObject({ tag: 'blue-42', commit: COMMIT });
     });
 
     it('serves a browsable page at /docs', async () => {

@@ -330,6 +330,13 @@ export class Settings {
   @Min(0)
   rateLimitPerMinute = 0;
 
+  /** The deployment tag the OpenAPI document reports as its version; default `<package version>+<commit>`. */
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @IsString()
+  @Matches(/^[0-9A-Za-z.+_-]{1,64}$/, { message: 'must be 1-64 letters, digits or . + _ -' })
+  deploymentTag?: string;
+
   /** Serves the browser playground at /playground. */
   @Transform(toBool)
   @IsBoolean()
@@ -648,6 +655,7 @@ export const ENV: Record<keyof Settings, string> = {
   mcpIdleCloseMs: 'MCP_IDLE_CLOSE_MS',
   rateLimitPerMinute: 'RATE_LIMIT_PER_MINUTE',
   playgroundEnabled: 'PLAYGROUND_ENABLED',
+  deploymentTag: 'DEPLOYMENT_TAG',
   storageDriver: 'STORAGE_DRIVER',
   storageDir: 'STORAGE_DIR',
   storagePublicUrl: 'STORAGE_PUBLIC_URL',

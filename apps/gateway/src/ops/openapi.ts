@@ -2,6 +2,8 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { finishDocument } from './openapi-finish';
+import { describeRequestDtos } from './openapi-requests';
 
 /** The scheme name controllers refer to with `@ApiSecurity('service-token')`. */
 export const SERVICE_TOKEN_SCHEME = 'service-token';
@@ -37,8 +39,16 @@ export function setupOpenApi(app: NestFastifyApplication): void {
     .addApiKey({ type: 'apiKey', in: 'header', name: 'x-service-token' }, SERVICE_TOKEN_SCHEME)
     .addSecurityRequirements(SERVICE_TOKEN_SCHEME)
     .build();
-  SwaggerModule.setup('docs', app, () => SwaggerModule.createDocument(app, config), {
-    jsonDocumentUrl: 'openapi.json',
-    raw: ['json'],
-  });
+  SwaggerModule.setup(
+    'docs',
+    app,
+    () => {
+      describeRequestDtos(app);
+      return finishDocument(SwaggerModule.createDocument(app, config));
+    },
+    {
+      jsonDocumentUrl: 'openapi.json',
+      raw: ['json'],
+    },
+  );
 }

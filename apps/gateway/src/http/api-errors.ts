@@ -10,7 +10,7 @@ import { ApiAnyValue } from '../ops/openapi-finish';
 
 /** The body of every error but 422 (CONTRACTS §2). */
 export class ErrorResponse {
-  @ApiProperty({ description: 'What went wrong, for a person to read.', example: 'Thread not found' })
+  @ApiProperty({ description: 'What went wrong, for a person to read.' })
   detail: string;
 }
 
@@ -78,7 +78,12 @@ export function ApiErrors(
         : ApiResponse({
             status,
             description: descriptions[status] ?? ERRORS[status],
-            schema: { $ref: getSchemaPath(ErrorResponse) },
+            content: {
+              'application/json': {
+                schema: { $ref: getSchemaPath(ErrorResponse) },
+                example: { detail: descriptions[status] ?? ERRORS[status] },
+              },
+            },
           }),
     ),
   );

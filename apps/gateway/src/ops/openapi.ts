@@ -36,6 +36,9 @@ export function setupOpenApi(app: NestFastifyApplication): void {
     .setTitle('Parley')
     .setDescription('Conversational agent service: chat threads, agent runs, JSONL reply streams.')
     .setVersion(serviceVersion())
+    .setLicense('Apache-2.0', 'https://www.apache.org/licenses/LICENSE-2.0')
+    // Relative: the document describes the gateway that serves it, wherever it is reached.
+    .addServer('/')
     .addApiKey({ type: 'apiKey', in: 'header', name: 'x-service-token' }, SERVICE_TOKEN_SCHEME)
     .addSecurityRequirements(SERVICE_TOKEN_SCHEME)
     .build();

@@ -109,8 +109,8 @@ export class MessageResponse {
   @ApiProperty({ type: [ConversationFileResponse] })
   files: ConversationFileResponse[];
   @ApiProperty({
-    oneOf: [{ $ref: getSchemaPath(AgentRef) }, { type: 'string', enum: ['ARCHIVED'] }],
-    nullable: true,
+    // null sits in the string branch: OpenAPI 3.0 wants a type beside nullable.
+    oneOf: [{ $ref: getSchemaPath(AgentRef) }, { type: 'string', enum: ['ARCHIVED'], nullable: true }],
     description: 'The agent that wrote the message; ARCHIVED once it is archived; null on user messages.',
   })
   agent: AgentRef | 'ARCHIVED' | null;

@@ -87,7 +87,7 @@ export class ChatController {
     },
   })
   @ApiOkResponse({ type: ThreadResponse, description: 'The thread with both messages, oldest first.' })
-  @ApiErrors([404, 409, 413], {
+  @ApiErrors([400, 404, 409, 413, 415], {
     404: 'Agent not found: not an agent of the organization, or archived.',
     409: 'A request with this Idempotency-Key is still being processed.',
   })
@@ -106,7 +106,7 @@ export class ChatController {
       'it (interrupt).',
   })
   @ApiOkResponse({ type: MessageResponse, description: "The assistant's reply, pending." })
-  @ApiErrors([404, 409, 413], {
+  @ApiErrors([400, 404, 409, 413, 415], {
     409: 'Thread has a live reply (multitask_strategy reject), or the Idempotency-Key is in use.',
   })
   post(
@@ -143,7 +143,7 @@ export class ChatController {
   @Put(':thread_id')
   @ApiOperation({ summary: 'Rename, star or unstar a thread' })
   @ApiOkResponse({ type: ThreadSummaryResponse, description: 'The thread summary, without messages.' })
-  @ApiErrors([404, 413])
+  @ApiErrors([400, 404, 413, 415])
   update(
     @CurrentCaller() caller: Caller,
     @Param() params: ThreadParams,

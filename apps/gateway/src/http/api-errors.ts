@@ -45,13 +45,14 @@ export class ValidationErrorResponse {
 }
 
 const ERRORS = {
-  400: 'Bad request: a body that is not JSON, or the message says which rule was broken.',
+  400: 'Bad request: a body that cannot be parsed, or the message says which rule was broken.',
   401: 'No x-service-token, a malformed one, or an unknown or revoked key.',
   403: 'Not allowed.',
   404: "Not found, or another organization's or end user's: the two are not told apart.",
   409: 'Conflict with the current state.',
   410: 'Gone.',
   413: 'Request body too large.',
+  415: 'The body is not application/json (or multipart/form-data where the operation takes it).',
   429: 'Over the rate limit of the API key; Retry-After says when to try again.',
   503: 'PostgreSQL or Redis is unavailable; retry after Retry-After seconds.',
 } as const;

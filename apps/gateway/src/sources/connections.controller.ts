@@ -37,7 +37,7 @@ export class ConnectionsController {
     description: 'Credentials are stored encrypted, never returned.',
   })
   @ApiOkResponse({ type: ConnectionResponse })
-  @ApiErrors([413])
+  @ApiErrors([400, 413, 415])
   create(
     @CurrentCaller() caller: Caller,
     @Query() query: EndUserQuery,

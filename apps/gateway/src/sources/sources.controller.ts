@@ -46,7 +46,7 @@ export class SourcesController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Add a data source' })
   @ApiOkResponse({ type: SourceResponse })
-  @ApiErrors([404, 413])
+  @ApiErrors([400, 404, 413, 415])
   create(
     @CurrentCaller() caller: Caller,
     @Query() query: EndUserQuery,
@@ -77,7 +77,7 @@ export class SourcesController {
   @Put(':source_pid')
   @ApiOperation({ summary: 'Update a source' })
   @ApiOkResponse({ type: SourceResponse })
-  @ApiErrors([404, 413])
+  @ApiErrors([400, 404, 413, 415])
   update(
     @CurrentCaller() caller: Caller,
     @Param() params: SourcePidParams,
@@ -129,7 +129,7 @@ export class SourcesController {
   @HttpCode(202)
   @ApiOperation({ summary: 'Add uploaded files to a draganddrop source' })
   @ApiAcceptedResponse({ type: [SourceDocumentResponse] })
-  @ApiErrors([404, 413])
+  @ApiErrors([400, 404, 413, 415])
   add(
     @CurrentCaller() caller: Caller,
     @Param() params: SourcePidParams,

@@ -36,7 +36,7 @@ export class TemplatesController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Create a query template' })
   @ApiOkResponse({ type: QueryTemplateResponse })
-  @ApiErrors([413])
+  @ApiErrors([400, 413, 415])
   create(
     @CurrentCaller() caller: Caller,
     @Query() query: EndUserQuery,
@@ -70,7 +70,7 @@ export class TemplatesController {
   @Put(':id')
   @ApiOperation({ summary: 'Update a query template (partial)' })
   @ApiOkResponse({ type: QueryTemplateResponse })
-  @ApiErrors([404, 413])
+  @ApiErrors([400, 404, 413, 415])
   update(
     @CurrentCaller() caller: Caller,
     @Param() params: UuidIdParams,

@@ -1,5 +1,7 @@
 // Lints the OpenAPI document given on stdin with Redocly's recommended rules; prints the problems as JSON.
 // A separate process: @redocly/openapi-core is an ES module, which jest's CommonJS runtime cannot load.
+import { Buffer } from 'node:buffer';
+import process from 'node:process';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 
 const chunks = [];

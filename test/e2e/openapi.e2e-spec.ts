@@ -240,6 +240,13 @@ describe('the OpenAPI document', () => {
       // The same operation with the request body's schema instead of its example.
       await body.getByText('Schema', { exact: true }).click();
       await body.locator('.model-box').first().waitFor();
+      // Open the message and options models too, so their fields and limits show.
+      for (let depth = 0; depth < 2; depth += 1) {
+        for (const toggle of await body.locator('.model-box .model-toggle.collapsed').all())
+          await toggle.click();
+      }
+      // StartChatDto, HumanMessageDto and StartChatOptionsDto open.
+      await body.locator('.model-box .model-toggle:not(.collapsed)').nth(2).waitFor();
       await operation.screenshot({ path: join(DOCS, 'openapi-post-chat-schema.png') });
     } finally {
       await browser?.close();

@@ -12,6 +12,8 @@ import { FieldSchema, isRequestDto, modelSchema, TypeSchema } from '@app/contrac
 
 /** Where @nestjs/swagger keeps a property's options (its `DECORATORS.API_MODEL_PROPERTIES`). */
 const PROPERTY_OPTIONS = 'swagger/apiModelProperties';
+/** Where it keeps the names of a class's properties (`DECORATORS.API_MODEL_PROPERTIES_ARRAY`). */
+const PROPERTY_LIST = 'swagger/apiModelPropertiesArray';
 /** Where it keeps the parameters declared with @ApiBody, @ApiQuery… (`DECORATORS.API_PARAMETERS`). */
 const API_PARAMETERS = 'swagger/apiParameters';
 
@@ -73,7 +75,8 @@ const described = new WeakSet<object>();
 function describe(target: new () => object): void {
   if (described.has(target)) return;
   described.add(target);
-  for (const field of modelSchema(target).fields) {
+  const { fields } = modelSchema(target);
+  for (const field of fields) {
     const own = Reflect.getMetadata(PROPERTY_OPTIONS, target.prototype, field.name) as
       ApiPropertyOptions | undefined;
     // The rules decide the schema; the DTO's own options only add words and values.
@@ -81,6 +84,12 @@ function describe(target: new () => object): void {
     const nested = field.type.kind === 'list' ? field.type.item : field.type;
     if (nested.kind === 'model') describe(nested.model.target);
   }
+  // Properties in the DTO's order (the order a 422 lists them in), not in the order they were decorated.
+  Reflect.defineMetadata(
+    PROPERTY_LIST,
+    fields.map((field) => `:${field.name}`),
+    target.prototype,
+  );
 }
 
 /** Gives every request DTO a handler of the application takes its OpenAPI description. */

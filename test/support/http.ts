@@ -1,4 +1,9 @@
-/** A small JSON client for tests: every call returns status, headers and parsed body. */
+import { responseChecker } from './openapi-responses';
+
+/**
+ * A small JSON client for tests: every call returns status, headers and parsed body, after checking the answer
+ * against the gateway's OpenAPI document (a mismatch fails the test that made the call).
+ */
 export interface JsonResponse<T = any> {
   status: number;
   headers: Headers;
@@ -12,7 +17,8 @@ export function api(baseUrl: string, token?: string) {
     body?: unknown,
     headers: Record<string, string> = {},
   ): Promise<JsonResponse<T>> => {
-    const response = await fetch(`${baseUrl}${path}`, {
+    const url = `${baseUrl}${path}`;
+    const response = await fetch(url, {
       method,
       headers: {
         ...(token ? { 'x-service-token': token } : {}),
@@ -28,6 +34,15 @@ export function api(baseUrl: string, token?: string) {
     } catch {
       // not JSON: keep the text
     }
+    const checker = await responseChecker(baseUrl);
+    const problem = checker?.problem(
+      method,
+      url,
+      response.status,
+      response.headers.get('content-type'),
+      parsed,
+    );
+    if (problem) throw new Error(`Answer does not match the OpenAPI document: ${problem}`);
     return { status: response.status, headers: response.headers, body: parsed as T };
   };
   return {

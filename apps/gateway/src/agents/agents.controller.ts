@@ -1,7 +1,8 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
-import { ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
 import { ArchiveAgent, CreateAgent, GetAgent, ListAgents, UpdateAgent } from '@app/agent-management';
-import { AgentResponse, CreateAgentDto, UpdateAgentDto } from '@app/contracts';
+import { AgentListResponse, AgentResponse, CreateAgentDto, UpdateAgentDto } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { CurrentCaller } from '../auth/current-caller.decorator';
 import { UuidIdParams } from '../http/id-params';
@@ -9,6 +10,7 @@ import { UuidIdParams } from '../http/id-params';
 /** The organization's agents (CONTRACTS §15); `mcp` env and header values are write-only. */
 @ApiTags('agents')
 @ApiSecurity('service-token')
+@ApiCommonErrors()
 @Controller('agents')
 export class AgentsController {
   constructor(
@@ -21,21 +23,32 @@ export class AgentsController {
 
   @Post()
   @HttpCode(200)
+  @ApiOperation({ summary: 'Create an agent' })
+  @ApiOkResponse({ type: AgentResponse })
+  @ApiErrors([400, 413, 415])
   create(@CurrentCaller() caller: Caller, @Body() body: CreateAgentDto): Promise<AgentResponse> {
     return this.createAgent.execute(caller.orgId, body);
   }
 
   @Get()
-  list(@CurrentCaller() caller: Caller): Promise<{ agents: AgentResponse[] }> {
+  @ApiOperation({ summary: "List the organization's agents" })
+  @ApiOkResponse({ type: AgentListResponse })
+  list(@CurrentCaller() caller: Caller): Promise<AgentListResponse> {
     return this.listAgents.execute(caller.orgId);
   }
 
   @Get(':id')
+  @ApiOperation({ summary: 'Get an agent' })
+  @ApiOkResponse({ type: AgentResponse })
+  @ApiErrors([404])
   get(@CurrentCaller() caller: Caller, @Param() params: UuidIdParams): Promise<AgentResponse> {
     return this.getAgent.execute(caller.orgId, params.id);
   }
 
   @Put(':id')
+  @ApiOperation({ summary: 'Update an agent (partial)' })
+  @ApiOkResponse({ type: AgentResponse })
+  @ApiErrors([400, 404, 413, 415])
   update(
     @CurrentCaller() caller: Caller,
     @Param() params: UuidIdParams,
@@ -46,6 +59,12 @@ export class AgentsController {
 
   @Delete(':id')
   @HttpCode(204)
+  @ApiOperation({
+    summary: 'Archive an agent',
+    description: 'Its messages then show agent: "ARCHIVED", and POST /chat with it is 404 Agent not found.',
+  })
+  @ApiNoContentResponse({ description: 'Archived.' })
+  @ApiErrors([404])
   async archive(@CurrentCaller() caller: Caller, @Param() params: UuidIdParams): Promise<void> {
     await this.archiveAgent.execute(caller.orgId, params.id);
   }

@@ -1,5 +1,12 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiSecurity, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBody,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiSecurity,
+  ApiTags,
+} from '@nestjs/swagger';
 import {
   ListThreadsQuery,
   MessageResponse,
@@ -12,6 +19,7 @@ import {
 } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { CurrentCaller } from '../auth/current-caller.decorator';
+import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
 import { SafelyRetried } from '../idempotency/safely-retried.decorator';
 import { ThreadParams } from './thread.params';
 import { ArchiveThread } from './use-cases/archive-thread.use-case';
@@ -24,6 +32,7 @@ import { UpdateThread } from './use-cases/update-thread.use-case';
 /** Threads and messages (API-SPEC 4.1-4.3). The reply stream has its own controller under chat/messages. */
 @ApiTags('chat')
 @ApiSecurity('service-token')
+@ApiCommonErrors()
 @Controller('chat')
 export class ChatController {
   constructor(
@@ -38,6 +47,50 @@ export class ChatController {
   @Post()
   @HttpCode(200)
   @SafelyRetried()
+  @ApiOperation({
+    summary: 'Start a thread and post its first message',
+    description:
+      "Stores the thread and the user's message, creates the assistant's reply with status pending and live " +
+      'true, queues the agent run and answers at once, without waiting for the model. Stream the reply with ' +
+      'GET /chat/messages/{message_id}/stream, message_id being the id of the last message.',
+  })
+  @ApiBody({
+    type: StartChatDto,
+    examples: {
+      minimal: {
+        summary: 'A first message',
+        value: {
+          message: { content: 'What changed in the handbook this week?' },
+          options: { agent_id: '0193a3c5-6f5e-7c3a-9b1d-2f4e8a6b0c11', user_id: 'user-42' },
+        },
+      },
+      full: {
+        summary: 'Named, with memory, limits and files',
+        value: {
+          name: 'Handbook changes',
+          project_id: null,
+          message: {
+            content: 'Summarize the attached file.',
+            source_ids: [3],
+            document_ids: null,
+            disabled_tools: ['web'],
+            file_ids: ['0193a3c6-0a8e-7d21-8f44-6b1c2d3e4f50'],
+          },
+          options: {
+            agent_id: '0193a3c5-6f5e-7c3a-9b1d-2f4e8a6b0c11',
+            user_id: 'user-42',
+            max_steps: 10,
+            memory_namespace: 'support-team',
+          },
+        },
+      },
+    },
+  })
+  @ApiOkResponse({ type: ThreadResponse, description: 'The thread with both messages, oldest first.' })
+  @ApiErrors([400, 404, 409, 413, 415], {
+    404: 'Agent not found: not an agent of the organization, or archived.',
+    409: 'A request with this Idempotency-Key is still being processed.',
+  })
   start(@CurrentCaller() caller: Caller, @Body() body: StartChatDto): Promise<ThreadResponse> {
     return this.startThread.execute(caller, body);
   }
@@ -45,6 +98,17 @@ export class ChatController {
   @Post(':thread_id')
   @HttpCode(200)
   @SafelyRetried()
+  @ApiOperation({
+    summary: 'Post a follow-up message',
+    description:
+      "Answers the assistant's reply message (pending), whose id is what one streams. A follow-up sent while " +
+      'a reply is live waits behind it (options.multitask_strategy: enqueue), is refused (reject) or cancels ' +
+      'it (interrupt).',
+  })
+  @ApiOkResponse({ type: MessageResponse, description: "The assistant's reply, pending." })
+  @ApiErrors([400, 404, 409, 413, 415], {
+    409: 'Thread has a live reply (multitask_strategy reject), or the Idempotency-Key is in use.',
+  })
   post(
     @CurrentCaller() caller: Caller,
     @Param() params: ThreadParams,
@@ -55,11 +119,19 @@ export class ChatController {
   }
 
   @Get()
+  @ApiOperation({
+    summary: "List an end user's threads",
+    description: 'Newest first; archived threads are left out.',
+  })
+  @ApiOkResponse({ type: [ThreadSummaryResponse] })
   list(@CurrentCaller() caller: Caller, @Query() query: ListThreadsQuery): Promise<ThreadSummaryResponse[]> {
     return this.listThreads.execute(caller, query);
   }
 
   @Get(':thread_id')
+  @ApiOperation({ summary: 'Get a thread with its full history' })
+  @ApiOkResponse({ type: ThreadResponse })
+  @ApiErrors([404])
   get(
     @CurrentCaller() caller: Caller,
     @Param() params: ThreadParams,
@@ -69,6 +141,9 @@ export class ChatController {
   }
 
   @Put(':thread_id')
+  @ApiOperation({ summary: 'Rename, star or unstar a thread' })
+  @ApiOkResponse({ type: ThreadSummaryResponse, description: 'The thread summary, without messages.' })
+  @ApiErrors([400, 404, 413, 415])
   update(
     @CurrentCaller() caller: Caller,
     @Param() params: ThreadParams,
@@ -80,6 +155,12 @@ export class ChatController {
 
   @Delete(':thread_id')
   @HttpCode(204)
+  @ApiOperation({
+    summary: 'Archive a thread',
+    description: 'Cancels its live reply; afterwards the thread is 404 to every call.',
+  })
+  @ApiNoContentResponse({ description: 'Archived.' })
+  @ApiErrors([404])
   archive(
     @CurrentCaller() caller: Caller,
     @Param() params: ThreadParams,

@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
 import { ConversationFileResponse, ShareLinkResponse } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { PresignedUpload } from '@app/storage';
@@ -10,6 +11,7 @@ import {
   FileParams,
   ShareLinkParams,
   UploadPermissionQuery,
+  UploadPermissionResponse,
 } from './files.dto';
 import { CreateShareLink } from './use-cases/create-share-link.use-case';
 import { CreateUploadPermission } from './use-cases/create-upload-permission.use-case';
@@ -22,6 +24,7 @@ import { RevokeShareLink } from './use-cases/revoke-share-link.use-case';
  */
 @ApiTags('files')
 @ApiSecurity('service-token')
+@ApiCommonErrors()
 @Controller('chat/files')
 export class FilesController {
   constructor(
@@ -40,14 +43,15 @@ export class FilesController {
       '`file` last, without x-service-token; the storage host answers 204, or refuses a file over the size ' +
       'limit, an expired permission or altered fields. Put fields["x-amz-meta-file-id"] in message.file_ids.',
   })
-  @ApiOkResponse({ description: '{url, fields} (API-SPEC 2.12)' })
+  @ApiOkResponse({ type: UploadPermissionResponse })
   upload(@CurrentCaller() caller: Caller, @Query() query: UploadPermissionQuery): Promise<PresignedUpload> {
     return this.createUploadPermission.execute(caller, query);
   }
 
   @Get(':file_id')
   @ApiOperation({ summary: 'An uploaded file as ConversationFile, with its share links' })
-  @ApiOkResponse({ description: 'ConversationFile (API-SPEC 2.5)' })
+  @ApiOkResponse({ type: ConversationFileResponse })
+  @ApiErrors([404])
   get(
     @CurrentCaller() caller: Caller,
     @Param() params: FileParams,
@@ -61,7 +65,8 @@ export class FilesController {
     summary: 'Create a share link',
     description: 'A public download address for the file, optionally expiring and password-protected.',
   })
-  @ApiOkResponse({ description: 'ShareLink (API-SPEC 2.6)' })
+  @ApiOkResponse({ type: ShareLinkResponse })
+  @ApiErrors([400, 404, 413, 415])
   @HttpCode(200)
   share(
     @CurrentCaller() caller: Caller,
@@ -75,6 +80,7 @@ export class FilesController {
   @Delete(':file_id/share_links/:link_id')
   @ApiOperation({ summary: 'Revoke a share link; it stays listed with revoked: true' })
   @ApiNoContentResponse({ description: 'Revoked' })
+  @ApiErrors([404])
   @HttpCode(204)
   revoke(
     @CurrentCaller() caller: Caller,

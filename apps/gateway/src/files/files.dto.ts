@@ -80,3 +80,19 @@ export class CreateShareLinkDto {
   @MaxChars(SHARE_PASSWORD_MAX_CHARS)
   password?: string | null;
 }
+
+/** GET /chat/files/upload answer (API-SPEC 2.12, CONTRACTS §8). */
+export class UploadPermissionResponse {
+  @ApiProperty({ description: 'Presigned address on the storage host: POST the file there.' })
+  url: string;
+
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    description:
+      'Form fields to send with the upload, before the field file. x-amz-meta-file-id is the file id for ' +
+      'message.file_ids.',
+    example: { key: 'uploads/0193a3c6', 'x-amz-meta-file-id': '0193a3c6-0a8e-7d21-8f44-6b1c2d3e4f50' },
+  })
+  fields: Record<string, string>;
+}

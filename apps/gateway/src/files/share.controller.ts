@@ -3,6 +3,7 @@ import { ApiHeader, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { FastifyReply } from 'fastify';
 import { attachmentDisposition, DOWNLOAD_HEADERS } from '@app/storage';
 import { Public } from '../auth/public.decorator';
+import { ApiErrors } from '../http/api-errors';
 import { DownloadSharedFile } from './use-cases/download-shared-file.use-case';
 
 /** The public side of share links: no service token, the link id is the capability (CONTRACTS §8). */
@@ -19,14 +20,17 @@ export class ShareController {
     security: [],
   })
   @ApiHeader({ name: 'x-share-password', required: false, description: 'The password of a protected link' })
-  @ApiResponse({ status: 200, description: "The file's bytes" })
-  @ApiResponse({ status: 401, description: 'Protected link, no password given' })
-  @ApiResponse({ status: 403, description: 'Wrong password' })
-  @ApiResponse({ status: 404, description: 'No such link' })
-  @ApiResponse({ status: 410, description: 'Revoked or expired' })
   @ApiResponse({
-    status: 429,
-    description: 'Too many password attempts at this link or from this address; see Retry-After',
+    status: 200,
+    description: "The file's bytes",
+    content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } },
+  })
+  @ApiErrors([401, 403, 404, 410, 429, 503], {
+    401: 'Protected link, no password given',
+    403: 'Wrong password',
+    404: 'No such link',
+    410: 'Revoked or expired',
+    429: 'Too many password attempts at this link or from this address; see Retry-After',
   })
   async download(
     @Param('link_id') linkId: string,

@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Put, Query } from '@nestjs/common';
-import { ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
 import {
   MemoryFileQuery,
   MemoryFileResponse,
@@ -14,6 +15,7 @@ import { CurrentCaller } from '../auth/current-caller.decorator';
 /** Long-term memory files (API-SPEC 4.5, CONTRACTS §7). `user_id` is accepted and never picks the namespace. */
 @ApiTags('memory')
 @ApiSecurity('service-token')
+@ApiCommonErrors()
 @Controller('memory')
 export class MemoryController {
   constructor(
@@ -24,16 +26,34 @@ export class MemoryController {
   ) {}
 
   @Get('file')
+  @ApiOperation({ summary: 'Read a memory file with its content' })
+  @ApiOkResponse({ type: MemoryFileResponse })
+  @ApiErrors([400, 404], { 400: 'Missing namespace.' })
   read(@CurrentCaller() caller: Caller, @Query() query: MemoryFileQuery): Promise<MemoryFileResponse> {
     return this.readFile.execute(caller, query);
   }
 
   @Put('file')
+  @ApiOperation({
+    summary: 'Create or update a memory file',
+    description:
+      'Without version: creates the file. With version: updates it, provided version is the one last read; ' +
+      'otherwise 409 and nothing is written.',
+  })
+  @ApiOkResponse({ type: MemoryFileResponse, description: 'The stored file with its new version.' })
+  @ApiErrors([400, 404, 409, 413, 415], {
+    400: 'Missing namespace.',
+    404: 'A version was given and there is no such file.',
+    409: 'version is not the latest: read again.',
+  })
   write(@CurrentCaller() caller: Caller, @Body() body: WriteMemoryFileDto): Promise<MemoryFileResponse> {
     return this.writeFile.execute(caller, body);
   }
 
   @Get('files')
+  @ApiOperation({ summary: 'List the files of a namespace or of one folder, without content' })
+  @ApiOkResponse({ type: [MemoryFileSummaryResponse] })
+  @ApiErrors([400], { 400: 'Missing namespace.' })
   list(
     @CurrentCaller() caller: Caller,
     @Query() query: MemoryFilesQuery,
@@ -43,6 +63,9 @@ export class MemoryController {
 
   @Delete('file')
   @HttpCode(204)
+  @ApiOperation({ summary: 'Delete a memory file' })
+  @ApiNoContentResponse({ description: 'Deleted.' })
+  @ApiErrors([400, 404], { 400: 'Missing namespace.' })
   delete(@CurrentCaller() caller: Caller, @Query() query: MemoryFileQuery): Promise<void> {
     return this.deleteFile.execute(caller, query);
   }

@@ -33,7 +33,7 @@ export function deploymentInfo(settings: Settings): DeploymentInfo {
  * went) or from the working directory. Not imported: tsc would copy package.json into the build, and a
  * second package named `parley` under the project confuses jest.
  */
-export function serviceVersion(): string {
+function serviceVersion(): string {
   const pkg = readJsonUp<{ name?: string; version?: string }>(
     'package.json',
     (found) => found.name === 'parley',

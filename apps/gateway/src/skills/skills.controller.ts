@@ -11,7 +11,17 @@ import {
   Query,
   Req,
 } from '@nestjs/common';
-import { ApiBody, ApiConsumes, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBody,
+  ApiConsumes,
+  ApiHeader,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiSecurity,
+  ApiTags,
+} from '@nestjs/swagger';
+import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
 import { FastifyRequest } from 'fastify';
 import {
   CreateSkillDto,
@@ -34,6 +44,7 @@ import { UpdateSkill } from './use-cases/update-skill.use-case';
 /** Skills (API-SPEC 4.8, CONTRACTS §11). */
 @ApiTags('skills')
 @ApiSecurity('service-token')
+@ApiCommonErrors()
 @Controller('skills')
 export class SkillsController {
   constructor(
@@ -46,6 +57,12 @@ export class SkillsController {
 
   @Post()
   @HttpCode(200)
+  @ApiOperation({
+    summary: 'Create a custom skill from a SKILL.md',
+    description: 'The SKILL.md as the multipart field file, or as JSON {"content"}.',
+  })
+  @ApiOkResponse({ type: SkillDetailResponse })
+  @ApiErrors([400, 409, 413, 415], { 409: 'A skill with this name already exists.' })
   @ApiConsumes('application/json', 'multipart/form-data')
   @ApiBody({
     type: CreateSkillDto,
@@ -63,11 +80,16 @@ export class SkillsController {
   }
 
   @Get()
+  @ApiOperation({ summary: 'List the skills in scope' })
+  @ApiOkResponse({ type: [SkillResponse] })
   list(@CurrentCaller() caller: Caller, @Query() query: EndUserQuery): Promise<SkillResponse[]> {
     return this.listSkills.execute(caller, endUserOf(query));
   }
 
   @Get(':skill_pid')
+  @ApiOperation({ summary: 'Get a skill with its SKILL.md' })
+  @ApiOkResponse({ type: SkillDetailResponse })
+  @ApiErrors([404])
   get(
     @CurrentCaller() caller: Caller,
     @Param() params: SkillPidParams,
@@ -77,6 +99,15 @@ export class SkillsController {
   }
 
   @Put(':skill_pid')
+  @ApiOperation({
+    summary: 'Update a skill',
+    description:
+      "Changing anything of a platform skill but active and scope needs x-internal-token equal to the service's " +
+      'INTERNAL_TOKEN.',
+  })
+  @ApiHeader({ name: 'x-internal-token', required: false, schema: { type: 'string', nullable: true } })
+  @ApiOkResponse({ type: SkillResponse })
+  @ApiErrors([400, 403, 404, 413, 415], { 403: 'A platform skill, and x-internal-token missing or wrong.' })
   update(
     @CurrentCaller() caller: Caller,
     @Param() params: SkillPidParams,
@@ -89,6 +120,9 @@ export class SkillsController {
 
   @Delete(':skill_pid')
   @HttpCode(204)
+  @ApiOperation({ summary: 'Delete a custom skill' })
+  @ApiNoContentResponse({ description: 'Deleted.' })
+  @ApiErrors([403, 404], { 403: 'Platform skills cannot be deleted; set active to false.' })
   async remove(
     @CurrentCaller() caller: Caller,
     @Param() params: SkillPidParams,

@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
 import { EndUserQuery } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { CurrentCaller } from '../auth/current-caller.decorator';
@@ -18,6 +19,7 @@ import {
 /** Connections to stores (CONTRACTS §9). */
 @ApiTags('sources')
 @ApiSecurity('service-token')
+@ApiCommonErrors()
 @Controller('dc/connections')
 export class ConnectionsController {
   constructor(
@@ -30,6 +32,12 @@ export class ConnectionsController {
 
   @Post()
   @HttpCode(200)
+  @ApiOperation({
+    summary: 'Create a connection',
+    description: 'Credentials are stored encrypted, never returned.',
+  })
+  @ApiOkResponse({ type: ConnectionResponse })
+  @ApiErrors([400, 413, 415])
   create(
     @CurrentCaller() caller: Caller,
     @Query() query: EndUserQuery,
@@ -39,11 +47,16 @@ export class ConnectionsController {
   }
 
   @Get()
+  @ApiOperation({ summary: 'List connections' })
+  @ApiOkResponse({ type: [ConnectionResponse] })
   list(@CurrentCaller() caller: Caller, @Query() query: EndUserQuery): Promise<ConnectionResponse[]> {
     return this.listConnections.execute(caller, endUserOf(query));
   }
 
   @Get(':id')
+  @ApiOperation({ summary: 'Get a connection' })
+  @ApiOkResponse({ type: ConnectionResponse })
+  @ApiErrors([404])
   get(
     @CurrentCaller() caller: Caller,
     @Param() params: UuidIdParams,
@@ -54,6 +67,9 @@ export class ConnectionsController {
 
   @Delete(':id')
   @HttpCode(204)
+  @ApiOperation({ summary: 'Delete a connection' })
+  @ApiNoContentResponse({ description: 'Deleted.' })
+  @ApiErrors([404, 409], { 409: 'A live source uses the connection.' })
   async remove(
     @CurrentCaller() caller: Caller,
     @Param() params: UuidIdParams,
@@ -64,6 +80,13 @@ export class ConnectionsController {
 
   @Post(':id/check')
   @HttpCode(200)
+  @ApiOperation({
+    summary: 'Check the credentials',
+    description:
+      'Refreshes or tests them; sets checked_at, and inoperative with status error when they fail.',
+  })
+  @ApiOkResponse({ type: ConnectionResponse })
+  @ApiErrors([404])
   check(
     @CurrentCaller() caller: Caller,
     @Param() params: UuidIdParams,

@@ -1,48 +1,97 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { DATE_TIME, FREE_FORM } from '@app/contracts';
 import { ConnectionEntity, DocumentEntity, SourceEntity } from '@app/persistence';
 
 /** API-SPEC 2.9's Connection: exactly these seven fields; credentials never leave the service. */
-export interface ConnectionResponse {
+export class ConnectionResponse {
+  @ApiProperty({ format: 'uuid' })
   id: string;
+  @ApiProperty({ example: 'Team drive' })
   name: string;
+  @ApiProperty({ description: 'active, expired or error.', example: 'active' })
   status: string;
+  @ApiProperty({ description: 'The end user (user_id) who created it.' })
   created_by: string;
+  @ApiProperty({
+    ...DATE_TIME,
+    nullable: true,
+    description: 'When the credentials expire; null when unknown.',
+  })
   expires_at: string | null;
+  @ApiProperty({
+    ...DATE_TIME,
+    nullable: true,
+    description: 'Last check of the credentials; null before any.',
+  })
   checked_at: string | null;
+  @ApiProperty({ description: 'True once the credentials no longer work.' })
   inoperative: boolean;
 }
 
 /** API-SPEC 2.9's Source, every field present; `status_reason` says why a source is in `error`. */
-export interface SourceResponse {
+export class SourceResponse {
+  @ApiProperty({ type: 'integer' })
   id: number;
+  @ApiProperty({ description: 'Public id used in paths (source_pid).' })
   pid: string;
+  @ApiProperty(DATE_TIME)
   created_at: string;
+  @ApiProperty({ example: 'Handbook' })
   name: string;
+  @ApiProperty({ enum: ['organization', 'private'] })
   scope: string;
+  @ApiProperty({ description: 'The end user (user_id) who created it.' })
   created_by: string;
+  @ApiProperty({ enum: ['googledrive', 'sharepoint', 'draganddrop'] })
   store: string;
+  @ApiProperty({ description: 'pending (never synced), syncing, synced or error.', example: 'synced' })
   status: string;
+  @ApiProperty({ type: 'string', nullable: true, description: 'Why the source is in error; null otherwise.' })
   status_reason: string | null;
+  @ApiProperty({ type: 'integer', description: 'Bytes of its documents.' })
   size: number;
+  @ApiProperty({ type: 'integer', description: 'Bytes of its embedded documents.' })
   embedded_size: number;
+  @ApiProperty({
+    ...FREE_FORM,
+    description:
+      'By store: googledrive {folder_id, recursive?}; sharepoint {site_id, drive_id?, folder_path?}; draganddrop {}.',
+  })
   config: Record<string, unknown>;
+  @ApiProperty({ type: 'integer' })
   documents_synced: number;
+  @ApiProperty({ type: 'integer' })
   documents_failed: number;
+  @ApiProperty({ type: 'integer' })
   oversized_documents: number;
+  @ApiProperty({ type: 'integer' })
   documents_embedded: number;
+  @ApiProperty({ ...DATE_TIME, nullable: true })
   last_synced_at: string | null;
+  @ApiProperty({ ...DATE_TIME, nullable: true })
   archived_at: string | null;
+  @ApiProperty({ type: ConnectionResponse })
   connection: ConnectionResponse;
 }
 
-export interface SourceDocumentResponse {
+export class SourceDocumentResponse {
+  @ApiProperty()
   id: string;
+  @ApiProperty({ example: 'handbook.pdf' })
   name: string;
+  @ApiProperty({ example: 'application/pdf' })
   mimetype: string;
+  @ApiProperty({ type: 'integer', description: 'Bytes.' })
   size: number;
+  @ApiProperty({ example: 'indexed' })
   status: string;
+  @ApiProperty({ type: 'string', nullable: true })
   error: string | null;
+  @ApiProperty({ type: 'integer', description: 'Passages indexed for search.' })
   passages: number;
+  @ApiProperty()
   embedded: boolean;
+  @ApiProperty({ ...DATE_TIME, nullable: true })
   synced_at: string | null;
 }
 

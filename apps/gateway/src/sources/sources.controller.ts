@@ -1,5 +1,13 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiSecurity, ApiTags } from '@nestjs/swagger';
+import {
+  ApiAcceptedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiSecurity,
+  ApiTags,
+} from '@nestjs/swagger';
+import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
 import { EndUserQuery } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { CurrentCaller } from '../auth/current-caller.decorator';
@@ -20,6 +28,7 @@ import {
 /** Data sources (API-SPEC 4.6, CONTRACTS §9). */
 @ApiTags('sources')
 @ApiSecurity('service-token')
+@ApiCommonErrors()
 @Controller('dc/sources')
 export class SourcesController {
   constructor(
@@ -35,6 +44,9 @@ export class SourcesController {
 
   @Post()
   @HttpCode(200)
+  @ApiOperation({ summary: 'Add a data source' })
+  @ApiOkResponse({ type: SourceResponse })
+  @ApiErrors([400, 404, 413, 415])
   create(
     @CurrentCaller() caller: Caller,
     @Query() query: EndUserQuery,
@@ -44,11 +56,16 @@ export class SourcesController {
   }
 
   @Get()
+  @ApiOperation({ summary: 'List the sources the caller may see, newest first' })
+  @ApiOkResponse({ type: [SourceResponse] })
   list(@CurrentCaller() caller: Caller, @Query() query: EndUserQuery): Promise<SourceResponse[]> {
     return this.listSources.execute(caller, endUserOf(query));
   }
 
   @Get(':source_pid')
+  @ApiOperation({ summary: 'Get a source' })
+  @ApiOkResponse({ type: SourceResponse })
+  @ApiErrors([404])
   get(
     @CurrentCaller() caller: Caller,
     @Param() params: SourcePidParams,
@@ -58,6 +75,9 @@ export class SourcesController {
   }
 
   @Put(':source_pid')
+  @ApiOperation({ summary: 'Update a source' })
+  @ApiOkResponse({ type: SourceResponse })
+  @ApiErrors([400, 404, 413, 415])
   update(
     @CurrentCaller() caller: Caller,
     @Param() params: SourcePidParams,
@@ -69,6 +89,9 @@ export class SourcesController {
 
   @Delete(':source_pid')
   @HttpCode(204)
+  @ApiOperation({ summary: 'Archive a source', description: 'Sets archived_at; its documents leave search.' })
+  @ApiNoContentResponse({ description: 'Archived.' })
+  @ApiErrors([404])
   async remove(
     @CurrentCaller() caller: Caller,
     @Param() params: SourcePidParams,
@@ -79,6 +102,9 @@ export class SourcesController {
 
   @Post(':source_pid/sync')
   @HttpCode(202)
+  @ApiOperation({ summary: 'Sync a source', description: 'A sync already queued or running is not doubled.' })
+  @ApiAcceptedResponse({ type: SourceResponse })
+  @ApiErrors([404])
   sync(
     @CurrentCaller() caller: Caller,
     @Param() params: SourcePidParams,
@@ -88,6 +114,9 @@ export class SourcesController {
   }
 
   @Get(':source_pid/documents')
+  @ApiOperation({ summary: "List a source's documents" })
+  @ApiOkResponse({ type: [SourceDocumentResponse] })
+  @ApiErrors([404])
   documents(
     @CurrentCaller() caller: Caller,
     @Param() params: SourcePidParams,
@@ -98,6 +127,9 @@ export class SourcesController {
 
   @Post(':source_pid/documents')
   @HttpCode(202)
+  @ApiOperation({ summary: 'Add uploaded files to a draganddrop source' })
+  @ApiAcceptedResponse({ type: [SourceDocumentResponse] })
+  @ApiErrors([400, 404, 413, 415])
   add(
     @CurrentCaller() caller: Caller,
     @Param() params: SourcePidParams,

@@ -1,5 +1,7 @@
 import { Controller, Get, Header, Param, Query, Res, StreamableFile } from '@nestjs/common';
-import { ApiOkResponse, ApiProduces, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiProduces, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
+import { STREAM_LINE_SCHEMA, StreamLineModels } from './stream-lines';
 import { FastifyReply } from 'fastify';
 import { Settings } from '@app/config';
 import { Caller } from '@app/identity';
@@ -12,6 +14,7 @@ import { OpenReplyStream } from './use-cases/open-reply-stream.use-case';
 /** The reply stream (CONTRACTS §5): replay from the start or after `after`, then follow live. */
 @ApiTags('chat')
 @ApiSecurity('service-token')
+@ApiCommonErrors()
 @Controller('chat/messages')
 export class StreamController {
   constructor(
@@ -22,7 +25,21 @@ export class StreamController {
 
   @Get(':message_id/stream')
   @ApiProduces('application/jsonl')
-  @ApiOkResponse({ description: 'One JSON object a line, each with seq and type; message.completed last.' })
+  @ApiOperation({
+    summary: "Stream an assistant reply's progress (JSONL)",
+    description:
+      'One JSON object a line (application/jsonl), each with seq (0, 1, 2, … without gaps) and type. A stream ' +
+      'opened late or again replays every line from the start (or after ?after=<seq>) and then follows live; ' +
+      'one opened after the end replays and closes. message.completed, holding the final Message, is always ' +
+      'the last line. While nothing happens for 15 s a {"type": "heartbeat"} line (no seq) is written. The ' +
+      'stream of a user message is its single message.completed line.',
+  })
+  @StreamLineModels()
+  @ApiOkResponse({
+    description: 'One line per event, each line one of the schemas below.',
+    content: { 'application/jsonl': { schema: STREAM_LINE_SCHEMA } },
+  })
+  @ApiErrors([404])
   // Proxies must pass lines on as they come, not collect the body.
   @Header('cache-control', 'no-cache')
   @Header('x-accel-buffering', 'no')

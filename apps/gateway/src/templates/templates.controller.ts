@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
 import {
   CreateQueryTemplateDto,
   EndUserQuery,
@@ -20,6 +21,7 @@ import { UpdateQueryTemplate } from './use-cases/update-query-template.use-case'
 /** Query templates (API-SPEC 4.7, CONTRACTS §10). */
 @ApiTags('query templates')
 @ApiSecurity('service-token')
+@ApiCommonErrors()
 @Controller('agent_execution/query_templates')
 export class TemplatesController {
   constructor(
@@ -32,6 +34,9 @@ export class TemplatesController {
 
   @Post()
   @HttpCode(200)
+  @ApiOperation({ summary: 'Create a query template' })
+  @ApiOkResponse({ type: QueryTemplateResponse })
+  @ApiErrors([400, 413, 415])
   create(
     @CurrentCaller() caller: Caller,
     @Query() query: EndUserQuery,
@@ -41,6 +46,8 @@ export class TemplatesController {
   }
 
   @Get()
+  @ApiOperation({ summary: "List the caller's private templates and the organization's" })
+  @ApiOkResponse({ type: [QueryTemplateResponse] })
   list(
     @CurrentCaller() caller: Caller,
     @Query() query: ListQueryTemplatesQuery,
@@ -49,6 +56,9 @@ export class TemplatesController {
   }
 
   @Get(':id')
+  @ApiOperation({ summary: 'Get a query template' })
+  @ApiOkResponse({ type: QueryTemplateResponse })
+  @ApiErrors([404])
   get(
     @CurrentCaller() caller: Caller,
     @Param() params: UuidIdParams,
@@ -58,6 +68,9 @@ export class TemplatesController {
   }
 
   @Put(':id')
+  @ApiOperation({ summary: 'Update a query template (partial)' })
+  @ApiOkResponse({ type: QueryTemplateResponse })
+  @ApiErrors([400, 404, 413, 415])
   update(
     @CurrentCaller() caller: Caller,
     @Param() params: UuidIdParams,
@@ -69,6 +82,9 @@ export class TemplatesController {
 
   @Delete(':id')
   @HttpCode(204)
+  @ApiOperation({ summary: 'Delete a query template' })
+  @ApiNoContentResponse({ description: 'Deleted.' })
+  @ApiErrors([404])
   async remove(
     @CurrentCaller() caller: Caller,
     @Param() params: UuidIdParams,

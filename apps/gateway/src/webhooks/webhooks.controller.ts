@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
 import {
   CreatedWebhookResponse,
   CreateWebhookDto,
@@ -21,6 +22,7 @@ import { UpdateWebhook } from './use-cases/update-webhook.use-case';
 /** Webhooks of the key's organization (CONTRACTS §14). */
 @ApiTags('webhooks')
 @ApiSecurity('service-token')
+@ApiCommonErrors()
 @Controller('webhooks')
 export class WebhooksController {
   constructor(
@@ -34,21 +36,40 @@ export class WebhooksController {
 
   @Post()
   @HttpCode(200)
+  @ApiOperation({
+    summary: 'Register a webhook endpoint',
+    description:
+      'Deliveries follow Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature). URLs resolving ' +
+      'to private, loopback or link-local addresses are refused.',
+  })
+  @ApiOkResponse({
+    type: CreatedWebhookResponse,
+    description: 'The webhook with its secret, shown only here.',
+  })
+  @ApiErrors([400, 413, 415])
   create(@CurrentCaller() caller: Caller, @Body() body: CreateWebhookDto): Promise<CreatedWebhookResponse> {
     return this.createWebhook.execute(caller, body);
   }
 
   @Get()
+  @ApiOperation({ summary: 'List webhooks' })
+  @ApiOkResponse({ type: [WebhookResponse] })
   list(@CurrentCaller() caller: Caller): Promise<WebhookResponse[]> {
     return this.listWebhooks.execute(caller);
   }
 
   @Get(':id')
+  @ApiOperation({ summary: 'Get a webhook (without its secret)' })
+  @ApiOkResponse({ type: WebhookResponse })
+  @ApiErrors([404])
   get(@CurrentCaller() caller: Caller, @Param() params: UuidIdParams): Promise<WebhookResponse> {
     return this.getWebhook.execute(caller, params.id);
   }
 
   @Put(':id')
+  @ApiOperation({ summary: 'Update a webhook (partial)' })
+  @ApiOkResponse({ type: WebhookResponse })
+  @ApiErrors([400, 404, 413, 415])
   update(
     @CurrentCaller() caller: Caller,
     @Param() params: UuidIdParams,
@@ -59,11 +80,17 @@ export class WebhooksController {
 
   @Delete(':id')
   @HttpCode(204)
+  @ApiOperation({ summary: 'Delete a webhook' })
+  @ApiNoContentResponse({ description: 'Deleted.' })
+  @ApiErrors([404])
   async remove(@CurrentCaller() caller: Caller, @Param() params: UuidIdParams): Promise<void> {
     await this.deleteWebhook.execute(caller, params.id);
   }
 
   @Get(':id/deliveries')
+  @ApiOperation({ summary: "A webhook's delivery attempts, newest first" })
+  @ApiOkResponse({ type: [WebhookDeliveryResponse] })
+  @ApiErrors([404])
   deliveries(
     @CurrentCaller() caller: Caller,
     @Param() params: UuidIdParams,

@@ -1,3 +1,4 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsArray, IsInt, IsOptional, IsString } from 'class-validator';
 import { Ge, Le, MaxItems } from './rules';
 
@@ -10,6 +11,7 @@ export class ListThreadsQuery {
   @IsString()
   user_id: string;
 
+  @ApiPropertyOptional({ default: THREAD_LISTING_DEFAULT_LIMIT })
   @IsOptional()
   @IsInt()
   @Ge(1)

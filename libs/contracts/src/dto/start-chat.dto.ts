@@ -1,3 +1,4 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, IsOptional, IsString } from 'class-validator';
 import { HumanMessageDto } from './human-message.dto';
 import { Ge, MaxChars, Model, Nullable } from './rules';
@@ -10,15 +11,25 @@ export class StartChatOptionsDto {
   agent_id: string;
 
   /** Required with an API token (API-SPEC §5 rule 4), and every caller of this service has one. */
+  @ApiProperty({ description: 'The end user owning the thread; does not select the memory namespace.' })
   @IsString()
   user_id: string;
 
   /** Caps the tool rounds of the first reply; the server default when omitted. */
+  @ApiPropertyOptional({
+    default: 60,
+    description: 'Caps the tool rounds of the first reply; the server default (60, may change) when omitted.',
+  })
   @IsOptional()
   @IsInt()
   @Ge(1)
   max_steps?: number | null;
 
+  @ApiPropertyOptional({
+    description:
+      "Namespace the thread may read and update, for its whole life. Omitted: the agent's namespace, else no " +
+      'long-term memory tools.',
+  })
   @IsOptional()
   @Nullable()
   @IsString()

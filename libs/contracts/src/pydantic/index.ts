@@ -1,2 +1,3 @@
 export { isRequestDto, modelSchema } from './request-schema';
+export type { FieldSchema, TypeSchema } from './request-schema';
 export { validateRequest, RequestValidation } from './validate-request';

@@ -1,27 +1,68 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { DATE_TIME } from './message.response';
+
 /** An MCP server as it is shown back: the names of its environment variables and headers, never their values. */
-export interface McpServerResponse {
+export class McpServerResponse {
+  @ApiProperty({ example: 'github' })
   name: string;
+  @ApiPropertyOptional({ description: 'stdio servers: the command to run.' })
   command?: string;
+  @ApiPropertyOptional({ type: [String] })
   args?: string[];
+  @ApiPropertyOptional({
+    type: [String],
+    description: 'Names of its environment variables; values are write-only.',
+  })
   env_names?: string[];
+  @ApiPropertyOptional({ description: 'Streamable HTTP servers: the address.' })
   url?: string;
+  @ApiPropertyOptional({ type: [String], description: 'Names of its headers; values are write-only.' })
   header_names?: string[];
 }
 
 /** An agent (CONTRACTS §15): the fields of POST /agents, flat, with its id; the admin CLI prints the same. */
-export interface AgentResponse {
+export class AgentResponse {
+  @ApiProperty({ format: 'uuid' })
   id: string;
+  @ApiProperty()
   organization_id: string;
+  @ApiProperty({ example: 'Support' })
   name: string;
+  @ApiProperty()
   instructions: string;
+  @ApiProperty({ description: 'builtin, openai:<model> or anthropic:<model>.', example: 'builtin' })
   model: string;
+  @ApiProperty({ type: 'string', nullable: true })
   memory_namespace: string | null;
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    description: 'Tokens the agent may spend; null: no limit.',
+  })
   token_budget: number | null;
+  @ApiProperty({ type: 'integer' })
   tokens_used: number;
+  @ApiProperty({
+    type: 'array',
+    items: { type: 'string' },
+    nullable: true,
+    description: 'Tools the agent may use; null: every tool the service has.',
+  })
   tools: string[] | null;
+  @ApiProperty({ type: [McpServerResponse] })
   mcp: McpServerResponse[];
+  @ApiProperty({ type: 'number', nullable: true })
   temperature: number | null;
+  @ApiProperty({ type: 'integer', nullable: true })
   max_output_tokens: number | null;
+  @ApiProperty()
   archived: boolean;
+  @ApiProperty(DATE_TIME)
   created_at: string;
+}
+
+/** GET /agents. */
+export class AgentListResponse {
+  @ApiProperty({ type: [AgentResponse] })
+  agents: AgentResponse[];
 }

@@ -1,15 +1,27 @@
 /** Wire shape of a memory file (API-SPEC 2.8) and its listing item (CONTRACTS §7), with their mappers. */
+import { ApiProperty } from '@nestjs/swagger';
+import { DATE_TIME } from './message.response';
 
-export interface MemoryFileSummaryResponse {
+export class MemoryFileSummaryResponse {
+  @ApiProperty({ description: 'Path as stored: name or folder/name.', example: 'people/alice.md' })
   path: string;
+  @ApiProperty({ description: 'Why the file exists.' })
   purpose: string;
+  @ApiProperty({ description: 'Namespace the file belongs to.', example: 'support-team' })
   namespace: string;
+  @ApiProperty(DATE_TIME)
   created_at: string;
+  @ApiProperty(DATE_TIME)
   updated_at: string;
+  @ApiProperty({
+    ...DATE_TIME,
+    description: 'Opaque version identifier; echo it back as version when updating.',
+  })
   version: string;
 }
 
-export interface MemoryFileResponse extends MemoryFileSummaryResponse {
+export class MemoryFileResponse extends MemoryFileSummaryResponse {
+  @ApiProperty({ description: 'File body; may be empty.' })
   content: string;
 }
 

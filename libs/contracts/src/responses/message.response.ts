@@ -1,49 +1,118 @@
 /** Wire shapes of API-SPEC 2.3-2.6, and the mapper every app uses to render a stored message. */
+import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 
-export interface ShareLinkResponse {
+/*
+ * The response shapes are classes only so that @nestjs/swagger can describe them: responses are built as plain
+ * object literals by the mappers, never instantiated.
+ */
+
+export const DATE_TIME = { type: 'string', format: 'date-time' } as const;
+export const FREE_FORM = { type: 'object', additionalProperties: true } as const;
+
+export class ShareLinkResponse {
+  @ApiProperty(DATE_TIME)
   created_at: string;
+  @ApiProperty({ example: 'lnk_4Qm9w2JpR7sT1vXz' })
   id: string;
+  @ApiProperty({ ...DATE_TIME, nullable: true })
   last_accessed_at: string | null;
+  @ApiProperty({ type: 'integer', minimum: 0 })
   access_count: number;
+  @ApiProperty()
   revoked: boolean;
+  @ApiProperty({ ...DATE_TIME, nullable: true })
   expires_at: string | null;
+  @ApiProperty()
   expired: boolean;
+  @ApiProperty({ description: 'Whether the link wants a password in the header x-share-password.' })
   protected: boolean;
+  @ApiProperty({ description: 'Public download address; read-only.', readOnly: true })
   url: string;
 }
 
-export interface ConversationFileResponse {
+export class ConversationFileResponse {
+  @ApiProperty()
   id: string;
+  @ApiProperty({ example: 'report.pdf' })
   name: string;
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Bytes.' })
   size: number;
+  @ApiProperty({ example: 'application/pdf' })
   mimetype: string;
+  @ApiProperty({ enum: ['user', 'agent'] })
   origin: 'user' | 'agent';
+  @ApiProperty({ type: [ShareLinkResponse] })
   share_links: ShareLinkResponse[];
+  @ApiProperty({
+    description: 'Download address that works without the service token for a limited time; read-only.',
+    readOnly: true,
+  })
   url: string;
 }
 
-export interface QuestionResponse {
+/** A clarification the reply asks the user (API-SPEC 2.4). */
+export class QuestionResponse {
+  @ApiProperty({ description: 'Text of the question.', example: 'Which format?' })
   prompt: string;
+  @ApiPropertyOptional({
+    type: [String],
+    description: 'Quick-reply suggestions; empty when none make sense.',
+    example: ['PDF', 'CSV'],
+  })
   options?: string[];
 }
 
-export interface AgentRef {
+export class AgentRef {
+  @ApiProperty({ format: 'uuid' })
   id: string;
+  @ApiProperty({ example: 'Support' })
   name: string;
 }
 
-export interface MessageResponse {
+@ApiExtraModels(AgentRef)
+export class MessageResponse {
+  @ApiProperty({ format: 'uuid' })
   id: string;
+  @ApiProperty({ format: 'uuid' })
   thread_id: string;
+  @ApiProperty({ description: 'user or assistant.', example: 'assistant' })
   role: string;
+  @ApiProperty({ description: 'The text; for a live reply, what was produced so far.' })
   content: string;
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    enum: ['budget_exhausted'],
+    description:
+      "budget_exhausted when the agent's token budget was spent; reaching max_steps is not an error.",
+  })
   error_code: string | null;
+  @ApiProperty({ type: [QuestionResponse], nullable: true })
   questions: QuestionResponse[] | null;
+  @ApiProperty({ description: 'True while the message is pending or running.' })
   live: boolean;
+  @ApiProperty({
+    description: 'pending (queued), running, success, error or cancelled.',
+    example: 'pending',
+  })
   status: string;
+  @ApiProperty({
+    type: 'array',
+    items: FREE_FORM,
+    nullable: true,
+    description:
+      "The reply stream's lines but text.delta and message.completed, in order; null on user messages.",
+  })
   events: Record<string, unknown>[] | null;
+  @ApiProperty({ ...FREE_FORM, nullable: true })
   structured_output: Record<string, unknown> | null;
+  @ApiProperty({ type: [ConversationFileResponse] })
   files: ConversationFileResponse[];
+  @ApiProperty({
+    // null sits in the string branch: OpenAPI 3.0 wants a type beside nullable.
+    oneOf: [{ $ref: getSchemaPath(AgentRef) }, { type: 'string', enum: ['ARCHIVED'], nullable: true }],
+    description: 'The agent that wrote the message; ARCHIVED once it is archived; null on user messages.',
+  })
   agent: AgentRef | 'ARCHIVED' | null;
 }
 

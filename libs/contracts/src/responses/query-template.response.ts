@@ -1,18 +1,35 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { DATE_TIME, FREE_FORM } from './message.response';
+
 /** API-SPEC 2.10: every field present. */
-export interface QueryTemplateResponse {
+export class QueryTemplateResponse {
+  @ApiProperty({ format: 'uuid' })
   id: string;
+  @ApiProperty({ description: 'The end user (user_id) who created it.' })
   created_by: string;
+  @ApiProperty()
   organization_id: string;
+  @ApiProperty({ example: 'Weekly summary' })
   name: string;
+  @ApiProperty()
   description: string;
+  @ApiProperty({ example: 'Summarize this week in five bullet points.' })
   content: string;
+  @ApiProperty(FREE_FORM)
   metadata: Record<string, unknown>;
+  @ApiProperty()
   icon_uri: string;
+  @ApiProperty()
   icon_color: string;
+  @ApiProperty()
   background_color: string;
+  @ApiProperty({ enum: ['private', 'organization'] })
   scope: 'private' | 'organization';
+  @ApiProperty(DATE_TIME)
   created_at: string;
+  @ApiProperty(DATE_TIME)
   updated_at: string;
+  @ApiProperty({ description: 'The end user (user_id) who changed it last.' })
   updated_by: string;
 }
 

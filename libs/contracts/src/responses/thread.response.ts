@@ -1,5 +1,7 @@
 /** Wire shapes of API-SPEC 2.1 (full thread) and 2.2 (thread summary), and their mappers. */
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
+  DATE_TIME,
   AgentRecord,
   AgentRef,
   ConversationFileResponse,
@@ -11,24 +13,38 @@ import {
 export type ThreadInceptionValue = 'conversational' | 'routine';
 
 /** API-SPEC 2.1: exactly these fields. */
-export interface ThreadResponse {
+export class ThreadResponse {
+  @ApiProperty({ format: 'uuid' })
   id: string;
+  @ApiProperty({ example: 'Quarterly report' })
   name: string;
+  @ApiProperty(DATE_TIME)
   created_at: string;
+  @ApiProperty({ description: 'True while any of its messages is pending or running.' })
   live: boolean;
+  @ApiProperty()
   starred: boolean;
+  @ApiPropertyOptional({ type: 'string', nullable: true, description: 'Project the thread is filed under.' })
   project_id: string | null;
+  @ApiProperty({ type: [MessageResponse], description: 'Oldest first.' })
   messages: MessageResponse[];
+  @ApiProperty({ enum: ['conversational', 'routine'], readOnly: true })
   inception: ThreadInceptionValue;
 }
 
 /** API-SPEC 2.2: items of GET /chat and the answer of PUT /chat/{thread_id}. */
-export interface ThreadSummaryResponse {
+export class ThreadSummaryResponse {
+  @ApiProperty({ format: 'uuid' })
   id: string;
+  @ApiProperty({ example: 'Quarterly report' })
   name: string;
+  @ApiProperty(DATE_TIME)
   created_at: string;
+  @ApiProperty({ description: 'True while any of its messages is pending or running.' })
   live: boolean;
+  @ApiProperty({ type: AgentRef })
   agent: AgentRef;
+  @ApiProperty()
   starred: boolean;
 }
 

@@ -1,30 +1,55 @@
-import { WebhookEventType } from '../webhook-event';
+import { ApiProperty } from '@nestjs/swagger';
+import { WEBHOOK_EVENT_TYPES, WebhookEventType } from '../webhook-event';
+import { DATE_TIME } from './message.response';
 
 /** A webhook as GET answers it: never its secret. */
-export interface WebhookResponse {
+export class WebhookResponse {
+  @ApiProperty({ format: 'uuid' })
   id: string;
+  @ApiProperty({ example: 'https://example.com/hooks/parley' })
   url: string;
+  @ApiProperty({ enum: WEBHOOK_EVENT_TYPES, isArray: true })
   events: WebhookEventType[];
+  @ApiProperty({ type: 'string', nullable: true })
   description: string | null;
+  @ApiProperty()
   active: boolean;
+  @ApiProperty(DATE_TIME)
   created_at: string;
 }
 
 /** POST /webhooks answers the secret, once. */
-export interface CreatedWebhookResponse extends WebhookResponse {
+export class CreatedWebhookResponse extends WebhookResponse {
+  @ApiProperty({
+    description: 'whsec_ + base64 of 32 random bytes: the Standard Webhooks signing key. Shown only here.',
+    pattern: '^whsec_',
+  })
   secret: string;
 }
 
 /** One try at delivering an event. */
-export interface WebhookDeliveryResponse {
+export class WebhookDeliveryResponse {
+  @ApiProperty({ format: 'uuid' })
   id: string;
+  @ApiProperty({ description: 'The webhook-id header: the same across retries of one event.' })
   event_id: string;
+  @ApiProperty({ enum: WEBHOOK_EVENT_TYPES })
   type: WebhookEventType;
+  @ApiProperty({ type: 'integer', minimum: 1, description: 'Counts from 1.' })
   attempt: number;
+  @ApiProperty({ type: 'integer', nullable: true, description: 'null when the endpoint did not answer.' })
   status_code: number | null;
+  @ApiProperty({ type: 'string', nullable: true })
   error: string | null;
+  @ApiProperty(DATE_TIME)
   created_at: string;
+  @ApiProperty({
+    ...DATE_TIME,
+    nullable: true,
+    description: 'When the next retry is due; null when none is.',
+  })
   next_attempt_at: string | null;
+  @ApiProperty({ ...DATE_TIME, nullable: true })
   delivered_at: string | null;
 }
 

@@ -1,0 +1,121 @@
+import { ApiExtraModels, ApiProperty, getSchemaPath } from '@nestjs/swagger';
+import { FREE_FORM, MessageResponse, QuestionResponse } from '@app/contracts';
+import { ApiAnyValue } from '../ops/openapi-finish';
+
+/*
+ * The lines of the reply stream (CONTRACTS §5) as OpenAPI schemas. The stream writes the RunEvent union of
+ * libs/run-events; these classes only describe it.
+ */
+
+const SEQ = {
+  type: 'integer',
+  minimum: 0,
+  description: 'Position of the line in the stream: 0, 1, 2, … without gaps. Resume with ?after=<seq>.',
+} as const;
+const STEP = { type: 'integer', minimum: 1, description: 'The tool round, 1-based.' } as const;
+
+export class MessageStartedLine {
+  @ApiProperty(SEQ)
+  seq: number;
+  @ApiProperty({ enum: ['message.started'] })
+  type: 'message.started';
+  @ApiProperty({ format: 'uuid' })
+  message_id: string;
+  @ApiProperty({ format: 'uuid' })
+  thread_id: string;
+}
+
+export class StepStartedLine {
+  @ApiProperty(SEQ)
+  seq: number;
+  @ApiProperty({ enum: ['step.started'] })
+  type: 'step.started';
+  @ApiProperty(STEP)
+  step: number;
+}
+
+export class TextDeltaLine {
+  @ApiProperty(SEQ)
+  seq: number;
+  @ApiProperty({ enum: ['text.delta'] })
+  type: 'text.delta';
+  @ApiProperty({ description: "A piece of the reply's content; the deltas, joined, are the final content." })
+  delta: string;
+}
+
+export class ToolCallLine {
+  @ApiProperty(SEQ)
+  seq: number;
+  @ApiProperty({ enum: ['tool.call'] })
+  type: 'tool.call';
+  @ApiProperty(STEP)
+  step: number;
+  @ApiProperty({ description: 'Pairs the call with its tool.result.' })
+  call_id: string;
+  @ApiProperty({ description: 'The tool called.', example: 'clock' })
+  name: string;
+  @ApiProperty(FREE_FORM)
+  arguments: Record<string, unknown>;
+}
+
+export class ToolResultLine {
+  @ApiProperty(SEQ)
+  seq: number;
+  @ApiProperty({ enum: ['tool.result'] })
+  type: 'tool.result';
+  @ApiProperty(STEP)
+  step: number;
+  @ApiProperty()
+  call_id: string;
+  @ApiProperty({ example: 'clock' })
+  name: string;
+  @ApiAnyValue("The tool's output (any JSON value).", true)
+  output: unknown;
+  @ApiProperty({ description: 'True when the tool failed or is not available to the run.' })
+  is_error: boolean;
+}
+
+export class QuestionsLine {
+  @ApiProperty(SEQ)
+  seq: number;
+  @ApiProperty({ enum: ['questions'] })
+  type: 'questions';
+  @ApiProperty({ type: [QuestionResponse] })
+  questions: QuestionResponse[];
+}
+
+export class MessageCompletedLine {
+  @ApiProperty(SEQ)
+  seq: number;
+  @ApiProperty({ enum: ['message.completed'] })
+  type: 'message.completed';
+  @ApiProperty({ type: MessageResponse, description: 'The final Message. Always the last line.' })
+  message: MessageResponse;
+}
+
+export class HeartbeatLine {
+  @ApiProperty({ enum: ['heartbeat'], description: 'Written while nothing happens for 15 s; has no seq.' })
+  type: 'heartbeat';
+}
+
+const LINES = {
+  'message.started': MessageStartedLine,
+  'step.started': StepStartedLine,
+  'text.delta': TextDeltaLine,
+  'tool.call': ToolCallLine,
+  'tool.result': ToolResultLine,
+  questions: QuestionsLine,
+  'message.completed': MessageCompletedLine,
+  heartbeat: HeartbeatLine,
+};
+
+export const StreamLineModels = () => ApiExtraModels(...Object.values(LINES));
+
+/** The schema of one line: exactly one of the line types, told apart by `type`. */
+export const STREAM_LINE_SCHEMA = {
+  oneOf: Object.values(LINES).map((line) => ({ $ref: getSchemaPath(line) })),
+  discriminator: {
+    propertyName: 'type',
+    mapping: Object.fromEntries(Object.entries(LINES).map(([type, line]) => [type, getSchemaPath(line)])),
+  },
+};

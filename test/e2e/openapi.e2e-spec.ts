@@ -1,0 +1,256 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { BrowserContext, chromium } from 'playwright-core';
+import { AppProcess, startGateway } from '../support/processes';
+import { createTestEnvironment, TestEnvironment } from '../support/test-environment';
+
+/**
+ * The OpenAPI document is the contract an integrator reads first (issue #20): no empty schema, every route of
+ * the spec and CONTRACTS with its parameters, answers and errors, Redocly's recommended rules clean, and
+ * POST /chat readable in /docs (the screenshot is kept in docs/). That real answers match it is checked on
+ * every call of the e2e suite (test/support/openapi-responses.ts).
+ */
+
+type Json = Record<string, any>;
+
+const CHROMIUM = '/usr/bin/chromium';
+const DOCS = join(__dirname, '..', '..', 'docs');
+const LINT = join(__dirname, '..', 'support', 'redocly-lint.mjs');
+
+/** Every operation of API-SPEC §4 and CONTRACTS §4-§15 (routines excepted: not built yet). */
+const OPERATIONS = [
+  'POST /chat',
+  'GET /chat',
+  'POST /chat/{thread_id}',
+  'GET /chat/{thread_id}',
+  'PUT /chat/{thread_id}',
+  'DELETE /chat/{thread_id}',
+  'GET /chat/messages/{message_id}/stream',
+  'GET /chat/files/upload',
+  'GET /chat/files/{file_id}',
+  'POST /chat/files/{file_id}/share_links',
+  'DELETE /chat/files/{file_id}/share_links/{link_id}',
+  'GET /share/{link_id}',
+  'GET /memory/file',
+  'PUT /memory/file',
+  'DELETE /memory/file',
+  'GET /memory/files',
+  'POST /dc/connections',
+  'GET /dc/connections',
+  'GET /dc/connections/{id}',
+  'DELETE /dc/connections/{id}',
+  'POST /dc/connections/{id}/check',
+  'POST /dc/sources',
+  'GET /dc/sources',
+  'GET /dc/sources/{source_pid}',
+  'PUT /dc/sources/{source_pid}',
+  'DELETE /dc/sources/{source_pid}',
+  'POST /dc/sources/{source_pid}/sync',
+  'GET /dc/sources/{source_pid}/documents',
+  'POST /dc/sources/{source_pid}/documents',
+  'POST /agent_execution/query_templates',
+  'GET /agent_execution/query_templates',
+  'GET /agent_execution/query_templates/{id}',
+  'PUT /agent_execution/query_templates/{id}',
+  'DELETE /agent_execution/query_templates/{id}',
+  'POST /skills',
+  'GET /skills',
+  'GET /skills/{skill_pid}',
+  'PUT /skills/{skill_pid}',
+  'DELETE /skills/{skill_pid}',
+  'POST /agents',
+  'GET /agents',
+  'GET /agents/{id}',
+  'PUT /agents/{id}',
+  'DELETE /agents/{id}',
+  'POST /webhooks',
+  'GET /webhooks',
+  'GET /webhooks/{id}',
+  'PUT /webhooks/{id}',
+  'DELETE /webhooks/{id}',
+  'GET /webhooks/{id}/deliveries',
+];
+
+const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
+
+function operations(document: Json): { name: string; operation: Json }[] {
+  return Object.entries(document.paths as Json).flatMap(([path, item]) =>
+    Object.entries(item as Json)
+      .filter(([method]) => METHODS.includes(method))
+      .map(([method, operation]) => ({
+        name: `${method.toUpperCase()} ${path}`,
+        operation: operation as Json,
+      })),
+  );
+}
+
+/**
+ * Schemas that say nothing: an object without properties, additionalProperties or composition (what
+ * @nestjs/swagger makes of an undecorated class), or `{}` without even a description.
+ */
+function emptySchemas(value: unknown, at = '#', found: string[] = []): string[] {
+  if (Array.isArray(value)) value.forEach((item, index) => emptySchemas(item, `${at}/${index}`, found));
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return found;
+  const schema = value as Json;
+  const says = ['properties', 'additionalProperties', '$ref', 'oneOf', 'anyOf', 'allOf'].some(
+    (key) => key in schema,
+  );
+  const noProperties = schema.properties && Object.keys(schema.properties).length === 0;
+  if ((schema.type === 'object' && !says) || noProperties) found.push(at);
+  for (const [key, item] of Object.entries(schema)) {
+    // Examples are values, not schemas.
+    if (key !== 'example' && key !== 'examples') emptySchemas(item, `${at}/${key}`, found);
+  }
+  return found;
+}
+
+describe('the OpenAPI document', () => {
+  let environment: TestEnvironment;
+  let gateway: AppProcess;
+  let document: Json;
+
+  beforeAll(async () => {
+    environment = await createTestEnvironment();
+    gateway = await startGateway(environment.env);
+    document = (await (await fetch(`${gateway.url}/openapi.json`)).json()) as Json;
+  });
+
+  afterAll(async () => {
+    await gateway?.stop();
+    await environment?.dispose();
+  });
+
+  it('has no empty schema', () => {
+    expect(emptySchemas(document)).toEqual([]);
+  });
+
+  it('lists every operation of the spec and CONTRACTS', () => {
+    const listed = operations(document).map(({ name }) => name);
+    expect(OPERATIONS.filter((name) => !listed.includes(name))).toEqual([]);
+  });
+
+  it('gives every operation a summary, its path parameters and a schema for each JSON answer', () => {
+    for (const { name, operation } of operations(document)) {
+      expect({ name, summary: typeof operation.summary }).toEqual({ name, summary: 'string' });
+      const inPath = [...name.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]).sort();
+      const declared = ((operation.parameters ?? []) as Json[])
+        .filter((parameter) => parameter.in === 'path')
+        .map((parameter) => parameter.name as string)
+        .sort();
+      expect({ name, path: declared }).toEqual({ name, path: inPath });
+      for (const [status, response] of Object.entries(operation.responses as Json)) {
+        const content = (response as Json).content as Json | undefined;
+        if (status === '204') expect({ name, status, content }).toEqual({ name, status, content: undefined });
+        for (const [type, media] of Object.entries(content ?? {})) {
+          expect({ name, status, type, schema: Boolean((media as Json).schema) }).toEqual({
+            name,
+            status,
+            type,
+            schema: true,
+          });
+        }
+      }
+    }
+  });
+
+  it('documents the errors: 401 behind the token, 422 with the validation body, 404 on a resource', () => {
+    for (const { name, operation } of operations(document)) {
+      const responses = operation.responses as Json;
+      if (name !== 'GET /share/{link_id}') {
+        expect({ name, has401: '401' in responses }).toEqual({ name, has401: true });
+        expect({ name, schema: responses['422']?.content?.['application/json']?.schema }).toEqual({
+          name,
+          schema: { $ref: '#/components/schemas/ValidationErrorResponse' },
+        });
+      }
+      if (/\{[^}]+\}/.test(name))
+        expect({ name, has404: '404' in responses }).toEqual({ name, has404: true });
+    }
+    expect(document.components.schemas.ValidationIssueResponse.required).toEqual(['loc', 'msg', 'type']);
+  });
+
+  it('documents POST /chat with its limits, defaults and an example', () => {
+    const schemas = document.components.schemas as Json;
+    const post = document.paths['/chat'].post as Json;
+    expect(post.requestBody.content['application/json'].examples.minimal.value.message.content).toEqual(
+      expect.any(String),
+    );
+    expect(schemas.HumanMessageDto.properties.content.maxLength).toBe(30000);
+    expect(schemas.HumanMessageDto.properties.file_ids).toMatchObject({ maxItems: 5, uniqueItems: true });
+    expect(schemas.StartChatOptionsDto.properties.max_steps).toMatchObject({ minimum: 1, default: 60 });
+    expect(schemas.StartChatOptionsDto.properties.memory_namespace).toMatchObject({ maxLength: 128 });
+    const limit = (document.paths['/chat'].get.parameters as Json[]).find((p) => p.name === 'limit');
+    expect(limit?.schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 100, default: 20 });
+  });
+
+  it('documents the reply stream as application/jsonl, one schema per line type', () => {
+    const stream = document.paths['/chat/messages/{message_id}/stream'].get as Json;
+    const schema = stream.responses['200'].content['application/jsonl'].schema as Json;
+    expect(Object.keys(schema.discriminator.mapping).sort()).toEqual([
+      'heartbeat',
+      'message.completed',
+      'message.started',
+      'questions',
+      'step.started',
+      'text.delta',
+      'tool.call',
+      'tool.result',
+    ]);
+    expect(schema.oneOf).toHaveLength(8);
+  });
+
+  it("passes Redocly's recommended rules without an error", async () => {
+    const child = promisify(execFile)(process.execPath, [LINT], { maxBuffer: 16 * 1024 * 1024 });
+    child.child.stdin!.end(JSON.stringify(document));
+    const problems = JSON.parse((await child).stdout) as { severity: string }[];
+    expect(problems.filter((problem) => problem.severity === 'error')).toEqual([]);
+  });
+
+  it('shows POST /chat in /docs with its request schema, example and answers (docs/openapi-post-chat.png)', async () => {
+    if (!existsSync(CHROMIUM)) {
+      throw new Error(`Chromium is not installed at ${CHROMIUM}: apt-get install -y chromium (see .ci/run)`);
+    }
+    const profile = mkdtempSync(join(tmpdir(), 'parley-chromium-'));
+    let browser: BrowserContext | undefined;
+    try {
+      browser = await chromium.launchPersistentContext(profile, {
+        executablePath: CHROMIUM,
+        headless: true,
+        viewport: { width: 1280, height: 900 },
+        args: [
+          '--headless',
+          '--no-sandbox',
+          '--disable-gpu',
+          '--no-first-run',
+          '--disable-background-networking',
+        ],
+      });
+      const page = browser.pages()[0] ?? (await browser.newPage());
+      await page.goto(`${gateway.url}/docs`);
+      const operation = page.locator('#operations-chat-ChatController_start');
+      await operation.locator('.opblock-summary').click();
+      const body = operation.locator('.opblock-section-request-body');
+      await body.getByText('Example Value').waitFor();
+      await operation.getByText('Start a thread and post its first message').first().waitFor();
+      await operation.locator('.responses-table').getByText('422', { exact: true }).waitFor();
+      await operation.screenshot({ path: join(DOCS, 'openapi-post-chat.png') });
+      // The same operation with the request body's schema instead of its example.
+      await body.getByText('Schema', { exact: true }).click();
+      await body.locator('.model-box').first().waitFor();
+      // Open the message and options models too, so their fields and limits show.
+      for (let depth = 0; depth < 2; depth += 1) {
+        for (const toggle of await body.locator('.model-box .model-toggle.collapsed').all())
+          await toggle.click();
+      }
+      // StartChatDto, HumanMessageDto and StartChatOptionsDto open.
+      await body.locator('.model-box .model-toggle:not(.collapsed)').nth(2).waitFor();
+      await operation.screenshot({ path: join(DOCS, 'openapi-post-chat-schema.png') });
+    } finally {
+      await browser?.close();
+      rmSync(profile, { recursive: true, force: true });
+    }
+  });
+});

@@ -3,6 +3,7 @@ import { createServer, IncomingHttpHeaders, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { createAgent, createOrg, OrgFixture } from '../factories/admin';
+import { FakeGoogleDrive } from '../support/fake-google-drive';
 import { api } from '../support/http';
 import { AppProcess, startGateway, startWorker } from '../support/processes';
 import { createTestEnvironment, queryDatabase, TestEnvironment } from '../support/test-environment';
@@ -61,9 +62,14 @@ let agentId: string;
 let client: ReturnType<typeof api>;
 const receivers: Receiver[] = [];
 const webhookIds: string[] = [];
+const drive = new FakeGoogleDrive();
 
 beforeAll(async () => {
-  environment = await createTestEnvironment();
+  await drive.start();
+  environment = await createTestEnvironment({
+    GOOGLE_DRIVE_API_URL: drive.url,
+    GOOGLE_TOKEN_URL: drive.tokenUrl,
+  });
   [gateway, worker] = await Promise.all([
     startGateway(environment.env, { WEBHOOK_ALLOW_PRIVATE: 'true' }),
     startWorker(environment.env, workerEnv),
@@ -74,7 +80,12 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.all([gateway?.stop(), worker?.stop(), ...receivers.map((receiver) => receiver.stop())]);
+  await Promise.all([
+    gateway?.stop(),
+    worker?.stop(),
+    drive.stop(),
+    ...receivers.map((receiver) => receiver.stop()),
+  ]);
   await environment?.dispose();
 });
 
@@ -246,6 +257,59 @@ describe('webhooks', () => {
     );
     expect(second - first).toBeGreaterThanOrEqual(RETRY_BASE_MS - 5);
     expect(third - second).toBeGreaterThanOrEqual(2 * RETRY_BASE_MS - 5);
+  });
+
+  it('tells source.synced and source.failed, with the Source as the API shows it', async () => {
+    const { receiver, webhook } = await register(['source.synced', 'source.failed']);
+    const verified = (received: Received) =>
+      new Webhook(webhook.secret).verify(received.body, {
+        'webhook-id': received.headers['webhook-id'] as string,
+        'webhook-timestamp': received.headers['webhook-timestamp'] as string,
+        'webhook-signature': received.headers['webhook-signature'] as string,
+      }) as { type: string; data: Record<string, unknown> };
+    const eventOf = async (type: string, pid: string) =>
+      (
+        await until(
+          async () => receiver.received.map(verified),
+          (got) => got.some((event) => event.type === type && event.data.pid === pid),
+        )
+      ).find((event) => event.type === type && event.data.pid === pid)!;
+    drive.oauth.grant('drive-token');
+    drive.addFile(
+      drive.addFolder('root', 'Handbook', 'handbook'),
+      'leave.txt',
+      'text/plain',
+      'Leave: 25 days.',
+    );
+    const connection = (
+      await client.post(`/dc/connections?user_id=${USER}`, {
+        name: 'Drive',
+        kind: 'googledrive',
+        credentials: { access_token: 'drive-token' },
+      })
+    ).body;
+    const source = async (folderId: string) =>
+      (
+        await client.post(`/dc/sources?user_id=${USER}`, {
+          connection_id: connection.id,
+          store: 'googledrive',
+          config: { folder_id: folderId, recursive: true },
+          scope: 'private',
+          name: `Folder ${folderId}`,
+        })
+      ).body as { pid: string };
+
+    const handbook = await source('handbook');
+    const synced = await eventOf('source.synced', handbook.pid);
+    expect(synced.data).toMatchObject({ status: 'synced', documents_synced: 1 });
+    // Written with the sync's end: the Source exactly as the API answers it afterwards.
+    expect(synced.data).toEqual((await client.get(`/dc/sources/${handbook.pid}?user_id=${USER}`)).body);
+
+    // The store refuses the next listing: that sync ends in error, and says so.
+    drive.failBurst(/\/files/, [403]);
+    const refused = await source('missing');
+    const failed = await eventOf('source.failed', refused.pid);
+    expect(failed.data).toMatchObject({ status: 'error', status_reason: expect.stringMatching(/\S/) });
   });
 
   it('loses no delivery when the worker is killed between attempts and its Redis keys are gone', async () => {

@@ -13,6 +13,7 @@ export * from './dto/memory-file.dto';
 export * from './responses/message.response';
 export * from './responses/thread.response';
 export * from './responses/memory-file.response';
+export * from './responses/source.response';
 export * from './dto/query-template.dto';
 export * from './responses/query-template.response';
 export * from './dto/skill.dto';

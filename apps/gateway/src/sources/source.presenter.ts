@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ConnectionRepository, SourceEntity } from '@app/persistence';
-import { SourceResponse, toSourceResponse } from './source.responses';
+import { SourceResponse, toSourceResponse } from '@app/contracts';
 
 /** Renders sources with their connection (deleted connections included: an archived source still names one). */
 @Injectable()

@@ -8,12 +8,11 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
-import { EndUserQuery } from '@app/contracts';
+import { EndUserQuery, SourceDocumentResponse, SourceResponse } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { CurrentCaller } from '../auth/current-caller.decorator';
 import { endUserOf, requireEndUser } from '../http/end-user';
 import { AddDocumentsDto, CreateSourceDto, SourcePidParams, UpdateSourceDto } from './dto/source.dto';
-import { SourceDocumentResponse, SourceResponse } from './source.responses';
 import {
   AddSourceDocuments,
   ArchiveSource,

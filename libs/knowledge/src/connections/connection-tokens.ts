@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { Settings } from '@app/config';
+import { toSourceResponse, webhookEvent } from '@app/contracts';
 import { ConnectionEntity, ConnectionRepository, SourceRepository } from '@app/persistence';
 import { CredentialCipher } from '@app/crypto';
 import { ConnectionRefusedError, TokenSource } from '../stores/store';
@@ -118,6 +119,7 @@ export class ConnectionTokens {
     await this.sources.failByConnection(
       connectionId,
       `Connection "${connection.name}" is inoperative: ${reason}`,
+      (failed) => webhookEvent('source.failed', { ...toSourceResponse(failed, connection) }),
     );
     this.logger.warn({ connectionId, reason }, 'connection inoperative');
   }

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Settings } from '@app/config';
+import { toSourceResponse, webhookEvent } from '@app/contracts';
 import { UntrustedParsing } from '@app/storage';
 import {
   ConnectionRepository,
@@ -56,13 +57,19 @@ export class SyncSource {
     const source = await this.sources.findById(sourceId);
     if (!source || source.archivedAt) return;
     const connection = await this.connections.findById(source.connectionId);
-    if (!connection || connection.inoperative) {
-      const reason = connection?.statusReason ?? 'the connection is gone';
+    if (!connection) {
       await this.sources.setStatus(
         source.id,
         'error',
-        `Connection "${connection?.name ?? '?'}" is inoperative: ${reason}`,
+        'Connection "?" is inoperative: the connection is gone',
       );
+      return;
+    }
+    const reported = (type: 'source.synced' | 'source.failed') => (ended: SourceEntity) =>
+      webhookEvent(type, { ...toSourceResponse(ended, connection) });
+    if (connection.inoperative) {
+      const reason = `Connection "${connection.name}" is inoperative: ${connection.statusReason ?? 'unknown'}`;
+      await this.sources.failSync(source.id, reason, reported('source.failed'));
       return;
     }
     await this.sources.setStatus(source.id, 'syncing');
@@ -77,12 +84,11 @@ export class SyncSource {
       if (state.phase === 'listing') state = await this.list(source, reader, state);
       await this.fetchAll(source, reader);
       await this.sources.recount(source.id);
-      await this.sources.finishSync(source.id, {
-        ...state,
-        phase: 'idle',
-        cursor: state.nextCursor,
-        nextCursor: null,
-      });
+      await this.sources.finishSync(
+        source.id,
+        { ...state, phase: 'idle', cursor: state.nextCursor, nextCursor: null },
+        reported('source.synced'),
+      );
       this.logger.log({ sourceId }, 'source synced');
     } catch (error) {
       await this.sources.recount(source.id);
@@ -91,7 +97,7 @@ export class SyncSource {
         return;
       }
       const reason = error instanceof Error ? error.message : String(error);
-      await this.sources.setStatus(source.id, 'error', `Sync failed: ${reason}`);
+      await this.sources.failSync(source.id, `Sync failed: ${reason}`, reported('source.failed'));
       this.logger.warn({ sourceId, reason }, 'source sync failed');
       if (isTransient(error)) throw new TransientSyncError(reason);
     }

@@ -1,8 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
-import { Brackets, DataSource, SelectQueryBuilder } from 'typeorm';
+import { Brackets, DataSource, In, SelectQueryBuilder } from 'typeorm';
+import { WebhookEvent } from '@app/contracts';
 import { SourceEntity, SourceStatus, SourceSyncState } from '../entities';
 import { Db, Scope } from './scope';
+import { recordWebhookEvent } from './webhook.repository';
+
+/** The webhook event that reports a sync's end, made from the source as it ended (`source.synced`/`failed`). */
+export type SyncEndReport = (source: SourceEntity) => WebhookEvent;
 
 export type NewSource = Pick<
   SourceEntity,
@@ -72,23 +77,53 @@ export class SourceRepository {
     await this.db.getRepository(SourceEntity).update({ id }, { status, statusReason: reason });
   }
 
-  /** Every live source of a connection stops with a readable reason (the connection became inoperative). */
-  async failByConnection(connectionId: string, reason: string): Promise<void> {
-    await this.db.query(
-      `UPDATE sources SET status = 'error', status_reason = $2 WHERE connection_id = $1 AND archived_at IS NULL`,
-      [connectionId, reason],
-    );
+  /**
+   * Every live source of a connection stops with a readable reason (the connection became inoperative), each
+   * reported in the same transaction.
+   */
+  async failByConnection(connectionId: string, reason: string, report: SyncEndReport): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      const [rows] = (await tx.query(
+        `UPDATE sources SET status = 'error', status_reason = $2
+         WHERE connection_id = $1 AND archived_at IS NULL RETURNING id`,
+        [connectionId, reason],
+      )) as [{ id: number }[], number];
+      if (rows.length === 0) return;
+      const failed = await tx.getRepository(SourceEntity).findBy({ id: In(rows.map((row) => row.id)) });
+      for (const source of failed) await recordWebhookEvent(tx, source.orgId, report(source));
+    });
   }
 
   async saveSyncState(id: number, state: SourceSyncState): Promise<void> {
     await this.db.getRepository(SourceEntity).update({ id }, { syncState: state });
   }
 
-  /** A finished sync: its state, status `synced` and the time. */
-  async finishSync(id: number, state: SourceSyncState): Promise<void> {
-    await this.db
-      .getRepository(SourceEntity)
-      .update({ id }, { syncState: state, status: 'synced', statusReason: null, lastSyncedAt: new Date() });
+  /** A finished sync: its state, status `synced` and the time, reported in the same transaction. */
+  async finishSync(id: number, state: SourceSyncState, report: SyncEndReport): Promise<void> {
+    await this.endSync(
+      id,
+      { syncState: state, status: 'synced', statusReason: null, lastSyncedAt: new Date() },
+      report,
+    );
+  }
+
+  /** A sync that ended in error, with its reason, reported in the same transaction. */
+  async failSync(id: number, reason: string, report: SyncEndReport): Promise<void> {
+    await this.endSync(id, { status: 'error', statusReason: reason }, report);
+  }
+
+  private async endSync(
+    id: number,
+    changes: Pick<SourceEntity, 'status' | 'statusReason'> &
+      Partial<Pick<SourceEntity, 'syncState' | 'lastSyncedAt'>>,
+    report: SyncEndReport,
+  ): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      const sources = tx.getRepository(SourceEntity);
+      await sources.update({ id }, changes);
+      const ended = await sources.findOneByOrFail({ id });
+      await recordWebhookEvent(tx, ended.orgId, report(ended));
+    });
   }
 
   /** The counters of spec 2.9, recomputed from the documents so they stay exact across crashes and retries. */

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { WebhookEvent } from '@app/contracts';
 import { newId, WebhookAttemptEntity, WebhookDeliveryEntity, WebhookEntity } from '../entities';
-import { Scope } from './scope';
+import { Db, Scope } from './scope';
 
 export type NewWebhook = Pick<WebhookEntity, 'url' | 'events' | 'description' | 'active' | 'secretEncrypted'>;
 export type WebhookChanges = Partial<Pick<WebhookEntity, 'url' | 'events' | 'description' | 'active'>>;
@@ -19,6 +20,20 @@ export interface AttemptResult {
   delivered: boolean;
   /** When to try again; null when delivered or given up. */
   nextAttemptAt: Date | null;
+}
+
+/**
+ * The outbox rows of one event: one per active webhook of the organization subscribed to its type. Written
+ * through `db`, the transaction of the state change it reports, so the event exists exactly when the change does.
+ * (A reply's end writes its rows in its final statement instead: see RunRepository.finish.)
+ */
+export async function recordWebhookEvent(db: Db, orgId: string, event: WebhookEvent): Promise<void> {
+  await db.query(
+    `INSERT INTO webhook_deliveries (id, webhook_id, event_id, type, payload, next_attempt_at)
+     SELECT gen_random_uuid(), w.id, $2, $3, $4, now()
+     FROM webhooks w WHERE w.org_id = $1 AND w.active AND $3 = ANY (w.events)`,
+    [orgId, event.id, event.type, JSON.stringify(event.payload)],
+  );
 }
 
 /**

@@ -1,10 +1,15 @@
 import { Injectable } from '@nestjs/common';
-import { ConflictError, InvalidInputError, NotFoundError } from '@app/contracts';
+import {
+  ConflictError,
+  ConnectionResponse,
+  InvalidInputError,
+  NotFoundError,
+  toConnectionResponse,
+} from '@app/contracts';
 import { Caller } from '@app/identity';
 import { ConnectionTokens, CredentialCipher } from '@app/knowledge';
 import { ConnectionRepository } from '@app/persistence';
 import { CreateConnectionDto } from '../dto/connection.dto';
-import { ConnectionResponse, toConnectionResponse } from '../source.responses';
 
 /** POST /dc/connections: credentials encrypted at rest; the drive and site kinds need an access token. */
 @Injectable()

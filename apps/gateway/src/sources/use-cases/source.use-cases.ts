@@ -1,5 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { InvalidInputError, NotFoundError } from '@app/contracts';
+import {
+  InvalidInputError,
+  NotFoundError,
+  SourceDocumentResponse,
+  SourceResponse,
+  toSourceDocumentResponse,
+} from '@app/contracts';
 import { Settings } from '@app/config';
 import { Caller } from '@app/identity';
 import {
@@ -14,7 +20,6 @@ import { Store } from '../dto/connection.dto';
 import { AddDocumentsDto, CreateSourceDto, UpdateSourceDto } from '../dto/source.dto';
 import { parseStoreConfig } from '../store-config';
 import { SourcePresenter } from '../source.presenter';
-import { SourceDocumentResponse, SourceResponse, toSourceDocumentResponse } from '../source.responses';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

@@ -1,6 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { DATE_TIME, FREE_FORM } from '@app/contracts';
-import { ConnectionEntity, DocumentEntity, SourceEntity } from '@app/persistence';
+import { DATE_TIME, FREE_FORM } from './message.response';
 
 /** API-SPEC 2.9's Connection: exactly these seven fields; credentials never leave the service. */
 export class ConnectionResponse {
@@ -97,7 +96,53 @@ export class SourceDocumentResponse {
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
-export function toConnectionResponse(connection: ConnectionEntity): ConnectionResponse {
+/** The stored connection fields the response shows (the entity has them). */
+export interface ConnectionRecord {
+  id: string;
+  name: string;
+  status: string;
+  createdBy: string;
+  expiresAt: Date | null;
+  checkedAt: Date | null;
+  inoperative: boolean;
+}
+
+/** The stored source fields the response shows. */
+export interface SourceRecord {
+  id: number;
+  pid: string;
+  createdAt: Date;
+  name: string;
+  scope: string;
+  createdBy: string;
+  store: string;
+  status: string;
+  statusReason: string | null;
+  size: number;
+  embeddedSize: number;
+  config: Record<string, unknown>;
+  documentsSynced: number;
+  documentsFailed: number;
+  oversizedDocuments: number;
+  documentsEmbedded: number;
+  lastSyncedAt: Date | null;
+  archivedAt: Date | null;
+}
+
+/** The stored document fields the response shows. */
+export interface SourceDocumentRecord {
+  id: string;
+  name: string;
+  mimeType: string;
+  size: number;
+  status: string;
+  error: string | null;
+  passageCount: number;
+  embedded: boolean;
+  syncedAt: Date | null;
+}
+
+export function toConnectionResponse(connection: ConnectionRecord): ConnectionResponse {
   return {
     id: connection.id,
     name: connection.name,
@@ -109,7 +154,7 @@ export function toConnectionResponse(connection: ConnectionEntity): ConnectionRe
   };
 }
 
-export function toSourceResponse(source: SourceEntity, connection: ConnectionEntity): SourceResponse {
+export function toSourceResponse(source: SourceRecord, connection: ConnectionRecord): SourceResponse {
   return {
     id: source.id,
     pid: source.pid,
@@ -133,7 +178,7 @@ export function toSourceResponse(source: SourceEntity, connection: ConnectionEnt
   };
 }
 
-export function toSourceDocumentResponse(document: DocumentEntity): SourceDocumentResponse {
+export function toSourceDocumentResponse(document: SourceDocumentRecord): SourceDocumentResponse {
   return {
     id: document.id,
     name: document.name,

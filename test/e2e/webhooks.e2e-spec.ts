@@ -259,6 +259,33 @@ describe('webhooks', () => {
     expect(third - second).toBeGreaterThanOrEqual(2 * RETRY_BASE_MS - 5);
   });
 
+  it('tells message.cancelled for a running reply and one that never started when the thread is archived', async () => {
+    const { receiver } = await register(['message.cancelled']);
+    const { threadId, replyId: running } = await reply('/sleep 3000\n/say too late');
+    const followUp = await client.post(`/chat/${threadId}?user_id=${USER}`, {
+      message: { content: '/say next' },
+    });
+    expect(followUp.status).toBe(200);
+    const pending = followUp.body.id as string;
+    expect((await client.delete(`/chat/${threadId}?user_id=${USER}`)).status).toBe(204);
+    const received = await until(
+      async () =>
+        receiver.received.map(
+          (got) => JSON.parse(got.body) as { type: string; data: Record<string, unknown> },
+        ),
+      (got) => got.length >= 2,
+    );
+    expect(received.map((event) => event.type)).toEqual(['message.cancelled', 'message.cancelled']);
+    expect(received.map((event) => event.data.id).sort()).toEqual([running, pending].sort());
+    expect(received.find((event) => event.data.id === pending)!.data).toMatchObject({
+      thread_id: threadId,
+      status: 'cancelled',
+      live: false,
+      content: '',
+      agent: { id: agentId },
+    });
+  });
+
   it('tells source.synced and source.failed, with the Source as the API shows it', async () => {
     const { receiver, webhook } = await register(['source.synced', 'source.failed']);
     const verified = (received: Received) =>

@@ -136,9 +136,9 @@ it('gives up on a DOCX that expands to millions of elements at the time limit, t
 });
 
 it('refuses a SKILL.md whose YAML is slow to parse at the time limit, the gateway answering others meanwhile', async () => {
-  // Tens of thousands of keys: the YAML parser's duplicate-key check makes this seconds of CPU (9,000 keys took
-  // about one second, too close to the limit to fail reliably).
-  const yaml = Array.from({ length: 20000 }, (_, i) => `k${i}: v`).join('\n');
+  // 16,000 keys in the 100,000 characters a SKILL.md may have: the YAML parser's duplicate-key check makes this
+  // about two seconds of CPU on an idle machine, twice the limit (short keys: `k` and base 36).
+  const yaml = Array.from({ length: 16000 }, (_, i) => `k${i.toString(36)}:`).join('\n');
   const upload = api(gateway.url!, orgA.key).post('/skills?user_id=alice', {
     content: `---\n${yaml}\n---\nbody`,
   });

@@ -77,22 +77,35 @@ export class ResponseChecker {
     const where = `${method} ${operation.path} ${status}`;
     if (!operation.statuses.has(String(status))) return `${where}: status not documented`;
     if (status === 204) return body === undefined ? null : `${where}: a body on 204`;
-    if (!contentType?.startsWith('application/json')) return null;
-    const validate = this.validator(operation, status);
-    if (!validate) return `${where}: JSON answered but no JSON schema documented`;
-    if (validate(body)) return null;
-    return `${where}: ${this.ajv.errorsText(validate.errors, { dataVar: 'body' })}\n${JSON.stringify(body).slice(0, 2000)}`;
+    const mediaType = contentType?.split(';')[0].trim();
+    if (mediaType !== 'application/json' && mediaType !== 'application/jsonl') return null;
+    const validate = this.validator(operation, status, mediaType);
+    if (!validate) return `${where}: ${mediaType} answered but no schema documented for it`;
+    // JSON lines: each line is one document of the schema (a one-line answer arrives already parsed).
+    const documents =
+      mediaType === 'application/jsonl' && typeof body === 'string'
+        ? body
+            .split('\n')
+            .filter((line) => line.trim() !== '')
+            .map((line) => JSON.parse(line) as unknown)
+        : [body];
+    for (const document of documents) {
+      if (!validate(document)) {
+        return `${where}: ${this.ajv.errorsText(validate.errors, { dataVar: 'body' })}\n${JSON.stringify(document).slice(0, 2000)}`;
+      }
+    }
+    return null;
   }
 
-  private validator(operation: Operation, status: number): ValidateFunction | null {
+  private validator(operation: Operation, status: number, mediaType: string): ValidateFunction | null {
     const pointer = ['paths', operation.path, operation.method.toLowerCase(), 'responses', String(status)]
       .map((segment) => segment.replace(/~/g, '~0').replace(/\//g, '~1'))
       .join('/');
     const responses = (this.document.paths as Record<string, Record<string, Json>>)[operation.path][
       operation.method.toLowerCase()
     ].responses as Record<string, { content?: Record<string, unknown> }>;
-    if (!responses[String(status)].content?.['application/json']) return null;
-    const ref = `openapi.json#/${pointer}/content/application~1json/schema`;
+    if (!responses[String(status)].content?.[mediaType]) return null;
+    const ref = `openapi.json#/${pointer}/content/${mediaType.replace('/', '~1')}/schema`;
     let validate = this.compiled.get(ref);
     if (!validate) {
       validate = this.ajv.compile({ $ref: ref });

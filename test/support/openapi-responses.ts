@@ -63,7 +63,7 @@ export class ResponseChecker {
     url: string,
     status: number,
     contentType: string | null,
-    body: unknown,
+    text: string,
   ): string | null {
     const path = new URL(url).pathname;
     if (NOT_IN_DOCUMENT.some((prefix) => path === prefix || path.startsWith(`${prefix}/`))) return null;
@@ -76,23 +76,40 @@ export class ResponseChecker {
     }
     const where = `${method} ${operation.path} ${status}`;
     if (!operation.statuses.has(String(status))) return `${where}: status not documented`;
-    if (status === 204) return body === undefined ? null : `${where}: a body on 204`;
-    if (!contentType?.startsWith('application/json')) return null;
-    const validate = this.validator(operation, status);
-    if (!validate) return `${where}: JSON answered but no JSON schema documented`;
-    if (validate(body)) return null;
-    return `${where}: ${this.ajv.errorsText(validate.errors, { dataVar: 'body' })}\n${JSON.stringify(body).slice(0, 2000)}`;
+    if (status === 204) return text === '' ? null : `${where}: a body on 204`;
+    const mediaType = contentType?.split(';')[0].trim();
+    if (mediaType !== 'application/json' && mediaType !== 'application/jsonl') return null;
+    const validate = this.validator(operation, status, mediaType);
+    if (!validate) return `${where}: ${mediaType} answered but no schema documented for it`;
+    // A JSONL body is checked line by line: each line is one document of the schema.
+    const documents =
+      mediaType === 'application/json' ? [text] : text.split('\n').filter((line) => line !== '');
+    for (const document of documents) {
+      const body = JSON.parse(document) as unknown;
+      if (!validate(body)) {
+        return `${where}: ${this.ajv.errorsText(validate.errors, { dataVar: 'body' })}\n${document.slice(0, 2000)}`;
+      }
+    }
+    return null;
   }
 
-  private validator(operation: Operation, status: number): ValidateFunction | null {
-    const pointer = ['paths', operation.path, operation.method.toLowerCase(), 'responses', String(status)]
-      .map((segment) => segment.replace(/~/g, '~0').replace(/\//g, '~1'))
-      .join('/');
+  private validator(operation: Operation, status: number, mediaType: string): ValidateFunction | null {
     const responses = (this.document.paths as Record<string, Record<string, Json>>)[operation.path][
       operation.method.toLowerCase()
     ].responses as Record<string, { content?: Record<string, unknown> }>;
-    if (!responses[String(status)].content?.['application/json']) return null;
-    const ref = `openapi.json#/${pointer}/content/application~1json/schema`;
+    if (!responses[String(status)].content?.[mediaType]) return null;
+    const ref = `openapi.json#/${[
+      'paths',
+      operation.path,
+      operation.method.toLowerCase(),
+      'responses',
+      String(status),
+      'content',
+      mediaType,
+      'schema',
+    ]
+      .map((segment) => segment.replace(/~/g, '~0').replace(/\//g, '~1'))
+      .join('/')}`;
     let validate = this.compiled.get(ref);
     if (!validate) {
       validate = this.ajv.compile({ $ref: ref });

@@ -75,6 +75,7 @@ const OPERATIONS = [
 ];
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
+const DEPLOYMENT_TAG = 'v2026.11.25-rc1';
 
 function operations(document: Json): { name: string; operation: Json }[] {
   return Object.entries(document.paths as Json).flatMap(([path, item]) =>
@@ -114,13 +115,23 @@ describe('the OpenAPI document', () => {
 
   beforeAll(async () => {
     environment = await createTestEnvironment();
-    gateway = await startGateway(environment.env);
+    gateway = await startGateway(environment.env, { DEPLOYMENT_TAG: DEPLOYMENT_TAG });
     document = (await (await fetch(`${gateway.url}/openapi.json`)).json()) as Json;
   });
 
   afterAll(async () => {
     await gateway?.stop();
     await environment?.dispose();
+  });
+
+  it('carries the deployment tag as its version, with the deployment metadata (CONTRACTS §16)', () => {
+    expect(document.info.version).toBe(DEPLOYMENT_TAG);
+    const deployment = document.info['x-deployment'] as Json;
+    expect(Object.keys(deployment).sort()).toEqual(['built_at', 'commit', 'started_at', 'tag']);
+    expect(deployment.tag).toBe(DEPLOYMENT_TAG);
+    expect(deployment.commit === null || /^[0-9a-f]{7,}$/.test(deployment.commit)).toBe(true);
+    expect(Date.parse(deployment.built_at)).toBeLessThanOrEqual(Date.parse(deployment.started_at));
+    expect(Date.now() - Date.parse(deployment.started_at)).toBeLessThan(10 * 60 * 1000);
   });
 
   it('has no empty schema', () => {

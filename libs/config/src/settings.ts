@@ -7,6 +7,7 @@ import {
   IsString,
   Matches,
   Max,
+  MaxLength,
   Min,
   MinLength,
   validateSync,
@@ -594,6 +595,16 @@ export class Settings {
   @Transform(toBool)
   @IsBoolean()
   webhookAllowPrivate = false;
+
+  /**
+   * The deployment tag the OpenAPI document carries as info.version (CONTRACTS §16); unset, the package version
+   * and the short commit the gateway was built from (`0.1.0+abc1234`).
+   */
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @IsString()
+  @MaxLength(128)
+  deploymentTag?: string;
 }
 
 /** Environment variable of each setting. */
@@ -692,6 +703,7 @@ export const ENV: Record<keyof Settings, string> = {
   webhookSweepIntervalMs: 'WEBHOOK_SWEEP_INTERVAL_MS',
   webhookLeaseMs: 'WEBHOOK_LEASE_MS',
   webhookAllowPrivate: 'WEBHOOK_ALLOW_PRIVATE',
+  deploymentTag: 'DEPLOYMENT_TAG',
 };
 
 /** Settings whose values must never reach a log line. */

@@ -1,6 +1,8 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import { existsSync, readFileSync } from 'node:fs';
+import { Settings } from '@app/config';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { finishDocument } from './openapi-finish';
 import { describeRequestDtos } from './openapi-requests';
@@ -27,15 +29,57 @@ export function serviceVersion(starts: string[] = [__dirname, process.cwd()]): s
   return '0.0.0';
 }
 
+/** What `info.x-deployment` says of the running gateway (CONTRACTS §16). */
+export interface Deployment {
+  tag: string;
+  commit: string | null;
+  built_at: string;
+  started_at: string;
+}
+
+/**
+ * The short commit of the checkout the compiled gateway sits in, or null outside one (an image without .git, or
+ * no git installed).
+ */
+function checkoutCommit(): string | null {
+  try {
+    const commit = execFileSync('git', ['rev-parse', '--short=7', 'HEAD'], {
+      cwd: __dirname,
+      encoding: 'utf8',
+      timeout: 2000,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
+    return commit || null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The deployment tag is DEPLOYMENT_TAG, else the package version and the short commit (`0.1.0+abc1234`).
+ * `built_at` is when this file was compiled.
+ */
+export function deployment(settings: Settings, startedAt: Date): Deployment {
+  const commit = checkoutCommit();
+  const version = serviceVersion();
+  return {
+    tag: settings.deploymentTag ?? (commit ? `${version}+${commit}` : version),
+    commit,
+    built_at: statSync(__filename).mtime.toISOString(),
+    started_at: startedAt.toISOString(),
+  };
+}
+
 /**
  * The OpenAPI document generated from the controllers and DTOs, at /openapi.json, with Swagger UI at /docs.
  * Built on first request: a decorator problem in one area then breaks the document, not the gateway.
  */
-export function setupOpenApi(app: NestFastifyApplication): void {
+export function setupOpenApi(app: NestFastifyApplication, settings: Settings): void {
+  const running = deployment(settings, new Date());
   const config = new DocumentBuilder()
     .setTitle('Parley')
     .setDescription('Conversational agent service: chat threads, agent runs, JSONL reply streams.')
-    .setVersion(serviceVersion())
+    .setVersion(running.tag)
     .setLicense('Apache-2.0', 'https://www.apache.org/licenses/LICENSE-2.0')
     // Relative: the document describes the gateway that serves it, wherever it is reached.
     .addServer('/')
@@ -47,7 +91,9 @@ export function setupOpenApi(app: NestFastifyApplication): void {
     app,
     () => {
       describeRequestDtos(app);
-      return finishDocument(SwaggerModule.createDocument(app, config));
+      const document = finishDocument(SwaggerModule.createDocument(app, config));
+      // DocumentBuilder has no way to add an extension to info.
+      return { ...document, info: { ...document.info, 'x-deployment': running } };
     },
     {
       jsonDocumentUrl: 'openapi.json',

@@ -6,7 +6,7 @@ import { mountQueueDashboard, QUEUE_DASHBOARD_PATH } from './queue-dashboard';
 
 /** What the gateway serves besides its API: /openapi.json and /docs, and the queue dashboard when enabled. */
 export async function setupOps(app: NestFastifyApplication, settings: Settings): Promise<void> {
-  setupOpenApi(app);
+  setupOpenApi(app, settings);
   if (await mountQueueDashboard(app, settings)) {
     app.get(Logger).log({ path: QUEUE_DASHBOARD_PATH }, 'queue dashboard mounted');
   }

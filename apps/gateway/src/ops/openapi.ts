@@ -29,6 +29,25 @@ export function serviceVersion(starts: string[] = [__dirname, process.cwd()]): s
   return '0.0.0';
 }
 
+/** The document's introduction: what every operation shares. */
+const DESCRIPTION = [
+  'Conversational agent service: chat threads, agent runs, JSONL reply streams.',
+  '',
+  '**Authentication**: every call carries the header `x-service-token` with an API key (`sk-svc-…`), as is ' +
+    'or after `Bearer `. A missing, malformed, unknown or revoked key answers 401.',
+  '',
+  '**End users**: calls act for one end user of the organization, named by `user_id` (`options.user_id` in ' +
+    "chat bodies, a query parameter elsewhere). Another organization's or end user's resource answers 404, " +
+    'exactly as a missing one.',
+  '',
+  '**Errors**: `{"detail": "<message>"}`, except 422, whose `detail` lists one item per failing field ' +
+    '(`loc`, `msg`, `type`, `input`, `ctx`, as Pydantic reports them). Unknown body fields are ignored. ' +
+    '429 and 503 carry `Retry-After`. Every answer carries `x-request-id`.',
+  '',
+  '**Replies**: `POST /chat` and `POST /chat/{thread_id}` answer at once with the assistant reply pending; ' +
+    'follow it on `GET /chat/messages/{message_id}/stream` (JSONL, one line type per schema) or poll the thread.',
+].join('\n');
+
 /** What `info.x-deployment` says of the running gateway (CONTRACTS §16). */
 export interface Deployment {
   tag: string;
@@ -78,7 +97,7 @@ export function setupOpenApi(app: NestFastifyApplication, settings: Settings): v
   const running = deployment(settings, new Date());
   const config = new DocumentBuilder()
     .setTitle('Parley')
-    .setDescription('Conversational agent service: chat threads, agent runs, JSONL reply streams.')
+    .setDescription(DESCRIPTION)
     .setVersion(running.tag)
     .setLicense('Apache-2.0', 'https://www.apache.org/licenses/LICENSE-2.0')
     // Relative: the document describes the gateway that serves it, wherever it is reached.

@@ -23,7 +23,6 @@ import {
   ApiTags,
   getSchemaPath,
 } from '@nestjs/swagger';
-import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
 import { FastifyRequest } from 'fastify';
 import {
   CreateSkillDto,
@@ -34,6 +33,7 @@ import {
 } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { CurrentCaller } from '../auth/current-caller.decorator';
+import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
 import { endUserOf, requireEndUser } from '../http/end-user';
 import { SkillPidParams } from './skill-pid.params';
 import { readSkillUpload, SkillFileUpload } from './skill-upload';

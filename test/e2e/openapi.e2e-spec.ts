@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { BrowserContext, chromium } from 'playwright-core';
+import { ResponseChecker } from '../support/openapi-responses';
 import { AppProcess, startGateway } from '../support/processes';
 import { createTestEnvironment, TestEnvironment } from '../support/test-environment';
 
@@ -75,6 +76,7 @@ const OPERATIONS = [
 ];
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
+const DEPLOYMENT_TAG = 'v2026.11.25-rc1';
 
 function operations(document: Json): { name: string; operation: Json }[] {
   return Object.entries(document.paths as Json).flatMap(([path, item]) =>
@@ -114,13 +116,23 @@ describe('the OpenAPI document', () => {
 
   beforeAll(async () => {
     environment = await createTestEnvironment();
-    gateway = await startGateway(environment.env);
+    gateway = await startGateway(environment.env, { DEPLOYMENT_TAG: DEPLOYMENT_TAG });
     document = (await (await fetch(`${gateway.url}/openapi.json`)).json()) as Json;
   });
 
   afterAll(async () => {
     await gateway?.stop();
     await environment?.dispose();
+  });
+
+  it('carries the deployment tag as its version, with the deployment metadata (CONTRACTS §16)', () => {
+    expect(document.info.version).toBe(DEPLOYMENT_TAG);
+    const deployment = document.info['x-deployment'] as Json;
+    expect(Object.keys(deployment).sort()).toEqual(['built_at', 'commit', 'started_at', 'tag']);
+    expect(deployment.tag).toBe(DEPLOYMENT_TAG);
+    expect(deployment.commit === null || /^[0-9a-f]{7,}$/.test(deployment.commit)).toBe(true);
+    expect(Date.parse(deployment.built_at)).toBeLessThanOrEqual(Date.parse(deployment.started_at));
+    expect(Date.now() - Date.parse(deployment.started_at)).toBeLessThan(10 * 60 * 1000);
   });
 
   it('has no empty schema', () => {
@@ -200,6 +212,39 @@ describe('the OpenAPI document', () => {
       'tool.result',
     ]);
     expect(schema.oneOf).toHaveLength(8);
+  });
+
+  it('lets the e2e checker refuse answers off the document', () => {
+    const checker = new ResponseChecker(document);
+    const thread = `${gateway.url}/chat/0193a3c5-6f5e-7c3a-9b1d-2f4e8a6b0c11`;
+    const json = 'application/json';
+    const summary = {
+      id: '0193a3c5-6f5e-7c3a-9b1d-2f4e8a6b0c11',
+      name: 'n',
+      created_at: '2026-11-25T01:00:00.000Z',
+      live: false,
+      agent: { id: '0193a3c5-6f5e-7c3a-9b1d-2f4e8a6b0c12', name: 'a' },
+      starred: false,
+    };
+    expect(checker.problem('PUT', thread, 200, json, JSON.stringify(summary))).toBeNull();
+    expect(checker.problem('PUT', thread, 200, json, JSON.stringify({ ...summary, extra: 1 }))).toMatch(
+      /additional properties/,
+    );
+    expect(checker.problem('PUT', thread, 200, json, JSON.stringify({ ...summary, live: null }))).toMatch(
+      /live must be boolean/,
+    );
+    expect(checker.problem('PUT', thread, 500, json, '{"detail":"Internal error"}')).toMatch(
+      /not documented/,
+    );
+    expect(checker.problem('DELETE', thread, 204, null, 'x')).toMatch(/a body on 204/);
+    expect(checker.problem('GET', `${gateway.url}/nowhere`, 404, json, '{"detail":"Not Found"}')).toBeNull();
+    const stream = `${thread}/stream`.replace('/chat/', '/chat/messages/');
+    expect(
+      checker.problem('GET', stream, 200, 'application/jsonl', '{"seq":0,"type":"step.started","step":1}\n'),
+    ).toBeNull();
+    expect(
+      checker.problem('GET', stream, 200, 'application/jsonl', '{"seq":0,"type":"step.started"}\n'),
+    ).toMatch(/step/);
   });
 
   it("passes Redocly's recommended rules without an error", async () => {

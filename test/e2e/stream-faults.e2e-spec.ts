@@ -5,7 +5,7 @@ import { encodeEvent, EVENT_FIELD, RunEvent, runEventKeys, streamEntryId } from 
 import { createAgent, createOrg, OrgFixture } from '../factories/admin';
 import { AppProcess, startGateway } from '../support/processes';
 import { createTestEnvironment, queryDatabase, TestEnvironment } from '../support/test-environment';
-import { numbered, OpenStream, sleep, slowReader, SlowReader, until } from './stream.support';
+import { finalMessage, numbered, OpenStream, sleep, slowReader, SlowReader, until } from './stream.support';
 
 /**
  * Issue #17 items 6 and 7, on a real gateway: the reply is written straight to Redis in the worker's wire
@@ -71,7 +71,7 @@ function replyEvents(seeded: Seeded, deltas: string[]): RunEvent[] {
   events.push({
     seq: events.length,
     type: 'message.completed',
-    message: { id: seeded.replyId, content: deltas.join('') },
+    message: finalMessage(seeded, deltas.join('')),
   });
   return events;
 }

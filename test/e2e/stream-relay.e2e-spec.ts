@@ -5,7 +5,7 @@ import { createAgent, createOrg, OrgFixture } from '../factories/admin';
 import { api } from '../support/http';
 import { AppProcess, startGateway } from '../support/processes';
 import { createTestEnvironment, queryDatabase, TestEnvironment } from '../support/test-environment';
-import { numbered, OpenStream, sleep, stalledClient, until } from './stream.support';
+import { finalMessage, numbered, OpenStream, sleep, stalledClient, until } from './stream.support';
 
 /**
  * The gateway's relay on its own: replies are written straight to Redis in the worker's wire format and
@@ -68,7 +68,8 @@ function replyEvents(seeded: Seeded, words: number): RunEvent[] {
     { seq: 1, type: 'step.started', step: 1 },
   ];
   for (let i = 0; i < words; i += 1) events.push({ seq: events.length, type: 'text.delta', delta: `w${i} ` });
-  events.push({ seq: events.length, type: 'message.completed', message: { id: seeded.replyId } });
+  const content = events.map((event) => (event.type === 'text.delta' ? event.delta : '')).join('');
+  events.push({ seq: events.length, type: 'message.completed', message: finalMessage(seeded, content) });
   return events;
 }
 
@@ -239,7 +240,8 @@ describe('GET /chat/messages/{message_id}/stream (relay)', () => {
       await write(seeded.replyId, { seq, type: 'text.delta', delta: big });
     await until(async () => (await subscribers(seeded.replyId)) === 1, 20000);
     expect(slow.destroyed).toBe(false);
-    await write(seeded.replyId, { seq: 480, type: 'message.completed', message: { id: seeded.replyId } });
+    // The final content would repeat the 30 MiB in one line; what this test follows is the deltas.
+    await write(seeded.replyId, { seq: 480, type: 'message.completed', message: finalMessage(seeded, '') });
     expect(numbered(await fast.all())).toHaveLength(481);
     slow.destroy();
     await sleep(10);

@@ -1,9 +1,13 @@
 import { spawn } from 'node:child_process';
 import { connect, Socket } from 'node:net';
+import { responseChecker } from '../support/openapi-responses';
 
 export type Line = Record<string, unknown> & { type: string; seq?: number };
 
-/** An open reply stream: its lines as they arrive, parsed; `close()` hangs up like a client would. */
+/**
+ * An open reply stream: its lines as they arrive, parsed; `close()` hangs up like a client would. Each line is
+ * checked against the gateway's OpenAPI document; a line off it fails the test at its next `waitFor` or `all`.
+ */
 export class OpenStream {
   readonly lines: Line[] = [];
   status = 0;
@@ -12,6 +16,7 @@ export class OpenStream {
   readonly ended: Promise<boolean>;
   private readonly abort = new AbortController();
   private readonly waiters = new Set<() => void>();
+  private mismatch: string | null = null;
 
   constructor(url: string, token: string) {
     this.ended = this.read(url, token);
@@ -25,6 +30,7 @@ export class OpenStream {
   async waitFor(match: (line: Line) => boolean, timeoutMs = 20000): Promise<Line> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
+      this.assertDocumented();
       const found = this.lines.find(match);
       if (found) return found;
       if (Date.now() > deadline)
@@ -42,7 +48,12 @@ export class OpenStream {
   /** Every line once the response ended. */
   async all(): Promise<Line[]> {
     await this.ended;
+    this.assertDocumented();
     return this.lines;
+  }
+
+  private assertDocumented(): void {
+    if (this.mismatch) throw new Error(`Stream line does not match the OpenAPI document: ${this.mismatch}`);
   }
 
   private async read(url: string, token: string): Promise<boolean> {
@@ -50,6 +61,7 @@ export class OpenStream {
       const response = await fetch(url, { headers: { 'x-service-token': token }, signal: this.abort.signal });
       this.status = response.status;
       this.contentType = response.headers.get('content-type');
+      const checker = await responseChecker(new URL(url).origin);
       if (!response.body) return true;
       const decoder = new TextDecoder();
       let buffer = '';
@@ -57,7 +69,9 @@ export class OpenStream {
         buffer += decoder.decode(chunk as Uint8Array, { stream: true });
         let newline: number;
         while ((newline = buffer.indexOf('\n')) >= 0) {
-          this.lines.push(JSON.parse(buffer.slice(0, newline)) as Line);
+          const line = buffer.slice(0, newline);
+          this.mismatch ??= checker?.problem('GET', url, this.status, this.contentType, line) ?? null;
+          this.lines.push(JSON.parse(line) as Line);
           buffer = buffer.slice(newline + 1);
           for (const wake of this.waiters) wake();
           this.waiters.clear();
@@ -70,6 +84,30 @@ export class OpenStream {
       for (const wake of this.waiters) wake();
     }
   }
+}
+
+/**
+ * The final Message a seeded message.completed line carries, shaped as the worker writes it (CONTRACTS §5):
+ * tests that write lines to Redis themselves stand in for the worker, so their lines keep the contract too.
+ */
+export function finalMessage(
+  ids: { replyId: string; threadId: string },
+  content: string,
+): Record<string, unknown> {
+  return {
+    id: ids.replyId,
+    thread_id: ids.threadId,
+    role: 'assistant',
+    content,
+    error_code: null,
+    questions: null,
+    live: false,
+    status: 'success',
+    events: [],
+    structured_output: null,
+    files: [],
+    agent: null,
+  };
 }
 
 /** The numbered lines only (heartbeats dropped). */

@@ -40,7 +40,7 @@ export function api(baseUrl: string, token?: string) {
       url,
       response.status,
       response.headers.get('content-type'),
-      parsed,
+      text,
     );
     if (problem) throw new Error(`Answer does not match the OpenAPI document: ${problem}`);
     return { status: response.status, headers: response.headers, body: parsed as T };

@@ -63,7 +63,7 @@ export class ResponseChecker {
     url: string,
     status: number,
     contentType: string | null,
-    body: unknown,
+    text: string,
   ): string | null {
     const path = new URL(url).pathname;
     if (NOT_IN_DOCUMENT.some((prefix) => path === prefix || path.startsWith(`${prefix}/`))) return null;
@@ -76,36 +76,40 @@ export class ResponseChecker {
     }
     const where = `${method} ${operation.path} ${status}`;
     if (!operation.statuses.has(String(status))) return `${where}: status not documented`;
-    if (status === 204) return body === undefined ? null : `${where}: a body on 204`;
+    if (status === 204) return text === '' ? null : `${where}: a body on 204`;
     const mediaType = contentType?.split(';')[0].trim();
     if (mediaType !== 'application/json' && mediaType !== 'application/jsonl') return null;
     const validate = this.validator(operation, status, mediaType);
     if (!validate) return `${where}: ${mediaType} answered but no schema documented for it`;
-    // JSON lines: each line is one document of the schema (a one-line answer arrives already parsed).
+    // A JSONL body is checked line by line: each line is one document of the schema.
     const documents =
-      mediaType === 'application/jsonl' && typeof body === 'string'
-        ? body
-            .split('\n')
-            .filter((line) => line.trim() !== '')
-            .map((line) => JSON.parse(line) as unknown)
-        : [body];
+      mediaType === 'application/json' ? [text] : text.split('\n').filter((line) => line !== '');
     for (const document of documents) {
-      if (!validate(document)) {
-        return `${where}: ${this.ajv.errorsText(validate.errors, { dataVar: 'body' })}\n${JSON.stringify(document).slice(0, 2000)}`;
+      const body = JSON.parse(document) as unknown;
+      if (!validate(body)) {
+        return `${where}: ${this.ajv.errorsText(validate.errors, { dataVar: 'body' })}\n${document.slice(0, 2000)}`;
       }
     }
     return null;
   }
 
   private validator(operation: Operation, status: number, mediaType: string): ValidateFunction | null {
-    const pointer = ['paths', operation.path, operation.method.toLowerCase(), 'responses', String(status)]
-      .map((segment) => segment.replace(/~/g, '~0').replace(/\//g, '~1'))
-      .join('/');
     const responses = (this.document.paths as Record<string, Record<string, Json>>)[operation.path][
       operation.method.toLowerCase()
     ].responses as Record<string, { content?: Record<string, unknown> }>;
     if (!responses[String(status)].content?.[mediaType]) return null;
-    const ref = `openapi.json#/${pointer}/content/${mediaType.replace('/', '~1')}/schema`;
+    const ref = `openapi.json#/${[
+      'paths',
+      operation.path,
+      operation.method.toLowerCase(),
+      'responses',
+      String(status),
+      'content',
+      mediaType,
+      'schema',
+    ]
+      .map((segment) => segment.replace(/~/g, '~0').replace(/\//g, '~1'))
+      .join('/')}`;
     let validate = this.compiled.get(ref);
     if (!validate) {
       validate = this.ajv.compile({ $ref: ref });

@@ -1,10 +1,10 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
 import { ArchiveAgent, CreateAgent, GetAgent, ListAgents, UpdateAgent } from '@app/agent-management';
 import { AgentListResponse, AgentResponse, CreateAgentDto, UpdateAgentDto } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { CurrentCaller } from '../auth/current-caller.decorator';
+import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
 import { UuidIdParams } from '../http/id-params';
 
 /** The organization's agents (CONTRACTS §15); `mcp` env and header values are write-only. */

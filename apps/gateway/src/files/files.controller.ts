@@ -1,10 +1,10 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
 import { ConversationFileResponse, ShareLinkResponse } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { PresignedUpload } from '@app/storage';
 import { CurrentCaller } from '../auth/current-caller.decorator';
+import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
 import {
   CreateShareLinkDto,
   FileOwnerQuery,

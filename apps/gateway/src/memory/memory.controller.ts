@@ -1,6 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Put, Query } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
 import {
   MemoryFileQuery,
   MemoryFileResponse,
@@ -11,6 +10,7 @@ import {
 import { Caller } from '@app/identity';
 import { DeleteMemoryFile, ListMemoryFiles, ReadMemoryFile, WriteMemoryFile } from '@app/memory';
 import { CurrentCaller } from '../auth/current-caller.decorator';
+import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
 
 /** Long-term memory files (API-SPEC 4.5, CONTRACTS §7). `user_id` is accepted and never picks the namespace. */
 @ApiTags('memory')

@@ -14,8 +14,8 @@ import { FieldSchema, isRequestDto, modelSchema, TypeSchema } from '@app/contrac
 const PROPERTY_OPTIONS = 'swagger/apiModelProperties';
 /** Where it keeps the names of a class's properties (`DECORATORS.API_MODEL_PROPERTIES_ARRAY`). */
 const PROPERTY_LIST = 'swagger/apiModelPropertiesArray';
-/** Where it keeps the parameters declared with @ApiBody, @ApiQuery… (`DECORATORS.API_PARAMETERS`). */
-const API_PARAMETERS = 'swagger/apiParameters';
+/** Where it keeps the classes of @ApiExtraModels (`DECORATORS.API_EXTRA_MODELS`). */
+const EXTRA_MODELS = 'swagger/apiExtraModels';
 
 type Schema = Record<string, unknown>;
 
@@ -100,14 +100,10 @@ export function describeRequestDtos(app: INestApplication): void {
       if (!prototype) continue;
       for (const handler of Object.getOwnPropertyNames(prototype)) {
         const parameters = (Reflect.getMetadata('design:paramtypes', prototype, handler) ?? []) as unknown[];
-        // A body read by hand (a multipart upload) names its DTO in @ApiBody instead.
-        const declared = (Reflect.getMetadata(
-          API_PARAMETERS,
-          (prototype as Record<string, object>)[handler],
-        ) ?? []) as { type?: unknown }[];
-        [...parameters, ...declared.map((parameter) => parameter.type)]
-          .filter(isRequestDto)
-          .forEach(describe);
+        // A body read by hand (a multipart upload) names its DTO in @ApiExtraModels instead.
+        const extra = (Reflect.getMetadata(EXTRA_MODELS, (prototype as Record<string, object>)[handler]) ??
+          []) as unknown[];
+        [...parameters, ...extra].filter(isRequestDto).forEach(describe);
       }
     }
   }

@@ -1,3 +1,4 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { FastifyRequest } from 'fastify';
 import { InvalidInputError } from '@app/contracts';
 
@@ -44,4 +45,13 @@ export async function readSkillUpload(
     ]);
   }
   return { content, loc: ['body', 'file'], userId };
+}
+
+/** The multipart form of POST /skills, for the OpenAPI document (the JSON form is CreateSkillDto). */
+export class SkillFileUpload {
+  @ApiProperty({ type: 'string', format: 'binary', description: 'The SKILL.md.' })
+  file: unknown;
+
+  @ApiPropertyOptional({ description: 'The end user creating it, when not in the query.' })
+  user_id?: string;
 }

@@ -13,6 +13,7 @@ import {
 } from '@nestjs/common';
 import {
   ApiBody,
+  ApiExtraModels,
   ApiConsumes,
   ApiHeader,
   ApiNoContentResponse,
@@ -20,8 +21,8 @@ import {
   ApiOperation,
   ApiSecurity,
   ApiTags,
+  getSchemaPath,
 } from '@nestjs/swagger';
-import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
 import { FastifyRequest } from 'fastify';
 import {
   CreateSkillDto,
@@ -32,9 +33,10 @@ import {
 } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { CurrentCaller } from '../auth/current-caller.decorator';
+import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
 import { endUserOf, requireEndUser } from '../http/end-user';
 import { SkillPidParams } from './skill-pid.params';
-import { readSkillUpload } from './skill-upload';
+import { readSkillUpload, SkillFileUpload } from './skill-upload';
 import { CreateSkill } from './use-cases/create-skill.use-case';
 import { DeleteSkill } from './use-cases/delete-skill.use-case';
 import { GetSkill } from './use-cases/get-skill.use-case';
@@ -64,9 +66,12 @@ export class SkillsController {
   @ApiOkResponse({ type: SkillDetailResponse })
   @ApiErrors([400, 409, 413, 415], { 409: 'A skill with this name already exists.' })
   @ApiConsumes('application/json', 'multipart/form-data')
+  @ApiExtraModels(CreateSkillDto, SkillFileUpload)
+  // One schema serves both media types in @nestjs/swagger: the body is either form, as its description says.
   @ApiBody({
-    type: CreateSkillDto,
-    description: 'JSON {content}, or multipart with the field `file` (SKILL.md)',
+    description:
+      'JSON {content} (CreateSkillDto), or multipart/form-data with the field file (SkillFileUpload)',
+    schema: { oneOf: [{ $ref: getSchemaPath(CreateSkillDto) }, { $ref: getSchemaPath(SkillFileUpload) }] },
   })
   async create(
     @CurrentCaller() caller: Caller,

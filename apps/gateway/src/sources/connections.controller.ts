@@ -1,9 +1,9 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
 import { ConnectionResponse, EndUserQuery } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { CurrentCaller } from '../auth/current-caller.decorator';
+import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
 import { endUserOf, requireEndUser } from '../http/end-user';
 import { UuidIdParams } from '../http/id-params';
 import { CreateConnectionDto } from './dto/connection.dto';

@@ -7,10 +7,10 @@ import {
   ApiSecurity,
   ApiTags,
 } from '@nestjs/swagger';
-import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
 import { EndUserQuery, SourceDocumentResponse, SourceResponse } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { CurrentCaller } from '../auth/current-caller.decorator';
+import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
 import { endUserOf, requireEndUser } from '../http/end-user';
 import { AddDocumentsDto, CreateSourceDto, SourcePidParams, UpdateSourceDto } from './dto/source.dto';
 import {

@@ -1,13 +1,13 @@
 import { Controller, Get, Header, Param, Query, Res, StreamableFile } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProduces, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
-import { STREAM_LINE_SCHEMA, StreamLineModels } from './stream-lines';
 import { FastifyReply } from 'fastify';
 import { Settings } from '@app/config';
 import { Caller } from '@app/identity';
 import { CurrentCaller } from '../auth/current-caller.decorator';
+import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
 import { jsonlBody } from './jsonl-body';
 import { StalledStreams } from './stalled-streams';
+import { STREAM_LINE_SCHEMA, StreamLineModels } from './stream-lines';
 import { StreamParams, StreamQuery } from './stream.dto';
 import { OpenReplyStream } from './use-cases/open-reply-stream.use-case';
 

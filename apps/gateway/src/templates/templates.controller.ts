@@ -1,6 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
 import {
   CreateQueryTemplateDto,
   EndUserQuery,
@@ -10,6 +9,7 @@ import {
 } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { CurrentCaller } from '../auth/current-caller.decorator';
+import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
 import { endUserOf, requireEndUser } from '../http/end-user';
 import { UuidIdParams } from '../http/id-params';
 import { CreateQueryTemplate } from './use-cases/create-query-template.use-case';

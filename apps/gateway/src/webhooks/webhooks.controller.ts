@@ -1,6 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
 import {
   CreatedWebhookResponse,
   CreateWebhookDto,
@@ -11,6 +10,7 @@ import {
 } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { CurrentCaller } from '../auth/current-caller.decorator';
+import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
 import { UuidIdParams } from '../http/id-params';
 import { CreateWebhook } from './use-cases/create-webhook.use-case';
 import { DeleteWebhook } from './use-cases/delete-webhook.use-case';

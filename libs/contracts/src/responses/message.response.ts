@@ -6,7 +6,11 @@ import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from 
  * object literals by the mappers, never instantiated.
  */
 
-export const DATE_TIME = { type: 'string', format: 'date-time' } as const;
+export const DATE_TIME = {
+  type: 'string',
+  format: 'date-time',
+  example: '2026-11-25T09:30:00.000Z',
+} as const;
 export const FREE_FORM = { type: 'object', additionalProperties: true } as const;
 
 export class ShareLinkResponse {

@@ -149,7 +149,7 @@ describe('operations: health, metrics, OpenAPI, queue dashboard, shutdown', () =
       }
     });
 
-    it('shows the agent-run, source-sync and webhook-delivery queues with the right credentials', async () => {
+    it('shows the agent-run, source-sync, webhook-delivery and routine-firing queues with the right credentials', async () => {
       const page = await fetch(`${withDashboard.url}/admin/queues`, {
         headers: basic(`ops:${ADMIN_PASSWORD}`),
       });
@@ -162,6 +162,7 @@ describe('operations: health, metrics, OpenAPI, queue dashboard, shutdown', () =
       const { queues } = (await api.json()) as { queues: { name: string }[] };
       expect(queues.map((queue) => queue.name).sort()).toEqual([
         'agent-run',
+        'routine-firing',
         'source-sync',
         'webhook-delivery',
       ]);

@@ -19,6 +19,7 @@ import { SkillsModule } from './skills/skills.module';
 import { SourcesModule } from './sources/sources.module';
 import { StreamModule } from './stream/stream.module';
 import { TemplatesModule } from './templates/templates.module';
+import { RoutinesApiModule } from './routines/routines.module';
 import { WebhooksApiModule } from './webhooks/webhooks.module';
 
 /** The HTTP API: one module per area of the spec, behind the service-token guard. */
@@ -42,6 +43,7 @@ export class GatewayModule {
         MemoryModule,
         TemplatesModule,
         WebhooksApiModule,
+        RoutinesApiModule,
         SkillsModule,
         SourcesModule,
         StreamModule,

@@ -10,10 +10,11 @@ import { SkillToolsModule } from '@app/skills';
 import { StorageModule } from '@app/storage';
 import { AgentRunModule } from './agent-run/agent-run.module';
 import { WorkerHealthModule } from './health/worker-health.module';
+import { RoutineFiringModule } from './routines/routine-firing.module';
 import { SourceSyncModule } from './source-sync/source-sync.module';
 import { WebhookDeliveryModule } from './webhooks/webhook-delivery.module';
 
-/** The worker: BullMQ processors for agent runs, source syncs and webhook deliveries, no HTTP routes. */
+/** The worker: BullMQ processors for agent runs, source syncs, webhook deliveries and routine firings; no API. */
 @Module({})
 export class WorkerModule {
   static forRoot(settings: Settings): DynamicModule {
@@ -29,6 +30,7 @@ export class WorkerModule {
         AgentRunModule.forRoot(settings),
         SourceSyncModule.forRoot(settings),
         WebhookDeliveryModule.forRoot(settings),
+        RoutineFiringModule.forRoot(settings),
         WorkerHealthModule,
         MemoryToolsModule,
         WebToolModule,

@@ -601,6 +601,14 @@ export class Settings {
   @Transform(toBool)
   @IsBoolean()
   webhookAllowPrivate = false;
+
+  /**
+   * A test hook: routine schedules may have a sixth, leading seconds field, so a test sees firings in seconds.
+   * The API documents 5-field schedules; leave this off in a deployment.
+   */
+  @Transform(toBool)
+  @IsBoolean()
+  routineSecondsSchedules = false;
 }
 
 /** Environment variable of each setting. */
@@ -700,6 +708,7 @@ export const ENV: Record<keyof Settings, string> = {
   webhookSweepIntervalMs: 'WEBHOOK_SWEEP_INTERVAL_MS',
   webhookLeaseMs: 'WEBHOOK_LEASE_MS',
   webhookAllowPrivate: 'WEBHOOK_ALLOW_PRIVATE',
+  routineSecondsSchedules: 'ROUTINE_SECONDS_SCHEDULES',
 };
 
 /** Settings whose values must never reach a log line. */

@@ -23,3 +23,5 @@ export * from './dto/webhook.dto';
 export * from './responses/webhook.response';
 export * from './dto/agent.dto';
 export * from './responses/agent.response';
+export * from './dto/routine.dto';
+export * from './responses/routine.response';

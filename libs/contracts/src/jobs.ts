@@ -6,6 +6,7 @@ export const QUEUE = {
   agentRun: 'agent-run',
   sourceSync: 'source-sync',
   webhookDelivery: 'webhook-delivery',
+  routineFiring: 'routine-firing',
 } as const;
 
 export type QueueName = (typeof QUEUE)[keyof typeof QUEUE];
@@ -24,4 +25,11 @@ export interface AgentRunJob {
 export interface WebhookDeliveryJob {
   deliveryId: string;
   attempt: number;
+}
+
+/** One firing of a routine, made by its BullMQ job scheduler (or at once by a worker catching up a missed one). */
+export interface RoutineFiringJob {
+  routineId: string;
+  /** The slot of a missed firing (ISO); a scheduler's job carries its slot in the job's options instead. */
+  slot?: string;
 }

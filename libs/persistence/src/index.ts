@@ -21,6 +21,7 @@ export * from './repositories/source.repository';
 export * from './repositories/document.repository';
 export * from './repositories/prepared-statement';
 export * from './repositories/webhook.repository';
+export * from './repositories/routine.repository';
 export * from './repositories/idempotency-key.repository';
 export * from './repositories/deployment-secret.repository';
 export * from './repositories/credential-envelope.repository';

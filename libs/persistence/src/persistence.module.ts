@@ -15,6 +15,7 @@ import { RunRepository } from './repositories/run.repository';
 import { ShareLinkRepository } from './repositories/share-link.repository';
 import { ThreadRepository } from './repositories/thread.repository';
 import { WebhookRepository } from './repositories/webhook.repository';
+import { RoutineRepository } from './repositories/routine.repository';
 
 const REPOSITORIES = [
   OrganizationRepository,
@@ -27,6 +28,7 @@ const REPOSITORIES = [
   ConversationFileRepository,
   ShareLinkRepository,
   WebhookRepository,
+  RoutineRepository,
   IdempotencyKeyRepository,
   DeploymentSecretRepository,
   CredentialEnvelopeRepository,

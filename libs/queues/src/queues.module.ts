@@ -5,6 +5,7 @@ import { QUEUE } from '@app/contracts';
 import { createRedisConnection, queueConnectionOptions, queuePrefix, RedisRole } from '@app/redis';
 import { AgentRunQueue } from './agent-run.queue';
 import { RunCancellation } from './run-cancellation';
+import { RoutineSchedules } from './routine-schedules';
 import { SourceSyncQueue } from './source-sync.queue';
 import { WebhookDeliveryQueue } from './webhook-delivery.queue';
 
@@ -31,10 +32,18 @@ export class QueuesModule {
           { name: QUEUE.agentRun },
           { name: QUEUE.sourceSync },
           { name: QUEUE.webhookDelivery },
+          { name: QUEUE.routineFiring },
         ),
       ],
-      providers: [AgentRunQueue, RunCancellation, SourceSyncQueue, WebhookDeliveryQueue],
-      exports: [BullModule, AgentRunQueue, RunCancellation, SourceSyncQueue, WebhookDeliveryQueue],
+      providers: [AgentRunQueue, RunCancellation, SourceSyncQueue, WebhookDeliveryQueue, RoutineSchedules],
+      exports: [
+        BullModule,
+        AgentRunQueue,
+        RunCancellation,
+        SourceSyncQueue,
+        WebhookDeliveryQueue,
+        RoutineSchedules,
+      ],
     };
   }
 }

@@ -26,7 +26,7 @@ import { ArchiveThread } from './use-cases/archive-thread.use-case';
 import { GetThread } from './use-cases/get-thread.use-case';
 import { ListThreads } from './use-cases/list-threads.use-case';
 import { PostMessage } from './use-cases/post-message.use-case';
-import { StartThread } from './use-cases/start-thread.use-case';
+import { StartThread } from '@app/chat';
 import { UpdateThread } from './use-cases/update-thread.use-case';
 
 /** Threads and messages (API-SPEC 4.1-4.3). The reply stream has its own controller under chat/messages. */

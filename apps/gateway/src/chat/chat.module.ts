@@ -1,16 +1,17 @@
 import { Module } from '@nestjs/common';
+import { ThreadStartModule } from '@app/chat';
 import { ChatController } from './chat.controller';
 import { ArchiveThread } from './use-cases/archive-thread.use-case';
 import { GetThread } from './use-cases/get-thread.use-case';
 import { ListThreads } from './use-cases/list-threads.use-case';
 import { PostMessage } from './use-cases/post-message.use-case';
-import { StartThread } from './use-cases/start-thread.use-case';
 import { UpdateThread } from './use-cases/update-thread.use-case';
 
-const USE_CASES = [StartThread, PostMessage, ListThreads, GetThread, UpdateThread, ArchiveThread];
+const USE_CASES = [PostMessage, ListThreads, GetThread, UpdateThread, ArchiveThread];
 
 /** The chat endpoints; repositories, queues and settings come from the global modules. */
 @Module({
+  imports: [ThreadStartModule],
   controllers: [ChatController],
   providers: USE_CASES,
 })

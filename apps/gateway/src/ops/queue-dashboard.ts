@@ -21,7 +21,7 @@ export const QUEUE_DASHBOARD_PATH = '/admin/queues';
 export async function mountQueueDashboard(app: NestFastifyApplication, settings: Settings): Promise<boolean> {
   const password = settings.adminPassword;
   if (!password) return false;
-  const queues = [QUEUE.agentRun, QUEUE.sourceSync, QUEUE.webhookDelivery].map(
+  const queues = [QUEUE.agentRun, QUEUE.sourceSync, QUEUE.webhookDelivery, QUEUE.routineFiring].map(
     (name) => new BullMQAdapter(app.get<Queue>(getQueueToken(name), { strict: false })),
   );
   const board = new FastifyAdapter();

@@ -16,6 +16,7 @@ import { SourceEntity } from './source.entity';
 import { ThreadEntity } from './thread.entity';
 import { ToolCallEntity } from './tool-call.entity';
 import { WebhookAttemptEntity, WebhookDeliveryEntity, WebhookEntity } from './webhook.entity';
+import { RoutineEntity } from './routine.entity';
 
 export * from './agent.entity';
 export * from './api-key.entity';
@@ -36,6 +37,7 @@ export * from './source.entity';
 export * from './thread.entity';
 export * from './tool-call.entity';
 export * from './webhook.entity';
+export * from './routine.entity';
 
 /** Every entity, listed (not globbed) so the apps and the TypeORM CLI see the same set. */
 export const ENTITIES = [
@@ -60,4 +62,5 @@ export const ENTITIES = [
   WebhookDeliveryEntity,
   WebhookAttemptEntity,
   IdempotencyKeyEntity,
+  RoutineEntity,
 ];

@@ -10,6 +10,7 @@ import { RunningRepliesByOrg1765200100000 } from './1765200100000-running-replie
 import { RunStepDeltas1765400000000 } from './1765400000000-run-step-deltas';
 import { IdempotencyKeys1765500000000 } from './1765500000000-idempotency-keys';
 import { Webhooks1765600100000 } from './1765600100000-webhooks';
+import { Routines1765700000000 } from './1765700000000-routines';
 
 /** Every migration in order; a merged migration is never edited, a change is a new file. */
 export const MIGRATIONS = [
@@ -25,4 +26,5 @@ export const MIGRATIONS = [
   RunStepDeltas1765400000000,
   IdempotencyKeys1765500000000,
   Webhooks1765600100000,
+  Routines1765700000000,
 ];

@@ -12,6 +12,10 @@ export class ApiKeyRepository {
   }
 
   /** The live (not revoked) key with this hash. */
+  findById(id: string): Promise<ApiKeyEntity | null> {
+    return this.db.getRepository(ApiKeyEntity).findOneBy({ id });
+  }
+
   findActiveByHash(keyHash: string): Promise<ApiKeyEntity | null> {
     return this.db.getRepository(ApiKeyEntity).findOneBy({ keyHash, revokedAt: IsNull() });
   }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, IsNull } from 'typeorm';
-import { newId, ThreadEntity } from '../entities';
+import { newId, ThreadEntity, ThreadInception } from '../entities';
 import { Db, Scope } from './scope';
 
 export interface NewThread {
@@ -8,6 +8,9 @@ export interface NewThread {
   name: string;
   projectId: string | null;
   memoryNamespace: string | null;
+  /** Given by a routine's firing: an id derived from the firing, so firing twice cannot store two threads. */
+  id?: string;
+  inception?: ThreadInception;
 }
 
 export interface ThreadListing {

@@ -7,7 +7,7 @@ import {
 } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { AgentRepository, ThreadRepository } from '@app/persistence';
-import { isRowId } from '../chat.rules';
+import { isRowId } from '@app/chat';
 
 /** GET /chat: one end user's threads, newest first, archived ones left out. Two queries whatever the page size. */
 @Injectable()

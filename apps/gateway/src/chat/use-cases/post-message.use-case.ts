@@ -13,13 +13,7 @@ import { Caller } from '@app/identity';
 import { AgentRepository, MessageRepository, ThreadRepository } from '@app/persistence';
 import { AgentRunQueue, RunCancellation } from '@app/queues';
 import { FileAttachments } from '@app/storage';
-import {
-  AGENT_NOT_FOUND,
-  enqueueStoredReply,
-  exchangeOf,
-  THREAD_NOT_FOUND,
-  threadScope,
-} from '../chat.rules';
+import { AGENT_NOT_FOUND, enqueueStoredReply, exchangeOf, THREAD_NOT_FOUND, threadScope } from '@app/chat';
 
 export const THREAD_HAS_LIVE_REPLY = 'Thread has a live reply';
 

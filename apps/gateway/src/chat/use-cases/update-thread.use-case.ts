@@ -7,7 +7,7 @@ import {
 } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { AgentRepository, ThreadRepository } from '@app/persistence';
-import { THREAD_NOT_FOUND, threadScope } from '../chat.rules';
+import { THREAD_NOT_FOUND, threadScope } from '@app/chat';
 
 export interface UpdateThreadInput {
   threadId: string;

@@ -5,11 +5,21 @@ import { Caller } from '@app/identity';
 import { AgentRepository, MessageRepository, ThreadRepository } from '@app/persistence';
 import { AgentRunQueue } from '@app/queues';
 import { FileAttachments } from '@app/storage';
-import { AGENT_NOT_FOUND, enqueueStoredReply, exchangeOf, isRowId, nameFrom } from '../chat.rules';
+import { AGENT_NOT_FOUND, enqueueStoredReply, exchangeOf, isRowId, nameFrom } from './chat.rules';
+
+/** Where a thread comes from when a routine starts it (CONTRACTS §13), instead of a person. */
+export interface RoutineOrigin {
+  /**
+   * A scheduled firing's thread id, derived from the routine and its slot: storing the same firing twice fails on
+   * the thread's primary key. Absent for a firing asked for by hand (POST /routines/{id}/run).
+   */
+  threadId?: string;
+  name: string;
+}
 
 /**
  * POST /chat: stores the thread, the user's message and the pending reply (one statement), enqueues the run,
- * answers at once.
+ * answers at once. A routine's firing starts its thread here too, with `inception: "routine"`.
  */
 @Injectable()
 export class StartThread {
@@ -24,7 +34,7 @@ export class StartThread {
     private readonly attachments: FileAttachments,
   ) {}
 
-  async execute(caller: Caller, input: StartChatDto): Promise<ThreadResponse> {
+  async execute(caller: Caller, input: StartChatDto, routine?: RoutineOrigin): Promise<ThreadResponse> {
     const scope = { orgId: caller.orgId, userId: input.options.user_id };
     const agent = isRowId(input.options.agent_id)
       ? await this.agents.findActive(caller.orgId, input.options.agent_id)
@@ -40,6 +50,8 @@ export class StartThread {
       name: input.name?.trim() ? input.name : nameFrom(message.content),
       projectId: input.project_id ?? null,
       memoryNamespace,
+      ...(routine ? { name: routine.name, inception: 'routine' as const } : {}),
+      ...(routine?.threadId ? { id: routine.threadId } : {}),
     });
     const { question, reply } = await this.messages.startThread(
       thread,

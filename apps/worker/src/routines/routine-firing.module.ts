@@ -1,0 +1,30 @@
+import { Processor } from '@nestjs/bullmq';
+import { DynamicModule, Module } from '@nestjs/common';
+import { Settings } from '@app/config';
+import { QUEUE } from '@app/contracts';
+import { RoutinesModule } from '@app/routines';
+import { RegisterRoutines } from './register-routines';
+import { RoutineFiringProcessor } from './routine-firing.processor';
+
+/** A firing stores a thread and enqueues its reply: quick, so a few at once per worker are plenty. */
+const FIRING_CONCURRENCY = 4;
+
+/** Routines on this worker: their schedulers registered at start, and the `routine-firing` consumer. */
+@Module({})
+export class RoutineFiringModule {
+  static forRoot(settings: Settings): DynamicModule {
+    Processor(
+      { name: QUEUE.routineFiring },
+      {
+        concurrency: FIRING_CONCURRENCY,
+        lockDuration: settings.jobLockMs,
+        stalledInterval: settings.jobStalledIntervalMs,
+      },
+    )(RoutineFiringProcessor);
+    return {
+      module: RoutineFiringModule,
+      imports: [RoutinesModule],
+      providers: [RoutineFiringProcessor, RegisterRoutines],
+    };
+  }
+}

@@ -1,0 +1,3 @@
+export * from './chat.rules';
+export * from './chat.module';
+export * from './start-thread.use-case';

@@ -1,0 +1,72 @@
+import { ApiPropertyOptional, PartialType } from '@nestjs/swagger';
+import { IsBoolean, IsInt, IsOptional, IsString } from 'class-validator';
+import { HumanMessageDto } from './human-message.dto';
+import { Ge, MaxChars, MinChars, Model, Nullable } from './rules';
+import { MEMORY_NAMESPACE_MAX_CHARS } from './start-chat.dto';
+
+export const ROUTINE_NAME_MAX_CHARS = 200;
+export const ROUTINE_SCHEDULE_MAX_CHARS = 200;
+export const ROUTINE_TIMEZONE_MAX_CHARS = 64;
+
+/** The options of POST /chat a routine's firings use. */
+export class RoutineOptionsDto {
+  @IsOptional()
+  @IsInt()
+  @Ge(1)
+  max_steps?: number | null;
+
+  @IsOptional()
+  @Nullable()
+  @IsString()
+  @MaxChars(MEMORY_NAMESPACE_MAX_CHARS)
+  memory_namespace?: string | null;
+}
+
+/**
+ * POST /routines (CONTRACTS §13). Whether `schedule` is a 5-field cron expression and `timezone` an IANA name
+ * is checked by the use case (a value_error each, as a Pydantic after-validator).
+ */
+export class CreateRoutineDto {
+  @IsString()
+  @MinChars(1)
+  @MaxChars(ROUTINE_NAME_MAX_CHARS)
+  name: string;
+
+  @IsString()
+  agent_id: string;
+
+  @IsString()
+  user_id: string;
+
+  @ApiPropertyOptional({ example: '0 9 * * 1-5', description: 'A 5-field cron expression.' })
+  @IsString()
+  @MaxChars(ROUTINE_SCHEDULE_MAX_CHARS)
+  schedule: string;
+
+  @ApiPropertyOptional({ default: 'UTC', example: 'Europe/Paris', description: 'An IANA time zone.' })
+  @IsOptional()
+  @IsString()
+  @MaxChars(ROUTINE_TIMEZONE_MAX_CHARS)
+  timezone?: string;
+
+  @Model(() => HumanMessageDto)
+  message: HumanMessageDto;
+
+  @IsOptional()
+  @Model(() => RoutineOptionsDto)
+  options?: RoutineOptionsDto;
+
+  @ApiPropertyOptional({ default: true })
+  @IsOptional()
+  @IsBoolean()
+  active?: boolean;
+}
+
+/** PUT /routines/{id}: partial; the owner (`user_id`) stays. A new schedule or `active` takes effect at once. */
+export class UpdateRoutineDto extends PartialType(CreateRoutineDto) {}
+
+/** `?user_id=`: the owner, required on every routine route but POST (which takes it in the body). */
+export class RoutineOwnerQuery {
+  @IsString()
+  user_id: string;
+}

@@ -1,0 +1,132 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, LessThan } from 'typeorm';
+import { newId, RoutineEntity } from '../entities';
+
+export type NewRoutine = Pick<
+  RoutineEntity,
+  | 'keyId'
+  | 'userId'
+  | 'name'
+  | 'agentId'
+  | 'schedule'
+  | 'timezone'
+  | 'message'
+  | 'options'
+  | 'active'
+  | 'nextRunAt'
+>;
+export type RoutineChanges = Partial<
+  Pick<
+    RoutineEntity,
+    | 'name'
+    | 'agentId'
+    | 'schedule'
+    | 'timezone'
+    | 'message'
+    | 'options'
+    | 'active'
+    | 'inactiveReason'
+    | 'nextRunAt'
+  >
+>;
+
+/** Whose routines a call may touch: the key's organization and the owning end user (CONTRACTS §13). */
+export interface RoutineOwner {
+  orgId: string;
+  userId: string;
+}
+
+/** Routines; PostgreSQL is their source of truth, the BullMQ job schedulers are derived from it. */
+@Injectable()
+export class RoutineRepository {
+  constructor(private readonly db: DataSource) {}
+
+  async create(owner: RoutineOwner, values: Omit<NewRoutine, 'userId'>): Promise<RoutineEntity> {
+    const repository = this.db.getRepository(RoutineEntity);
+    const now = new Date();
+    return repository.save(
+      repository.create({
+        id: newId(),
+        orgId: owner.orgId,
+        userId: owner.userId,
+        inactiveReason: null,
+        lastRunAt: null,
+        lastThreadId: null,
+        createdAt: now,
+        updatedAt: now,
+        ...values,
+      }),
+    );
+  }
+
+  findVisible(owner: RoutineOwner, id: string): Promise<RoutineEntity | null> {
+    return this.db.getRepository(RoutineEntity).findOneBy({ id, orgId: owner.orgId, userId: owner.userId });
+  }
+
+  findById(id: string): Promise<RoutineEntity | null> {
+    return this.db.getRepository(RoutineEntity).findOneBy({ id });
+  }
+
+  /** Newest first. */
+  listVisible(owner: RoutineOwner): Promise<RoutineEntity[]> {
+    return this.db.getRepository(RoutineEntity).find({
+      where: { orgId: owner.orgId, userId: owner.userId },
+      order: { createdAt: 'DESC', id: 'DESC' },
+    });
+  }
+
+  /** Every routine that should fire: what a starting worker registers with BullMQ. */
+  listActive(): Promise<RoutineEntity[]> {
+    return this.db.getRepository(RoutineEntity).find({ where: { active: true }, order: { id: 'ASC' } });
+  }
+
+  /** Active routines whose next firing is already past: missed while no worker ran. */
+  listOverdue(now: Date): Promise<RoutineEntity[]> {
+    return this.db
+      .getRepository(RoutineEntity)
+      .find({ where: { active: true, nextRunAt: LessThan(now) }, order: { id: 'ASC' } });
+  }
+
+  /** The updated row, or null when there is no such routine for the owner. */
+  async update(owner: RoutineOwner, id: string, changes: RoutineChanges): Promise<RoutineEntity | null> {
+    const result = await this.db
+      .getRepository(RoutineEntity)
+      .update({ id, orgId: owner.orgId, userId: owner.userId }, { ...changes, updatedAt: new Date() });
+    return result.affected ? this.findVisible(owner, id) : null;
+  }
+
+  async remove(owner: RoutineOwner, id: string): Promise<boolean> {
+    const result = await this.db
+      .getRepository(RoutineEntity)
+      .delete({ id, orgId: owner.orgId, userId: owner.userId });
+    return (result.affected ?? 0) > 0;
+  }
+
+  /**
+   * Records a firing: the thread it made and the next slot. A firing older than the last one recorded (a late
+   * retry) leaves the newer record as it is.
+   */
+  async recordFiring(
+    id: string,
+    firing: { at: Date; threadId: string; nextRunAt: Date | null },
+  ): Promise<void> {
+    await this.db
+      .createQueryBuilder()
+      .update(RoutineEntity)
+      .set({
+        lastRunAt: firing.at,
+        lastThreadId: firing.threadId,
+        nextRunAt: firing.nextRunAt,
+        updatedAt: new Date(),
+      })
+      .where('id = :id AND (last_run_at IS NULL OR last_run_at <= :at)', { id, at: firing.at })
+      .execute();
+  }
+
+  /** Stops a routine that can no longer fire, saying why. */
+  async deactivate(id: string, reason: string): Promise<void> {
+    await this.db
+      .getRepository(RoutineEntity)
+      .update({ id }, { active: false, inactiveReason: reason, nextRunAt: null, updatedAt: new Date() });
+  }
+}

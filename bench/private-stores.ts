@@ -107,6 +107,7 @@ export class PrivateRedis {
         maxRetriesPerRequest: 0,
         retryStrategy: () => null,
       });
+      client.on('error', () => undefined); // refused until the server listens: connect() rejects, enough to retry
       try {
         await client.connect();
         return (await client.ping()) === 'PONG';

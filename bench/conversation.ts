@@ -179,76 +179,89 @@ function peerRow(clients: number, loadBefore: string, ours: Round[], peer: PeerR
   );
 }
 
-async function main(): Promise<void> {
+/** What the run has started, to stop on the way out, latest first: also after a failure or a Ctrl-C. */
+const cleanups: (() => Promise<unknown>)[] = [];
+
+async function measure(): Promise<void> {
   const passThrough = Object.fromEntries(
     ['LOG_LEVEL', 'AGENT_RUN_CONCURRENCY', 'AGENT_RUN_ORG_CONCURRENCY']
       .filter((name) => process.env[name])
       .map((name) => [name, process.env[name]]),
   );
   const postgres = await PrivatePostgres.start({ statements: STATS });
+  cleanups.push(() => postgres.dispose());
   const redis = await PrivateRedis.start();
+  cleanups.push(() => redis.dispose());
   const peer = PEER_DIR ? await Peer.start(PEER_DIR) : undefined;
+  if (peer) cleanups.push(() => peer.dispose());
   // `npm start` logs at info in both apps (the settings' default); support's default for other benches is warn.
   const environment = await createBenchEnvironment(
     { LOG_LEVEL: 'info', ...passThrough },
     { databaseUrl: postgres.url, redisUrl: redis.url },
   );
+  cleanups.push(() => environment.dispose());
   const stats = STATS ? await StoreStats.connect(postgres.url, redis.url, environment.name) : undefined;
-  try {
-    const { key } = await environment.admin(['keys:create', '--org', 'bench']);
-    const { id: agentId } = await environment.admin(['agents:create', '--org', 'bench', '--name', 'bench']);
-    const { url, child: gateway } = await environment.startGateway();
-    const worker = await environment.startWorker();
-    const target = { url, key, agentId };
-    const pids: Pids = {
-      gateway: gateway.pid ?? 0,
-      worker: worker.pid ?? 0,
-      postmaster: postgres.pid,
-      redis: redis.pid,
-      database: environment.name,
-    };
-    await round(8, 100, target, pids); // warm up: JIT, connection pools, prepared plans
+  if (stats) cleanups.push(() => stats.close());
+  const { key } = await environment.admin(['keys:create', '--org', 'bench']);
+  const { id: agentId } = await environment.admin(['agents:create', '--org', 'bench', '--name', 'bench']);
+  const { url, child: gateway } = await environment.startGateway();
+  const worker = await environment.startWorker();
+  const target = { url, key, agentId };
+  const pids: Pids = {
+    gateway: gateway.pid ?? 0,
+    worker: worker.pid ?? 0,
+    postmaster: postgres.pid,
+    redis: redis.pid,
+    database: environment.name,
+  };
+  await round(8, 100, target, pids); // warm up: JIT, connection pools, prepared plans
 
-    const ours = [
-      '| clients | load avg (before → after) | conversations/s | conversation p50 / p99 ms | first delta p50 / p99 ms | ' +
-        'POST /chat p50 / p99 ms | CPU ms per conversation: all = gateway + worker + PostgreSQL (its backends) + Redis | ' +
-        'load generator CPU ms |',
-      '|---|---|---|---|---|---|---|---|',
-    ];
-    const peers = [
-      '| clients | load avg (before → after) | peer conversations/s | peer conversation p50 ms | ' +
-        'peer first token p50 / p99 ms | peer CPU ms per conversation | ours / peer conversations/s | ' +
-        'our first delta p50 / peer first token p50 |',
-      '|---|---|---|---|---|---|---|---|',
-    ];
-    let statsReport = '';
-    for (const clients of CLIENT_COUNTS) {
-      const count = Number(process.env.BENCH_CONVERSATIONS ?? Math.max(100, 20 * clients));
-      const statsHere = stats && clients === CLIENT_COUNTS[CLIENT_COUNTS.length - 1];
-      if (statsHere) await stats.reset();
-      const loadBefore = load();
-      const runs: Round[] = [];
-      for (let index = 0; index < RUNS; index++) runs.push(await round(clients, count, target, pids));
-      if (statsHere) statsReport = await stats.report(count * RUNS);
-      ours.push(ourRow(clients, loadBefore, runs));
-      process.stdout.write(`${ours[ours.length - 1]}\n`);
-      if (peer) {
-        const peerLoadBefore = load();
-        peers.push(
-          peerRow(clients, peerLoadBefore, runs, await peer.runLoad(clients, count, RUNS, PEER_SECONDS)),
-        );
-        process.stdout.write(`${peers[peers.length - 1]}\n`);
-      }
+  const ours = [
+    '| clients | load avg (before → after) | conversations/s | conversation p50 / p99 ms | first delta p50 / p99 ms | ' +
+      'POST /chat p50 / p99 ms | CPU ms per conversation: all = gateway + worker + PostgreSQL (its backends) + Redis | ' +
+      'load generator CPU ms |',
+    '|---|---|---|---|---|---|---|---|',
+  ];
+  const peers = [
+    '| clients | load avg (before → after) | peer conversations/s | peer conversation p50 ms | ' +
+      'peer first token p50 / p99 ms | peer CPU ms per conversation | ours / peer conversations/s | ' +
+      'our first delta p50 / peer first token p50 |',
+    '|---|---|---|---|---|---|---|---|',
+  ];
+  let statsReport = '';
+  for (const clients of CLIENT_COUNTS) {
+    const count = Number(process.env.BENCH_CONVERSATIONS ?? Math.max(100, 20 * clients));
+    const statsHere = stats && clients === CLIENT_COUNTS[CLIENT_COUNTS.length - 1];
+    if (statsHere) await stats.reset();
+    const loadBefore = load();
+    const runs: Round[] = [];
+    for (let index = 0; index < RUNS; index++) runs.push(await round(clients, count, target, pids));
+    if (statsHere) statsReport = await stats.report(count * RUNS);
+    ours.push(ourRow(clients, loadBefore, runs));
+    process.stdout.write(`${ours[ours.length - 1]}\n`);
+    if (peer) {
+      const peerLoadBefore = load();
+      peers.push(
+        peerRow(clients, peerLoadBefore, runs, await peer.runLoad(clients, count, RUNS, PEER_SECONDS)),
+      );
+      process.stdout.write(`${peers[peers.length - 1]}\n`);
     }
-    process.stdout.write(`\n${ours.join('\n')}\n`);
-    if (peer) process.stdout.write(`\n${peers.join('\n')}\n`);
-    if (stats) process.stdout.write(`\n${statsReport}\n`);
+  }
+  process.stdout.write(`\n${ours.join('\n')}\n`);
+  if (peer) process.stdout.write(`\n${peers.join('\n')}\n`);
+  if (stats) process.stdout.write(`\n${statsReport}\n`);
+}
+
+async function main(): Promise<void> {
+  // pg_ctl daemonizes the private cluster: without this, an interrupted run would leave it running.
+  const stopped = new Promise<never>((_, reject) => {
+    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const)
+      process.once(signal, () => reject(new Error(`stopped by ${signal}`)));
+  });
+  try {
+    await Promise.race([measure(), stopped]);
   } finally {
-    await stats?.close();
-    await environment.dispose();
-    await peer?.dispose();
-    await redis.dispose();
-    await postgres.dispose();
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
   }
 }
 

@@ -129,7 +129,7 @@ export async function createBenchEnvironment(
     dispose: async () => {
       await Promise.all(
         children.map(async (child) => {
-          if (child.exitCode !== null) return;
+          if (child.exitCode !== null || child.signalCode !== null) return;
           const exited = new Promise((resolve) => child.once('exit', resolve));
           child.kill('SIGTERM');
           await exited;

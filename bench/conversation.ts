@@ -15,6 +15,8 @@
  * from the working directory), BENCH_PEER_SECONDS (time cap of each of its runs, default 20); BENCH_STATS=1
  * preloads pg_stat_statements and prints statements and Redis commands per conversation over the runs of the last
  * client count; BENCH_APP_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) go to gateway and worker.
+ * BENCH_ORGS (default 1, as BENCHMARKS.md has it) spreads the clients over that many organizations: a run's start
+ * takes a lock per organization, and this shows what that serialization costs.
  * Settings of the apps (LOG_LEVEL, AGENT_RUN_CONCURRENCY, AGENT_RUN_ORG_CONCURRENCY) pass through.
  */
 import { loadavg } from 'node:os';
@@ -31,6 +33,7 @@ const CLIENT_COUNTS = (process.env.BENCH_CLIENT_COUNTS ?? '1,8,32').split(',').m
 const PEER_DIR = process.env.BENCH_PEER !== '0' && resolve(process.env.BENCH_PEER_DIR ?? '../shared/peer');
 const PEER_SECONDS = Number(process.env.BENCH_PEER_SECONDS ?? 20);
 const STATS = process.env.BENCH_STATS === '1';
+const ORGS = Number(process.env.BENCH_ORGS ?? 1);
 const WORDS =
   'the quick brown fox jumps over the lazy dog while seven clever ravens watch from an old oak tree near the quiet river bank';
 const CONTENT = `/say ${WORDS.split(' ').slice(0, 22).join(' ')}`;
@@ -128,13 +131,15 @@ interface Round {
   cpuPerConversation: CpuReading;
 }
 
-async function round(clients: number, count: number, target: Target, pids: Pids): Promise<Round> {
+/** Client i speaks for organization i mod targets.length (BENCH_ORGS). */
+async function round(clients: number, count: number, targets: Target[], pids: Pids): Promise<Round> {
   const results: Conversation[] = [];
   let next = 0;
   const cpuBefore = readCpu(pids);
   const started = performance.now();
   await Promise.all(
-    Array.from({ length: clients }, async () => {
+    Array.from({ length: clients }, async (_, client) => {
+      const target = targets[client % targets.length];
       while (next++ < count) results.push(await conversation(target.url, target.key, target.agentId));
     }),
   );
@@ -202,11 +207,16 @@ async function measure(): Promise<void> {
   cleanups.push(() => environment.dispose());
   const stats = STATS ? await StoreStats.connect(postgres.url, redis.url, environment.name) : undefined;
   if (stats) cleanups.push(() => stats.close());
-  const { key } = await environment.admin(['keys:create', '--org', 'bench']);
-  const { id: agentId } = await environment.admin(['agents:create', '--org', 'bench', '--name', 'bench']);
+  const credentials: { key: string; agentId: string }[] = [];
+  for (let org = 0; org < ORGS; org++) {
+    const name = org === 0 ? 'bench' : `bench-${org}`;
+    const { key } = await environment.admin(['keys:create', '--org', name]);
+    const { id: agentId } = await environment.admin(['agents:create', '--org', name, '--name', 'bench']);
+    credentials.push({ key, agentId });
+  }
   const { url, child: gateway } = await environment.startGateway();
   const worker = await environment.startWorker();
-  const target = { url, key, agentId };
+  const targets: Target[] = credentials.map((credential) => ({ url, ...credential }));
   const pids: Pids = {
     gateway: gateway.pid ?? 0,
     worker: worker.pid ?? 0,
@@ -214,7 +224,7 @@ async function measure(): Promise<void> {
     redis: redis.pid,
     database: environment.name,
   };
-  await round(8, 100, target, pids); // warm up: JIT, connection pools, prepared plans
+  await round(8, 100, targets, pids); // warm up: JIT, connection pools, prepared plans
 
   const ours = [
     '| clients | load avg (before → after) | conversations/s | conversation p50 / p99 ms | first delta p50 / p99 ms | ' +
@@ -235,7 +245,7 @@ async function measure(): Promise<void> {
     if (statsHere) await stats.reset();
     const loadBefore = load();
     const runs: Round[] = [];
-    for (let index = 0; index < RUNS; index++) runs.push(await round(clients, count, target, pids));
+    for (let index = 0; index < RUNS; index++) runs.push(await round(clients, count, targets, pids));
     if (statsHere) statsReport = await stats.report(count * RUNS);
     ours.push(ourRow(clients, loadBefore, runs));
     process.stdout.write(`${ours[ours.length - 1]}\n`);

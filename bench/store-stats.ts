@@ -90,8 +90,10 @@ export class StoreStats {
   }
 
   private async readBaseline(): Promise<Baseline> {
-    // Backends flush their transaction counts to the cumulative statistics at most once a second when idle.
-    await sleep(1500);
+    // A backend flushes its transaction counts to the shared statistics at most once a second while busy and
+    // within 10 s of going idle (PostgreSQL 15's PGSTAT_IDLE_INTERVAL): wait for that, or the warm-up's last
+    // transactions land in the difference and the last round's are missing from it.
+    await sleep(11000);
     const [row] = (
       await this.postgres.query<{ commits: string; lsn: string }>(
         'SELECT xact_commit AS commits, pg_current_wal_lsn()::text AS lsn FROM pg_stat_database WHERE datname = $1',

@@ -57,15 +57,25 @@ export interface BenchEnvironment {
   dispose(): Promise<void>;
 }
 
+/** Where a benchmark's database and Redis live: the shared servers unless a benchmark brings its own. */
+export interface BenchStores {
+  /** A URL of the cluster's maintenance database; the benchmark's own database is created beside it. */
+  databaseUrl: string;
+  redisUrl: string;
+}
+
 /** A fresh, migrated database and a Redis prefix for one benchmark run; `dispose` drops both. */
-export async function createBenchEnvironment(extraEnv: NodeJS.ProcessEnv = {}): Promise<BenchEnvironment> {
+export async function createBenchEnvironment(
+  extraEnv: NodeJS.ProcessEnv = {},
+  stores: BenchStores = { databaseUrl: BASE_DATABASE_URL, redisUrl: REDIS_URL },
+): Promise<BenchEnvironment> {
   const name = `parley_bench_${randomBytes(4).toString('hex')}`;
-  const databaseUrl = Object.assign(new URL(BASE_DATABASE_URL), { pathname: `/${name}` }).toString();
+  const databaseUrl = Object.assign(new URL(stores.databaseUrl), { pathname: `/${name}` }).toString();
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     NODE_PATH: process.env.NODE_PATH ?? join(__dirname, '..', '..', 'node_modules'),
     DATABASE_URL: databaseUrl,
-    REDIS_URL,
+    REDIS_URL: stores.redisUrl,
     REDIS_PREFIX: name,
     LOG_LEVEL: 'warn',
     WORKER_HEALTH_PORT: '0',
@@ -97,6 +107,8 @@ export async function createBenchEnvironment(extraEnv: NodeJS.ProcessEnv = {}): 
         STORAGE_PORT: String(await freePort()),
         ...extra,
       });
+      // Drained, so that a gateway logging at info (as `npm start` runs it) never blocks on a full pipe.
+      child.stdout?.resume();
       const url = `http://127.0.0.1:${port}`;
       await waitFor(async () => (await fetch(`${url}/health/ready`)).ok, 'gateway');
       return { child, url };
@@ -117,17 +129,17 @@ export async function createBenchEnvironment(extraEnv: NodeJS.ProcessEnv = {}): 
     dispose: async () => {
       await Promise.all(
         children.map(async (child) => {
-          if (child.exitCode !== null) return;
+          if (child.exitCode !== null || child.signalCode !== null) return;
           const exited = new Promise((resolve) => child.once('exit', resolve));
           child.kill('SIGTERM');
           await exited;
         }),
       );
-      const client = new Client({ connectionString: BASE_DATABASE_URL });
+      const client = new Client({ connectionString: stores.databaseUrl });
       await client.connect();
       await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
       await client.end();
-      const redis = new Redis(REDIS_URL);
+      const redis = new Redis(stores.redisUrl);
       let cursor = '0';
       do {
         const [next, keys] = await redis.scan(cursor, 'MATCH', `${name}:*`, 'COUNT', 1000);

@@ -55,7 +55,7 @@ const DEFAULT_RESUME_BACKOFF_MS = 200;
 const MAX_RESUME_BACKOFF_MS = 5000;
 
 /**
- * The seven chat endpoints (API-SPEC 4.1). Every call throws ParleyApiError when the service answers
+ * The seven chat endpoints. Every call throws ParleyApiError when the service answers
  * anything but success.
  */
 export class ParleyClient {

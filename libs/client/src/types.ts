@@ -1,5 +1,5 @@
 /**
- * Wire shapes of the chat endpoints (API-SPEC 2.1-2.7, CONTRACTS §4-5). They mirror the service's own
+ * Wire shapes of the chat endpoints. They mirror the service's own
  * types in libs/contracts so the client compiles on its own; test/e2e/client.e2e-spec.ts checks at
  * compile time that both stay identical.
  */
@@ -73,7 +73,7 @@ export interface ThreadSummary {
   starred: boolean;
 }
 
-/** The user's message (API-SPEC 2.7). */
+/** The user's message. */
 export interface HumanMessage {
   content: string;
   source_ids?: number[] | null;
@@ -129,7 +129,7 @@ export interface UpdateThread {
   options?: { user_id?: string | null } | null;
 }
 
-/** One line of a reply stream (CONTRACTS §5): `seq` counts 0, 1, 2, … per reply, without gaps. */
+/** One line of a reply stream: `seq` counts 0, 1, 2, … per reply, without gaps. */
 export type ReplyEvent =
   | { seq: number; type: 'message.started'; message_id: string; thread_id: string }
   | { seq: number; type: 'step.started'; step: number }

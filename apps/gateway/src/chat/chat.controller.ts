@@ -1,4 +1,5 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
+import { FastifyReply } from 'fastify';
 import { ApiSecurity, ApiTags } from '@nestjs/swagger';
 import {
   ListThreadsQuery,
@@ -21,7 +22,7 @@ import { PostMessage } from './use-cases/post-message.use-case';
 import { StartThread } from './use-cases/start-thread.use-case';
 import { UpdateThread } from './use-cases/update-thread.use-case';
 
-/** Threads and messages (API-SPEC 4.1-4.3). The reply stream has its own controller under chat/messages. */
+/** Threads and messages. The reply stream has its own controller under chat/messages. */
 @ApiTags('chat')
 @ApiSecurity('service-token')
 @Controller('chat')
@@ -55,8 +56,15 @@ export class ChatController {
   }
 
   @Get()
-  list(@CurrentCaller() caller: Caller, @Query() query: ListThreadsQuery): Promise<ThreadSummaryResponse[]> {
-    return this.listThreads.execute(caller, query);
+  async list(
+    @CurrentCaller() caller: Caller,
+    @Query() query: ListThreadsQuery,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<ThreadSummaryResponse[]> {
+    const page = await this.listThreads.execute(caller, query);
+    // The body stays the spec's plain array; the cursor of the next page travels beside it.
+    if (page.nextCursor) void reply.header('x-next-cursor', page.nextCursor);
+    return page.threads;
   }
 
   @Get(':thread_id')

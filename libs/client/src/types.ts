@@ -114,12 +114,25 @@ export interface PostMessage {
 }
 
 /** GET /chat query. */
+/**
+ * GET /chat query. Like every call option of this client it is camelCase; request bodies (StartChat,
+ * PostMessage, UpdateThread) are the service's JSON as is, snake_case.
+ */
 export interface ListThreads {
-  user_id: string;
+  userId: string;
   /** 1..100, default 20. */
   limit?: number;
   /** At most 10. */
-  agent_ids?: string[];
+  agentIds?: string[];
+  /** The `nextCursor` of the previous page: the threads after it. */
+  before?: string;
+}
+
+/** One page of GET /chat. */
+export interface ThreadPage {
+  threads: ThreadSummary[];
+  /** Pass as `before` for the next page; absent on the last page. */
+  nextCursor?: string;
 }
 
 /** PUT /chat/{thread_id} body. */

@@ -1,5 +1,5 @@
 import { createAgent, createOrg, OrgFixture } from '../factories/admin';
-import { api } from '../support/http';
+import { api, JsonResponse } from '../support/http';
 import { AppProcess, startGateway } from '../support/processes';
 import { createTestEnvironment, queryDatabase, TestEnvironment } from '../support/test-environment';
 
@@ -68,7 +68,7 @@ it('reaches every thread, each once and newest first, through x-next-cursor', as
   let before: string | null = null;
   let pages = 0;
   do {
-    const response = await client.get<{ id: string }[]>(
+    const response: JsonResponse<{ id: string }[]> = await client.get<{ id: string }[]>(
       `/chat?user_id=alice&limit=100${before ? `&before=${before}` : ''}`,
     );
     expect(response.status).toBe(200);

@@ -40,14 +40,14 @@ export class FilesController {
       '`file` last, without x-service-token; the storage host answers 204, or refuses a file over the size ' +
       'limit, an expired permission or altered fields. Put fields["x-amz-meta-file-id"] in message.file_ids.',
   })
-  @ApiOkResponse({ description: '{url, fields} (API-SPEC 2.12)' })
+  @ApiOkResponse({ description: '{url, fields}' })
   upload(@CurrentCaller() caller: Caller, @Query() query: UploadPermissionQuery): Promise<PresignedUpload> {
     return this.createUploadPermission.execute(caller, query);
   }
 
   @Get(':file_id')
   @ApiOperation({ summary: 'An uploaded file as ConversationFile, with its share links' })
-  @ApiOkResponse({ description: 'ConversationFile (API-SPEC 2.5)' })
+  @ApiOkResponse({ description: 'ConversationFile' })
   get(
     @CurrentCaller() caller: Caller,
     @Param() params: FileParams,
@@ -61,7 +61,7 @@ export class FilesController {
     summary: 'Create a share link',
     description: 'A public download address for the file, optionally expiring and password-protected.',
   })
-  @ApiOkResponse({ description: 'ShareLink (API-SPEC 2.6)' })
+  @ApiOkResponse({ description: 'ShareLink' })
   @HttpCode(200)
   share(
     @CurrentCaller() caller: Caller,

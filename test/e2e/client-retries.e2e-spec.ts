@@ -107,7 +107,7 @@ describe('writes of the client library', () => {
     const posts = proxy.seen.filter((r) => r.method === 'POST');
     expect(posts).toHaveLength(3);
     expect(new Set(posts.map((r) => r.key)).size).toBe(1);
-    expect((await parley.listThreads({ user_id: 'busy' })).map((t) => t.id)).toEqual([thread.id]);
+    expect((await parley.listThreads({ userId: 'busy' })).map((t) => t.id)).toEqual([thread.id]);
   });
 
   it('after an answer lost on the way back, the retry gets the first answer and nothing is stored twice', async () => {
@@ -122,7 +122,7 @@ describe('writes of the client library', () => {
     expect(posts).toHaveLength(4);
     expect(posts[1].key).toBe(posts[0].key);
     expect(posts[3].key).toBe(posts[2].key);
-    expect((await parley.listThreads({ user_id: 'lost' })).map((t) => t.id)).toEqual([thread.id]);
+    expect((await parley.listThreads({ userId: 'lost' })).map((t) => t.id)).toEqual([thread.id]);
     const stored = await parley.getThread(thread.id, { userId: 'lost' });
     expect(stored.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
     expect(stored.messages[3].id).toBe(reply.id);
@@ -138,7 +138,7 @@ describe('writes of the client library', () => {
       { idempotencyKey: 'order-42' },
     );
     expect(again.id).toBe(first.id);
-    expect(await parley.listThreads({ user_id: 'own-key' })).toHaveLength(1);
+    expect(await parley.listThreads({ userId: 'own-key' })).toHaveLength(1);
   });
 
   it('never retries a request the service judged invalid', async () => {
@@ -158,6 +158,6 @@ describe('writes of the client library', () => {
     expect((error as ParleyApiError).status).toBe(503);
     expect((error as ParleyApiError).retryAfterSeconds).toBe(0);
     expect(proxy.seen.filter((r) => r.method === 'POST')).toHaveLength(4);
-    expect(await parley.listThreads({ user_id: 'down' })).toEqual([]);
+    expect(await parley.listThreads({ userId: 'down' })).toEqual([]);
   });
 });

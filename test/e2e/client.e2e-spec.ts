@@ -92,9 +92,9 @@ it('starts a thread, follows up, lists, gets, updates and archives it', async ()
     message: { content: 'Another one' },
     options: { agent_id: agent.id, user_id: 'carol' },
   });
-  const listed = await parley.listThreads({ user_id: 'carol', limit: 10, agent_ids: [agent.id] });
+  const listed = await parley.listThreads({ userId: 'carol', limit: 10, agentIds: [agent.id] });
   expect(listed.map((summary) => summary.id)).toEqual([second.id, thread.id]);
-  expect((await parley.listThreads({ user_id: 'carol', limit: 1 })).map((summary) => summary.id)).toEqual([
+  expect((await parley.listThreads({ userId: 'carol', limit: 1 })).map((summary) => summary.id)).toEqual([
     second.id,
   ]);
 
@@ -124,7 +124,7 @@ it('starts a thread, follows up, lists, gets, updates and archives it', async ()
   const gone = await failure(parley.getThread(thread.id));
   expect(gone.status).toBe(404);
   expect(gone.body).toEqual({ detail: 'Thread not found' });
-  expect((await parley.listThreads({ user_id: 'carol' })).map((summary) => summary.id)).toEqual([second.id]);
+  expect((await parley.listThreads({ userId: 'carol' })).map((summary) => summary.id)).toEqual([second.id]);
 });
 
 it('streams the single line of a user message', async () => {
@@ -161,5 +161,5 @@ it('throws ParleyApiError with the status and body of a refusal', async () => {
   expect(foreign.message).toContain('Agent not found');
 
   const unauthenticated = new ParleyClient({ baseUrl: gateway.url!, token: 'sk-svc-wrong' });
-  expect((await failure(unauthenticated.listThreads({ user_id: 'u' }))).status).toBe(401);
+  expect((await failure(unauthenticated.listThreads({ userId: 'u' }))).status).toBe(401);
 });

@@ -8,7 +8,7 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import { IncomingMessage } from 'node:http';
 import { Logger } from 'nestjs-pino';
 import { v7 as uuidv7 } from 'uuid';
-import { loadSettingsOrExit } from '@app/config';
+import { loadSettingsOrExit, Settings } from '@app/config';
 import { exitGracefullyOnSignals, startProcessMetrics } from '@app/observability';
 import { GatewayModule } from './gateway.module';
 import { ApiValidationInterceptor } from './http/api-validation.interceptor';
@@ -59,7 +59,19 @@ async function bootstrap(): Promise<void> {
   // SIGTERM: stop taking connections, let requests in flight finish, close PostgreSQL and Redis, exit 0.
   exitGracefullyOnSignals(app, app.get(Logger), settings.shutdownTimeoutMs);
   await app.listen(settings.port, settings.host);
-  app.get(Logger).log({ port: settings.port }, 'gateway listening');
+  app.get(Logger).log({ msg: whereThingsAre(settings), port: settings.port });
+}
+
+/** The one line a person starting the service reads: every address it serves, as a browser on this host reaches it. */
+function whereThingsAre(settings: Settings): string {
+  const host = settings.host === '0.0.0.0' || settings.host === '::' ? '127.0.0.1' : settings.host;
+  const api = `http://${host}:${settings.port}`;
+  const dashboard = settings.adminPassword ? `${api}/admin/queues` : 'off (set ADMIN_PASSWORD)';
+  const storage =
+    settings.storageDriver === 'local'
+      ? (settings.storagePublicUrl ?? `http://${host}:${settings.storagePort}`)
+      : 'S3';
+  return `gateway listening: API ${api}, docs ${api}/docs, queue dashboard ${dashboard}, storage host ${storage}`;
 }
 
 void bootstrap();

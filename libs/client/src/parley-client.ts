@@ -6,6 +6,7 @@ import {
   ReplyEvent,
   StartChat,
   Thread,
+  ThreadPage,
   ThreadSummary,
   UpdateThread,
 } from './types';
@@ -55,7 +56,7 @@ const DEFAULT_RESUME_BACKOFF_MS = 200;
 const MAX_RESUME_BACKOFF_MS = 5000;
 
 /**
- * The seven chat endpoints (API-SPEC 4.1). Every call throws ParleyApiError when the service answers
+ * The seven chat endpoints. Every call throws ParleyApiError when the service answers
  * anything but success.
  */
 export class ParleyClient {
@@ -75,12 +76,31 @@ export class ParleyClient {
     return this.write(`/chat/${encodeURIComponent(threadId)}`, body, options);
   }
 
-  /** GET /chat: the user's threads, newest first. */
-  listThreads(query: ListThreads): Promise<ThreadSummary[]> {
-    const params = new URLSearchParams({ user_id: query.user_id });
+  /** GET /chat: one page of the user's threads, newest first. */
+  async listThreads(query: ListThreads): Promise<ThreadSummary[]> {
+    return (await this.listThreadPage(query)).threads;
+  }
+
+  /** GET /chat with the cursor of the next page (the service's `x-next-cursor`). */
+  async listThreadPage(query: ListThreads): Promise<ThreadPage> {
+    const params = new URLSearchParams({ user_id: query.userId });
     if (query.limit !== undefined) params.set('limit', String(query.limit));
-    for (const agentId of query.agent_ids ?? []) params.append('agent_ids', agentId);
-    return this.json('GET', `/chat?${params}`);
+    for (const agentId of query.agentIds ?? []) params.append('agent_ids', agentId);
+    if (query.before !== undefined) params.set('before', query.before);
+    const response = await this.request('GET', `/chat?${params}`);
+    const threads = (await response.json()) as ThreadSummary[];
+    const nextCursor = response.headers.get('x-next-cursor');
+    return nextCursor ? { threads, nextCursor } : { threads };
+  }
+
+  /** Every thread of the user, newest first, page after page. */
+  async *allThreads(query: Omit<ListThreads, 'before'>): AsyncGenerator<ThreadSummary> {
+    let before: string | undefined;
+    do {
+      const page = await this.listThreadPage({ ...query, before });
+      yield* page.threads;
+      before = page.nextCursor;
+    } while (before);
   }
 
   /** GET /chat/{thread_id}: the thread with every message, oldest first. */

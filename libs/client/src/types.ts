@@ -1,5 +1,5 @@
 /**
- * Wire shapes of the chat endpoints (API-SPEC 2.1-2.7, CONTRACTS §4-5). They mirror the service's own
+ * Wire shapes of the chat endpoints. They mirror the service's own
  * types in libs/contracts so the client compiles on its own; test/e2e/client.e2e-spec.ts checks at
  * compile time that both stay identical.
  */
@@ -73,7 +73,7 @@ export interface ThreadSummary {
   starred: boolean;
 }
 
-/** The user's message (API-SPEC 2.7). */
+/** The user's message. */
 export interface HumanMessage {
   content: string;
   source_ids?: number[] | null;
@@ -114,12 +114,25 @@ export interface PostMessage {
 }
 
 /** GET /chat query. */
+/**
+ * GET /chat query. Like every call option of this client it is camelCase; request bodies (StartChat,
+ * PostMessage, UpdateThread) are the service's JSON as is, snake_case.
+ */
 export interface ListThreads {
-  user_id: string;
+  userId: string;
   /** 1..100, default 20. */
   limit?: number;
   /** At most 10. */
-  agent_ids?: string[];
+  agentIds?: string[];
+  /** The `nextCursor` of the previous page: the threads after it. */
+  before?: string;
+}
+
+/** One page of GET /chat. */
+export interface ThreadPage {
+  threads: ThreadSummary[];
+  /** Pass as `before` for the next page; absent on the last page. */
+  nextCursor?: string;
 }
 
 /** PUT /chat/{thread_id} body. */
@@ -129,7 +142,7 @@ export interface UpdateThread {
   options?: { user_id?: string | null } | null;
 }
 
-/** One line of a reply stream (CONTRACTS §5): `seq` counts 0, 1, 2, … per reply, without gaps. */
+/** One line of a reply stream: `seq` counts 0, 1, 2, … per reply, without gaps. */
 export type ReplyEvent =
   | { seq: number; type: 'message.started'; message_id: string; thread_id: string }
   | { seq: number; type: 'step.started'; step: number }

@@ -1,4 +1,7 @@
-import { loadSettings, InvalidSettingsError } from './settings';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadDotEnv, loadSettings, InvalidSettingsError } from './settings';
 
 describe('loadSettings', () => {
   it('gives working defaults with an empty environment', () => {
@@ -61,5 +64,26 @@ describe('loadSettings', () => {
   ])('never echoes the value of a bad secret (%s)', (variable, value) => {
     expect(() => loadSettings({ [variable]: value })).toThrow(new RegExp(`^Invalid setting ${variable}`));
     expect(() => loadSettings({ [variable]: value })).not.toThrow(value);
+  });
+
+  it('masks the password of a connection URL in the error', () => {
+    expect(() => loadSettings({ DATABASE_MIGRATION_URL: 'mysql://app:hunter2@db/x' })).toThrow(
+      /Invalid setting DATABASE_MIGRATION_URL: .*mysql:\/\/app:\*\*\*@db\/x/,
+    );
+    expect(() => loadSettings({ DATABASE_MIGRATION_URL: 'mysql://app:hunter2@db/x' })).not.toThrow(/hunter2/);
+  });
+});
+
+describe('loadDotEnv', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'parley-env-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('reads the file, the environment winning over it, and ignores a missing file', () => {
+    const file = join(dir, '.env');
+    writeFileSync(file, 'PARLEY_TEST_FROM_FILE=file\nPARLEY_TEST_BOTH=file\n');
+    const env: NodeJS.ProcessEnv = { PARLEY_TEST_BOTH: 'environment' };
+    loadDotEnv(file, env);
+    expect(env).toEqual({ PARLEY_TEST_FROM_FILE: 'file', PARLEY_TEST_BOTH: 'environment' });
+    expect(() => loadDotEnv(join(dir, 'absent.env'), env)).not.toThrow();
   });
 });

@@ -1,3 +1,5 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { parseEnv } from 'node:util';
 import { plainToInstance, Transform } from 'class-transformer';
 import {
   IsBoolean,
@@ -742,7 +744,7 @@ export function loadSettings(env: NodeJS.ProcessEnv): Settings {
     // A secret's value is never echoed: the message goes to logs and terminals.
     const got = SECRET_SETTINGS.includes(first.property as keyof Settings)
       ? ''
-      : ` (got ${JSON.stringify(first.value)})`;
+      : ` (got ${JSON.stringify(redactUrlPassword(first.value))})`;
     throw new InvalidSettingsError(
       `Invalid setting ${variable}: ${reason.replace(first.property, variable)}${got}`,
     );
@@ -750,8 +752,28 @@ export function loadSettings(env: NodeJS.ProcessEnv): Settings {
   return settings;
 }
 
-/** Settings for an entry point: a bad value ends the process with a message naming the variable. */
+/** A connection URL's password (postgres://user:secret@host) is masked before the value is shown. */
+function redactUrlPassword(value: unknown): unknown {
+  return typeof value === 'string' ? value.replace(/(\/\/[^/:@]*:)[^/@]*@/, '$1***@') : value;
+}
+
+/**
+ * Reads `.env` from the working directory into the environment when the file exists. A variable already set in
+ * the environment keeps its value: the environment wins over the file.
+ */
+export function loadDotEnv(path = '.env', env: NodeJS.ProcessEnv = process.env): void {
+  if (!existsSync(path)) return;
+  for (const [name, value] of Object.entries(parseEnv(readFileSync(path, 'utf8')))) {
+    if (env[name] === undefined) env[name] = value;
+  }
+}
+
+/**
+ * Settings for an entry point: `.env` is read first when present (the environment wins over it), and a bad value
+ * ends the process with a message naming the variable.
+ */
 export function loadSettingsOrExit(env: NodeJS.ProcessEnv = process.env): Settings {
+  loadDotEnv('.env', env);
   try {
     return loadSettings(env);
   } catch (error) {

@@ -21,21 +21,21 @@ export function exitGracefullyOnSignals(
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
-    logger.log({ signal }, 'shutting down');
+    logger.log({ msg: 'shutting down', signal });
     const deadline = setTimeout(() => {
-      logger.error({ timeoutMs }, 'shutdown timed out');
+      logger.error({ msg: 'shutdown timed out', timeoutMs });
       process.exit(1);
     }, timeoutMs);
     deadline.unref();
     beforeClose()
-      .catch((error: Error) => logger.error({ err: error }, 'shutdown step failed'))
+      .catch((error: Error) => logger.error({ msg: 'shutdown step failed', err: error }))
       .then(() => app.close())
       // Spans still buffered go out last, the closing's included.
       .then(stopTracing)
       .then(
         () => process.exit(0),
         (error: Error) => {
-          logger.error({ err: error }, 'shutdown failed');
+          logger.error({ msg: 'shutdown failed', err: error });
           process.exit(1);
         },
       );

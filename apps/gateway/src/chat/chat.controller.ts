@@ -1,4 +1,5 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
+import { FastifyReply } from 'fastify';
 import {
   ApiBody,
   ApiNoContentResponse,
@@ -29,7 +30,7 @@ import { PostMessage } from './use-cases/post-message.use-case';
 import { StartThread } from '@app/chat';
 import { UpdateThread } from './use-cases/update-thread.use-case';
 
-/** Threads and messages (API-SPEC 4.1-4.3). The reply stream has its own controller under chat/messages. */
+/** Threads and messages. The reply stream has its own controller under chat/messages. */
 @ApiTags('chat')
 @ApiSecurity('service-token')
 @ApiCommonErrors()
@@ -121,11 +122,28 @@ export class ChatController {
   @Get()
   @ApiOperation({
     summary: "List an end user's threads",
-    description: 'Newest first; archived threads are left out.',
+    description:
+      'Newest first; archived threads are left out. A full page carries an `x-next-cursor` header: pass it as ' +
+      '`before` for the next page (our extension; the body stays a plain array).',
   })
-  @ApiOkResponse({ type: [ThreadSummaryResponse] })
-  list(@CurrentCaller() caller: Caller, @Query() query: ListThreadsQuery): Promise<ThreadSummaryResponse[]> {
-    return this.listThreads.execute(caller, query);
+  @ApiOkResponse({
+    type: [ThreadSummaryResponse],
+    headers: {
+      'x-next-cursor': {
+        description: 'Present when the page is full: the `before` of the next page.',
+        schema: { type: 'string' },
+      },
+    },
+  })
+  async list(
+    @CurrentCaller() caller: Caller,
+    @Query() query: ListThreadsQuery,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<ThreadSummaryResponse[]> {
+    const page = await this.listThreads.execute(caller, query);
+    // The body stays the spec's plain array; the cursor of the next page travels beside it.
+    if (page.nextCursor) void reply.header('x-next-cursor', page.nextCursor);
+    return page.threads;
   }
 
   @Get(':thread_id')

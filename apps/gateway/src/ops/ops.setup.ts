@@ -8,6 +8,6 @@ import { mountQueueDashboard, QUEUE_DASHBOARD_PATH } from './queue-dashboard';
 export async function setupOps(app: NestFastifyApplication, settings: Settings): Promise<void> {
   setupOpenApi(app, settings);
   if (await mountQueueDashboard(app, settings)) {
-    app.get(Logger).log({ path: QUEUE_DASHBOARD_PATH }, 'queue dashboard mounted');
+    app.get(Logger).log({ msg: 'queue dashboard mounted', path: QUEUE_DASHBOARD_PATH });
   }
 }

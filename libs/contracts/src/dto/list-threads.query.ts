@@ -1,12 +1,14 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsArray, IsInt, IsOptional, IsString } from 'class-validator';
-import { Ge, Le, MaxItems } from './rules';
+import { Ge, Le, MaxItems, Pattern } from './rules';
 
 export const THREAD_LISTING_MAX_LIMIT = 100;
 export const THREAD_LISTING_DEFAULT_LIMIT = 20;
 export const THREAD_LISTING_MAX_AGENT_IDS = 10;
+/** A listing cursor: the 16 bytes of the last listed thread's id in base64url, opaque to clients. */
+export const THREAD_CURSOR_PATTERN = '^[A-Za-z0-9_-]{22}$';
 
-/** GET /chat query (CONTRACTS §4). */
+/** GET /chat query. */
 export class ListThreadsQuery {
   @IsString()
   user_id: string;
@@ -23,6 +25,12 @@ export class ListThreadsQuery {
   @IsString({ each: true })
   @MaxItems(THREAD_LISTING_MAX_AGENT_IDS)
   agent_ids?: string[];
+
+  /** Our extension: the `x-next-cursor` of the previous page; the threads listed after it. */
+  @IsOptional()
+  @IsString()
+  @Pattern(THREAD_CURSOR_PATTERN)
+  before?: string;
 }
 
 /** The optional owner check of the other thread calls (CONTRACTS §2). */

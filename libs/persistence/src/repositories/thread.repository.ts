@@ -17,6 +17,8 @@ export interface ThreadListing {
   limit: number;
   /** Only threads of these agents; every agent when empty or absent. */
   agentIds?: string[];
+  /** Only threads listed after this one (same owner), in the listing's order. */
+  beforeId?: string;
 }
 
 /** A thread of the listing with whether any of its messages is live. */
@@ -88,6 +90,14 @@ export class ThreadRepository {
       .limit(listing.limit);
     if (listing.agentIds && listing.agentIds.length > 0) {
       query.andWhere('t.agent_id IN (:...agentIds)', { agentIds: listing.agentIds });
+    }
+    if (listing.beforeId) {
+      // Keyset on the listing's own order, read from the row itself: exact to the microsecond, and a cursor of
+      // another owner's thread compares with NULL and lists nothing.
+      query.andWhere(
+        '(t.created_at, t.id) < (SELECT c.created_at, c.id FROM threads c WHERE c.id = :beforeId AND c.org_id = :orgId AND c.user_id = :userId)',
+        { beforeId: listing.beforeId },
+      );
     }
     const { entities, raw } = await query.getRawAndEntities<{ live: boolean }>();
     return entities.map((thread, index) => ({ thread, live: raw[index].live }));

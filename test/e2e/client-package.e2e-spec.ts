@@ -1,0 +1,78 @@
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { createAgent, createOrg } from '../factories/admin';
+import { AppProcess, startGateway, startWorker } from '../support/processes';
+import { createTestEnvironment, TestEnvironment } from '../support/test-environment';
+
+/**
+ * The client library as another project gets it: packed with `npm pack` and installed from the tarball, and
+ * installed by path, each in its own temporary project, then the README's example run there as written against
+ * a real gateway and worker. It has no runtime dependency, so both installs work offline.
+ */
+const run = promisify(execFile);
+const root = join(__dirname, '..', '..');
+let environment: TestEnvironment;
+let gateway: AppProcess;
+let worker: AppProcess;
+let dir: string;
+let example: string;
+let exampleEnv: NodeJS.ProcessEnv;
+
+beforeAll(async () => {
+  environment = await createTestEnvironment();
+  [gateway, worker] = await Promise.all([startGateway(environment.env), startWorker(environment.env)]);
+  const org = await createOrg(environment.env);
+  const agent = await createAgent(environment.env, org.org);
+  exampleEnv = {
+    PATH: process.env.PATH,
+    PARLEY_URL: gateway.url,
+    PARLEY_TOKEN: org.key,
+    PARLEY_AGENT: agent.id,
+  };
+  dir = await mkdtemp(join(tmpdir(), 'parley-client-package-'));
+  const readme = await readFile(join(root, 'libs', 'client', 'README.md'), 'utf8');
+  example = /```js\n([\s\S]*?)```/.exec(readme)![1];
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.all([gateway?.stop(), worker?.stop()]);
+  await environment?.dispose();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+/** A fresh project with the package installed from `spec`, running the README example; its output lines. */
+async function runExampleWith(name: string, spec: string): Promise<string[]> {
+  const project = join(dir, name);
+  await mkdir(project);
+  await writeFile(join(project, 'package.json'), JSON.stringify({ name, private: true }));
+  await run('npm', ['install', '--offline', '--no-audit', '--no-fund', spec], { cwd: project });
+  await writeFile(join(project, 'example.mjs'), example);
+  const { stdout } = await run(process.execPath, ['example.mjs'], { cwd: project, env: exampleEnv });
+  return stdout.trim().split('\n');
+}
+
+const EXPECTED = [
+  'success It is noon.',
+  'follow-up success',
+  '1 4',
+  'Time zones',
+  "404 { detail: 'Thread not found' }",
+];
+
+it('installs from an npm pack tarball and runs the README example', async () => {
+  const { stdout } = await run('npm', ['pack', '-w', '@parley/client', '--json', '--pack-destination', dir], {
+    cwd: root,
+  });
+  const [packed] = JSON.parse(stdout) as { filename: string; files: { path: string }[] }[];
+  expect(packed.files.map((file) => file.path)).toEqual(
+    expect.arrayContaining(['dist/index.js', 'dist/index.d.ts', 'README.md', 'package.json']),
+  );
+  expect(await runExampleWith('by-tarball', join(dir, packed.filename))).toEqual(EXPECTED);
+}, 120_000);
+
+it('installs by path and runs the README example', async () => {
+  expect(await runExampleWith('by-path', join(root, 'libs', 'client'))).toEqual(EXPECTED);
+}, 120_000);

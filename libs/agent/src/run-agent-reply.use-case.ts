@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { MessageEntity, RunRepository, ThreadEntity } from '@app/persistence';
 import { RunEventWriter, RunSupersededError } from '@app/run-events';
-import { FileAttachments } from '@app/storage';
+import { FileAttachments } from '@app/files';
 import { ActiveRuns, RunHandedBackError } from './active-runs';
 import { MessageAttachments } from './conversation';
 import { ReplyFinisher, RunEnding } from './reply-finisher';

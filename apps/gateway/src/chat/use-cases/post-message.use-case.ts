@@ -12,7 +12,7 @@ import {
 import { Caller } from '@app/identity';
 import { AgentRepository, MessageRepository, ThreadRepository } from '@app/persistence';
 import { AgentRunQueue, RunCancellation } from '@app/queues';
-import { FileAttachments } from '@app/storage';
+import { FileAttachments } from '@app/files';
 import {
   AGENT_NOT_FOUND,
   enqueueStoredReply,

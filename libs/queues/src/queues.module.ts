@@ -4,7 +4,6 @@ import { Settings } from '@app/config';
 import { QUEUE } from '@app/contracts';
 import { createRedisConnection, queueConnectionOptions, queuePrefix, RedisRole } from '@app/redis';
 import { AgentRunQueue } from './agent-run.queue';
-import { RunCancellation } from './run-cancellation';
 import { SourceSyncQueue } from './source-sync.queue';
 import { WebhookDeliveryQueue } from './webhook-delivery.queue';
 
@@ -33,8 +32,8 @@ export class QueuesModule {
           { name: QUEUE.webhookDelivery },
         ),
       ],
-      providers: [AgentRunQueue, RunCancellation, SourceSyncQueue, WebhookDeliveryQueue],
-      exports: [BullModule, AgentRunQueue, RunCancellation, SourceSyncQueue, WebhookDeliveryQueue],
+      providers: [AgentRunQueue, SourceSyncQueue, WebhookDeliveryQueue],
+      exports: [BullModule, AgentRunQueue, SourceSyncQueue, WebhookDeliveryQueue],
     };
   }
 }

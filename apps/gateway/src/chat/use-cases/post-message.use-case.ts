@@ -11,7 +11,8 @@ import {
 } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { AgentRepository, MessageRepository, ThreadRepository } from '@app/persistence';
-import { AgentRunQueue, RunCancellation } from '@app/queues';
+import { AgentRunQueue } from '@app/queues';
+import { RunCancellation } from '@app/run-events';
 import { FileAttachments } from '@app/files';
 import {
   AGENT_NOT_FOUND,

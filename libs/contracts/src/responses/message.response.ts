@@ -22,7 +22,11 @@ export interface ConversationFileResponse {
   url: string;
 }
 
-export interface QuestionResponse {
+export type MessageRole = 'user' | 'assistant';
+export type MessageStatus = 'pending' | 'running' | 'success' | 'error' | 'cancelled';
+
+/** A question the agent asks the user (its `ask_user` tool): on the message, in its stream, in its checkpoint. */
+export interface Question {
   prompt: string;
   options?: string[];
 }
@@ -38,7 +42,7 @@ export interface MessageResponse {
   role: string;
   content: string;
   error_code: string | null;
-  questions: QuestionResponse[] | null;
+  questions: Question[] | null;
   live: boolean;
   status: string;
   events: Record<string, unknown>[] | null;
@@ -54,7 +58,7 @@ export interface MessageRecord {
   role: string;
   content: string;
   errorCode: string | null;
-  questions: QuestionResponse[] | null;
+  questions: Question[] | null;
   live: boolean;
   status: string;
   events: Record<string, unknown>[] | null;

@@ -7,7 +7,6 @@ import { PersistenceModule } from '@app/persistence';
 import { QueuesModule } from '@app/queues';
 import { RedisModule } from '@app/redis';
 import { SkillToolsModule } from '@app/skills';
-import { FileAttachmentsModule } from '@app/files';
 import { AgentRunModule } from './agent-run/agent-run.module';
 import { WorkerHealthModule } from './health/worker-health.module';
 import { SourceSyncModule } from './source-sync/source-sync.module';
@@ -25,7 +24,6 @@ export class WorkerModule {
         PersistenceModule,
         RedisModule.forRoot('background'),
         QueuesModule.forRoot('background'),
-        FileAttachmentsModule,
         AgentRunModule.forRoot(settings),
         SourceSyncModule.forRoot(settings),
         WebhookDeliveryModule.forRoot(settings),

@@ -1,4 +1,4 @@
-import { DynamicModule, Global, Module, OnModuleInit, Provider } from '@nestjs/common';
+import { DynamicModule, Global, Module, ModuleMetadata, OnModuleInit, Provider } from '@nestjs/common';
 import { RunEventWriter } from '@app/run-events';
 import { ActiveRuns } from './active-runs';
 import { ModelProvider } from './models/model-provider';
@@ -32,11 +32,12 @@ export class AgentModule implements OnModuleInit {
   constructor(private readonly registry: ToolRegistry) {}
 
   /** `adapters` provide what the runtime declares and the app implements: ReplyWaker and ModelAttachments. */
-  static forRoot(adapters: Provider[]): DynamicModule {
+  static forRoot(adapters: { imports: ModuleMetadata['imports']; providers: Provider[] }): DynamicModule {
     return {
       module: AgentModule,
-      providers: [...PROVIDERS, ...adapters],
-      exports: [...PROVIDERS, ...adapters],
+      imports: adapters.imports,
+      providers: [...PROVIDERS, ...adapters.providers],
+      exports: [...PROVIDERS, ...adapters.providers],
     };
   }
 

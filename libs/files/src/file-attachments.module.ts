@@ -1,16 +1,12 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { DocumentsModule } from '@app/documents';
 import { StorageModule } from '@app/storage';
 import { FileAttachments } from './file-attachments';
 
-/**
- * Conversation files and share links over the storage driver, for every app that touches files (gateway,
- * worker). Global: import it once in the app's root module.
- */
-@Global()
+/** Conversation files and share links over the storage driver, for the chat, files and sources areas and the runtime. */
 @Module({
   imports: [StorageModule, DocumentsModule],
   providers: [FileAttachments],
-  exports: [FileAttachments, StorageModule, DocumentsModule],
+  exports: [FileAttachments],
 })
 export class FileAttachmentsModule {}

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { FileAttachmentsModule } from '@app/files';
 import { RunCancellation } from '@app/run-events';
 import { ChatController } from './chat.controller';
 import { ArchiveThread } from './use-cases/archive-thread.use-case';
@@ -12,6 +13,7 @@ const USE_CASES = [StartThread, PostMessage, ListThreads, GetThread, UpdateThrea
 
 /** The chat endpoints, and the channel that stops a thread's run; repositories, queues and settings come from the global modules. */
 @Module({
+  imports: [FileAttachmentsModule],
   controllers: [ChatController],
   providers: [...USE_CASES, RunCancellation],
 })

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { FileAttachmentsModule } from '@app/files';
+import { StorageModule } from '@app/storage';
 import { AuthModule } from '../auth/auth.module';
 import { StorageHostModule } from '../storage-host/storage-host.module';
 import { FilesController } from './files.controller';
@@ -19,11 +20,11 @@ const USE_CASES = [
 ];
 
 /**
- * File upload and share links. Brings the (global) file attachments and storage driver into the gateway, and
- * the embedded storage host when STORAGE_DRIVER=local.
+ * File upload and share links. Brings the file attachments and storage driver into the gateway, and the
+ * embedded storage host when STORAGE_DRIVER=local.
  */
 @Module({
-  imports: [FileAttachmentsModule, StorageHostModule, AuthModule],
+  imports: [FileAttachmentsModule, StorageModule, StorageHostModule, AuthModule],
   controllers: [FilesController, ShareController],
   providers: USE_CASES,
 })

@@ -4,7 +4,7 @@ import { DiscoveryModule } from '@nestjs/core';
 import { AgentModule, ModelAttachments, ReplyWaker } from '@app/agent';
 import { Settings } from '@app/config';
 import { QUEUE } from '@app/contracts';
-import { FileAttachments } from '@app/files';
+import { FileAttachments, FileAttachmentsModule } from '@app/files';
 import { AgentRunProcessor } from './agent-run.processor';
 import { DelayedReplies } from './delayed-replies';
 import { HandBackOnStop } from './hand-back-on-stop';
@@ -28,11 +28,14 @@ export class AgentRunModule {
     return {
       module: AgentRunModule,
       imports: [
-        AgentModule.forRoot([
-          DelayedReplies,
-          { provide: ReplyWaker, useExisting: DelayedReplies },
-          { provide: ModelAttachments, useExisting: FileAttachments },
-        ]),
+        AgentModule.forRoot({
+          imports: [FileAttachmentsModule],
+          providers: [
+            DelayedReplies,
+            { provide: ReplyWaker, useExisting: DelayedReplies },
+            { provide: ModelAttachments, useExisting: FileAttachments },
+          ],
+        }),
         DiscoveryModule,
       ],
       providers: [AgentRunProcessor, RunCancellationListener, SweepPendingReplies, HandBackOnStop],

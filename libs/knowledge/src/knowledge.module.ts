@@ -2,7 +2,12 @@ import { Module, OnModuleInit } from '@nestjs/common';
 import { ToolRegistry } from '@app/agent';
 import { CryptoModule } from '@app/crypto';
 import { DocumentsModule } from '@app/documents';
-import { ConnectionRepository, DocumentRepository, SourceRepository } from '@app/persistence';
+import {
+  ConnectionRepository,
+  DocumentRepository,
+  PassageSearchRepository,
+  SourceRepository,
+} from '@app/persistence';
 import { StorageModule } from '@app/storage';
 import { ConnectionTokens } from './connections/connection-tokens';
 import { Embedder } from './embeddings/embedder';
@@ -28,7 +33,7 @@ export class SourceSyncingModule {}
 /** Registers `company_documents` with the (global) agent runtime's ToolRegistry. */
 @Module({
   imports: [KnowledgeModule],
-  providers: [Embedder, DocumentSearch, CompanyDocumentsToolSource],
+  providers: [Embedder, PassageSearchRepository, DocumentSearch, CompanyDocumentsToolSource],
   exports: [DocumentSearch],
 })
 export class CompanyDocumentsToolModule implements OnModuleInit {

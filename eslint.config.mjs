@@ -2,6 +2,57 @@
 import eslint from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/*
+ * Which lib may import which: the arrows point down only, so there is no cycle, and no lib imports an app.
+ * A new arrow is a decision about the layering, made here rather than in review.
+ */
+const LIB_IMPORTS = {
+  config: [],
+  contracts: [],
+  client: [],
+  redis: ['config'],
+  observability: ['config'],
+  persistence: ['config', 'contracts'],
+  documents: ['config'],
+  storage: ['config', 'persistence'],
+  crypto: ['config', 'persistence'],
+  'run-events': ['config', 'contracts', 'redis'],
+  queues: ['config', 'contracts', 'observability', 'redis'],
+  identity: ['config', 'contracts', 'persistence', 'redis'],
+  files: ['config', 'contracts', 'documents', 'persistence', 'storage'],
+  'agent-management': ['contracts', 'crypto', 'persistence'],
+  agent: ['config', 'contracts', 'crypto', 'documents', 'observability', 'persistence', 'run-events'],
+  knowledge: ['agent', 'config', 'contracts', 'crypto', 'documents', 'files', 'persistence', 'storage'],
+  memory: ['agent', 'contracts', 'identity', 'persistence'],
+  skills: ['agent', 'contracts', 'documents', 'persistence'],
+  webhooks: ['agent', 'config', 'contracts', 'crypto', 'persistence'],
+  chat: ['config', 'contracts', 'files', 'identity', 'persistence', 'queues'],
+  routines: ['chat', 'contracts', 'persistence', 'queues'],
+};
+
+const libBoundaries = Object.entries(LIB_IMPORTS).map(([lib, allowed]) => ({
+  files: [`libs/${lib}/src/**/*.ts`],
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      {
+        patterns: [
+          { group: ['**/apps/**'], message: 'A lib never imports an app.' },
+          ...Object.keys(LIB_IMPORTS)
+            .filter((other) => !allowed.includes(other))
+            .map((other) => ({
+              group: [`@app/${other}`, `@app/${other}/*`],
+              message:
+                other === lib
+                  ? 'Import this lib from inside by relative path, not through its alias.'
+                  : `libs/${lib} may import only: ${allowed.join(', ') || 'no other lib'} (LIB_IMPORTS in eslint.config.mjs).`,
+            })),
+        ],
+      },
+    ],
+  },
+}));
+
 export default tseslint.config(
   {
     ignores: [
@@ -45,4 +96,5 @@ export default tseslint.config(
     files: ['test/**/*.ts', '**/*.spec.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
+  ...libBoundaries,
 );

@@ -20,7 +20,7 @@ import { DataSource } from 'typeorm';
 import { ToolCallContext } from '@app/agent';
 import { loadSettings } from '@app/config';
 import { CompanyDocumentsToolSource, DocumentSearch, Embedder } from '@app/knowledge';
-import { dataSourceOptions, DocumentRepository } from '@app/persistence';
+import { dataSourceOptions, DocumentRepository, PassageSearchRepository } from '@app/persistence';
 import { FakeGoogleDrive } from '../test/support/fake-google-drive';
 import { freePort, percentile, sleep } from './support';
 
@@ -195,7 +195,7 @@ async function main(): Promise<void> {
     const [{ count: passages }] = (await db.query(`SELECT count(*)::int AS count FROM passages`)) as {
       count: number;
     }[];
-    const search = new DocumentSearch(db, embedder, settings);
+    const search = new DocumentSearch(new PassageSearchRepository(db), embedder, settings);
     await search.onModuleInit();
     const tool = new CompanyDocumentsToolSource(search).toolsFor()[0];
     const context = {

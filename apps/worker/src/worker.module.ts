@@ -7,7 +7,6 @@ import { PersistenceModule } from '@app/persistence';
 import { QueuesModule } from '@app/queues';
 import { RedisModule } from '@app/redis';
 import { SkillToolsModule } from '@app/skills';
-import { StorageModule } from '@app/storage';
 import { AgentRunModule } from './agent-run/agent-run.module';
 import { WorkerHealthModule } from './health/worker-health.module';
 import { RoutineFiringModule } from './routines/routine-firing.module';
@@ -26,7 +25,6 @@ export class WorkerModule {
         PersistenceModule,
         RedisModule.forRoot('background'),
         QueuesModule.forRoot('background'),
-        StorageModule,
         AgentRunModule.forRoot(settings),
         SourceSyncModule.forRoot(settings),
         WebhookDeliveryModule.forRoot(settings),

@@ -1,4 +1,4 @@
-import { Global, Module, OnModuleInit } from '@nestjs/common';
+import { DynamicModule, Global, Module, ModuleMetadata, OnModuleInit, Provider } from '@nestjs/common';
 import { RunEventWriter } from '@app/run-events';
 import { ActiveRuns } from './active-runs';
 import { ModelProvider } from './models/model-provider';
@@ -24,12 +24,22 @@ const PROVIDERS = [
 
 /**
  * The agent runtime. Global so that every capability's module can inject the ToolRegistry and register its
- * tools in its own onModuleInit. Needs PersistenceModule, RedisModule and QueuesModule in the app.
+ * tools in its own onModuleInit. Needs PersistenceModule and RedisModule in the app.
  */
 @Global()
-@Module({ providers: PROVIDERS, exports: PROVIDERS })
+@Module({})
 export class AgentModule implements OnModuleInit {
   constructor(private readonly registry: ToolRegistry) {}
+
+  /** `adapters` provide what the runtime declares and the app implements: ReplyWaker and ModelAttachments. */
+  static forRoot(adapters: { imports: ModuleMetadata['imports']; providers: Provider[] }): DynamicModule {
+    return {
+      module: AgentModule,
+      imports: adapters.imports,
+      providers: [...PROVIDERS, ...adapters.providers],
+      exports: [...PROVIDERS, ...adapters.providers],
+    };
+  }
 
   onModuleInit(): void {
     this.registry.register(clockToolSource);

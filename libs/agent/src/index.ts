@@ -6,6 +6,7 @@ export * from './models/model-provider';
 export * from './reply-finisher';
 export * from './run-agent-reply.use-case';
 export * from './run-metrics';
+export * from './model-attachments';
 export * from './run-scheduler';
 export * from './run-state';
 export * from './run/run.types';

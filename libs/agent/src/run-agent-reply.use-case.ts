@@ -1,9 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { MessageEntity, RunRepository, ThreadEntity } from '@app/persistence';
 import { RunEventWriter, RunSupersededError } from '@app/run-events';
-import { FileAttachments } from '@app/storage';
 import { ActiveRuns, RunHandedBackError } from './active-runs';
 import { MessageAttachments } from './conversation';
+import { ModelAttachments } from './model-attachments';
 import { ReplyFinisher, RunEnding } from './reply-finisher';
 import { RunMetrics } from './run-metrics';
 import { RunScheduler } from './run-scheduler';
@@ -40,7 +40,7 @@ export class RunAgentReply {
     private readonly scheduler: RunScheduler,
     private readonly finisher: ReplyFinisher,
     private readonly metrics: RunMetrics,
-    private readonly files: FileAttachments,
+    private readonly files: ModelAttachments,
   ) {}
 
   async execute(input: RunReplyInput): Promise<RunReplyResult> {

@@ -1,26 +1,27 @@
-import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
-import { DelayedError, Job, Queue } from 'bullmq';
 import { Settings } from '@app/config';
-import { AgentRunJob, QUEUE } from '@app/contracts';
 import { MessageEntity, RunRepository } from '@app/persistence';
-import { AgentRunQueue } from '@app/queues';
-
-const DEFER_MS = 2000;
 
 /**
- * Per-thread order and per-organization fairness on a queue without groups: a reply whose thread has an earlier
- * live reply, or whose organization already runs AGENT_RUN_ORG_CONCURRENCY replies, waits as a delayed job; the
- * run that ends wakes the next reply of its thread and the next waiting reply of its organization at once. The
- * waiting state is the reply's row (pending) and its delayed job, so a crash loses neither.
+ * Starts a waiting reply's run now. Declared here and implemented by the app that consumes the runs (the worker
+ * promotes the reply's delayed job), so the runtime knows no queue.
+ */
+export abstract class ReplyWaker {
+  abstract wake(threadId: string, replyId: string): Promise<void>;
+}
+
+/**
+ * Per-thread order and per-organization fairness: a reply whose thread has an earlier live reply, or whose
+ * organization already runs AGENT_RUN_ORG_CONCURRENCY replies, waits; the run that ends wakes the next reply of
+ * its thread and the next waiting reply of its organization at once. The waiting state is the reply's row
+ * (pending), so a crash loses none.
  */
 @Injectable()
 export class RunScheduler {
   constructor(
-    @InjectQueue(QUEUE.agentRun) private readonly queue: Queue<AgentRunJob>,
-    private readonly agentRuns: AgentRunQueue,
     private readonly runs: RunRepository,
     private readonly settings: Settings,
+    private readonly waker: ReplyWaker,
   ) {}
 
   /** Starts a reply's run unless it must wait for its thread or its organization's cap (RunRepository.start). */
@@ -28,19 +29,7 @@ export class RunScheduler {
     return this.runs.start(reply, threadArchived, this.settings.agentRunOrgConcurrency);
   }
 
-  /**
-   * Parks a reply's job behind the earlier live reply of its thread, or its organization's running ones. The run
-   * that ends wakes it; the delay only bounds the wait if that wake-up is missed or went to another reply. Throws DelayedError, which tells BullMQ the job moved.
-   */
-  async defer(job: Job<AgentRunJob>, token: string | undefined): Promise<never> {
-    await job.moveToDelayed(Date.now() + DEFER_MS, token);
-    // The earlier reply may have ended (and found nothing to wake) while this job was still active.
-    const blocked = await this.runs.isBlocked(job.data.messageId, this.settings.agentRunOrgConcurrency);
-    if (!blocked) await job.promote().catch(() => undefined);
-    throw new DelayedError();
-  }
-
-  /** Starts the thread's next live reply now: promotes its delayed job, or enqueues it if it has none. */
+  /** Starts the thread's next live reply now. */
   async wakeNext(threadId: string): Promise<void> {
     await this.wake(threadId, await this.runs.nextLiveReply(threadId));
   }
@@ -53,13 +42,6 @@ export class RunScheduler {
 
   /** Starts the reply `next` of the thread now (nothing when null), as wakeNext once it is known. */
   async wake(threadId: string, next: string | null): Promise<void> {
-    if (!next) return;
-    const job = await this.queue.getJob(next);
-    if (!job) {
-      await this.agentRuns.enqueue({ messageId: next, threadId });
-      return;
-    }
-    // It may have woken on its own between the two calls: then there is nothing to promote.
-    if (await job.isDelayed()) await job.promote().catch(() => undefined);
+    if (next) await this.waker.wake(threadId, next);
   }
 }

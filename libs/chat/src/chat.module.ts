@@ -1,8 +1,10 @@
 import { Module } from '@nestjs/common';
+import { FileAttachmentsModule } from '@app/files';
 import { StartThread } from './start-thread.use-case';
 
 /** Starting a thread, the one way: POST /chat in the gateway, a routine's firing in the worker. */
 @Module({
+  imports: [FileAttachmentsModule],
   providers: [StartThread],
   exports: [StartThread],
 })

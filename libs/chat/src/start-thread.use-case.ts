@@ -4,7 +4,7 @@ import { NotFoundError, StartChatDto, ThreadResponse, toThreadResponse } from '@
 import { Caller } from '@app/identity';
 import { AgentRepository, MessageRepository, ThreadRepository } from '@app/persistence';
 import { AgentRunQueue } from '@app/queues';
-import { FileAttachments } from '@app/storage';
+import { FileAttachments } from '@app/files';
 import { AGENT_NOT_FOUND, enqueueStoredReply, exchangeOf, isRowId, nameFrom } from './chat.rules';
 
 /** Where a thread comes from when a routine starts it (CONTRACTS §13), instead of a person. */

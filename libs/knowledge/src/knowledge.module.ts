@@ -1,7 +1,14 @@
 import { Module, OnModuleInit } from '@nestjs/common';
 import { ToolRegistry } from '@app/agent';
 import { CryptoModule } from '@app/crypto';
-import { ConnectionRepository, DocumentRepository, SourceRepository } from '@app/persistence';
+import { DocumentsModule } from '@app/documents';
+import {
+  ConnectionRepository,
+  DocumentRepository,
+  PassageSearchRepository,
+  SourceRepository,
+} from '@app/persistence';
+import { StorageModule } from '@app/storage';
 import { ConnectionTokens } from './connections/connection-tokens';
 import { Embedder } from './embeddings/embedder';
 import { DocumentSearch } from './search/document-search';
@@ -15,9 +22,9 @@ const SHARED = [ConnectionRepository, SourceRepository, DocumentRepository, Conn
 @Module({ imports: [CryptoModule], providers: SHARED, exports: [CryptoModule, ...SHARED] })
 export class KnowledgeModule {}
 
-/** Source syncs for the worker (needs the StorageModule in the app, for drag-and-drop files). */
+/** Source syncs for the worker: reads stores (uploaded files through the storage driver) and extracts their text. */
 @Module({
-  imports: [KnowledgeModule],
+  imports: [KnowledgeModule, StorageModule, DocumentsModule],
   providers: [Embedder, StoreReaders, SyncSource],
   exports: [KnowledgeModule, SyncSource],
 })
@@ -26,7 +33,7 @@ export class SourceSyncingModule {}
 /** Registers `company_documents` with the (global) agent runtime's ToolRegistry. */
 @Module({
   imports: [KnowledgeModule],
-  providers: [Embedder, DocumentSearch, CompanyDocumentsToolSource],
+  providers: [Embedder, PassageSearchRepository, DocumentSearch, CompanyDocumentsToolSource],
   exports: [DocumentSearch],
 })
 export class CompanyDocumentsToolModule implements OnModuleInit {

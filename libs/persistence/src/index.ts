@@ -19,6 +19,7 @@ export * from './repositories/share-link.repository';
 export * from './repositories/connection.repository';
 export * from './repositories/source.repository';
 export * from './repositories/document.repository';
+export * from './repositories/passage-search.repository';
 export * from './repositories/prepared-statement';
 export * from './repositories/webhook.repository';
 export * from './repositories/routine.repository';

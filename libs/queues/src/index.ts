@@ -1,7 +1,6 @@
 export * from './agent-run.queue';
 export * from './job-trace-context';
 export * from './queues.module';
-export * from './run-cancellation';
 export * from './source-sync.queue';
 export * from './webhook-delivery.queue';
 export * from './routine-schedules';

@@ -4,7 +4,6 @@ import { Settings } from '@app/config';
 import { QUEUE } from '@app/contracts';
 import { createRedisConnection, queueConnectionOptions, queuePrefix, RedisRole } from '@app/redis';
 import { AgentRunQueue } from './agent-run.queue';
-import { RunCancellation } from './run-cancellation';
 import { RoutineSchedules } from './routine-schedules';
 import { SourceSyncQueue } from './source-sync.queue';
 import { WebhookDeliveryQueue } from './webhook-delivery.queue';
@@ -35,15 +34,8 @@ export class QueuesModule {
           { name: QUEUE.routineFiring },
         ),
       ],
-      providers: [AgentRunQueue, RunCancellation, SourceSyncQueue, WebhookDeliveryQueue, RoutineSchedules],
-      exports: [
-        BullModule,
-        AgentRunQueue,
-        RunCancellation,
-        SourceSyncQueue,
-        WebhookDeliveryQueue,
-        RoutineSchedules,
-      ],
+      providers: [AgentRunQueue, SourceSyncQueue, WebhookDeliveryQueue, RoutineSchedules],
+      exports: [BullModule, AgentRunQueue, SourceSyncQueue, WebhookDeliveryQueue, RoutineSchedules],
     };
   }
 }

@@ -1,4 +1,4 @@
-import { Question } from '@app/persistence';
+import { Question } from '@app/contracts';
 
 /**
  * The lines of a reply's stream (CONTRACTS §5). Every line has `seq` (0, 1, 2, … without gaps, per message)

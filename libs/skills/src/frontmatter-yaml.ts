@@ -1,5 +1,5 @@
 import { parse as parseYaml } from 'yaml';
-import type { ParseFunction } from '@app/storage';
+import type { ParseFunction } from '@app/documents';
 
 /**
  * The YAML of a SKILL.md frontmatter as plain values. A parsing thread loads this module alone (some YAML of

@@ -1,6 +1,6 @@
 import { InvalidInputError, ValidationIssue } from '@app/contracts';
 import { SkillFrontmatter } from '@app/persistence';
-import { ParseLimitError, UntrustedParsing } from '@app/storage';
+import { ParseLimitError, UntrustedParsing } from '@app/documents';
 import { PARSE_FRONTMATTER_YAML, parseFrontmatterYaml } from './frontmatter-yaml';
 
 export const SKILL_NAME_PATTERN = /^[a-z0-9-]{1,64}$/;

@@ -1,17 +1,11 @@
-import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Module, OnApplicationShutdown } from '@nestjs/common';
 import { Settings } from '@app/config';
 import { DeploymentSecretRepository } from '@app/persistence';
-import { FileAttachments } from './file-attachments';
 import { S3Driver } from './s3.driver';
 import { StorageDriver } from './storage-driver';
 import { createStorageDriver } from './storage-driver.factory';
-import { UntrustedParsing } from './untrusted-parsing/untrusted-parsing';
 
-/**
- * The storage driver STORAGE_DRIVER names, the file-attachment surface and the parsing threads for untrusted
- * content, for every app that touches files (gateway, worker). Global: import it once in the app's root module.
- */
-@Global()
+/** The storage driver STORAGE_DRIVER names; closes the S3 client on shutdown. */
 @Module({
   providers: [
     {
@@ -19,10 +13,8 @@ import { UntrustedParsing } from './untrusted-parsing/untrusted-parsing';
       inject: [Settings, DeploymentSecretRepository],
       useFactory: createStorageDriver,
     },
-    FileAttachments,
-    UntrustedParsing,
   ],
-  exports: [StorageDriver, FileAttachments, UntrustedParsing],
+  exports: [StorageDriver],
 })
 export class StorageModule implements OnApplicationShutdown {
   constructor(@Inject(StorageDriver) private readonly storage: StorageDriver) {}

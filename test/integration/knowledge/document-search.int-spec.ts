@@ -6,6 +6,7 @@ import {
   ConnectionRepository,
   dataSourceOptions,
   DocumentRepository,
+  PassageSearchRepository,
   SourceEntity,
   SourceRepository,
 } from '@app/persistence';
@@ -79,7 +80,7 @@ describe('DocumentSearch on PostgreSQL', () => {
 
   const searcher = (exactScanLimit: number) => {
     const search = new DocumentSearch(
-      db,
+      new PassageSearchRepository(db),
       embedder,
       loadSettings({ SEARCH_EXACT_SCAN_LIMIT: String(exactScanLimit) }),
     );

@@ -1,19 +1,18 @@
-import { ExtractionError, extractText } from '@app/knowledge';
 import { loadSettings } from '@app/config';
-import { UntrustedParsing } from '@app/storage';
+import { ExtractionError, extractDocumentText, UntrustedParsing } from '@app/documents';
 import { docxOf, MIME, pdfOf, pptxOf, xlsxOf } from '../../support/document-fixtures';
 
 const parsing = new UntrustedParsing(loadSettings({}));
 
-describe('extractText', () => {
+describe('extractDocumentText', () => {
   it('reads a PDF', async () => {
-    expect(await extractText(pdfOf('Expense policy for travel'), MIME.pdf, 'a.pdf', 5000, parsing)).toContain(
-      'Expense policy for travel',
-    );
+    expect(
+      await extractDocumentText(pdfOf('Expense policy for travel'), MIME.pdf, 'a.pdf', 5000, parsing),
+    ).toContain('Expense policy for travel');
   });
 
   it('reads a DOCX', async () => {
-    const text = await extractText(
+    const text = await extractDocumentText(
       await docxOf(['Onboarding guide', 'Day one: laptops']),
       MIME.docx,
       'a.docx',
@@ -25,7 +24,7 @@ describe('extractText', () => {
   });
 
   it('reads an XLSX, a row a line', async () => {
-    const text = await extractText(
+    const text = await extractDocumentText(
       await xlsxOf([
         ['Item', 'Cost'],
         ['Servers', 1200],
@@ -40,7 +39,7 @@ describe('extractText', () => {
   });
 
   it('reads a PPTX, slides in order', async () => {
-    const text = await extractText(
+    const text = await extractDocumentText(
       await pptxOf(['Roadmap 2025', 'Launch in May']),
       MIME.pptx,
       'a.pptx',
@@ -51,7 +50,7 @@ describe('extractText', () => {
   });
 
   it('reads HTML without markup, and CSV, Markdown and plain text as they are', async () => {
-    const html = await extractText(
+    const html = await extractDocumentText(
       Buffer.from('<h1>Security</h1><p>Use <b>MFA</b></p><script>x()</script>'),
       MIME.html,
       'a.html',
@@ -61,21 +60,25 @@ describe('extractText', () => {
     expect(html).toMatch(/SECURITY|Security/);
     expect(html).toContain('Use MFA');
     expect(html).not.toContain('<b>');
-    expect(await extractText(Buffer.from('a,b\n1,2'), MIME.csv, 'a.csv', 5000, parsing)).toBe('a,b\n1,2');
-    expect(await extractText(Buffer.from('# Title'), MIME.markdown, 'a.md', 5000, parsing)).toBe('# Title');
+    expect(await extractDocumentText(Buffer.from('a,b\n1,2'), MIME.csv, 'a.csv', 5000, parsing)).toBe(
+      'a,b\n1,2',
+    );
+    expect(await extractDocumentText(Buffer.from('# Title'), MIME.markdown, 'a.md', 5000, parsing)).toBe(
+      '# Title',
+    );
     expect(
-      await extractText(Buffer.from('plain'), 'application/octet-stream', 'notes.txt', 5000, parsing),
+      await extractDocumentText(Buffer.from('plain'), 'application/octet-stream', 'notes.txt', 5000, parsing),
     ).toBe('plain');
   });
 
   it('fails a broken document and an unsupported type with a reason', async () => {
     await expect(
-      extractText(Buffer.from('not a zip'), MIME.docx, 'a.docx', 5000, parsing),
+      extractDocumentText(Buffer.from('not a zip'), MIME.docx, 'a.docx', 5000, parsing),
     ).rejects.toBeInstanceOf(ExtractionError);
     await expect(
-      extractText(Buffer.from('%PDF-1.4 garbage'), MIME.pdf, 'a.pdf', 5000, parsing),
+      extractDocumentText(Buffer.from('%PDF-1.4 garbage'), MIME.pdf, 'a.pdf', 5000, parsing),
     ).rejects.toThrow(/unreadable pdf/);
-    await expect(extractText(Buffer.from('x'), 'image/png', 'a.png', 5000, parsing)).rejects.toThrow(
+    await expect(extractDocumentText(Buffer.from('x'), 'image/png', 'a.png', 5000, parsing)).rejects.toThrow(
       /unsupported/,
     );
   });

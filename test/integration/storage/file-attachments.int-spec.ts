@@ -6,7 +6,9 @@ import { DataSource } from 'typeorm';
 import { loadSettings, Settings } from '@app/config';
 import { InvalidInputError } from '@app/contracts';
 import { ConversationFileRepository, dataSourceOptions, newId, ShareLinkRepository } from '@app/persistence';
-import { FileAttachments, LocalDiskDriver, storageKeyOf, UntrustedParsing } from '@app/storage';
+import { FileAttachments, storageKeyOf } from '@app/files';
+import { LocalDiskDriver } from '@app/storage';
+import { UntrustedParsing } from '@app/documents';
 import { createTestEnvironment, TestEnvironment } from '../../support/test-environment';
 
 /** The file-attachment surface other areas use (chat, data sources, the runtime), on PostgreSQL and local disk. */

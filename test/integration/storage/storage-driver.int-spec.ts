@@ -6,7 +6,8 @@ import { Readable } from 'node:stream';
 import { FastifyInstance } from 'fastify';
 import S3rver from 's3rver';
 import { v7 as uuidv7 } from 'uuid';
-import { buildStorageHost, FILE_ID_FIELD, LocalDiskDriver, S3Driver, StorageDriver } from '@app/storage';
+import { FILE_ID_FIELD, LocalDiskDriver, S3Driver, StorageDriver } from '@app/storage';
+import { buildStorageHost } from '../../../apps/gateway/src/storage-host/storage-host';
 import { freePort } from '../../support/processes';
 import { postForm } from './upload-form';
 

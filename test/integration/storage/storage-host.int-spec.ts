@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FastifyInstance } from 'fastify';
 import { v7 as uuidv7 } from 'uuid';
-import { buildStorageHost, LocalDiskDriver, PresignedUpload, signPolicy } from '@app/storage';
+import { LocalDiskDriver, PresignedUpload, signPolicy } from '@app/storage';
+import { buildStorageHost } from '../../../apps/gateway/src/storage-host/storage-host';
 import { freePort } from '../../support/processes';
 import { postForm } from './upload-form';
 

@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ThreadStartModule } from '@app/chat';
+import { FileAttachmentsModule } from '@app/files';
+import { RunCancellation } from '@app/run-events';
 import { ChatController } from './chat.controller';
 import { ArchiveThread } from './use-cases/archive-thread.use-case';
 import { GetThread } from './use-cases/get-thread.use-case';
@@ -9,10 +11,10 @@ import { UpdateThread } from './use-cases/update-thread.use-case';
 
 const USE_CASES = [PostMessage, ListThreads, GetThread, UpdateThread, ArchiveThread];
 
-/** The chat endpoints; repositories, queues and settings come from the global modules. */
+/** The chat endpoints, and the channel that stops a thread's run; repositories, queues and settings come from the global modules. */
 @Module({
-  imports: [ThreadStartModule],
+  imports: [ThreadStartModule, FileAttachmentsModule],
   controllers: [ChatController],
-  providers: USE_CASES,
+  providers: [...USE_CASES, RunCancellation],
 })
 export class ChatModule {}

@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
-import { StorageHostModule, StorageModule } from '@app/storage';
+import { FileAttachmentsModule } from '@app/files';
+import { StorageModule } from '@app/storage';
 import { AuthModule } from '../auth/auth.module';
+import { StorageHostModule } from '../storage-host/storage-host.module';
 import { FilesController } from './files.controller';
 import { ShareController } from './share.controller';
 import { CreateShareLink } from './use-cases/create-share-link.use-case';
@@ -18,11 +20,11 @@ const USE_CASES = [
 ];
 
 /**
- * File upload and share links. Brings the (global) storage driver and file attachments into the gateway, and
- * the embedded storage host when STORAGE_DRIVER=local.
+ * File upload and share links. Brings the file attachments and storage driver into the gateway, and the
+ * embedded storage host when STORAGE_DRIVER=local.
  */
 @Module({
-  imports: [StorageModule, StorageHostModule, AuthModule],
+  imports: [FileAttachmentsModule, StorageModule, StorageHostModule, AuthModule],
   controllers: [FilesController, ShareController],
   providers: USE_CASES,
 })

@@ -20,7 +20,7 @@ import {
 } from '@app/persistence';
 import { RoutineSchedules } from '@app/queues';
 import { checkSchedule, checkTimezone, nextSlot, ScheduleError, slotLabel } from '@app/routines';
-import { FileAttachments } from '@app/storage';
+import { FileAttachments } from '@app/files';
 
 export const ROUTINE_NOT_FOUND = 'Routine not found';
 const DEFAULT_TIMEZONE = 'UTC';

@@ -1,11 +1,12 @@
 import { Module } from '@nestjs/common';
 import { ThreadStartModule } from '@app/chat';
+import { FileAttachmentsModule } from '@app/files';
 import { RoutinesController } from './routines.controller';
 import { RoutineUseCases } from './routine.use-cases';
 
 /** /routines routes; a run by hand starts its thread as POST /chat does. */
 @Module({
-  imports: [ThreadStartModule],
+  imports: [ThreadStartModule, FileAttachmentsModule],
   controllers: [RoutinesController],
   providers: [RoutineUseCases],
 })

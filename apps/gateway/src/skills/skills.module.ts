@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { DocumentsModule } from '@app/documents';
 import { SkillRepository } from '@app/persistence';
 import { PlatformSkillsLoader } from '@app/skills';
 import { SkillsController } from './skills.controller';
@@ -9,6 +10,7 @@ import { ListSkills } from './use-cases/list-skills.use-case';
 import { UpdateSkill } from './use-cases/update-skill.use-case';
 
 @Module({
+  imports: [DocumentsModule],
   controllers: [SkillsController],
   providers: [
     SkillRepository,

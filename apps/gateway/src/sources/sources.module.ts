@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { KnowledgeModule } from '@app/knowledge';
-import { StorageModule } from '@app/storage';
+import { FileAttachmentsModule } from '@app/files';
 import { ConnectionsController } from './connections.controller';
 import { SourcePresenter } from './source.presenter';
 import { SourcesController } from './sources.controller';
@@ -40,7 +40,7 @@ const USE_CASES = [
 
 /** Connections and data sources; syncs run in the worker (`source-sync` queue). */
 @Module({
-  imports: [KnowledgeModule, StorageModule],
+  imports: [KnowledgeModule, FileAttachmentsModule],
   controllers: [ConnectionsController, SourcesController],
   providers: [SourcePresenter, ...USE_CASES],
 })

@@ -1,5 +1,5 @@
 import { ApiExtraModels, ApiProperty, getSchemaPath } from '@nestjs/swagger';
-import { FREE_FORM, MessageResponse, QuestionResponse } from '@app/contracts';
+import { FREE_FORM, MessageResponse, Question } from '@app/contracts';
 import { ApiAnyValue } from '../ops/openapi-finish';
 
 /*
@@ -80,8 +80,8 @@ export class QuestionsLine {
   seq: number;
   @ApiProperty({ enum: ['questions'] })
   type: 'questions';
-  @ApiProperty({ type: [QuestionResponse] })
-  questions: QuestionResponse[];
+  @ApiProperty({ type: [Question] })
+  questions: Question[];
 }
 
 export class MessageCompletedLine {

@@ -1,6 +1,7 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import { Settings } from '@app/config';
+import { FileAttachmentsModule } from '@app/files';
 import { createRedisConnection, REDIS } from '@app/redis';
 import { RunEventReader, SharedSubscriber } from '@app/run-events';
 import { StalledStreams } from './stalled-streams';
@@ -28,6 +29,7 @@ class StreamLifecycle implements BeforeApplicationShutdown, OnApplicationShutdow
 }
 
 @Module({
+  imports: [FileAttachmentsModule],
   controllers: [StreamController],
   providers: [
     {

@@ -1,10 +1,12 @@
 import { Processor } from '@nestjs/bullmq';
 import { DynamicModule, Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
-import { AgentModule } from '@app/agent';
+import { AgentModule, ModelAttachments, ReplyWaker } from '@app/agent';
 import { Settings } from '@app/config';
 import { QUEUE } from '@app/contracts';
+import { FileAttachments, FileAttachmentsModule } from '@app/files';
 import { AgentRunProcessor } from './agent-run.processor';
+import { DelayedReplies } from './delayed-replies';
 import { HandBackOnStop } from './hand-back-on-stop';
 import { RunCancellationListener } from './run-cancellation.listener';
 import { SweepPendingReplies } from './sweep-pending-replies';
@@ -25,7 +27,17 @@ export class AgentRunModule {
     )(AgentRunProcessor);
     return {
       module: AgentRunModule,
-      imports: [AgentModule, DiscoveryModule],
+      imports: [
+        AgentModule.forRoot({
+          imports: [FileAttachmentsModule],
+          providers: [
+            DelayedReplies,
+            { provide: ReplyWaker, useExisting: DelayedReplies },
+            { provide: ModelAttachments, useExisting: FileAttachments },
+          ],
+        }),
+        DiscoveryModule,
+      ],
       providers: [AgentRunProcessor, RunCancellationListener, SweepPendingReplies, HandBackOnStop],
     };
   }

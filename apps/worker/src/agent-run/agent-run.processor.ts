@@ -1,9 +1,10 @@
 import { WorkerHost } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
 import { DelayedError, Job } from 'bullmq';
-import { RunAgentReply, RunHandedBackError, RunScheduler } from '@app/agent';
+import { RunAgentReply, RunHandedBackError } from '@app/agent';
 import { AgentRunJob, QUEUE } from '@app/contracts';
 import { processInJobTrace, TracedJobData } from '@app/queues';
+import { DelayedReplies } from './delayed-replies';
 
 /**
  * Consumes `agent-run` jobs (declared a @Processor in AgentRunModule.forRoot, with the worker settings). A reply
@@ -14,7 +15,7 @@ import { processInJobTrace, TracedJobData } from '@app/queues';
 export class AgentRunProcessor extends WorkerHost {
   constructor(
     private readonly runAgentReply: RunAgentReply,
-    private readonly scheduler: RunScheduler,
+    private readonly delayedReplies: DelayedReplies,
   ) {
     super();
   }
@@ -35,7 +36,7 @@ export class AgentRunProcessor extends WorkerHost {
           await job.moveToDelayed(Date.now(), token);
           throw new DelayedError();
         });
-      if (result === 'wait') await this.scheduler.defer(job, token);
+      if (result === 'wait') await this.delayedReplies.defer(job, token);
     });
   }
 }

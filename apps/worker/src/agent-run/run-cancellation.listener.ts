@@ -2,7 +2,7 @@ import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } fro
 import { Redis } from 'ioredis';
 import { ActiveRuns } from '@app/agent';
 import { Settings } from '@app/config';
-import { runCancellationChannel, RunCancellationRequest } from '@app/queues';
+import { runCancellationChannel, RunCancellationRequest } from '@app/run-events';
 import { createRedisConnection } from '@app/redis';
 
 /**

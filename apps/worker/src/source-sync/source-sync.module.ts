@@ -3,7 +3,6 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { Settings } from '@app/config';
 import { QUEUE } from '@app/contracts';
 import { CompanyDocumentsToolModule, SourceSyncingModule } from '@app/knowledge';
-import { StorageModule } from '@app/storage';
 import { SourceSchedules } from './source-schedules';
 import { SourceSyncProcessor } from './source-sync.processor';
 import { SweepForgottenSyncs } from './sweep-forgotten-syncs';
@@ -28,7 +27,7 @@ export class SourceSyncModule {
     )(SourceSyncProcessor);
     return {
       module: SourceSyncModule,
-      imports: [SourceSyncingModule, StorageModule, CompanyDocumentsToolModule],
+      imports: [SourceSyncingModule, CompanyDocumentsToolModule],
       providers: [SourceSyncProcessor, SourceSchedules, SweepForgottenSyncs],
     };
   }

@@ -1,6 +1,6 @@
 import { LanguageModelV3, LanguageModelV3FunctionTool, LanguageModelV3StreamPart } from '@ai-sdk/provider';
 import { performance } from 'node:perf_hooks';
-import { Question } from '@app/persistence';
+import { Question } from '@app/contracts';
 import { buildPrompt } from '../conversation';
 import { ModelProvider } from '../models/model-provider';
 import { AgentTool } from '../tools/tool';

@@ -1,11 +1,5 @@
-import {
-  AgentEntity,
-  MessageEntity,
-  Question,
-  RunContext,
-  StepToolCall,
-  ThreadEntity,
-} from '@app/persistence';
+import { Question } from '@app/contracts';
+import { AgentEntity, MessageEntity, RunContext, StepToolCall, ThreadEntity } from '@app/persistence';
 import { MessageAttachments } from '../conversation';
 import { RunState } from '../run-state';
 

@@ -54,8 +54,14 @@ export class ConversationFileResponse {
   url: string;
 }
 
-/** A clarification the reply asks the user (API-SPEC 2.4). */
-export class QuestionResponse {
+export type MessageRole = 'user' | 'assistant';
+export type MessageStatus = 'pending' | 'running' | 'success' | 'error' | 'cancelled';
+
+/**
+ * A question the agent asks the user (its `ask_user` tool): on the message, in its stream, in its checkpoint
+ * (API-SPEC 2.4). A class so the OpenAPI document can describe it; used as a plain shape everywhere.
+ */
+export class Question {
   @ApiProperty({ description: 'Text of the question.', example: 'Which format?' })
   prompt: string;
   @ApiPropertyOptional({
@@ -91,8 +97,8 @@ export class MessageResponse {
       "budget_exhausted when the agent's token budget was spent; reaching max_steps is not an error.",
   })
   error_code: string | null;
-  @ApiProperty({ type: [QuestionResponse], nullable: true })
-  questions: QuestionResponse[] | null;
+  @ApiProperty({ type: [Question], nullable: true })
+  questions: Question[] | null;
   @ApiProperty({ description: 'True while the message is pending or running.' })
   live: boolean;
   @ApiProperty({
@@ -127,7 +133,7 @@ export interface MessageRecord {
   role: string;
   content: string;
   errorCode: string | null;
-  questions: QuestionResponse[] | null;
+  questions: Question[] | null;
   live: boolean;
   status: string;
   events: Record<string, unknown>[] | null;

@@ -1,6 +1,6 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { Settings } from '@app/config';
+import { PassageSearchRepository } from '@app/persistence';
 import { Embedder } from '../embeddings/embedder';
 
 /** Who searches, and within what (a run's scope and its message's source_ids / document_ids). */
@@ -31,10 +31,6 @@ const RERANK_POOL = 500;
 const RANK_CAP = 3000;
 const MAX_QUERY_TERMS = 32;
 
-/** Passages of the sources $1 (and documents $2, when given) that have an embedding. */
-const VISIBLE_WITH_EMBEDDING = `p.source_id = ANY($1::int[]) AND ($2::uuid[] IS NULL OR p.document_id = ANY($2::uuid[]))
-  AND p.embedding IS NOT NULL`;
-
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
@@ -49,13 +45,13 @@ export class DocumentSearch implements OnModuleInit {
   private pgvector = false;
 
   constructor(
-    private readonly db: DataSource,
+    private readonly passages: PassageSearchRepository,
     private readonly embedder: Embedder,
     private readonly settings: Settings,
   ) {}
 
   async onModuleInit(): Promise<void> {
-    this.pgvector = await hasPgvector(this.db);
+    this.pgvector = await this.passages.hasPgvector();
   }
 
   async search(scope: SearchScope, query: string, topK: number): Promise<PassageHit[]> {
@@ -84,13 +80,7 @@ export class DocumentSearch implements OnModuleInit {
       .sort((a, b) => b[1] - a[1] || Number(a[0]) - Number(b[0]))
       .slice(0, topK);
     if (best.length === 0) return [];
-    const rows = (await this.db.query(
-      `SELECT p.id::text AS id, p.document_id, d.name AS document_name, p.source_id, s.pid AS source_pid,
-              p.position, p.text
-       FROM passages p JOIN documents d ON d.id = p.document_id JOIN sources s ON s.id = p.source_id
-       WHERE p.id = ANY($1::bigint[])`,
-      [best.map(([id]) => id)],
-    )) as (Omit<PassageHit, 'score'> & { id: string })[];
+    const rows = await this.passages.passages(best.map(([id]) => id));
     const byId = new Map(rows.map((row) => [row.id, row]));
     return best.flatMap(([id, score]) => {
       const row = byId.get(id);
@@ -102,13 +92,7 @@ export class DocumentSearch implements OnModuleInit {
 
   /** Live sources the scope may see: the organization's, and its end user's private ones. */
   private visibleSources(scope: SearchScope): Promise<{ id: number; language: string }[]> {
-    return this.db.query(
-      `SELECT id, language FROM sources
-       WHERE org_id = $1 AND archived_at IS NULL
-         AND (scope = 'organization' OR (scope = 'private' AND created_by = $2))
-         AND ($3::int[] IS NULL OR id = ANY($3::int[]))`,
-      [scope.orgId, scope.userId, scope.sourceIds ?? null],
-    );
+    return this.passages.visibleSources(scope.orgId, scope.userId, scope.sourceIds ?? null);
   }
 
   /** Passage ids by ts_rank; any term may match (ranking favours passages matching more of them). */
@@ -118,40 +102,29 @@ export class DocumentSearch implements OnModuleInit {
     terms: string[],
     languages: string[],
   ): Promise<string[]> {
-    // Each language's query is parsed once (not per row) and matched through the GIN index. Passages with
-    // every term are ranked first; passages with some terms are ranked among a bounded sample, since
-    // ts_rank reads each candidate's tsvector and common words match a large share of a corpus.
-    const rank = (operator: '&' | '|', cap: number) =>
-      this.db.query(
-        `WITH q AS (
-           SELECT language, to_tsquery(language::regconfig, $3) AS query FROM unnest($4::text[]) AS language
-         ),
-         matched AS (
-           SELECT p.id, p.tsv, q.query FROM passages p JOIN q ON q.language = p.language
-           WHERE p.source_id = ANY($1::int[]) AND ($2::uuid[] IS NULL OR p.document_id = ANY($2::uuid[]))
-             AND p.tsv @@ q.query
-           LIMIT ${cap}
-         )
-         SELECT id::text AS id FROM matched ORDER BY ts_rank(tsv, query) DESC, id LIMIT ${RERANK_POOL}`,
-        [sourceIds, documentIds, terms.join(` ${operator} `), languages],
-      ) as Promise<{ id: string }[]>;
-    const rows = await rank('&', RANK_CAP);
-    if (rows.length < RERANK_POOL && terms.length > 1) {
-      const seen = new Set(rows.map((row) => row.id));
-      rows.push(
-        ...(await rank('|', RANK_CAP)).filter((row) => !seen.has(row.id)).slice(0, RERANK_POOL - rows.length),
+    // Passages with every term are ranked first; passages with some terms are ranked among a bounded sample,
+    // since ts_rank reads each candidate's tsvector and common words match a large share of a corpus.
+    const rank = (operator: '&' | '|') =>
+      this.passages.fullTextRanked(
+        sourceIds,
+        documentIds,
+        terms.join(` ${operator} `),
+        languages,
+        RANK_CAP,
+        RERANK_POOL,
       );
+    const ids = await rank('&');
+    if (ids.length < RERANK_POOL && terms.length > 1) {
+      const seen = new Set(ids);
+      ids.push(...(await rank('|')).filter((id) => !seen.has(id)).slice(0, RERANK_POOL - ids.length));
     }
-    return rows.map((row) => row.id);
+    return ids;
   }
 
   /** Whether the visible passages are few enough to rank all of them by vector (counted up to the limit only). */
   private async fewEnoughToScan(sourceIds: number[], documentIds: string[] | null): Promise<boolean> {
-    const [{ count }] = (await this.db.query(
-      `SELECT count(*)::int AS count FROM (SELECT 1 FROM passages p WHERE ${VISIBLE_WITH_EMBEDDING} LIMIT $3) visible`,
-      [sourceIds, documentIds, this.settings.searchExactScanLimit + 1],
-    )) as { count: number }[];
-    return count <= this.settings.searchExactScanLimit;
+    const limit = this.settings.searchExactScanLimit;
+    return (await this.passages.countWithEmbedding(sourceIds, documentIds, limit + 1)) <= limit;
   }
 
   /**
@@ -164,22 +137,11 @@ export class DocumentSearch implements OnModuleInit {
     embedding: number[],
     pool: string[] | null,
   ): Promise<string[]> {
-    if (this.pgvector) {
-      const rows = (await this.db.query(
-        `SELECT p.id::text AS id FROM passages p WHERE ${VISIBLE_WITH_EMBEDDING}
-         ORDER BY p.embedding::vector <=> $3::real[]::vector LIMIT ${CANDIDATES}`,
-        [sourceIds, documentIds, embedding],
-      )) as { id: string }[];
-      return rows.map((row) => row.id);
-    }
+    if (this.pgvector) return this.passages.nearestByPgvector(sourceIds, documentIds, embedding, CANDIDATES);
     if (pool && pool.length === 0) return [];
     // The arrays travel in binary (array_send) and are compared here: a dot product in SQL over unnest()
     // costs about ten times more per row.
-    const rows = (await this.db.query(
-      `SELECT p.id::text AS id, array_send(p.embedding) AS embedding
-       FROM passages p WHERE ${VISIBLE_WITH_EMBEDDING} AND ($3::bigint[] IS NULL OR p.id = ANY($3::bigint[]))`,
-      [sourceIds, documentIds, pool],
-    )) as { id: string; embedding: Buffer }[];
+    const rows = await this.passages.embeddings(sourceIds, documentIds, pool);
     return rows
       .map((row) => ({ id: row.id, similarity: dot(row.embedding, embedding) }))
       .sort((a, b) => b.similarity - a.similarity || Number(a.id) - Number(b.id))
@@ -200,10 +162,4 @@ export function dot(binary: Buffer, vector: number[]): number {
     if (binary.readInt32BE(offset) === 4) sum += binary.readFloatBE(offset + 4) * vector[index];
   }
   return sum;
-}
-
-/** Whether the database has pgvector installed (the migration enables it where the server offers it). */
-export async function hasPgvector(db: DataSource): Promise<boolean> {
-  const rows = (await db.query(`SELECT 1 FROM pg_extension WHERE extname = 'vector'`)) as unknown[];
-  return rows.length > 0;
 }

@@ -1,5 +1,7 @@
 import { DocumentEntity, SourceSyncState } from '@app/persistence';
-import { readAtMost, storageKeyOf, StorageDriver } from '@app/storage';
+import { readAtMost } from '@app/documents';
+import { storageKeyOf } from '@app/files';
+import { StorageDriver } from '@app/storage';
 import { Downloaded, StoreReader } from './store';
 
 /**

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Settings } from '@app/config';
 import { toSourceResponse, webhookEvent } from '@app/contracts';
-import { UntrustedParsing } from '@app/storage';
+import { ExtractionError, extractDocumentText, UntrustedParsing } from '@app/documents';
 import {
   ConnectionRepository,
   DocumentEntity,
@@ -13,8 +13,7 @@ import {
 } from '@app/persistence';
 import { ConnectionTokens } from '../connections/connection-tokens';
 import { Embedder } from '../embeddings/embedder';
-import { ExtractionError, extractText } from '../extraction/extract-text';
-import { splitPassages } from '../extraction/passages';
+import { splitPassages } from '../passages';
 import { ConnectionRefusedError, StoreReader } from '../stores/store';
 import { StoreHttpError, StoreUnavailableError } from '../stores/store-http';
 import { StoreReaders } from '../stores/store-readers';
@@ -169,7 +168,7 @@ export class SyncSource {
     if (!downloaded) return skipped('oversized', `larger than ${maxBytes} bytes`);
     let text: string;
     try {
-      text = await extractText(
+      text = await extractDocumentText(
         downloaded.bytes,
         downloaded.mimeType,
         document.name,

@@ -1,13 +1,7 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { MessageRole, MessageStatus, Question } from '@app/contracts';
 
-export type MessageRole = 'user' | 'assistant';
-export type MessageStatus = 'pending' | 'running' | 'success' | 'error' | 'cancelled';
 export const LIVE_STATUSES: readonly MessageStatus[] = ['pending', 'running'];
-
-export interface Question {
-  prompt: string;
-  options?: string[];
-}
 
 @Entity('messages')
 export class MessageEntity {

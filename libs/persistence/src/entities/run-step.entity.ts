@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import { Question } from './message.entity';
+import { Question } from '@app/contracts';
 
 /** A tool call as the model asked for it; `arguments` is the model's raw input (JSON text or a value). */
 export interface StepToolCall {

@@ -1,14 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import type { WebhookEvent } from '@app/contracts';
-import {
-  AgentEntity,
-  MessageEntity,
-  Question,
-  RunStepEntity,
-  ThreadEntity,
-  ToolCallEntity,
-} from '../entities';
+import type { Question, WebhookEvent } from '@app/contracts';
+import { AgentEntity, MessageEntity, RunStepEntity, ThreadEntity, ToolCallEntity } from '../entities';
 import { isRunOverBudget, replyTokensSpent } from '../rules/token-budget';
 import { entityFromJson } from './entity-rows';
 import { PreparedStatement, runPrepared } from './prepared-statement';

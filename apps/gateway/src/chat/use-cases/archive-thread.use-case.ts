@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { NotFoundError } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { MessageRepository, ThreadRepository } from '@app/persistence';
-import { RunCancellation } from '@app/queues';
+import { RunCancellation } from '@app/run-events';
 import { THREAD_NOT_FOUND, threadScope } from '@app/chat';
 
 export interface ArchiveThreadInput {

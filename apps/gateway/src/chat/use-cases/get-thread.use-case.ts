@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { NotFoundError, ThreadResponse, toThreadResponse } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { AgentRepository, MessageRepository, ThreadRepository } from '@app/persistence';
-import { FileAttachments } from '@app/storage';
+import { FileAttachments } from '@app/files';
 import { THREAD_NOT_FOUND, threadScope } from '@app/chat';
 
 export interface GetThreadInput {

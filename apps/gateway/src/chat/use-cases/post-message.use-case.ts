@@ -11,8 +11,9 @@ import {
 } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { AgentRepository, MessageRepository, ThreadRepository } from '@app/persistence';
-import { AgentRunQueue, RunCancellation } from '@app/queues';
-import { FileAttachments } from '@app/storage';
+import { AgentRunQueue } from '@app/queues';
+import { RunCancellation } from '@app/run-events';
+import { FileAttachments } from '@app/files';
 import { AGENT_NOT_FOUND, enqueueStoredReply, exchangeOf, THREAD_NOT_FOUND, threadScope } from '@app/chat';
 
 export const THREAD_HAS_LIVE_REPLY = 'Thread has a live reply';

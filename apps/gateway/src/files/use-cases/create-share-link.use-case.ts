@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InvalidInputError, NotFoundError, ShareLinkResponse } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { ShareLinkRepository } from '@app/persistence';
-import { FileAttachments, hashSharePassword, toShareLinkResponse } from '@app/storage';
+import { FileAttachments, hashSharePassword, toShareLinkResponse } from '@app/files';
 import { CreateShareLinkDto } from '../files.dto';
 import { FILE_NOT_FOUND, FileInput } from './get-conversation-file.use-case';
 

@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { Settings } from '@app/config';
 import { Caller } from '@app/identity';
 import { ConversationFileRepository, newId } from '@app/persistence';
-import { PresignedUpload, StorageDriver, storageKeyOf } from '@app/storage';
+import { PresignedUpload, StorageDriver } from '@app/storage';
+import { storageKeyOf } from '@app/files';
 import { UploadPermissionQuery } from '../files.dto';
 
 /**

@@ -9,7 +9,7 @@ import {
   UnauthenticatedError,
 } from '@app/contracts';
 import { ConversationFileEntity, ConversationFileRepository, ShareLinkRepository } from '@app/persistence';
-import { FileAttachments, StoredObjectMismatchError, verifySharePassword } from '@app/storage';
+import { FileAttachments, StoredObjectMismatchError, verifySharePassword } from '@app/files';
 import { PasswordAttempts } from '../../auth/password-attempts';
 import { SHARE_LINK_NOT_FOUND } from './revoke-share-link.use-case';
 

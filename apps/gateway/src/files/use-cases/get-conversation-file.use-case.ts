@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ConversationFileResponse, NotFoundError } from '@app/contracts';
 import { Caller } from '@app/identity';
-import { FileAttachments } from '@app/storage';
+import { FileAttachments } from '@app/files';
 
 export const FILE_NOT_FOUND = 'File not found';
 

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { NotFoundError } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { ShareLinkRepository } from '@app/persistence';
-import { FileAttachments } from '@app/storage';
+import { FileAttachments } from '@app/files';
 import { FILE_NOT_FOUND, FileInput } from './get-conversation-file.use-case';
 
 export const SHARE_LINK_NOT_FOUND = 'Share link not found';

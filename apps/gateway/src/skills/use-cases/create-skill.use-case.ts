@@ -5,7 +5,7 @@ import { Caller } from '@app/identity';
 import { SkillRepository } from '@app/persistence';
 import { Settings } from '@app/config';
 import { parseUploadedSkillDocument } from '@app/skills';
-import { UntrustedParsing } from '@app/storage';
+import { UntrustedParsing } from '@app/documents';
 
 /** POST /skills: a `custom` skill, private to its creator until made organization-wide. */
 @Injectable()

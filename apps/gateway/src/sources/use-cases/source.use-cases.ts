@@ -15,7 +15,7 @@ import {
   SourceRepository,
 } from '@app/persistence';
 import { SourceSyncQueue } from '@app/queues';
-import { FileAttachments } from '@app/storage';
+import { FileAttachments } from '@app/files';
 import { Store } from '../dto/connection.dto';
 import { AddDocumentsDto, CreateSourceDto, UpdateSourceDto } from '../dto/source.dto';
 import { parseStoreConfig } from '../store-config';

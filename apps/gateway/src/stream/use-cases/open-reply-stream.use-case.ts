@@ -4,7 +4,7 @@ import { NotFoundError, toMessageResponse } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { AgentRepository, MessageRepository } from '@app/persistence';
 import { ReplyStream, RunEvent, RunEventReader, storedReplyLines } from '@app/run-events';
-import { FileAttachments } from '@app/storage';
+import { FileAttachments } from '@app/files';
 
 export interface OpenReplyStreamInput {
   messageId: string;

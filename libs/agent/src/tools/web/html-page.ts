@@ -1,6 +1,6 @@
 import { Parser } from 'htmlparser2';
 import { convert } from 'html-to-text';
-import type { ParseFunction } from '@app/storage';
+import type { ParseFunction } from '@app/documents';
 
 /** The readable parts of an HTML page: its first title and its text. */
 export interface HtmlPage {

@@ -1,9 +1,10 @@
 import { Module, OnModuleInit } from '@nestjs/common';
+import { DocumentsModule } from '@app/documents';
 import { ToolRegistry } from '../tool-registry';
 import { WebToolSource } from './web-tool';
 
 /** Registers the `web` tool with the (global) agent runtime's ToolRegistry. */
-@Module({ providers: [WebToolSource] })
+@Module({ imports: [DocumentsModule], providers: [WebToolSource] })
 export class WebToolModule implements OnModuleInit {
   constructor(
     private readonly registry: ToolRegistry,

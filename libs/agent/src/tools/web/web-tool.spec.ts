@@ -2,7 +2,7 @@ import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { Settings } from '@app/config';
-import { UntrustedParsing } from '@app/storage';
+import { UntrustedParsing } from '@app/documents';
 import { ToolCallContext, ToolError } from '../tool';
 import { WebPage, WebToolSource } from './web-tool';
 

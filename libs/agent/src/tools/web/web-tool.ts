@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Settings } from '@app/config';
-import { ParseLimitError, UntrustedParsing } from '@app/storage';
+import { ParseLimitError, UntrustedParsing } from '@app/documents';
 import { AgentTool, ToolError, ToolSource } from '../tool';
 import { HtmlPage, READ_HTML_PAGE } from './html-page';
 import { FetchedPage, fetchPage, WebFetchError, WebFetchLimits } from './web-fetch';

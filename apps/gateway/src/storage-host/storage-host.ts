@@ -4,16 +4,19 @@ import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { Transform, Writable } from 'node:stream';
-import { attachmentDisposition } from './content-disposition';
-import { isValidKey, LocalDiskStore, ObjectExistsError } from './local-disk.store';
 import {
+  attachmentDisposition,
+  DOWNLOAD_HEADERS,
   downloadSigningText,
+  FILE_ID_FIELD,
+  isValidKey,
   LOCAL_ALGORITHM,
+  LocalDiskStore,
+  ObjectExistsError,
   PolicyCondition,
   UploadPolicy,
   verifySignature,
-} from './local-signing';
-import { DOWNLOAD_HEADERS, FILE_ID_FIELD } from './storage-driver';
+} from '@app/storage';
 
 export interface StorageHostOptions {
   dir: string;

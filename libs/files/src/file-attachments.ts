@@ -14,11 +14,11 @@ import {
   extractText,
   PARSE_MAX_BYTES,
   readAtMost,
-} from './attachment-text';
-import { UntrustedParsing } from './untrusted-parsing/untrusted-parsing';
+  UntrustedParsing,
+} from '@app/documents';
+import { StorageDriver } from '@app/storage';
 import { exactLength, StoredObjectMismatchError } from './exact-length';
 import { toConversationFileResponse, toShareLinkResponse } from './file.mapper';
-import { StorageDriver } from './storage-driver';
 
 /** Where a file's bytes live: by organization and file id only (the name, a client's text, stays in the row). */
 export const storageKeyOf = (orgId: string, fileId: string): string => `uploads/${orgId}/${fileId}`;

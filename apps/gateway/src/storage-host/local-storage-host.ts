@@ -1,9 +1,7 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { FastifyInstance } from 'fastify';
 import { Settings } from '@app/config';
-import { LocalDiskDriver } from './local-disk.driver';
-import { S3Driver } from './s3.driver';
-import { StorageDriver } from './storage-driver';
+import { LocalDiskDriver, S3Driver, StorageDriver } from '@app/storage';
 import { buildStorageHost } from './storage-host';
 
 /**

@@ -1,5 +1,6 @@
-import { DOCX_TEXT, ParseLimitError, PDF_TEXT, UntrustedParsing } from '@app/storage';
+import { DOCX_TEXT, PDF_TEXT } from './attachment-text';
 import { PARSE_OFFICE_DOCUMENT } from './document-parsers';
+import { ParseLimitError, UntrustedParsing } from './untrusted-parsing/untrusted-parsing';
 
 /** A document whose text cannot be read: counted in documents_failed with this reason. */
 export class ExtractionError extends Error {}
@@ -43,7 +44,7 @@ export function documentFormat(mimeType: string, name: string): DocumentFormat |
  * time and memory: the parsers run in a parsing thread (UntrustedParsing), and past `timeoutMs` the thread is
  * terminated and the document fails, so a crafted PDF, DOCX or workbook stalls neither the worker nor its runs.
  */
-export async function extractText(
+export async function extractDocumentText(
   bytes: Buffer,
   mimeType: string,
   name: string,

@@ -1,8 +1,8 @@
 import ExcelJS from 'exceljs';
 import { convert as htmlToText } from 'html-to-text';
 import JSZip from 'jszip';
-import type { ParseFunction } from '@app/storage';
-import type { DocumentFormat } from './extract-text';
+import type { DocumentFormat } from './document-text';
+import type { ParseFunction } from './untrusted-parsing/untrusted-parsing';
 
 /*
  * The parsers of the document formats this lib reads itself. A parsing thread loads this module alone, so it
@@ -14,7 +14,7 @@ export async function parseOfficeDocument(format: DocumentFormat, bytes: Buffer)
   switch (format) {
     case 'pdf':
     case 'docx':
-      throw new Error(`${format} is read by the attachment parsers of @app/storage`);
+      throw new Error(`${format} is read by the attachment parsers (attachment-text.ts)`);
     case 'xlsx':
       return xlsxText(bytes);
     case 'pptx':

@@ -1,0 +1,128 @@
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { loadSettings } from '@app/config';
+import { Embedder, splitPassages } from '@app/knowledge';
+import {
+  ConnectionRepository,
+  dataSourceOptions,
+  DocumentRepository,
+  PassageSearchRepository,
+  SourceEntity,
+  SourceRepository,
+} from '@app/persistence';
+import { createTestEnvironment, TestEnvironment } from '../../support/test-environment';
+
+/** The hand-written search statements, each on a real PostgreSQL (DocumentSearch's ranking is tested in knowledge). */
+describe('PassageSearchRepository on PostgreSQL', () => {
+  let environment: TestEnvironment;
+  let db: DataSource;
+  let repository: PassageSearchRepository;
+  const embedder = new Embedder(loadSettings({}));
+  const orgId = randomUUID();
+  let orgSource: SourceEntity;
+  let privateSource: SourceEntity;
+  let holidaysId: string;
+
+  async function addSource(scope: 'organization' | 'private'): Promise<SourceEntity> {
+    const connection = await new ConnectionRepository(db).create(
+      { orgId },
+      {
+        name: 'uploads',
+        kind: 'draganddrop',
+        createdBy: 'alice',
+        credentialsEncrypted: null,
+        expiresAt: null,
+      },
+    );
+    return new SourceRepository(db).create(
+      { orgId },
+      {
+        connectionId: connection.id,
+        name: `${scope} source`,
+        scope,
+        createdBy: 'alice',
+        store: 'draganddrop',
+        config: {},
+        language: 'english',
+      },
+    );
+  }
+
+  async function addDocument(source: SourceEntity, name: string, text: string): Promise<string> {
+    const documents = new DocumentRepository(db);
+    await documents.upsertListed(
+      source,
+      [{ externalId: name, name, mimeType: 'text/plain', size: text.length, version: '1' }],
+      1,
+    );
+    const [document] = await documents.toFetch(source.id, 10);
+    const passages = splitPassages(text);
+    const vectors = await embedder.embed(passages.map((p) => p.text));
+    await documents.saveOutcome(document, source.language, {
+      status: 'indexed',
+      error: null,
+      size: text.length,
+      embeddedSize: text.length,
+      embedded: true,
+      passages: passages.map((p, i) => ({ ...p, embedding: vectors[i] })),
+    });
+    return document.id;
+  }
+
+  beforeAll(async () => {
+    environment = await createTestEnvironment();
+    db = new DataSource(dataSourceOptions({ databaseUrl: environment.databaseUrl }, 2));
+    await db.initialize();
+    repository = new PassageSearchRepository(db);
+    await db.query(`INSERT INTO organizations (id, name) VALUES ($1, 'a')`, [orgId]);
+    orgSource = await addSource('organization');
+    privateSource = await addSource('private');
+    holidaysId = await addDocument(orgSource, 'holidays.txt', 'Employees receive twenty-five paid holidays.');
+    await addDocument(orgSource, 'servers.txt', 'The database servers are patched every Tuesday night.');
+    await addDocument(privateSource, 'salary.txt', 'The salary review happens in March.');
+  });
+
+  afterAll(async () => {
+    await db?.destroy();
+    await environment?.dispose();
+  });
+
+  it('lists the sources a user may see: the organization ones and their own private ones', async () => {
+    const ids = (rows: { id: number }[]) => rows.map((row) => row.id).sort();
+    expect(ids(await repository.visibleSources(orgId, 'alice', null))).toEqual(
+      [orgSource.id, privateSource.id].sort(),
+    );
+    expect(ids(await repository.visibleSources(orgId, 'bob', null))).toEqual([orgSource.id]);
+    expect(ids(await repository.visibleSources(orgId, 'alice', [privateSource.id]))).toEqual([
+      privateSource.id,
+    ]);
+  });
+
+  it('ranks passages by full text in the source language, within the documents asked for', async () => {
+    const [hit] = await repository.fullTextRanked([orgSource.id], null, 'holiday', ['english'], 100, 10);
+    expect((await repository.passages([hit]))[0]).toMatchObject({
+      document_id: holidaysId,
+      document_name: 'holidays.txt',
+      source_id: orgSource.id,
+    });
+    expect(
+      await repository.fullTextRanked([orgSource.id], [randomUUID()], 'holiday', ['english'], 100, 10),
+    ).toEqual([]);
+  });
+
+  it('counts passages with an embedding up to a bound, and returns their embeddings in binary', async () => {
+    expect(await repository.countWithEmbedding([orgSource.id], null, 100)).toBe(2);
+    expect(await repository.countWithEmbedding([orgSource.id], null, 1)).toBe(1);
+    const rows = await repository.embeddings([orgSource.id], [holidaysId], null);
+    expect(rows).toHaveLength(1);
+    expect(Buffer.isBuffer(rows[0].embedding)).toBe(true);
+    expect(rows[0].embedding.readInt32BE(0)).toBe(1);
+  });
+
+  it('finds pgvector installed exactly where the server offers it (the migration enables it there)', async () => {
+    const [{ offered }] = (await db.query(
+      `SELECT count(*)::int AS offered FROM pg_available_extensions WHERE name = 'vector'`,
+    )) as { offered: number }[];
+    expect(await repository.hasPgvector()).toBe(offered > 0);
+  });
+});

@@ -10,8 +10,12 @@ const ADMIN_PASSWORD = 'dashboard-pass-1';
 const VERSION = (
   JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version: string }
 ).version;
-/** The commit `npm run build` (pretest) compiled, which the deployment tag names. */
-const COMMIT = execFileSync('git', ['rev-parse', '--short=7', 'HEAD']).toString().trim();
+/** The commit `npm run build` (pretest) recorded beside the compiled code, which the deployment tag names. */
+const COMMIT = (
+  JSON.parse(readFileSync(join(__dirname, '..', '..', 'dist', 'build-info.json'), 'utf8')) as {
+    commit: string;
+  }
+).commit;
 const basic = (credentials: string) => ({
   authorization: `Basic ${Buffer.from(credentials).toString('base64')}`,
 });
@@ -85,7 +89,9 @@ describe('operations: health, metrics, OpenAPI, queue dashboard, shutdown', () =
         security: unknown[];
       };
       expect(document.openapi).toMatch(/^3\./);
-      // The deployment tag: the package version and the commit the build was made from.
+      // The deployment tag: the package version and the commit the build was made from (one of this repository's).
+      expect(COMMIT).toMatch(/^[0-9a-f]{7}$/);
+      expect(() => execFileSync('git', ['cat-file', '-e', `${COMMIT}^{commit}`])).not.toThrow();
       expect(document.info).toMatchObject({ title: 'Parley', version: `${VERSION}+${COMMIT}` });
       const deployment = document.info['x-deployment'];
       expect(deployment).toEqual({

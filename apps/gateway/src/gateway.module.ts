@@ -3,7 +3,7 @@ import { APP_FILTER, DiscoveryModule } from '@nestjs/core';
 import { Settings, SettingsModule } from '@app/config';
 import { LoggingModule } from '@app/observability';
 import { PersistenceModule } from '@app/persistence';
-import { QueuesModule } from '@app/queues';
+import { QueueConnectionModule } from '@app/queues';
 import { RedisModule } from '@app/redis';
 import { AgentsModule } from './agents/agents.module';
 import { AuthModule } from './auth/auth.module';
@@ -34,7 +34,7 @@ export class GatewayModule {
         DiscoveryModule,
         PersistenceModule,
         RedisModule.forRoot('requests'),
-        QueuesModule.forRoot('requests'),
+        QueueConnectionModule.forRoot('requests'),
         AuthModule,
         OpsModule,
         ChatModule,

@@ -4,7 +4,7 @@ import { Settings, SettingsModule } from '@app/config';
 import { MemoryToolsModule } from '@app/memory';
 import { LoggingModule } from '@app/observability';
 import { PersistenceModule } from '@app/persistence';
-import { QueuesModule } from '@app/queues';
+import { QueueConnectionModule } from '@app/queues';
 import { RedisModule } from '@app/redis';
 import { SkillToolsModule } from '@app/skills';
 import { AgentRunModule } from './agent-run/agent-run.module';
@@ -24,7 +24,7 @@ export class WorkerModule {
         LoggingModule.forApp('worker'),
         PersistenceModule,
         RedisModule.forRoot('background'),
-        QueuesModule.forRoot('background'),
+        QueueConnectionModule.forRoot('background'),
         AgentRunModule.forRoot(settings),
         SourceSyncModule.forRoot(settings),
         WebhookDeliveryModule.forRoot(settings),

@@ -1,4 +1,4 @@
-import { DynamicModule, Global, Module, ModuleMetadata, OnModuleInit, Provider } from '@nestjs/common';
+import { DynamicModule, Module, ModuleMetadata, OnModuleInit, Provider } from '@nestjs/common';
 import { RunEventWriter } from '@app/run-events';
 import { ActiveRuns } from './active-runs';
 import { ModelProvider } from './models/model-provider';
@@ -9,9 +9,9 @@ import { RunScheduler } from './run-scheduler';
 import { StepLoop } from './run/step-loop';
 import { clockToolSource } from './tools/clock.tool';
 import { ToolRegistry } from './tools/tool-registry';
+import { ToolRegistryModule } from './tools/tool-registry.module';
 
 const PROVIDERS = [
-  ToolRegistry,
   ModelProvider,
   RunEventWriter,
   RunMetrics,
@@ -23,10 +23,9 @@ const PROVIDERS = [
 ];
 
 /**
- * The agent runtime. Global so that every capability's module can inject the ToolRegistry and register its
- * tools in its own onModuleInit. Needs PersistenceModule and RedisModule in the app.
+ * The agent runtime, for the worker's agent-run module. Capabilities register their tools through
+ * ToolRegistryModule, which they import themselves. Needs PersistenceModule and RedisModule in the app.
  */
-@Global()
 @Module({})
 export class AgentModule implements OnModuleInit {
   constructor(private readonly registry: ToolRegistry) {}
@@ -35,9 +34,9 @@ export class AgentModule implements OnModuleInit {
   static forRoot(adapters: { imports: ModuleMetadata['imports']; providers: Provider[] }): DynamicModule {
     return {
       module: AgentModule,
-      imports: adapters.imports,
+      imports: [ToolRegistryModule, ...(adapters.imports ?? [])],
       providers: [...PROVIDERS, ...adapters.providers],
-      exports: [...PROVIDERS, ...adapters.providers],
+      exports: [ToolRegistryModule, ...PROVIDERS, ...adapters.providers],
     };
   }
 

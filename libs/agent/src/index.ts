@@ -15,6 +15,7 @@ export * from './tools/clock.tool';
 export * from './tools/skill-in-use';
 export * from './tools/tool';
 export * from './tools/tool-registry';
+export * from './tools/tool-registry.module';
 export * from './tools/mcp/mcp-tools.module';
 export * from './tools/web/web-tool.module';
 export * from './tools/web/address-policy';

@@ -1,5 +1,5 @@
 import { Module, OnModuleInit } from '@nestjs/common';
-import { ToolRegistry } from '@app/agent';
+import { ToolRegistry, ToolRegistryModule } from '@app/agent';
 import { CryptoModule } from '@app/crypto';
 import { DocumentsModule } from '@app/documents';
 import {
@@ -30,9 +30,9 @@ export class KnowledgeModule {}
 })
 export class SourceSyncingModule {}
 
-/** Registers `company_documents` with the (global) agent runtime's ToolRegistry. */
+/** Registers `company_documents` with the process's ToolRegistry. */
 @Module({
-  imports: [KnowledgeModule],
+  imports: [KnowledgeModule, ToolRegistryModule],
   providers: [Embedder, PassageSearchRepository, DocumentSearch, CompanyDocumentsToolSource],
   exports: [DocumentSearch],
 })

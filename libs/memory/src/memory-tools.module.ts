@@ -1,11 +1,11 @@
 import { Module, OnModuleInit } from '@nestjs/common';
-import { ToolRegistry } from '@app/agent';
+import { ToolRegistry, ToolRegistryModule } from '@app/agent';
 import { MemoryFilesModule } from './memory-files.module';
 import { MemoryToolSource } from './tools/memory-tool-source';
 
-/** Registers memory_list, memory_read and memory_write with the (global) agent runtime's ToolRegistry. */
+/** Registers memory_list, memory_read and memory_write with the process's ToolRegistry. */
 @Module({
-  imports: [MemoryFilesModule],
+  imports: [MemoryFilesModule, ToolRegistryModule],
   providers: [MemoryToolSource],
 })
 export class MemoryToolsModule implements OnModuleInit {

@@ -1,5 +1,5 @@
 import { BullModule } from '@nestjs/bullmq';
-import { DynamicModule, Global, Module } from '@nestjs/common';
+import { DynamicModule, Module } from '@nestjs/common';
 import { Settings } from '@app/config';
 import { QUEUE } from '@app/contracts';
 import { createRedisConnection, queueConnectionOptions, queuePrefix, RedisRole } from '@app/redis';
@@ -9,16 +9,15 @@ import { SourceSyncQueue } from './source-sync.queue';
 import { WebhookDeliveryQueue } from './webhook-delivery.queue';
 
 /**
- * BullMQ on the deployment's Redis, every queue key under REDIS_PREFIX (hash-tagged on a cluster). The gateway uses it to enqueue,
- * the worker to consume (its processors register on the same queue names).
+ * BullMQ's connection to the deployment's Redis, every queue key under REDIS_PREFIX (hash-tagged on a cluster):
+ * imported once by an app's root module, like the other connections.
  */
-@Global()
 @Module({})
-export class QueuesModule {
+export class QueueConnectionModule {
   /** `requests` for a process that only enqueues (the gateway: fails fast), `background` for one that consumes. */
   static forRoot(role: RedisRole): DynamicModule {
     return {
-      module: QueuesModule,
+      module: QueueConnectionModule,
       imports: [
         BullModule.forRootAsync({
           inject: [Settings],
@@ -27,15 +26,25 @@ export class QueuesModule {
             prefix: queuePrefix(settings),
           }),
         }),
-        BullModule.registerQueue(
-          { name: QUEUE.agentRun },
-          { name: QUEUE.sourceSync },
-          { name: QUEUE.webhookDelivery },
-          { name: QUEUE.routineFiring },
-        ),
       ],
-      providers: [AgentRunQueue, SourceSyncQueue, WebhookDeliveryQueue, RoutineSchedules],
-      exports: [BullModule, AgentRunQueue, SourceSyncQueue, WebhookDeliveryQueue, RoutineSchedules],
     };
   }
 }
+
+/**
+ * The queues and what enqueues on them, for the modules that use them: the gateway enqueues, the worker also
+ * consumes (its processors register on the same queue names).
+ */
+@Module({
+  imports: [
+    BullModule.registerQueue(
+      { name: QUEUE.agentRun },
+      { name: QUEUE.sourceSync },
+      { name: QUEUE.webhookDelivery },
+      { name: QUEUE.routineFiring },
+    ),
+  ],
+  providers: [AgentRunQueue, SourceSyncQueue, WebhookDeliveryQueue, RoutineSchedules],
+  exports: [BullModule, AgentRunQueue, SourceSyncQueue, WebhookDeliveryQueue, RoutineSchedules],
+})
+export class QueuesModule {}

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { QueuesModule } from '@app/queues';
 import { ThreadStartModule } from '@app/chat';
 import { FileAttachmentsModule } from '@app/files';
 import { RunCancellation } from '@app/run-events';
@@ -13,7 +14,7 @@ const USE_CASES = [PostMessage, ListThreads, GetThread, UpdateThread, ArchiveThr
 
 /** The chat endpoints, and the channel that stops a thread's run; repositories, queues and settings come from the global modules. */
 @Module({
-  imports: [ThreadStartModule, FileAttachmentsModule],
+  imports: [QueuesModule, ThreadStartModule, FileAttachmentsModule],
   controllers: [ChatController],
   providers: [...USE_CASES, RunCancellation],
 })

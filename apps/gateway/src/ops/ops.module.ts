@@ -1,11 +1,12 @@
 import { Module } from '@nestjs/common';
+import { QueuesModule } from '@app/queues';
 import { TerminusModule } from '@nestjs/terminus';
 import { HealthController } from './health.controller';
 import { MetricsController } from './metrics.controller';
 
 /** Health and metrics routes; the OpenAPI page and the queue dashboard are mounted by `setupOps`. */
 @Module({
-  imports: [TerminusModule],
+  imports: [QueuesModule, TerminusModule],
   controllers: [HealthController, MetricsController],
 })
 export class OpsModule {}

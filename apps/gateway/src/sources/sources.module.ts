@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { QueuesModule } from '@app/queues';
 import { KnowledgeModule } from '@app/knowledge';
 import { FileAttachmentsModule } from '@app/files';
 import { ConnectionsController } from './connections.controller';
@@ -40,7 +41,7 @@ const USE_CASES = [
 
 /** Connections and data sources; syncs run in the worker (`source-sync` queue). */
 @Module({
-  imports: [KnowledgeModule, FileAttachmentsModule],
+  imports: [QueuesModule, KnowledgeModule, FileAttachmentsModule],
   controllers: [ConnectionsController, SourcesController],
   providers: [SourcePresenter, ...USE_CASES],
 })

@@ -1,5 +1,6 @@
 import { Processor } from '@nestjs/bullmq';
 import { DynamicModule, Module } from '@nestjs/common';
+import { QueuesModule } from '@app/queues';
 import { DiscoveryModule } from '@nestjs/core';
 import { AgentModule, ModelAttachments, ReplyWaker } from '@app/agent';
 import { Settings } from '@app/config';
@@ -28,8 +29,9 @@ export class AgentRunModule {
     return {
       module: AgentRunModule,
       imports: [
+        QueuesModule,
         AgentModule.forRoot({
-          imports: [FileAttachmentsModule],
+          imports: [FileAttachmentsModule, QueuesModule],
           providers: [
             DelayedReplies,
             { provide: ReplyWaker, useExisting: DelayedReplies },

@@ -1,5 +1,6 @@
 import { Processor } from '@nestjs/bullmq';
 import { DynamicModule, Module } from '@nestjs/common';
+import { QueuesModule } from '@app/queues';
 import { Settings } from '@app/config';
 import { QUEUE } from '@app/contracts';
 import { RoutinesModule } from '@app/routines';
@@ -23,7 +24,7 @@ export class RoutineFiringModule {
     )(RoutineFiringProcessor);
     return {
       module: RoutineFiringModule,
-      imports: [RoutinesModule],
+      imports: [QueuesModule, RoutinesModule],
       providers: [RoutineFiringProcessor, RegisterRoutines],
     };
   }

@@ -1,5 +1,6 @@
 import { Processor } from '@nestjs/bullmq';
 import { DynamicModule, Module } from '@nestjs/common';
+import { QueuesModule } from '@app/queues';
 import { Settings } from '@app/config';
 import { QUEUE } from '@app/contracts';
 import { CompanyDocumentsToolModule, SourceSyncingModule } from '@app/knowledge';
@@ -27,7 +28,7 @@ export class SourceSyncModule {
     )(SourceSyncProcessor);
     return {
       module: SourceSyncModule,
-      imports: [SourceSyncingModule, CompanyDocumentsToolModule],
+      imports: [QueuesModule, SourceSyncingModule, CompanyDocumentsToolModule],
       providers: [SourceSyncProcessor, SourceSchedules, SweepForgottenSyncs],
     };
   }

@@ -1,5 +1,6 @@
 import { Processor } from '@nestjs/bullmq';
 import { DynamicModule, Module } from '@nestjs/common';
+import { QueuesModule } from '@app/queues';
 import { Settings } from '@app/config';
 import { QUEUE } from '@app/contracts';
 import { WebhooksModule } from '@app/webhooks';
@@ -23,7 +24,7 @@ export class WebhookDeliveryModule {
     )(WebhookDeliveryProcessor);
     return {
       module: WebhookDeliveryModule,
-      imports: [WebhooksModule],
+      imports: [QueuesModule, WebhooksModule],
       providers: [WebhookDeliveryProcessor, SweepDueDeliveries],
     };
   }

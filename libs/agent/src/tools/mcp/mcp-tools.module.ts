@@ -1,12 +1,16 @@
 import { Module, OnModuleInit } from '@nestjs/common';
 import { CryptoModule } from '@app/crypto';
 import { ToolRegistry } from '../tool-registry';
+import { ToolRegistryModule } from '../tool-registry.module';
 import { McpConnections } from './mcp-connections';
 import { McpServerLaunches } from './mcp-server-launch';
 import { McpToolSource } from './mcp-tool-source';
 
 /** Registers the agents' MCP server tools with the (global) agent runtime's ToolRegistry. */
-@Module({ imports: [CryptoModule], providers: [McpConnections, McpServerLaunches, McpToolSource] })
+@Module({
+  imports: [CryptoModule, ToolRegistryModule],
+  providers: [McpConnections, McpServerLaunches, McpToolSource],
+})
 export class McpToolsModule implements OnModuleInit {
   constructor(
     private readonly registry: ToolRegistry,

@@ -215,5 +215,7 @@ describe('security: files on S3 (issue 16, item 1)', () => {
     expect(file.body.size).toBe(SHARED.length);
     const direct = await fetch(file.body.url);
     expect(Buffer.from(await direct.arrayBuffer()).equals(SHARED)).toBe(true);
+    // The SDK ran (upload, seal, share) without printing a Node version notice (issue 20: no engine warnings).
+    expect(gateway.output).not.toContain('NodeVersionSupportWarning');
   });
 });

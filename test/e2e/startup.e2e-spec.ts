@@ -53,3 +53,27 @@ it('gives every log line a msg, from start to a graceful stop', async () => {
   for (const line of lines)
     expect(JSON.parse(line)).toEqual(expect.objectContaining({ msg: expect.any(String) }));
 });
+
+it('says at once, in the same JSON lines, that it cannot reach the database', async () => {
+  const [apiPort, filesPort] = await Promise.all([freePort(), freePort()]);
+  const child = spawn(process.execPath, [appScript('gateway')], {
+    cwd: dir,
+    env: {
+      ...environment.env,
+      PORT: String(apiPort),
+      STORAGE_PORT: String(filesPort),
+      DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/parley_no_such_database',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const unreachable = new AppProcess('gateway', child, `http://127.0.0.1:${apiPort}`);
+  try {
+    // Within the first retry, not after TypeORM's nine (about 30 s).
+    await unreachable.waitForOutput('Unable to connect to the database', 5000);
+    await unreachable.waitForOutput('parley_no_such_database\\" does not exist', 5000);
+  } finally {
+    await unreachable.stop();
+  }
+  for (const line of unreachable.output.trim().split('\n'))
+    expect(JSON.parse(line)).toEqual(expect.objectContaining({ msg: expect.any(String), app: 'gateway' }));
+});

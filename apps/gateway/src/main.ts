@@ -9,7 +9,7 @@ import { IncomingMessage } from 'node:http';
 import { Logger } from 'nestjs-pino';
 import { v7 as uuidv7 } from 'uuid';
 import { loadSettingsOrExit, Settings } from '@app/config';
-import { exitGracefullyOnSignals, startProcessMetrics } from '@app/observability';
+import { exitGracefullyOnSignals, startProcessMetrics, startupLogger } from '@app/observability';
 import { GatewayModule } from './gateway.module';
 import { ApiValidationInterceptor } from './http/api-validation.interceptor';
 import { jsonBodyParser } from './http/json-body';
@@ -46,7 +46,7 @@ async function bootstrap(): Promise<void> {
   drainConnectionsOnClose(adapter.getInstance());
 
   const app = await NestFactory.create<NestFastifyApplication>(GatewayModule.forRoot(settings), adapter, {
-    bufferLogs: true,
+    logger: startupLogger('gateway', settings),
   });
   app.useLogger(app.get(Logger));
   await applySecurityHeaders(app, settings);

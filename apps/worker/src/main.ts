@@ -6,7 +6,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Logger } from 'nestjs-pino';
 import { loadSettingsOrExit } from '@app/config';
-import { exitGracefullyOnSignals } from '@app/observability';
+import { exitGracefullyOnSignals, startupLogger } from '@app/observability';
 import { HandBackOnStop } from './agent-run/hand-back-on-stop';
 import { listenForProbes } from './health/listen-for-probes';
 import { WorkerModule } from './worker.module';
@@ -15,11 +15,12 @@ async function bootstrap(): Promise<void> {
   const settings = loadSettingsOrExit();
   // The worker has no API: an HTTP app only for its probes and metrics, when WORKER_HEALTH_PORT is not 0.
   const probed = settings.workerHealthPort !== 0;
+  const logger = startupLogger('worker', settings);
   const app = probed
     ? await NestFactory.create<NestFastifyApplication>(WorkerModule.forRoot(settings), new FastifyAdapter(), {
-        bufferLogs: true,
+        logger,
       })
-    : await NestFactory.createApplicationContext(WorkerModule.forRoot(settings), { bufferLogs: true });
+    : await NestFactory.createApplicationContext(WorkerModule.forRoot(settings), { logger });
   app.useLogger(app.get(Logger));
   // On SIGTERM/SIGINT: consumers stop taking jobs, agent runs in flight go back to the queue, then all closes.
   const handBack = app.get(HandBackOnStop);

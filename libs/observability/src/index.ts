@@ -2,3 +2,4 @@ export * from './logging.module';
 export * from './metrics';
 export * from './shutdown';
 export * from './tracing-genai';
+export * from './startup-logger';

@@ -71,7 +71,11 @@ describe('docker-compose.yml', () => {
     for (const service of PARLEY_SERVICES) {
       const environment = environments[service];
       for (const name of userSettings) {
-        expect([service, name, environment[name]]).toEqual([service, name, COMPOSE_DEFAULTS[name] ?? defaults[name] ?? '']);
+        expect([service, name, environment[name]]).toEqual([
+          service,
+          name,
+          COMPOSE_DEFAULTS[name] ?? defaults[name] ?? '',
+        ]);
       }
       // What the containers get is a valid configuration as it stands.
       expect(() => loadSettings(environment)).not.toThrow();

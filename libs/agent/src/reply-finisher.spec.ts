@@ -1,5 +1,12 @@
 import { WebhookEvent } from '@app/contracts';
-import { AgentEntity, AgentRepository, MessageEntity, ReplyOutcome, RunRepository } from '@app/persistence';
+import {
+  AgentEntity,
+  AgentRepository,
+  FinishedReply,
+  MessageEntity,
+  ReplyOutcome,
+  RunRepository,
+} from '@app/persistence';
 import { RunEvent, RunEventLog, RunEventWriter, UnnumberedRunEvent } from '@app/run-events';
 import { BUDGET_EXHAUSTED_TEXT, ReplyFinisher } from './reply-finisher';
 import { RunMetrics } from './run-metrics';
@@ -11,14 +18,10 @@ class MemoryRuns implements Pick<RunRepository, 'finish'> {
 
   constructor(private readonly ended = false) {}
 
-  finish(
-    _id: string,
-    outcome: ReplyOutcome,
-    event: WebhookEvent,
-  ): Promise<{ nextReplyId: string | null } | null> {
+  finish(_id: string, outcome: ReplyOutcome, event: WebhookEvent): Promise<FinishedReply | null> {
     if (this.ended) return Promise.resolve(null);
     this.finished.push({ outcome, event });
-    return Promise.resolve({ nextReplyId: 'next' });
+    return Promise.resolve({ nextReplyId: 'next', nextOfOrg: null });
   }
 }
 
@@ -78,7 +81,7 @@ describe('ReplyFinisher', () => {
       structuredOutput: { ok: true },
     });
 
-    expect(next).toEqual({ nextReplyId: 'next' });
+    expect(next).toEqual({ nextReplyId: 'next', nextOfOrg: null });
     expect(runs.finished[0].outcome).toMatchObject({
       status: 'success',
       content: 'Hello',

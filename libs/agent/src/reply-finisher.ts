@@ -1,6 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { replyEndedEventType, toMessageResponse, webhookEvent } from '@app/contracts';
-import { AgentEntity, AgentRepository, MessageEntity, ReplyOutcome, RunRepository } from '@app/persistence';
+import {
+  AgentEntity,
+  AgentRepository,
+  FinishedReply,
+  MessageEntity,
+  ReplyOutcome,
+  RunRepository,
+} from '@app/persistence';
 import { RunEventWriter } from '@app/run-events';
 import { RunMetrics } from './run-metrics';
 import { RunState } from './run-state';
@@ -25,13 +32,13 @@ export class ReplyFinisher {
     private readonly metrics: RunMetrics,
   ) {}
 
-  /** Null when someone else ended the reply first; else the thread's next live reply (null when none). */
+  /** Null when someone else ended the reply first; else the replies its end lets run (RunRepository.finish). */
   async finish(
     reply: MessageEntity,
     agent: AgentEntity,
     state: RunState,
     ending: RunEnding,
-  ): Promise<{ nextReplyId: string | null } | null> {
+  ): Promise<FinishedReply | null> {
     const closing = closingText(ending);
     // A resumed run may find the closing text already streamed by the run it replaces.
     if (closing && !state.content.endsWith(closing)) {

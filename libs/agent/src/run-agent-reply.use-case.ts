@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { MessageEntity, RunRepository, ThreadEntity } from '@app/persistence';
+import { FinishedReply, MessageEntity, RunRepository, ThreadEntity } from '@app/persistence';
 import { RunEventWriter, RunSupersededError } from '@app/run-events';
 import { ActiveRuns, RunHandedBackError } from './active-runs';
 import { MessageAttachments } from './conversation';
@@ -63,7 +63,7 @@ export class RunAgentReply {
     const log = { messageId: reply.id, threadId: thread.id, requestId: input.requestId };
     this.logger.log({ ...log, resumedAtSeq: written.length }, 'run started');
     const controller = this.activeRuns.start(thread.id, reply.id);
-    let finished: { nextReplyId: string | null } | null = null;
+    let finished: FinishedReply | null = null;
     try {
       state.emitOnce({ type: 'message.started', message_id: reply.id, thread_id: thread.id });
       let ending: RunEnding = { kind: 'cancelled' };
@@ -104,10 +104,15 @@ export class RunAgentReply {
     } finally {
       this.activeRuns.end(thread.id, reply.id);
     }
-    // The final statement named the thread's next reply; if another run ended this one, look it up.
-    if (finished) await this.scheduler.wake(thread.id, finished.nextReplyId);
-    else await this.scheduler.wakeNext(thread.id);
-    await this.scheduler.wakeOrg(reply.orgId);
+    // The final statement named the thread's next reply and the organization's; if another run ended this one,
+    // look them up.
+    if (finished) {
+      await this.scheduler.wake(thread.id, finished.nextReplyId);
+      if (finished.nextOfOrg) await this.scheduler.wake(finished.nextOfOrg.threadId, finished.nextOfOrg.id);
+    } else {
+      await this.scheduler.wakeNext(thread.id);
+      await this.scheduler.wakeOrg(reply.orgId);
+    }
     return 'done';
   }
 

@@ -183,9 +183,12 @@ describe('one-statement chat and run persistence', () => {
       deltaLengths: [4],
     };
     const event = webhookEvent('message.completed', {});
-    expect(await runs.finish(first.id, outcome, event)).toEqual({ nextReplyId: second.id });
+    // (Other tests' waiting replies share this organization: its next waiting reply is checked below.)
+    expect((await runs.finish(first.id, outcome, event))?.nextReplyId).toBe(second.id);
     expect(await runs.finish(first.id, outcome, event)).toBeNull();
-    expect(await runs.finish(second.id, outcome, event)).toEqual({ nextReplyId: null });
+    expect(await runs.finish(second.id, outcome, event)).toEqual(
+      expect.objectContaining({ nextReplyId: null }),
+    );
     expect(await runs.nextLiveReply(thread.id)).toBeNull();
   });
 
@@ -233,6 +236,23 @@ describe('one-statement chat and run persistence', () => {
       expect(await runs.start(other, false, 2)).toBe('started');
     });
 
+    it('gives a freed slot to the oldest waiting reply, not to a newer one that asks first', async () => {
+      const replyOf = await newOrg();
+      const [first, second, third] = [await replyOf(), await replyOf(), await replyOf()];
+      expect(await runs.start(first, false, 2)).toBe('started');
+      expect(await runs.start(second, false, 2)).toBe('started');
+      expect(await runs.start(third, false, 2)).toBe('blocked');
+      const newer = await replyOf();
+      await runs.finish(first.id, outcome, webhookEvent('message.completed', {}));
+      // One slot is free and `third` waited for it: `newer` stays behind, and says so when asked alone.
+      expect(await runs.start(newer, false, 2)).toBe('blocked');
+      expect(await runs.isBlocked(newer.id, 2)).toBe(true);
+      expect(await runs.isBlocked(third.id, 2)).toBe(false);
+      expect(await runs.start(third, false, 2)).toBe('started');
+      await runs.finish(second.id, outcome, webhookEvent('message.completed', {}));
+      expect(await runs.start(newer, false, 2)).toBe('started');
+    });
+
     it('holds a reply back while its organization is at the cap, and names it when a slot frees', async () => {
       const replyOf = await newOrg();
       const [first, second, third] = [await replyOf(), await replyOf(), await replyOf()];
@@ -247,7 +267,11 @@ describe('one-statement chat and run persistence', () => {
         id: third.id,
         threadId: third.threadId,
       });
-      await runs.finish(first.id, outcome, webhookEvent('message.completed', {}));
+      // The finish names the reply the freed slot goes to, in the same statement.
+      expect(await runs.finish(first.id, outcome, webhookEvent('message.completed', {}))).toEqual({
+        nextReplyId: null,
+        nextOfOrg: { id: third.id, threadId: third.threadId },
+      });
       expect(await runs.isBlocked(third.id, 2)).toBe(false);
       expect(await runs.start(third, false, 2)).toBe('started');
       expect(await runs.nextWaitingReplyOfOrg(third.orgId)).toBeNull();

@@ -11,6 +11,7 @@ import { RunStepDeltas1765400000000 } from './1765400000000-run-step-deltas';
 import { IdempotencyKeys1765500000000 } from './1765500000000-idempotency-keys';
 import { Webhooks1765600100000 } from './1765600100000-webhooks';
 import { Routines1765700000000 } from './1765700000000-routines';
+import { StartRunFunction1765800000000 } from './1765800000000-start-run-function';
 
 /** Every migration in order; a merged migration is never edited, a change is a new file. */
 export const MIGRATIONS = [
@@ -27,4 +28,5 @@ export const MIGRATIONS = [
   IdempotencyKeys1765500000000,
   Webhooks1765600100000,
   Routines1765700000000,
+  StartRunFunction1765800000000,
 ];

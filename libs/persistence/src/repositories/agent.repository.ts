@@ -1,7 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, In, IsNull } from 'typeorm';
 import { AgentEntity, newId } from '../entities';
+import { entityFromJson } from './entity-rows';
+import { PreparedStatement, runPrepared } from './prepared-statement';
 import { Db } from './scope';
+
+/** Every POST /chat asks it: prepared, without TypeORM's query building. */
+const FIND_ACTIVE_AGENT: PreparedStatement = {
+  name: 'agent_find_active',
+  text: `SELECT to_jsonb(a) AS agent FROM agents a WHERE a.org_id = $1 AND a.id = $2 AND a.archived_at IS NULL`,
+};
 
 export type NewAgent = Pick<AgentEntity, 'orgId' | 'name'> &
   Partial<
@@ -35,9 +43,17 @@ export class AgentRepository {
     );
   }
 
-  /** An agent of the organization that is not archived: the only kind a new thread may use. */
-  findActive(orgId: string, id: string, db: Db = this.db.manager): Promise<AgentEntity | null> {
-    return db.getRepository(AgentEntity).findOneBy({ orgId, id, archivedAt: IsNull() });
+  /**
+   * An agent of the organization that is not archived: the only kind a new thread may use. Inside a transaction
+   * when `tx` is given.
+   */
+  async findActive(orgId: string, id: string, tx?: Db): Promise<AgentEntity | null> {
+    if (tx) return tx.getRepository(AgentEntity).findOneBy({ orgId, id, archivedAt: IsNull() });
+    const [row] = await runPrepared<{ agent: Record<string, unknown> }>(this.db, FIND_ACTIVE_AGENT, [
+      orgId,
+      id,
+    ]);
+    return row ? entityFromJson(this.db, AgentEntity, row.agent) : null;
   }
 
   /** Agents by id within the organization, archived ones included (to render Message.agent). */

@@ -65,34 +65,25 @@ const toGate = (row: GateRow, replyTokens: number): RunGate => ({
  * The statements a run makes at every step or reply, prepared (see runPrepared). Each name must stay unique to
  * its text: a connection keeps the first text it prepared under a name.
  */
-/**
- * A reply's start, in its thread's order and within its organization's cap: it waits while an earlier reply of
- * the thread is live (unless the thread is archived: then it only closes) or while its organization already has
- * $6 runs running (a reply already running, resumed after a crash, is not held back); else it becomes running
- * (PostgreSQL runs the UPDATE whether or not the SELECT reads it). RunRepository.start serializes the starts of
- * one organization, so the count it reads is not stale.
- */
+/** A reply's start under its organization's lock (RunRepository.start), as one statement. */
 const START_RUN: PreparedStatement = {
-  name: 'run_start_capped',
-  text: `WITH blocked AS (
-     SELECT NOT $3::boolean AND (
-       EXISTS (SELECT 1 FROM messages WHERE thread_id = $1 AND live AND position < $2)
-       OR (SELECT status = 'pending' FROM messages WHERE id = $4)
-          AND (SELECT count(*) FROM messages WHERE org_id = $5 AND live AND status = 'running') >= $6
-     ) AS blocked),
-   marked AS (
-     UPDATE messages SET status = 'running', updated_at = now()
-     WHERE id = $4 AND live AND NOT (SELECT blocked FROM blocked) RETURNING id)
-   SELECT COALESCE((SELECT blocked FROM blocked), false) AS blocked`,
+  name: 'run_start_locked',
+  text: `SELECT parley_start_run($1, $2, $3, $4) AS blocked`,
 };
 
-/** The organization's oldest pending reply that is first in its thread: the one a freed slot goes to. */
-const NEXT_WAITING_REPLY_OF_ORG: PreparedStatement = {
-  name: 'run_next_waiting_reply_of_org',
-  text: `SELECT m.id, m.thread_id FROM messages m
+/**
+ * The organization's ($1) oldest pending reply that is first in its thread: the one a freed slot goes to. In the
+ * finish statement its snapshot still shows the finished reply live, so the finished reply's own thread is left
+ * to next_reply_id.
+ */
+const NEXT_WAITING_REPLY_OF_ORG_SQL = `SELECT m.id, m.thread_id FROM messages m
      WHERE m.org_id = $1 AND m.live AND m.status = 'pending' AND m.role = 'assistant'
        AND NOT EXISTS (SELECT 1 FROM messages e WHERE e.thread_id = m.thread_id AND e.live AND e.position < m.position)
-     ORDER BY m.created_at LIMIT 1`,
+     ORDER BY m.created_at, m.id LIMIT 1`;
+
+const NEXT_WAITING_REPLY_OF_ORG: PreparedStatement = {
+  name: 'run_next_waiting_reply_of_org',
+  text: NEXT_WAITING_REPLY_OF_ORG_SQL,
 };
 
 const NEXT_LIVE_REPLY: PreparedStatement = {
@@ -164,9 +155,16 @@ const FINISH_REPLY: PreparedStatement = {
    org AS (UPDATE organizations SET tokens_used = tokens_used + done.usage_tokens FROM done WHERE id = done.org_id),
    hooks AS (${WEBHOOK_OUTBOX_SQL})
    SELECT (SELECT id FROM messages WHERE thread_id = done.thread_id AND live AND role = 'assistant' AND id <> $1
-           ORDER BY position LIMIT 1) AS next_reply_id
-   FROM done`,
+           ORDER BY position LIMIT 1) AS next_reply_id,
+     next_of_org.id AS next_org_reply_id, next_of_org.thread_id AS next_org_thread_id
+   FROM done LEFT JOIN LATERAL (${NEXT_WAITING_REPLY_OF_ORG_SQL.replace('$1', 'done.org_id')}) next_of_org ON true`,
 };
+
+/** What ending a reply freed: its thread's next live reply, and its organization's oldest waiting one. */
+export interface FinishedReply {
+  nextReplyId: string | null;
+  nextOfOrg: { id: string; threadId: string } | null;
+}
 
 /** What a run starts from (RunRepository.context). */
 export interface RunContext {
@@ -197,43 +195,36 @@ export class RunRepository {
   /**
    * Starts a reply's run in its thread's order and within its organization's cap of `orgCap` running replies:
    * `blocked` while an earlier reply of the thread is pending or running (never on an archived thread, whose
-   * replies only close) or while the organization is at its cap; else pending → running (a reply no longer live
-   * is left as it is). The starts of one organization take a transaction-scoped advisory lock, so two workers
-   * cannot both take its last slot.
+   * replies only close) or while the organization's running and older waiting replies fill its cap; else
+   * pending → running (a reply no longer live is left as it is). The starts of one organization take a
+   * transaction-scoped advisory lock, so two workers cannot both take its last slot. One round trip: the
+   * function parley_start_run (migration 1765800000000).
    */
   async start(
-    reply: { id: string; threadId: string; position: number; orgId: string },
+    reply: { id: string; orgId: string },
     threadArchived: boolean,
     orgCap: number,
   ): Promise<'blocked' | 'started'> {
-    return this.db.transaction(async (tx) => {
-      await tx.query(`SELECT pg_advisory_xact_lock(hashtext('agent-run-org'), hashtext($1))`, [reply.orgId]);
-      const [row]: { blocked: boolean }[] = await tx.query(START_RUN.text, [
-        reply.threadId,
-        reply.position,
-        threadArchived,
-        reply.id,
-        reply.orgId,
-        orgCap,
-      ]);
-      return row.blocked ? 'blocked' : 'started';
-    });
+    const [row] = await runPrepared<{ blocked: boolean }>(this.db, START_RUN, [
+      reply.id,
+      reply.orgId,
+      threadArchived,
+      orgCap,
+    ]);
+    return row.blocked ? 'blocked' : 'started';
   }
 
   /**
-   * Whether the pending reply would be blocked now, from its id alone: an earlier reply of its thread is still
-   * live, or its organization has `orgCap` replies running.
+   * Whether the pending reply would be blocked now, by the rule its start applies (parley_reply_blocked): an
+   * earlier reply of its thread is still live, or its organization's running and older waiting replies fill
+   * `orgCap`.
    */
   async isBlocked(messageId: string, orgCap: number, db: Db = this.db.manager): Promise<boolean> {
-    const rows: { blocked: boolean }[] = await db.query(
-      `SELECT EXISTS (
-           SELECT 1 FROM messages r JOIN messages e ON e.thread_id = r.thread_id AND e.live AND e.position < r.position
-           WHERE r.id = $1)
-         OR (SELECT count(*) FROM messages e JOIN messages r ON r.id = $1
-             WHERE e.org_id = r.org_id AND e.live AND e.status = 'running') >= $2 AS blocked`,
+    const rows: { blocked: boolean | null }[] = await db.query(
+      `SELECT parley_reply_blocked($1, false, $2) AS blocked`,
       [messageId, orgCap],
     );
-    return rows[0].blocked;
+    return rows[0].blocked === true;
   }
 
   /** The organization's oldest pending reply that is first in its thread (null when none): the next to start. */
@@ -345,15 +336,16 @@ export class RunRepository {
    * Writes the final row of a live reply and adds the tokens its steps spent to the agent's and the
    * organization's counters (tokens_used = tokens_used + n), in one statement: a reply is counted once, when it
    * stops being live. Answers, in the same round trip, the thread's next live reply (the one to run next; null
-   * when none), or null when the reply was no longer live (someone else ended it). `event` reports the end to
+   * when none) and the organization's oldest waiting reply (the slot this run frees), or null when the reply was
+   * no longer live (someone else ended it). `event` reports the end to
    * the organization's webhooks, written by the same statement.
    */
-  async finish(
-    messageId: string,
-    outcome: ReplyOutcome,
-    event: WebhookEvent,
-  ): Promise<{ nextReplyId: string | null } | null> {
-    const [row] = await runPrepared<{ next_reply_id: string | null }>(this.db, FINISH_REPLY, [
+  async finish(messageId: string, outcome: ReplyOutcome, event: WebhookEvent): Promise<FinishedReply | null> {
+    const [row] = await runPrepared<{
+      next_reply_id: string | null;
+      next_org_reply_id: string | null;
+      next_org_thread_id: string | null;
+    }>(this.db, FINISH_REPLY, [
       messageId,
       outcome.status,
       outcome.content,
@@ -366,7 +358,13 @@ export class RunRepository {
       event.type,
       JSON.stringify(event.payload),
     ]);
-    return row ? { nextReplyId: row.next_reply_id } : null;
+    if (!row) return null;
+    return {
+      nextReplyId: row.next_reply_id,
+      nextOfOrg: row.next_org_reply_id
+        ? { id: row.next_org_reply_id, threadId: row.next_org_thread_id! }
+        : null,
+    };
   }
 
   /** Live replies not touched for `olderThanMs`: candidates for the sweep of forgotten replies. */

@@ -236,23 +236,6 @@ describe('one-statement chat and run persistence', () => {
       expect(await runs.start(other, false, 2)).toBe('started');
     });
 
-    it('gives a freed slot to the oldest waiting reply, not to a newer one that asks first', async () => {
-      const replyOf = await newOrg();
-      const [first, second, third] = [await replyOf(), await replyOf(), await replyOf()];
-      expect(await runs.start(first, false, 2)).toBe('started');
-      expect(await runs.start(second, false, 2)).toBe('started');
-      expect(await runs.start(third, false, 2)).toBe('blocked');
-      const newer = await replyOf();
-      await runs.finish(first.id, outcome, webhookEvent('message.completed', {}));
-      // One slot is free and `third` waited for it: `newer` stays behind, and says so when asked alone.
-      expect(await runs.start(newer, false, 2)).toBe('blocked');
-      expect(await runs.isBlocked(newer.id, 2)).toBe(true);
-      expect(await runs.isBlocked(third.id, 2)).toBe(false);
-      expect(await runs.start(third, false, 2)).toBe('started');
-      await runs.finish(second.id, outcome, webhookEvent('message.completed', {}));
-      expect(await runs.start(newer, false, 2)).toBe('started');
-    });
-
     it('holds a reply back while its organization is at the cap, and names it when a slot frees', async () => {
       const replyOf = await newOrg();
       const [first, second, third] = [await replyOf(), await replyOf(), await replyOf()];

@@ -8,9 +8,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  *
  * parley_reply_blocked is the rule, also asked on its own (RunRepository.isBlocked): a pending reply waits while
  * an earlier reply of its thread is live (never on an archived thread, whose replies only close), or while its
- * organization's running replies and its older waiting ones (first in their threads) fill its `org_cap`: the
- * slots go oldest first, so a reply woken for a freed slot is not overtaken by a newer one that happened to
- * start first. A reply already running (resumed after a crash) is not held back by the cap.
+ * organization already runs `org_cap` replies. A reply already running (resumed after a crash) is not held back
+ * by the cap.
  */
 export class StartRunFunction1765800000000 implements MigrationInterface {
   name = 'StartRunFunction1765800000000';
@@ -24,11 +23,6 @@ export class StartRunFunction1765800000000 implements MigrationInterface {
                   WHERE e.thread_id = r.thread_id AND e.live AND e.position < r.position)
           OR r.status = 'pending'
              AND (SELECT count(*) FROM messages m WHERE m.org_id = r.org_id AND m.live AND m.status = 'running')
-                 + (SELECT count(*) FROM messages m
-                    WHERE m.org_id = r.org_id AND m.live AND m.status = 'pending' AND m.role = 'assistant'
-                      AND (m.created_at, m.id) < (r.created_at, r.id)
-                      AND NOT EXISTS (SELECT 1 FROM messages e
-                                      WHERE e.thread_id = m.thread_id AND e.live AND e.position < m.position))
                  >= org_cap)
         FROM messages r WHERE r.id = reply
       $$`);

@@ -195,10 +195,10 @@ export class RunRepository {
   /**
    * Starts a reply's run in its thread's order and within its organization's cap of `orgCap` running replies:
    * `blocked` while an earlier reply of the thread is pending or running (never on an archived thread, whose
-   * replies only close) or while the organization's running and older waiting replies fill its cap; else
-   * pending → running (a reply no longer live is left as it is). The starts of one organization take a
-   * transaction-scoped advisory lock, so two workers cannot both take its last slot. One round trip: the
-   * function parley_start_run (migration 1765800000000).
+   * replies only close) or while the organization is at its cap; else pending → running (a reply no longer
+   * live is left as it is). The starts of one organization take a transaction-scoped advisory lock, so two
+   * workers cannot both take its last slot. One round trip: the function parley_start_run (migration
+   * 1765800000000).
    */
   async start(
     reply: { id: string; orgId: string },
@@ -216,8 +216,7 @@ export class RunRepository {
 
   /**
    * Whether the pending reply would be blocked now, by the rule its start applies (parley_reply_blocked): an
-   * earlier reply of its thread is still live, or its organization's running and older waiting replies fill
-   * `orgCap`.
+   * earlier reply of its thread is still live, or its organization runs `orgCap` replies.
    */
   async isBlocked(messageId: string, orgCap: number, db: Db = this.db.manager): Promise<boolean> {
     const rows: { blocked: boolean | null }[] = await db.query(

@@ -6,6 +6,7 @@ import {
   MessageEntity,
   ReplyOutcome,
   RunRepository,
+  RunStepEntity,
 } from '@app/persistence';
 import { RunEvent, RunEventLog, RunEventWriter, UnnumberedRunEvent } from '@app/run-events';
 import { BUDGET_EXHAUSTED_TEXT, ReplyFinisher } from './reply-finisher';
@@ -14,13 +15,18 @@ import { RunState } from './run-state';
 
 /** The final rows the finisher writes; `ended` says whether someone else already ended the reply. */
 class MemoryRuns implements Pick<RunRepository, 'finish'> {
-  readonly finished: { outcome: ReplyOutcome; event: WebhookEvent }[] = [];
+  readonly finished: { outcome: ReplyOutcome; event: WebhookEvent; finalStep: RunStepEntity | null }[] = [];
 
   constructor(private readonly ended = false) {}
 
-  finish(_id: string, outcome: ReplyOutcome, event: WebhookEvent): Promise<FinishedReply | null> {
+  finish(
+    _id: string,
+    outcome: ReplyOutcome,
+    event: WebhookEvent,
+    finalStep: RunStepEntity | null = null,
+  ): Promise<FinishedReply | null> {
     if (this.ended) return Promise.resolve(null);
-    this.finished.push({ outcome, event });
+    this.finished.push({ outcome, event, finalStep });
     return Promise.resolve({ nextReplyId: 'next', nextOfOrg: null });
   }
 }
@@ -74,11 +80,13 @@ describe('ReplyFinisher', () => {
   it('writes a success with everything streamed, then the message.completed line carrying that row', async () => {
     const runs = new MemoryRuns();
     const { state, log } = stateWith('Hello');
+    const lastStep = Object.assign(new RunStepEntity(), { messageId: reply.id, step: 1, text: 'Hello' });
 
     const next = await finisherOver(runs).finish(reply, agent, state, {
       kind: 'success',
       questions: null,
       structuredOutput: { ok: true },
+      finalStep: lastStep,
     });
 
     expect(next).toEqual({ nextReplyId: 'next', nextOfOrg: null });
@@ -90,6 +98,8 @@ describe('ReplyFinisher', () => {
       deltaLengths: [5],
     });
     expect(runs.finished[0].event.type).toBe('message.completed');
+    // The last step, not stored by the loop, goes with the final row.
+    expect(runs.finished[0].finalStep).toBe(lastStep);
     const last = log.appended[log.appended.length - 1];
     expect(last).toMatchObject({
       type: 'message.completed',

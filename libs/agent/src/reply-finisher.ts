@@ -62,6 +62,7 @@ export class ReplyFinisher {
       reply.id,
       outcome,
       webhookEvent(replyEndedEventType(outcome.status), line),
+      success?.finalStep ?? null,
     );
     if (!finished) return null;
     state.emitOnce({ type: 'message.completed', message: line });

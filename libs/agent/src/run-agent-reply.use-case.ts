@@ -82,8 +82,10 @@ export class RunAgentReply {
           signal: controller.signal,
         });
       }
-      // Stopped because the worker is stopping, not cancelled: the reply stays live for the next worker.
-      if (controller.signal.reason instanceof RunHandedBackError) throw controller.signal.reason;
+      // Stopped because the worker is stopping, not cancelled: the reply stays live for the next worker. A loop
+      // that ended anyway is finished here: one statement, and its last step is stored by it.
+      if (controller.signal.reason instanceof RunHandedBackError && ending.kind === 'cancelled')
+        throw controller.signal.reason;
       finished = await this.finisher.finish(reply, agent, state, ending);
       this.logger.log({ ...log, outcome: ending.kind }, 'run ended');
     } catch (error) {

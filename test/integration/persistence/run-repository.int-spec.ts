@@ -192,6 +192,56 @@ describe('one-statement chat and run persistence', () => {
     expect(await runs.nextLiveReply(thread.id)).toBeNull();
   });
 
+  it('stores the last step with the final row, once, and counts its tokens with the earlier steps', async () => {
+    const { reply } = await startThread();
+    const step = (number: number, usageTokens: number) =>
+      Object.assign(new RunStepEntity(), {
+        messageId: reply.id,
+        step: number,
+        text: `step ${number}`,
+        toolCalls: [],
+        questions: null,
+        structuredOutput: { n: number },
+        usageTokens,
+        contentLength: 6 * number,
+        deltaLengths: [6],
+        streamedText: null,
+        startedAt: new Date(),
+      });
+    const gate = { threadId: reply.threadId, agentId, replyTokens: 0 };
+    await runs.saveStep(step(1, 30), gate);
+    const [before] = await db.query(`SELECT tokens_used::int AS n FROM agents WHERE id = $1`, [agentId]);
+    const outcome = {
+      status: 'success' as const,
+      content: 'step 1step 2',
+      errorCode: null,
+      questions: null,
+      structuredOutput: { n: 2 },
+      events: [],
+      deltaLengths: [6, 6],
+    };
+
+    expect(
+      await runs.finish(reply.id, outcome, webhookEvent('message.completed', {}), step(2, 12)),
+    ).not.toBeNull();
+    // Someone else's finish of the same reply stores nothing more and counts nothing twice.
+    expect(
+      await runs.finish(reply.id, outcome, webhookEvent('message.completed', {}), step(2, 99)),
+    ).toBeNull();
+
+    const stored = await db
+      .getRepository(RunStepEntity)
+      .find({ where: { messageId: reply.id }, order: { step: 'ASC' } });
+    expect(stored.map((row) => [row.step, row.text, row.usageTokens, row.structuredOutput])).toEqual([
+      [1, 'step 1', 30, { n: 1 }],
+      [2, 'step 2', 12, { n: 2 }],
+    ]);
+    const final = await db.getRepository(MessageEntity).findOneByOrFail({ id: reply.id });
+    expect([final.live, final.usageTokens]).toEqual([false, 42]);
+    const [after] = await db.query(`SELECT tokens_used::int AS n FROM agents WHERE id = $1`, [agentId]);
+    expect(after.n - before.n).toBe(42);
+  });
+
   describe("an organization's cap on running replies", () => {
     const outcome = {
       status: 'success' as const,

@@ -1,5 +1,12 @@
 import { Question } from '@app/contracts';
-import { AgentEntity, MessageEntity, RunContext, StepToolCall, ThreadEntity } from '@app/persistence';
+import {
+  AgentEntity,
+  MessageEntity,
+  RunContext,
+  RunStepEntity,
+  StepToolCall,
+  ThreadEntity,
+} from '@app/persistence';
 import { MessageAttachments } from '../conversation';
 import { RunState } from '../run-state';
 
@@ -19,7 +26,13 @@ export interface ReplyRun {
 }
 
 export type LoopOutcome =
-  | { kind: 'success'; questions: Question[] | null; structuredOutput: Record<string, unknown> | null }
+  | {
+      kind: 'success';
+      questions: Question[] | null;
+      structuredOutput: Record<string, unknown> | null;
+      /** The last step when it is not stored yet: the finish stores it (RunRepository.finish). */
+      finalStep: RunStepEntity | null;
+    }
   | { kind: 'cancelled' }
   | { kind: 'budget_exhausted' }
   | { kind: 'model_error'; reason: string };

@@ -121,16 +121,22 @@ function loopWith(runs: MemoryRuns, tools: AgentTool[] = [clock, broken]): StepL
 }
 
 describe('StepLoop (builtin model)', () => {
-  it('streams a one-step answer, stores the step and succeeds', async () => {
+  it('streams a one-step answer and succeeds, leaving its last step for the finish to store', async () => {
     const runs = new MemoryRuns();
     const { run, log } = replyRun('/say Hello there');
 
     const outcome = await loopWith(runs).run(run);
 
-    expect(outcome).toEqual({ kind: 'success', questions: null, structuredOutput: null });
+    expect(outcome).toMatchObject({ kind: 'success', questions: null, structuredOutput: null });
     expect(run.state.content).toBe('Hello there');
-    expect(runs.steps).toHaveLength(1);
-    expect(runs.steps[0]).toMatchObject({ step: 1, text: 'Hello there', toolCalls: [], contentLength: 11 });
+    // The last step is not checkpointed on its own: the finish's statement stores it (RunRepository.finish).
+    expect(runs.steps).toHaveLength(0);
+    expect(outcome.kind === 'success' && outcome.finalStep).toMatchObject({
+      step: 1,
+      text: 'Hello there',
+      toolCalls: [],
+      contentLength: 11,
+    });
     expect(log.appended.map((event) => event.type)).toEqual(['step.started', 'text.delta', 'text.delta']);
   });
 
@@ -141,7 +147,9 @@ describe('StepLoop (builtin model)', () => {
     const outcome = await loopWith(runs).run(run);
 
     expect(outcome.kind).toBe('success');
-    expect(runs.steps.map((step) => step.step)).toEqual([1, 2]);
+    // Step 1 (the tool call) is checkpointed before the tool runs; step 2, the last, goes with the finish.
+    expect(runs.steps.map((step) => step.step)).toEqual([1]);
+    expect(outcome.kind === 'success' && outcome.finalStep?.step).toBe(2);
     expect(runs.results).toEqual([
       expect.objectContaining({
         idempotencyKey: 'r:1:call_1',

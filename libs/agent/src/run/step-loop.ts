@@ -10,6 +10,7 @@ import { RunScope } from '../tools/tool';
 import { ToolRegistry } from '../tools/tool-registry';
 import { withoutImageBytes } from '../tools/tool-content';
 import { runModelStep } from './model-step';
+import { RunState } from '../run-state';
 import { LoopOutcome, ModelCallError, ReplyRun, StepOutput } from './run.types';
 import { runToolCall } from './tool-step';
 
@@ -96,37 +97,33 @@ export class StepLoop {
           modelMs = performance.now() - modelStarted - (output?.emitMs ?? 0);
           this.metrics.modelCallDuration.observe({ model: agent.model }, modelMs / 1000);
         }
+        const streamed = state.streamedAfter(steps[number - 2]?.contentLength ?? 0);
+        const produced = Object.assign(new RunStepEntity(), {
+          messageId: reply.id,
+          step: number,
+          text: output.text,
+          // Past the cap the model was offered no tools: whatever it still asks for is not run.
+          toolCalls: offerTools ? output.toolCalls : [],
+          questions: output.questions,
+          structuredOutput: output.structuredOutput,
+          usageTokens: output.usageTokens,
+          contentLength: state.content.length,
+          deltaLengths: streamed.deltaLengths,
+          streamedText: streamed.text === output.text ? null : streamed.text,
+          startedAt: stepStartedAt,
+        });
+        if (produced.toolCalls.length === 0) {
+          // The reply's last step: nothing runs after it but the finish, whose statement stores it (one commit
+          // less per reply). Until then it is in the stream only, as any step is until its checkpoint commits.
+          return this.succeed(state, produced, produced, startedAt, modelMs);
+        }
         // The step's events go to Redis while the step is stored; if a crash (or Redis losing its data) lets the
         // step land without them, the resumed run sends what is missing (RunState.restore).
-        const streamed = state.streamedAfter(steps[number - 2]?.contentLength ?? 0);
-        [{ step, gate }] = await Promise.all([
-          this.runs.saveStep(
-            Object.assign(new RunStepEntity(), {
-              messageId: reply.id,
-              step: number,
-              text: output.text,
-              // Past the cap the model was offered no tools: whatever it still asks for is not run.
-              toolCalls: offerTools ? output.toolCalls : [],
-              questions: output.questions,
-              structuredOutput: output.structuredOutput,
-              usageTokens: output.usageTokens,
-              contentLength: state.content.length,
-              deltaLengths: streamed.deltaLengths,
-              streamedText: streamed.text === output.text ? null : streamed.text,
-              startedAt: stepStartedAt,
-            }),
-            gateQuery(),
-          ),
-          state.flush(),
-        ]);
+        [{ step, gate }] = await Promise.all([this.runs.saveStep(produced, gateQuery()), state.flush()]);
         steps.push(step);
       }
 
-      if (step.toolCalls.length === 0) {
-        if (step.questions?.length) state.emitOnce({ type: 'questions', questions: step.questions });
-        this.observeStep(startedAt, modelMs, 0);
-        return { kind: 'success', questions: step.questions, structuredOutput: step.structuredOutput };
-      }
+      if (step.toolCalls.length === 0) return this.succeed(state, step, null, startedAt, modelMs);
       for (const call of step.toolCalls) {
         state.emitOnce({
           type: 'tool.call',
@@ -186,6 +183,24 @@ export class StepLoop {
       }
       this.observeStep(startedAt, modelMs, toolMs);
     }
+  }
+
+  /** The run's outcome after a step without tool calls; `unstored` is that step when the finish must store it. */
+  private succeed(
+    state: RunState,
+    step: RunStepEntity,
+    unstored: RunStepEntity | null,
+    startedAt: number,
+    modelMs: number,
+  ): LoopOutcome {
+    if (step.questions?.length) state.emitOnce({ type: 'questions', questions: step.questions });
+    this.observeStep(startedAt, modelMs, 0);
+    return {
+      kind: 'success',
+      questions: step.questions,
+      structuredOutput: step.structuredOutput,
+      finalStep: unstored,
+    };
   }
 
   private observeStep(startedAt: number, modelMs: number, toolMs: number): void {

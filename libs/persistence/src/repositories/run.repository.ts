@@ -114,12 +114,32 @@ const RUN_CONTEXT: PreparedStatement = {
      ${GATE_FACTS_SQL}`,
 };
 
+/** A step's columns, in the order of `stepValues`. */
+const STEP_COLUMNS = `message_id, step, text, tool_calls, questions, structured_output, usage_tokens, content_length,
+   started_at, delta_lengths, streamed_text`;
+const STEP_COLUMN_COUNT = 11;
+
+/** A step's values for STEP_COLUMNS. */
+function stepValues(step: RunStepEntity): unknown[] {
+  return [
+    step.messageId,
+    step.step,
+    step.text,
+    JSON.stringify(step.toolCalls),
+    step.questions === null ? null : JSON.stringify(step.questions),
+    step.structuredOutput === null ? null : JSON.stringify(step.structuredOutput),
+    step.usageTokens,
+    step.contentLength,
+    step.startedAt,
+    step.deltaLengths,
+    step.streamedText,
+  ];
+}
+
 const SAVE_STEP: PreparedStatement = {
   name: 'run_save_step',
   text: `WITH saved AS (
-     INSERT INTO run_steps
-       (message_id, step, text, tool_calls, questions, structured_output, usage_tokens, content_length, started_at,
-        delta_lengths, streamed_text)
+     INSERT INTO run_steps (${STEP_COLUMNS})
      VALUES ($3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
      ON CONFLICT (message_id, step) DO NOTHING RETURNING 1)
    SELECT (SELECT count(*) FROM saved)::int AS saved, ${GATE_FACTS_SQL}`,
@@ -143,9 +163,22 @@ const WEBHOOK_OUTBOX_SQL = `
      SELECT gen_random_uuid(), w.id, $9, $10, $11, now()
      FROM done JOIN webhooks w ON w.org_id = done.org_id AND w.active AND $10 = ANY (w.events)`;
 
+/**
+ * A reply's end: its last step when not stored yet ($12-$22, all null otherwise: a step inserted here is not in
+ * the statement's snapshot, so its tokens are added apart), the final row, the token counters, the webhook
+ * outbox, and what the end lets run next.
+ */
 const FINISH_REPLY: PreparedStatement = {
-  name: 'run_finish_reply',
-  text: `WITH usage AS (SELECT COALESCE(SUM(usage_tokens), 0)::int AS tokens FROM run_steps WHERE message_id = $1),
+  name: 'run_finish_reply_with_step',
+  text: `WITH last_step AS (
+     INSERT INTO run_steps (${STEP_COLUMNS})
+     SELECT $12::uuid, $13::int, $14::text, $15::jsonb, $16::jsonb, $17::jsonb, $18::int, $19::int, $20::timestamptz,
+       $21::int[], $22::text
+     WHERE $13::int IS NOT NULL
+     ON CONFLICT (message_id, step) DO NOTHING RETURNING usage_tokens),
+   usage AS (
+     SELECT (COALESCE(SUM(usage_tokens), 0) + COALESCE((SELECT SUM(usage_tokens) FROM last_step), 0))::int AS tokens
+     FROM run_steps WHERE message_id = $1),
    done AS (
      UPDATE messages SET status = $2, live = false, content = $3, error_code = $4, questions = $5,
        structured_output = $6, events = $7, delta_lengths = $8, usage_tokens = usage.tokens, completed_at = now(),
@@ -279,20 +312,7 @@ export class RunRepository {
    * back) and answers, in the same round trip, the gate of the next step.
    */
   async saveStep(step: RunStepEntity, gate: GateQuery): Promise<{ step: RunStepEntity; gate: RunGate }> {
-    const rows = await runPrepared<GateRow>(this.db, SAVE_STEP, [
-      ...gateParams(gate),
-      step.messageId,
-      step.step,
-      step.text,
-      JSON.stringify(step.toolCalls),
-      step.questions === null ? null : JSON.stringify(step.questions),
-      step.structuredOutput === null ? null : JSON.stringify(step.structuredOutput),
-      step.usageTokens,
-      step.contentLength,
-      step.startedAt,
-      step.deltaLengths,
-      step.streamedText,
-    ]);
+    const rows = await runPrepared<GateRow>(this.db, SAVE_STEP, [...gateParams(gate), ...stepValues(step)]);
     const stored =
       rows[0].saved > 0
         ? step
@@ -336,10 +356,16 @@ export class RunRepository {
    * organization's counters (tokens_used = tokens_used + n), in one statement: a reply is counted once, when it
    * stops being live. Answers, in the same round trip, the thread's next live reply (the one to run next; null
    * when none) and the organization's oldest waiting reply (the slot this run frees), or null when the reply was
-   * no longer live (someone else ended it). `event` reports the end to
-   * the organization's webhooks, written by the same statement.
+   * no longer live (someone else ended it). `event` reports the end to the organization's webhooks, written by
+   * the same statement. `finalStep`, the reply's last step when the run has not stored it yet, is stored by the
+   * same statement too (once, like saveStep): the last step costs no commit of its own.
    */
-  async finish(messageId: string, outcome: ReplyOutcome, event: WebhookEvent): Promise<FinishedReply | null> {
+  async finish(
+    messageId: string,
+    outcome: ReplyOutcome,
+    event: WebhookEvent,
+    finalStep: RunStepEntity | null = null,
+  ): Promise<FinishedReply | null> {
     const [row] = await runPrepared<{
       next_reply_id: string | null;
       next_org_reply_id: string | null;
@@ -356,6 +382,7 @@ export class RunRepository {
       event.id,
       event.type,
       JSON.stringify(event.payload),
+      ...(finalStep ? stepValues(finalStep) : new Array(STEP_COLUMN_COUNT).fill(null)),
     ]);
     if (!row) return null;
     return {

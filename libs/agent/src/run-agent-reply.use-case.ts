@@ -44,9 +44,9 @@ export class RunAgentReply {
   ) {}
 
   async execute(input: RunReplyInput): Promise<RunReplyResult> {
-    const loaded = await this.runs.load(input.messageId);
+    const loaded = await this.scheduler.loadAndStart(input.messageId);
     if (!loaded) return 'done';
-    const { reply, thread, agent } = loaded;
+    const { reply, thread, agent, start } = loaded;
     if (reply.role !== 'assistant' || !reply.agentId) return 'done';
     if (!reply.live) {
       await this.finisher.closeEnded(reply).catch(ignoreSuperseded);
@@ -54,7 +54,7 @@ export class RunAgentReply {
       return 'done';
     }
     if (!thread || !agent) throw new Error(`reply ${reply.id} has no thread or agent`);
-    if ((await this.scheduler.start(reply, thread.archivedAt !== null)) === 'blocked') return 'wait';
+    if (start === 'blocked') return 'wait';
 
     const { log: events, written } = await this.writer.claim(reply.id);
     const state = new RunState(events, written);

@@ -1,18 +1,18 @@
 import { loadSettings } from '@app/config';
-import { MessageEntity, RunRepository } from '@app/persistence';
+import { LoadedRun, MessageEntity, RunRepository } from '@app/persistence';
 import { ReplyWaker, RunScheduler } from './run-scheduler';
 
 /** The waiting replies as the repository would answer: the next live reply per thread, the oldest per org. */
-class MemoryRuns implements Pick<RunRepository, 'start' | 'nextLiveReply' | 'nextWaitingReplyOfOrg'> {
-  readonly starts: { replyId: string; threadArchived: boolean; orgCap: number }[] = [];
+class MemoryRuns implements Pick<RunRepository, 'loadAndStart' | 'nextLiveReply' | 'nextWaitingReplyOfOrg'> {
+  readonly starts: { replyId: string; orgCap: number }[] = [];
   nextByThread = new Map<string, string>();
   nextByOrg = new Map<string, { id: string; threadId: string }>();
 
   constructor(private readonly outcome: 'blocked' | 'started') {}
 
-  start(reply: { id: string }, threadArchived: boolean, orgCap: number): Promise<'blocked' | 'started'> {
-    this.starts.push({ replyId: reply.id, threadArchived, orgCap });
-    return Promise.resolve(this.outcome);
+  loadAndStart(messageId: string, orgCap: number): Promise<LoadedRun | null> {
+    this.starts.push({ replyId: messageId, orgCap });
+    return Promise.resolve({ reply, thread: null, agent: null, start: this.outcome });
   }
 
   nextLiveReply(threadId: string): Promise<string | null> {
@@ -45,9 +45,9 @@ const reply = { id: 'r1', threadId: 't1', orgId: 'o1', position: 2 } as MessageE
 describe('RunScheduler', () => {
   it('starts a reply under its organization cap and passes on whether it must wait', async () => {
     const started = scheduler('started');
-    expect(await started.scheduler.start(reply, false)).toBe('started');
-    expect(started.runs.starts).toEqual([{ replyId: 'r1', threadArchived: false, orgCap: 3 }]);
-    expect(await scheduler('blocked').scheduler.start(reply, true)).toBe('blocked');
+    expect((await started.scheduler.loadAndStart('r1'))?.start).toBe('started');
+    expect(started.runs.starts).toEqual([{ replyId: 'r1', orgCap: 3 }]);
+    expect((await scheduler('blocked').scheduler.loadAndStart('r1'))?.start).toBe('blocked');
   });
 
   it("wakes the thread's next live reply, and nothing when the thread has none", async () => {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Settings } from '@app/config';
-import { MessageEntity, RunRepository } from '@app/persistence';
+import { LoadedRun, RunRepository } from '@app/persistence';
 
 /**
  * Starts a waiting reply's run now. Declared here and implemented by the app that consumes the runs (the worker
@@ -24,9 +24,12 @@ export class RunScheduler {
     private readonly waker: ReplyWaker,
   ) {}
 
-  /** Starts a reply's run unless it must wait for its thread or its organization's cap (RunRepository.start). */
-  start(reply: MessageEntity, threadArchived: boolean): Promise<'blocked' | 'started'> {
-    return this.runs.start(reply, threadArchived, this.settings.agentRunOrgConcurrency);
+  /**
+   * Loads a reply with its thread and agent and starts its run unless it must wait for its thread or its
+   * organization's cap, in one round trip (RunRepository.loadAndStart).
+   */
+  loadAndStart(messageId: string): Promise<LoadedRun | null> {
+    return this.runs.loadAndStart(messageId, this.settings.agentRunOrgConcurrency);
   }
 
   /** Starts the thread's next live reply now. */

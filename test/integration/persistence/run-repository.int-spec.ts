@@ -60,6 +60,10 @@ describe('one-statement chat and run persistence', () => {
     await environment?.dispose();
   });
 
+  /** How a reply's run start goes, under an organization cap of `orgCap`. */
+  const start = async (reply: { id: string }, orgCap = 100) =>
+    (await runs.loadAndStart(reply.id, orgCap))?.start;
+
   async function startThread(userId: string | null = 'u1') {
     const thread = threads.build(
       { orgId, userId: userId ?? undefined },
@@ -94,15 +98,22 @@ describe('one-statement chat and run persistence', () => {
     );
   });
 
-  it('loads a reply with its thread and agent, equal to what TypeORM reads', async () => {
+  it('loads a reply with its thread and agent, equal to what TypeORM reads, and starts its run', async () => {
     const { thread, reply } = await startThread(null);
-    const loaded = await runs.load(reply.id);
+    const before = await db.getRepository(MessageEntity).findOneByOrFail({ id: reply.id });
+    const loaded = await runs.loadAndStart(reply.id, 100);
 
-    expect(loaded?.reply).toEqual(await db.getRepository(MessageEntity).findOneByOrFail({ id: reply.id }));
+    expect(loaded?.reply).toEqual(before);
     expect(loaded?.thread).toEqual(await db.getRepository(ThreadEntity).findOneByOrFail({ id: thread.id }));
     expect(loaded?.agent).toEqual(await db.getRepository(AgentEntity).findOneByOrFail({ id: agentId }));
     expect(loaded?.agent?.tokenBudget).toBe(1000);
-    expect(await runs.load(randomUUID())).toBeNull();
+    expect(loaded?.start).toBe('started');
+    expect(await db.getRepository(MessageEntity).findOneByOrFail({ id: reply.id })).toMatchObject({
+      status: 'running',
+    });
+    expect(await runs.loadAndStart(randomUUID(), 100)).toBeNull();
+    // A user message is loaded, never started.
+    expect(await runs.loadAndStart(loaded!.reply.replyToId!, 100)).toMatchObject({ start: null });
   });
 
   it("gives a run's context: history before it, its steps and tool results, the next step's gate", async () => {
@@ -163,12 +174,15 @@ describe('one-statement chat and run persistence', () => {
     const status = async (id: string) =>
       (await db.getRepository(MessageEntity).findOneByOrFail({ id })).status;
 
-    expect(await runs.start(second, false, 100)).toBe('blocked');
+    expect(await start(second)).toBe('blocked');
     expect(await status(second.id)).toBe('pending');
-    expect(await runs.start(second, true, 100)).toBe('started');
+    // On an archived thread a reply only closes: it never waits for the earlier one.
+    await db.query(`UPDATE threads SET archived_at = now() WHERE id = $1`, [thread.id]);
+    expect(await start(second)).toBe('started');
     expect(await status(second.id)).toBe('running');
+    await db.query(`UPDATE threads SET archived_at = NULL WHERE id = $1`, [thread.id]);
 
-    expect(await runs.start(first, false, 100)).toBe('started');
+    expect(await start(first)).toBe('started');
     expect(await status(first.id)).toBe('running');
     expect(await runs.nextLiveReply(thread.id)).toBe(first.id);
 
@@ -273,7 +287,7 @@ describe('one-statement chat and run persistence', () => {
       const replyOf = await newOrg();
       const replies = [];
       for (let i = 0; i < 6; i++) replies.push(await replyOf());
-      const results = await Promise.all(replies.map((reply) => runs.start(reply, false, 2)));
+      const results = await Promise.all(replies.map((reply) => start(reply, 2)));
       expect(results.filter((result) => result === 'started')).toHaveLength(2);
       const [running] = await db.query(
         `SELECT count(*)::int AS n FROM messages WHERE org_id = $1 AND status = 'running'`,
@@ -283,18 +297,18 @@ describe('one-statement chat and run persistence', () => {
 
       // Another organization is not held back by this one's runs.
       const other = await (await newOrg())();
-      expect(await runs.start(other, false, 2)).toBe('started');
+      expect(await start(other, 2)).toBe('started');
     });
 
     it('holds a reply back while its organization is at the cap, and names it when a slot frees', async () => {
       const replyOf = await newOrg();
       const [first, second, third] = [await replyOf(), await replyOf(), await replyOf()];
-      expect(await runs.start(first, false, 2)).toBe('started');
-      expect(await runs.start(second, false, 2)).toBe('started');
-      expect(await runs.start(third, false, 2)).toBe('blocked');
+      expect(await start(first, 2)).toBe('started');
+      expect(await start(second, 2)).toBe('started');
+      expect(await start(third, 2)).toBe('blocked');
       expect(await runs.isBlocked(third.id, 2)).toBe(true);
       // A reply already running (resumed after a crash) is never held back by the cap.
-      expect(await runs.start(second, false, 2)).toBe('started');
+      expect(await start(second, 2)).toBe('started');
 
       expect(await runs.nextWaitingReplyOfOrg(third.orgId)).toEqual({
         id: third.id,
@@ -306,7 +320,7 @@ describe('one-statement chat and run persistence', () => {
         nextOfOrg: { id: third.id, threadId: third.threadId },
       });
       expect(await runs.isBlocked(third.id, 2)).toBe(false);
-      expect(await runs.start(third, false, 2)).toBe('started');
+      expect(await start(third, 2)).toBe('started');
       expect(await runs.nextWaitingReplyOfOrg(third.orgId)).toBeNull();
     });
   });

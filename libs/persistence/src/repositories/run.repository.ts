@@ -65,12 +65,6 @@ const toGate = (row: GateRow, replyTokens: number): RunGate => ({
  * The statements a run makes at every step or reply, prepared (see runPrepared). Each name must stay unique to
  * its text: a connection keeps the first text it prepared under a name.
  */
-/** A reply's start under its organization's lock (RunRepository.start), as one statement. */
-const START_RUN: PreparedStatement = {
-  name: 'run_start_locked',
-  text: `SELECT parley_start_run($1, $2, $3, $4) AS blocked`,
-};
-
 /**
  * The organization's ($1) oldest pending reply that is first in its thread: the one a freed slot goes to. In the
  * finish statement its snapshot still shows the finished reply live, so the finished reply's own thread is left
@@ -91,10 +85,16 @@ const NEXT_LIVE_REPLY: PreparedStatement = {
   text: `SELECT id FROM messages WHERE thread_id = $1 AND live AND role = 'assistant' ORDER BY position LIMIT 1`,
 };
 
-/** A reply with its thread and agent (null when gone). */
-const LOAD_RUN: PreparedStatement = {
-  name: 'run_load',
-  text: `SELECT to_jsonb(m) AS reply, to_jsonb(t) AS thread, to_jsonb(a) AS agent
+/**
+ * A reply with its thread and agent, and the start of its run when it is a live assistant reply whose thread
+ * and agent exist: parley_start_run (migration 1765800000000) takes the organization's lock and decides in
+ * statements of their own snapshots, so the rows read here may be a moment older than the decision.
+ */
+const LOAD_AND_START_RUN: PreparedStatement = {
+  name: 'run_load_and_start',
+  text: `SELECT to_jsonb(m) AS reply, to_jsonb(t) AS thread, to_jsonb(a) AS agent,
+           CASE WHEN m.role = 'assistant' AND m.live AND t.id IS NOT NULL AND a.id IS NOT NULL
+             THEN parley_start_run(m.id, m.org_id, t.archived_at IS NOT NULL, $2) END AS blocked
          FROM messages m LEFT JOIN threads t ON t.id = m.thread_id LEFT JOIN agents a ON a.id = m.agent_id
          WHERE m.id = $1`,
 };
@@ -193,6 +193,14 @@ const FINISH_REPLY: PreparedStatement = {
    FROM done LEFT JOIN LATERAL (${NEXT_WAITING_REPLY_OF_ORG_SQL.replace('$1', 'done.org_id')}) next_of_org ON true`,
 };
 
+/** A reply as its run loads it, with how its start went (RunRepository.loadAndStart). */
+export interface LoadedRun {
+  reply: MessageEntity;
+  thread: ThreadEntity | null;
+  agent: AgentEntity | null;
+  start: 'blocked' | 'started' | null;
+}
+
 /** What ending a reply freed: its thread's next live reply, and its organization's oldest waiting one. */
 export interface FinishedReply {
   nextReplyId: string | null;
@@ -226,28 +234,6 @@ export class RunRepository {
   constructor(private readonly db: DataSource) {}
 
   /**
-   * Starts a reply's run in its thread's order and within its organization's cap of `orgCap` running replies:
-   * `blocked` while an earlier reply of the thread is pending or running (never on an archived thread, whose
-   * replies only close) or while the organization is at its cap; else pending → running (a reply no longer
-   * live is left as it is). The starts of one organization take a transaction-scoped advisory lock, so two
-   * workers cannot both take its last slot. One round trip: the function parley_start_run (migration
-   * 1765800000000).
-   */
-  async start(
-    reply: { id: string; orgId: string },
-    threadArchived: boolean,
-    orgCap: number,
-  ): Promise<'blocked' | 'started'> {
-    const [row] = await runPrepared<{ blocked: boolean }>(this.db, START_RUN, [
-      reply.id,
-      reply.orgId,
-      threadArchived,
-      orgCap,
-    ]);
-    return row.blocked ? 'blocked' : 'started';
-  }
-
-  /**
    * Whether the pending reply would be blocked now, by the rule its start applies (parley_reply_blocked): an
    * earlier reply of its thread is still live, or its organization runs `orgCap` replies.
    */
@@ -273,20 +259,27 @@ export class RunRepository {
     return row?.id ?? null;
   }
 
-  /** A reply with its thread and agent, for its run; null when there is no such message. */
-  async load(
-    messageId: string,
-  ): Promise<{ reply: MessageEntity; thread: ThreadEntity | null; agent: AgentEntity | null } | null> {
+  /**
+   * A reply with its thread and agent, for its run (null when there is no such message), and its run started in
+   * the same round trip when it is a live assistant reply with both. `start`: `blocked` while an earlier reply
+   * of the thread is pending or running (never on an archived thread, whose replies only close) or while the
+   * organization runs `orgCap` replies; else `started` (pending → running; a reply running already, resumed
+   * after a crash, stays so); null when not tried. The starts of one organization take a transaction-scoped
+   * advisory lock, so two workers cannot both take its last slot.
+   */
+  async loadAndStart(messageId: string, orgCap: number): Promise<LoadedRun | null> {
     const [row] = await runPrepared<{
       reply: JsonRow;
       thread: JsonRow | null;
       agent: JsonRow | null;
-    }>(this.db, LOAD_RUN, [messageId]);
+      blocked: boolean | null;
+    }>(this.db, LOAD_AND_START_RUN, [messageId, orgCap]);
     if (!row) return null;
     return {
       reply: entityFromJson(this.db, MessageEntity, row.reply),
       thread: row.thread && entityFromJson(this.db, ThreadEntity, row.thread),
       agent: row.agent && entityFromJson(this.db, AgentEntity, row.agent),
+      start: row.blocked === null ? null : row.blocked ? 'blocked' : 'started',
     };
   }
 

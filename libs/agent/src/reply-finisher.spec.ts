@@ -1,3 +1,4 @@
+import { loadSettings } from '@app/config';
 import { WebhookEvent } from '@app/contracts';
 import {
   AgentEntity,
@@ -14,7 +15,9 @@ import { RunMetrics } from './run-metrics';
 import { RunState } from './run-state';
 
 /** The final rows the finisher writes; `ended` says whether someone else already ended the reply. */
-class MemoryRuns implements Pick<RunRepository, 'finish'> {
+class MemoryRuns implements Pick<RunRepository, 'finish' | 'saveStep'> {
+  readonly checkpoints: RunStepEntity[] = [];
+
   readonly finished: { outcome: ReplyOutcome; event: WebhookEvent; finalStep: RunStepEntity | null }[] = [];
 
   constructor(private readonly ended = false) {}
@@ -23,11 +26,19 @@ class MemoryRuns implements Pick<RunRepository, 'finish'> {
     _id: string,
     outcome: ReplyOutcome,
     event: WebhookEvent,
+    _orgCap: number,
     finalStep: RunStepEntity | null = null,
   ): Promise<FinishedReply | null> {
     if (this.ended) return Promise.resolve(null);
     this.finished.push({ outcome, event, finalStep });
     return Promise.resolve({ nextReplyId: 'next', nextOfOrg: null });
+  }
+
+  saveStep(
+    step: RunStepEntity,
+  ): Promise<{ step: RunStepEntity; gate: { archived: false; budgetSpent: false } }> {
+    this.checkpoints.push(step);
+    return Promise.resolve({ step, gate: { archived: false, budgetSpent: false } });
   }
 }
 
@@ -44,8 +55,11 @@ class MemoryLog implements Pick<RunEventLog, 'nextSeq' | 'append' | 'flush'> {
     return numbered;
   }
 
+  /** How the next flush goes: at once, after a delay (Redis slow), or failing (Redis lost). */
+  flushing: () => Promise<void> = () => Promise.resolve();
+
   flush(): Promise<void> {
-    return Promise.resolve();
+    return this.flushing();
   }
 }
 
@@ -62,6 +76,7 @@ const agent = Object.assign(new AgentEntity(), { id: 'a', name: 'helper' });
 
 function finisherOver(runs: MemoryRuns): ReplyFinisher {
   return new ReplyFinisher(
+    loadSettings({}),
     runs as unknown as RunRepository,
     {} as AgentRepository,
     {} as RunEventWriter,
@@ -105,6 +120,32 @@ describe('ReplyFinisher', () => {
       type: 'message.completed',
       message: { content: 'Hello', status: 'success' },
     });
+  });
+
+  it('stores the last step on its own when its lines are slow to reach Redis, or fail to', async () => {
+    const lastStep = Object.assign(new RunStepEntity(), { messageId: reply.id, step: 1, text: 'Hello' });
+    const success = {
+      kind: 'success' as const,
+      questions: null,
+      structuredOutput: null,
+      finalStep: lastStep,
+    };
+
+    const slow = new MemoryRuns();
+    const slowState = stateWith('Hello');
+    slowState.log.flushing = () => new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await finisherOver(slow).finish(reply, agent, slowState.state, success)).not.toBeNull();
+    expect(slow.checkpoints).toEqual([lastStep]);
+    expect(slow.finished[0].finalStep).toBeNull();
+
+    const lost = new MemoryRuns();
+    const lostState = stateWith('Hello');
+    lostState.log.flushing = () => Promise.reject(new Error('Redis lost'));
+    await expect(finisherOver(lost).finish(reply, agent, lostState.state, success)).rejects.toThrow(
+      'Redis lost',
+    );
+    expect(lost.checkpoints).toEqual([lastStep]);
+    expect(lost.finished).toEqual([]);
   });
 
   it('closes a spent budget with its text and error code', async () => {

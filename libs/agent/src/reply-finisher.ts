@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { Settings } from '@app/config';
 import { replyEndedEventType, toMessageResponse, webhookEvent } from '@app/contracts';
 import {
   AgentEntity,
@@ -7,6 +8,7 @@ import {
   MessageEntity,
   ReplyOutcome,
   RunRepository,
+  RunStepEntity,
 } from '@app/persistence';
 import { RunEventWriter } from '@app/run-events';
 import { RunMetrics } from './run-metrics';
@@ -19,6 +21,9 @@ export type RunEnding = LoopOutcome | { kind: 'failed' };
 export const BUDGET_EXHAUSTED_TEXT = 'The token budget is spent: no reply could be written.';
 export const RUN_FAILED_TEXT = 'The run failed and could not be completed.';
 
+/** How long the last step may wait for its lines to reach Redis before it is stored on its own. */
+const LAST_STEP_CHECKPOINT_AFTER_MS = 100;
+
 /**
  * Ends a reply: the final row first (content = every delta streamed, events, status, usage), then the
  * `message.completed` line carrying that row, so a client that sees the last line can read the same message.
@@ -26,6 +31,7 @@ export const RUN_FAILED_TEXT = 'The run failed and could not be completed.';
 @Injectable()
 export class ReplyFinisher {
   constructor(
+    private readonly settings: Settings,
     private readonly runs: RunRepository,
     private readonly agents: AgentRepository,
     private readonly writer: RunEventWriter,
@@ -44,9 +50,9 @@ export class ReplyFinisher {
     if (closing && !state.content.endsWith(closing)) {
       state.emitText(state.content ? `\n\n${closing}` : closing);
     }
-    // The final row must not be ahead of the stream: a reply that is no longer live is never streamed again.
-    await state.flush();
     const success = ending.kind === 'success' ? ending : null;
+    // The final row must not be ahead of the stream: a reply that is no longer live is never streamed again.
+    const unstoredStep = await this.flushStoringStepIfSlow(reply, agent, state, success?.finalStep ?? null);
     const outcome: ReplyOutcome = {
       status: success ? 'success' : ending.kind === 'cancelled' ? 'cancelled' : 'error',
       content: state.content,
@@ -62,7 +68,8 @@ export class ReplyFinisher {
       reply.id,
       outcome,
       webhookEvent(replyEndedEventType(outcome.status), line),
-      success?.finalStep ?? null,
+      this.settings.agentRunOrgConcurrency,
+      unstoredStep,
     );
     if (!finished) return null;
     state.emitOnce({ type: 'message.completed', message: line });
@@ -71,6 +78,39 @@ export class ReplyFinisher {
       outcome: ending.kind === 'model_error' || ending.kind === 'failed' ? 'error' : ending.kind,
     });
     return finished;
+  }
+
+  /**
+   * Waits until every line is in the stream. The reply's last step, not stored yet, normally goes with the final
+   * row (returned: the finish stores it); but when Redis is slow or failing, it is stored at once on its own, as
+   * every other step is while its lines are written, so a run that cannot finish (Redis lost, the worker killed)
+   * is resumed from it instead of asking the model again (returns null then).
+   */
+  private async flushStoringStepIfSlow(
+    reply: MessageEntity,
+    agent: AgentEntity,
+    state: RunState,
+    lastStep: RunStepEntity | null,
+  ): Promise<RunStepEntity | null> {
+    if (!lastStep) {
+      await state.flush();
+      return null;
+    }
+    const flushed = state.flush().then(
+      () => null,
+      (error: unknown) => ({ error }),
+    );
+    let timer: NodeJS.Timeout | undefined;
+    const slow = new Promise<'slow'>((resolve) => {
+      timer = setTimeout(() => resolve('slow'), LAST_STEP_CHECKPOINT_AFTER_MS);
+    });
+    const first = await Promise.race([flushed, slow]);
+    clearTimeout(timer);
+    if (first === null) return lastStep;
+    await this.runs.saveStep(lastStep, { threadId: reply.threadId, agentId: agent.id, replyTokens: 0 });
+    const failure = await flushed;
+    if (failure) throw failure.error;
+    return null;
   }
 
   /**

@@ -85,12 +85,21 @@ export class RequestDtoCheck implements OnModuleInit {
  */
 @Injectable()
 export class ApiValidationInterceptor implements NestInterceptor {
+  /** Each handler's DTOs, read from its metadata once, not on every request. */
+  private readonly dtosByHandler = new WeakMap<object, ReturnType<typeof requestDtos>>();
+
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     if (context.getType() !== 'http') return next.handle();
     const request = context.switchToHttp().getRequest<FastifyRequest & Record<string, unknown>>();
     const issues: ValidationIssue[] = [];
     const validated: Partial<Record<'params' | 'query' | 'body', unknown>> = {};
-    for (const { part, target } of requestDtos(context.getClass(), context.getHandler().name)) {
+    const handler = context.getHandler();
+    let dtos = this.dtosByHandler.get(handler);
+    if (!dtos) {
+      dtos = requestDtos(context.getClass(), handler.name);
+      this.dtosByHandler.set(handler, dtos);
+    }
+    for (const { part, target } of dtos) {
       const result = validateRequest(target, request[part.field], part.root);
       if (result.ok) validated[part.field] = result.value;
       else issues.push(...result.issues);

@@ -1,4 +1,3 @@
-import { loadSettings } from '@app/config';
 import { WebhookEvent } from '@app/contracts';
 import {
   AgentEntity,
@@ -26,7 +25,6 @@ class MemoryRuns implements Pick<RunRepository, 'finish' | 'saveStep'> {
     _id: string,
     outcome: ReplyOutcome,
     event: WebhookEvent,
-    _orgCap: number,
     finalStep: RunStepEntity | null = null,
   ): Promise<FinishedReply | null> {
     if (this.ended) return Promise.resolve(null);
@@ -76,7 +74,6 @@ const agent = Object.assign(new AgentEntity(), { id: 'a', name: 'helper' });
 
 function finisherOver(runs: MemoryRuns): ReplyFinisher {
   return new ReplyFinisher(
-    loadSettings({}),
     runs as unknown as RunRepository,
     {} as AgentRepository,
     {} as RunEventWriter,

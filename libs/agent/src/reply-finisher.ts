@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { Settings } from '@app/config';
 import { replyEndedEventType, toMessageResponse, webhookEvent } from '@app/contracts';
 import {
   AgentEntity,
@@ -31,7 +30,6 @@ const LAST_STEP_CHECKPOINT_AFTER_MS = 100;
 @Injectable()
 export class ReplyFinisher {
   constructor(
-    private readonly settings: Settings,
     private readonly runs: RunRepository,
     private readonly agents: AgentRepository,
     private readonly writer: RunEventWriter,
@@ -68,7 +66,6 @@ export class ReplyFinisher {
       reply.id,
       outcome,
       webhookEvent(replyEndedEventType(outcome.status), line),
-      this.settings.agentRunOrgConcurrency,
       unstoredStep,
     );
     if (!finished) return null;

@@ -198,9 +198,9 @@ describe('one-statement chat and run persistence', () => {
     };
     const event = webhookEvent('message.completed', {});
     // (Other tests' waiting replies share this organization: its next waiting reply is checked below.)
-    expect((await runs.finish(first.id, outcome, event, 100))?.nextReplyId).toBe(second.id);
-    expect(await runs.finish(first.id, outcome, event, 100)).toBeNull();
-    expect(await runs.finish(second.id, outcome, event, 100)).toEqual(
+    expect((await runs.finish(first.id, outcome, event))?.nextReplyId).toBe(second.id);
+    expect(await runs.finish(first.id, outcome, event)).toBeNull();
+    expect(await runs.finish(second.id, outcome, event)).toEqual(
       expect.objectContaining({ nextReplyId: null }),
     );
     expect(await runs.nextLiveReply(thread.id)).toBeNull();
@@ -236,11 +236,11 @@ describe('one-statement chat and run persistence', () => {
     };
 
     expect(
-      await runs.finish(reply.id, outcome, webhookEvent('message.completed', {}), 100, step(2, 12)),
+      await runs.finish(reply.id, outcome, webhookEvent('message.completed', {}), step(2, 12)),
     ).not.toBeNull();
     // Someone else's finish of the same reply stores nothing more and counts nothing twice.
     expect(
-      await runs.finish(reply.id, outcome, webhookEvent('message.completed', {}), 100, step(2, 99)),
+      await runs.finish(reply.id, outcome, webhookEvent('message.completed', {}), step(2, 99)),
     ).toBeNull();
 
     const stored = await db
@@ -314,37 +314,14 @@ describe('one-statement chat and run persistence', () => {
         id: third.id,
         threadId: third.threadId,
       });
-      // The finish hands the freed slot to the oldest waiting reply and names it, in the same statement: a newer
-      // reply that asks first finds no slot, the woken one starts.
-      const newer = await replyOf();
-      expect(await runs.finish(first.id, outcome, webhookEvent('message.completed', {}), 2)).toEqual({
+      // The finish names the reply the freed slot goes to, in the same statement.
+      expect(await runs.finish(first.id, outcome, webhookEvent('message.completed', {}))).toEqual({
         nextReplyId: null,
         nextOfOrg: { id: third.id, threadId: third.threadId },
       });
-      expect(await start(newer, 2)).toBe('blocked');
       expect(await runs.isBlocked(third.id, 2)).toBe(false);
       expect(await start(third, 2)).toBe('started');
-      const [running] = await db.query(
-        `SELECT count(*)::int AS n FROM messages WHERE org_id = $1 AND live AND status = 'running'`,
-        [third.orgId],
-      );
-      expect(running.n).toBe(2);
-      expect(await runs.nextWaitingReplyOfOrg(third.orgId)).toEqual({
-        id: newer.id,
-        threadId: newer.threadId,
-      });
-    });
-
-    it('hands no slot over while the organization is below its cap', async () => {
-      const replyOf = await newOrg();
-      const [first, waiting] = [await replyOf(), await replyOf()];
-      expect(await start(first, 3)).toBe('started');
-      expect(await runs.finish(first.id, outcome, webhookEvent('message.completed', {}), 3)).toMatchObject({
-        nextOfOrg: { id: waiting.id },
-      });
-      // It was never held back: it stays pending until its own start.
-      const [row] = await db.query(`SELECT status FROM messages WHERE id = $1`, [waiting.id]);
-      expect(row.status).toBe('pending');
+      expect(await runs.nextWaitingReplyOfOrg(third.orgId)).toBeNull();
     });
   });
 });

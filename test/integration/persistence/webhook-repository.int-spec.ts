@@ -81,8 +81,8 @@ describe('webhook outbox and deliveries', () => {
     const ended = await reply();
     const event = webhookEvent('message.completed', { id: ended.id });
 
-    expect(await runs.finish(ended.id, outcome, event, 8)).not.toBeNull();
-    expect(await runs.finish(ended.id, outcome, webhookEvent('message.completed', {}), 8)).toBeNull();
+    expect(await runs.finish(ended.id, outcome, event)).not.toBeNull();
+    expect(await runs.finish(ended.id, outcome, webhookEvent('message.completed', {}))).toBeNull();
 
     const rows: { webhook_id: string; event_id: string; type: string; payload: unknown }[] = await db.query(
       `SELECT webhook_id, event_id, type, payload FROM webhook_deliveries`,

@@ -166,11 +166,7 @@ const WEBHOOK_OUTBOX_SQL = `
 /**
  * A reply's end: its last step when not stored yet ($12-$22, all null otherwise: a step inserted here is not in
  * the statement's snapshot, so its tokens are added apart), the final row, the token counters, the webhook
- * outbox, and what the end lets run next. When the organization was at its cap ($23), the slot the reply frees
- * is handed to the organization's oldest waiting reply in the same statement (it becomes running, which the
- * start of its run accepts), so a newer reply that asks first cannot take it: without this, a reply woken for
- * the slot often found it taken and waited again. The count of running replies is unchanged by the hand-off,
- * so the cap holds without the start's lock.
+ * outbox, and what the end lets run next.
  */
 const FINISH_REPLY: PreparedStatement = {
   name: 'run_finish_reply_with_step',
@@ -190,19 +186,11 @@ const FINISH_REPLY: PreparedStatement = {
      FROM usage WHERE id = $1 AND live RETURNING thread_id, agent_id, org_id, usage_tokens),
    agent AS (UPDATE agents SET tokens_used = tokens_used + done.usage_tokens FROM done WHERE id = done.agent_id),
    org AS (UPDATE organizations SET tokens_used = tokens_used + done.usage_tokens FROM done WHERE id = done.org_id),
-   hooks AS (${WEBHOOK_OUTBOX_SQL}),
-   next_of_org AS (
-     SELECT waiting.id, waiting.thread_id
-     FROM done, LATERAL (${NEXT_WAITING_REPLY_OF_ORG_SQL.replace('$1', 'done.org_id')}) waiting),
-   handoff AS (
-     UPDATE messages SET status = 'running', updated_at = now()
-     FROM next_of_org, done
-     WHERE messages.id = next_of_org.id AND messages.live AND messages.status = 'pending'
-       AND (SELECT count(*) FROM messages r WHERE r.org_id = done.org_id AND r.live AND r.status = 'running') >= $23)
+   hooks AS (${WEBHOOK_OUTBOX_SQL})
    SELECT (SELECT id FROM messages WHERE thread_id = done.thread_id AND live AND role = 'assistant' AND id <> $1
            ORDER BY position LIMIT 1) AS next_reply_id,
      next_of_org.id AS next_org_reply_id, next_of_org.thread_id AS next_org_thread_id
-   FROM done LEFT JOIN next_of_org ON true`,
+   FROM done LEFT JOIN LATERAL (${NEXT_WAITING_REPLY_OF_ORG_SQL.replace('$1', 'done.org_id')}) next_of_org ON true`,
 };
 
 /** A reply as its run loads it, with how its start went (RunRepository.loadAndStart). */
@@ -363,14 +351,12 @@ export class RunRepository {
    * when none) and the organization's oldest waiting reply (the slot this run frees), or null when the reply was
    * no longer live (someone else ended it). `event` reports the end to the organization's webhooks, written by
    * the same statement. `finalStep`, the reply's last step when the run has not stored it yet, is stored by the
-   * same statement too (once, like saveStep): the last step costs no commit of its own. With the organization at
-   * `orgCap`, the organization's next waiting reply gets the freed slot (it is marked running) before it is named.
+   * same statement too (once, like saveStep): the last step costs no commit of its own.
    */
   async finish(
     messageId: string,
     outcome: ReplyOutcome,
     event: WebhookEvent,
-    orgCap: number,
     finalStep: RunStepEntity | null = null,
   ): Promise<FinishedReply | null> {
     const [row] = await runPrepared<{
@@ -390,7 +376,6 @@ export class RunRepository {
       event.type,
       JSON.stringify(event.payload),
       ...(finalStep ? stepValues(finalStep) : new Array(STEP_COLUMN_COUNT).fill(null)),
-      orgCap,
     ]);
     if (!row) return null;
     return {

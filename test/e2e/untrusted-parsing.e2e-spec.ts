@@ -48,6 +48,9 @@ beforeAll(async () => {
       WORKER_HEALTH_PORT: '0',
       WEB_TOOL_ALLOW_PRIVATE: 'true',
       PARSE_TIMEOUT_MS: String(PARSE_TIMEOUT_MS),
+      // Room enough that the DOCX bomb meets the time limit first, on a fast machine too (at the default 256 MiB
+      // an idle 2-core box reached the memory limit in ~2.3 s, before the 3 s this test is about).
+      PARSE_THREAD_MEMORY_MB: '2048',
     }),
   ]);
   [orgA, orgB] = await Promise.all([createOrg(environment.env), createOrg(environment.env)]);
@@ -158,6 +161,39 @@ it('refuses a SKILL.md whose YAML is slow to parse at the time limit, the gatewa
 });
 
 /** A small DOCX (deflated) whose document.xml holds `paragraphs` one-letter paragraphs. */
+it('gives up on the same DOCX at the memory limit, long before the time limit', async () => {
+  // Another worker in place of the first: a small heap for parsing threads, a minute to parse.
+  await worker.stop();
+  worker = await startWorker(environment.env, {
+    WORKER_HEALTH_PORT: '0',
+    PARSE_TIMEOUT_MS: '60000',
+    PARSE_THREAD_MEMORY_MB: '64',
+  });
+  const client = api(gateway.url!, orgA.key);
+  const granted = (
+    await client.get(`/chat/files/upload?filename=bomb.docx&mimetype=${MIME.docx}&user_id=alice`)
+  ).body as { url: string; fields: Record<string, string> };
+  const form = new FormData();
+  for (const [name, value] of Object.entries(granted.fields)) form.append(name, value);
+  form.append('file', new Blob([await docxBomb(1_500_000)]), 'bomb.docx');
+  expect((await fetch(granted.url, { method: 'POST', body: form })).status).toBe(204);
+
+  const started = Date.now();
+  const chat = await client.post('/chat', {
+    // No /say: the builtin model's answer echoes what it was given of the attachment.
+    message: { content: 'read it', file_ids: [granted.fields['x-amz-meta-file-id']] },
+    options: { agent_id: agentA, user_id: 'alice' },
+  });
+  expect(chat.status).toBe(200);
+  await until(async () => (await liveReplies(orgA)) === 0, 60000);
+  // The parse failed, far from the minute the time limit allows: the heap limit stopped it.
+  expect(Date.now() - started).toBeLessThan(30000);
+  const thread = await client.get(`/chat/${chat.body.id}?user_id=alice`);
+  expect(thread.body.messages[1].status).toBe('success');
+  expect(thread.body.messages[1].content).toContain('"bomb.docx"');
+  expect(thread.body.messages[1].content).toContain('could not be read');
+});
+
 async function docxBomb(paragraphs: number): Promise<Buffer> {
   const zip = await JSZip.loadAsync(await docxOf([]));
   const body = '<w:p><w:r><w:t>a</w:t></w:r></w:p>'.repeat(paragraphs);

@@ -1,4 +1,4 @@
-import { ActiveRuns, RunCancelledError } from './active-runs';
+import { ActiveRuns, RunCancelledError, RunHandedBackError } from './active-runs';
 
 describe('ActiveRuns', () => {
   it("aborts the thread's run, or only the named reply's", () => {
@@ -18,5 +18,16 @@ describe('ActiveRuns', () => {
     runs.end('t1', 'r1');
     // Remembered once: a later run of another reply, or the same thread, is not touched.
     expect(runs.start('t1', 'r2').signal.aborted).toBe(false);
+  });
+
+  it('hands back every run in flight, and any run that starts after that', () => {
+    const runs = new ActiveRuns();
+    const running = runs.start('t1', 'r1');
+    expect(runs.stopping).toBe(false);
+    expect(runs.handBackAll()).toBe(1);
+    expect(running.signal.reason).toBeInstanceOf(RunHandedBackError);
+    expect(runs.stopping).toBe(true);
+    // A paused BullMQ worker may still receive one job: its run must not go on here.
+    expect(runs.start('t2', 'r2').signal.reason).toBeInstanceOf(RunHandedBackError);
   });
 });

@@ -15,11 +15,21 @@ export class ActiveRuns {
   private readonly byThread = new Map<string, { messageId: string; controller: AbortController }>();
   /** Replies asked to stop before they ran here, with when the request came. */
   private readonly cancelledBeforeStart = new Map<string, number>();
+  private handingBack = false;
+
+  /**
+   * True once the worker hands its runs back (handBackAll): a job it still receives must go back too. A paused
+   * BullMQ worker can receive one more job, when the wait for a job it was in when paused returns one.
+   */
+  get stopping(): boolean {
+    return this.handingBack;
+  }
 
   start(threadId: string, messageId: string): AbortController {
     const controller = new AbortController();
     this.byThread.set(threadId, { messageId, controller });
-    if (this.cancelledBeforeStart.delete(messageId)) controller.abort(new RunCancelledError());
+    if (this.handingBack) controller.abort(new RunHandedBackError());
+    else if (this.cancelledBeforeStart.delete(messageId)) controller.abort(new RunCancelledError());
     return controller;
   }
 
@@ -44,8 +54,10 @@ export class ActiveRuns {
   /**
    * Stops every run of this process without ending its reply (the worker is stopping): each run throws
    * RunHandedBackError and its job goes back to the queue for another worker to resume at the last stored step.
+   * A run started after this is handed back at once.
    */
   handBackAll(): number {
+    this.handingBack = true;
     for (const run of this.byThread.values()) run.controller.abort(new RunHandedBackError());
     return this.byThread.size;
   }

@@ -44,6 +44,11 @@ export class RunAgentReply {
   ) {}
 
   async execute(input: RunReplyInput): Promise<RunReplyResult> {
+    // A job that reached this worker while it stops goes back untouched (not even marked running).
+    if (this.activeRuns.stopping) {
+      this.logger.warn({ messageId: input.messageId }, 'run handed back: the worker is stopping');
+      throw new RunHandedBackError();
+    }
     const loaded = await this.scheduler.loadAndStart(input.messageId);
     if (!loaded) return 'done';
     const { reply, thread, agent, start } = loaded;

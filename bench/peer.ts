@@ -35,12 +35,25 @@ export class Peer {
     private readonly child: ChildProcess,
   ) {}
 
-  /** The peer's server on a spare port (not its default 8125, which other people's runs may hold). */
-  static async start(dir: string): Promise<Peer> {
+  /**
+   * The peer's server on a spare port (not its default 8125, which other people's runs may hold). `options`: its
+   * server configuration (e.g. `nWorkers`) and environment (its fake model's `FAKE_TOKEN_DELAY_MS`,
+   * `FAKE_WORDS`), as its README says.
+   */
+  static async start(
+    dir: string,
+    options: { config?: Record<string, unknown>; env?: NodeJS.ProcessEnv } = {},
+  ): Promise<Peer> {
     const port = await freePort();
-    const child = spawn(process.execPath, ['serve.mjs', JSON.stringify({ port })], {
+    const child = spawn(process.execPath, ['serve.mjs', JSON.stringify({ ...options.config, port })], {
       cwd: join(dir, 'langgraph'),
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'warn', LANGSMITH_TRACING: 'false' },
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        LOG_LEVEL: 'warn',
+        LANGSMITH_TRACING: 'false',
+        ...options.env,
+      },
       stdio: 'ignore',
     });
     const url = `http://127.0.0.1:${port}`;
@@ -53,10 +66,26 @@ export class Peer {
    * each (the peer does ~2 conversations/s at one client). Each repetition starts with a warm-up of
    * max(10, clients) conversations, which the CPU per conversation counts too: load.mjs does not report them apart.
    */
-  async runLoad(clients: number, count: number, reps: number, maxSeconds: number): Promise<PeerResult> {
+  async runLoad(
+    clients: number,
+    count: number,
+    reps: number,
+    maxSeconds: number,
+    extraArgs: string[] = [],
+  ): Promise<PeerResult> {
     const pid = this.child.pid ?? 0;
     const cpuBefore = treeCpuMs(pid);
-    const args = ['--base', this.url, '--c', String(clients), '--n', String(count), '--reps', String(reps)];
+    const args = [
+      '--base',
+      this.url,
+      '--c',
+      String(clients),
+      '--n',
+      String(count),
+      '--reps',
+      String(reps),
+      ...extraArgs,
+    ];
     const { stdout } = await run(
       process.execPath,
       [join(this.dir, 'load.mjs'), ...args, '--max-seconds', String(maxSeconds)],
@@ -68,7 +97,9 @@ export class Peer {
     const lines = stdout.trim().split('\n');
     const summary = JSON.parse(lines[lines.indexOf('SUMMARY') + 1]) as PeerSummary;
     if (summary.errors > 0) throw new Error(`peer: ${summary.errors} failed conversations`);
-    const conversations = summary.completed.reduce((sum, n) => sum + n, 0) + reps * Math.max(10, clients);
+    const warmup = extraArgs.includes('--warmup') ? Number(extraArgs[extraArgs.indexOf('--warmup') + 1]) : 10;
+    const conversations =
+      summary.completed.reduce((sum, n) => sum + n, 0) + reps * (warmup > 0 ? Math.max(warmup, clients) : 0);
     return { summary, cpuMsPerConversation: cpuMs / conversations };
   }
 

@@ -6,8 +6,8 @@ import { createTestEnvironment, queryDatabase, TestEnvironment } from '../suppor
 import { Line, numbered, OpenStream, until } from './stream.support';
 
 /**
- * Issue #17 item 1: Redis loses its data while a reply's last step has streamed and been stored but the reply
- * is not finished. The stack runs on a private redis-server (no persistence) that this test freezes, kills
+ * Issue #17 item 1: Redis loses its data while a reply's last step has streamed (and, store then publish, been
+ * journaled in PostgreSQL) but the reply is not finished. The stack runs on a private redis-server (no persistence) that this test freezes, kills
  * and starts again empty: the run's appends are refused, the sweep re-runs the reply, and the re-run must
  * publish again exactly the lines the first run did, so the client already holding some of them gets the rest
  * once each, and any `after` ends with message.completed.
@@ -75,15 +75,16 @@ describe('a reply whose Redis log is lost', () => {
     const open = new OpenStream(url, org.key);
     await open.waitFor((line) => line.type === 'text.delta' && line.delta === 'word6 ');
 
-    // Freeze Redis: the run streams the rest into a socket nobody reads and stores the step in PostgreSQL.
+    // Freeze Redis: the run goes on storing what it streams in PostgreSQL (the journal of its step in progress),
+    // then publishing it into a socket nobody reads.
     redisServer.kill('SIGSTOP');
     await until(async () => {
-      const rows = await queryDatabase(
+      const rows = await queryDatabase<{ lines: string }>(
         environment.databaseUrl,
-        'SELECT 1 FROM run_steps WHERE message_id = $1',
+        'SELECT lines FROM run_stream_journal WHERE message_id = $1',
         [replyId],
       );
-      return rows.length === 1;
+      return rows.some((row) => row.lines.includes(words[words.length - 1]));
     }, 20000);
     // Then it dies and comes back without its data.
     redisServer.kill('SIGKILL');

@@ -7,6 +7,7 @@ import { RunAgentReply } from './run-agent-reply.use-case';
 import { RunMetrics } from './run-metrics';
 import { RunScheduler } from './run-scheduler';
 import { StepLoop } from './run/step-loop';
+import { StreamJournal } from './run/stream-journal';
 import { clockToolSource } from './tools/clock.tool';
 import { ToolRegistry } from './tools/tool-registry';
 import { ToolRegistryModule } from './tools/tool-registry.module';
@@ -19,6 +20,7 @@ const PROVIDERS = [
   RunScheduler,
   ReplyFinisher,
   StepLoop,
+  StreamJournal,
   RunAgentReply,
 ];
 

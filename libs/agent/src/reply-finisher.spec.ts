@@ -8,18 +8,29 @@ import {
   RunRepository,
   RunStepEntity,
 } from '@app/persistence';
-import { RunEvent, RunEventLog, RunEventWriter, UnnumberedRunEvent } from '@app/run-events';
+import { loadSettings } from '@app/config';
+import { RunEvent, RunEventWriter } from '@app/run-events';
 import { BUDGET_EXHAUSTED_TEXT, ReplyFinisher } from './reply-finisher';
 import { RunMetrics } from './run-metrics';
 import { RunState } from './run-state';
+import { MemoryRunEventLog as MemoryLog } from './testing/memory-run-event-log';
 
-/** The final rows the finisher writes; `ended` says whether someone else already ended the reply. */
-class MemoryRuns implements Pick<RunRepository, 'finish' | 'saveStep'> {
-  readonly checkpoints: RunStepEntity[] = [];
+/**
+ * The final rows the finisher writes; `ended` says whether someone else already ended the reply. Each finish
+ * notes what the log had published when the final row was written.
+ */
+class MemoryRuns implements Pick<RunRepository, 'finish'> {
+  readonly finished: {
+    outcome: ReplyOutcome;
+    event: WebhookEvent;
+    finalStep: RunStepEntity | null;
+    publishedBefore: RunEvent[];
+  }[] = [];
 
-  readonly finished: { outcome: ReplyOutcome; event: WebhookEvent; finalStep: RunStepEntity | null }[] = [];
-
-  constructor(private readonly ended = false) {}
+  constructor(
+    private readonly log: MemoryLog,
+    private readonly ended = false,
+  ) {}
 
   finish(
     _id: string,
@@ -28,36 +39,8 @@ class MemoryRuns implements Pick<RunRepository, 'finish' | 'saveStep'> {
     finalStep: RunStepEntity | null = null,
   ): Promise<FinishedReply | null> {
     if (this.ended) return Promise.resolve(null);
-    this.finished.push({ outcome, event, finalStep });
+    this.finished.push({ outcome, event, finalStep, publishedBefore: [...this.log.published] });
     return Promise.resolve({ nextReplyId: 'next', nextOfOrg: null });
-  }
-
-  saveStep(
-    step: RunStepEntity,
-  ): Promise<{ step: RunStepEntity; gate: { archived: false; budgetSpent: false } }> {
-    this.checkpoints.push(step);
-    return Promise.resolve({ step, gate: { archived: false, budgetSpent: false } });
-  }
-}
-
-class MemoryLog implements Pick<RunEventLog, 'nextSeq' | 'append' | 'flush'> {
-  readonly appended: RunEvent[] = [];
-
-  get nextSeq(): number {
-    return this.appended.length;
-  }
-
-  append(event: UnnumberedRunEvent): RunEvent {
-    const numbered = { seq: this.appended.length, ...event } as RunEvent;
-    this.appended.push(numbered);
-    return numbered;
-  }
-
-  /** How the next flush goes: at once, after a delay (Redis slow), or failing (Redis lost). */
-  flushing: () => Promise<void> = () => Promise.resolve();
-
-  flush(): Promise<void> {
-    return this.flushing();
   }
 }
 
@@ -74,6 +57,7 @@ const agent = Object.assign(new AgentEntity(), { id: 'a', name: 'helper' });
 
 function finisherOver(runs: MemoryRuns): ReplyFinisher {
   return new ReplyFinisher(
+    loadSettings({}),
     runs as unknown as RunRepository,
     {} as AgentRepository,
     {} as RunEventWriter,
@@ -81,17 +65,16 @@ function finisherOver(runs: MemoryRuns): ReplyFinisher {
   );
 }
 
-function stateWith(content: string): { state: RunState; log: MemoryLog } {
+function stateWith(content: string): { state: RunState; log: MemoryLog; runs: MemoryRuns } {
   const log = new MemoryLog();
-  const state = new RunState(log as unknown as RunEventLog, []);
+  const state = new RunState(log.asLog(), []);
   state.emitText(content);
-  return { state, log };
+  return { state, log, runs: new MemoryRuns(log) };
 }
 
 describe('ReplyFinisher', () => {
-  it('writes a success with everything streamed, then the message.completed line carrying that row', async () => {
-    const runs = new MemoryRuns();
-    const { state, log } = stateWith('Hello');
+  it('stores the final row with the last step before any of its lines is published, then publishes them all', async () => {
+    const { state, log, runs } = stateWith('Hello');
     const lastStep = Object.assign(new RunStepEntity(), { messageId: reply.id, step: 1, text: 'Hello' });
 
     const next = await finisherOver(runs).finish(reply, agent, state, {
@@ -110,44 +93,40 @@ describe('ReplyFinisher', () => {
       deltaLengths: [5],
     });
     expect(runs.finished[0].event.type).toBe('message.completed');
-    // The last step, not stored by the loop, goes with the final row.
+    // The last step, not stored by the loop, goes with the final row; no client saw its text before.
     expect(runs.finished[0].finalStep).toBe(lastStep);
-    const last = log.appended[log.appended.length - 1];
-    expect(last).toMatchObject({
+    expect(runs.finished[0].publishedBefore).toEqual([]);
+    expect(log.published.map((event) => event.type)).toEqual(['text.delta', 'message.completed']);
+    expect(log.published[1]).toMatchObject({
       type: 'message.completed',
       message: { content: 'Hello', status: 'success' },
     });
+    expect(log.flushes).toBe(1);
   });
 
-  it('stores the last step on its own when its lines are slow to reach Redis, or fail to', async () => {
-    const lastStep = Object.assign(new RunStepEntity(), { messageId: reply.id, step: 1, text: 'Hello' });
-    const success = {
-      kind: 'success' as const,
-      questions: null,
-      structuredOutput: null,
-      finalStep: lastStep,
-    };
+  it('does not end the reply when another run took over its log, and publishes nothing', async () => {
+    const { state, log, runs } = stateWith('Hello');
+    log.owned = false;
 
-    const slow = new MemoryRuns();
-    const slowState = stateWith('Hello');
-    slowState.log.flushing = () => new Promise((resolve) => setTimeout(resolve, 300));
-    expect(await finisherOver(slow).finish(reply, agent, slowState.state, success)).not.toBeNull();
-    expect(slow.checkpoints).toEqual([lastStep]);
-    expect(slow.finished[0].finalStep).toBeNull();
+    await expect(finisherOver(runs).finish(reply, agent, state, { kind: 'cancelled' })).rejects.toThrow(
+      'superseded',
+    );
+    expect(runs.finished).toEqual([]);
+    expect(log.published).toEqual([]);
+  });
 
-    const lost = new MemoryRuns();
-    const lostState = stateWith('Hello');
-    lostState.log.flushing = () => Promise.reject(new Error('Redis lost'));
-    await expect(finisherOver(lost).finish(reply, agent, lostState.state, success)).rejects.toThrow(
+  it('leaves the lines to the next attempt when Redis fails after the final row is stored', async () => {
+    const { state, log, runs } = stateWith('Hello');
+    log.flushing = () => Promise.reject(new Error('Redis lost'));
+
+    await expect(finisherOver(runs).finish(reply, agent, state, { kind: 'cancelled' })).rejects.toThrow(
       'Redis lost',
     );
-    expect(lost.checkpoints).toEqual([lastStep]);
-    expect(lost.finished).toEqual([]);
+    expect(runs.finished).toHaveLength(1);
   });
 
   it('closes a spent budget with its text and error code', async () => {
-    const runs = new MemoryRuns();
-    const { state } = stateWith('Partial');
+    const { state, runs } = stateWith('Partial');
 
     await finisherOver(runs).finish(reply, agent, state, { kind: 'budget_exhausted' });
 
@@ -159,8 +138,7 @@ describe('ReplyFinisher', () => {
   });
 
   it('does not stream the closing text twice when a resumed run already streamed it', async () => {
-    const runs = new MemoryRuns();
-    const { state } = stateWith(BUDGET_EXHAUSTED_TEXT);
+    const { state, runs } = stateWith(BUDGET_EXHAUSTED_TEXT);
 
     await finisherOver(runs).finish(reply, agent, state, { kind: 'budget_exhausted' });
 
@@ -168,8 +146,9 @@ describe('ReplyFinisher', () => {
   });
 
   it('says why the model failed, and ends a cancelled reply as cancelled', async () => {
-    const failed = new MemoryRuns();
-    await finisherOver(failed).finish(reply, agent, stateWith('').state, {
+    const failedState = stateWith('');
+    const failed = failedState.runs;
+    await finisherOver(failed).finish(reply, agent, failedState.state, {
       kind: 'model_error',
       reason: 'rate limited',
     });
@@ -179,17 +158,21 @@ describe('ReplyFinisher', () => {
       content: 'The model failed: rate limited',
     });
 
-    const cancelled = new MemoryRuns();
-    await finisherOver(cancelled).finish(reply, agent, stateWith('So far').state, { kind: 'cancelled' });
+    const cancelledState = stateWith('So far');
+    const cancelled = cancelledState.runs;
+    await finisherOver(cancelled).finish(reply, agent, cancelledState.state, { kind: 'cancelled' });
     expect(cancelled.finished[0].outcome).toMatchObject({ status: 'cancelled', content: 'So far' });
   });
 
   it('writes no last line when someone else ended the reply first', async () => {
     const { state, log } = stateWith('Hello');
 
-    const next = await finisherOver(new MemoryRuns(true)).finish(reply, agent, state, { kind: 'cancelled' });
+    const next = await finisherOver(new MemoryRuns(log, true)).finish(reply, agent, state, {
+      kind: 'cancelled',
+    });
 
     expect(next).toBeNull();
     expect(log.appended.some((event) => event.type === 'message.completed')).toBe(false);
+    expect(log.published).toEqual([]);
   });
 });

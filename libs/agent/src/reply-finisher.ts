@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { Settings } from '@app/config';
 import { replyEndedEventType, toMessageResponse, webhookEvent } from '@app/contracts';
 import {
   AgentEntity,
@@ -7,9 +8,8 @@ import {
   MessageEntity,
   ReplyOutcome,
   RunRepository,
-  RunStepEntity,
 } from '@app/persistence';
-import { RunEventWriter } from '@app/run-events';
+import { RunEventWriter, storedReplyLines, UnnumberedRunEvent } from '@app/run-events';
 import { RunMetrics } from './run-metrics';
 import { RunState } from './run-state';
 import { LoopOutcome } from './run/run.types';
@@ -20,16 +20,16 @@ export type RunEnding = LoopOutcome | { kind: 'failed' };
 export const BUDGET_EXHAUSTED_TEXT = 'The token budget is spent: no reply could be written.';
 export const RUN_FAILED_TEXT = 'The run failed and could not be completed.';
 
-/** How long the last step may wait for its lines to reach Redis before it is stored on its own. */
-const LAST_STEP_CHECKPOINT_AFTER_MS = 100;
-
 /**
- * Ends a reply: the final row first (content = every delta streamed, events, status, usage), then the
- * `message.completed` line carrying that row, so a client that sees the last line can read the same message.
+ * Ends a reply: the final row first (content = every delta emitted, events, status, usage; the last step with
+ * it), then its lines go out, closed by the `message.completed` line carrying that row: store, then publish, so
+ * a client that sees the last line can read the same message, and a crash in between leaves a row whose lines
+ * the next attempt publishes (closeEnded).
  */
 @Injectable()
 export class ReplyFinisher {
   constructor(
+    private readonly settings: Settings,
     private readonly runs: RunRepository,
     private readonly agents: AgentRepository,
     private readonly writer: RunEventWriter,
@@ -49,8 +49,8 @@ export class ReplyFinisher {
       state.emitText(state.content ? `\n\n${closing}` : closing);
     }
     const success = ending.kind === 'success' ? ending : null;
-    // The final row must not be ahead of the stream: a reply that is no longer live is never streamed again.
-    const unstoredStep = await this.flushStoringStepIfSlow(reply, agent, state, success?.finalStep ?? null);
+    // A run that lost its log to another worker must not end the reply with what it alone holds.
+    await state.assertOwner();
     const outcome: ReplyOutcome = {
       status: success ? 'success' : ending.kind === 'cancelled' ? 'cancelled' : 'error',
       content: state.content,
@@ -66,10 +66,12 @@ export class ReplyFinisher {
       reply.id,
       outcome,
       webhookEvent(replyEndedEventType(outcome.status), line),
-      unstoredStep,
+      success?.finalStep ?? null,
+      this.settings.agentRunOrgConcurrency,
     );
     if (!finished) return null;
     state.emitOnce({ type: 'message.completed', message: line });
+    state.stored();
     await state.flush();
     this.metrics.runs.inc({
       outcome: ending.kind === 'model_error' || ending.kind === 'failed' ? 'error' : ending.kind,
@@ -78,41 +80,9 @@ export class ReplyFinisher {
   }
 
   /**
-   * Waits until every line is in the stream. The reply's last step, not stored yet, normally goes with the final
-   * row (returned: the finish stores it); but when Redis is slow or failing, it is stored at once on its own, as
-   * every other step is while its lines are written, so a run that cannot finish (Redis lost, the worker killed)
-   * is resumed from it instead of asking the model again (returns null then).
-   */
-  private async flushStoringStepIfSlow(
-    reply: MessageEntity,
-    agent: AgentEntity,
-    state: RunState,
-    lastStep: RunStepEntity | null,
-  ): Promise<RunStepEntity | null> {
-    if (!lastStep) {
-      await state.flush();
-      return null;
-    }
-    const flushed = state.flush().then(
-      () => null,
-      (error: unknown) => ({ error }),
-    );
-    let timer: NodeJS.Timeout | undefined;
-    const slow = new Promise<'slow'>((resolve) => {
-      timer = setTimeout(() => resolve('slow'), LAST_STEP_CHECKPOINT_AFTER_MS);
-    });
-    const first = await Promise.race([flushed, slow]);
-    clearTimeout(timer);
-    if (first === null) return lastStep;
-    await this.runs.saveStep(lastStep, { threadId: reply.threadId, agentId: agent.id, replyTokens: 0 });
-    const failure = await flushed;
-    if (failure) throw failure.error;
-    return null;
-  }
-
-  /**
-   * A reply that ended without its run writing the last line (cancelled while pending, or a worker that died
-   * between the final row and the line): writes `message.started` if missing and `message.completed`.
+   * A reply that ended without its run publishing every line (cancelled while pending, or a worker that stopped
+   * between the final row and its lines): the lines its row holds past what the log has, with their seqs, and
+   * `message.completed`.
    */
   async closeEnded(reply: MessageEntity): Promise<void> {
     const written = await this.writer.written(reply.id);
@@ -122,8 +92,12 @@ export class ReplyFinisher {
     const agent = reply.agentId ? await this.agents.findById(reply.agentId) : null;
     const claimed = await this.writer.claim(reply.id);
     const state = new RunState(claimed.log, claimed.written);
-    state.emitOnce({ type: 'message.started', message_id: reply.id, thread_id: reply.threadId });
-    state.emitOnce({ type: 'message.completed', message: messageLine(reply, agent) });
+    state.restore(
+      storedReplyLines(reply, messageLine(reply, agent)).map(
+        ({ seq: _seq, ...line }) => line as UnnumberedRunEvent,
+      ),
+    );
+    state.stored();
     await state.flush();
   }
 }

@@ -9,6 +9,7 @@ import { RunMetrics } from './run-metrics';
 import { RunScheduler } from './run-scheduler';
 import { RunState } from './run-state';
 import { StepLoop } from './run/step-loop';
+import { StreamJournal } from './run/stream-journal';
 import { storedRunLines } from './stored-run';
 
 export interface RunReplyInput {
@@ -36,6 +37,7 @@ export class RunAgentReply {
     private readonly runs: RunRepository,
     private readonly writer: RunEventWriter,
     private readonly stepLoop: StepLoop,
+    private readonly journal: StreamJournal,
     private readonly activeRuns: ActiveRuns,
     private readonly scheduler: RunScheduler,
     private readonly finisher: ReplyFinisher,
@@ -62,6 +64,7 @@ export class RunAgentReply {
     if (start === 'blocked') return 'wait';
 
     const { log: events, written } = await this.writer.claim(reply.id);
+    this.journal.watch(events);
     const state = new RunState(events, written);
     if (!state.resumed && input.enqueuedAt)
       this.metrics.queueWait.observe((Date.now() - input.enqueuedAt) / 1000);
@@ -74,8 +77,11 @@ export class RunAgentReply {
       let ending: RunEnding = { kind: 'cancelled' };
       if (!thread.archivedAt) {
         const context = await this.runs.context(reply, agent.id);
-        // What the stored steps published and the log lacks (Redis lost it) goes out again, same seqs.
+        // What the stored steps and the journal published and the log lacks (Redis lost it) goes out again, same
+        // seqs: PostgreSQL holds it.
         state.restore(storedRunLines(reply, context.steps, context.toolResults));
+        state.restoreJournal(context.journal);
+        state.stored();
         ending = await this.stepLoop.run({
           reply,
           question: context.history.find((message) => message.id === reply.replyToId) ?? null,
@@ -95,7 +101,7 @@ export class RunAgentReply {
       this.logger.log({ ...log, outcome: ending.kind }, 'run ended');
     } catch (error) {
       if (controller.signal.reason instanceof RunHandedBackError) {
-        // What was streamed is stored before the job moves, so the next worker resumes right after it.
+        // What was released reaches Redis before the job moves, so the next worker resumes right after it.
         await state.flush().catch(() => undefined);
         this.logger.warn({ ...log }, 'run handed back: the worker is stopping');
         throw controller.signal.reason;
@@ -109,6 +115,7 @@ export class RunAgentReply {
       await this.finisher.finish(reply, agent, state, { kind: 'failed' }).catch(ignoreSuperseded);
       throw error;
     } finally {
+      this.journal.unwatch(events);
       this.activeRuns.end(thread.id, reply.id);
     }
     // The final statement named the thread's next reply and the organization's; if another run ended this one,

@@ -33,10 +33,10 @@ class RecordingWaker extends ReplyWaker {
   }
 }
 
-function scheduler(outcome: 'blocked' | 'started' = 'started') {
+function scheduler(outcome: 'blocked' | 'started' = 'started', orgCap = '3') {
   const runs = new MemoryRuns(outcome);
   const waker = new RecordingWaker();
-  const settings = loadSettings({ AGENT_RUN_ORG_CONCURRENCY: '3' });
+  const settings = loadSettings({ AGENT_RUN_ORG_CONCURRENCY: orgCap });
   return { runs, waker, scheduler: new RunScheduler(runs as unknown as RunRepository, settings, waker) };
 }
 
@@ -64,6 +64,13 @@ describe('RunScheduler', () => {
     await runScheduler.wakeOrg('o1');
     await runScheduler.wakeOrg('o2');
     expect(waker.woken).toEqual([['t9', 'r9']]);
+  });
+
+  it('looks for no waiting reply of the organization without a cap: none waits for it', async () => {
+    const { runs, waker, scheduler: runScheduler } = scheduler('started', '0');
+    runs.nextByOrg.set('o1', { id: 'r9', threadId: 't9' });
+    await runScheduler.wakeOrg('o1');
+    expect(waker.woken).toEqual([]);
   });
 
   it('wakes a known next reply without asking the repository, and nothing for null', async () => {

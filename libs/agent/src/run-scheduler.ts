@@ -11,10 +11,11 @@ export abstract class ReplyWaker {
 }
 
 /**
- * Per-thread order and per-organization fairness: a reply whose thread has an earlier live reply, or whose
- * organization already runs AGENT_RUN_ORG_CONCURRENCY replies, waits; the run that ends wakes the next reply of
- * its thread and the next waiting reply of its organization at once. The waiting state is the reply's row
- * (pending), so a crash loses none.
+ * When a reply runs (the rule's text: persistence's sql/run-scheduling.sql.ts): a reply whose thread has an
+ * earlier live reply waits, and so does one whose organization already runs AGENT_RUN_ORG_CONCURRENCY replies
+ * when that optional cap is set; the run that ends wakes the next reply of its thread (and under a cap the next
+ * waiting reply of its organization) at once. Fair share between organizations is the queue's order
+ * (fairSharePriority), not a wait here. The waiting state is the reply's row (pending), so a crash loses none.
  */
 @Injectable()
 export class RunScheduler {
@@ -37,8 +38,9 @@ export class RunScheduler {
     await this.wake(threadId, await this.runs.nextLiveReply(threadId));
   }
 
-  /** Gives the slot a run of the organization just freed to its oldest waiting reply. */
+  /** Under a cap, gives the slot a run of the organization just freed to its oldest waiting reply. */
   async wakeOrg(orgId: string): Promise<void> {
+    if (this.settings.agentRunOrgConcurrency === 0) return;
     const next = await this.runs.nextWaitingReplyOfOrg(orgId);
     if (next) await this.wake(next.threadId, next.id);
   }

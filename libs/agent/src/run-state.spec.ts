@@ -1,31 +1,8 @@
-import { RunEvent, RunEventLog, UnnumberedRunEvent } from '@app/run-events';
+import { RunEvent } from '@app/run-events';
 import { RunState } from './run-state';
+import { MemoryRunEventLog as MemoryLog } from './testing/memory-run-event-log';
 
-/** The log's surface RunState uses, kept in memory. */
-class MemoryLog implements Pick<RunEventLog, 'nextSeq' | 'append' | 'flush'> {
-  readonly appended: RunEvent[] = [];
-  flushes = 0;
-
-  constructor(private next = 0) {}
-
-  get nextSeq(): number {
-    return this.next;
-  }
-
-  append(event: UnnumberedRunEvent): RunEvent {
-    const numbered = { seq: this.next++, ...event } as RunEvent;
-    this.appended.push(numbered);
-    return numbered;
-  }
-
-  flush(): Promise<void> {
-    this.flushes++;
-    return Promise.resolve();
-  }
-}
-
-const stateOver = (log: MemoryLog, written: RunEvent[] = []) =>
-  new RunState(log as unknown as RunEventLog, written);
+const stateOver = (log: MemoryLog, written: RunEvent[] = []) => new RunState(log.asLog(), written);
 
 describe('RunState', () => {
   it('joins the deltas into the content and keeps only the persisted events', () => {

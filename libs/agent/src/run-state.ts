@@ -1,4 +1,4 @@
-import { isPersistedEvent, RunEvent, RunEventLog, UnnumberedRunEvent } from '@app/run-events';
+import { decodeEvent, isPersistedEvent, RunEvent, RunEventLog, UnnumberedRunEvent } from '@app/run-events';
 
 /** What identifies an event across a resumed run; text deltas have none (they are matched by content). */
 function eventKey(event: UnnumberedRunEvent): string | null {
@@ -24,6 +24,9 @@ function eventKey(event: UnnumberedRunEvent): string | null {
  * A reply's events so far, rebuilt from its Redis stream when a run resumes: the content streamed (joined
  * deltas, interrupted steps included), the events Message.events keeps, and which ones were already emitted,
  * so a resumed run emits each only once and numbers on after the last seq.
+ *
+ * An event emitted is held until PostgreSQL holds it: `stored()` after the step or result it belongs to is
+ * stored; the journal (StreamJournal) stores what a step in progress holds for longer.
  */
 export class RunState {
   content = '';
@@ -68,6 +71,29 @@ export class RunState {
   }
 
   /**
+   * Appends the journaled lines (RunRepository.journal: batches of JSON lines) the log no longer holds, with
+   * their own seqs: the text a step in progress had streamed when its run stopped, kept even if Redis lost it.
+   * Call it after `restore`: the journal may also hold lines of steps stored since.
+   */
+  restoreJournal(batches: readonly string[]): void {
+    const lines = batches.flatMap((batch) => batch.split('\n').map(decodeEvent));
+    lines.sort((a, b) => a.seq - b.seq);
+    for (const { seq, ...line } of lines) {
+      if (seq === this.log.nextSeq) this.track(this.log.append(line as UnnumberedRunEvent));
+    }
+  }
+
+  /** Throws RunSupersededError when another run took over the reply's log. */
+  assertOwner(): Promise<void> {
+    return this.log.assertOwner();
+  }
+
+  /** PostgreSQL holds every event emitted so far: they may be published. */
+  stored(): void {
+    this.log.release();
+  }
+
+  /**
    * What was streamed after the first `contentLength` characters of the content (a step's share, when given
    * where the step before it ended): the text and the length of each of its deltas.
    */
@@ -83,8 +109,8 @@ export class RunState {
   }
 
   /**
-   * Waits until every event sent is stored: before a checkpoint that the events must not lag behind (a stored
-   * step is never streamed again), before a tool runs, and at the end of the run.
+   * Waits until every event released is in Redis: before a tool that changes something runs (a run that lost
+   * its log to another worker finds out first), and at the end of the run.
    */
   flush(): Promise<void> {
     return this.log.flush();

@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { isUUID } from 'class-validator';
 import { AgentRunJob, HumanMessageDto, NotFoundError } from '@app/contracts';
 import { Caller } from '@app/identity';
-import { NewExchange, NewPendingReply, Scope } from '@app/persistence';
+import { MessageEntity, MessageRepository, NewExchange, NewPendingReply, Scope } from '@app/persistence';
 import { AgentRunQueue } from '@app/queues';
 
 export const THREAD_NOT_FOUND = 'Thread not found';
@@ -41,15 +41,19 @@ export function nameFrom(content: string): string {
  * reply that no job runs; the worker's sweep of old pending replies re-enqueues it under the same job id
  * (the reply's id). So a failure here is logged and the stored reply is answered: failing the request would
  * invite a retry that stores the exchange twice. (A Redis already down is refused before anything is stored,
- * by the route's `@SafelyRetried()`.)
+ * by the route's `@SafelyRetried()`.) The reply's place in its organization's backlog is its place in the
+ * queue's fair share.
  */
 export async function enqueueStoredReply(
   queue: AgentRunQueue,
+  messages: MessageRepository,
   logger: Logger,
-  job: AgentRunJob,
+  reply: MessageEntity,
+  requestId?: string,
 ): Promise<void> {
+  const job: AgentRunJob = { messageId: reply.id, threadId: reply.threadId, requestId };
   try {
-    await queue.enqueue(job);
+    await queue.enqueue(job, await messages.orgBacklogBefore(reply));
   } catch (error) {
     logger.error(
       { err: error, ...job },

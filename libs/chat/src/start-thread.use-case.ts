@@ -61,11 +61,7 @@ export class StartThread {
       }),
     );
 
-    await enqueueStoredReply(this.agentRuns, this.logger, {
-      messageId: reply.id,
-      threadId: thread.id,
-      requestId: caller.requestId,
-    });
+    await enqueueStoredReply(this.agentRuns, this.messages, this.logger, reply, caller.requestId);
     // A new thread's only files are those just attached (file_ids order), none written by an agent yet.
     const filesByMessage = new Map([[question.id, await this.attachments.toResponses(files)]]);
     return toThreadResponse(thread, [question, reply], [agent], filesByMessage);

@@ -107,23 +107,26 @@ export class Settings {
   @Min(1)
   defaultMaxSteps = 60;
 
-  /** Agent runs one worker process executes at once. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(1000)
-  agentRunConcurrency = 16;
-
   /**
-   * Agent runs one organization may have running at once, across every worker: a run over it waits (in its
-   * thread's order) until one of the organization's runs ends, so one tenant cannot take every worker slot.
-   * The default is half the default AGENT_RUN_CONCURRENCY.
+   * Agent runs one worker process executes at once. A run spends nearly all its time waiting on a model, so a
+   * slot costs little but memory: hundreds per process, and CPU decides how many a process really serves.
    */
   @Transform(toInt)
   @IsInt()
   @Min(1)
+  @Max(5000)
+  agentRunConcurrency = 500;
+
+  /**
+   * An optional hard cap on the runs one organization may have running at once, across every worker (0: none).
+   * Fair share needs no cap: the queue serves each organization's k-th outstanding reply before anyone's
+   * (k+1)-th, so an organization alone may use every slot and organizations with waiting replies share them.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
   @Max(100000)
-  agentRunOrgConcurrency = 8;
+  agentRunOrgConcurrency = 0;
 
   /** BullMQ lock duration: a worker that stops renewing it for this long is considered stalled. */
   @Transform(toInt)

@@ -6,6 +6,20 @@ import { TracedJobData, withTraceContext } from './job-trace-context';
 
 export const AGENT_RUN_JOB = 'run-reply';
 
+/** BullMQ's lowest priority (2^21 - 1): a larger number is refused. */
+const LOWEST_PRIORITY = 2_097_151;
+
+/**
+ * Fair share between organizations, without a cap: a reply's priority is its place in its organization's backlog
+ * (1 + the organization's live replies before it), and the queue serves lower numbers first, in arrival order
+ * among equals. So every organization's first outstanding reply goes before anyone's second, and so on: one
+ * organization alone may take every worker slot, and another's reply waits for the next free slot, never behind
+ * the first one's backlog. Work-conserving, and decided in Redis by BullMQ's own priority set.
+ */
+export function fairSharePriority(orgBacklog: number): number {
+  return Math.min(LOWEST_PRIORITY, Math.max(1, orgBacklog + 1));
+}
+
 /**
  * Enqueues agent runs. The job id is the reply's message id: adding the same reply twice (a retried request,
  * the sweep of forgotten replies) is a no-op while the job exists. Jobs carry ids only, and the trace context.
@@ -14,9 +28,14 @@ export const AGENT_RUN_JOB = 'run-reply';
 export class AgentRunQueue {
   constructor(@InjectQueue(QUEUE.agentRun) private readonly queue: Queue<AgentRunJob & TracedJobData>) {}
 
-  async enqueue(job: AgentRunJob): Promise<void> {
+  /**
+   * `orgBacklog`: the organization's live replies stored before this one (0 for a reply enqueued again by the
+   * sweep or a wake-up: it has waited long enough).
+   */
+  async enqueue(job: AgentRunJob, orgBacklog = 0): Promise<void> {
     await this.queue.add(AGENT_RUN_JOB, withTraceContext(job), {
       jobId: job.messageId,
+      priority: fairSharePriority(orgBacklog),
       attempts: 5,
       backoff: { type: 'exponential', delay: 1000 },
       removeOnComplete: { age: 3600, count: 10000 },

@@ -60,16 +60,25 @@ export class RunSupersededError extends Error {
 }
 
 /**
- * One reply's events as their owning run writes them: seq continues after what is already in the log. Appends
- * are batched: what a run appends in one turn of the event loop goes out in one script call (one socket write,
- * one publish) while the run goes on, so a step waits for Redis once, at `flush`, not once per event. A refused
- * append stops every later one.
+ * One reply's events as their owning run writes them: seq continues after what is already in the log.
+ *
+ * Store, then publish: an appended event is held until the caller says PostgreSQL holds it (`release`, after the
+ * step or result it belongs to is stored, or after a journal stored the held lines themselves), so no client
+ * ever sees a line that a crash could take back. `onHeld` tells the journal that lines wait.
+ *
+ * Released events are batched: what is released in one turn of the event loop goes out in one script call (one
+ * socket write, one publish) while the run goes on, so a step waits for Redis once, at `flush`, not once per
+ * event. A refused append stops every later one.
  */
 export class RunEventLog {
+  /** Appended, not yet stored in PostgreSQL: not sent. */
+  private held: RunEvent[] = [];
   private batch: RunEvent[] = [];
   private sendScheduled = false;
   private written: Promise<void> = Promise.resolve();
   private failure: Error | null = null;
+  /** Called when an event is held while none was: the first of a batch the journal should store. */
+  onHeld: ((log: RunEventLog) => void) | null = null;
 
   constructor(
     private readonly redis: RunEventRedis,
@@ -85,22 +94,47 @@ export class RunEventLog {
   }
 
   /**
-   * Numbers the event and queues it for the replay stream and the live channel (sent at the end of this turn
-   * of the event loop; stored once `flush` resolves). Throws the failure of an earlier append
+   * Numbers the event and holds it until `release`. Throws the failure of an earlier append
    * (RunSupersededError when another run owns the log).
    */
   append(event: UnnumberedRunEvent): RunEvent {
     if (this.failure) throw this.failure;
     const numbered = { seq: this.next++, ...event } as RunEvent;
-    this.batch.push(numbered);
+    this.held.push(numbered);
+    if (this.held.length === 1) this.onHeld?.(this);
+    return numbered;
+  }
+
+  /** The events held now, oldest first: what a journal stores before it releases them. */
+  heldEvents(): readonly RunEvent[] {
+    return this.held;
+  }
+
+  /**
+   * PostgreSQL holds the events up to `throughSeq` (every event appended so far when omitted): they go to the
+   * replay stream and the live channel at the end of this turn of the event loop.
+   */
+  release(throughSeq = this.next - 1): void {
+    let count = 0;
+    while (count < this.held.length && this.held[count].seq <= throughSeq) count++;
+    if (count === 0) return;
+    this.batch.push(...this.held.splice(0, count));
     if (!this.sendScheduled) {
       this.sendScheduled = true;
       setImmediate(() => this.send());
     }
-    return numbered;
   }
 
-  /** Resolves when every event appended so far is stored; throws the first failure. */
+  /** Throws RunSupersededError when another run claimed the log since this one did (or an earlier failure). */
+  async assertOwner(): Promise<void> {
+    if (this.failure) throw this.failure;
+    if ((await this.redis.get(this.keys.owner)) !== this.token) {
+      this.failure = new RunSupersededError(this.messageId, this.next);
+      throw this.failure;
+    }
+  }
+
+  /** Resolves when every event released so far is in Redis; throws the first failure. */
   async flush(): Promise<void> {
     this.send();
     await this.written;

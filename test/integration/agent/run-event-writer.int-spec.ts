@@ -41,6 +41,7 @@ describe('RunEventWriter', () => {
     expect(before).toEqual([]);
     log.append({ type: 'message.started', message_id: 'm1', thread_id: 't1' });
     log.append({ type: 'text.delta', delta: 'hi' });
+    log.release();
     await log.flush();
 
     const written = await writer.written('m1');
@@ -51,6 +52,7 @@ describe('RunEventWriter', () => {
     expect(await redis.ttl(keys.stream)).toBeGreaterThan(100);
     expect(await redis.ttl(keys.owner)).toBeGreaterThan(100);
     log.append({ type: 'text.delta', delta: 'there' });
+    log.release();
     await log.flush();
 
     const deadline = Date.now() + 2000;
@@ -64,6 +66,7 @@ describe('RunEventWriter', () => {
 
     const { log } = await writer.claim('m-burst');
     for (let i = 0; i < 600; i++) log.append({ type: 'text.delta', delta: `w${i}` });
+    log.release();
     await log.flush();
 
     expect((await writer.written('m-burst')).map((event) => event.seq)).toEqual([...Array(600).keys()]);
@@ -78,6 +81,7 @@ describe('RunEventWriter', () => {
     const first = await writer.claim('m2');
     first.log.append({ type: 'message.started', message_id: 'm2', thread_id: 't1' });
     first.log.append({ type: 'step.started', step: 1 });
+    first.log.release();
     await first.log.flush();
 
     const second = await writer.claim('m2');
@@ -88,8 +92,10 @@ describe('RunEventWriter', () => {
     first.log.append({ type: 'text.delta', delta: 'stale' });
     second.log.append({ type: 'text.delta', delta: 'x' });
     first.log.append({ type: 'text.delta', delta: 'stale again' });
+    first.log.release();
     await expect(first.log.flush()).rejects.toBeInstanceOf(RunSupersededError);
     expect(() => first.log.append({ type: 'text.delta', delta: 'after' })).toThrow(RunSupersededError);
+    second.log.release();
     await second.log.flush();
 
     const written = await writer.written('m2');
@@ -102,10 +108,12 @@ describe('RunEventWriter', () => {
     const published = await listen('m3');
     const { log } = await writer.claim('m3');
     log.append({ type: 'message.started', message_id: 'm3', thread_id: 't1' });
+    log.release();
     await log.flush();
     await redis.xadd(keys.stream, '0-2', 'e', '{"seq":1}');
     log.append({ type: 'step.started', step: 1 });
     log.append({ type: 'text.delta', delta: 'never' });
+    log.release();
     await expect(log.flush()).rejects.toBeInstanceOf(RunSupersededError);
 
     const stored = await redis.xrange(keys.stream, '-', '+');
@@ -113,6 +121,34 @@ describe('RunEventWriter', () => {
     expect(stored[1][1]).toEqual(['e', '{"seq":1}']);
     await new Promise((r) => setTimeout(r, 100));
     expect(linesOf(published).map((line) => JSON.parse(line).type)).toEqual(['message.started']);
+  });
+
+  it('holds what is appended until it is released, then sends it in order', async () => {
+    const published = await listen('m-held');
+    const { log } = await writer.claim('m-held');
+    log.append({ type: 'message.started', message_id: 'm-held', thread_id: 't1' });
+    log.append({ type: 'text.delta', delta: 'a' });
+    log.append({ type: 'text.delta', delta: 'b' });
+    await log.flush();
+    await new Promise((r) => setTimeout(r, 100));
+    expect(await writer.written('m-held')).toEqual([]);
+    expect(published).toEqual([]);
+    expect(log.heldEvents().map((event) => event.seq)).toEqual([0, 1, 2]);
+
+    log.release(1);
+    await log.flush();
+    expect((await writer.written('m-held')).map((event) => event.seq)).toEqual([0, 1]);
+    expect(log.heldEvents().map((event) => event.seq)).toEqual([2]);
+    log.release();
+    await log.flush();
+    expect((await writer.written('m-held')).map((event) => event.seq)).toEqual([0, 1, 2]);
+  });
+
+  it('tells its owner from a run that lost the log', async () => {
+    const first = await writer.claim('m-owner');
+    await expect(first.log.assertOwner()).resolves.toBeUndefined();
+    await writer.claim('m-owner');
+    await expect(first.log.assertOwner()).rejects.toBeInstanceOf(RunSupersededError);
   });
 
   it('reads an unknown reply as an empty log', async () => {

@@ -315,7 +315,7 @@ describe('one-statement chat and run persistence', () => {
         threadId: third.threadId,
       });
       // The finish names the reply the freed slot goes to, in the same statement.
-      expect(await runs.finish(first.id, outcome, webhookEvent('message.completed', {}))).toEqual({
+      expect(await runs.finish(first.id, outcome, webhookEvent('message.completed', {}), null, 2)).toEqual({
         nextReplyId: null,
         nextOfOrg: { id: third.id, threadId: third.threadId },
       });

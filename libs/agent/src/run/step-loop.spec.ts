@@ -9,10 +9,11 @@ import {
   ThreadEntity,
   ToolCallEntity,
 } from '@app/persistence';
-import { RunEvent, RunEventLog, UnnumberedRunEvent } from '@app/run-events';
 import { ModelProvider } from '../models/model-provider';
 import { RunMetrics } from '../run-metrics';
+import { RunEvent } from '@app/run-events';
 import { RunState } from '../run-state';
+import { MemoryRunEventLog as MemoryLog } from '../testing/memory-run-event-log';
 import { AgentTool, ToolError } from '../tools/tool';
 import { ToolRegistry } from '../tools/tool-registry';
 import { ReplyRun } from './run.types';
@@ -25,10 +26,14 @@ class MemoryRuns implements Pick<RunRepository, 'saveStep' | 'saveToolResult'> {
   readonly steps: RunStepEntity[] = [];
   readonly results: ToolCallEntity[] = [];
   readonly gateQueries: GateQuery[] = [];
+  /** What the log had published when each step was stored; set `log` to record it. */
+  readonly publishedAtStep: string[][] = [];
+  log: MemoryLog | null = null;
 
   constructor(private readonly gates: RunGate[] = []) {}
 
   saveStep(step: RunStepEntity, gate: GateQuery): Promise<{ step: RunStepEntity; gate: RunGate }> {
+    if (this.log) this.publishedAtStep.push(this.log.published.map(describeLine));
     this.steps.push(step);
     this.gateQueries.push(gate);
     return Promise.resolve({ step, gate: this.gates.shift() ?? OPEN });
@@ -44,23 +49,13 @@ class MemoryRuns implements Pick<RunRepository, 'saveStep' | 'saveToolResult'> {
   }
 }
 
-class MemoryLog implements Pick<RunEventLog, 'nextSeq' | 'append' | 'flush'> {
-  readonly appended: RunEvent[] = [];
-
-  get nextSeq(): number {
-    return this.appended.length;
-  }
-
-  append(event: UnnumberedRunEvent): RunEvent {
-    const numbered = { seq: this.appended.length, ...event } as RunEvent;
-    this.appended.push(numbered);
-    return numbered;
-  }
-
-  flush(): Promise<void> {
-    return Promise.resolve();
-  }
-}
+/** A line as a short string: its type and the step or delta it carries. */
+const describeLine = (event: RunEvent): string =>
+  event.type === 'text.delta'
+    ? `delta:${event.delta}`
+    : 'step' in event
+      ? `${event.type}:${event.step}`
+      : event.type;
 
 const clock: AgentTool = {
   name: 'clock',
@@ -101,9 +96,9 @@ function replyRun(said: string, options: { model?: string; gate?: RunGate; signa
       mcpServers: [],
       modelOptions: {},
     }),
-    context: { history: [question], steps: [], toolResults: [], gate: options.gate ?? OPEN },
+    context: { history: [question], steps: [], toolResults: [], journal: [], gate: options.gate ?? OPEN },
     attachments: new Map(),
-    state: new RunState(log as unknown as RunEventLog, []),
+    state: new RunState(log.asLog(), []),
     signal: options.signal ?? new AbortController().signal,
   };
   return { run, log };
@@ -162,6 +157,22 @@ describe('StepLoop (builtin model)', () => {
     expect(runs.gateQueries[1].replyTokens).toBe(runs.steps[0].usageTokens);
     expect(runs.steps[0].usageTokens).toBeGreaterThan(0);
     expect(log.appended.map((event) => event.type)).toContain('tool.result');
+  });
+
+  it("publishes a step's lines only once the step is stored, the last step's only after the finish", async () => {
+    const runs = new MemoryRuns();
+    const { run, log } = replyRun('/tool clock\n/say done');
+    runs.log = log;
+
+    const outcome = await loopWith(runs).run(run);
+
+    // When step 1 was stored, none of its lines had gone out; right after, they had, with its call and result.
+    expect(runs.publishedAtStep).toEqual([[]]);
+    const published = log.published.map(describeLine);
+    expect(published).toEqual(['step.started:1', 'tool.call:1', 'tool.result:1']);
+    // Step 2, the last, is held whole for the finish, which stores it before releasing it (ReplyFinisher).
+    expect(outcome.kind === 'success' && outcome.finalStep?.step).toBe(2);
+    expect(log.heldEvents().map(describeLine)).toEqual(['step.started:2', 'delta:done']);
   });
 
   it('gives a failing tool back to the model as an error result, not a failed run', async () => {

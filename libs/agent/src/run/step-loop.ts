@@ -17,7 +17,9 @@ import { runToolCall } from './tool-step';
 /**
  * The agent's steps, one at a time: a streamed model call, then the tool calls it asked for. A step's output is
  * stored as soon as its model call ends and each tool result before its `tool.result` line, so a run resumed on
- * another worker replays stored steps and results instead of calling the model or a tool again.
+ * another worker replays stored steps and results instead of calling the model or a tool again. Lines go out
+ * only once PostgreSQL holds them: a step's when its row is stored (or, while its model still streams, when the
+ * StreamJournal stored them), a result's with it.
  */
 @Injectable()
 export class StepLoop {
@@ -114,12 +116,13 @@ export class StepLoop {
         });
         if (produced.toolCalls.length === 0) {
           // The reply's last step: nothing runs after it but the finish, whose statement stores it (one commit
-          // less per reply). Until then it is in the stream only, as any step is until its checkpoint commits.
+          // less per reply) before its lines go out.
           return this.succeed(state, produced, produced, startedAt, modelMs);
         }
-        // The step's events go to Redis while the step is stored; if a crash (or Redis losing its data) lets the
-        // step land without them, the resumed run sends what is missing (RunState.restore).
-        [{ step, gate }] = await Promise.all([this.runs.saveStep(produced, gateQuery()), state.flush()]);
+        // Store, then publish: the step's lines go to Redis once its row holds them. If a crash (or Redis losing
+        // its data) lets the step land without them, the resumed run sends what is missing (RunState.restore).
+        ({ step, gate } = await this.runs.saveStep(produced, gateQuery()));
+        state.stored();
         steps.push(step);
       }
 
@@ -133,6 +136,8 @@ export class StepLoop {
           arguments: parseArguments(call.arguments) ?? {},
         });
       }
+      // The calls are the stored step's.
+      state.stored();
       // A run that lost its log to another worker finds out here, before it runs a tool that changes anything.
       const changesSomething = step.toolCalls.some((call) => {
         const tool = offered.find((candidate) => candidate.name === call.name);
@@ -180,6 +185,7 @@ export class StepLoop {
           output: withoutImageBytes(result.output),
           is_error: result.isError,
         });
+        state.stored();
       }
       this.observeStep(startedAt, modelMs, toolMs);
     }

@@ -38,6 +38,17 @@ const insertExchangeSql = (messages: EntityRow<MessageEntity>, from: number): st
   `${placeholders(from, messages.columns.length)}, ` +
   `${placeholders(from + messages.columns.length, messages.columns.length)}`;
 
+/**
+ * The organization's live replies stored before a reply ($1 organization, $2 and $3 the reply's created_at and
+ * id): its place in the organization's backlog. Asked after the reply's commit, so replies stored at the same
+ * moment by other requests are counted in one order by all of them.
+ */
+const ORG_BACKLOG_BEFORE: PreparedStatement = {
+  name: 'chat_org_backlog_before',
+  text: `SELECT count(*)::int AS n FROM messages
+         WHERE org_id = $1 AND live AND (created_at, id) < ($2::timestamptz, $3::uuid)`,
+};
+
 const VISIBLE_MESSAGE_STATE: PreparedStatement = {
   name: 'chat_visible_message_state',
   text: `SELECT m.id, m.live FROM messages m JOIN threads t ON t.id = m.thread_id
@@ -84,6 +95,19 @@ export class MessageRepository {
       ...this.messageRow.values(built.reply),
     ]);
     return built;
+  }
+
+  /**
+   * How many live replies of its organization were stored before this committed one: its place in the
+   * organization's backlog, which orders the run queue fairly (AgentRunQueue).
+   */
+  async orgBacklogBefore(reply: MessageEntity): Promise<number> {
+    const [row] = await runPrepared<{ n: number }>(this.db, ORG_BACKLOG_BEFORE, [
+      reply.orgId,
+      reply.createdAt,
+      reply.id,
+    ]);
+    return row.n;
   }
 
   /**

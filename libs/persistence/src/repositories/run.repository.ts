@@ -6,6 +6,7 @@ import { isRunOverBudget, replyTokensSpent } from '../rules/token-budget';
 import { entityFromJson } from './entity-rows';
 import { PreparedStatement, runPrepared } from './prepared-statement';
 import { Db } from './scope';
+import { NEXT_LIVE_REPLY_SQL, nextWaitingReplyOfOrgSql } from '../sql/run-scheduling.sql';
 
 /** How a reply ends: what its final message row holds. */
 export interface ReplyOutcome {
@@ -65,30 +66,17 @@ const toGate = (row: GateRow, replyTokens: number): RunGate => ({
  * The statements a run makes at every step or reply, prepared (see runPrepared). Each name must stay unique to
  * its text: a connection keeps the first text it prepared under a name.
  */
-/**
- * The organization's ($1) oldest pending reply that is first in its thread: the one a freed slot goes to. In the
- * finish statement its snapshot still shows the finished reply live, so the finished reply's own thread is left
- * to next_reply_id.
- */
-const NEXT_WAITING_REPLY_OF_ORG_SQL = `SELECT m.id, m.thread_id FROM messages m
-     WHERE m.org_id = $1 AND m.live AND m.status = 'pending' AND m.role = 'assistant'
-       AND NOT EXISTS (SELECT 1 FROM messages e WHERE e.thread_id = m.thread_id AND e.live AND e.position < m.position)
-     ORDER BY m.created_at, m.id LIMIT 1`;
-
 const NEXT_WAITING_REPLY_OF_ORG: PreparedStatement = {
   name: 'run_next_waiting_reply_of_org',
-  text: NEXT_WAITING_REPLY_OF_ORG_SQL,
+  text: nextWaitingReplyOfOrgSql('$1'),
 };
 
-const NEXT_LIVE_REPLY: PreparedStatement = {
-  name: 'run_next_live_reply',
-  text: `SELECT id FROM messages WHERE thread_id = $1 AND live AND role = 'assistant' ORDER BY position LIMIT 1`,
-};
+const NEXT_LIVE_REPLY: PreparedStatement = { name: 'run_next_live_reply', text: NEXT_LIVE_REPLY_SQL };
 
 /**
  * A reply with its thread and agent, and the start of its run when it is a live assistant reply whose thread
- * and agent exist: parley_start_run (migration 1765800000000) takes the organization's lock and decides in
- * statements of their own snapshots, so the rows read here may be a moment older than the decision.
+ * and agent exist: parley_start_run (sql/run-scheduling.sql.ts) decides in statements of their own snapshots,
+ * so the rows read here may be a moment older than the decision.
  */
 const LOAD_AND_START_RUN: PreparedStatement = {
   name: 'run_load_and_start',
@@ -101,7 +89,8 @@ const LOAD_AND_START_RUN: PreparedStatement = {
 
 /**
  * What a run starts from, in one round trip: the thread's messages before the reply, the reply's stored steps
- * and tool results, and the gate of its next step ($1 thread, $2 agent, $3 reply, $4 its position).
+ * and tool results, its journaled lines, and the gate of its next step ($1 thread, $2 agent, $3 reply, $4 its
+ * position).
  */
 const RUN_CONTEXT: PreparedStatement = {
   name: 'run_context',
@@ -111,6 +100,8 @@ const RUN_CONTEXT: PreparedStatement = {
      (SELECT COALESCE(jsonb_agg(to_jsonb(s) ORDER BY s.step), '[]') FROM run_steps s WHERE s.message_id = $3) AS steps,
      (SELECT COALESCE(jsonb_agg(to_jsonb(c) ORDER BY c.step, c.call_id), '[]') FROM tool_calls c
       WHERE c.message_id = $3) AS tool_results,
+     (SELECT COALESCE(jsonb_agg(j.lines ORDER BY j.first_seq), '[]') FROM run_stream_journal j
+      WHERE j.message_id = $3) AS journal,
      ${GATE_FACTS_SQL}`,
 };
 
@@ -145,6 +136,13 @@ const SAVE_STEP: PreparedStatement = {
    SELECT (SELECT count(*) FROM saved)::int AS saved, ${GATE_FACTS_SQL}`,
 };
 
+/** Batches of held lines of many replies ($1 replies, $2 first seqs, $3 lines), in one statement. */
+const JOURNAL_LINES: PreparedStatement = {
+  name: 'run_journal_lines',
+  text: `INSERT INTO run_stream_journal (message_id, first_seq, lines)
+     SELECT * FROM unnest($1::uuid[], $2::int[], $3::text[]) ON CONFLICT DO NOTHING`,
+};
+
 const SAVE_TOOL_RESULT: PreparedStatement = {
   name: 'run_save_tool_result',
   text: `WITH saved AS (
@@ -166,10 +164,12 @@ const WEBHOOK_OUTBOX_SQL = `
 /**
  * A reply's end: its last step when not stored yet ($12-$22, all null otherwise: a step inserted here is not in
  * the statement's snapshot, so its tokens are added apart), the final row, the token counters, the webhook
- * outbox, and what the end lets run next.
+ * outbox, and what the end lets run next: the thread's next reply, and under an organization cap ($23 > 0) the
+ * organization's oldest waiting one. In the statement's snapshot the finished reply is still live, so its own
+ * thread's next reply is found apart.
  */
 const FINISH_REPLY: PreparedStatement = {
-  name: 'run_finish_reply_with_step',
+  name: 'run_finish_reply',
   text: `WITH last_step AS (
      INSERT INTO run_steps (${STEP_COLUMNS})
      SELECT $12::uuid, $13::int, $14::text, $15::jsonb, $16::jsonb, $17::jsonb, $18::int, $19::int, $20::timestamptz,
@@ -186,11 +186,12 @@ const FINISH_REPLY: PreparedStatement = {
      FROM usage WHERE id = $1 AND live RETURNING thread_id, agent_id, org_id, usage_tokens),
    agent AS (UPDATE agents SET tokens_used = tokens_used + done.usage_tokens FROM done WHERE id = done.agent_id),
    org AS (UPDATE organizations SET tokens_used = tokens_used + done.usage_tokens FROM done WHERE id = done.org_id),
+   journal AS (DELETE FROM run_stream_journal j USING done WHERE j.message_id = $1),
    hooks AS (${WEBHOOK_OUTBOX_SQL})
    SELECT (SELECT id FROM messages WHERE thread_id = done.thread_id AND live AND role = 'assistant' AND id <> $1
            ORDER BY position LIMIT 1) AS next_reply_id,
      next_of_org.id AS next_org_reply_id, next_of_org.thread_id AS next_org_thread_id
-   FROM done LEFT JOIN LATERAL (${NEXT_WAITING_REPLY_OF_ORG_SQL.replace('$1', 'done.org_id')}) next_of_org ON true`,
+   FROM done LEFT JOIN LATERAL (${nextWaitingReplyOfOrgSql('done.org_id')}) next_of_org ON $23::int > 0`,
 };
 
 /** A reply as its run loads it, with how its start went (RunRepository.loadAndStart). */
@@ -212,7 +213,17 @@ export interface RunContext {
   history: MessageEntity[];
   steps: RunStepEntity[];
   toolResults: ToolCallEntity[];
+  /** Its journaled batches of lines (JSON lines joined by newlines), oldest first. */
+  journal: string[];
   gate: RunGate;
+}
+
+/** A batch of a reply's lines held for PostgreSQL before they are published (RunRepository.journal). */
+export interface JournalBatch {
+  messageId: string;
+  firstSeq: number;
+  /** JSON lines joined by newlines. */
+  lines: string;
 }
 
 type JsonRow = Record<string, unknown>;
@@ -289,15 +300,28 @@ export class RunRepository {
    */
   async context(reply: MessageEntity, agentId: string): Promise<RunContext> {
     const [row] = await runPrepared<
-      { history: JsonRow[]; steps: JsonRow[]; tool_results: JsonRow[] } & GateRow
+      { history: JsonRow[]; steps: JsonRow[]; tool_results: JsonRow[]; journal: string[] } & GateRow
     >(this.db, RUN_CONTEXT, [reply.threadId, agentId, reply.id, reply.position]);
     const steps = row.steps.map((json) => entityFromJson(this.db, RunStepEntity, json));
     return {
       history: row.history.map((json) => entityFromJson(this.db, MessageEntity, json)),
       steps,
       toolResults: row.tool_results.map((json) => entityFromJson(this.db, ToolCallEntity, json)),
+      journal: row.journal,
       gate: toGate(row, replyTokensSpent(steps)),
     };
+  }
+
+  /**
+   * Stores batches of lines of replies' steps in progress, of any number of replies in one statement (a batch
+   * stored twice is kept once). They are removed when the reply ends (finish).
+   */
+  async journal(batches: readonly JournalBatch[]): Promise<void> {
+    await runPrepared(this.db, JOURNAL_LINES, [
+      batches.map((batch) => batch.messageId),
+      batches.map((batch) => batch.firstSeq),
+      batches.map((batch) => batch.lines),
+    ]);
   }
 
   /**
@@ -351,13 +375,15 @@ export class RunRepository {
    * when none) and the organization's oldest waiting reply (the slot this run frees), or null when the reply was
    * no longer live (someone else ended it). `event` reports the end to the organization's webhooks, written by
    * the same statement. `finalStep`, the reply's last step when the run has not stored it yet, is stored by the
-   * same statement too (once, like saveStep): the last step costs no commit of its own.
+   * same statement too (once, like saveStep): the last step costs no commit of its own. The organization's
+   * waiting reply is looked for only under a cap (`orgCap` > 0): without one, no reply waits for its organization.
    */
   async finish(
     messageId: string,
     outcome: ReplyOutcome,
     event: WebhookEvent,
     finalStep: RunStepEntity | null = null,
+    orgCap = 0,
   ): Promise<FinishedReply | null> {
     const [row] = await runPrepared<{
       next_reply_id: string | null;
@@ -376,6 +402,7 @@ export class RunRepository {
       event.type,
       JSON.stringify(event.payload),
       ...(finalStep ? stepValues(finalStep) : new Array(STEP_COLUMN_COUNT).fill(null)),
+      orgCap,
     ]);
     if (!row) return null;
     return {

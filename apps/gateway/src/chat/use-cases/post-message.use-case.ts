@@ -96,11 +96,7 @@ export class PostMessage {
       await this.cancellation.requestCancel({ threadId: thread.id, messageId: interrupted.id });
     }
 
-    await enqueueStoredReply(this.agentRuns, this.logger, {
-      messageId: reply.id,
-      threadId: thread.id,
-      requestId: caller.requestId,
-    });
+    await enqueueStoredReply(this.agentRuns, this.messages, this.logger, reply, caller.requestId);
     return toMessageResponse(reply, agent);
   }
 }

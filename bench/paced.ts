@@ -1,0 +1,284 @@
+/**
+ * The real workload (BENCHMARKS.md, "a real model's pace"): N clients of one organization, each in a loop
+ * `POST /chat` with `/sleep MS` and an M-word `/say`, then the reply stream read to `message.completed` and its
+ * text checked. Meanwhile a second organization sends one-word replies, one after the other, and each is timed.
+ * One gateway and one worker as `npm start` runs them (default settings, info logs), on a PostgreSQL cluster and
+ * a redis-server of the benchmark's own; the peer of ../shared/peer on the same workload right after, in the
+ * same minutes (its fake model at the same pace, `nWorkers` = N, as its README says).
+ *
+ * Reports, medians of the runs: conversations/s against the ideal N / (M × MS), first delta and POST /chat
+ * p50/p99, streamed tokens/s, CPU ms per conversation and per 1,000 tokens by component, the highest RSS of the
+ * gateway and the worker (together), the other organization's slowest conversation.
+ *
+ *   PARLEY_DIST=/tmp/dist-bench npm run build && NODE_PATH=$PWD/node_modules node /tmp/dist-bench/bench/paced.js
+ *
+ * Environment: BENCH_CLIENTS (500), BENCH_WORDS (100), BENCH_SLEEP_MS (40), BENCH_ROUNDS_PER_CLIENT (2:
+ * conversations per client per run), BENCH_RUNS (3); BENCH_PEER=0 skips the peer, BENCH_PEER_DIR (default
+ * ../shared/peer from the working directory). Settings of the apps (LOG_LEVEL, AGENT_RUN_CONCURRENCY,
+ * AGENT_RUN_ORG_CONCURRENCY) pass through.
+ */
+import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { Peer, PeerResult } from './peer';
+import { PrivatePostgres, PrivateRedis } from './private-stores';
+import { treeCpuMs } from './proc-cpu';
+import { createBenchEnvironment, median, percentile, sleep } from './support';
+
+const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 500);
+const WORDS = Number(process.env.BENCH_WORDS ?? 100);
+const SLEEP_MS = Number(process.env.BENCH_SLEEP_MS ?? 40);
+const PER_CLIENT = Number(process.env.BENCH_ROUNDS_PER_CLIENT ?? 2);
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const PEER_DIR = process.env.BENCH_PEER !== '0' && resolve(process.env.BENCH_PEER_DIR ?? '../shared/peer');
+
+/** The peer's fake model says `word0 … wordN-1`; ours is told to say the same. */
+const EXPECTED = Array.from({ length: WORDS }, (_, i) => `word${i}`).join(' ');
+const CONTENT = `/sleep ${SLEEP_MS}\n/say ${EXPECTED}`;
+/** What a conversation ideally takes: the model's pace alone (the first word comes at once). */
+const IDEAL_SECONDS = ((WORDS - 1) * SLEEP_MS) / 1000;
+
+interface Conversation {
+  postMs: number;
+  firstDeltaMs: number;
+  totalMs: number;
+}
+
+interface Target {
+  url: string;
+  key: string;
+  agentId: string;
+}
+
+/** One conversation; throws when the stream ends without message.completed or with another text. */
+async function conversation(target: Target, content: string, expected: string): Promise<Conversation> {
+  const started = performance.now();
+  const posted = await fetch(`${target.url}/chat`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-service-token': target.key },
+    body: JSON.stringify({ message: { content }, options: { agent_id: target.agentId, user_id: 'bench' } }),
+  });
+  if (posted.status !== 200) throw new Error(`POST /chat: ${posted.status} ${await posted.text()}`);
+  const thread = (await posted.json()) as { messages: { id: string }[] };
+  const postMs = performance.now() - started;
+  const stream = await fetch(`${target.url}/chat/messages/${thread.messages[1].id}/stream`, {
+    headers: { 'x-service-token': target.key },
+  });
+  if (!stream.ok || !stream.body) throw new Error(`stream: ${stream.status}`);
+  let firstDeltaMs = 0;
+  let text = '';
+  let completed = false;
+  let buffer = '';
+  const decoder = new TextDecoder();
+  for await (const chunk of stream.body) {
+    buffer += decoder.decode(chunk as Uint8Array, { stream: true });
+    let newline: number;
+    while ((newline = buffer.indexOf('\n')) >= 0) {
+      const line = JSON.parse(buffer.slice(0, newline)) as { type: string; delta?: string };
+      buffer = buffer.slice(newline + 1);
+      if (line.type === 'text.delta') {
+        if (!firstDeltaMs) firstDeltaMs = performance.now() - started;
+        text += line.delta;
+      }
+      if (line.type === 'message.completed') completed = true;
+    }
+  }
+  if (!completed) throw new Error('stream closed before message.completed');
+  if (text !== expected) throw new Error(`reply text differs: ${text.slice(0, 80)}…`);
+  return { postMs, firstDeltaMs, totalMs: performance.now() - started };
+}
+
+interface Pids {
+  gateway: number;
+  worker: number;
+  postmaster: number;
+  redis: number;
+}
+
+const COMPONENTS = ['gateway', 'worker', 'postgres', 'redis', 'client'] as const;
+type Cpu = Record<(typeof COMPONENTS)[number], number>;
+
+function readCpu(pids: Pids): Cpu {
+  const usage = process.cpuUsage();
+  return {
+    gateway: treeCpuMs(pids.gateway),
+    worker: treeCpuMs(pids.worker),
+    postgres: treeCpuMs(pids.postmaster),
+    redis: treeCpuMs(pids.redis),
+    client: (usage.user + usage.system) / 1000,
+  };
+}
+
+/** Resident set size of a process in MiB (0 once it is gone). */
+function rssMiB(pid: number): number {
+  try {
+    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) / 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+interface Round {
+  perSecond: number;
+  results: Conversation[];
+  cpuPerConversation: Cpu;
+  /** Highest gateway + worker RSS sampled during the round. */
+  rssMiB: number;
+  /** The other organization's conversations during the round, ms. */
+  other: number[];
+}
+
+async function round(main: Target, other: Target, pids: Pids, clients: number, perClient: number) {
+  const results: Conversation[] = [];
+  const otherMs: number[] = [];
+  let done = false;
+  let rss = 0;
+  const sampler = setInterval(() => {
+    rss = Math.max(rss, rssMiB(pids.gateway) + rssMiB(pids.worker));
+  }, 250);
+  // The other organization: one-word replies back to back while the load runs.
+  const otherLoop = (async () => {
+    while (!done) {
+      const started = performance.now();
+      await conversation(other, '/say ok', 'ok');
+      otherMs.push(performance.now() - started);
+      await sleep(200);
+    }
+  })();
+  const cpuBefore = readCpu(pids);
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      for (let i = 0; i < perClient; i++) results.push(await conversation(main, CONTENT, EXPECTED));
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  const cpuAfter = readCpu(pids);
+  done = true;
+  await otherLoop;
+  clearInterval(sampler);
+  const cpuPerConversation = Object.fromEntries(
+    COMPONENTS.map((c) => [c, (cpuAfter[c] - cpuBefore[c]) / results.length]),
+  ) as Cpu;
+  return { perSecond: results.length / seconds, results, cpuPerConversation, rssMiB: rss, other: otherMs };
+}
+
+const ms = (value: number) => value.toFixed(0);
+const p50p99 = (values: number[]) => `${ms(median(values))} / ${ms(percentile(values, 99))}`;
+const load = () => loadavg()[0].toFixed(2);
+
+function ourRow(loadBefore: string, runs: Round[]): string {
+  const rates = runs.map((r) => r.perSecond);
+  const middle = runs[rates.indexOf(median(rates))];
+  const cpu = (c: keyof Cpu) => median(runs.map((r) => r.cpuPerConversation[c]));
+  const total = cpu('gateway') + cpu('worker') + cpu('postgres') + cpu('redis');
+  const ideal = CLIENTS / IDEAL_SECONDS;
+  const per1000 = (value: number) => ((value * 1000) / WORDS).toFixed(1);
+  return (
+    `| ${loadBefore} → ${load()} | ${median(rates).toFixed(1)} (${rates.map((r) => r.toFixed(1)).join(', ')}) | ` +
+    `${ideal.toFixed(0)} (${((median(rates) / ideal) * 100).toFixed(0)} %) | ` +
+    `${p50p99(middle.results.map((c) => c.firstDeltaMs))} | ${p50p99(middle.results.map((c) => c.postMs))} | ` +
+    `${(median(rates) * WORDS).toFixed(0)} | ${total.toFixed(1)} = ${cpu('gateway').toFixed(1)} + ` +
+    `${cpu('worker').toFixed(1)} + ${cpu('postgres').toFixed(1)} + ${cpu('redis').toFixed(1)} | ${per1000(total)} | ` +
+    `${cpu('client').toFixed(1)} | ${median(runs.map((r) => r.rssMiB)).toFixed(0)} | ` +
+    `${ms(Math.max(...middle.other))} (${middle.other.length}) |`
+  );
+}
+
+function peerRow(loadBefore: string, ours: Round[], peer: PeerResult): string {
+  const { summary } = peer;
+  const rate = median(ours.map((r) => r.perSecond));
+  return (
+    `| ${loadBefore} → ${load()} | ${summary.conv_per_s.median.toFixed(1)} | ${ms(summary.total_p50_ms.median)} | ` +
+    `${ms(summary.ttft_p50_ms.median)} / ${ms(summary.ttft_p99_ms.median)} | ` +
+    `${peer.cpuMsPerConversation.toFixed(1)} | **${(rate / summary.conv_per_s.median).toFixed(2)}×** |`
+  );
+}
+
+const cleanups: (() => Promise<unknown>)[] = [];
+
+async function measure(): Promise<void> {
+  const passThrough = Object.fromEntries(
+    ['LOG_LEVEL', 'AGENT_RUN_CONCURRENCY', 'AGENT_RUN_ORG_CONCURRENCY']
+      .filter((name) => process.env[name])
+      .map((name) => [name, process.env[name]]),
+  );
+  const postgres = await PrivatePostgres.start({ statements: false });
+  cleanups.push(() => postgres.dispose());
+  const redis = await PrivateRedis.start();
+  cleanups.push(() => redis.dispose());
+  const environment = await createBenchEnvironment(
+    { LOG_LEVEL: 'info', ...passThrough },
+    { databaseUrl: postgres.url, redisUrl: redis.url },
+  );
+  cleanups.push(() => environment.dispose());
+  const credentials = [];
+  for (const org of ['bench', 'other']) {
+    const { key } = await environment.admin(['keys:create', '--org', org]);
+    const { id: agentId } = await environment.admin(['agents:create', '--org', org, '--name', 'bench']);
+    credentials.push({ key, agentId });
+  }
+  const { url, child: gateway } = await environment.startGateway();
+  const worker = await environment.startWorker();
+  const [main, other] = credentials.map((credential) => ({ url, ...credential }));
+  const pids = { gateway: gateway.pid!, worker: worker.pid!, postmaster: postgres.pid, redis: redis.pid };
+  await round(main, other, pids, Math.min(50, CLIENTS), 1); // warm-up: JIT, pools, prepared plans
+
+  const loadBefore = load();
+  const runs: Round[] = [];
+  for (let index = 0; index < RUNS; index++) {
+    runs.push(await round(main, other, pids, CLIENTS, PER_CLIENT));
+    process.stdout.write(`run ${index + 1}: ${runs[index].perSecond.toFixed(1)}/s\n`);
+  }
+  const header =
+    '| load avg | conversations/s (runs) | ideal (reached) | first delta p50 / p99 ms | POST /chat p50 / p99 ms | ' +
+    'streamed tokens/s | CPU ms per conversation: all = gateway + worker + PostgreSQL + Redis | ' +
+    'CPU ms per 1,000 tokens | load generator CPU ms | gateway + worker RSS MiB (max) | ' +
+    'other organization: slowest one-word conversation ms (count) |\n|---|---|---|---|---|---|---|---|---|---|---|';
+  process.stdout.write(`\n${header}\n${ourRow(loadBefore, runs)}\n`);
+  // Ours is stopped before the peer runs, so neither competes with the other's idle work.
+  await environment.dispose();
+  cleanups.pop();
+
+  if (PEER_DIR) {
+    const peer = await Peer.start(PEER_DIR, {
+      config: { nWorkers: CLIENTS },
+      env: { FAKE_TOKEN_DELAY_MS: String(SLEEP_MS), FAKE_WORDS: String(WORDS) },
+    });
+    cleanups.push(() => peer.dispose());
+    const peerLoad = load();
+    const result = await peer.runLoad(CLIENTS, CLIENTS * PER_CLIENT, RUNS, 150, [
+      '--warmup',
+      '0',
+      '--expect',
+      EXPECTED,
+    ]);
+    process.stdout.write(
+      '\n| load avg | peer conversations/s | peer conversation p50 ms | peer first token p50 / p99 ms | ' +
+        'peer CPU ms per conversation | ours / peer |\n|---|---|---|---|---|---|\n' +
+        `${peerRow(peerLoad, runs, result)}\n`,
+    );
+  }
+}
+
+async function main(): Promise<void> {
+  const stopped = new Promise<never>((_, reject) => {
+    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const)
+      process.once(signal, () => reject(new Error(`stopped by ${signal}`)));
+  });
+  try {
+    await Promise.race([measure(), stopped]);
+  } finally {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: Error) => {
+    process.stderr.write(`${error.stack}\n`);
+    process.exit(1);
+  },
+);

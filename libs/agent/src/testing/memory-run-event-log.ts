@@ -1,0 +1,55 @@
+import { RunEvent, RunEventLog, UnnumberedRunEvent } from '@app/run-events';
+
+type LogSurface = Pick<
+  RunEventLog,
+  'nextSeq' | 'append' | 'release' | 'heldEvents' | 'flush' | 'assertOwner' | 'onHeld'
+>;
+
+/**
+ * The run-event log's surface the runtime uses, kept in memory for unit specs: what was appended, and what was
+ * released for publishing (`published`), so a spec can tell what a client could have seen at any moment.
+ */
+export class MemoryRunEventLog implements LogSurface {
+  readonly appended: RunEvent[] = [];
+  readonly published: RunEvent[] = [];
+  flushes = 0;
+  onHeld: ((log: RunEventLog) => void) | null = null;
+  /** How the next flush goes: at once, after a delay, or failing (Redis lost). */
+  flushing: () => Promise<void> = () => Promise.resolve();
+  /** False once another run claimed the log. */
+  owned = true;
+
+  constructor(private next = 0) {}
+
+  get nextSeq(): number {
+    return this.next;
+  }
+
+  append(event: UnnumberedRunEvent): RunEvent {
+    const numbered = { seq: this.next++, ...event } as RunEvent;
+    this.appended.push(numbered);
+    return numbered;
+  }
+
+  heldEvents(): readonly RunEvent[] {
+    return this.appended.filter((event) => !this.published.includes(event));
+  }
+
+  release(throughSeq = this.next - 1): void {
+    for (const event of this.heldEvents()) if (event.seq <= throughSeq) this.published.push(event);
+  }
+
+  flush(): Promise<void> {
+    this.flushes++;
+    return this.flushing();
+  }
+
+  assertOwner(): Promise<void> {
+    return this.owned ? Promise.resolve() : Promise.reject(new Error('superseded'));
+  }
+
+  /** This fake as the type RunState takes. */
+  asLog(): RunEventLog {
+    return this as unknown as RunEventLog;
+  }
+}

@@ -36,11 +36,11 @@ afterAll(async () => {
 
 /** Starts a gateway and one worker with these settings; answers the gateway. */
 async function stack(workerEnv: Record<string, string> = {}): Promise<AppProcess> {
-  const [gateway, worker] = await Promise.all([
-    startGateway(environment.env),
-    startWorker(environment.env, { WORKER_HEALTH_PORT: '0', ...workerEnv }),
+  // Each process is kept for afterEach as soon as it runs, so one that started is stopped even if the other fails.
+  const [gateway] = await Promise.all([
+    startGateway(environment.env).then((app) => (apps.push(app), app)),
+    startWorker(environment.env, { WORKER_HEALTH_PORT: '0', ...workerEnv }).then((app) => apps.push(app)),
   ]);
-  apps.push(gateway, worker);
   return gateway;
 }
 

@@ -7,6 +7,7 @@ const stateOver = (log: MemoryLog, written: RunEvent[] = []) => new RunState(log
 describe('RunState', () => {
   it('joins the deltas into the content and keeps only the persisted events', () => {
     const log = new MemoryLog();
+    log.joinText = false;
     const state = stateOver(log);
     state.emitOnce({ type: 'message.started', message_id: 'm', thread_id: 't' });
     state.emitOnce({ type: 'step.started', step: 1 });
@@ -72,8 +73,42 @@ describe('RunState', () => {
     expect(state.content).toBe('hello there world');
   });
 
+  it('joins text into the delta before it while that one is held, one line and one length', () => {
+    const log = new MemoryLog();
+    const state = stateOver(log);
+    state.emitText('Hel');
+    state.emitText('lo');
+    state.stored();
+    state.emitText(' there');
+
+    expect(state.content).toBe('Hello there');
+    expect(state.deltaLengths).toEqual([5, 6]);
+    expect(log.appended).toEqual([
+      { seq: 0, type: 'text.delta', delta: 'Hello' },
+      { seq: 1, type: 'text.delta', delta: ' there' },
+    ]);
+  });
+
+  it('restores journaled lines past what the log holds, with their own seqs', () => {
+    const log = new MemoryLog(2);
+    const state = stateOver(log, [
+      { seq: 0, type: 'message.started', message_id: 'm', thread_id: 't' },
+      { seq: 1, type: 'step.started', step: 1 },
+    ]);
+    state.restoreJournal([
+      '{"seq":1,"type":"step.started","step":1}\n{"seq":2,"type":"text.delta","delta":"Hel"}',
+      '{"seq":3,"type":"text.delta","delta":"lo"}',
+    ]);
+
+    expect(log.appended.map((event) => event.seq)).toEqual([2, 3]);
+    expect(state.content).toBe('Hello');
+    expect(state.deltaLengths).toEqual([3, 2]);
+  });
+
   it("answers a step's share of what was streamed from where the step before it ended", () => {
-    const state = stateOver(new MemoryLog());
+    const log = new MemoryLog();
+    log.joinText = false;
+    const state = stateOver(log);
     state.emitText('one ');
     state.emitText('two ');
     state.emitText('three');

@@ -60,21 +60,35 @@ export class RunSupersededError extends Error {
 }
 
 /**
+ * Where released events go: the writer gathers what every log of the process released in one turn of the event
+ * loop into one pipeline (one socket write for all replies), so the cost of a streamed token in syscalls does
+ * not grow with the number of replies streaming at once.
+ */
+interface EventSink {
+  /** `log` has released events to send at the end of this turn. */
+  schedule(log: RunEventLog): void;
+  /** Sends what every log released, now. */
+  sendNow(): void;
+}
+
+/**
  * One reply's events as their owning run writes them: seq continues after what is already in the log.
  *
  * Store, then publish: an appended event is held until the caller says PostgreSQL holds it (`release`, after the
  * step or result it belongs to is stored, or after a journal stored the held lines themselves), so no client
- * ever sees a line that a crash could take back. `onHeld` tells the journal that lines wait.
+ * ever sees a line that a crash could take back. `onHeld` tells the journal that lines wait. Text that arrives
+ * while the delta before it is still held joins that delta (`appendText`): one line, one publish, one client
+ * write for what a model streamed within the hold; the contract is on content and order, not on delta count.
  *
- * Released events are batched: what is released in one turn of the event loop goes out in one script call (one
- * socket write, one publish) while the run goes on, so a step waits for Redis once, at `flush`, not once per
- * event. A refused append stops every later one.
+ * Released events are sent in batches: a log's events in one script call (one publish) while the run goes on,
+ * so a step waits for Redis once, at `flush`, not once per event. A refused append stops every later one.
  */
 export class RunEventLog {
   /** Appended, not yet stored in PostgreSQL: not sent. */
   private held: RunEvent[] = [];
+  /** The last held event a journal has taken to store: text may no longer join it. */
+  private sealedThrough = -1;
   private batch: RunEvent[] = [];
-  private sendScheduled = false;
   private written: Promise<void> = Promise.resolve();
   private failure: Error | null = null;
   /** Called when an event is held while none was: the first of a batch the journal should store. */
@@ -82,6 +96,7 @@ export class RunEventLog {
 
   constructor(
     private readonly redis: RunEventRedis,
+    private readonly sink: EventSink,
     private readonly keys: { stream: string; channel: string; owner: string },
     private readonly ttlSeconds: number,
     private readonly token: string,
@@ -105,9 +120,34 @@ export class RunEventLog {
     return numbered;
   }
 
-  /** The events held now, oldest first: what a journal stores before it releases them. */
-  heldEvents(): readonly RunEvent[] {
-    return this.held;
+  /**
+   * Appends streamed text: it joins the last event when that is a text delta still held and not yet taken by a
+   * journal (answers true), else it is a new delta.
+   */
+  appendText(delta: string): boolean {
+    if (this.failure) throw this.failure;
+    const last = this.held[this.held.length - 1];
+    if (last?.type === 'text.delta' && last.seq > this.sealedThrough) {
+      last.delta += delta;
+      return true;
+    }
+    this.append({ type: 'text.delta', delta });
+    return false;
+  }
+
+  /**
+   * The events held now, oldest first, for a journal to store before it releases them: they are final from now
+   * on (no text joins them).
+   */
+  takeHeld(): RunEvent[] {
+    const held = [...this.held];
+    if (held.length > 0) this.sealedThrough = held[held.length - 1].seq;
+    return held;
+  }
+
+  /** Whether events wait for PostgreSQL. */
+  get holding(): boolean {
+    return this.held.length > 0;
   }
 
   /**
@@ -119,10 +159,7 @@ export class RunEventLog {
     while (count < this.held.length && this.held[count].seq <= throughSeq) count++;
     if (count === 0) return;
     this.batch.push(...this.held.splice(0, count));
-    if (!this.sendScheduled) {
-      this.sendScheduled = true;
-      setImmediate(() => this.send());
-    }
+    this.sink.schedule(this);
   }
 
   /** Throws RunSupersededError when another run claimed the log since this one did (or an earlier failure). */
@@ -136,17 +173,19 @@ export class RunEventLog {
 
   /** Resolves when every event released so far is in Redis; throws the first failure. */
   async flush(): Promise<void> {
-    this.send();
+    if (this.batch.length > 0) this.sink.sendNow();
     await this.written;
     if (this.failure) throw this.failure;
   }
 
-  private send(): void {
-    this.sendScheduled = false;
-    if (this.batch.length === 0 || this.failure) return;
+  /** Adds this log's released events to the writer's pipeline; `sent` settles with the pipeline's results. */
+  addTo(pipeline: RunEventPipeline): ((results: [Error | null, unknown][], offset: number) => number) | null {
+    if (this.batch.length === 0 || this.failure) {
+      this.batch = [];
+      return null;
+    }
     const events = this.batch;
     this.batch = [];
-    const pipeline = this.redis.pipeline() as unknown as RunEventPipeline;
     const batches: RunEvent[][] = [];
     for (let start = 0; start < events.length; start += MAX_EVENTS_PER_CALL) {
       const batch = events.slice(start, start + MAX_EVENTS_PER_CALL);
@@ -161,14 +200,21 @@ export class RunEventLog {
         ...batch.flatMap((event) => [streamEntryId(event.seq), encodeEvent(event)]),
       );
     }
-    const sent = pipeline.exec().then(
-      (results) => {
-        const index = (results ?? []).findIndex(([error]) => error);
-        if (index >= 0) this.fail(results![index][0], batches[index][0].seq);
-      },
-      (error: unknown) => this.fail(error, events[0].seq),
-    );
+    let settle!: () => void;
+    const sent = new Promise<void>((resolve) => (settle = resolve));
     this.written = Promise.all([this.written, sent]).then(() => undefined);
+    return (results, offset) => {
+      const mine = results.slice(offset, offset + batches.length);
+      const index = mine.findIndex(([error]) => error);
+      if (index >= 0) this.fail(mine[index][0], batches[index][0].seq);
+      settle();
+      return batches.length;
+    };
+  }
+
+  /** The pipeline failed as a whole (the connection): every event this log had in it is not in Redis. */
+  failAll(error: unknown, seq: number): void {
+    this.fail(error, seq);
   }
 
   private fail(error: unknown, seq: number): void {
@@ -186,8 +232,11 @@ function refused(error: unknown): boolean {
 
 /** The worker's side of run events: claims a reply's log for appending, and reads back what it already holds. */
 @Injectable()
-export class RunEventWriter {
+export class RunEventWriter implements EventSink {
   private readonly redis: RunEventRedis;
+  /** Logs with released events, sent together at the end of the turn. */
+  private readonly pending = new Set<RunEventLog>();
+  private sendScheduled = false;
 
   constructor(
     private readonly settings: Settings,
@@ -216,7 +265,41 @@ export class RunEventWriter {
     const ttl = this.settings.runEventsTtlSeconds;
     const written = decodeEntries(await this.redis.claimRunEvents(keys.stream, keys.owner, token, ttl));
     const nextSeq = written.length === 0 ? 0 : written[written.length - 1].seq + 1;
-    return { log: new RunEventLog(this.redis, keys, ttl, token, messageId, nextSeq), written };
+    return { log: new RunEventLog(this.redis, this, keys, ttl, token, messageId, nextSeq), written };
+  }
+
+  schedule(log: RunEventLog): void {
+    this.pending.add(log);
+    if (!this.sendScheduled) {
+      this.sendScheduled = true;
+      setImmediate(() => this.sendNow());
+    }
+  }
+
+  sendNow(): void {
+    this.sendScheduled = false;
+    if (this.pending.size === 0) return;
+    const logs = [...this.pending];
+    this.pending.clear();
+    const pipeline = this.redis.pipeline() as unknown as RunEventPipeline;
+    const settlers = logs.flatMap((log) => {
+      const settle = log.addTo(pipeline);
+      return settle ? [{ log, settle }] : [];
+    });
+    if (settlers.length === 0) return;
+    pipeline.exec().then(
+      (results) => {
+        let offset = 0;
+        for (const { settle } of settlers)
+          offset += settle((results ?? []) as [Error | null, unknown][], offset);
+      },
+      (error: unknown) => {
+        for (const { log, settle } of settlers) {
+          log.failAll(error, log.nextSeq);
+          settle([], 0);
+        }
+      },
+    );
   }
 }
 

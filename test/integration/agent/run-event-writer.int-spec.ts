@@ -133,12 +133,12 @@ describe('RunEventWriter', () => {
     await new Promise((r) => setTimeout(r, 100));
     expect(await writer.written('m-held')).toEqual([]);
     expect(published).toEqual([]);
-    expect(log.heldEvents().map((event) => event.seq)).toEqual([0, 1, 2]);
+    expect(log.holding).toBe(true);
 
     log.release(1);
     await log.flush();
     expect((await writer.written('m-held')).map((event) => event.seq)).toEqual([0, 1]);
-    expect(log.heldEvents().map((event) => event.seq)).toEqual([2]);
+    expect(log.takeHeld().map((event) => event.seq)).toEqual([2]);
     log.release();
     await log.flush();
     expect((await writer.written('m-held')).map((event) => event.seq)).toEqual([0, 1, 2]);

@@ -132,7 +132,11 @@ describe('StepLoop (builtin model)', () => {
       toolCalls: [],
       contentLength: 11,
     });
-    expect(log.appended.map((event) => event.type)).toEqual(['step.started', 'text.delta', 'text.delta']);
+    // Its two words arrived while held: one line.
+    expect(log.appended).toEqual([
+      { seq: 0, type: 'step.started', step: 1 },
+      { seq: 1, type: 'text.delta', delta: 'Hello there' },
+    ]);
   });
 
   it('runs the tool a step asks for, stores its result, and counts the tokens of earlier steps in the gate', async () => {

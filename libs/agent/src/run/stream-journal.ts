@@ -43,7 +43,7 @@ export class StreamJournal {
     const logs = [...this.waiting];
     this.waiting.clear();
     const pending = logs
-      .map((log) => ({ log, events: [...log.heldEvents()] }))
+      .map((log) => ({ log, events: log.takeHeld() }))
       .filter(({ events }) => events.length > 0);
     if (pending.length === 0) return;
     const batches: JournalBatch[] = pending.map(({ log, events }) => ({
@@ -61,7 +61,7 @@ export class StreamJournal {
     for (const { log, events } of pending) {
       log.release(events[events.length - 1].seq);
       // Lines held while the write was under way wait for the next one.
-      if (log.onHeld && log.heldEvents().length > 0) this.schedule(log);
+      if (log.onHeld && log.holding) this.schedule(log);
     }
   }
 }

@@ -2,7 +2,15 @@ import { RunEvent, RunEventLog, UnnumberedRunEvent } from '@app/run-events';
 
 type LogSurface = Pick<
   RunEventLog,
-  'nextSeq' | 'append' | 'release' | 'heldEvents' | 'flush' | 'assertOwner' | 'onHeld'
+  | 'nextSeq'
+  | 'append'
+  | 'appendText'
+  | 'release'
+  | 'takeHeld'
+  | 'holding'
+  | 'flush'
+  | 'assertOwner'
+  | 'onHeld'
 >;
 
 /**
@@ -31,8 +39,29 @@ export class MemoryRunEventLog implements LogSurface {
     return numbered;
   }
 
-  heldEvents(): readonly RunEvent[] {
+  /** Appended text joins a held delta, as the real log's does, unless `joinText` is off. */
+  joinText = true;
+
+  appendText(delta: string): boolean {
+    const last = this.appended[this.appended.length - 1];
+    if (this.joinText && last?.type === 'text.delta' && !this.published.includes(last)) {
+      last.delta += delta;
+      return true;
+    }
+    this.append({ type: 'text.delta', delta });
+    return false;
+  }
+
+  heldEvents(): RunEvent[] {
     return this.appended.filter((event) => !this.published.includes(event));
+  }
+
+  takeHeld(): RunEvent[] {
+    return this.heldEvents();
+  }
+
+  get holding(): boolean {
+    return this.heldEvents().length > 0;
   }
 
   release(throughSeq = this.next - 1): void {

@@ -140,7 +140,8 @@ const SAVE_STEP: PreparedStatement = {
 const JOURNAL_LINES: PreparedStatement = {
   name: 'run_journal_lines',
   text: `INSERT INTO run_stream_journal (message_id, first_seq, lines)
-     SELECT * FROM unnest($1::uuid[], $2::int[], $3::text[]) ON CONFLICT DO NOTHING`,
+     SELECT * FROM unnest($1::uuid[], $2::int[], $3::text[])
+     ON CONFLICT (message_id, first_seq) DO UPDATE SET lines = EXCLUDED.lines`,
 };
 
 const SAVE_TOOL_RESULT: PreparedStatement = {
@@ -313,8 +314,9 @@ export class RunRepository {
   }
 
   /**
-   * Stores batches of lines of replies' steps in progress, of any number of replies in one statement (a batch
-   * stored twice is kept once). They are removed when the reply ends (finish).
+   * Stores batches of lines of replies' steps in progress, of any number of replies in one statement. A batch
+   * tried again after a failure starts at the same seq and holds at least as much: it replaces the first. They
+   * are removed when the reply ends (finish).
    */
   async journal(batches: readonly JournalBatch[]): Promise<void> {
     await runPrepared(this.db, JOURNAL_LINES, [

@@ -52,7 +52,10 @@ export class McpServers {
     });
   }
 
-  /** What class-validator cannot say: one transport per server, secrets that fit it, names given once. */
+  /**
+   * What class-validator cannot say: one transport per server, secrets that fit it, a catalogued server and the
+   * variables its entry allows, a URL the egress guard accepts, names given once.
+   */
   private async issuesOf(
     server: McpServerDto,
     index: number,
@@ -75,14 +78,12 @@ export class McpServers {
         fail(field, 'every value must be a string', Object.keys(values));
       }
     }
-    if (server.server) {
-      const entry = entries.get(server.server);
-      if (!entry) fail('server', 'no MCP server of this name in the catalogue', server.server);
-      const refused = Object.keys(server.env ?? {}).filter((name) => !entry?.envAllow.includes(name));
-      if (entry && refused.length > 0) {
-        const allowed = entry.envAllow.length > 0 ? entry.envAllow.join(', ') : 'none';
-        fail('env', `${server.server} allows only these variables: ${allowed}`, refused);
-      }
+    const entry = server.server ? entries.get(server.server) : undefined;
+    if (server.server && !entry) fail('server', 'no MCP server of this name in the catalogue', server.server);
+    const refused = Object.keys(server.env ?? {}).filter((name) => entry && !entry.envAllow.includes(name));
+    if (entry && refused.length > 0) {
+      const allowed = entry.envAllow.length > 0 ? entry.envAllow.join(', ') : 'none';
+      fail('env', `${entry.name} allows only these variables: ${allowed}`, refused);
     }
     if (server.url) {
       const reason = await this.urlRefusal(server.url);

@@ -24,22 +24,24 @@ export class RegisterMcpServer {
   constructor(private readonly catalogue: McpCatalogueRepository) {}
 
   async execute(input: RegisterMcpServerDto): Promise<McpCatalogueEntryResponse> {
-    const envAllow = [...new Set(input.env_allow ?? [])];
-    const issues = envAllow
-      .filter((name) => LOADER_VARIABLES.test(name))
-      .map((name) =>
-        valueErrorIssue(
-          ['body', 'env_allow', envAllow.indexOf(name)],
-          name,
-          'a variable that changes what the server loads or runs cannot be left to tenants',
-        ),
-      );
+    const requested = input.env_allow ?? [];
+    const issues = requested.flatMap((name, index) =>
+      LOADER_VARIABLES.test(name)
+        ? [
+            valueErrorIssue(
+              ['body', 'env_allow', index],
+              name,
+              'a variable that changes what the server loads or runs cannot be left to tenants',
+            ),
+          ]
+        : [],
+    );
     if (issues.length > 0) throw new InvalidInputError(issues);
     const entry = await this.catalogue.register({
       name: input.name,
       command: input.command,
       args: input.args ?? [],
-      envAllow,
+      envAllow: [...new Set(requested)],
     });
     return toMcpCatalogueEntryResponse(entry);
   }

@@ -13,9 +13,6 @@ export interface McpServerLaunch {
   headers: Record<string, string>;
 }
 
-/** Why an agent's MCP server is not started: the model is offered none of its tools. */
-export class McpServerNotStartedError extends Error {}
-
 /**
  * What the worker runs or reaches for an agent's stored MCP server: a remote URL as stored, or the command of the
  * operator's catalogue entry the agent names, read at each run so that a removed or changed entry takes effect
@@ -43,13 +40,10 @@ export class McpServerLaunches {
         headers: secrets.headers ?? server.headers ?? {},
       };
     }
+    // McpToolSource turns a throw into a run offered none of the server's tools, and logs why.
     const entry = server.server ? await this.catalogue.findByName(server.server) : null;
-    if (!entry) throw new McpServerNotStartedError(`${server.server ?? 'no server'} is not in the catalogue`);
-    if (!entry.confirmed) {
-      throw new McpServerNotStartedError(
-        `${entry.name} awaits the operator's confirmation (admin mcp:register)`,
-      );
-    }
+    if (!entry) throw new Error(`${server.server ?? server.name} is not in the MCP catalogue`);
+    if (!entry.confirmed) throw new Error(`${entry.name} awaits the operator's confirmation (mcp:register)`);
     const env = Object.fromEntries(
       Object.entries(secrets.env ?? {}).filter(([variable]) => entry.envAllow.includes(variable)),
     );

@@ -100,7 +100,16 @@ describe('admin CLI', () => {
   describe('help', () => {
     it('--help lists every command, and <command> --help its flags, on stdout with exit 0', async () => {
       const top = await run(process.execPath, [appScript('admin'), '--help'], { env: environment.env });
-      for (const command of ['keys:create', 'keys:import', 'keys:list', 'keys:revoke', 'agents:create']) {
+      for (const command of [
+        'keys:create',
+        'keys:import',
+        'keys:list',
+        'keys:revoke',
+        'agents:create',
+        'mcp:register',
+        'mcp:list',
+        'mcp:remove',
+      ]) {
         expect(top.stdout).toContain(command);
       }
       const create = await run(process.execPath, [appScript('admin'), 'agents:create', '--help'], {
@@ -109,15 +118,50 @@ describe('admin CLI', () => {
       expect(create.stdout).toContain('usage: admin agents:create');
       expect(create.stdout).toMatch(/--org\s+organization name \(required\)/);
       expect(create.stdout).toContain('--token-budget');
+      expect(create.stdout).toMatch(/--mcp\s+a JSON array of MCP servers: \{"name","url","headers"\?\}/);
       expect(create.stderr).toBe('');
+      const register = await run(process.execPath, [appScript('admin'), 'mcp:register', '--help'], {
+        env: environment.env,
+      });
+      expect(register.stdout).toContain('usage: admin mcp:register');
+      expect(register.stdout).toMatch(/--command\s+the program to run .*\(required\)/);
+      expect(register.stdout).toMatch(/--args\s+its arguments, a JSON array of strings/);
+      expect(register.stdout).toMatch(/--env-allow\s+variables agents may set/);
     });
   });
 
   describe('agents', () => {
+    beforeAll(async () => {
+      await Promise.all([
+        admin(environment.env, [
+          'mcp:register',
+          '--name',
+          'files',
+          '--command',
+          'node',
+          '--args',
+          '["server.js"]',
+        ]),
+        admin(environment.env, [
+          'mcp:register',
+          '--name',
+          'db',
+          '--command',
+          'node',
+          '--env-allow',
+          'DB_TOKEN',
+        ]),
+      ]);
+    });
+
     it('agents:create takes every option and prints the agent', async () => {
       const mcp = JSON.stringify([
-        { name: 'github', url: 'https://mcp.example/gh', headers: { authorization: 'Bearer secret-token' } },
-        { name: 'local', command: 'node', args: ['server.js'] },
+        {
+          name: 'github',
+          url: 'https://93.184.216.34/gh',
+          headers: { authorization: 'Bearer secret-token' },
+        },
+        { name: 'local', server: 'files' },
       ]);
       const agent = await admin(environment.env, [
         'agents:create',
@@ -155,12 +199,8 @@ describe('admin CLI', () => {
         archived: false,
       });
       expect(agent.mcp).toEqual([
-        expect.objectContaining({
-          name: 'github',
-          url: 'https://mcp.example/gh',
-          header_names: ['authorization'],
-        }),
-        expect.objectContaining({ name: 'local', command: 'node', args: ['server.js'], env_names: [] }),
+        { name: 'github', url: 'https://93.184.216.34/gh', header_names: ['authorization'] },
+        { name: 'local', server: 'files', env_names: [] },
       ]);
       // MCP header values usually hold credentials: never printed.
       expect(JSON.stringify(agent)).not.toContain('secret-token');
@@ -212,9 +252,7 @@ describe('admin CLI', () => {
         '--instructions',
         'Stay.',
       ]);
-      const mcp = JSON.stringify([
-        { name: 'db', command: 'node', args: ['db.js'], env: { DB_TOKEN: 'tok-123' } },
-      ]);
+      const mcp = JSON.stringify([{ name: 'db', server: 'db', env: { DB_TOKEN: 'tok-123' } }]);
       const updated = await admin(environment.env, [
         'agents:update',
         '--id',
@@ -231,9 +269,95 @@ describe('admin CLI', () => {
         name: 'after',
         instructions: 'Stay.',
         tools: ['mcp:db'],
-        mcp: [{ name: 'db', command: 'node', args: ['db.js'], env_names: ['DB_TOKEN'] }],
+        mcp: [{ name: 'db', server: 'db', env_names: ['DB_TOKEN'] }],
       });
       expect(JSON.stringify(updated)).not.toContain('tok-123');
+    });
+
+    it('agents:create refuses an MCP server given as a command, as POST /agents does', async () => {
+      const mcp = JSON.stringify([{ name: 'probe', command: '/usr/bin/node', args: ['-e', '1'] }]);
+      const failed = await adminFails(environment.env, [
+        'agents:create',
+        '--org',
+        org,
+        '--name',
+        'probe',
+        '--mcp',
+        mcp,
+      ]);
+      expect(failed.code).toBe(1);
+      expect(failed.stderr).toContain(
+        "--mcp.0: Value error, command and args are not accepted: a stdio MCP server is one of the operator's catalogue",
+      );
+    });
+  });
+
+  describe('the MCP catalogue', () => {
+    it('mcp:register adds a confirmed entry, mcp:list shows it, registering again replaces it', async () => {
+      const registered = await admin(environment.env, [
+        'mcp:register',
+        '--name',
+        'search',
+        '--command',
+        '/usr/local/bin/search-mcp',
+        '--args',
+        '["--stdio"]',
+        '--env-allow',
+        'SEARCH_KEY, SEARCH_REGION',
+      ]);
+      expect(registered).toEqual({
+        name: 'search',
+        command: '/usr/local/bin/search-mcp',
+        args: ['--stdio'],
+        env_allow: ['SEARCH_KEY', 'SEARCH_REGION'],
+        confirmed: true,
+        created_at: expect.any(String),
+        updated_at: expect.any(String),
+      });
+      const replaced = await admin(environment.env, [
+        'mcp:register',
+        '--name',
+        'search',
+        '--command',
+        '/opt/search-mcp',
+      ]);
+      expect(replaced).toMatchObject({
+        command: '/opt/search-mcp',
+        args: [],
+        env_allow: [],
+        confirmed: true,
+      });
+      expect(replaced.created_at).toBe(registered.created_at);
+      const { servers } = await admin<{ servers: { name: string }[] }>(environment.env, ['mcp:list']);
+      expect(servers.find((server) => server.name === 'search')).toEqual(replaced);
+    });
+
+    it('mcp:remove takes an entry out; removing it again is an error', async () => {
+      await admin(environment.env, ['mcp:register', '--name', 'gone', '--command', 'node']);
+      expect(await admin(environment.env, ['mcp:remove', '--name', 'gone'])).toEqual({
+        name: 'gone',
+        removed: true,
+      });
+      const { servers } = await admin<{ servers: { name: string }[] }>(environment.env, ['mcp:list']);
+      expect(servers.map((server) => server.name)).not.toContain('gone');
+      const again = await adminFails(environment.env, ['mcp:remove', '--name', 'gone']);
+      expect(again.stderr).toContain('MCP server not found in the catalogue');
+    });
+
+    it.each([
+      ['--args that are not a JSON list', ['--command', 'node', '--args', 'server.js'], '--args'],
+      ['a bad name', ['--command', 'node', '--name', 'a b'], '--name'],
+      ['an empty command', ['--command=', '--name', 'x'], '--command'],
+      ['a variable name that is not one', ['--command', 'node', '--env-allow', 'A-B'], '--env-allow.0'],
+      [
+        'a variable that decides what runs',
+        ['--command', 'node', '--env-allow', 'TOKEN,NODE_OPTIONS'],
+        '--env-allow.1: Value error, a variable that changes what the server loads or runs',
+      ],
+    ])('mcp:register refuses %s', async (_name, flags, message) => {
+      const failed = await adminFails(environment.env, ['mcp:register', '--name', 'bad', ...flags]);
+      expect(failed.code).toBe(1);
+      expect(failed.stderr).toContain(message);
     });
   });
 

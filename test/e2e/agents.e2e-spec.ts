@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { createOrg } from '../factories/admin';
+import { createOrg, registerMcpServer } from '../factories/admin';
 import { api } from '../support/http';
 import { AppProcess, startGateway } from '../support/processes';
 import { createTestEnvironment, TestEnvironment } from '../support/test-environment';
@@ -14,7 +14,11 @@ describe('agents API', () => {
   beforeAll(async () => {
     environment = await createTestEnvironment({ LOG_LEVEL: 'debug' });
     gateway = await startGateway(environment.env);
-    const [org, otherOrg] = await Promise.all([createOrg(environment.env), createOrg(environment.env)]);
+    const [org, otherOrg] = await Promise.all([
+      createOrg(environment.env),
+      createOrg(environment.env),
+      registerMcpServer(environment.env, 'db', { command: 'node', args: ['db.js'] }, ['DB_TOKEN']),
+    ]);
     client = api(gateway.url!, org.key);
     other = api(gateway.url!, otherOrg.key);
   });
@@ -25,8 +29,8 @@ describe('agents API', () => {
   });
 
   const MCP = [
-    { name: 'db', command: 'node', args: ['db.js'], env: { DB_TOKEN: 'env-secret-123' } },
-    { name: 'gh', url: 'https://mcp.example/gh', headers: { authorization: 'Bearer header-secret-456' } },
+    { name: 'db', server: 'db', env: { DB_TOKEN: 'env-secret-123' } },
+    { name: 'gh', url: 'https://93.184.216.34/gh', headers: { authorization: 'Bearer header-secret-456' } },
   ];
 
   it('creates an agent with every field, flat, and never returns or stores MCP secrets in clear', async () => {
@@ -55,8 +59,8 @@ describe('agents API', () => {
       max_output_tokens: 256,
       archived: false,
       mcp: [
-        { name: 'db', command: 'node', args: ['db.js'], env_names: ['DB_TOKEN'] },
-        { name: 'gh', url: 'https://mcp.example/gh', header_names: ['authorization'] },
+        { name: 'db', server: 'db', env_names: ['DB_TOKEN'] },
+        { name: 'gh', url: 'https://93.184.216.34/gh', header_names: ['authorization'] },
       ],
     });
     const fetched = await client.get(`/agents/${created.body.id}`);
@@ -100,7 +104,7 @@ describe('agents API', () => {
     const updated = await client.put(`/agents/${agent.id}`, {
       name: 'b',
       tools: null,
-      mcp: [{ name: 'x', url: 'http://127.0.0.1:9/mcp' }],
+      mcp: [{ name: 'x', url: 'http://93.184.216.34:9/mcp' }],
     });
     expect(updated.status).toBe(200);
     expect(updated.body).toMatchObject({
@@ -108,7 +112,7 @@ describe('agents API', () => {
       name: 'b',
       instructions: 'Keep me.',
       tools: null,
-      mcp: [{ name: 'x', url: 'http://127.0.0.1:9/mcp', header_names: [] }],
+      mcp: [{ name: 'x', url: 'http://93.184.216.34:9/mcp', header_names: [] }],
     });
   });
 
@@ -148,7 +152,7 @@ describe('agents API', () => {
       model: 'gpt',
       tools: ['shell'],
       temperature: 3,
-      mcp: [{ name: 'both', command: 'node', url: 'http://x/mcp' }],
+      mcp: [{ name: 'both', server: 'db', url: 'http://93.184.216.34/mcp' }],
     });
     expect(bad.status).toBe(422);
     const locs = bad.body.detail.map((issue: { loc: unknown[] }) => issue.loc.join('.'));
@@ -157,12 +161,18 @@ describe('agents API', () => {
     );
     const shape = await client.post('/agents', {
       name: 'x',
-      mcp: [{ name: 'both', command: 'node', url: 'http://x/mcp', headers: { a: 'b' } }],
+      mcp: [{ name: 'both', server: 'db', url: 'http://93.184.216.34/mcp', headers: { a: 'b' } }],
     });
     expect(shape.status).toBe(422);
-    expect(shape.body.detail).toEqual(
-      expect.arrayContaining([expect.objectContaining({ loc: ['body', 'mcp', 0], type: 'value_error' })]),
-    );
+    expect(shape.body.detail).toEqual([
+      {
+        type: 'value_error',
+        loc: ['body', 'mcp', 0],
+        msg: 'Value error, give exactly one of server (a catalogued stdio server) or url (HTTP)',
+        input: 'both',
+        ctx: { error: {} },
+      },
+    ]);
     expect((await client.get('/agents/not-a-uuid')).status).toBe(422);
   });
 

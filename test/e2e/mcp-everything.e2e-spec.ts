@@ -1,6 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { createOrg, OrgFixture } from '../factories/admin';
+import { createOrg, OrgFixture, registerMcpServer } from '../factories/admin';
 import { FakeOpenAI } from '../support/fake-openai';
 import { api } from '../support/http';
 import { AppProcess, freePort, startGateway, startWorker } from '../support/processes';
@@ -8,9 +8,9 @@ import { createTestEnvironment, TestEnvironment } from '../support/test-environm
 import { ofType, runReply } from './models.support';
 
 /**
- * A real MCP server from the npm registry, @modelcontextprotocol/server-everything: started by the worker over
- * stdio with the `env` the agent was given over HTTP (its `get-env` tool prints the environment it got), and
- * reached over streamable HTTP; its `get-tiny-image` tool's image reaches a vision vendor as an image part,
+ * A real MCP server from the npm registry, @modelcontextprotocol/server-everything: catalogued by the operator,
+ * started by the worker over stdio with the `env` the agent was given over HTTP (its `get-env` tool prints the
+ * environment it got), and reached over streamable HTTP on loopback (MCP_ALLOW_PRIVATE); its `get-tiny-image` tool's image reaches a vision vendor as an image part,
  * while the stream and events carry a placeholder.
  */
 const OPENAI_KEY = 'sk-openai-everything-e2e';
@@ -65,7 +65,7 @@ async function startEverythingOverHttp(): Promise<{ child: ChildProcess; url: st
 beforeAll(async () => {
   let http: { child: ChildProcess; url: string };
   [environment, http] = await Promise.all([
-    createTestEnvironment(),
+    createTestEnvironment({ MCP_ALLOW_PRIVATE: 'true' }),
     startEverythingOverHttp(),
     openai.start(),
   ]);
@@ -79,13 +79,14 @@ beforeAll(async () => {
     MCP_CONNECT_TIMEOUT_MS: '20000',
   });
   org = await createOrg(environment.env);
+  await registerMcpServer(
+    environment.env,
+    'everything',
+    { command: process.execPath, args: [EVERYTHING, 'stdio'] },
+    ['GITHUB_TOKEN'],
+  );
   const mcp = [
-    {
-      name: 'local',
-      command: process.execPath,
-      args: [EVERYTHING, 'stdio'],
-      env: { GITHUB_TOKEN: ENV_SECRET },
-    },
+    { name: 'local', server: 'everything', env: { GITHUB_TOKEN: ENV_SECRET } },
     { name: 'remote', url: http.url, headers: { authorization: `Bearer ${HEADER_SECRET}` } },
   ];
   const client = api(gateway.url!, org.key);

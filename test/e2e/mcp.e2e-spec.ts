@@ -1,4 +1,4 @@
-import { createAgent, createOrg, OrgFixture } from '../factories/admin';
+import { createAgent, createOrg, OrgFixture, registerMcpServer } from '../factories/admin';
 import { FakeOpenAI } from '../support/fake-openai';
 import { McpHttpServer, startMcpHttpServer, stdioServerCommand } from '../support/mcp-test-server';
 import { AppProcess, freePort, startGateway, startWorker } from '../support/processes';
@@ -6,9 +6,11 @@ import { createTestEnvironment, TestEnvironment } from '../support/test-environm
 import { ofType, runReply } from './models.support';
 
 /**
- * MCP tools on real processes: servers started by the test (stdio, spawned by the worker; streamable HTTP with
- * a bearer header), called by the builtin model's `/tool` and by a vendor model, connections reused across
- * runs, a server's tools removed by disabled_tools, and servers that are down giving tool errors, not failures.
+ * MCP tools on real processes: servers started by the test (stdio, from the operator's catalogue, spawned by the
+ * worker; streamable HTTP with a bearer header, on loopback, which MCP_ALLOW_PRIVATE allows), called by the
+ * builtin model's `/tool` and by a vendor model, connections reused across runs, a server's tools removed by
+ * disabled_tools, and servers that are down giving tool errors, not failures. What a tenant cannot do with MCP
+ * is in security-mcp.e2e-spec.ts.
  */
 const OPENAI_KEY = 'sk-openai-mcp-e2e';
 const MCP_TOKEN = 'mcp-e2e-token';
@@ -25,7 +27,7 @@ let stdioPid = 0;
 beforeAll(async () => {
   let stdio: { command: string; args: string[] };
   [environment, http, stdio] = await Promise.all([
-    createTestEnvironment(),
+    createTestEnvironment({ MCP_ALLOW_PRIVATE: 'true' }),
     startMcpHttpServer(MCP_TOKEN),
     stdioServerCommand(),
     openai.start(),
@@ -40,12 +42,16 @@ beforeAll(async () => {
     }),
   ]);
   org = await createOrg(environment.env);
+  await Promise.all([
+    registerMcpServer(environment.env, 'test-server', stdio),
+    registerMcpServer(environment.env, 'ghost', { command: '/nonexistent/mcp-server', args: [] }),
+  ]);
   const servers = JSON.stringify([
-    { name: 'local', ...stdio },
+    { name: 'local', server: 'test-server' },
     { name: 'remote', url: http.url, headers: { authorization: `Bearer ${MCP_TOKEN}` } },
   ]);
   const unreachable = JSON.stringify([
-    { name: 'ghost', command: '/nonexistent/mcp-server' },
+    { name: 'ghost', server: 'ghost' },
     { name: 'gone', url: `http://127.0.0.1:${await freePort()}/mcp` },
   ]);
   const tools = ['--tools', 'clock,mcp:local,mcp:remote', '--mcp', servers];
@@ -115,9 +121,11 @@ describe('MCP servers up', () => {
         'clock',
         'local__add',
         'local__echo',
+        'local__env',
         'local__fail',
         'remote__add',
         'remote__echo',
+        'remote__env',
         'remote__fail',
       ].sort(),
     );

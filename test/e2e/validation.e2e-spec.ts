@@ -112,6 +112,25 @@ describe('bad input', () => {
         ['body', 'metadata'],
       ],
       [
+        'POST /skills content',
+        () => client.post('/skills?user_id=u', { content: `---\nname: nul\ndescription: ${NUL}\n---\nx` }),
+        ['body', 'content'],
+      ],
+      [
+        'POST /skills file',
+        async () => {
+          const form = new FormData();
+          form.append('file', new Blob([`---\nname: nul\ndescription: ${NUL}\n---\nx`]), 'SKILL.md');
+          const response = await fetch(`${gateway.url}/skills?user_id=u`, {
+            method: 'POST',
+            headers: { 'x-service-token': key },
+            body: form,
+          });
+          return { status: response.status, body: await response.json() };
+        },
+        ['body', 'file'],
+      ],
+      [
         'PUT /skills/{pid}',
         () => client.put('/skills/sk_1?user_id=u', { display_name: NUL }),
         ['body', 'display_name'],

@@ -65,3 +65,22 @@ export async function createAgent(
     ...flags,
   ]);
 }
+
+/** Registers a stdio MCP server in the operator's catalogue (`mcp:register`), as agents then name it. */
+export async function registerMcpServer(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  server: { command: string; args: string[] },
+  envAllow: string[] = [],
+): Promise<Record<string, unknown>> {
+  return admin(env, [
+    'mcp:register',
+    '--name',
+    name,
+    '--command',
+    server.command,
+    '--args',
+    JSON.stringify(server.args),
+    ...(envAllow.length > 0 ? ['--env-allow', envAllow.join(',')] : []),
+  ]);
+}

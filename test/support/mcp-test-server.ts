@@ -11,7 +11,8 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprot
 /**
  * An MCP server for tests, built with the SDK's server classes, over stdio (this file run as a script) or
  * streamable HTTP (startMcpHttpServer). Tools: `echo {text}` (answers with the text and the server's pid, so a
- * test sees whether a connection was reused), `add {a, b}` (structured content), `fail` (an error result).
+ * test sees whether a connection was reused), `add {a, b}` (structured content), `fail` (an error result),
+ * `env` (the server process's whole environment, so a test sees what a started server was given).
  */
 function mcpServer(): Server {
   const server = new Server({ name: 'parley-test', version: '1.0.0' }, { capabilities: { tools: {} } });
@@ -32,6 +33,7 @@ function mcpServer(): Server {
         },
       },
       { name: 'fail', description: 'Always fails.', inputSchema: { type: 'object', properties: {} } },
+      { name: 'env', description: 'Its environment.', inputSchema: { type: 'object', properties: {} } },
     ],
   }));
   server.setRequestHandler(CallToolRequestSchema, (request) => {
@@ -45,6 +47,8 @@ function mcpServer(): Server {
       }
       case 'fail':
         return { content: [{ type: 'text', text: 'this tool always fails' }], isError: true };
+      case 'env':
+        return { content: [{ type: 'text', text: 'env' }], structuredContent: { env: { ...process.env } } };
       default:
         return { content: [{ type: 'text', text: `unknown tool ${request.params.name}` }], isError: true };
     }
@@ -56,14 +60,25 @@ export interface McpHttpServer {
   url: string;
   /** initialize requests received: one per client connection. */
   initializations: number;
+  /** Requests received, of any kind. */
+  requests: number;
   close(): Promise<void>;
 }
 
-/** Streamable HTTP, stateless: a fresh server per request. Requires `authorization: Bearer <token>`. */
-export async function startMcpHttpServer(token: string): Promise<McpHttpServer> {
-  const state = { initializations: 0 };
+/**
+ * Streamable HTTP, stateless: a fresh server per request. Requires `authorization: Bearer <token>`. Any path
+ * under `/moved` answers a redirect to `/mcp` on the same server. `url` is on loopback; listening on every
+ * interface (`0.0.0.0`) makes it reachable at the host's other addresses too.
+ */
+export async function startMcpHttpServer(token: string, listenHost = '127.0.0.1'): Promise<McpHttpServer> {
+  const state = { initializations: 0, requests: 0 };
   const http: HttpServer = createServer((req, res) => {
+    state.requests++;
     void (async () => {
+      if (req.url?.startsWith('/moved')) {
+        res.writeHead(307, { location: '/mcp' }).end();
+        return;
+      }
       if (req.headers.authorization !== `Bearer ${token}`) {
         res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"unauthorized"}');
         return;
@@ -77,13 +92,29 @@ export async function startMcpHttpServer(token: string): Promise<McpHttpServer> 
       await transport.handleRequest(req, res, body);
     })();
   });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => http.listen(0, listenHost, resolve));
   const { port } = http.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/mcp`,
     get initializations() {
       return state.initializations;
     },
+    get requests() {
+      return state.requests;
+    },
+    close: async () => {
+      http.closeAllConnections();
+      await new Promise((resolve) => http.close(resolve));
+    },
+  };
+}
+
+/** A server answering every request with a 307 to `location`: a redirect to another origin. */
+export async function startRedirect(location: string): Promise<{ url: string; close(): Promise<void> }> {
+  const http = createServer((_req, res) => res.writeHead(307, { location }).end());
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`,
     close: async () => {
       http.closeAllConnections();
       await new Promise((resolve) => http.close(resolve));

@@ -1,10 +1,19 @@
 import { parseArgs } from 'node:util';
 import { INestApplicationContext } from '@nestjs/common';
-import { ArchiveAgent, CreateAgent, ListAgents, UpdateAgent } from '@app/agent-management';
+import {
+  ArchiveAgent,
+  CreateAgent,
+  ListAgents,
+  ListMcpServers,
+  RegisterMcpServer,
+  RemoveMcpServer,
+  UpdateAgent,
+} from '@app/agent-management';
 import {
   CreateAgentDto,
   InvalidInputError,
   NotFoundError,
+  RegisterMcpServerDto,
   validateRequest,
   UpdateAgentDto,
 } from '@app/contracts';
@@ -112,27 +121,32 @@ function optionalNumber(flags: Flags, name: string): number | undefined {
   return value;
 }
 
-/** `--mcp` takes a JSON array of servers: [{"name","command","args"?,"env"?} | {"name","url","headers"?}]. */
-function mcpServers(flags: Flags): unknown {
-  if (flags.mcp === undefined) return undefined;
+/** A flag holding a JSON array (`--mcp`, `--args`), parsed; its items are checked by the DTO. */
+function jsonArray(flags: Flags, name: string, what: string): unknown[] | undefined {
+  if (flags[name] === undefined) return undefined;
   try {
-    const parsed: unknown = JSON.parse(flags.mcp);
+    const parsed: unknown = JSON.parse(flags[name]);
     if (!Array.isArray(parsed)) throw new Error('not a list');
     return parsed;
   } catch {
     throw new InvalidInputError([
-      { loc: ['--mcp'], msg: 'must be a JSON array of MCP servers', type: 'value_error' },
+      { loc: [`--${name}`], msg: `must be a JSON array of ${what}`, type: 'value_error' },
     ]);
   }
+}
+
+/** `--x a,b` as a list; an empty value is an empty list. */
+function commaList(value: string): string[] {
+  return value
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
 }
 
 /** `--tools a,b` as a list; an empty value clears it (every tool the service has). */
 function toolList(flags: Flags): string[] | null | undefined {
   if (flags.tools === undefined) return undefined;
-  const tools = flags.tools
-    .split(',')
-    .map((tool) => tool.trim())
-    .filter(Boolean);
+  const tools = commaList(flags.tools);
   return tools.length > 0 ? tools : null;
 }
 
@@ -145,11 +159,24 @@ async function agentBody<T extends object>(dto: new () => T, flags: Flags): Prom
     memory_namespace: flags['memory-namespace'],
     token_budget: optionalNumber(flags, 'token-budget'),
     tools: toolList(flags),
-    mcp: mcpServers(flags),
+    mcp: jsonArray(flags, 'mcp', 'MCP servers'),
     temperature: optionalNumber(flags, 'temperature'),
     max_output_tokens: optionalNumber(flags, 'max-output-tokens'),
   };
   const result = validateRequest(dto, JSON.parse(JSON.stringify(plain)) as object, 'body');
+  if (!result.ok) throw new InvalidInputError(result.issues);
+  return result.value;
+}
+
+/** The flags of `mcp:register` as its DTO, checked by the same rules as a request body. */
+function catalogueEntry(flags: Flags): RegisterMcpServerDto {
+  const plain = {
+    name: flags.name,
+    command: flags.command,
+    args: jsonArray(flags, 'args', 'strings'),
+    env_allow: flags['env-allow'] === undefined ? undefined : commaList(flags['env-allow']),
+  };
+  const result = validateRequest(RegisterMcpServerDto, JSON.parse(JSON.stringify(plain)) as object, 'body');
   if (!result.ok) throw new InvalidInputError(result.issues);
   return result.value;
 }
@@ -171,7 +198,11 @@ const AGENT_FLAGS: CommandSpec['flags'] = {
   'memory-namespace': { help: 'the memory namespace of the agent' },
   'token-budget': { help: 'the token budget of a reply' },
   tools: { help: 'tool names, comma-separated; empty for every tool' },
-  mcp: { help: 'a JSON array of MCP servers' },
+  mcp: {
+    help:
+      'a JSON array of MCP servers: {"name","url","headers"?} (remote, public address) or ' +
+      '{"name","server","env"?} (a server of the catalogue, see mcp:list); replaces the list',
+  },
   temperature: { help: 'the sampling temperature' },
   'max-output-tokens': { help: 'the output token limit of a model step' },
 };
@@ -242,5 +273,32 @@ export const COMMANDS: Record<string, CommandSpec> = {
     flags: { org: { help: 'organization name', required: true } },
     run: async (app, flags) =>
       app.get(ListAgents).execute(await orgId(app, flags), { includeArchived: true }),
+  },
+  'mcp:register': {
+    summary:
+      'Adds a stdio MCP server to the catalogue agents name by "server" (deployment-wide), or replaces it; ' +
+      "registering a migrated name confirms it. It runs as the worker's user.",
+    flags: {
+      name: { help: 'the name agents give as "server"', required: true },
+      command: { help: 'the program to run (an absolute path is best)', required: true },
+      args: { help: 'its arguments, a JSON array of strings, e.g. ["server.js","--stdio"]' },
+      'env-allow': { help: 'variables agents may set in its env, comma-separated (default: none)' },
+    },
+    run: (app, flags) => {
+      required(flags, 'name');
+      required(flags, 'command');
+      return app.get(RegisterMcpServer).execute(catalogueEntry(flags));
+    },
+  },
+  'mcp:list': {
+    summary:
+      'Lists the catalogue of stdio MCP servers; migrated entries show confirmed: false until registered.',
+    flags: {},
+    run: (app) => app.get(ListMcpServers).execute(),
+  },
+  'mcp:remove': {
+    summary: 'Removes a server from the catalogue: agents naming it stop getting its tools.',
+    flags: { name: { help: 'the catalogued name', required: true } },
+    run: (app, flags) => app.get(RemoveMcpServer).execute(required(flags, 'name')),
   },
 };

@@ -4,4 +4,7 @@ export * from './use-cases/archive-agent.use-case';
 export * from './use-cases/create-agent.use-case';
 export * from './use-cases/get-agent.use-case';
 export * from './use-cases/list-agents.use-case';
+export * from './use-cases/list-mcp-servers.use-case';
+export * from './use-cases/register-mcp-server.use-case';
+export * from './use-cases/remove-mcp-server.use-case';
 export * from './use-cases/update-agent.use-case';

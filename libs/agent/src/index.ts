@@ -18,4 +18,3 @@ export * from './tools/tool-registry';
 export * from './tools/tool-registry.module';
 export * from './tools/mcp/mcp-tools.module';
 export * from './tools/web/web-tool.module';
-export * from './tools/web/address-policy';

@@ -329,6 +329,14 @@ export class Settings {
   @Min(1000)
   mcpIdleCloseMs = 600000;
 
+  /**
+   * Lets agents' remote MCP servers be on private, loopback and link-local addresses: for a deployment whose MCP
+   * servers are on its own network (and tests) only, since any tenant may then reach that network.
+   */
+  @Transform(toBool)
+  @IsBoolean()
+  mcpAllowPrivate = false;
+
   /** Requests per minute one API key may send, counted in Redis across every gateway replica; 0 turns it off. */
   @Transform(toInt)
   @IsInt()
@@ -666,6 +674,7 @@ export const ENV: Record<keyof Settings, string> = {
   mcpConnectTimeoutMs: 'MCP_CONNECT_TIMEOUT_MS',
   mcpCallTimeoutMs: 'MCP_CALL_TIMEOUT_MS',
   mcpIdleCloseMs: 'MCP_IDLE_CLOSE_MS',
+  mcpAllowPrivate: 'MCP_ALLOW_PRIVATE',
   rateLimitPerMinute: 'RATE_LIMIT_PER_MINUTE',
   playgroundEnabled: 'PLAYGROUND_ENABLED',
   deploymentTag: 'DEPLOYMENT_TAG',

@@ -7,6 +7,7 @@ export * from './repositories/scope';
 export * from './repositories/organization.repository';
 export * from './repositories/api-key.repository';
 export * from './repositories/agent.repository';
+export * from './repositories/mcp-catalogue.repository';
 export * from './repositories/thread.repository';
 export * from './repositories/message.repository';
 export * from './repositories/run.repository';

@@ -8,6 +8,7 @@ import { ConversationFileRepository } from './repositories/conversation-file.rep
 import { IdempotencyKeyRepository } from './repositories/idempotency-key.repository';
 import { CredentialEnvelopeRepository } from './repositories/credential-envelope.repository';
 import { DeploymentSecretRepository } from './repositories/deployment-secret.repository';
+import { McpCatalogueRepository } from './repositories/mcp-catalogue.repository';
 import { MemoryFileRepository } from './repositories/memory-file.repository';
 import { MessageRepository } from './repositories/message.repository';
 import { OrganizationRepository } from './repositories/organization.repository';
@@ -21,6 +22,7 @@ const REPOSITORIES = [
   OrganizationRepository,
   ApiKeyRepository,
   AgentRepository,
+  McpCatalogueRepository,
   MemoryFileRepository,
   ThreadRepository,
   MessageRepository,

@@ -3,5 +3,4 @@ export * from './retry-schedule';
 export * from './webhook-metrics';
 export * from './webhook-secret';
 export * from './webhook-sender';
-export * from './webhook-url';
 export * from './webhooks.module';

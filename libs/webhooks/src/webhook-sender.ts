@@ -1,9 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import { Webhook } from 'standardwebhooks';
-import { checkLiteralHost, DeniedAddressError, guardedLookup } from '@app/agent';
 import { Settings } from '@app/config';
+import { DeniedAddressError, egressRequest } from '@app/egress';
 
 /** No answer within this long counts as a failure (CONTRACTS §14). */
 export const DELIVERY_TIMEOUT_MS = 10_000;
@@ -25,7 +23,7 @@ export interface SignedMessage {
 
 /**
  * POSTs one event, signed as Standard Webhooks says (webhook-id, webhook-timestamp, webhook-signature) by the
- * `standardwebhooks` library. The connection goes only to an address the guarded lookup checked, unless
+ * `standardwebhooks` library. The connection goes only to an address the egress guard checked, unless
  * WEBHOOK_ALLOW_PRIVATE; the response body is read and dropped.
  */
 @Injectable()
@@ -53,17 +51,16 @@ export class WebhookSender {
   }
 
   private post(url: URL, headers: Record<string, string>, body: string): Promise<number> {
-    const allowPrivate = this.settings.webhookAllowPrivate;
-    if (!allowPrivate) checkLiteralHost(url.hostname);
-    const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
     return new Promise((resolve, reject) => {
-      const req = request(url, {
-        method: 'POST',
-        agent: false,
-        lookup: allowPrivate ? undefined : guardedLookup,
-        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
-        signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
-      });
+      const req = egressRequest(
+        url,
+        {
+          method: 'POST',
+          headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+          signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
+        },
+        this.settings.webhookAllowPrivate,
+      );
       req.on('response', (response) => {
         response.resume();
         response.on('end', () => resolve(response.statusCode ?? 0));

@@ -50,7 +50,7 @@ describe('one-statement chat and run persistence', () => {
     await db.query(`INSERT INTO organizations (id, name) VALUES ($1, $2)`, [orgId, `org-${orgId}`]);
     await db.query(
       `INSERT INTO agents (id, org_id, name, tools, mcp_servers, token_budget)
-       VALUES ($1, $2, 'a', '["clock","mcp:files"]', '[{"name":"files","command":"x","args":[]}]', 1000)`,
+       VALUES ($1, $2, 'a', '["clock","mcp:files"]', '[{"name":"files","server":"x"}]', 1000)`,
       [agentId, orgId],
     );
   });

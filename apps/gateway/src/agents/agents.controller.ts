@@ -23,7 +23,12 @@ export class AgentsController {
 
   @Post()
   @HttpCode(200)
-  @ApiOperation({ summary: 'Create an agent' })
+  @ApiOperation({
+    summary: 'Create an agent',
+    description:
+      'mcp items are {name, url, headers?} (a remote server on a public address) or {name, server, env?} (a ' +
+      "stdio server of the operator's catalogue); an item with command or args is 422.",
+  })
   @ApiOkResponse({ type: AgentResponse })
   @ApiErrors([400, 413, 415])
   create(@CurrentCaller() caller: Caller, @Body() body: CreateAgentDto): Promise<AgentResponse> {

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsOptional, IsString } from 'class-validator';
 import { FastifyRequest } from 'fastify';
-import { InvalidInputError } from '@app/contracts';
+import { CreateSkillDto, InvalidInputError, MaxChars, MinChars, validateRequest } from '@app/contracts';
 
 /**
  * The SKILL.md of a POST /skills: the multipart field `file`, or `content` of a JSON body; either may carry
@@ -11,47 +12,38 @@ export async function readSkillUpload(
   body: unknown,
 ): Promise<{ content: string; loc: string[]; userId?: string }> {
   if (!request.isMultipart()) {
-    const json = (body ?? {}) as { content?: unknown; user_id?: unknown };
-    if (json.content === undefined || json.content === null) {
-      throw new InvalidInputError([
-        { loc: ['body', 'content'], msg: 'Field required', type: 'missing', input: null },
-      ]);
-    }
-    if (typeof json.content !== 'string') {
-      throw new InvalidInputError([
-        {
-          loc: ['body', 'content'],
-          msg: 'Input should be a valid string',
-          type: 'string_type',
-          input: json.content,
-        },
-      ]);
-    }
-    const userId = typeof json.user_id === 'string' ? json.user_id : undefined;
-    return { content: json.content, loc: ['body', 'content'], userId };
+    const json = validated(CreateSkillDto, body);
+    return { content: json.content, loc: ['body', 'content'], userId: json.user_id };
   }
-  let content: string | undefined;
-  let userId: string | undefined;
+  const form: Record<string, string> = {};
   for await (const part of request.parts()) {
     if (part.type === 'file' && part.fieldname === 'file') {
-      content = (await part.toBuffer()).toString('utf8');
+      form.file = (await part.toBuffer()).toString('utf8');
     } else if (part.type === 'field' && part.fieldname === 'user_id' && typeof part.value === 'string') {
-      userId = part.value;
+      form.user_id = part.value;
     }
   }
-  if (content === undefined) {
-    throw new InvalidInputError([
-      { loc: ['body', 'file'], msg: 'Field required', type: 'missing', input: null },
-    ]);
-  }
-  return { content, loc: ['body', 'file'], userId };
+  const upload = validated(SkillFileUpload, form);
+  return { content: upload.file, loc: ['body', 'file'], userId: upload.user_id };
 }
 
-/** The multipart form of POST /skills, for the OpenAPI document (the JSON form is CreateSkillDto). */
+/** Either form checked as the gateway checks every body (Pydantic's rules, NUL refused), since it reads this one by hand. */
+function validated<T extends object>(dto: new () => T, body: unknown): T {
+  const result = validateRequest(dto, body, 'body');
+  if (!result.ok) throw new InvalidInputError(result.issues);
+  return result.value;
+}
+
+/** The multipart form of POST /skills (the JSON form is CreateSkillDto); `file` is read as UTF-8 text. */
 export class SkillFileUpload {
   @ApiProperty({ type: 'string', format: 'binary', description: 'The SKILL.md.' })
-  file: unknown;
+  @IsString()
+  file: string;
 
   @ApiPropertyOptional({ description: 'The end user creating it, when not in the query.' })
+  @IsOptional()
+  @IsString()
+  @MinChars(1)
+  @MaxChars(256)
   user_id?: string;
 }

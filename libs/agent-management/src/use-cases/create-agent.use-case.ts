@@ -25,7 +25,7 @@ export class CreateAgent {
       memoryNamespace: input.memory_namespace ?? null,
       tokenBudget: input.token_budget ?? null,
       tools: input.tools ?? null,
-      mcpServers: this.mcpServers.seal(input.mcp ?? []),
+      mcpServers: await this.mcpServers.seal(input.mcp ?? []),
     });
     return toAgentResponse(agent);
   }

@@ -33,7 +33,7 @@ export class UpdateAgent {
     if (input.memory_namespace !== undefined) changes.memoryNamespace = input.memory_namespace;
     if (input.token_budget !== undefined) changes.tokenBudget = input.token_budget;
     if (input.tools !== undefined) changes.tools = input.tools;
-    if (input.mcp !== undefined) changes.mcpServers = this.mcpServers.seal(input.mcp);
+    if (input.mcp !== undefined) changes.mcpServers = await this.mcpServers.seal(input.mcp);
     if (input.temperature !== undefined || input.max_output_tokens !== undefined) {
       const options = { ...current.modelOptions };
       if (input.temperature !== undefined) options.temperature = input.temperature ?? undefined;

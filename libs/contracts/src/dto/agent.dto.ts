@@ -1,6 +1,6 @@
-import { PartialType } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
 import { IsArray, IsInt, IsNumber, IsObject, IsOptional, IsString } from 'class-validator';
-import { Ge, Le, MaxChars, MaxItems, MinChars, Model, Nullable, Pattern } from './rules';
+import { Ge, Le, MaxChars, MaxItems, MinChars, Model, Nullable, Pattern, RefuseFields } from './rules';
 
 /** Model ids an agent may name (CONTRACTS §1). */
 export const MODEL_PATTERN = /^(builtin|openai:\S+|anthropic:\S+)$/;
@@ -16,39 +16,55 @@ export const AGENT_LIMITS = {
   tools: 50,
   mcpServers: 20,
   mcpText: 2048,
-  mcpArgs: 50,
 } as const;
 
 /**
- * One MCP server (CONTRACTS §15): `{name, command, args?, env?}` (stdio) or `{name, url, headers?}` (streamable
- * HTTP). `env` and `headers` values are write-only; which of the two shapes was meant is checked by the use case.
+ * One MCP server (CONTRACTS §15): `{name, url, headers?}` (a remote server over streamable HTTP, on a public
+ * address) or `{name, server, env?}` (a stdio server of the operator's catalogue). `env` and `headers` values are
+ * write-only; which of the two shapes was meant, the address and the catalogue are checked by the use case. A
+ * tenant never names a command: the old `{name, command, args}` form is refused.
  */
+@RefuseFields(
+  ['command', 'args'],
+  "command and args are not accepted: a stdio MCP server is one of the operator's catalogue, named by server",
+)
 export class McpServerDto {
+  @ApiProperty({ description: 'The name its tools go by: mcp:<name> in tools, <name>__<tool> in a run.' })
   @IsString()
   @Pattern(MCP_NAME_PATTERN.source)
   name: string;
 
+  @ApiPropertyOptional({
+    description:
+      "A stdio server: the name of an entry of the operator's catalogue (admin mcp:register). Unknown: 422.",
+  })
   @IsOptional()
   @IsString()
-  @MinChars(1)
-  @MaxChars(AGENT_LIMITS.mcpText)
-  command?: string;
+  @Pattern(MCP_NAME_PATTERN.source)
+  server?: string;
 
-  @IsOptional()
-  @IsArray()
-  @MaxItems(AGENT_LIMITS.mcpArgs)
-  @IsString({ each: true })
-  args?: string[];
-
+  @ApiPropertyOptional({
+    description:
+      "A catalogued server's environment variables, only those its catalogue entry allows (others: 422). " +
+      'Write-only.',
+  })
   @IsOptional()
   @IsObject()
   env?: Record<string, string>;
 
+  @ApiPropertyOptional({
+    description:
+      'A remote server (streamable HTTP): an http(s) URL whose host resolves only to public addresses ' +
+      '(private, loopback, link-local and this host: 422), checked again at every connection.',
+  })
   @IsOptional()
   @IsString()
   @MaxChars(AGENT_LIMITS.mcpText)
   url?: string;
 
+  @ApiPropertyOptional({
+    description: "A remote server's request headers (e.g. authorization). Write-only.",
+  })
   @IsOptional()
   @IsObject()
   headers?: Record<string, string>;

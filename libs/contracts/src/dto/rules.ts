@@ -97,3 +97,22 @@ export function Model(type: () => new () => object, options?: ValidationOptions)
     )(target, property as string);
   };
 }
+
+export const REFUSED_FIELDS = 'pydanticRefusedFields';
+
+/** What `@RefuseFields` records on a class. */
+export interface RefusedFields {
+  fields: readonly string[];
+  reason: string;
+}
+
+/**
+ * A model's `mode='before'` validator that raises when the object holds any of `fields`: one `value_error` at
+ * the object itself, and its fields are not validated. For fields the API once took and now refuses rather than
+ * ignores like any unknown field. The error's input is only the refused fields, so nothing else the object
+ * carries (a secret beside them) is echoed.
+ */
+export const RefuseFields =
+  (fields: readonly string[], reason: string): ClassDecorator =>
+  (target) =>
+    Reflect.defineMetadata(REFUSED_FIELDS, { fields, reason } satisfies RefusedFields, target);

@@ -1,5 +1,5 @@
 import { getMetadataStorage } from 'class-validator';
-import { LITERAL_OR_PATTERN, MODEL, NULLABLE } from '../dto/rules';
+import { LITERAL_OR_PATTERN, MODEL, NULLABLE, REFUSED_FIELDS, RefusedFields } from '../dto/rules';
 
 /*
  * A request DTO's class-validator metadata, read once into the shape Pydantic would have declared: each field's
@@ -35,6 +35,8 @@ export interface FieldSchema {
 export interface ModelSchema {
   target: new () => object;
   fields: FieldSchema[];
+  /** Fields whose presence fails the whole object (`@RefuseFields`). */
+  refused?: RefusedFields;
 }
 
 interface Rule {
@@ -197,7 +199,8 @@ export function modelSchema(target: new () => object): ModelSchema {
       type,
     });
   }
-  const schema = { target, fields };
+  const refused = Reflect.getMetadata(REFUSED_FIELDS, target) as RefusedFields | undefined;
+  const schema: ModelSchema = { target, fields, ...(refused && { refused }) };
   schemas.set(target, schema);
   return schema;
 }

@@ -60,14 +60,36 @@ describe('DTOs written for the layer', () => {
   it('agents: nested MCP servers are models, nullable fields take null, the update is partial', () => {
     const created = validateRequest(
       CreateAgentDto,
-      { name: 'a', temperature: '0.5', tools: null, token_budget: null, mcp: [{ name: 'x', command: 1 }] },
+      { name: 'a', temperature: '0.5', tools: null, token_budget: null, mcp: [{ name: 'x', server: 1 }] },
       'body',
     );
     expect(created.ok === false && created.issues).toEqual([
-      expect.objectContaining({ type: 'string_type', loc: ['body', 'mcp', 0, 'command'] }),
+      expect.objectContaining({ type: 'string_type', loc: ['body', 'mcp', 0, 'server'] }),
     ]);
     const updated = validateRequest(UpdateAgentDto, { memory_namespace: null, temperature: 1 }, 'body');
     expect(updated).toEqual({ ok: true, value: expect.objectContaining({ memory_namespace: null }) });
+  });
+
+  it('agents: an MCP server with command or args is refused as a whole, echoing only those fields', () => {
+    const sent = {
+      name: 'a',
+      mcp: [
+        { name: 'ok', server: 'github' },
+        { name: 'probe', command: '/usr/bin/node', args: ['-e', 'x'], env: { TOKEN: 'secret' } },
+        { name: 'args-only', server: 'github', args: [] },
+      ],
+    };
+    const created = validateRequest(CreateAgentDto, sent, 'body');
+    expect(created.ok === false && created.issues).toEqual([
+      {
+        type: 'value_error',
+        loc: ['body', 'mcp', 1],
+        msg: expect.stringMatching(/^Value error, command and args are not accepted/),
+        input: { command: '/usr/bin/node', args: ['-e', 'x'] },
+        ctx: { error: {} },
+      },
+      expect.objectContaining({ loc: ['body', 'mcp', 2], input: { args: [] } }),
+    ]);
   });
 
   it('webhooks: events are a non-empty list of the enum; limit is a lax integer', () => {

@@ -41,6 +41,12 @@ class RequestValidator {
 
   model(schema: ModelSchema, input: Record<string, unknown>, loc: Loc, missingInput: unknown): object {
     const output = new schema.target() as Record<string, unknown>;
+    const refused = schema.refused?.fields.filter((field) => Object.hasOwn(input, field)) ?? [];
+    if (schema.refused && refused.length > 0) {
+      const shown = Object.fromEntries(refused.map((field) => [field, input[field]]));
+      this.valueError(loc, shown, schema.refused.reason);
+      return output;
+    }
     for (const field of schema.fields) {
       const value = this.field(field, input, loc, missingInput);
       if (value.ok && value.value !== undefined) output[field.name] = value.value;

@@ -5,18 +5,19 @@ import { DATE_TIME } from './message.response';
 export class McpServerResponse {
   @ApiProperty({ example: 'github' })
   name: string;
-  @ApiPropertyOptional({ description: 'stdio servers: the command to run.' })
-  command?: string;
-  @ApiPropertyOptional({ type: [String] })
-  args?: string[];
+  @ApiPropertyOptional({ description: "A stdio server: the name of its entry in the operator's catalogue." })
+  server?: string;
   @ApiPropertyOptional({
     type: [String],
-    description: 'Names of its environment variables; values are write-only.',
+    description: 'A stdio server: names of the environment variables it is given; values are write-only.',
   })
   env_names?: string[];
-  @ApiPropertyOptional({ description: 'Streamable HTTP servers: the address.' })
+  @ApiPropertyOptional({ description: 'A remote server (streamable HTTP): the address.' })
   url?: string;
-  @ApiPropertyOptional({ type: [String], description: 'Names of its headers; values are write-only.' })
+  @ApiPropertyOptional({
+    type: [String],
+    description: 'A remote server: names of its headers; values are write-only.',
+  })
   header_names?: string[];
 }
 

@@ -4,9 +4,8 @@ import { bigintAsNumber } from './column-types';
 /** An MCP server an agent may use as the tools `mcp:<name>`, as stored: its secrets only sealed. */
 export interface McpServerConfig {
   name: string;
-  /** stdio transport: the command line to start the server. */
-  command?: string;
-  args?: string[];
+  /** stdio transport: the name of the operator's catalogue entry (McpCatalogueEntryEntity) to start. */
+  server?: string;
   /** Streamable HTTP transport. */
   url?: string;
   /** Names of the server's sealed environment variables (stdio) and headers (HTTP); their values are in `sealed`. */

@@ -17,6 +17,7 @@ import { ThreadEntity } from './thread.entity';
 import { ToolCallEntity } from './tool-call.entity';
 import { WebhookAttemptEntity, WebhookDeliveryEntity, WebhookEntity } from './webhook.entity';
 import { RoutineEntity } from './routine.entity';
+import { McpCatalogueEntryEntity } from './mcp-catalogue-entry.entity';
 
 export * from './agent.entity';
 export * from './api-key.entity';
@@ -38,6 +39,7 @@ export * from './thread.entity';
 export * from './tool-call.entity';
 export * from './webhook.entity';
 export * from './routine.entity';
+export * from './mcp-catalogue-entry.entity';
 
 /** Every entity, listed (not globbed) so the apps and the TypeORM CLI see the same set. */
 export const ENTITIES = [
@@ -63,4 +65,5 @@ export const ENTITIES = [
   WebhookAttemptEntity,
   IdempotencyKeyEntity,
   RoutineEntity,
+  McpCatalogueEntryEntity,
 ];

@@ -12,6 +12,7 @@ import { IdempotencyKeys1765500000000 } from './1765500000000-idempotency-keys';
 import { Webhooks1765600100000 } from './1765600100000-webhooks';
 import { Routines1765700000000 } from './1765700000000-routines';
 import { StartRunFunction1765800000000 } from './1765800000000-start-run-function';
+import { McpCatalogue1765900000000 } from './1765900000000-mcp-catalogue';
 import { WorkConservingStart1766100000000 } from './1766100000000-work-conserving-start';
 import { RunStreamJournal1766100100000 } from './1766100100000-run-stream-journal';
 
@@ -31,6 +32,7 @@ export const MIGRATIONS = [
   Webhooks1765600100000,
   Routines1765700000000,
   StartRunFunction1765800000000,
+  McpCatalogue1765900000000,
   WorkConservingStart1766100000000,
   RunStreamJournal1766100100000,
 ];

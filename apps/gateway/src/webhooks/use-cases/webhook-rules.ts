@@ -1,5 +1,5 @@
 import { InvalidInputError, NotFoundError } from '@app/contracts';
-import { assertDeliverableUrl, UndeliverableUrlError } from '@app/webhooks';
+import { assertEgressUrl, EgressUrlError } from '@app/egress';
 
 export const WEBHOOK_NOT_FOUND = 'Webhook not found';
 
@@ -8,9 +8,9 @@ export const webhookNotFound = () => new NotFoundError(WEBHOOK_NOT_FOUND);
 /** A URL that cannot be delivered to (not http(s), or a private address): 422 at `body.url`. */
 export async function requireDeliverableUrl(url: string, allowPrivate: boolean): Promise<void> {
   try {
-    await assertDeliverableUrl(url, allowPrivate);
+    await assertEgressUrl(url, allowPrivate);
   } catch (error) {
-    if (!(error instanceof UndeliverableUrlError)) throw error;
+    if (!(error instanceof EgressUrlError)) throw error;
     throw new InvalidInputError([
       { loc: ['body', 'url'], msg: `Value error, ${error.message}`, type: 'value_error', input: url },
     ]);

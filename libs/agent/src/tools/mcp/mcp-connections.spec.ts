@@ -1,5 +1,9 @@
 import { Settings } from '@app/config';
-import { McpHttpServer, startMcpHttpServer } from '../../../../../test/support/mcp-test-server';
+import {
+  McpHttpServer,
+  startMcpHttpServer,
+  startRedirect,
+} from '../../../../../test/support/mcp-test-server';
 import { ToolError } from '../tool';
 import { McpConnections } from './mcp-connections';
 import { McpServerLaunch } from './mcp-server-launch';
@@ -23,7 +27,10 @@ describe('McpConnections over streamable HTTP', () => {
       env: {},
       headers: { authorization: `Bearer ${TOKEN}` },
     };
-    connections = new McpConnections(Object.assign(new Settings(), { mcpConnectTimeoutMs: 2000 }));
+    // The test server is on loopback, which only MCP_ALLOW_PRIVATE lets a connection reach.
+    connections = new McpConnections(
+      Object.assign(new Settings(), { mcpConnectTimeoutMs: 2000, mcpAllowPrivate: true }),
+    );
   });
 
   afterAll(async () => {
@@ -36,6 +43,7 @@ describe('McpConnections over streamable HTTP', () => {
       'echo',
       'add',
       'fail',
+      'env',
     ]);
     const result = await connections.call('org-1', server, 'add', { a: 4, b: 5 }, signal);
     expect(toolOutput(result)).toEqual({ sum: 9 });
@@ -62,10 +70,64 @@ describe('McpConnections over streamable HTTP', () => {
       'echo',
       'add',
       'fail',
+      'env',
     ]);
     await expect(connections.call('org-1', server, 'echo', { text: 'x' }, signal)).rejects.toThrow(
       /^MCP server remote is unavailable: /,
     );
+  });
+});
+
+describe('McpConnections and the egress guard', () => {
+  let http: McpHttpServer;
+  const remote = (url: string): McpServerLaunch => ({
+    name: 'remote',
+    url,
+    args: [],
+    env: {},
+    headers: { authorization: `Bearer ${TOKEN}` },
+  });
+  const connectionsWith = (mcpAllowPrivate: boolean) =>
+    new McpConnections(Object.assign(new Settings(), { mcpConnectTimeoutMs: 2000, mcpAllowPrivate }));
+
+  beforeAll(async () => {
+    http = await startMcpHttpServer(TOKEN);
+  });
+
+  afterAll(async () => {
+    await http.close();
+  });
+
+  it('by default reaches no loopback server, by IP or by a name resolving to it, sending nothing', async () => {
+    const connections = connectionsWith(false);
+    try {
+      await expect(connections.tools('org-1', remote(http.url))).rejects.toThrow(
+        /127\.0\.0\.1 is an address of this host/,
+      );
+      await expect(
+        connections.tools('org-1', remote(http.url.replace('127.0.0.1', 'localhost'))),
+      ).rejects.toThrow(/localhost resolves to (127\.0\.0\.1|::1), an address of this host/);
+      expect(http.requests).toBe(0);
+    } finally {
+      await connections.onApplicationShutdown();
+    }
+  });
+
+  it('follows a redirect within the origin, and none to another host', async () => {
+    const connections = connectionsWith(true);
+    const elsewhere = await startRedirect(http.url.replace('127.0.0.1', 'localhost'));
+    try {
+      const before = http.requests;
+      await expect(connections.tools('org-1', remote(elsewhere.url))).rejects.toThrow(
+        /Redirect to http:\/\/localhost:\d+\/mcp not followed/,
+      );
+      expect(http.requests).toBe(before);
+      const moved = remote(http.url.replace(/\/mcp$/, '/moved'));
+      expect((await connections.tools('org-1', moved)).map((tool) => tool.name)).toContain('echo');
+    } finally {
+      await connections.onApplicationShutdown();
+      await elsewhere.close();
+    }
   });
 });
 

@@ -6,6 +6,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolResult, ErrorCode, McpError, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { Settings } from '@app/config';
+import { egressFetch } from '@app/egress';
 import { ToolError } from '../tool';
 import { McpServerLaunch } from './mcp-server-launch';
 
@@ -119,7 +120,7 @@ export class McpConnections implements OnApplicationShutdown {
     );
     const timeout = this.settings.mcpConnectTimeoutMs;
     try {
-      await client.connect(transportFor(server), { timeout });
+      await client.connect(this.transportFor(server), { timeout });
       let cursor: string | undefined;
       for (let page = 0; page < MAX_LIST_PAGES; page++) {
         const listed = await client.listTools(cursor ? { cursor } : undefined, { timeout });
@@ -153,22 +154,26 @@ export class McpConnections implements OnApplicationShutdown {
       if (connection && connection.lastUsed < idleSince) await this.drop(key, connection);
     }
   }
-}
 
-function transportFor(server: McpServerLaunch): Transport {
-  if (server.url) {
-    return new StreamableHTTPClientTransport(new URL(server.url), {
-      requestInit: { headers: server.headers },
+  private transportFor(server: McpServerLaunch): Transport {
+    if (server.url) {
+      // Every request goes through the egress guard, on the address it connects to; the SDK follows a redirect
+      // only within the origin, each hop through the guard again (CONTRACTS §15).
+      return new StreamableHTTPClientTransport(new URL(server.url), {
+        requestInit: { headers: server.headers },
+        fetch: egressFetch(this.settings.mcpAllowPrivate),
+        redirectPolicy: 'same-origin',
+      });
+    }
+    if (!server.command) throw new Error('the server has neither a command nor a url');
+    // The server gets the SDK's minimal environment (PATH, HOME, ...) and its own env, never the worker's secrets.
+    return new StdioClientTransport({
+      command: server.command,
+      args: server.args,
+      env: { ...getDefaultEnvironment(), ...server.env },
+      stderr: 'ignore',
     });
   }
-  if (!server.command) throw new Error('the server has neither a command nor a url');
-  // The server gets the SDK's minimal environment (PATH, HOME, ...) and its own env, never the worker's secrets.
-  return new StdioClientTransport({
-    command: server.command,
-    args: server.args,
-    env: { ...getDefaultEnvironment(), ...server.env },
-    stderr: 'ignore',
-  });
 }
 
 /**

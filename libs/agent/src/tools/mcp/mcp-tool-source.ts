@@ -27,7 +27,7 @@ export class McpToolSource implements ToolSource {
     const listed = await Promise.all(
       servers.map(async (stored) => {
         try {
-          const server = this.launches.launch(stored);
+          const server = await this.launches.launch(stored);
           const tools = await this.connections.tools(scope.orgId, server);
           return tools.map((tool) => this.toAgentTool(scope.orgId, server, tool));
         } catch (error) {

@@ -1,8 +1,7 @@
-import { IncomingMessage, request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import { checkLiteralHost, DeniedAddressError, guardedLookup } from './address-policy';
+import { DeniedAddressError, egressRequest } from '@app/egress';
 
 export interface WebFetchLimits {
   timeoutMs: number;
@@ -84,21 +83,20 @@ function parseHttpUrl(value: string): URL {
 }
 
 function get(url: URL, allowPrivate: boolean, signal: AbortSignal): Promise<IncomingMessage> {
-  if (!allowPrivate) checkLiteralHost(url.hostname);
-  const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
-    const req = request(url, {
-      method: 'GET',
-      signal,
-      // A fresh connection per hop: its address is the one the guarded lookup just checked.
-      agent: false,
-      lookup: allowPrivate ? undefined : guardedLookup,
-      headers: {
-        'user-agent': 'Parley-WebTool/1.0',
-        accept: 'text/html,application/xhtml+xml,text/plain;q=0.9,application/json;q=0.8,*/*;q=0.5',
-        'accept-encoding': 'gzip, deflate, br',
+    const req = egressRequest(
+      url,
+      {
+        method: 'GET',
+        signal,
+        headers: {
+          'user-agent': 'Parley-WebTool/1.0',
+          accept: 'text/html,application/xhtml+xml,text/plain;q=0.9,application/json;q=0.8,*/*;q=0.5',
+          'accept-encoding': 'gzip, deflate, br',
+        },
       },
-    });
+      allowPrivate,
+    );
     req.on('response', resolve);
     req.on('error', reject);
     req.end();

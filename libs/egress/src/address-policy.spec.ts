@@ -9,7 +9,7 @@ import {
 
 const NONE = new Set<string>();
 
-describe('address policy of the web tool', () => {
+describe('address policy of outgoing connections', () => {
   it.each([
     ['127.0.0.1', 'a loopback address'],
     ['127.5.6.7', 'a loopback address'],

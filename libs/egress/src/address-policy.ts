@@ -3,15 +3,16 @@ import { isIP, LookupFunction } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import ipaddr from 'ipaddr.js';
 
-/** The fetch was refused because the host is, or resolves to, a denied address. */
+/** A connection was refused because the host is, or resolves to, a denied address. */
 export class DeniedAddressError extends Error {}
 
 /**
- * Why the `web` tool never connects to `address`, or null when it may. Only what ipaddr.js (a maintained table of
- * the IANA special-purpose registries) calls `unicast` is allowed: private, loopback, link-local (cloud metadata
- * at 169.254.169.254), carrier-grade NAT, documentation, benchmarking, multicast, broadcast, unspecified, 6to4,
- * Teredo and NAT64 prefixes are not. An IPv4-mapped IPv6 address is judged as its IPv4 address. Any address of
- * this host's own interfaces is refused too, whatever its range: a listener bound to it is this machine.
+ * Why the service never connects to `address` for a tenant (the `web` tool, webhooks, remote MCP servers), or
+ * null when it may. Only what ipaddr.js (a maintained table of the IANA special-purpose registries) calls
+ * `unicast` is allowed: private, loopback, link-local (cloud metadata at 169.254.169.254), carrier-grade NAT,
+ * documentation, benchmarking, multicast, broadcast, unspecified, 6to4, Teredo and NAT64 prefixes are not. An
+ * IPv4-mapped IPv6 address is judged as its IPv4 address. Any address of this host's own interfaces is refused
+ * too, whatever its range: a listener bound to it is this machine.
  */
 export function deniedReason(
   address: string,

@@ -1,0 +1,49 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, In } from 'typeorm';
+import { McpCatalogueEntryEntity } from '../entities';
+import { entityFromJson } from './entity-rows';
+
+export type McpCatalogueRegistration = Pick<
+  McpCatalogueEntryEntity,
+  'name' | 'command' | 'args' | 'envAllow'
+>;
+
+/** The operator's catalogue of stdio MCP servers; deployment-wide, so no organization scope. */
+@Injectable()
+export class McpCatalogueRepository {
+  constructor(private readonly db: DataSource) {}
+
+  /** Adds the entry, or replaces the one of that name; either way it is confirmed and may start. */
+  async register(entry: McpCatalogueRegistration): Promise<McpCatalogueEntryEntity> {
+    const [row] = await this.db.query<{ entry: Record<string, unknown> }[]>(
+      `INSERT INTO mcp_catalogue AS c (name, command, args, env_allow, confirmed)
+       VALUES ($1, $2, $3, $4, true)
+       ON CONFLICT (name) DO UPDATE
+         SET command = EXCLUDED.command, args = EXCLUDED.args, env_allow = EXCLUDED.env_allow,
+             confirmed = true, updated_at = now()
+       RETURNING to_jsonb(c) AS entry`,
+      [entry.name, entry.command, JSON.stringify(entry.args), JSON.stringify(entry.envAllow)],
+    );
+    return entityFromJson(this.db, McpCatalogueEntryEntity, row.entry);
+  }
+
+  list(): Promise<McpCatalogueEntryEntity[]> {
+    return this.db.getRepository(McpCatalogueEntryEntity).find({ order: { name: 'ASC' } });
+  }
+
+  findByName(name: string): Promise<McpCatalogueEntryEntity | null> {
+    return this.db.getRepository(McpCatalogueEntryEntity).findOneBy({ name });
+  }
+
+  async findByNames(names: string[]): Promise<Map<string, McpCatalogueEntryEntity>> {
+    if (names.length === 0) return new Map();
+    const entries = await this.db.getRepository(McpCatalogueEntryEntity).findBy({ name: In(names) });
+    return new Map(entries.map((entry) => [entry.name, entry]));
+  }
+
+  /** False when there was no entry of that name. */
+  async remove(name: string): Promise<boolean> {
+    const result = await this.db.getRepository(McpCatalogueEntryEntity).delete({ name });
+    return (result.affected ?? 0) > 0;
+  }
+}

@@ -12,6 +12,7 @@ import { IdempotencyKeys1765500000000 } from './1765500000000-idempotency-keys';
 import { Webhooks1765600100000 } from './1765600100000-webhooks';
 import { Routines1765700000000 } from './1765700000000-routines';
 import { StartRunFunction1765800000000 } from './1765800000000-start-run-function';
+import { IdempotencyClaimTokens1766200000000 } from './1766200000000-idempotency-claim-tokens';
 
 /** Every migration in order; a merged migration is never edited, a change is a new file. */
 export const MIGRATIONS = [
@@ -29,4 +30,5 @@ export const MIGRATIONS = [
   Webhooks1765600100000,
   Routines1765700000000,
   StartRunFunction1765800000000,
+  IdempotencyClaimTokens1766200000000,
 ];

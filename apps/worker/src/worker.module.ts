@@ -10,6 +10,7 @@ import { SkillToolsModule } from '@app/skills';
 import { AgentRunModule } from './agent-run/agent-run.module';
 import { WorkerHealthModule } from './health/worker-health.module';
 import { RoutineFiringModule } from './routines/routine-firing.module';
+import { SchedulersModule } from './schedulers/schedulers.module';
 import { SourceSyncModule } from './source-sync/source-sync.module';
 import { WebhookDeliveryModule } from './webhooks/webhook-delivery.module';
 
@@ -29,6 +30,7 @@ export class WorkerModule {
         SourceSyncModule.forRoot(settings),
         WebhookDeliveryModule.forRoot(settings),
         RoutineFiringModule.forRoot(settings),
+        SchedulersModule,
         WorkerHealthModule,
         MemoryToolsModule,
         WebToolModule,

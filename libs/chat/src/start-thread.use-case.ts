@@ -1,8 +1,16 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { DataSource } from 'typeorm';
 import { Settings } from '@app/config';
 import { NotFoundError, StartChatDto, ThreadResponse, toThreadResponse } from '@app/contracts';
 import { Caller } from '@app/identity';
-import { AgentRepository, MessageRepository, ThreadRepository } from '@app/persistence';
+import {
+  AgentRepository,
+  IdempotencyKeyRepository,
+  IdempotentWrite,
+  MessageEntity,
+  MessageRepository,
+  ThreadRepository,
+} from '@app/persistence';
 import { AgentRunQueue } from '@app/queues';
 import { FileAttachments } from '@app/files';
 import { AGENT_NOT_FOUND, enqueueStoredReply, exchangeOf, isRowId, nameFrom } from './chat.rules';
@@ -17,24 +25,38 @@ export interface RoutineOrigin {
   name: string;
 }
 
+/** Who starts a thread besides the caller: a routine, or a request that holds an Idempotency-Key. */
+export interface ThreadStart {
+  routine?: RoutineOrigin;
+  /** Its answer is recorded in the transaction that stores the thread. */
+  idempotency?: IdempotentWrite;
+}
+
 /**
- * POST /chat: stores the thread, the user's message and the pending reply (one statement), enqueues the run,
- * answers at once. A routine's firing starts its thread here too, with `inception: "routine"`.
+ * POST /chat: stores the thread, the user's message and the pending reply (one statement; in a transaction with
+ * the answer when the request holds an Idempotency-Key), enqueues the run, answers at once. A routine's firing
+ * starts its thread here too, with `inception: "routine"`.
  */
 @Injectable()
 export class StartThread {
   private readonly logger = new Logger(StartThread.name);
 
   constructor(
+    private readonly db: DataSource,
     private readonly settings: Settings,
     private readonly agents: AgentRepository,
     private readonly threads: ThreadRepository,
     private readonly messages: MessageRepository,
     private readonly agentRuns: AgentRunQueue,
     private readonly attachments: FileAttachments,
+    private readonly idempotencyKeys: IdempotencyKeyRepository,
   ) {}
 
-  async execute(caller: Caller, input: StartChatDto, routine?: RoutineOrigin): Promise<ThreadResponse> {
+  async execute(
+    caller: Caller,
+    input: StartChatDto,
+    { routine, idempotency }: ThreadStart = {},
+  ): Promise<ThreadResponse> {
     const scope = { orgId: caller.orgId, userId: input.options.user_id };
     const agent = isRowId(input.options.agent_id)
       ? await this.agents.findActive(caller.orgId, input.options.agent_id)
@@ -53,17 +75,27 @@ export class StartThread {
       ...(routine ? { name: routine.name, inception: 'routine' as const } : {}),
       ...(routine?.threadId ? { id: routine.threadId } : {}),
     });
-    const { question, reply } = await this.messages.startThread(
-      thread,
-      exchangeOf(message, {
-        agentId: agent.id,
-        maxSteps: input.options.max_steps ?? this.settings.defaultMaxSteps,
-      }),
-    );
+    const exchange = exchangeOf(message, {
+      agentId: agent.id,
+      maxSteps: input.options.max_steps ?? this.settings.defaultMaxSteps,
+    });
+    // A new thread's only files are those just attached (file_ids order), none written by an agent yet.
+    const fileResponses = await this.attachments.toResponses(files);
+    const respond = ({ question, reply }: { question: MessageEntity; reply: MessageEntity }) =>
+      toThreadResponse(thread, [question, reply], [agent], new Map([[question.id, fileResponses]]));
+
+    const { reply, response } = idempotency
+      ? await this.db.transaction(async (tx) => {
+          const stored = await this.messages.startThread(thread, exchange, tx);
+          const response = respond(stored);
+          await this.idempotencyKeys.recordAnswer(tx, idempotency, response);
+          return { reply: stored.reply, response };
+        })
+      : await this.messages
+          .startThread(thread, exchange)
+          .then((stored) => ({ reply: stored.reply, response: respond(stored) }));
 
     await enqueueStoredReply(this.agentRuns, this.messages, this.logger, reply, caller.requestId);
-    // A new thread's only files are those just attached (file_ids order), none written by an agent yet.
-    const filesByMessage = new Map([[question.id, await this.attachments.toResponses(files)]]);
-    return toThreadResponse(thread, [question, reply], [agent], filesByMessage);
+    return response;
   }
 }

@@ -2,6 +2,7 @@ import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
 import { Queue } from 'bullmq';
 import { QUEUE, RoutineFiringJob } from '@app/contracts';
+import { installedSchedulerIds } from './installed-schedulers';
 
 export const ROUTINE_FIRING_JOB = 'fire-routine';
 
@@ -14,8 +15,8 @@ export interface RoutineSchedule {
 
 /**
  * The BullMQ job schedulers of routines (one per active routine, id = the routine's id), derived from
- * PostgreSQL: set when a routine is created or changed, removed when it stops, and set again for every
- * active routine when a worker starts, so a flushed Redis loses no routine.
+ * PostgreSQL: set when a routine is created or changed, removed when it stops, set again for every active
+ * routine when a worker starts, and put back by the workers' reconciliation when Redis lost them.
  */
 @Injectable()
 export class RoutineSchedules {
@@ -31,6 +32,11 @@ export class RoutineSchedules {
         opts: { removeOnComplete: true, removeOnFail: 1000 },
       },
     );
+  }
+
+  /** The ids of the routines that have a scheduler: one read of the queue's scheduler index, whatever their number. */
+  async installedIds(): Promise<Set<string>> {
+    return new Set(await installedSchedulerIds(this.queue));
   }
 
   async remove(routineId: string): Promise<void> {

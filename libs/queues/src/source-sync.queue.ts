@@ -2,6 +2,7 @@ import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
 import { Queue } from 'bullmq';
 import { QUEUE } from '@app/contracts';
+import { installedSchedulerIds } from './installed-schedulers';
 import { TracedJobData, withTraceContext } from './job-trace-context';
 
 /** A sync of one source; the job carries its id only, and the trace context of who asked. */
@@ -16,7 +17,8 @@ export const SOURCE_SYNC_TICK_JOB = 'scheduled-sync';
 
 /** BullMQ refuses custom ids that are integers: `source-<id>`. */
 export const sourceSyncJobId = (sourceId: number) => `source-${sourceId}`;
-const schedulerId = (sourceId: number) => `source-sync-${sourceId}`;
+const SCHEDULER_ID_PREFIX = 'source-sync-';
+const schedulerId = (sourceId: number) => `${SCHEDULER_ID_PREFIX}${sourceId}`;
 
 /**
  * Enqueues source syncs. The job id is the source's: while a sync of a source is queued or running, asking
@@ -56,6 +58,16 @@ export class SourceSyncQueue {
         data: { sourceId },
         opts: { removeOnComplete: true, removeOnFail: true },
       },
+    );
+  }
+
+  /** The ids of the sources that have a periodic-sync scheduler: one read of the queue's scheduler index. */
+  async scheduledIds(): Promise<Set<number>> {
+    const ids = await installedSchedulerIds(this.queue);
+    return new Set(
+      ids
+        .filter((id) => id.startsWith(SCHEDULER_ID_PREFIX))
+        .map((id) => Number(id.slice(SCHEDULER_ID_PREFIX.length))),
     );
   }
 

@@ -56,7 +56,7 @@ export class FireRoutine {
       await this.startThread.execute(
         { orgId: routine.orgId, keyId: routine.keyId, requestId: `routine-${routine.id}-${slot.getTime()}` },
         this.startRequest(routine),
-        { threadId, name: `${routine.name} ${slotLabel(slot, routine.timezone)}` },
+        { routine: { threadId, name: `${routine.name} ${slotLabel(slot, routine.timezone)}` } },
       );
     } catch (error) {
       if ((error as { driverError?: { code?: string } }).driverError?.code === UNIQUE_VIOLATION) {

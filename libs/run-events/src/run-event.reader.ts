@@ -80,9 +80,15 @@ export class RunEventReader {
   follow(messageId: string, options: FollowOptions): ReplyStream {
     const abort = new AbortController();
     if (this.closed) abort.abort();
+    // Open from now, not from its first read: a shutdown between the two must end it too.
+    this.open.add(abort);
     const lines = this.lines(messageId, options, abort);
     return {
-      close: () => abort.abort(),
+      close: () => {
+        abort.abort();
+        // A stream closed before its first read never runs the generator's `finally`.
+        this.open.delete(abort);
+      },
       get interrupted() {
         return abort.signal.aborted;
       },
@@ -107,7 +113,6 @@ export class RunEventReader {
     const { signal } = abort;
     const { stream, channel } = runEventKeys(this.redisPrefix, messageId);
     const inbox = new LiveInbox(signal, LIVE_INBOX_MAX_BYTES);
-    this.open.add(abort);
     const leave = await this.subscriber
       .join(
         channel,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { loadSettings } from '@app/config';
-import { dataSourceOptions, IdempotencyKeyRepository } from '@app/persistence';
+import { dataSourceOptions, IdempotencyKeyRepository, IdempotentWrite } from '@app/persistence';
 import { createTestEnvironment, TestEnvironment } from '../../support/test-environment';
 
 /**
@@ -33,6 +33,22 @@ describe('IdempotencyKeyRepository', () => {
     await environment?.dispose();
   });
 
+  /** Claims a key, expecting to get it: the write a route would record its answer with. */
+  async function claimed(
+    org: string,
+    key: string,
+    print: string,
+    claimWindow = window,
+  ): Promise<IdempotentWrite> {
+    const claim = await keys.claim(org, key, print, claimWindow);
+    if (claim.state !== 'claimed') throw new Error(`${key} not claimed: ${claim.state}`);
+    return new IdempotentWrite(org, key, claim.token, 200);
+  }
+
+  /** Records an answer the way a route does: in its own transaction. */
+  const answer = (write: IdempotentWrite, body: unknown) =>
+    db.transaction((tx) => keys.recordAnswer(tx, write, body));
+
   /** Moves a key's claim back in time, as if it had been made `ms` ago. */
   async function age(org: string, key: string, ms: number): Promise<void> {
     await db.query(
@@ -46,15 +62,17 @@ describe('IdempotencyKeyRepository', () => {
     const claims = await Promise.all(
       [1, 2, 3, 4].map(() => keys.claim(orgId, 'concurrent', fingerprint('a'), window)),
     );
-    expect(claims.filter((claim) => claim.state === 'claimed')).toHaveLength(1);
+    expect(claims.filter((claim) => claim.state === 'claimed')).toEqual([
+      { state: 'claimed', token: expect.any(String) },
+    ]);
     expect(claims.filter((claim) => claim.state === 'processing')).toEqual(
       Array(3).fill({ state: 'processing', fingerprint: fingerprint('a') }),
     );
   });
 
-  it('replays a completed answer, and keeps the key space of each organization apart', async () => {
-    expect(await keys.claim(orgId, 'done', fingerprint('b'), window)).toEqual({ state: 'claimed' });
-    await keys.complete(orgId, 'done', 201, { id: 'x', nested: [1, 2] });
+  it('replays a recorded answer, and keeps the key space of each organization apart', async () => {
+    const write = await claimed(orgId, 'done', fingerprint('b'));
+    await answer(new IdempotentWrite(orgId, 'done', write.token, 201), { id: 'x', nested: [1, 2] });
     expect(await keys.claim(orgId, 'done', fingerprint('c'), window)).toEqual({
       state: 'completed',
       fingerprint: fingerprint('b'),
@@ -62,53 +80,78 @@ describe('IdempotencyKeyRepository', () => {
       body: { id: 'x', nested: [1, 2] },
     });
     // The same key in another organization is a different key.
-    expect(await keys.claim(otherOrgId, 'done', fingerprint('c'), window)).toEqual({ state: 'claimed' });
-    await keys.complete(otherOrgId, 'done', 200, null);
+    await answer(await claimed(otherOrgId, 'done', fingerprint('c')), null);
     expect(await keys.claim(orgId, 'done', fingerprint('b'), window)).toMatchObject({ statusCode: 201 });
   });
 
   it('takes a claim past its lease, and a completed key past its retention, but not a live answer', async () => {
-    await keys.claim(orgId, 'stale', fingerprint('d'), window);
+    await claimed(orgId, 'stale', fingerprint('d'));
     await age(orgId, 'stale', window.leaseMs + 1000);
-    expect(await keys.claim(orgId, 'stale', fingerprint('e'), window)).toEqual({ state: 'claimed' });
+    expect(await keys.claim(orgId, 'stale', fingerprint('e'), window)).toMatchObject({ state: 'claimed' });
 
-    await keys.claim(orgId, 'answered', fingerprint('f'), { retentionMs: 3_600_000, leaseMs: 1000 });
-    await keys.complete(orgId, 'answered', 200, { ok: true });
+    const shortLease = { retentionMs: 3_600_000, leaseMs: 1000 };
+    await answer(await claimed(orgId, 'answered', fingerprint('f'), shortLease), { ok: true });
     await age(orgId, 'answered', 5000);
     // Past the lease but completed: still replayed.
-    expect(
-      await keys.claim(orgId, 'answered', fingerprint('g'), { retentionMs: 3_600_000, leaseMs: 1000 }),
-    ).toMatchObject({ state: 'completed', fingerprint: fingerprint('f') });
+    expect(await keys.claim(orgId, 'answered', fingerprint('g'), shortLease)).toMatchObject({
+      state: 'completed',
+      fingerprint: fingerprint('f'),
+    });
     await age(orgId, 'answered', 3_600_000 + 1000);
-    expect(
-      await keys.claim(orgId, 'answered', fingerprint('g'), { retentionMs: 3_600_000, leaseMs: 1000 }),
-    ).toEqual({ state: 'claimed' });
+    expect(await keys.claim(orgId, 'answered', fingerprint('g'), shortLease)).toMatchObject({
+      state: 'claimed',
+    });
   });
 
-  it('releases only an unfinished claim with the same fingerprint', async () => {
-    await keys.claim(orgId, 'released', fingerprint('h'), window);
-    await keys.release(orgId, 'released', fingerprint('i'));
-    expect(await keys.claim(orgId, 'released', fingerprint('i'), window)).toMatchObject({
-      state: 'processing',
+  it('records an answer only with the transaction that stores the effect, and only for the current claim', async () => {
+    // The route's transaction rolls back after recording: no answer, the key may be released and run again.
+    const rolledBack = await claimed(orgId, 'rolled-back', fingerprint('l'));
+    await expect(
+      db.transaction(async (tx) => {
+        await keys.recordAnswer(tx, rolledBack, { id: 'never' });
+        throw new Error('the route failed before its commit');
+      }),
+    ).rejects.toThrow('the route failed');
+    await keys.release(rolledBack);
+    expect(await keys.claim(orgId, 'rolled-back', fingerprint('l'), window)).toMatchObject({
+      state: 'claimed',
     });
-    await keys.release(otherOrgId, 'released', fingerprint('h'));
-    expect(await keys.claim(orgId, 'released', fingerprint('i'), window)).toMatchObject({
-      state: 'processing',
-    });
-    await keys.release(orgId, 'released', fingerprint('h'));
-    expect(await keys.claim(orgId, 'released', fingerprint('i'), window)).toEqual({ state: 'claimed' });
 
-    await keys.complete(orgId, 'released', 200, {});
-    await keys.release(orgId, 'released', fingerprint('i'));
+    // A request that outlived its lease, its key taken over, cannot record (409): the newer claim stores.
+    const outlived = await claimed(orgId, 'taken-over', fingerprint('m'));
+    await age(orgId, 'taken-over', window.leaseMs + 1000);
+    const current = await claimed(orgId, 'taken-over', fingerprint('m'));
+    await expect(answer(outlived, { by: 'outlived' })).rejects.toThrow('still being processed');
+    await answer(current, { by: 'current' });
+    expect(await keys.claim(orgId, 'taken-over', fingerprint('m'), window)).toMatchObject({
+      body: { by: 'current' },
+    });
+  });
+
+  it('releases only its own unfinished claim, never a recorded answer', async () => {
+    const first = await claimed(orgId, 'released', fingerprint('h'));
+    await keys.release(new IdempotentWrite(orgId, 'released', '00000000-0000-4000-8000-000000000000', 200));
+    expect(await keys.claim(orgId, 'released', fingerprint('h'), window)).toMatchObject({
+      state: 'processing',
+    });
+    await keys.release(new IdempotentWrite(otherOrgId, 'released', first.token, 200));
+    expect(await keys.claim(orgId, 'released', fingerprint('h'), window)).toMatchObject({
+      state: 'processing',
+    });
+    await keys.release(first);
+    const second = await claimed(orgId, 'released', fingerprint('i'));
+
+    await answer(second, {});
+    await keys.release(second);
     expect(await keys.claim(orgId, 'released', fingerprint('j'), window)).toMatchObject({
       state: 'completed',
     });
   });
 
   it('purges only the keys past their retention, of every organization, and says how many', async () => {
-    await keys.claim(orgId, 'old-1', fingerprint('k'), window);
-    await keys.claim(otherOrgId, 'old-2', fingerprint('k'), window);
-    await keys.claim(orgId, 'fresh', fingerprint('k'), window);
+    await claimed(orgId, 'old-1', fingerprint('k'));
+    await claimed(otherOrgId, 'old-2', fingerprint('k'));
+    await claimed(orgId, 'fresh', fingerprint('k'));
     await age(orgId, 'old-1', 10 * 60_000);
     await age(otherOrgId, 'old-2', 10 * 60_000);
     const before: { key: string }[] = await db.query(`SELECT key FROM idempotency_keys`);

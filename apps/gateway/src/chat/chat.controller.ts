@@ -19,9 +19,10 @@ import {
   UpdateThreadDto,
 } from '@app/contracts';
 import { Caller } from '@app/identity';
+import { IdempotentWrite } from '@app/persistence';
 import { CurrentCaller } from '../auth/current-caller.decorator';
 import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
-import { SafelyRetried } from '../idempotency/safely-retried.decorator';
+import { IdempotentWriteOf, SafelyRetried } from '../idempotency/safely-retried.decorator';
 import { ThreadParams } from './thread.params';
 import { ArchiveThread } from './use-cases/archive-thread.use-case';
 import { GetThread } from './use-cases/get-thread.use-case';
@@ -92,8 +93,12 @@ export class ChatController {
     404: 'Agent not found: not an agent of the organization, or archived.',
     409: 'A request with this Idempotency-Key is still being processed.',
   })
-  start(@CurrentCaller() caller: Caller, @Body() body: StartChatDto): Promise<ThreadResponse> {
-    return this.startThread.execute(caller, body);
+  start(
+    @CurrentCaller() caller: Caller,
+    @Body() body: StartChatDto,
+    @IdempotentWriteOf() idempotency?: IdempotentWrite,
+  ): Promise<ThreadResponse> {
+    return this.startThread.execute(caller, body, { idempotency });
   }
 
   @Post(':thread_id')
@@ -115,8 +120,13 @@ export class ChatController {
     @Param() params: ThreadParams,
     @Query() query: ThreadOwnerQuery,
     @Body() body: PostMessageDto,
+    @IdempotentWriteOf() idempotency?: IdempotentWrite,
   ): Promise<MessageResponse> {
-    return this.postMessage.execute(caller, { threadId: params.thread_id, userId: query.user_id, body });
+    return this.postMessage.execute(
+      caller,
+      { threadId: params.thread_id, userId: query.user_id, body },
+      idempotency,
+    );
   }
 
   @Get()

@@ -3,9 +3,9 @@ import { HTTP_CODE_METADATA } from '@nestjs/common/constants';
 import { Reflector } from '@nestjs/core';
 import { FastifyReply } from 'fastify';
 import { createHash } from 'node:crypto';
-import { catchError, from, mergeMap, Observable, of } from 'rxjs';
+import { catchError, from, map, Observable, of } from 'rxjs';
 import { ConflictError, InvalidInputError } from '@app/contracts';
-import { IdempotencyKeyRepository } from '@app/persistence';
+import { IdempotencyKeyRepository, IdempotentWrite, KEY_IN_USE } from '@app/persistence';
 import { AuthenticatedRequest } from '../auth/current-caller.decorator';
 import { IDEMPOTENCY_WINDOW } from './idempotency-window';
 
@@ -27,13 +27,17 @@ function keyIssue(key: string, msg: string, type: string, ctx?: Record<string, u
   ]);
 }
 
+/** The claim a request holds, for its route to record its answer with (`@IdempotentWriteOf()`). */
+export type RequestWithIdempotentWrite = AuthenticatedRequest & { idempotentWrite?: IdempotentWrite };
+
 /**
  * The `Idempotency-Key` header (IETF draft httpapi-idempotency-key-header) on a write: the first request with a
  * key runs and its answer is kept 24 h in PostgreSQL; a retry with the same key and the same request gets that
  * answer again without running (header `idempotent-replayed: true`); the same key with another request is 422;
- * a retry while the first is still running is 409. A request that fails releases its key (it stored nothing:
- * the route's failures happen before its one commit), so a retry runs it afresh. Without the header the route
- * runs as usual.
+ * a retry while the first is still running is 409. The route records its answer in the transaction that stores
+ * its effect (IdempotencyKeyRepository.recordAnswer), so whatever fails after that commit (an enqueue, the
+ * answer's way back, this process) leaves the answer for a retry; a request that fails before it stored nothing
+ * and releases its key, so a retry runs it afresh. Without the header the route runs as usual.
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
@@ -65,7 +69,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
       );
     }
     if (claim.state === 'processing') {
-      throw new ConflictError('A request with this Idempotency-Key is still being processed');
+      throw new ConflictError(KEY_IN_USE);
     }
     if (claim.state === 'completed') {
       void context.switchToHttp().getResponse<FastifyReply>().header(REPLAYED_HEADER, 'true');
@@ -74,11 +78,17 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const statusCode =
       this.reflector.get<number | undefined>(HTTP_CODE_METADATA, context.getHandler()) ??
       (request.method === 'POST' ? HttpStatus.CREATED : HttpStatus.OK);
+    const write = new IdempotentWrite(orgId, key, claim.token, statusCode);
+    (request as RequestWithIdempotentWrite).idempotentWrite = write;
     return next.handle().pipe(
-      mergeMap((body: unknown) => from(this.keys.complete(orgId, key, statusCode, body).then(() => body))),
+      map((body: unknown) => {
+        if (!write.recorded)
+          throw new Error(`${request.method} ${request.url} did not record its idempotent answer`);
+        return body;
+      }),
       catchError((error: unknown) =>
         from(
-          this.keys.release(orgId, key, fingerprint).then(
+          this.keys.release(write).then(
             () => Promise.reject(error),
             () => Promise.reject(error),
           ),

@@ -1,11 +1,17 @@
-import { applyDecorators, UseInterceptors } from '@nestjs/common';
+import { applyDecorators, createParamDecorator, ExecutionContext, UseInterceptors } from '@nestjs/common';
 import { ApiHeader } from '@nestjs/swagger';
+import { IdempotentWrite } from '@app/persistence';
 import { RedisAvailableInterceptor } from '../http/redis-available.interceptor';
-import { IDEMPOTENCY_HEADER, IdempotencyInterceptor } from './idempotency.interceptor';
+import {
+  IDEMPOTENCY_HEADER,
+  IdempotencyInterceptor,
+  RequestWithIdempotentWrite,
+} from './idempotency.interceptor';
 
 /**
  * A write a client may always retry: refused with 503 before storing anything while Redis is down, and
- * deduplicated by its `Idempotency-Key` header.
+ * deduplicated by its `Idempotency-Key` header. The route passes `@IdempotentWriteOf()` to its use case, which
+ * records its answer in the transaction that stores its effect.
  */
 export const SafelyRetried = () =>
   applyDecorators(
@@ -18,3 +24,9 @@ export const SafelyRetried = () =>
     }),
     UseInterceptors(RedisAvailableInterceptor, IdempotencyInterceptor),
   );
+
+/** The Idempotency-Key claim of a `@SafelyRetried()` request, undefined when it sent no key. */
+export const IdempotentWriteOf = createParamDecorator(
+  (_data: unknown, context: ExecutionContext): IdempotentWrite | undefined =>
+    context.switchToHttp().getRequest<RequestWithIdempotentWrite>().idempotentWrite,
+);

@@ -115,7 +115,7 @@ export class RoutineUseCases {
         message: routine.message,
         options: { agent_id: routine.agentId, user_id: routine.userId, ...routine.options },
       },
-      { name: `${routine.name} ${slotLabel(now, routine.timezone)}` },
+      { routine: { name: `${routine.name} ${slotLabel(now, routine.timezone)}` } },
     );
     await this.routines.recordFiring(routine.id, {
       at: now,

@@ -9,9 +9,11 @@ import {
 } from '@nestjs/swagger';
 import { EndUserQuery, SourceDocumentResponse, SourceResponse } from '@app/contracts';
 import { Caller } from '@app/identity';
+import { IdempotentWrite } from '@app/persistence';
 import { CurrentCaller } from '../auth/current-caller.decorator';
 import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
 import { endUserOf, requireEndUser } from '../http/end-user';
+import { IdempotentWriteOf, SafelyRetried } from '../idempotency/safely-retried.decorator';
 import { AddDocumentsDto, CreateSourceDto, SourcePidParams, UpdateSourceDto } from './dto/source.dto';
 import {
   AddSourceDocuments,
@@ -43,15 +45,19 @@ export class SourcesController {
 
   @Post()
   @HttpCode(200)
+  @SafelyRetried()
   @ApiOperation({ summary: 'Add a data source' })
   @ApiOkResponse({ type: SourceResponse })
-  @ApiErrors([400, 404, 413, 415])
+  @ApiErrors([400, 404, 409, 413, 415], {
+    409: 'A request with this Idempotency-Key is still being processed.',
+  })
   create(
     @CurrentCaller() caller: Caller,
     @Query() query: EndUserQuery,
     @Body() body: CreateSourceDto,
+    @IdempotentWriteOf() idempotency?: IdempotentWrite,
   ): Promise<SourceResponse> {
-    return this.createSource.execute(caller, requireEndUser(query, body), body);
+    return this.createSource.execute(caller, requireEndUser(query, body), body, idempotency);
   }
 
   @Get()

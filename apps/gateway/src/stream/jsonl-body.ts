@@ -67,14 +67,14 @@ export function jsonlBody(
   function startStall(): void {
     if (stall || body.destroyed) return;
     const bytes = body.readableLength + (response?.writableLength ?? 0);
-    if (!limits.stalled.admit(bytes)) return cut();
+    if (!limits.stalled.admit(bytes, cut)) return cut();
     stall = { timer: setTimeout(cut, limits.stallTimeoutMs), bytes };
   }
 
   function endStall(): void {
     if (!stall) return;
     clearTimeout(stall.timer);
-    limits.stalled.release(stall.bytes);
+    limits.stalled.release(stall.bytes, cut);
     stall = null;
   }
 
@@ -125,8 +125,9 @@ export function jsonlBody(
       }
       send();
       const socket = response?.socket;
-      // (The response lets go of its socket once finished: keep hold of it now.)
-      if (lines.interrupted && socket) response.once('finish', () => socket.end());
+      // (The response lets go of its socket once finished: keep hold of it now.) Closed, not just ended: a
+      // client that is not reading would never answer the end with its own, and would hold the shutdown open.
+      if (lines.interrupted && socket) response.once('finish', () => socket.destroySoon());
       body.push(null);
     } catch (error) {
       body.destroy(error as Error);

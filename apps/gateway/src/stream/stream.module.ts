@@ -9,18 +9,21 @@ import { StreamController } from './stream.controller';
 import { OpenReplyStream } from './use-cases/open-reply-stream.use-case';
 
 /**
- * On shutdown: ends the open streams first (before the HTTP server waits for responses in flight and the
- * Redis connections close), then releases the process's one subscriber connection.
+ * On shutdown: ends the open streams first and cuts those whose clients take nothing (before the HTTP server
+ * waits for responses in flight and the Redis connections close), then releases the process's one subscriber
+ * connection.
  */
 @Injectable()
 class StreamLifecycle implements BeforeApplicationShutdown, OnApplicationShutdown {
   constructor(
     @Inject(RunEventReader) private readonly reader: RunEventReader,
     @Inject(SharedSubscriber) private readonly subscriber: SharedSubscriber,
+    @Inject(StalledStreams) private readonly stalled: StalledStreams,
   ) {}
 
   beforeApplicationShutdown(): void {
     this.reader.closeAll();
+    this.stalled.cutAll();
   }
 
   async onApplicationShutdown(): Promise<void> {

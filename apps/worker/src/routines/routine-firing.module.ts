@@ -4,13 +4,12 @@ import { QueuesModule } from '@app/queues';
 import { Settings } from '@app/config';
 import { QUEUE } from '@app/contracts';
 import { RoutinesModule } from '@app/routines';
-import { RegisterRoutines } from './register-routines';
 import { RoutineFiringProcessor } from './routine-firing.processor';
 
 /** A firing stores a thread and enqueues its reply: quick, so a few at once per worker are plenty. */
 const FIRING_CONCURRENCY = 4;
 
-/** Routines on this worker: their schedulers registered at start, and the `routine-firing` consumer. */
+/** The `routine-firing` consumer (the routines' schedulers are SchedulersModule's). */
 @Module({})
 export class RoutineFiringModule {
   static forRoot(settings: Settings): DynamicModule {
@@ -25,7 +24,7 @@ export class RoutineFiringModule {
     return {
       module: RoutineFiringModule,
       imports: [QueuesModule, RoutinesModule],
-      providers: [RoutineFiringProcessor, RegisterRoutines],
+      providers: [RoutineFiringProcessor],
     };
   }
 }

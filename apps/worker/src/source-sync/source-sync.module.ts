@@ -4,14 +4,12 @@ import { QueuesModule } from '@app/queues';
 import { Settings } from '@app/config';
 import { QUEUE } from '@app/contracts';
 import { CompanyDocumentsToolModule, SourceSyncingModule } from '@app/knowledge';
-import { SourceSchedules } from './source-schedules';
 import { SourceSyncProcessor } from './source-sync.processor';
 import { SweepForgottenSyncs } from './sweep-forgotten-syncs';
 
 /**
- * Data sources on this worker: the `source-sync` consumer, the periodic schedulers, the sweep of forgotten syncs,
- * and the
- * `company_documents` tool that searches what the syncs indexed.
+ * Data sources on this worker: the `source-sync` consumer, the sweep of forgotten syncs, and the
+ * `company_documents` tool that searches what the syncs indexed (the periodic schedulers are SchedulersModule's).
  */
 @Module({})
 export class SourceSyncModule {
@@ -29,7 +27,7 @@ export class SourceSyncModule {
     return {
       module: SourceSyncModule,
       imports: [QueuesModule, SourceSyncingModule, CompanyDocumentsToolModule],
-      providers: [SourceSyncProcessor, SourceSchedules, SweepForgottenSyncs],
+      providers: [SourceSyncProcessor, SweepForgottenSyncs],
     };
   }
 }

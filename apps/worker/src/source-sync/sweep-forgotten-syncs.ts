@@ -8,7 +8,9 @@ import { prefixedKey, REDIS } from '@app/redis';
 /**
  * Finds syncs the queue forgot: a source left `syncing` whose job is gone (Redis lost its data mid-sync, or the
  * job failed without closing the sync) gets its job back, and the sync resumes from the state it stored in
- * PostgreSQL. Enqueueing is a no-op while the source's job exists, so a sync under way is never doubled.
+ * PostgreSQL; a source still `pending` RUN_SWEEP_AFTER_MS after its creation (its first sync was never queued:
+ * Redis failed, or the gateway died, between the commit and the enqueue) gets its first one. Enqueueing is a
+ * no-op while the source's job exists, so a sync queued or under way is never doubled.
  * Every worker runs the timer; a Redis lock lets one sweep at a time.
  */
 @Injectable()
@@ -39,7 +41,7 @@ export class SweepForgottenSyncs implements OnApplicationBootstrap, OnApplicatio
     const lock = prefixedKey(this.settings.redisPrefix, 'sources', 'sweep-lock');
     if ((await this.redis.set(lock, '1', 'PX', this.settings.runSweepIntervalMs, 'NX')) !== 'OK') return [];
     const requeued: number[] = [];
-    for (const id of await this.sources.syncingIds()) {
+    for (const id of await this.sources.unfinishedSyncIds(this.settings.runSweepAfterMs)) {
       if (await this.syncs.enqueue(id)) requeued.push(id);
     }
     if (requeued.length > 0) this.logger.warn({ sources: requeued }, 'forgotten syncs re-enqueued');

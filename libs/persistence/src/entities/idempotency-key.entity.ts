@@ -16,6 +16,10 @@ export class IdempotencyKeyEntity {
   @Column({ type: 'char', length: 64 })
   fingerprint: string;
 
+  /** Names the request holding the key, so one that outlived its lease cannot record an answer. */
+  @Column({ name: 'claim_token', type: 'uuid', nullable: true })
+  claimToken: string | null;
+
   /** Null while the first request is being processed. */
   @Column({ name: 'status_code', type: 'integer', nullable: true })
   statusCode: number | null;

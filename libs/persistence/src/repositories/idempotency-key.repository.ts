@@ -1,9 +1,30 @@
 import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
+import { ConflictError } from '@app/contracts';
+import { Db } from './scope';
+
+/**
+ * An Idempotency-Key this request holds: the route records its answer with it in the transaction that stores
+ * what the request did, so a request either committed and is answered again, or stored nothing and may run again.
+ */
+export class IdempotentWrite {
+  /** Set once the answer is written (in the route's transaction): a route that forgot it is a bug, not a retry. */
+  recorded = false;
+
+  constructor(
+    readonly orgId: string,
+    readonly key: string,
+    /** Names this claim: a claim taken over past its lease is another one, and this request may no longer commit. */
+    readonly token: string,
+    /** The route's status, replayed with the answer. */
+    readonly statusCode: number,
+  ) {}
+}
 
 /** What claiming an Idempotency-Key found. */
 export type IdempotencyClaim =
-  | { state: 'claimed' }
+  | { state: 'claimed'; token: string }
   | { state: 'processing'; fingerprint: string }
   | { state: 'completed'; fingerprint: string; statusCode: number; body: unknown };
 
@@ -13,6 +34,8 @@ export interface IdempotencyWindow {
   /** How long an unfinished claim holds the key: past it, the process that claimed it is taken for dead. */
   leaseMs: number;
 }
+
+export const KEY_IN_USE = 'A request with this Idempotency-Key is still being processed';
 
 interface IdempotencyRow {
   fingerprint: string;
@@ -36,17 +59,19 @@ export class IdempotencyKeyRepository {
     window: IdempotencyWindow,
   ): Promise<IdempotencyClaim> {
     for (;;) {
+      const token = randomUUID();
       const claimed: unknown[] = await this.db.query(
-        `INSERT INTO idempotency_keys (org_id, key, fingerprint) VALUES ($1, $2, $3)
+        `INSERT INTO idempotency_keys (org_id, key, fingerprint, claim_token) VALUES ($1, $2, $3, $6)
          ON CONFLICT (org_id, key) DO UPDATE
-           SET fingerprint = EXCLUDED.fingerprint, status_code = NULL, response_body = NULL, created_at = now()
+           SET fingerprint = EXCLUDED.fingerprint, claim_token = EXCLUDED.claim_token, status_code = NULL,
+               response_body = NULL, created_at = now()
            WHERE idempotency_keys.created_at < now() - make_interval(secs => $4::double precision / 1000)
               OR (idempotency_keys.status_code IS NULL
                   AND idempotency_keys.created_at < now() - make_interval(secs => $5::double precision / 1000))
          RETURNING 1`,
-        [orgId, key, fingerprint, window.retentionMs, window.leaseMs],
+        [orgId, key, fingerprint, window.retentionMs, window.leaseMs, token],
       );
-      if (claimed.length > 0) return { state: 'claimed' };
+      if (claimed.length > 0) return { state: 'claimed', token };
       const [row] = (await this.db.query(
         `SELECT fingerprint, status_code, response_body FROM idempotency_keys WHERE org_id = $1 AND key = $2`,
         [orgId, key],
@@ -63,20 +88,30 @@ export class IdempotencyKeyRepository {
     }
   }
 
-  /** Records the answer a retry of the claimed request will get. */
-  async complete(orgId: string, key: string, statusCode: number, body: unknown): Promise<void> {
-    await this.db.query(
-      `UPDATE idempotency_keys SET status_code = $3, response_body = $4::json WHERE org_id = $1 AND key = $2`,
-      [orgId, key, statusCode, JSON.stringify(body ?? null)],
-    );
+  /**
+   * Records the answer a retry will get, in `tx`: the transaction that stores what the request did, so the two
+   * commit together or not at all. A claim taken over meanwhile (this request outlived its lease) is a 409, and
+   * rolls the transaction back: the request that took it over is the one that stores.
+   */
+  async recordAnswer(tx: Db, write: IdempotentWrite, body: unknown): Promise<void> {
+    const [, updated] = (await tx.query(
+      `UPDATE idempotency_keys SET status_code = $4, response_body = $5::json
+       WHERE org_id = $1 AND key = $2 AND claim_token = $3 AND status_code IS NULL`,
+      [write.orgId, write.key, write.token, write.statusCode, JSON.stringify(body ?? null)],
+    )) as [unknown, number];
+    if (updated === 0) throw new ConflictError(KEY_IN_USE);
+    write.recorded = true;
   }
 
-  /** Gives an unfinished claim up (the request failed and stored nothing): a retry runs it afresh. */
-  async release(orgId: string, key: string, fingerprint: string): Promise<void> {
+  /**
+   * Gives a claim up after its request failed. Only while no answer is recorded: an answer committed with the
+   * request's effect stays, and a retry gets it.
+   */
+  async release(write: IdempotentWrite): Promise<void> {
     await this.db.query(
       `DELETE FROM idempotency_keys
-       WHERE org_id = $1 AND key = $2 AND fingerprint = $3 AND status_code IS NULL`,
-      [orgId, key, fingerprint],
+       WHERE org_id = $1 AND key = $2 AND claim_token = $3 AND status_code IS NULL`,
+      [write.orgId, write.key, write.token],
     );
   }
 

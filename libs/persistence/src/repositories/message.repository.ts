@@ -87,13 +87,17 @@ export class MessageRepository {
   async startThread(
     thread: ThreadEntity,
     exchange: NewExchange,
+    /** A transaction to store it in, with more (an idempotent answer); else the prepared statement alone. */
+    tx?: Db,
   ): Promise<{ question: MessageEntity; reply: MessageEntity }> {
     const built = this.buildExchange(thread, 0, exchange);
-    await runPrepared(this.db, this.startThreadStatement, [
+    const values = [
       ...this.threadRow.values(thread),
       ...this.messageRow.values(built.question),
       ...this.messageRow.values(built.reply),
-    ]);
+    ];
+    if (tx) await tx.query(this.startThreadStatement.text, values);
+    else await runPrepared(this.db, this.startThreadStatement, values);
     return built;
   }
 

@@ -31,6 +31,8 @@ export type RoutineChanges = Partial<
 >;
 
 /** Whose routines a call may touch: the key's organization and the owning end user (CONTRACTS §13). */
+export type ActiveRoutineSchedule = Pick<RoutineEntity, 'id' | 'schedule' | 'timezone' | 'nextRunAt'>;
+
 export interface RoutineOwner {
   orgId: string;
   userId: string;
@@ -78,6 +80,15 @@ export class RoutineRepository {
   /** Every routine that should fire: what a starting worker registers with BullMQ. */
   listActive(): Promise<RoutineEntity[]> {
     return this.db.getRepository(RoutineEntity).find({ where: { active: true }, order: { id: 'ASC' } });
+  }
+
+  /** What the scheduler of each active routine needs, and its next slot: the columns only, for a sweep of many. */
+  listActiveSchedules(): Promise<ActiveRoutineSchedule[]> {
+    return this.db.getRepository(RoutineEntity).find({
+      select: { id: true, schedule: true, timezone: true, nextRunAt: true },
+      where: { active: true },
+      order: { id: 'ASC' },
+    });
   }
 
   /** Active routines whose next firing is already past: missed while no worker ran. */

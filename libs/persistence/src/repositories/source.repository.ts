@@ -29,8 +29,8 @@ const newPid = () =>
 export class SourceRepository {
   constructor(private readonly db: DataSource) {}
 
-  async create(scope: Scope, values: NewSource): Promise<SourceEntity> {
-    const repository = this.db.getRepository(SourceEntity);
+  async create(scope: Scope, values: NewSource, db: Db = this.db.manager): Promise<SourceEntity> {
+    const repository = db.getRepository(SourceEntity);
     return repository.save(
       repository.create({ pid: newPid(), orgId: scope.orgId, status: 'pending', ...values }),
     );
@@ -146,10 +146,20 @@ export class SourceRepository {
     );
   }
 
-  /** Live sources whose sync started and has not ended: each must have a job, or lost it with Redis. */
-  async syncingIds(): Promise<number[]> {
+  /**
+   * Live sources that must have a sync job, or lost it: those whose sync started and has not ended, and those
+   * created more than `pendingAfterMs` ago whose first sync never ran (its enqueue failed after the commit, or
+   * Redis lost it). Drag-and-drop sources are left out while pending: they sync when documents are added.
+   */
+  async unfinishedSyncIds(pendingAfterMs: number): Promise<number[]> {
     const rows = (await this.db.query(
-      `SELECT id FROM sources WHERE archived_at IS NULL AND status = 'syncing' ORDER BY id`,
+      `SELECT id FROM sources
+       WHERE archived_at IS NULL
+         AND (status = 'syncing'
+              OR (status = 'pending' AND store <> 'draganddrop'
+                  AND created_at < now() - make_interval(secs => $1::double precision / 1000)))
+       ORDER BY id`,
+      [pendingAfterMs],
     )) as { id: number }[];
     return rows.map((row) => row.id);
   }

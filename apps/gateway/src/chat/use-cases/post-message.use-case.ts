@@ -10,7 +10,13 @@ import {
   toMessageResponse,
 } from '@app/contracts';
 import { Caller } from '@app/identity';
-import { AgentRepository, MessageRepository, ThreadRepository } from '@app/persistence';
+import {
+  AgentRepository,
+  IdempotencyKeyRepository,
+  IdempotentWrite,
+  MessageRepository,
+  ThreadRepository,
+} from '@app/persistence';
 import { AgentRunQueue } from '@app/queues';
 import { RunCancellation } from '@app/run-events';
 import { FileAttachments } from '@app/files';
@@ -43,16 +49,21 @@ export class PostMessage {
     private readonly agentRuns: AgentRunQueue,
     private readonly attachments: FileAttachments,
     private readonly cancellation: RunCancellation,
+    private readonly idempotencyKeys: IdempotencyKeyRepository,
   ) {}
 
-  async execute(caller: Caller, input: PostMessageInput): Promise<MessageResponse> {
+  async execute(
+    caller: Caller,
+    input: PostMessageInput,
+    idempotency?: IdempotentWrite,
+  ): Promise<MessageResponse> {
     const options = input.body.options ?? {};
     const scope = threadScope(caller, input.userId, options.user_id);
     const { message } = input.body;
 
     const strategy = options.multitask_strategy ?? 'enqueue';
 
-    const { thread, reply, agent, interrupted } = await this.db.transaction(async (tx) => {
+    const { thread, reply, interrupted, response } = await this.db.transaction(async (tx) => {
       // The lock orders concurrent follow-ups (positions never clash) and an archive racing with this call.
       const thread = await this.threads.lockVisible(tx, scope, input.threadId);
       if (!thread) throw new NotFoundError(THREAD_NOT_FOUND);
@@ -88,7 +99,9 @@ export class PostMessage {
           maxSteps: options.max_steps ?? this.settings.defaultMaxSteps,
         }),
       );
-      return { thread, reply, agent, interrupted };
+      const response = toMessageResponse(reply, agent);
+      if (idempotency) await this.idempotencyKeys.recordAnswer(tx, idempotency, response);
+      return { thread, reply, interrupted, response };
     });
 
     if (interrupted) {
@@ -97,6 +110,6 @@ export class PostMessage {
     }
 
     await enqueueStoredReply(this.agentRuns, this.messages, this.logger, reply, caller.requestId);
-    return toMessageResponse(reply, agent);
+    return response;
   }
 }

@@ -1,0 +1,125 @@
+import { connect, Socket } from 'node:net';
+import { createAgent, createOrg, OrgFixture } from '../factories/admin';
+import { api } from '../support/http';
+import { AppProcess, startGateway, startWorker } from '../support/processes';
+import { createTestEnvironment, TestEnvironment } from '../support/test-environment';
+import { sleep, stalledClient } from './stream.support';
+
+/**
+ * Issue 36 item 5: a gateway's graceful stop ends within moments whatever its stream clients are doing. Each
+ * round stops a gateway that serves live reply streams to clients that read, to clients that read nothing (their
+ * response is half written: the end of it, and the connection's end, wait in buffers they do not read), to
+ * clients that resume on the same gateway the moment their stream is ended, and that holds idle keep-alive
+ * connections. Every stop must exit 0 within 2 s (SHUTDOWN_TIMEOUT_MS is 10 s: a stop held open by a
+ * connection exits 1 after it).
+ */
+const ROUNDS = 8;
+const STOP_BOUND_MS = 2000;
+const REPLIES = 3;
+
+let environment: TestEnvironment;
+let worker: AppProcess;
+let org: OrgFixture;
+let agentId: string;
+
+beforeAll(async () => {
+  environment = await createTestEnvironment();
+  worker = await startWorker(environment.env, { WORKER_HEALTH_PORT: '0' });
+  org = await createOrg(environment.env);
+  agentId = (await createAgent(environment.env, org.org)).id;
+}, 60000);
+
+afterAll(async () => {
+  await worker?.stop();
+  await environment?.dispose();
+});
+
+/** A reply that stays live for about ten seconds, a word every 150 ms. */
+async function startLongReply(gatewayUrl: string): Promise<string> {
+  const words = Array.from({ length: 70 }, (_, index) => `w${index}`).join(' ');
+  const thread = await api(gatewayUrl, org.key).post('/chat', {
+    message: { content: `/sleep 150\n/say ${words}` },
+    options: { agent_id: agentId, user_id: 'u' },
+  });
+  expect(thread.status).toBe(200);
+  return thread.body.messages[1].id as string;
+}
+
+/**
+ * A client that reads its stream and, when the gateway ends it, opens it again at once with `after` on the same
+ * address (a balancer that has not yet taken the gateway out), until the gateway no longer answers.
+ */
+function resumingReader(gatewayUrl: string, replyId: string, stopped: () => boolean): Promise<void> {
+  return (async () => {
+    let after = -1;
+    while (!stopped()) {
+      try {
+        const response = await fetch(`${gatewayUrl}/chat/messages/${replyId}/stream?after=${after}`, {
+          headers: { 'x-service-token': org.key },
+        });
+        if (!response.ok || !response.body) return;
+        let buffered = '';
+        for await (const chunk of response.body) {
+          buffered += Buffer.from(chunk).toString();
+          const lines = buffered.split('\n');
+          buffered = lines.pop()!;
+          for (const line of lines) {
+            const parsed = JSON.parse(line) as { seq?: number };
+            if (parsed.seq !== undefined) after = parsed.seq;
+          }
+        }
+      } catch {
+        return;
+      }
+    }
+  })();
+}
+
+/** A keep-alive connection that made one request, got its answer, and stays open doing nothing. */
+function idleKeepAlive(gatewayUrl: string): Promise<Socket> {
+  const { hostname, port } = new URL(gatewayUrl);
+  return new Promise((resolve) => {
+    const socket = connect(Number(port), hostname, () => {
+      socket.write(`GET /health/live HTTP/1.1\r\nHost: ${hostname}\r\nConnection: keep-alive\r\n\r\n`);
+    });
+    socket.on('error', () => undefined);
+    socket.once('data', () => resolve(socket));
+  });
+}
+
+describe('a gateway stopping with open streams', () => {
+  it(`exits 0 within ${STOP_BOUND_MS} ms, ${ROUNDS} times out of ${ROUNDS}`, async () => {
+    const stops: { code: number | null; ms: number }[] = [];
+    for (let round = 0; round < ROUNDS; round += 1) {
+      const gateway = await startGateway(environment.env);
+      const sockets: Socket[] = [];
+      let stopped = false;
+      try {
+        const replies = await Promise.all(
+          Array.from({ length: REPLIES }, () => startLongReply(gateway.url!)),
+        );
+        const readers = replies.flatMap((replyId) => [
+          resumingReader(gateway.url!, replyId, () => stopped),
+          resumingReader(gateway.url!, replyId, () => stopped),
+        ]);
+        for (const replyId of replies) {
+          sockets.push(await stalledClient(gateway.url!, `/chat/messages/${replyId}/stream`, org.key));
+        }
+        sockets.push(await idleKeepAlive(gateway.url!), await idleKeepAlive(gateway.url!));
+        // The streams are flowing: the replies have started and written some lines.
+        await sleep(800);
+
+        const started = Date.now();
+        const code = await gateway.stop(STOP_BOUND_MS * 10);
+        stops.push({ code, ms: Date.now() - started });
+        stopped = true;
+        await Promise.all(readers);
+      } finally {
+        stopped = true;
+        for (const socket of sockets) socket.destroy();
+        await gateway.stop();
+      }
+    }
+    expect(stops.filter((stop) => stop.code !== 0 || stop.ms >= STOP_BOUND_MS)).toEqual([]);
+  }, 240000);
+});

@@ -1,0 +1,143 @@
+import { Redis } from 'ioredis';
+import { createAgent, createOrg, OrgFixture } from '../factories/admin';
+import { FakeGoogleDrive } from '../support/fake-google-drive';
+import { api } from '../support/http';
+import { AppProcess, freePort, startGateway, startWorker } from '../support/processes';
+import { createTestEnvironment, queryDatabase, TestEnvironment } from '../support/test-environment';
+
+/**
+ * Issue 36 item 1: periodic work outlives a Redis that loses its data while every process stays up. A routine
+ * keeps firing and a source keeps syncing on its own: the workers' reconciliation puts their job schedulers back
+ * from PostgreSQL within a sweep interval (here 1 s), and counts them in `job_schedulers_repaired_total`.
+ * The Redis is shared with other test runs, so the "flush" deletes every key of this deployment's prefix: what
+ * FLUSHALL does to it (test/chaos/redis-flush.chaos-spec.ts runs a real FLUSHALL on a Redis of its own).
+ */
+const USER = 'alice';
+const SWEEP_INTERVAL_MS = 1000;
+
+let environment: TestEnvironment;
+let gateway: AppProcess;
+let worker: AppProcess;
+let metricsUrl: string;
+let org: OrgFixture;
+let agentId: string;
+let client: ReturnType<typeof api>;
+const drive = new FakeGoogleDrive();
+
+beforeAll(async () => {
+  await drive.start();
+  drive.oauth.grant('token');
+  drive.addFile('shared', 'a.txt', 'text/plain', 'first file');
+  environment = await createTestEnvironment({
+    GOOGLE_DRIVE_API_URL: drive.url,
+    GOOGLE_TOKEN_URL: drive.tokenUrl,
+    SOURCE_SYNC_INTERVAL_SECONDS: '1',
+    ROUTINE_SECONDS_SCHEDULES: 'true',
+    RUN_SWEEP_INTERVAL_MS: String(SWEEP_INTERVAL_MS),
+  });
+  const healthPort = await freePort();
+  metricsUrl = `http://127.0.0.1:${healthPort}/metrics`;
+  [gateway, worker] = await Promise.all([
+    startGateway(environment.env),
+    startWorker(environment.env, { WORKER_HEALTH_PORT: String(healthPort) }),
+  ]);
+  org = await createOrg(environment.env);
+  agentId = (await createAgent(environment.env, org.org)).id;
+  client = api(gateway.url!, org.key);
+}, 60000);
+
+afterAll(async () => {
+  await Promise.all([gateway?.stop(), worker?.stop()]);
+  await drive.stop();
+  await environment?.dispose();
+});
+
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline)
+      throw new Error(`not reached: ${JSON.stringify(value)}\n${worker.output.slice(-2000)}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** Every key of this deployment gone, as after a FLUSHALL. */
+async function loseRedisData(): Promise<void> {
+  const redis = new Redis(environment.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `*${environment.redisPrefix}*`, 'COUNT', 1000);
+      if (keys.length > 0) await redis.del(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}
+
+async function repairedSchedulers(queue: string): Promise<number> {
+  const text = await (await fetch(metricsUrl)).text();
+  const line = new RegExp(`^job_schedulers_repaired_total\\{[^}]*queue="${queue}"[^}]*\\} (\\d+)$`, 'm');
+  return Number(line.exec(text)?.[1] ?? 0);
+}
+
+const firedThreads = async (name: string) =>
+  (
+    await queryDatabase<{ count: number }>(
+      environment.databaseUrl,
+      `SELECT count(*)::int AS count FROM threads WHERE user_id = $1 AND name LIKE $2`,
+      [USER, `${name} %`],
+    )
+  )[0].count;
+
+it('keeps firing a routine after Redis lost its scheduler, with no process restarted', async () => {
+  const routine = await client.post('/routines', {
+    name: 'Pulse',
+    agent_id: agentId,
+    user_id: USER,
+    schedule: '*/2 * * * * *',
+    message: { content: '/say pulse' },
+  });
+  expect(routine.status).toBe(200);
+  await until(
+    () => firedThreads('Pulse'),
+    (count) => count >= 2,
+  );
+
+  await loseRedisData();
+  const atLoss = await firedThreads('Pulse');
+  // Firings resume: two more slots fire, which the lost scheduler alone could never do.
+  await until(
+    () => firedThreads('Pulse'),
+    (count) => count >= atLoss + 2,
+  );
+  expect(await repairedSchedulers('routine-firing')).toBeGreaterThanOrEqual(1);
+  await client.put(`/routines/${routine.body.id}?user_id=${USER}`, { active: false });
+});
+
+it('keeps syncing a source periodically after Redis lost its scheduler, with no process restarted', async () => {
+  const connection = await client.post(`/dc/connections?user_id=${USER}`, {
+    name: 'Drive',
+    kind: 'googledrive',
+    credentials: { access_token: 'token' },
+  });
+  const source = await client.post(`/dc/sources?user_id=${USER}`, {
+    connection_id: connection.body.id,
+    store: 'googledrive',
+    config: { folder_id: 'shared' },
+    scope: 'organization',
+  });
+  expect(source.status).toBe(200);
+  const get = async () => (await client.get(`/dc/sources/${source.body.pid}`)).body;
+  await until(get, (s) => s.status === 'synced' && s.documents_synced === 1);
+
+  await loseRedisData();
+  // A sync under way at the loss is finished by the sweep of forgotten syncs; only a scheduler syncs again after.
+  await until(get, (s) => s.status === 'synced');
+  drive.addFile('shared', 'b.txt', 'text/plain', 'second file');
+  await until(get, (s) => s.status === 'synced' && s.documents_synced === 2);
+  expect(await repairedSchedulers('source-sync')).toBeGreaterThanOrEqual(1);
+});

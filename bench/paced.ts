@@ -14,8 +14,9 @@
  *
  * Environment: BENCH_CLIENTS (500), BENCH_WORDS (100), BENCH_SLEEP_MS (40), BENCH_ROUNDS_PER_CLIENT (2:
  * conversations per client per run), BENCH_RUNS (3); BENCH_PEER=0 skips the peer, BENCH_PEER_DIR (default
- * ../shared/peer from the working directory). Settings of the apps (LOG_LEVEL, AGENT_RUN_CONCURRENCY,
- * AGENT_RUN_ORG_CONCURRENCY) pass through.
+ * ../shared/peer from the working directory); BENCH_STATS=1 preloads pg_stat_statements and prints statements and
+ * Redis commands per conversation; BENCH_APP_NODE_ARGS go to gateway and worker (e.g. `--cpu-prof`). Settings of
+ * the apps (LOG_LEVEL, AGENT_RUN_CONCURRENCY, AGENT_RUN_ORG_CONCURRENCY) pass through.
  */
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -24,6 +25,7 @@ import { performance } from 'node:perf_hooks';
 import { Peer, PeerResult } from './peer';
 import { PrivatePostgres, PrivateRedis } from './private-stores';
 import { treeCpuMs } from './proc-cpu';
+import { StoreStats } from './store-stats';
 import { createBenchEnvironment, median, percentile, sleep } from './support';
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 500);
@@ -32,6 +34,7 @@ const SLEEP_MS = Number(process.env.BENCH_SLEEP_MS ?? 40);
 const PER_CLIENT = Number(process.env.BENCH_ROUNDS_PER_CLIENT ?? 2);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const PEER_DIR = process.env.BENCH_PEER !== '0' && resolve(process.env.BENCH_PEER_DIR ?? '../shared/peer');
+const STATS = process.env.BENCH_STATS === '1';
 
 /** The peer's fake model says `word0 … wordN-1`; ours is told to say the same. */
 const EXPECTED = Array.from({ length: WORDS }, (_, i) => `word${i}`).join(' ');
@@ -205,7 +208,7 @@ async function measure(): Promise<void> {
       .filter((name) => process.env[name])
       .map((name) => [name, process.env[name]]),
   );
-  const postgres = await PrivatePostgres.start({ statements: false });
+  const postgres = await PrivatePostgres.start({ statements: STATS });
   cleanups.push(() => postgres.dispose());
   const redis = await PrivateRedis.start();
   cleanups.push(() => redis.dispose());
@@ -213,19 +216,22 @@ async function measure(): Promise<void> {
     { LOG_LEVEL: 'info', ...passThrough },
     { databaseUrl: postgres.url, redisUrl: redis.url },
   );
-  cleanups.push(() => environment.dispose());
+  const disposeEnvironment = () => environment.dispose();
+  cleanups.push(disposeEnvironment);
   const credentials = [];
   for (const org of ['bench', 'other']) {
     const { key } = await environment.admin(['keys:create', '--org', org]);
     const { id: agentId } = await environment.admin(['agents:create', '--org', org, '--name', 'bench']);
     credentials.push({ key, agentId });
   }
+  const stats = STATS ? await StoreStats.connect(postgres.url, redis.url, environment.name) : undefined;
   const { url, child: gateway } = await environment.startGateway();
   const worker = await environment.startWorker();
   const [main, other] = credentials.map((credential) => ({ url, ...credential }));
   const pids = { gateway: gateway.pid!, worker: worker.pid!, postmaster: postgres.pid, redis: redis.pid };
   await round(main, other, pids, Math.min(50, CLIENTS), 1); // warm-up: JIT, pools, prepared plans
 
+  if (stats) await stats.reset();
   const loadBefore = load();
   const runs: Round[] = [];
   for (let index = 0; index < RUNS; index++) {
@@ -238,9 +244,12 @@ async function measure(): Promise<void> {
     'CPU ms per 1,000 tokens | load generator CPU ms | gateway + worker RSS MiB (max) | ' +
     'other organization: slowest one-word conversation ms (count) |\n|---|---|---|---|---|---|---|---|---|---|---|';
   process.stdout.write(`\n${header}\n${ourRow(loadBefore, runs)}\n`);
+  if (stats)
+    process.stdout.write(`\n${await stats.report(runs.reduce((n, r) => n + r.results.length, 0))}\n`);
   // Ours is stopped before the peer runs, so neither competes with the other's idle work.
+  await stats?.close();
   await environment.dispose();
-  cleanups.pop();
+  cleanups.splice(cleanups.indexOf(disposeEnvironment), 1);
 
   if (PEER_DIR) {
     const peer = await Peer.start(PEER_DIR, {

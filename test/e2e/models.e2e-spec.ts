@@ -67,12 +67,14 @@ const usageOf = async (messageId: string) =>
     )[0].usage_tokens,
   );
 
+/** What the agent's counter holds, with its ended replies not folded into it yet (the worker folds each second). */
 const tokensUsed = async (agentId: string) =>
   Number(
     (
       await queryDatabase<{ tokens_used: string }>(
         environment.databaseUrl,
-        'SELECT tokens_used FROM agents WHERE id = $1',
+        `SELECT tokens_used + COALESCE((SELECT sum(tokens) FROM token_usage_pending WHERE agent_id = $1), 0)
+           AS tokens_used FROM agents WHERE id = $1`,
         [agentId],
       )
     )[0].tokens_used,

@@ -171,6 +171,16 @@ export class Settings {
   @Min(10)
   streamHeartbeatMs = 15000;
 
+  /**
+   * How long a reply's streamed words may wait to be stored before they are published (store, then publish):
+   * the words of one interval are stored for every run of a worker in one statement, and go out as one line.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(5)
+  @Max(1000)
+  streamHoldMs = 100;
+
   /** A reply stream whose client takes no bytes for this long is cut; the client resumes with `after`. */
   @Transform(toInt)
   @IsInt()
@@ -648,6 +658,7 @@ export const ENV: Record<keyof Settings, string> = {
   keyCacheTtlMs: 'KEY_CACHE_TTL_MS',
   runEventsTtlSeconds: 'RUN_EVENTS_TTL_SECONDS',
   streamHeartbeatMs: 'STREAM_HEARTBEAT_MS',
+  streamHoldMs: 'STREAM_HOLD_MS',
   streamStallTimeoutMs: 'STREAM_STALL_TIMEOUT_MS',
   streamMaxStalledBytes: 'STREAM_MAX_STALLED_BYTES',
   contextBudgetTokens: 'CONTEXT_BUDGET_TOKENS',

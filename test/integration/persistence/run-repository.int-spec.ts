@@ -162,10 +162,18 @@ describe('one-statement chat and run persistence', () => {
     );
     expect(context.gate).toEqual({ archived: false, budgetSpent: false });
 
-    // The stored step's 600 tokens count: 400 more would spend the agent's 1000.
+    // The stored step's 600 tokens count: 400 more would spend the agent's 1000, whether they are counted or
+    // an ended reply's tokens not folded into the counter yet.
     await db.query(`UPDATE agents SET tokens_used = 400 WHERE id = $1`, [agentId]);
     expect((await runs.context(next.reply, agentId)).gate.budgetSpent).toBe(true);
     await db.query(`UPDATE agents SET tokens_used = 0 WHERE id = $1`, [agentId]);
+    expect((await runs.context(next.reply, agentId)).gate.budgetSpent).toBe(false);
+    await db.query(
+      `INSERT INTO token_usage_pending (message_id, agent_id, org_id, tokens) VALUES ($1, $2, $3, 400)`,
+      [randomUUID(), agentId, orgId],
+    );
+    expect((await runs.context(next.reply, agentId)).gate.budgetSpent).toBe(true);
+    await db.query(`DELETE FROM token_usage_pending WHERE agent_id = $1`, [agentId]);
   });
 
   it('starts a reply only after the earlier live replies of its thread, unless the thread is archived', async () => {
@@ -252,6 +260,14 @@ describe('one-statement chat and run persistence', () => {
     ]);
     const final = await db.getRepository(MessageEntity).findOneByOrFail({ id: reply.id });
     expect([final.live, final.usageTokens]).toEqual([false, 42]);
+    // Counted once, for the fold: the budget sees it at once, the counter once folded.
+    const [pending] = await db.query(
+      `SELECT tokens::int AS n FROM token_usage_pending WHERE message_id = $1`,
+      [reply.id],
+    );
+    expect(pending.n).toBe(42);
+    expect(await runs.foldTokenUsage()).toBeGreaterThanOrEqual(1);
+    expect(await runs.foldTokenUsage()).toBe(0);
     const [after] = await db.query(`SELECT tokens_used::int AS n FROM agents WHERE id = $1`, [agentId]);
     expect(after.n - before.n).toBe(42);
   });

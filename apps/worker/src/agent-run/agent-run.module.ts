@@ -8,11 +8,15 @@ import { QUEUE } from '@app/contracts';
 import { FileAttachments, FileAttachmentsModule } from '@app/files';
 import { AgentRunProcessor } from './agent-run.processor';
 import { DelayedReplies } from './delayed-replies';
+import { FoldTokenUsage } from './fold-token-usage';
 import { HandBackOnStop } from './hand-back-on-stop';
 import { RunCancellationListener } from './run-cancellation.listener';
 import { SweepPendingReplies } from './sweep-pending-replies';
 
-/** Agent runs on this worker: the `agent-run` consumer, the cancellation listener, the sweep, the hand-back on stop. */
+/**
+ * Agent runs on this worker: the `agent-run` consumer, the cancellation listener, the sweep, the hand-back on stop,
+ * the fold of ended replies' tokens into the counters.
+ */
 @Module({})
 export class AgentRunModule {
   static forRoot(settings: Settings): DynamicModule {
@@ -40,7 +44,13 @@ export class AgentRunModule {
         }),
         DiscoveryModule,
       ],
-      providers: [AgentRunProcessor, RunCancellationListener, SweepPendingReplies, HandBackOnStop],
+      providers: [
+        AgentRunProcessor,
+        RunCancellationListener,
+        SweepPendingReplies,
+        HandBackOnStop,
+        FoldTokenUsage,
+      ],
     };
   }
 }

@@ -1,19 +1,18 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { Settings } from '@app/config';
 import { JournalBatch, RunRepository } from '@app/persistence';
 import { encodeEvent, RunEventLog } from '@app/run-events';
-
-/**
- * How long lines may wait for their step's own store before the journal stores them. A reply that a model
- * answers at once is stored with its final row before this passes and costs the journal nothing; a model that
- * streams for seconds gets its words to clients this much later, at most, plus one commit.
- */
-export const JOURNAL_HOLD_MS = 50;
 
 /**
  * Store, then publish, for a step in progress: the lines a run holds (RunEventLog) are stored here, those of
  * every run of this process in one statement per interval (a group commit), then released to Redis. So a client
  * never sees a word that PostgreSQL does not hold, while a step's own row is written only when its model call
  * ends. A failed write keeps the lines held; the next interval tries again.
+ *
+ * The interval is STREAM_HOLD_MS: how long lines may wait for their step's own store before the journal stores
+ * them. A reply that a model answers at once is stored with its final row before it passes and costs the journal
+ * nothing; a model that streams for seconds gets its words to clients at most this much later, plus one commit,
+ * and the words of one interval travel as one line (one Redis call, one client write).
  */
 @Injectable()
 export class StreamJournal {
@@ -21,7 +20,10 @@ export class StreamJournal {
   private readonly waiting = new Set<RunEventLog>();
   private timer: NodeJS.Timeout | null = null;
 
-  constructor(private readonly runs: RunRepository) {}
+  constructor(
+    private readonly settings: Settings,
+    private readonly runs: RunRepository,
+  ) {}
 
   /** From now on, lines the log holds for JOURNAL_HOLD_MS are stored here and released. */
   watch(log: RunEventLog): void {
@@ -35,7 +37,7 @@ export class StreamJournal {
 
   private schedule(log: RunEventLog): void {
     this.waiting.add(log);
-    this.timer ??= setTimeout(() => void this.write(), JOURNAL_HOLD_MS);
+    this.timer ??= setTimeout(() => void this.write(), this.settings.streamHoldMs);
   }
 
   private async write(): Promise<void> {

@@ -45,13 +45,22 @@ interface GateRow {
 }
 
 /**
+ * What a counter (`table`.tokens_used, alias `row`) counts: itself and the ended replies not folded into it yet
+ * (token_usage_pending, matched on `column`). Asked only of a counter with a budget: nothing reads it otherwise.
+ */
+const tokensUsedSql = (row: string, column: 'agent_id' | 'org_id') =>
+  `CASE WHEN ${row}.token_budget IS NULL THEN ${row}.tokens_used ELSE ${row}.tokens_used + COALESCE(
+     (SELECT sum(p.tokens) FROM token_usage_pending p WHERE p.${column} = ${row}.id), 0) END`;
+
+/**
  * The gate's facts as select-list items, on parameters $1 thread and $2 agent: whether the thread is archived
  * (or gone), and the agent's and its organization's budgets.
  */
 const GATE_FACTS_SQL = `
   COALESCE((SELECT archived_at IS NOT NULL FROM threads WHERE id = $1), true) AS archived,
-  (SELECT jsonb_build_object('limit', token_budget, 'used', tokens_used) FROM agents WHERE id = $2) AS agent_budget,
-  (SELECT jsonb_build_object('limit', o.token_budget, 'used', o.tokens_used)
+  (SELECT jsonb_build_object('limit', a.token_budget, 'used', ${tokensUsedSql('a', 'agent_id')})
+     FROM agents a WHERE a.id = $2) AS agent_budget,
+  (SELECT jsonb_build_object('limit', o.token_budget, 'used', ${tokensUsedSql('o', 'org_id')})
      FROM organizations o JOIN agents a ON a.org_id = o.id WHERE a.id = $2) AS org_budget`;
 
 const gateParams = (query: GateQuery): unknown[] => [query.threadId, query.agentId];
@@ -164,8 +173,8 @@ const WEBHOOK_OUTBOX_SQL = `
 
 /**
  * A reply's end: its last step when not stored yet ($12-$22, all null otherwise: a step inserted here is not in
- * the statement's snapshot, so its tokens are added apart), the final row, the token counters, the webhook
- * outbox, and what the end lets run next: the thread's next reply, and under an organization cap ($23 > 0) the
+ * the statement's snapshot, so its tokens are added apart), the final row, its tokens for the counters (folded
+ * in later: FOLD_TOKEN_USAGE), the webhook outbox, and what the end lets run next: the thread's next reply, and under an organization cap ($23 > 0) the
  * organization's oldest waiting one. In the statement's snapshot the finished reply is still live, so its own
  * thread's next reply is found apart.
  */
@@ -185,8 +194,8 @@ const FINISH_REPLY: PreparedStatement = {
        structured_output = $6, events = $7, delta_lengths = $8, usage_tokens = usage.tokens, completed_at = now(),
        updated_at = now()
      FROM usage WHERE id = $1 AND live RETURNING thread_id, agent_id, org_id, usage_tokens),
-   agent AS (UPDATE agents SET tokens_used = tokens_used + done.usage_tokens FROM done WHERE id = done.agent_id),
-   org AS (UPDATE organizations SET tokens_used = tokens_used + done.usage_tokens FROM done WHERE id = done.org_id),
+   counted AS (INSERT INTO token_usage_pending (message_id, agent_id, org_id, tokens)
+     SELECT $1, done.agent_id, done.org_id, done.usage_tokens FROM done WHERE done.usage_tokens > 0),
    journal AS (DELETE FROM run_stream_journal j USING done WHERE j.message_id = $1),
    hooks AS (${WEBHOOK_OUTBOX_SQL})
    SELECT (SELECT id FROM messages WHERE thread_id = done.thread_id AND live AND role = 'assistant' AND id <> $1
@@ -194,6 +203,19 @@ const FINISH_REPLY: PreparedStatement = {
      next_of_org.id AS next_org_reply_id, next_of_org.thread_id AS next_org_thread_id
    FROM done LEFT JOIN LATERAL (${nextWaitingReplyOfOrgSql('done.org_id')}) next_of_org ON $23::int > 0`,
 };
+
+/**
+ * Adds the tokens of ended replies to their agents' and organizations' counters, and forgets them, in one
+ * transaction; one process at a time (the others find the lock taken and move nothing).
+ */
+const FOLD_TOKEN_USAGE = `WITH moved AS (
+     DELETE FROM token_usage_pending WHERE pg_try_advisory_xact_lock(hashtext('parley-token-usage-fold'))
+     RETURNING agent_id, org_id, tokens),
+   by_agent AS (UPDATE agents a SET tokens_used = a.tokens_used + s.n
+     FROM (SELECT agent_id, sum(tokens) AS n FROM moved GROUP BY agent_id) s WHERE a.id = s.agent_id),
+   by_org AS (UPDATE organizations o SET tokens_used = o.tokens_used + s.n
+     FROM (SELECT org_id, sum(tokens) AS n FROM moved GROUP BY org_id) s WHERE o.id = s.org_id)
+   SELECT count(*)::int AS n FROM moved`;
 
 /** A reply as its run loads it, with how its start went (RunRepository.loadAndStart). */
 export interface LoadedRun {
@@ -371,9 +393,9 @@ export class RunRepository {
   }
 
   /**
-   * Writes the final row of a live reply and adds the tokens its steps spent to the agent's and the
-   * organization's counters (tokens_used = tokens_used + n), in one statement: a reply is counted once, when it
-   * stops being live. Answers, in the same round trip, the thread's next live reply (the one to run next; null
+   * Writes the final row of a live reply and records the tokens its steps spent for the agent's and the
+   * organization's counters (token_usage_pending, folded in by foldTokenUsage), in one statement: a reply is
+   * counted once, when it stops being live. Answers, in the same round trip, the thread's next live reply (the one to run next; null
    * when none) and the organization's oldest waiting reply (the slot this run frees), or null when the reply was
    * no longer live (someone else ended it). `event` reports the end to the organization's webhooks, written by
    * the same statement. `finalStep`, the reply's last step when the run has not stored it yet, is stored by the
@@ -413,6 +435,12 @@ export class RunRepository {
         ? { id: row.next_org_reply_id, threadId: row.next_org_thread_id! }
         : null,
     };
+  }
+
+  /** Folds ended replies' tokens into the counters (FOLD_TOKEN_USAGE); answers how many replies were folded. */
+  async foldTokenUsage(): Promise<number> {
+    const [row] = await this.db.query<{ n: number }[]>(FOLD_TOKEN_USAGE);
+    return row.n;
   }
 
   /** Live replies not touched for `olderThanMs`: candidates for the sweep of forgotten replies. */

@@ -27,6 +27,7 @@ import { FastifyRequest } from 'fastify';
 import {
   CreateSkillDto,
   EndUserQuery,
+  RequiredEndUserQuery,
   SkillDetailResponse,
   SkillResponse,
   UpdateSkillDto,
@@ -76,7 +77,7 @@ export class SkillsController {
   async create(
     @CurrentCaller() caller: Caller,
     @Req() request: FastifyRequest,
-    @Query() query: EndUserQuery,
+    @Query() query: RequiredEndUserQuery,
     // Untyped on purpose: a multipart body has no JSON to validate; readSkillUpload checks both forms.
     @Body() body: unknown,
   ): Promise<SkillDetailResponse> {

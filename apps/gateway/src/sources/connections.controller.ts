@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { ConnectionResponse, EndUserQuery } from '@app/contracts';
+import { ConnectionResponse, EndUserQuery, RequiredEndUserQuery } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { CurrentCaller } from '../auth/current-caller.decorator';
 import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
@@ -39,7 +39,7 @@ export class ConnectionsController {
   @ApiErrors([400, 413, 415])
   create(
     @CurrentCaller() caller: Caller,
-    @Query() query: EndUserQuery,
+    @Query() query: RequiredEndUserQuery,
     @Body() body: CreateConnectionDto,
   ): Promise<ConnectionResponse> {
     return this.createConnection.execute(caller, requireEndUser(query, body), body);

@@ -7,7 +7,7 @@ import {
   ApiSecurity,
   ApiTags,
 } from '@nestjs/swagger';
-import { EndUserQuery, SourceDocumentResponse, SourceResponse } from '@app/contracts';
+import { EndUserQuery, RequiredEndUserQuery, SourceDocumentResponse, SourceResponse } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { CurrentCaller } from '../auth/current-caller.decorator';
 import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
@@ -48,7 +48,7 @@ export class SourcesController {
   @ApiErrors([400, 404, 413, 415])
   create(
     @CurrentCaller() caller: Caller,
-    @Query() query: EndUserQuery,
+    @Query() query: RequiredEndUserQuery,
     @Body() body: CreateSourceDto,
   ): Promise<SourceResponse> {
     return this.createSource.execute(caller, requireEndUser(query, body), body);
@@ -132,7 +132,7 @@ export class SourcesController {
   add(
     @CurrentCaller() caller: Caller,
     @Param() params: SourcePidParams,
-    @Query() query: EndUserQuery,
+    @Query() query: RequiredEndUserQuery,
     @Body() body: AddDocumentsDto,
   ): Promise<SourceDocumentResponse[]> {
     return this.addDocuments.execute(caller, requireEndUser(query, body), params.source_pid, body);

@@ -3,6 +3,7 @@ import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags
 import {
   CreateQueryTemplateDto,
   EndUserQuery,
+  RequiredEndUserQuery,
   ListQueryTemplatesQuery,
   QueryTemplateResponse,
   UpdateQueryTemplateDto,
@@ -39,7 +40,7 @@ export class TemplatesController {
   @ApiErrors([400, 413, 415])
   create(
     @CurrentCaller() caller: Caller,
-    @Query() query: EndUserQuery,
+    @Query() query: RequiredEndUserQuery,
     @Body() body: CreateQueryTemplateDto,
   ): Promise<QueryTemplateResponse> {
     return this.createTemplate.execute(caller, requireEndUser(query, body), body);
@@ -74,7 +75,7 @@ export class TemplatesController {
   update(
     @CurrentCaller() caller: Caller,
     @Param() params: UuidIdParams,
-    @Query() query: EndUserQuery,
+    @Query() query: RequiredEndUserQuery,
     @Body() body: UpdateQueryTemplateDto,
   ): Promise<QueryTemplateResponse> {
     return this.updateTemplate.execute(caller, requireEndUser(query, body), params.id, body);

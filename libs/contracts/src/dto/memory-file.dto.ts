@@ -1,3 +1,4 @@
+import { ApiProperty } from '@nestjs/swagger';
 import { IsOptional, IsString } from 'class-validator';
 import { MaxChars, Nullable, Pattern } from './rules';
 import {
@@ -10,12 +11,17 @@ import {
 } from './memory-path';
 
 /*
- * `namespace` is optional in the shapes below on purpose: a missing one is the 400 "Missing namespace" of
- * spec 4.5 / §5.5, raised by the use case, not a 422.
+ * `namespace` is optional to the validation below on purpose: a missing one is the 400 "Missing namespace" of
+ * spec 4.5 / §5.5, raised by the use case, not a 422. The document says it is required all the same.
  */
+const NAMESPACE = ApiProperty({
+  required: true,
+  description: 'The memory namespace. Required: missing answers 400 {"detail": "Missing namespace"}.',
+});
 
 /** GET /memory/file and DELETE /memory/file. */
 export class MemoryFileQuery {
+  @NAMESPACE
   @IsOptional()
   @IsString()
   @MaxChars(MEMORY_FILE_NAMESPACE_MAX_CHARS)
@@ -34,6 +40,7 @@ export class MemoryFileQuery {
 
 /** GET /memory/files. */
 export class MemoryFilesQuery {
+  @NAMESPACE
   @IsOptional()
   @IsString()
   @MaxChars(MEMORY_FILE_NAMESPACE_MAX_CHARS)
@@ -51,6 +58,7 @@ export class MemoryFilesQuery {
 
 /** PUT /memory/file: creates (no version) or updates the file whose version is given. */
 export class WriteMemoryFileDto {
+  @NAMESPACE
   @IsOptional()
   @Nullable()
   @IsString()

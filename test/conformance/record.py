@@ -30,7 +30,7 @@ async def answer(case):
     body = request_bytes(case)
     headers = [(b"host", b"conformance")]
     if body is not None:
-        headers.append((b"content-type", b"application/json"))
+        headers.append((b"content-type", case.get("content_type", "application/json").encode()))
         headers.append((b"content-length", str(len(body)).encode()))
     scope = {
         "type": "http",

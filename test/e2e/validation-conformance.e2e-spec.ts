@@ -19,6 +19,7 @@ interface GoldenCase {
   query?: string;
   body?: unknown;
   raw?: string;
+  content_type?: string;
   answer: { status: number; body: unknown };
 }
 
@@ -57,7 +58,10 @@ describe('validation conformance with FastAPI + Pydantic v2', () => {
     const hasBody = golden.raw !== undefined || golden.body !== undefined;
     const response = await fetch(`${gateway.url}${golden.path}${golden.query ? `?${golden.query}` : ''}`, {
       method: golden.method,
-      headers: { 'x-service-token': token, ...(hasBody ? { 'content-type': 'application/json' } : {}) },
+      headers: {
+        'x-service-token': token,
+        ...(hasBody ? { 'content-type': golden.content_type ?? 'application/json' } : {}),
+      },
       body: golden.raw ?? (golden.body !== undefined ? JSON.stringify(golden.body) : undefined),
     });
     const text = await response.text();

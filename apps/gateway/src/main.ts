@@ -13,6 +13,7 @@ import { exitGracefullyOnSignals, startProcessMetrics, startupLogger } from '@ap
 import { GatewayModule } from './gateway.module';
 import { ApiValidationInterceptor } from './http/api-validation.interceptor';
 import { jsonBodyParser } from './http/json-body';
+import { readOtherBodiesAsText } from './http/other-bodies';
 import { applySecurityHeaders } from './http/security-headers';
 import { registerRateLimit } from './http/rate-limit';
 import { drainConnectionsOnClose } from './ops/drain-on-close';
@@ -58,6 +59,7 @@ async function bootstrap(): Promise<void> {
   await applySecurityHeaders(app, settings);
   app.useGlobalInterceptors(new ApiValidationInterceptor());
   app.useBodyParser('application/json', { bodyLimit: BODY_LIMIT }, jsonBodyParser(adapter.getInstance()));
+  readOtherBodiesAsText(adapter.getInstance(), BODY_LIMIT);
   // Multipart bodies are taken for SKILL.md uploads only: one small file.
   await app.register(fastifyMultipart, { limits: { files: 1, fileSize: 1024 * 1024, fields: 5 } });
   await registerRateLimit(app, settings);

@@ -25,7 +25,7 @@ export class AgentsController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Create an agent' })
   @ApiOkResponse({ type: AgentResponse })
-  @ApiErrors([400, 413, 415])
+  @ApiErrors([400, 413])
   create(@CurrentCaller() caller: Caller, @Body() body: CreateAgentDto): Promise<AgentResponse> {
     return this.createAgent.execute(caller.orgId, body);
   }
@@ -48,7 +48,7 @@ export class AgentsController {
   @Put(':id')
   @ApiOperation({ summary: 'Update an agent (partial)' })
   @ApiOkResponse({ type: AgentResponse })
-  @ApiErrors([400, 404, 413, 415])
+  @ApiErrors([400, 404, 413])
   update(
     @CurrentCaller() caller: Caller,
     @Param() params: UuidIdParams,

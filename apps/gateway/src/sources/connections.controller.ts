@@ -36,7 +36,7 @@ export class ConnectionsController {
     description: 'Credentials are stored encrypted, never returned.',
   })
   @ApiOkResponse({ type: ConnectionResponse })
-  @ApiErrors([400, 413, 415])
+  @ApiErrors([400, 413])
   create(
     @CurrentCaller() caller: Caller,
     @Query() query: RequiredEndUserQuery,

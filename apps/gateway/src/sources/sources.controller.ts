@@ -45,7 +45,7 @@ export class SourcesController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Add a data source' })
   @ApiOkResponse({ type: SourceResponse })
-  @ApiErrors([400, 404, 413, 415])
+  @ApiErrors([400, 404, 413])
   create(
     @CurrentCaller() caller: Caller,
     @Query() query: RequiredEndUserQuery,
@@ -76,7 +76,7 @@ export class SourcesController {
   @Put(':source_pid')
   @ApiOperation({ summary: 'Update a source' })
   @ApiOkResponse({ type: SourceResponse })
-  @ApiErrors([400, 404, 413, 415])
+  @ApiErrors([400, 404, 413])
   update(
     @CurrentCaller() caller: Caller,
     @Param() params: SourcePidParams,
@@ -128,7 +128,7 @@ export class SourcesController {
   @HttpCode(202)
   @ApiOperation({ summary: 'Add uploaded files to a draganddrop source' })
   @ApiAcceptedResponse({ type: [SourceDocumentResponse] })
-  @ApiErrors([400, 404, 413, 415])
+  @ApiErrors([400, 404, 413])
   add(
     @CurrentCaller() caller: Caller,
     @Param() params: SourcePidParams,

@@ -37,7 +37,7 @@ export class TemplatesController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Create a query template' })
   @ApiOkResponse({ type: QueryTemplateResponse })
-  @ApiErrors([400, 413, 415])
+  @ApiErrors([400, 413])
   create(
     @CurrentCaller() caller: Caller,
     @Query() query: RequiredEndUserQuery,
@@ -71,7 +71,7 @@ export class TemplatesController {
   @Put(':id')
   @ApiOperation({ summary: 'Update a query template (partial)' })
   @ApiOkResponse({ type: QueryTemplateResponse })
-  @ApiErrors([400, 404, 413, 415])
+  @ApiErrors([400, 404, 413])
   update(
     @CurrentCaller() caller: Caller,
     @Param() params: UuidIdParams,

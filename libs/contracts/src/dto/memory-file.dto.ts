@@ -1,11 +1,13 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsOptional, IsString } from 'class-validator';
-import { MaxChars, Nullable, Pattern } from './rules';
+import { MaxChars, Nullable, PatternRule } from './rules';
 import {
   MEMORY_CONTENT_MAX_CHARS,
+  MEMORY_FOLDER_RULE,
   MEMORY_FOLDER_SOURCE,
   MEMORY_FILE_NAMESPACE_MAX_CHARS,
   MEMORY_PATH_MAX_CHARS,
+  MEMORY_PATH_RULE,
   MEMORY_PATH_SOURCE,
   MEMORY_PURPOSE_MAX_CHARS,
 } from './memory-path';
@@ -29,7 +31,7 @@ export class MemoryFileQuery {
 
   @IsString()
   @MaxChars(MEMORY_PATH_MAX_CHARS)
-  @Pattern(MEMORY_PATH_SOURCE)
+  @PatternRule(MEMORY_PATH_SOURCE, MEMORY_PATH_RULE)
   path: string;
 
   /** Accepted and never used to pick the namespace (spec 4.5). */
@@ -48,7 +50,7 @@ export class MemoryFilesQuery {
 
   @IsOptional()
   @IsString()
-  @Pattern(MEMORY_FOLDER_SOURCE)
+  @PatternRule(MEMORY_FOLDER_SOURCE, MEMORY_FOLDER_RULE)
   folder?: string;
 
   @IsOptional()
@@ -67,7 +69,7 @@ export class WriteMemoryFileDto {
 
   @IsString()
   @MaxChars(MEMORY_PATH_MAX_CHARS)
-  @Pattern(MEMORY_PATH_SOURCE)
+  @PatternRule(MEMORY_PATH_SOURCE, MEMORY_PATH_RULE)
   path: string;
 
   @IsString()

@@ -34,6 +34,15 @@ export const Pattern = (source: string, options?: ValidationOptions) =>
     ...options,
     context: { source },
   });
+/**
+ * A pattern said in words: a value off it is the `value_error` of an after-validator (`Value error, <reason>`),
+ * for a pattern too long to help the person who reads the 422 (Pydantic's own error quotes the whole pattern).
+ */
+export const PatternRule = (source: string, reason: string, options?: ValidationOptions) =>
+  Matches(new RegExp(source), {
+    ...options,
+    context: { source, reason },
+  });
 /** `ge` of an integer: `greater_than_equal`. */
 export const Ge = (min: number, options?: ValidationOptions) => Min(min, options);
 /** `le` of an integer: `less_than_equal`. */

@@ -20,6 +20,8 @@ export interface Constraints {
   minLength?: number;
   maxLength?: number;
   pattern?: string;
+  /** Set: a value off `pattern` is a value_error giving this rule in words, not the pattern itself. */
+  patternReason?: string;
   ge?: number;
   le?: number;
   unique?: boolean;
@@ -41,7 +43,7 @@ interface Rule {
   name: string;
   each: boolean;
   constraints: unknown[];
-  context?: { source?: string };
+  context?: { source?: string; reason?: string };
   conditional: boolean;
 }
 
@@ -104,6 +106,7 @@ function constraintsOf(rules: Rule[], list: boolean): Constraints {
         break;
       case 'matches':
         constraints.pattern = rule.context?.source ?? (first as RegExp).source;
+        if (rule.context?.reason) constraints.patternReason = rule.context.reason;
         break;
       case 'min':
         constraints.ge = first as number;

@@ -76,7 +76,8 @@ const described = new WeakSet<object>();
 function describe(target: new () => object): void {
   if (described.has(target)) return;
   described.add(target);
-  const { fields } = modelSchema(target);
+  // A field the request refuses (@NotAccepted) is no part of what a client may send.
+  const fields = modelSchema(target).fields.filter((field) => field.type.kind !== 'notAccepted');
   for (const field of fields) {
     const own = Reflect.getMetadata(PROPERTY_OPTIONS, target.prototype, field.name) as
       ApiPropertyOptions | undefined;

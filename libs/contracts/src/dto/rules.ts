@@ -86,6 +86,16 @@ export const LiteralOrPattern = (values: readonly string[], source: string, opti
     options,
   );
 
+export const NOT_ACCEPTED = 'pydanticNotAccepted';
+
+/**
+ * A field a client may expect but this request does not take: sent, it is a 422 `extra_forbidden` (Pydantic's
+ * answer to an extra field under `extra="forbid"`) instead of being silently ignored as other unknown fields
+ * are. Pair it with `@IsOptional()`; it is left out of the OpenAPI document.
+ */
+export const NotAccepted = () =>
+  ValidateBy({ name: NOT_ACCEPTED, validator: { validate: () => true, defaultMessage: () => '' } });
+
 export const MODEL = 'pydanticModel';
 
 /**

@@ -1,5 +1,5 @@
 import { getMetadataStorage } from 'class-validator';
-import { LITERAL_OR_PATTERN, MODEL, NULLABLE } from '../dto/rules';
+import { LITERAL_OR_PATTERN, MODEL, NOT_ACCEPTED, NULLABLE } from '../dto/rules';
 
 /*
  * A request DTO's class-validator metadata, read once into the shape Pydantic would have declared: each field's
@@ -14,6 +14,7 @@ export type TypeSchema = (
   | { kind: 'literalOrPattern'; values: readonly string[]; pattern: string }
   | { kind: 'model'; model: ModelSchema }
   | { kind: 'list'; item: TypeSchema }
+  | { kind: 'notAccepted' }
 ) & { constraints: Constraints };
 
 export interface Constraints {
@@ -71,7 +72,7 @@ const CONSTRAINTS = new Set([
 ]);
 /** `ValidateNested` is what `@Model()` records for class-validator; alone it names no model. */
 const NESTED = 'nestedValidation';
-const MARKERS = new Set([NULLABLE, MODEL, LITERAL_OR_PATTERN, 'isIn', 'isArray', NESTED]);
+const MARKERS = new Set([NULLABLE, MODEL, LITERAL_OR_PATTERN, NOT_ACCEPTED, 'isIn', 'isArray', NESTED]);
 
 const understood = (rule: Rule) =>
   rule.conditional || Boolean(SCALARS[rule.name]) || CONSTRAINTS.has(rule.name) || MARKERS.has(rule.name);
@@ -129,6 +130,7 @@ function typeOf(rules: Rule[], list: boolean): TypeSchema {
     const type = (model.constraints[0] as () => new () => object)();
     return { kind: 'model', model: modelSchema(type), constraints };
   }
+  if (rules.some((rule) => rule.name === NOT_ACCEPTED)) return { kind: 'notAccepted', constraints };
   const union = rules.find((rule) => rule.name === LITERAL_OR_PATTERN);
   if (union) {
     const [values, pattern] = union.constraints as [readonly string[], string];

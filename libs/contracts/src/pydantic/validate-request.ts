@@ -96,6 +96,8 @@ class RequestValidator {
         return this.nested(type.model, input, loc);
       case 'list':
         return this.list(type, input, loc);
+      case 'notAccepted':
+        return this.fail('extra_forbidden', loc, input);
     }
   }
 

@@ -109,6 +109,8 @@ describe('admin CLI', () => {
       expect(create.stdout).toContain('usage: admin agents:create');
       expect(create.stdout).toMatch(/--org\s+organization name \(required\)/);
       expect(create.stdout).toContain('--token-budget');
+      // The model forms, so nobody has to guess what "a model" is.
+      expect(create.stdout).toMatch(/--model\s+builtin .*openai:<model> .*anthropic:<model>/);
       expect(create.stderr).toBe('');
     });
   });
@@ -239,8 +241,8 @@ describe('admin CLI', () => {
 
   describe('bad input: exit 1 and a message on stderr', () => {
     const cases: [string, string[], string][] = [
-      ['an unknown command', ['keys:rotate'], 'usage'],
-      ['no command', [], 'usage'],
+      ['an unknown command', ['keys:rotate'], 'unknown command: keys:rotate\n\nusage'],
+      ['no command', [], 'no command given\n\nusage'],
       ['a missing required flag', ['keys:create'], '--org'],
       ['a flag without its value', ['keys:create', '--org'], '--org'],
       ['a stray argument', ['keys:create', 'acme'], 'unexpected argument'],

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { FastifyRequest } from 'fastify';
-import { InvalidInputError } from '@app/contracts';
+import { InvalidInputError, pydanticIssue } from '@app/contracts';
 
 /**
  * The SKILL.md of a POST /skills: the multipart field `file`, or `content` of a JSON body; either may carry
@@ -13,19 +13,10 @@ export async function readSkillUpload(
   if (!request.isMultipart()) {
     const json = (body ?? {}) as { content?: unknown; user_id?: unknown };
     if (json.content === undefined || json.content === null) {
-      throw new InvalidInputError([
-        { loc: ['body', 'content'], msg: 'Field required', type: 'missing', input: null },
-      ]);
+      throw new InvalidInputError([pydanticIssue('missing', ['body', 'content'], json)]);
     }
     if (typeof json.content !== 'string') {
-      throw new InvalidInputError([
-        {
-          loc: ['body', 'content'],
-          msg: 'Input should be a valid string',
-          type: 'string_type',
-          input: json.content,
-        },
-      ]);
+      throw new InvalidInputError([pydanticIssue('string_type', ['body', 'content'], json.content)]);
     }
     const userId = typeof json.user_id === 'string' ? json.user_id : undefined;
     return { content: json.content, loc: ['body', 'content'], userId };
@@ -40,9 +31,7 @@ export async function readSkillUpload(
     }
   }
   if (content === undefined) {
-    throw new InvalidInputError([
-      { loc: ['body', 'file'], msg: 'Field required', type: 'missing', input: null },
-    ]);
+    throw new InvalidInputError([pydanticIssue('missing', ['body', 'file'], null)]);
   }
   return { content, loc: ['body', 'file'], userId };
 }

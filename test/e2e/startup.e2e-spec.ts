@@ -73,7 +73,7 @@ it('says at once, in the same JSON lines, which setting names the database it ca
     await unreachable.waitForOutput(
       'cannot reach PostgreSQL at DATABASE_URL postgres://postgres:***@127.0.0.1:5432/parley_no_such_database: ' +
         'database \\"parley_no_such_database\\" does not exist; retrying in 1 s',
-      5000,
+      15000,
     );
     // Alive while it waits, and saying why it is not ready.
     expect((await fetch(`${unreachable.url}/health/live`)).status).toBe(200);

@@ -27,7 +27,7 @@ describe('Health', () => {
     expect(workers.status).toBe(503);
     expect(await workers.json()).toEqual({
       status: 'error',
-      consumers: { 'agent-run': 0, 'source-sync': 0 },
+      consumers: { 'agent-run': 0, 'source-sync': 0, 'webhook-delivery': 0, 'routine-firing': 0 },
     });
 
     await stack.startWorker();

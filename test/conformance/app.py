@@ -8,6 +8,7 @@ Project decisions that are not in the spec but are part of the contract, and the
 - enums list their values in the spec's order.
 """
 
+import re
 from enum import Enum
 from typing import Annotated, Any, Literal, Optional, Union
 from uuid import UUID
@@ -47,8 +48,27 @@ _SEGMENT_FIRST = r"[^./\\\u0000-\u001f\u007f]"
 MEMORY_SEGMENT = rf"(?:{_SEGMENT_FIRST}{_SEGMENT_CHAR}*|\.{_SEGMENT_FIRST}{_SEGMENT_CHAR}*|\.\.{_SEGMENT_CHAR}+)"
 MEMORY_PATH_PATTERN = rf"^(?:{MEMORY_SEGMENT}/)?{MEMORY_SEGMENT}$"
 MEMORY_FOLDER_PATTERN = rf"^{MEMORY_SEGMENT}$"
+# The memory path rules in words (libs/contracts/src/dto/memory-path.ts): the 422 says the rule, not the pattern.
+MEMORY_PATH_RULE = (
+    "a memory path is a name, or one folder and a name ('notes.md', 'projects/plan.md'): no other slash, no "
+    "empty part, '.' or '..', backslash or control character"
+)
+MEMORY_FOLDER_RULE = "a memory folder is one name ('projects'): no slash, no '.' or '..', backslash or control character"
 MIMETYPE_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}$"
 MAX_SAFE_INTEGER = 2**53 - 1
+
+
+def _matching(pattern: str, rule: str):
+    def check(value: str) -> str:
+        if not re.search(pattern, value):
+            raise ValueError(rule)
+        return value
+
+    return AfterValidator(check)
+
+
+MemoryPath = Annotated[str, Field(max_length=512), _matching(MEMORY_PATH_PATTERN, MEMORY_PATH_RULE)]
+MemoryFolder = Annotated[str, _matching(MEMORY_FOLDER_PATTERN, MEMORY_FOLDER_RULE)]
 
 
 class Scope(str, Enum):
@@ -109,7 +129,7 @@ class UpdateThread(BaseModel):
 
 class WriteMemoryFile(BaseModel):
     namespace: Optional[Annotated[str, Field(max_length=128), NoNul]] = None
-    path: Annotated[str, Field(max_length=512, pattern=MEMORY_PATH_PATTERN)]
+    path: MemoryPath
     content: Annotated[str, Field(max_length=262144), NoNul]
     purpose: Annotated[str, Field(max_length=1000), NoNul]
     version: Optional[Text] = None
@@ -219,7 +239,7 @@ def start_chat(body: StartChat):
 def list_threads(
     user_id: Annotated[Text, Query()],
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
-    agent_ids: Annotated[Optional[list[Text]], Query(max_length=10)] = None,
+    agent_ids: Annotated[Optional[list[UUID]], Query(max_length=10)] = None,
 ):
     return ok(user_id=user_id, limit=limit, agent_ids=agent_ids)
 
@@ -283,7 +303,7 @@ def revoke_share_link(
 # Memory (API-SPEC 4.5; CONTRACTS §7)
 @app.get("/memory/file")
 def read_memory_file(
-    path: Annotated[str, Query(max_length=512, pattern=MEMORY_PATH_PATTERN)],
+    path: Annotated[MemoryPath, Query()],
     namespace: Annotated[Optional[str], Query(max_length=128), NoNul] = None,
     user_id: OwnerQuery = None,
 ):
@@ -298,7 +318,7 @@ def write_memory_file(body: WriteMemoryFile):
 @app.get("/memory/files")
 def list_memory_files(
     namespace: Annotated[Optional[str], Query(max_length=128), NoNul] = None,
-    folder: Annotated[Optional[str], Query(pattern=MEMORY_FOLDER_PATTERN)] = None,
+    folder: Annotated[Optional[MemoryFolder], Query()] = None,
     user_id: OwnerQuery = None,
 ):
     return ok(namespace=namespace, folder=folder, user_id=user_id)

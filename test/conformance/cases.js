@@ -1,8 +1,8 @@
 /*
  * The conformance cases: requests only, never answers. `npm run conformance:record` sends each to the FastAPI
  * reference app (app.py) and writes what it answered to goldens.json; the jest suite sends the same requests to
- * the real gateway. A case is { id, method, path, query?, body?, raw? }: `query` is the raw query string,
- * `body` is sent as JSON, `raw` is sent as is with content-type application/json.
+ * the real gateway. A case is { id, method, path, query?, body?, raw?, content_type? }: `query` is the raw query
+ * string, `body` is sent as JSON, `raw` is sent as is with content-type `content_type` (application/json).
  * Run `node test/conformance/cases.js` to print them as JSON.
  */
 /* global module, require, process */
@@ -35,6 +35,14 @@ add('chat.body.number', 'POST', '/chat', { raw: '42' });
 add('chat.body.true', 'POST', '/chat', { raw: 'true' });
 add('chat.body.null', 'POST', '/chat', { raw: 'null' });
 add('chat.body.empty-object', 'POST', '/chat', { body: {} });
+// JSON sent under another media type: FastAPI validates the bytes as they are (never a 415).
+const START_JSON = JSON.stringify(start());
+add('chat.body.text-plain', 'POST', '/chat', { raw: START_JSON, content_type: 'text/plain' });
+add('chat.body.form', 'POST', '/chat', {
+  raw: 'message=hi',
+  content_type: 'application/x-www-form-urlencoded',
+});
+add('chat.body.xml', 'POST', '/chat', { raw: '<chat/>', content_type: 'application/xml' });
 add('chat.body.missing-options', 'POST', '/chat', { body: { message: { content: 'hi' } } });
 add('chat.body.missing-message', 'POST', '/chat', { body: { options: { agent_id: AGENT, user_id: 'a' } } });
 add('chat.body.empty-message-and-options', 'POST', '/chat', { body: { message: {}, options: {} } });
@@ -290,7 +298,10 @@ add('list.user_id.missing-with-limit', 'GET', '/chat', { query: 'limit=0' });
 add('list.valid', 'GET', '/chat', { query: 'user_id=u' });
 add('list.valid.limit', 'GET', '/chat', { query: 'user_id=u&limit=100' });
 add('list.valid.limit-spaced', 'GET', '/chat', { query: 'user_id=u&limit=%205' });
-add('list.valid.agent_ids', 'GET', '/chat', { query: 'user_id=u&agent_ids=a&agent_ids=b' });
+add('list.valid.agent_ids', 'GET', '/chat', { query: `user_id=u&agent_ids=${ID}&agent_ids=${THREAD}` });
+// The spec's form repeats the parameter; a comma list is one value that is not an agent id.
+add('list.agent_ids.comma', 'GET', '/chat', { query: `user_id=u&agent_ids=${ID},${THREAD}` });
+add('list.agent_ids.word', 'GET', '/chat', { query: 'user_id=u&agent_ids=a' });
 add('list.valid.user_id-empty', 'GET', '/chat', { query: 'user_id=' });
 for (const [name, value] of Object.entries({
   zero: '0',
@@ -307,7 +318,7 @@ for (const [name, value] of Object.entries({
 add('list.agent_ids.eleven', 'GET', '/chat', {
   query: `user_id=u&${Array.from({ length: 11 }, (_, i) => `agent_ids=a${i}`).join('&')}`,
 });
-add('list.agent_ids.nul', 'GET', '/chat', { query: 'user_id=u&agent_ids=a&agent_ids=b%00' });
+add('list.agent_ids.nul', 'GET', '/chat', { query: `user_id=u&agent_ids=${ID}&agent_ids=b%00` });
 add('list.user_id.nul', 'GET', '/chat', { query: 'user_id=%00' });
 add('list.limit-and-agent-ids', 'GET', '/chat', {
   query: `user_id=u&limit=0&${Array.from({ length: 12 }, (_, i) => `agent_ids=a${i}`).join('&')}`,

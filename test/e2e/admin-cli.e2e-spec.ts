@@ -119,6 +119,8 @@ describe('admin CLI', () => {
       expect(create.stdout).toMatch(/--org\s+organization name \(required\)/);
       expect(create.stdout).toContain('--token-budget');
       expect(create.stdout).toMatch(/--mcp\s+a JSON array of MCP servers: \{"name","url","headers"\?\}/);
+      // The model forms, so nobody has to guess what "a model" is.
+      expect(create.stdout).toMatch(/--model\s+builtin .*openai:<model> .*anthropic:<model>/);
       expect(create.stderr).toBe('');
       const register = await run(process.execPath, [appScript('admin'), 'mcp:register', '--help'], {
         env: environment.env,
@@ -363,8 +365,8 @@ describe('admin CLI', () => {
 
   describe('bad input: exit 1 and a message on stderr', () => {
     const cases: [string, string[], string][] = [
-      ['an unknown command', ['keys:rotate'], 'usage'],
-      ['no command', [], 'usage'],
+      ['an unknown command', ['keys:rotate'], 'unknown command: keys:rotate\n\nusage'],
+      ['no command', [], 'no command given\n\nusage'],
       ['a missing required flag', ['keys:create'], '--org'],
       ['a flag without its value', ['keys:create', '--org'], '--org'],
       ['a stray argument', ['keys:create', 'acme'], 'unexpected argument'],

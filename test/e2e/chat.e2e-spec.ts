@@ -571,7 +571,14 @@ describe('GET /chat', () => {
     expect(one.body.map((thread: { id: string }) => thread.id)).toEqual([second.id]);
     const both = await client.get(`/chat?user_id=${user}&agent_ids=${secondAgent.id}&agent_ids=${agent.id}`);
     expect(both.body).toHaveLength(3);
-    expect((await client.get(`/chat?user_id=${user}&agent_ids=junk`)).body).toEqual([]);
+    const unknownAgent = '0190a5b2-4c6e-7d1f-8a2b-3c4d5e6f7a8e';
+    expect((await client.get(`/chat?user_id=${user}&agent_ids=${unknownAgent}`)).body).toEqual([]);
+    // A value that is not an agent id, a comma list included, is a 422 rather than an empty page.
+    const comma = await client.get(`/chat?user_id=${user}&agent_ids=${secondAgent.id},${agent.id}`);
+    expect(comma.status).toBe(422);
+    expect(comma.body.detail).toEqual([
+      expect.objectContaining({ loc: ['query', 'agent_ids', 0], type: 'uuid_parsing' }),
+    ]);
     expect((await otherClient.get(`/chat?user_id=${user}`)).body).toEqual([]);
   });
 

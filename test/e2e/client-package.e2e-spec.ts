@@ -43,12 +43,18 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-/** A fresh project with the package installed from `spec`, running the README example; its output lines. */
-async function runExampleWith(name: string, spec: string): Promise<string[]> {
+/** A fresh project with the package installed from `spec`. */
+async function projectWith(name: string, spec: string): Promise<string> {
   const project = join(dir, name);
   await mkdir(project);
   await writeFile(join(project, 'package.json'), JSON.stringify({ name, private: true }));
   await run('npm', ['install', '--offline', '--no-audit', '--no-fund', spec], { cwd: project });
+  return project;
+}
+
+/** A fresh project with the package installed from `spec`, running the README example; its output lines. */
+async function runExampleWith(name: string, spec: string): Promise<string[]> {
+  const project = await projectWith(name, spec);
   await writeFile(join(project, 'example.mjs'), example);
   const { stdout } = await run(process.execPath, ['example.mjs'], { cwd: project, env: exampleEnv });
   return stdout.trim().split('\n');
@@ -60,6 +66,8 @@ const EXPECTED = [
   '1 4',
   'Time zones',
   "404 { detail: 'Thread not found' }",
+  "422 [ 'string_too_long' ]",
+  'Parley service unreachable at http://127.0.0.1:39999: connect ECONNREFUSED 127.0.0.1:39999',
 ];
 
 it('installs from an npm pack tarball and runs the README example', async () => {
@@ -75,4 +83,28 @@ it('installs from an npm pack tarball and runs the README example', async () => 
 
 it('installs by path and runs the README example', async () => {
   expect(await runExampleWith('by-path', join(root, 'libs', 'client'))).toEqual(EXPECTED);
+}, 120_000);
+
+it('compiles the README example as strict TypeScript, with typed error bodies and no non-null assertion', async () => {
+  expect(example).not.toMatch(/\w!(\.|,|\)|\s)/);
+  const project = await projectWith('typed', join(root, 'libs', 'client'));
+  await writeFile(join(project, 'example.mts'), example);
+  const compilerOptions = {
+    noEmit: true,
+    strict: true,
+    target: 'ES2022',
+    module: 'NodeNext',
+    moduleResolution: 'NodeNext',
+    types: ['node'],
+    typeRoots: [join(root, 'node_modules', '@types')],
+  };
+  await writeFile(
+    join(project, 'tsconfig.json'),
+    JSON.stringify({ compilerOptions, files: ['example.mts'] }),
+  );
+  const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+  const { stdout } = await run(process.execPath, [tsc, '-p', project]).catch((error: { stdout: string }) => ({
+    stdout: error.stdout,
+  }));
+  expect(stdout).toBe('');
 }, 120_000);

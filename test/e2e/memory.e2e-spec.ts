@@ -170,7 +170,15 @@ describe('memory files', () => {
     const response = await client.get(`/memory/file?${fileQuery('crud', path)}`);
     expect(response.status).toBe(422);
     expect(response.body.detail).toEqual([
-      expect.objectContaining({ loc: ['query', 'path'], type: 'string_pattern_mismatch', input: path }),
+      {
+        loc: ['query', 'path'],
+        type: 'value_error',
+        msg:
+          "Value error, a memory path is a name, or one folder and a name ('notes.md', 'projects/plan.md'): " +
+          "no other slash, no empty part, '.' or '..', backslash or control character",
+        input: path,
+        ctx: { error: {} },
+      },
     ]);
   });
 

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -18,8 +18,37 @@ import { createTestEnvironment, TestEnvironment } from '../support/test-environm
 type Json = Record<string, any>;
 
 const CHROMIUM = '/usr/bin/chromium';
-const DOCS = join(__dirname, '..', '..', 'docs');
+const ROOT = join(__dirname, '..', '..');
+const DOCS = join(ROOT, 'docs');
 const LINT = join(__dirname, '..', 'support', 'redocly-lint.mjs');
+
+/** Every TypeScript block of the guide, in order: one program written against a generated client. */
+function guideTypeScript(): string {
+  const guide = readFileSync(join(DOCS, 'guide.md'), 'utf8');
+  return [...guide.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((block) => block[1]).join('\n');
+}
+
+/** Request body schemas (components referred to by a requestBody), by name. */
+function requestSchemas(document: Json): Record<string, Json> {
+  const schemas = document.components.schemas as Record<string, Json>;
+  const names = new Set<string>();
+  const collect = (value: unknown): void => {
+    if (Array.isArray(value)) value.forEach(collect);
+    else if (value && typeof value === 'object') {
+      for (const [key, item] of Object.entries(value)) {
+        if (key === '$ref' && typeof item === 'string') {
+          const name = item.slice(item.lastIndexOf('/') + 1);
+          if (!names.has(name)) {
+            names.add(name);
+            collect(schemas[name]);
+          }
+        } else collect(item);
+      }
+    }
+  };
+  for (const { operation } of operations(document)) collect(operation.requestBody);
+  return Object.fromEntries([...names].map((name) => [name, schemas[name]]));
+}
 
 /** Every operation of API-SPEC §4 and CONTRACTS §4-§15 (routines excepted: not built yet). */
 const OPERATIONS = [
@@ -192,11 +221,78 @@ describe('the OpenAPI document', () => {
     );
     expect(schemas.HumanMessageDto.properties.content.maxLength).toBe(30000);
     expect(schemas.HumanMessageDto.properties.file_ids).toMatchObject({ maxItems: 5, uniqueItems: true });
-    expect(schemas.StartChatOptionsDto.properties.max_steps).toMatchObject({ minimum: 1, default: 60 });
+    expect(schemas.StartChatOptionsDto.properties.max_steps).toMatchObject({ minimum: 1 });
+    expect(schemas.StartChatOptionsDto.properties.max_steps.description).toMatch(/server default .*60/);
     expect(schemas.StartChatOptionsDto.properties.memory_namespace).toMatchObject({ maxLength: 128 });
     const limit = (document.paths['/chat'].get.parameters as Json[]).find((p) => p.name === 'limit');
     expect(limit?.schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 100, default: 20 });
   });
+
+  it('says server-side defaults of optional request fields in words, never as a schema default', () => {
+    // openapi-typescript (defaultNonNullable) makes a property with a `default` required in the client.
+    const defaulted = Object.entries(requestSchemas(document)).flatMap(([name, schema]) =>
+      Object.entries((schema.properties ?? {}) as Json)
+        .filter(([, property]) => 'default' in (property as Json))
+        .map(([property]) => `${name}.${property}`),
+    );
+    expect(defaulted).toEqual([]);
+    const routines = document.components.schemas as Json;
+    expect(routines.CreateRoutineDto.properties.active.description).toMatch(/Omitted: true/);
+    expect(routines.UpdateRoutineDto.properties.active.description).toMatch(/Omitted: unchanged/);
+  });
+
+  it('marks as required the inputs the server requires beyond validation (user_id on writes, namespace)', () => {
+    const parameter = (name: string, parameterName: string): Json | undefined => {
+      const [method, path] = name.split(' ');
+      const found = ((document.paths[path][method.toLowerCase()] as Json).parameters ?? []) as Json[];
+      return found.find((candidate) => candidate.name === parameterName);
+    };
+    for (const name of [
+      'POST /agent_execution/query_templates',
+      'PUT /agent_execution/query_templates/{id}',
+      'POST /dc/connections',
+      'POST /dc/sources',
+      'POST /dc/sources/{source_pid}/documents',
+      'POST /skills',
+    ])
+      expect({ name, required: parameter(name, 'user_id')?.required }).toEqual({ name, required: true });
+    expect(parameter('GET /agent_execution/query_templates', 'user_id')?.required).toBe(false);
+    for (const name of ['GET /memory/file', 'DELETE /memory/file', 'GET /memory/files'])
+      expect({ name, required: parameter(name, 'namespace')?.required }).toEqual({ name, required: true });
+    expect(document.components.schemas.WriteMemoryFileDto.required).toContain('namespace');
+  });
+
+  it("compiles the guide's TypeScript against a client generated with openapi-typescript's defaults", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'parley-openapi-client-'));
+    try {
+      const bin = (name: string) => join(ROOT, 'node_modules', name);
+      writeFileSync(join(dir, 'openapi.json'), JSON.stringify(document));
+      await promisify(execFile)(process.execPath, [
+        bin('openapi-typescript/bin/cli.js'),
+        join(dir, 'openapi.json'),
+        '--output',
+        join(dir, 'parley-api.d.ts'),
+      ]);
+      symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+      writeFileSync(join(dir, 'guide.ts'), guideTypeScript());
+      const compilerOptions = {
+        noEmit: true,
+        strict: true,
+        target: 'ES2022',
+        module: 'ESNext',
+        moduleResolution: 'Bundler',
+        lib: ['ES2023', 'DOM'],
+        types: [],
+      };
+      writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['guide.ts'] }));
+      const compile = promisify(execFile)(process.execPath, [bin('typescript/bin/tsc'), '-p', dir]);
+      const { stdout } = await compile.catch((error: { stdout: string }) => ({ stdout: error.stdout }));
+      expect(guideTypeScript()).toContain("parley.POST('/chat'");
+      expect(stdout).toBe('');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 
   it('documents the reply stream as application/jsonl, one schema per line type', () => {
     const stream = document.paths['/chat/messages/{message_id}/stream'].get as Json;

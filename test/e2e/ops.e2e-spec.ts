@@ -55,6 +55,19 @@ describe('operations: health, metrics, OpenAPI, queue dashboard, shutdown', () =
         info: { postgres: { status: 'up' }, redis: { status: 'up' } },
       });
     });
+
+    it('counts the consumers of every queue on /health/workers', async () => {
+      const workers = await fetch(`${gateway.url}/health/workers`);
+      const body = (await workers.json()) as { status: string; consumers: Record<string, number> };
+      expect(Object.keys(body.consumers).sort()).toEqual([
+        'agent-run',
+        'routine-firing',
+        'source-sync',
+        'webhook-delivery',
+      ]);
+      for (const count of Object.values(body.consumers)) expect(count).toBeGreaterThanOrEqual(1);
+      expect({ status: workers.status, body: body.status }).toEqual({ status: 200, body: 'ok' });
+    });
   });
 
   describe('metrics', () => {
@@ -131,8 +144,13 @@ describe('operations: health, metrics, OpenAPI, queue dashboard, shutdown', () =
   });
 
   describe('queue dashboard', () => {
-    it('is not mounted without ADMIN_PASSWORD', async () => {
-      expect((await fetch(`${gateway.url}/admin/queues`)).status).toBe(404);
+    it('is not mounted without ADMIN_PASSWORD, and says so', async () => {
+      const off = await fetch(`${gateway.url}/admin/queues`);
+      expect(off.status).toBe(404);
+      expect(await off.json()).toEqual({
+        detail: 'The queue dashboard is off: set ADMIN_PASSWORD (8 or more characters) to turn it on',
+      });
+      expect((await fetch(`${gateway.url}/admin/queues/api/queues`)).status).toBe(404);
       expect((await fetch(`${gateway.url}/admin/queues`, { headers: basic('admin:anything') })).status).toBe(
         404,
       );

@@ -134,6 +134,31 @@ describe('skills', () => {
     expect(bad.body.detail.map((item: { loc: string[] }) => item.loc[1]).sort()).toEqual(['active', 'scope']);
   });
 
+  it('refuses content on PUT (the SKILL.md is fixed) and keeps updated_at when nothing changes', async () => {
+    const created = await client.post('/skills?user_id=hank', { content: skillMd('hank-skill') });
+    const path = `/skills/${created.body.id}?user_id=hank`;
+    const changed = await client.put(path, {
+      content: skillMd('hank-skill', 'compatibility: v2\n'),
+      active: false,
+    });
+    expect(changed.status).toBe(422);
+    expect(changed.body.detail).toEqual([
+      {
+        type: 'extra_forbidden',
+        loc: ['body', 'content'],
+        msg: 'Extra inputs are not permitted',
+        input: skillMd('hank-skill', 'compatibility: v2\n'),
+      },
+    ]);
+    const unchanged = await client.get(path);
+    expect(unchanged.body).toEqual({ ...created.body });
+    const same = await client.put(path, { display_name: created.body.display_name, active: true, other: 1 });
+    expect(same.status).toBe(200);
+    expect(same.body.updated_at).toBe(created.body.updated_at);
+    const renamed = await client.put(path, { display_name: 'Hank' });
+    expect(renamed.body.updated_at > created.body.updated_at).toBe(true);
+  });
+
   it('lets an organization switch a platform skill off, but not rename it without the internal token', async () => {
     const id = 'parley-concise-answers';
     const off = await client.put(`/skills/${id}?user_id=frank`, { active: false });

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -54,26 +54,68 @@ it('gives every log line a msg, from start to a graceful stop', async () => {
     expect(JSON.parse(line)).toEqual(expect.objectContaining({ msg: expect.any(String) }));
 });
 
-it('says at once, in the same JSON lines, that it cannot reach the database', async () => {
+/** A gateway started in `dir` with some settings of its own, on ports of its own. */
+async function spawnGateway(extraEnv: NodeJS.ProcessEnv): Promise<AppProcess> {
   const [apiPort, filesPort] = await Promise.all([freePort(), freePort()]);
   const child = spawn(process.execPath, [appScript('gateway')], {
     cwd: dir,
-    env: {
-      ...environment.env,
-      PORT: String(apiPort),
-      STORAGE_PORT: String(filesPort),
-      DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/parley_no_such_database',
-    },
+    env: { ...environment.env, PORT: String(apiPort), STORAGE_PORT: String(filesPort), ...extraEnv },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const unreachable = new AppProcess('gateway', child, `http://127.0.0.1:${apiPort}`);
+  return new AppProcess('gateway', child, `http://127.0.0.1:${apiPort}`);
+}
+
+it('says at once, in the same JSON lines, which setting names the database it cannot reach', async () => {
+  const unreachable = await spawnGateway({
+    DATABASE_URL: 'postgres://postgres:hunter2@127.0.0.1:5432/parley_no_such_database',
+  });
   try {
-    // Within the first retry, not after TypeORM's nine (about 30 s).
-    await unreachable.waitForOutput('Unable to connect to the database', 5000);
-    await unreachable.waitForOutput('parley_no_such_database\\" does not exist', 5000);
+    await unreachable.waitForOutput(
+      'cannot reach PostgreSQL at DATABASE_URL postgres://postgres:***@127.0.0.1:5432/parley_no_such_database: ' +
+        'database \\"parley_no_such_database\\" does not exist; retrying in 1 s',
+      15000,
+    );
+    // Alive while it waits, and saying why it is not ready.
+    expect((await fetch(`${unreachable.url}/health/live`)).status).toBe(200);
+    const ready = await fetch(`${unreachable.url}/health/ready`);
+    expect(ready.status).toBe(503);
+    expect(((await ready.json()) as { detail: string }).detail).toMatch(
+      /waiting for PostgreSQL at DATABASE_URL/,
+    );
   } finally {
     await unreachable.stop();
   }
+  expect(unreachable.output).not.toContain('hunter2');
   for (const line of unreachable.output.trim().split('\n'))
     expect(JSON.parse(line)).toEqual(expect.objectContaining({ msg: expect.any(String), app: 'gateway' }));
 });
+
+it('waits for Redis with one line per retry naming REDIS_URL, answering liveness, and starts once it is up', async () => {
+  const redisPort = await freePort();
+  const waiting = await spawnGateway({ REDIS_URL: `redis://127.0.0.1:${redisPort}`, LOG_LEVEL: 'info' });
+  let redis: ChildProcess | undefined;
+  try {
+    const line = `cannot reach Redis at REDIS_URL redis://127.0.0.1:${redisPort}: connect ECONNREFUSED`;
+    await waiting.waitForOutput(new RegExp(`${line}[^\\n]*retrying in 2 s`), 10000);
+    const live = await fetch(`${waiting.url}/health/live`);
+    expect(live.status).toBe(200);
+    const chat = await fetch(`${waiting.url}/chat?user_id=u`);
+    expect(chat.status).toBe(503);
+    expect(chat.headers.get('retry-after')).toBe('5');
+    expect(await chat.json()).toEqual({
+      detail: `Starting: waiting for Redis at REDIS_URL redis://127.0.0.1:${redisPort}`,
+    });
+    redis = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', ''], {
+      stdio: 'ignore',
+    });
+    await waiting.waitForOutput('gateway listening', 20000);
+    expect((await fetch(`${waiting.url}/health/ready`)).status).toBe(200);
+  } finally {
+    await waiting.stop();
+    redis?.kill('SIGKILL');
+  }
+  expect(waiting.output).not.toContain('Unhandled error event');
+  const retries = waiting.output.split('\n').filter((entry) => entry.includes('cannot reach Redis'));
+  expect(retries.length).toBeGreaterThanOrEqual(2);
+  for (const entry of retries) expect(JSON.parse(entry)).toMatchObject({ setting: 'REDIS_URL', level: 40 });
+}, 60_000);

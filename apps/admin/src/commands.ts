@@ -194,7 +194,11 @@ async function orgOfAgent(app: INestApplicationContext, id: string): Promise<str
 
 const AGENT_FLAGS: CommandSpec['flags'] = {
   instructions: { help: 'the system prompt' },
-  model: { help: 'a model the service has' },
+  model: {
+    help:
+      'builtin (the default: offline, deterministic), openai:<model> (OPENAI_BASE_URL, OPENAI_API_KEY) or ' +
+      'anthropic:<model> (ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY)',
+  },
   'memory-namespace': { help: 'the memory namespace of the agent' },
   'token-budget': { help: 'the token budget of a reply' },
   tools: { help: 'tool names, comma-separated; empty for every tool' },

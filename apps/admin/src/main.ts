@@ -14,7 +14,9 @@ async function main(argv: string[]): Promise<number> {
   }
   const command = name ? COMMANDS[name] : undefined;
   if (!command) {
-    process.stderr.write(`${topLevelHelp()}\n`);
+    // Say what was wrong before the list of what is right.
+    const problem = name ? `unknown command: ${name}` : 'no command given';
+    process.stderr.write(`${problem}\n\n${topLevelHelp()}\n`);
     return 1;
   }
   let parsed;

@@ -13,11 +13,14 @@ import { exitGracefullyOnSignals, startProcessMetrics, startupLogger } from '@ap
 import { GatewayModule } from './gateway.module';
 import { ApiValidationInterceptor } from './http/api-validation.interceptor';
 import { jsonBodyParser } from './http/json-body';
+import { readOtherBodiesAsText } from './http/other-bodies';
 import { applySecurityHeaders } from './http/security-headers';
 import { registerRateLimit } from './http/rate-limit';
 import { drainConnectionsOnClose } from './ops/drain-on-close';
 import { recordHttpMetrics } from './ops/http-metrics';
 import { setupOps } from './ops/ops.setup';
+import { listenWhileStarting } from './startup/starting-server';
+import { gatewayDependencies, waitForDependencies } from './startup/wait-for-dependencies';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const BODY_LIMIT = 2 * 1024 * 1024;
@@ -25,6 +28,10 @@ const MAX_PATH_PARAM_LENGTH = 2048;
 
 async function bootstrap(): Promise<void> {
   const settings = loadSettingsOrExit();
+  const logger = startupLogger('gateway', settings);
+  // Alive from the first moment: a gateway waiting for PostgreSQL or Redis says which, and is not restarted.
+  const starting = await listenWhileStarting(settings);
+  await waitForDependencies(gatewayDependencies(settings), logger, (waiting) => starting.waitingFor(waiting));
 
   const adapter = new FastifyAdapter({
     bodyLimit: BODY_LIMIT,
@@ -46,18 +53,22 @@ async function bootstrap(): Promise<void> {
   drainConnectionsOnClose(adapter.getInstance());
 
   const app = await NestFactory.create<NestFastifyApplication>(GatewayModule.forRoot(settings), adapter, {
-    logger: startupLogger('gateway', settings),
+    logger,
   });
   app.useLogger(app.get(Logger));
   await applySecurityHeaders(app, settings);
   app.useGlobalInterceptors(new ApiValidationInterceptor());
   app.useBodyParser('application/json', { bodyLimit: BODY_LIMIT }, jsonBodyParser(adapter.getInstance()));
+  readOtherBodiesAsText(adapter.getInstance(), BODY_LIMIT);
   // Multipart bodies are taken for SKILL.md uploads only: one small file.
   await app.register(fastifyMultipart, { limits: { files: 1, fileSize: 1024 * 1024, fields: 5 } });
   await registerRateLimit(app, settings);
   await setupOps(app, settings);
   // SIGTERM: stop taking connections, let requests in flight finish, close PostgreSQL and Redis, exit 0.
   exitGracefullyOnSignals(app, app.get(Logger), settings.shutdownTimeoutMs);
+  // The port passes from the starting server to the app once the app is ready to answer.
+  await app.init();
+  await starting.close();
   await app.listen(settings.port, settings.host);
   app.get(Logger).log({ msg: whereThingsAre(settings), port: settings.port });
 }
@@ -74,4 +85,8 @@ function whereThingsAre(settings: Settings): string {
   return `gateway listening: API ${api}, docs ${api}/docs, queue dashboard ${dashboard}, storage host ${storage}`;
 }
 
-void bootstrap();
+bootstrap().catch((error: Error) => {
+  // One clear line (the port is taken, the app failed to load) and a non-zero exit for the supervisor.
+  process.stderr.write(`gateway failed to start: ${error.message}\n`);
+  process.exit(1);
+});

@@ -1,5 +1,6 @@
-import { ParleyApiError, StreamInterruptedError } from './parley-api.error';
+import { ParleyApiError, ParleyConnectionError, StreamInterruptedError } from './parley-api.error';
 import {
+  ErrorBody,
   ListThreads,
   Message,
   PostMessage,
@@ -197,7 +198,11 @@ export class ParleyClient {
       try {
         return await this.json<T>('POST', path, { body, headers, signal: options.signal });
       } catch (error) {
-        if (options.signal?.aborted || attempt >= maxRetries || !retryableWrite(error)) throw error;
+        if (options.signal?.aborted || attempt >= maxRetries || !retryableWrite(error)) {
+          throw error instanceof ParleyConnectionError
+            ? new ParleyConnectionError(this.baseUrl, error.cause, attempt + 1)
+            : error;
+        }
         const named = error instanceof ParleyApiError ? error.retryAfterSeconds : undefined;
         const wait = named !== undefined ? named * 1000 : backoff * 2 ** attempt;
         await delay(Math.min(wait, MAX_RESUME_BACKOFF_MS), options.signal);
@@ -219,21 +224,28 @@ export class ParleyClient {
     path: string,
     init: { body?: unknown; headers?: Record<string, string>; signal?: AbortSignal } = {},
   ): Promise<Response> {
-    const response = await fetch(`${this.baseUrl}${path}`, {
-      method,
-      headers: {
-        ...init.headers,
-        'x-service-token': this.options.token,
-        ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}),
-      },
-      body: init.body !== undefined ? JSON.stringify(init.body) : undefined,
-      signal: init.signal,
-    });
+    let response: Response;
+    try {
+      response = await fetch(`${this.baseUrl}${path}`, {
+        method,
+        headers: {
+          ...init.headers,
+          'x-service-token': this.options.token,
+          ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}),
+        },
+        body: init.body !== undefined ? JSON.stringify(init.body) : undefined,
+        signal: init.signal,
+      });
+    } catch (error) {
+      // No answer at all: name the address, which a bare "fetch failed" does not.
+      if (init.signal?.aborted || !connectionFailure(error)) throw error;
+      throw new ParleyConnectionError(this.baseUrl, error);
+    }
     if (!response.ok) {
       const retryAfter = Number(response.headers.get('retry-after') ?? NaN);
       throw new ParleyApiError(
         response.status,
-        await readBody(response),
+        (await readBody(response)) as ErrorBody | string | null,
         Number.isFinite(retryAfter) ? retryAfter : undefined,
       );
     }
@@ -261,6 +273,11 @@ function retryableWrite(error: unknown): boolean {
 /** Errors a stream is reopened after: the connection broke, or the service (or a proxy) failed for now. */
 function resumable(error: unknown): boolean {
   if (error instanceof ParleyApiError) return error.status >= 500 || error.status === 429;
+  if (error instanceof ParleyConnectionError) return true;
+  return connectionFailure(error);
+}
+
+function connectionFailure(error: unknown): boolean {
   // fetch and the body reader fail with TypeError (or an undici SocketError) when the connection breaks; by
   // name, as the error may come from another realm (a test sandbox).
   const name = (error as { name?: unknown } | null)?.name;

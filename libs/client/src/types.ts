@@ -168,3 +168,19 @@ export type ReplyEvent =
   | { seq: number; type: 'message.completed'; message: Message };
 
 export type ReplyEventType = ReplyEvent['type'];
+
+/** One failing field of a 422 (the OpenAPI document's ValidationIssueResponse, Pydantic's error item). */
+export interface ValidationIssue {
+  /** Where the value was: `body`, `query`, `path` or `header`, then field names and list indexes. */
+  loc: (string | number)[];
+  msg: string;
+  /** Pydantic's error type, e.g. `missing`, `string_too_long`. */
+  type: string;
+  /** The value that failed, as sent. */
+  input?: unknown;
+  /** The rule's parameters, e.g. `{max_length: 30000}`. */
+  ctx?: Record<string, unknown>;
+}
+
+/** The body of an error answer: `{detail: message}`, or for a 422 `{detail: [issues]}` (ErrorResponse / ValidationErrorResponse). */
+export type ErrorBody = { detail: string } | { detail: ValidationIssue[] };

@@ -13,13 +13,8 @@ import {
   MinLength,
   validateSync,
 } from 'class-validator';
+import { settingProblem, toBool, toInt } from './setting-problems';
 
-const toInt = ({ value }: { value: unknown }) =>
-  value === undefined || value === '' ? undefined : Number(value);
-const toBool = ({ value }: { value: unknown }) =>
-  value === undefined || value === ''
-    ? undefined
-    : ['1', 'true', 'yes'].includes(String(value).toLowerCase());
 const emptyToUndefined = ({ value }: { value: unknown }) => (value === '' ? undefined : value);
 
 /**
@@ -763,20 +758,19 @@ export function loadSettings(env: NodeJS.ProcessEnv): Settings {
   if (errors.length > 0) {
     const first = errors[0];
     const variable = ENV[first.property as keyof Settings];
-    const reason = Object.values(first.constraints ?? {})[0] ?? 'is invalid';
     // A secret's value is never echoed: the message goes to logs and terminals.
     const got = SECRET_SETTINGS.includes(first.property as keyof Settings)
       ? ''
       : ` (got ${JSON.stringify(redactUrlPassword(first.value))})`;
     throw new InvalidSettingsError(
-      `Invalid setting ${variable}: ${reason.replace(first.property, variable)}${got}`,
+      `Invalid setting ${variable}: ${settingProblem(Settings, first, variable)}${got}`,
     );
   }
   return settings;
 }
 
 /** A connection URL's password (postgres://user:secret@host) is masked before the value is shown. */
-function redactUrlPassword(value: unknown): unknown {
+export function redactUrlPassword(value: unknown): unknown {
   return typeof value === 'string' ? value.replace(/(\/\/[^/:@]*:)[^/@]*@/, '$1***@') : value;
 }
 

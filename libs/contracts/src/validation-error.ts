@@ -40,6 +40,7 @@ const MESSAGES: Record<string, (ctx: Record<string, unknown>) => string> = {
   datetime_from_date_parsing: (c) => `Input should be a valid datetime or date, ${c.error}`,
   timezone_aware: () => 'Input should have timezone info',
   json_invalid: () => 'JSON decode error',
+  extra_forbidden: () => 'Extra inputs are not permitted',
 };
 
 /** Error types whose ctx pydantic-core keeps out of the error it reports. */

@@ -2,6 +2,7 @@ export * from './entities';
 export * from './migrations';
 export * from './data-source';
 export * from './ensure-database';
+export * from './postgres-probe';
 export * from './persistence.module';
 export * from './repositories/scope';
 export * from './repositories/organization.repository';

@@ -1,2 +1,3 @@
 export * from './redis.factory';
 export * from './redis.module';
+export * from './redis-probe';

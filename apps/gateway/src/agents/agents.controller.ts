@@ -30,7 +30,7 @@ export class AgentsController {
       "stdio server of the operator's catalogue); an item with command or args is 422.",
   })
   @ApiOkResponse({ type: AgentResponse })
-  @ApiErrors([400, 413, 415])
+  @ApiErrors([400, 413])
   create(@CurrentCaller() caller: Caller, @Body() body: CreateAgentDto): Promise<AgentResponse> {
     return this.createAgent.execute(caller.orgId, body);
   }
@@ -53,7 +53,7 @@ export class AgentsController {
   @Put(':id')
   @ApiOperation({ summary: 'Update an agent (partial)' })
   @ApiOkResponse({ type: AgentResponse })
-  @ApiErrors([400, 404, 413, 415])
+  @ApiErrors([400, 404, 413])
   update(
     @CurrentCaller() caller: Caller,
     @Param() params: UuidIdParams,

@@ -89,7 +89,7 @@ export class ChatController {
     },
   })
   @ApiOkResponse({ type: ThreadResponse, description: 'The thread with both messages, oldest first.' })
-  @ApiErrors([400, 404, 409, 413, 415], {
+  @ApiErrors([400, 404, 409, 413], {
     404: 'Agent not found: not an agent of the organization, or archived.',
     409: 'A request with this Idempotency-Key is still being processed.',
   })
@@ -112,7 +112,7 @@ export class ChatController {
       'it (interrupt).',
   })
   @ApiOkResponse({ type: MessageResponse, description: "The assistant's reply, pending." })
-  @ApiErrors([400, 404, 409, 413, 415], {
+  @ApiErrors([400, 404, 409, 413], {
     409: 'Thread has a live reply (multitask_strategy reject), or the Idempotency-Key is in use.',
   })
   post(
@@ -171,7 +171,7 @@ export class ChatController {
   @Put(':thread_id')
   @ApiOperation({ summary: 'Rename, star or unstar a thread' })
   @ApiOkResponse({ type: ThreadSummaryResponse, description: 'The thread summary, without messages.' })
-  @ApiErrors([400, 404, 413, 415])
+  @ApiErrors([400, 404, 413])
   update(
     @CurrentCaller() caller: Caller,
     @Param() params: ThreadParams,

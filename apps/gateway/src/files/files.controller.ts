@@ -66,7 +66,7 @@ export class FilesController {
     description: 'A public download address for the file, optionally expiring and password-protected.',
   })
   @ApiOkResponse({ type: ShareLinkResponse })
-  @ApiErrors([400, 404, 413, 415])
+  @ApiErrors([400, 404, 413])
   @HttpCode(200)
   share(
     @CurrentCaller() caller: Caller,

@@ -52,7 +52,6 @@ const ERRORS = {
   409: 'Conflict with the current state.',
   410: 'Gone.',
   413: 'Request body too large.',
-  415: 'The body is not application/json (or multipart/form-data where the operation takes it).',
   429: 'Over the rate limit of the API key; Retry-After says when to try again.',
   503: 'PostgreSQL or Redis is unavailable; retry after Retry-After seconds.',
 } as const;

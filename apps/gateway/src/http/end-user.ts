@@ -1,4 +1,4 @@
-import { InvalidInputError } from '@app/contracts';
+import { InvalidInputError, pydanticIssue } from '@app/contracts';
 
 /**
  * The end user of a call on the routes of CONTRACTS §9-§11: `user_id` from the query, else from the JSON
@@ -11,9 +11,7 @@ export function endUserOf(query: { user_id?: string }, body?: { user_id?: string
 export function requireEndUser(query: { user_id?: string }, body?: { user_id?: string }): string {
   const userId = endUserOf(query, body);
   if (!userId) {
-    throw new InvalidInputError([
-      { loc: ['query', 'user_id'], msg: 'Field required', type: 'missing', input: null },
-    ]);
+    throw new InvalidInputError([pydanticIssue('missing', ['query', 'user_id'], null)]);
   }
   return userId;
 }

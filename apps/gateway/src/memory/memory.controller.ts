@@ -41,7 +41,7 @@ export class MemoryController {
       'otherwise 409 and nothing is written.',
   })
   @ApiOkResponse({ type: MemoryFileResponse, description: 'The stored file with its new version.' })
-  @ApiErrors([400, 404, 409, 413, 415], {
+  @ApiErrors([400, 404, 409, 413], {
     400: 'Missing namespace.',
     404: 'A version was given and there is no such file.',
     409: 'version is not the latest: read again.',

@@ -28,9 +28,16 @@ export class HealthController {
     private readonly database: TypeOrmHealthIndicator,
     private readonly indicators: HealthIndicatorService,
     @Inject(REDIS) private readonly redis: Redis,
-    @InjectQueue(QUEUE.agentRun) private readonly agentRuns: Queue,
-    @InjectQueue(QUEUE.sourceSync) private readonly sourceSyncs: Queue,
-  ) {}
+    @InjectQueue(QUEUE.agentRun) agentRuns: Queue,
+    @InjectQueue(QUEUE.sourceSync) sourceSyncs: Queue,
+    @InjectQueue(QUEUE.webhookDelivery) webhookDeliveries: Queue,
+    @InjectQueue(QUEUE.routineFiring) routineFirings: Queue,
+  ) {
+    this.queues = [agentRuns, sourceSyncs, webhookDeliveries, routineFirings];
+  }
+
+  /** Every queue a worker consumes: a queue nobody consumes is work that silently never happens. */
+  private readonly queues: Queue[];
 
   @Get('live')
   live(): { status: 'ok' } {
@@ -65,11 +72,9 @@ export class HealthController {
   @Get('workers')
   async workers(@Res({ passthrough: true }) reply: FastifyReply) {
     try {
-      const [agentRun, sourceSync] = await withinProbeTime(
-        Promise.all([this.agentRuns.getWorkersCount(), this.sourceSyncs.getWorkersCount()]),
-      );
-      const consumers = { [QUEUE.agentRun]: agentRun, [QUEUE.sourceSync]: sourceSync };
-      const ok = agentRun > 0 && sourceSync > 0;
+      const counts = await withinProbeTime(Promise.all(this.queues.map((queue) => queue.getWorkersCount())));
+      const consumers = Object.fromEntries(this.queues.map((queue, index) => [queue.name, counts[index]]));
+      const ok = counts.every((count) => count > 0);
       void reply.status(ok ? 200 : 503);
       return { status: ok ? 'ok' : 'error', consumers };
     } catch (error) {

@@ -7,7 +7,8 @@ import { FieldSchema, isRequestDto, modelSchema, TypeSchema } from '@app/contrac
  * The OpenAPI description of every request DTO (bodies, query and path parameters) is derived from the same
  * class-validator rules the gateway validates with (libs/contracts/src/pydantic): types, limits, enums,
  * nullability and required-ness cannot drift from what a request is checked against. A DTO's own
- * `@ApiProperty` adds what the rules cannot say (description, default, example).
+ * `@ApiProperty` adds what the rules cannot say (description, example, `required: true` for a field its use case
+ * requires). No `default` on an optional body field: generated clients make such a field required.
  */
 
 /** Where @nestjs/swagger keeps a property's options (its `DECORATORS.API_MODEL_PROPERTIES`). */
@@ -75,12 +76,16 @@ const described = new WeakSet<object>();
 function describe(target: new () => object): void {
   if (described.has(target)) return;
   described.add(target);
-  const { fields } = modelSchema(target);
+  // A field the request refuses (@NotAccepted) is no part of what a client may send.
+  const fields = modelSchema(target).fields.filter((field) => field.type.kind !== 'notAccepted');
   for (const field of fields) {
     const own = Reflect.getMetadata(PROPERTY_OPTIONS, target.prototype, field.name) as
       ApiPropertyOptions | undefined;
-    // The rules decide the schema; the DTO's own options only add words and values.
-    ApiProperty({ ...own, ...propertyOptions(field) } as ApiPropertyOptions)(target.prototype, field.name);
+    // The rules decide the schema; the DTO's own options only add words and values, and may say that a field
+    // the rules let through is required all the same (a use case answers 400 or 422 when it is missing).
+    const options = propertyOptions(field);
+    if (own?.required === true) options.required = true;
+    ApiProperty({ ...own, ...options } as ApiPropertyOptions)(target.prototype, field.name);
     const nested = field.type.kind === 'list' ? field.type.item : field.type;
     if (nested.kind === 'model') describe(nested.model.target);
   }

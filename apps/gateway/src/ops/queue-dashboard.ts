@@ -14,13 +14,22 @@ import { basicAuthAccepts } from './basic-auth';
 export const QUEUE_DASHBOARD_PATH = '/admin/queues';
 
 /**
- * Bull Board at /admin/queues for the agent-run and source-sync queues, behind HTTP basic auth with
+ * Bull Board at /admin/queues for every queue (agent-run, source-sync, webhook-delivery, routine-firing), behind HTTP basic auth with
  * ADMIN_USER / ADMIN_PASSWORD, throttled per client address on Redis (429 with Retry-After once spent).
- * Without ADMIN_PASSWORD nothing is mounted (404).
+ * Without ADMIN_PASSWORD no dashboard is mounted: its path answers 404 saying why, not a bare "Not Found".
  */
 export async function mountQueueDashboard(app: NestFastifyApplication, settings: Settings): Promise<boolean> {
   const password = settings.adminPassword;
-  if (!password) return false;
+  if (!password) {
+    const off = {
+      detail: 'The queue dashboard is off: set ADMIN_PASSWORD (8 or more characters) to turn it on',
+    };
+    app
+      .getHttpAdapter()
+      .getInstance()
+      .all(`${QUEUE_DASHBOARD_PATH}*`, async (_request, reply) => reply.code(404).send(off));
+    return false;
+  }
   const queues = [QUEUE.agentRun, QUEUE.sourceSync, QUEUE.webhookDelivery, QUEUE.routineFiring].map(
     (name) => new BullMQAdapter(app.get<Queue>(getQueueToken(name), { strict: false })),
   );

@@ -31,7 +31,7 @@ export class RoutinesController {
       'runs once when one is back.',
   })
   @ApiOkResponse({ type: RoutineResponse })
-  @ApiErrors([400, 404, 413, 415])
+  @ApiErrors([400, 404, 413])
   create(@CurrentCaller() caller: Caller, @Body() body: CreateRoutineDto): Promise<RoutineResponse> {
     return this.routines.create(caller, body);
   }
@@ -58,7 +58,7 @@ export class RoutinesController {
   @Put(':id')
   @ApiOperation({ summary: 'Update a routine (partial; a new schedule or `active` takes effect at once)' })
   @ApiOkResponse({ type: RoutineResponse })
-  @ApiErrors([400, 404, 413, 415])
+  @ApiErrors([400, 404, 413])
   update(
     @CurrentCaller() caller: Caller,
     @Param() params: UuidIdParams,

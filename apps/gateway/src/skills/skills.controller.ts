@@ -27,6 +27,7 @@ import { FastifyRequest } from 'fastify';
 import {
   CreateSkillDto,
   EndUserQuery,
+  RequiredEndUserQuery,
   SkillDetailResponse,
   SkillResponse,
   UpdateSkillDto,
@@ -64,7 +65,7 @@ export class SkillsController {
     description: 'The SKILL.md as the multipart field file, or as JSON {"content"}.',
   })
   @ApiOkResponse({ type: SkillDetailResponse })
-  @ApiErrors([400, 409, 413, 415], { 409: 'A skill with this name already exists.' })
+  @ApiErrors([400, 409, 413], { 409: 'A skill with this name already exists.' })
   @ApiConsumes('application/json', 'multipart/form-data')
   @ApiExtraModels(CreateSkillDto, SkillFileUpload)
   // One schema serves both media types in @nestjs/swagger: the body is either form, as its description says.
@@ -76,7 +77,7 @@ export class SkillsController {
   async create(
     @CurrentCaller() caller: Caller,
     @Req() request: FastifyRequest,
-    @Query() query: EndUserQuery,
+    @Query() query: RequiredEndUserQuery,
     // Untyped on purpose: a multipart body has no JSON to validate; readSkillUpload checks both forms.
     @Body() body: unknown,
   ): Promise<SkillDetailResponse> {
@@ -112,7 +113,7 @@ export class SkillsController {
   })
   @ApiHeader({ name: 'x-internal-token', required: false, schema: { type: 'string', nullable: true } })
   @ApiOkResponse({ type: SkillResponse })
-  @ApiErrors([400, 403, 404, 413, 415], { 403: 'A platform skill, and x-internal-token missing or wrong.' })
+  @ApiErrors([400, 403, 404, 413], { 403: 'A platform skill, and x-internal-token missing or wrong.' })
   update(
     @CurrentCaller() caller: Caller,
     @Param() params: SkillPidParams,

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { ConnectionResponse, EndUserQuery } from '@app/contracts';
+import { ConnectionResponse, EndUserQuery, RequiredEndUserQuery } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { CurrentCaller } from '../auth/current-caller.decorator';
 import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
@@ -36,10 +36,10 @@ export class ConnectionsController {
     description: 'Credentials are stored encrypted, never returned.',
   })
   @ApiOkResponse({ type: ConnectionResponse })
-  @ApiErrors([400, 413, 415])
+  @ApiErrors([400, 413])
   create(
     @CurrentCaller() caller: Caller,
-    @Query() query: EndUserQuery,
+    @Query() query: RequiredEndUserQuery,
     @Body() body: CreateConnectionDto,
   ): Promise<ConnectionResponse> {
     return this.createConnection.execute(caller, requireEndUser(query, body), body);

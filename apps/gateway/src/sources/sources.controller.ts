@@ -7,7 +7,7 @@ import {
   ApiSecurity,
   ApiTags,
 } from '@nestjs/swagger';
-import { EndUserQuery, SourceDocumentResponse, SourceResponse } from '@app/contracts';
+import { EndUserQuery, RequiredEndUserQuery, SourceDocumentResponse, SourceResponse } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { IdempotentWrite } from '@app/persistence';
 import { CurrentCaller } from '../auth/current-caller.decorator';
@@ -48,12 +48,12 @@ export class SourcesController {
   @SafelyRetried()
   @ApiOperation({ summary: 'Add a data source' })
   @ApiOkResponse({ type: SourceResponse })
-  @ApiErrors([400, 404, 409, 413, 415], {
+  @ApiErrors([400, 404, 409, 413], {
     409: 'A request with this Idempotency-Key is still being processed.',
   })
   create(
     @CurrentCaller() caller: Caller,
-    @Query() query: EndUserQuery,
+    @Query() query: RequiredEndUserQuery,
     @Body() body: CreateSourceDto,
     @IdempotentWriteOf() idempotency?: IdempotentWrite,
   ): Promise<SourceResponse> {
@@ -82,7 +82,7 @@ export class SourcesController {
   @Put(':source_pid')
   @ApiOperation({ summary: 'Update a source' })
   @ApiOkResponse({ type: SourceResponse })
-  @ApiErrors([400, 404, 413, 415])
+  @ApiErrors([400, 404, 413])
   update(
     @CurrentCaller() caller: Caller,
     @Param() params: SourcePidParams,
@@ -134,11 +134,11 @@ export class SourcesController {
   @HttpCode(202)
   @ApiOperation({ summary: 'Add uploaded files to a draganddrop source' })
   @ApiAcceptedResponse({ type: [SourceDocumentResponse] })
-  @ApiErrors([400, 404, 413, 415])
+  @ApiErrors([400, 404, 413])
   add(
     @CurrentCaller() caller: Caller,
     @Param() params: SourcePidParams,
-    @Query() query: EndUserQuery,
+    @Query() query: RequiredEndUserQuery,
     @Body() body: AddDocumentsDto,
   ): Promise<SourceDocumentResponse[]> {
     return this.addDocuments.execute(caller, requireEndUser(query, body), params.source_pid, body);

@@ -3,6 +3,7 @@ import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags
 import {
   CreateQueryTemplateDto,
   EndUserQuery,
+  RequiredEndUserQuery,
   ListQueryTemplatesQuery,
   QueryTemplateResponse,
   UpdateQueryTemplateDto,
@@ -36,10 +37,10 @@ export class TemplatesController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Create a query template' })
   @ApiOkResponse({ type: QueryTemplateResponse })
-  @ApiErrors([400, 413, 415])
+  @ApiErrors([400, 413])
   create(
     @CurrentCaller() caller: Caller,
-    @Query() query: EndUserQuery,
+    @Query() query: RequiredEndUserQuery,
     @Body() body: CreateQueryTemplateDto,
   ): Promise<QueryTemplateResponse> {
     return this.createTemplate.execute(caller, requireEndUser(query, body), body);
@@ -70,11 +71,11 @@ export class TemplatesController {
   @Put(':id')
   @ApiOperation({ summary: 'Update a query template (partial)' })
   @ApiOkResponse({ type: QueryTemplateResponse })
-  @ApiErrors([400, 404, 413, 415])
+  @ApiErrors([400, 404, 413])
   update(
     @CurrentCaller() caller: Caller,
     @Param() params: UuidIdParams,
-    @Query() query: EndUserQuery,
+    @Query() query: RequiredEndUserQuery,
     @Body() body: UpdateQueryTemplateDto,
   ): Promise<QueryTemplateResponse> {
     return this.updateTemplate.execute(caller, requireEndUser(query, body), params.id, body);

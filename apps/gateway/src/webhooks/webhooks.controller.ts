@@ -46,7 +46,7 @@ export class WebhooksController {
     type: CreatedWebhookResponse,
     description: 'The webhook with its secret, shown only here.',
   })
-  @ApiErrors([400, 413, 415])
+  @ApiErrors([400, 413])
   create(@CurrentCaller() caller: Caller, @Body() body: CreateWebhookDto): Promise<CreatedWebhookResponse> {
     return this.createWebhook.execute(caller, body);
   }
@@ -69,7 +69,7 @@ export class WebhooksController {
   @Put(':id')
   @ApiOperation({ summary: 'Update a webhook (partial)' })
   @ApiOkResponse({ type: WebhookResponse })
-  @ApiErrors([400, 404, 413, 415])
+  @ApiErrors([400, 404, 413])
   update(
     @CurrentCaller() caller: Caller,
     @Param() params: UuidIdParams,

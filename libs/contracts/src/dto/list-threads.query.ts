@@ -1,5 +1,5 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsArray, IsInt, IsOptional, IsString } from 'class-validator';
+import { IsArray, IsInt, IsOptional, IsString, IsUUID } from 'class-validator';
 import { Ge, Le, MaxItems, Pattern } from './rules';
 
 export const THREAD_LISTING_MAX_LIMIT = 100;
@@ -20,9 +20,11 @@ export class ListThreadsQuery {
   @Le(THREAD_LISTING_MAX_LIMIT)
   limit?: number;
 
+  /** Repeated, `agent_ids=A&agent_ids=B`; each an agent id, so a comma list (`A,B`) is a 422, not an empty page. */
+  @ApiPropertyOptional({ description: 'Repeat the parameter for several agents: agent_ids=A&agent_ids=B.' })
   @IsOptional()
   @IsArray()
-  @IsString({ each: true })
+  @IsUUID('all', { each: true })
   @MaxItems(THREAD_LISTING_MAX_AGENT_IDS)
   agent_ids?: string[];
 

@@ -1,21 +1,29 @@
+import { ApiProperty } from '@nestjs/swagger';
 import { IsOptional, IsString } from 'class-validator';
-import { MaxChars, Nullable, Pattern } from './rules';
+import { MaxChars, Nullable, PatternRule } from './rules';
 import {
   MEMORY_CONTENT_MAX_CHARS,
+  MEMORY_FOLDER_RULE,
   MEMORY_FOLDER_SOURCE,
   MEMORY_FILE_NAMESPACE_MAX_CHARS,
   MEMORY_PATH_MAX_CHARS,
+  MEMORY_PATH_RULE,
   MEMORY_PATH_SOURCE,
   MEMORY_PURPOSE_MAX_CHARS,
 } from './memory-path';
 
 /*
- * `namespace` is optional in the shapes below on purpose: a missing one is the 400 "Missing namespace" of
- * spec 4.5 / §5.5, raised by the use case, not a 422.
+ * `namespace` is optional to the validation below on purpose: a missing one is the 400 "Missing namespace" of
+ * spec 4.5 / §5.5, raised by the use case, not a 422. The document says it is required all the same.
  */
+const NAMESPACE = ApiProperty({
+  required: true,
+  description: 'The memory namespace. Required: missing answers 400 {"detail": "Missing namespace"}.',
+});
 
 /** GET /memory/file and DELETE /memory/file. */
 export class MemoryFileQuery {
+  @NAMESPACE
   @IsOptional()
   @IsString()
   @MaxChars(MEMORY_FILE_NAMESPACE_MAX_CHARS)
@@ -23,7 +31,7 @@ export class MemoryFileQuery {
 
   @IsString()
   @MaxChars(MEMORY_PATH_MAX_CHARS)
-  @Pattern(MEMORY_PATH_SOURCE)
+  @PatternRule(MEMORY_PATH_SOURCE, MEMORY_PATH_RULE)
   path: string;
 
   /** Accepted and never used to pick the namespace (spec 4.5). */
@@ -34,6 +42,7 @@ export class MemoryFileQuery {
 
 /** GET /memory/files. */
 export class MemoryFilesQuery {
+  @NAMESPACE
   @IsOptional()
   @IsString()
   @MaxChars(MEMORY_FILE_NAMESPACE_MAX_CHARS)
@@ -41,7 +50,7 @@ export class MemoryFilesQuery {
 
   @IsOptional()
   @IsString()
-  @Pattern(MEMORY_FOLDER_SOURCE)
+  @PatternRule(MEMORY_FOLDER_SOURCE, MEMORY_FOLDER_RULE)
   folder?: string;
 
   @IsOptional()
@@ -51,6 +60,7 @@ export class MemoryFilesQuery {
 
 /** PUT /memory/file: creates (no version) or updates the file whose version is given. */
 export class WriteMemoryFileDto {
+  @NAMESPACE
   @IsOptional()
   @Nullable()
   @IsString()
@@ -59,7 +69,7 @@ export class WriteMemoryFileDto {
 
   @IsString()
   @MaxChars(MEMORY_PATH_MAX_CHARS)
-  @Pattern(MEMORY_PATH_SOURCE)
+  @PatternRule(MEMORY_PATH_SOURCE, MEMORY_PATH_RULE)
   path: string;
 
   @IsString()

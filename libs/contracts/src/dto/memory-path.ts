@@ -23,10 +23,16 @@ const SEGMENT = String.raw`(?:${SEGMENT_FIRST}${SEGMENT_CHAR}*|\.${SEGMENT_FIRST
 
 /** `name` or `folder/name`: at most one folder (spec 4.5). */
 export const MEMORY_PATH_SOURCE = `^(?:${SEGMENT}/)?${SEGMENT}$`;
+/** The rule of MEMORY_PATH_SOURCE in words, as a 422 gives it (the same words as the conformance app's). */
+export const MEMORY_PATH_RULE =
+  "a memory path is a name, or one folder and a name ('notes.md', 'projects/plan.md'): no other slash, no " +
+  "empty part, '.' or '..', backslash or control character";
 export const MEMORY_PATH_PATTERN = new RegExp(MEMORY_PATH_SOURCE);
 
 /** A folder of the listing: one segment. */
 export const MEMORY_FOLDER_SOURCE = `^${SEGMENT}$`;
+export const MEMORY_FOLDER_RULE =
+  "a memory folder is one name ('projects'): no slash, no '.' or '..', backslash or control character";
 export const MEMORY_FOLDER_PATTERN = new RegExp(MEMORY_FOLDER_SOURCE);
 
 /** Why a path is refused, or null when it is a valid memory path (for callers outside the HTTP DTOs). */

@@ -1,4 +1,4 @@
-import { PartialType } from '@nestjs/swagger';
+import { ApiProperty, PartialType } from '@nestjs/swagger';
 import { IsInt, IsObject, IsOptional, IsString } from 'class-validator';
 import { Ge, Le, MaxChars, MinChars, OneOf } from './rules';
 
@@ -22,6 +22,20 @@ export class EndUserQuery {
   @MinChars(1)
   @MaxChars(TEMPLATE_LIMITS.userId)
   user_id?: string;
+}
+
+/**
+ * `user_id` on the calls that create or change something (CONTRACTS §2): the use case answers 422 at
+ * `["query", "user_id"]` when neither the query nor the JSON body has it, so the document says it is required.
+ */
+export class RequiredEndUserQuery extends EndUserQuery {
+  @ApiProperty({
+    required: true,
+    description:
+      'The end user acting, stored as created_by / updated_by. Required: missing here and in the JSON body ' +
+      'answers 422 at ["query", "user_id"]. May come in the JSON body instead.',
+  })
+  declare user_id?: string;
 }
 
 /** POST /agent_execution/query_templates (spec 4.7). `user_id` may also come in the body. */
@@ -63,6 +77,10 @@ export class CreateQueryTemplateDto {
   @OneOf(TEMPLATE_SCOPES)
   scope?: (typeof TEMPLATE_SCOPES)[number];
 
+  @ApiProperty({
+    required: false,
+    description: 'The end user acting, when not given as the user_id query parameter.',
+  })
   @IsOptional()
   @IsString()
   @MinChars(1)

@@ -43,7 +43,8 @@ export class CreateRoutineDto {
   @MaxChars(ROUTINE_SCHEDULE_MAX_CHARS)
   schedule: string;
 
-  @ApiPropertyOptional({ default: 'UTC', example: 'Europe/Paris', description: 'An IANA time zone.' })
+  // Defaults are said in words, not as a schema `default`: generated clients make such a property required.
+  @ApiPropertyOptional({ example: 'Europe/Paris', description: 'An IANA time zone. Omitted: UTC.' })
   @IsOptional()
   @IsString()
   @MaxChars(ROUTINE_TIMEZONE_MAX_CHARS)
@@ -56,14 +57,21 @@ export class CreateRoutineDto {
   @Model(() => RoutineOptionsDto)
   options?: RoutineOptionsDto;
 
-  @ApiPropertyOptional({ default: true })
+  @ApiPropertyOptional({ description: 'Whether the routine fires. Omitted: true.' })
   @IsOptional()
   @IsBoolean()
   active?: boolean;
 }
 
 /** PUT /routines/{id}: partial; the owner (`user_id`) stays. A new schedule or `active` takes effect at once. */
-export class UpdateRoutineDto extends PartialType(CreateRoutineDto) {}
+export class UpdateRoutineDto extends PartialType(CreateRoutineDto) {
+  // Only the words differ from POST: an omitted field keeps its stored value, it does not take POST's default.
+  @ApiPropertyOptional({ example: 'Europe/Paris', description: 'An IANA time zone. Omitted: unchanged.' })
+  declare timezone?: string;
+
+  @ApiPropertyOptional({ description: 'Whether the routine fires. Omitted: unchanged.' })
+  declare active?: boolean;
+}
 
 /** `?user_id=`: the owner, required on every routine route but POST (which takes it in the body). */
 export class RoutineOwnerQuery {

@@ -34,6 +34,15 @@ export const Pattern = (source: string, options?: ValidationOptions) =>
     ...options,
     context: { source },
   });
+/**
+ * A pattern said in words: a value off it is the `value_error` of an after-validator (`Value error, <reason>`),
+ * for a pattern too long to help the person who reads the 422 (Pydantic's own error quotes the whole pattern).
+ */
+export const PatternRule = (source: string, reason: string, options?: ValidationOptions) =>
+  Matches(new RegExp(source), {
+    ...options,
+    context: { source, reason },
+  });
 /** `ge` of an integer: `greater_than_equal`. */
 export const Ge = (min: number, options?: ValidationOptions) => Min(min, options);
 /** `le` of an integer: `less_than_equal`. */
@@ -76,6 +85,16 @@ export const LiteralOrPattern = (values: readonly string[], source: string, opti
     },
     options,
   );
+
+export const NOT_ACCEPTED = 'pydanticNotAccepted';
+
+/**
+ * A field a client may expect but this request does not take: sent, it is a 422 `extra_forbidden` (Pydantic's
+ * answer to an extra field under `extra="forbid"`) instead of being silently ignored as other unknown fields
+ * are. Pair it with `@IsOptional()`; it is left out of the OpenAPI document.
+ */
+export const NotAccepted = () =>
+  ValidateBy({ name: NOT_ACCEPTED, validator: { validate: () => true, defaultMessage: () => '' } });
 
 export const MODEL = 'pydanticModel';
 

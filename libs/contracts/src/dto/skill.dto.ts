@@ -1,5 +1,5 @@
 import { IsBoolean, IsOptional, IsString } from 'class-validator';
-import { MaxChars, MinChars, Nullable, OneOf } from './rules';
+import { MaxChars, MinChars, NotAccepted, Nullable, OneOf } from './rules';
 
 export const SKILL_SCOPES = ['organization', 'private'] as const;
 
@@ -39,4 +39,13 @@ export class UpdateSkillDto {
   @MinChars(1)
   @MaxChars(256)
   user_id?: string;
+
+  /**
+   * A skill's SKILL.md is fixed once created (spec 4.8 takes display_name, active and scope): refused rather than
+   * ignored, since a 200 that changed nothing looked like success. To change it, delete the skill and create it
+   * again.
+   */
+  @IsOptional()
+  @NotAccepted()
+  content?: never;
 }

@@ -15,10 +15,14 @@ export class StartChatOptionsDto {
   @IsString()
   user_id: string;
 
-  /** Caps the tool rounds of the first reply; the server default when omitted. */
+  /**
+   * Caps the tool rounds of the first reply. The server default is said in words, not as a schema `default`:
+   * generated clients (openapi-typescript) make a property with a `default` required.
+   */
   @ApiPropertyOptional({
-    default: 60,
-    description: 'Caps the tool rounds of the first reply; the server default (60, may change) when omitted.',
+    description:
+      'Caps the tool rounds of the first reply. Omitted: the server default (DEFAULT_MAX_STEPS, 60 unless the ' +
+      'operator changed it).',
   })
   @IsOptional()
   @IsInt()

@@ -1,5 +1,5 @@
 import { getMetadataStorage } from 'class-validator';
-import { LITERAL_OR_PATTERN, MODEL, NULLABLE, REFUSED_FIELDS, RefusedFields } from '../dto/rules';
+import { LITERAL_OR_PATTERN, MODEL, NOT_ACCEPTED, NULLABLE, REFUSED_FIELDS, RefusedFields } from '../dto/rules';
 
 /*
  * A request DTO's class-validator metadata, read once into the shape Pydantic would have declared: each field's
@@ -14,12 +14,15 @@ export type TypeSchema = (
   | { kind: 'literalOrPattern'; values: readonly string[]; pattern: string }
   | { kind: 'model'; model: ModelSchema }
   | { kind: 'list'; item: TypeSchema }
+  | { kind: 'notAccepted' }
 ) & { constraints: Constraints };
 
 export interface Constraints {
   minLength?: number;
   maxLength?: number;
   pattern?: string;
+  /** Set: a value off `pattern` is a value_error giving this rule in words, not the pattern itself. */
+  patternReason?: string;
   ge?: number;
   le?: number;
   unique?: boolean;
@@ -43,7 +46,7 @@ interface Rule {
   name: string;
   each: boolean;
   constraints: unknown[];
-  context?: { source?: string };
+  context?: { source?: string; reason?: string };
   conditional: boolean;
 }
 
@@ -71,7 +74,7 @@ const CONSTRAINTS = new Set([
 ]);
 /** `ValidateNested` is what `@Model()` records for class-validator; alone it names no model. */
 const NESTED = 'nestedValidation';
-const MARKERS = new Set([NULLABLE, MODEL, LITERAL_OR_PATTERN, 'isIn', 'isArray', NESTED]);
+const MARKERS = new Set([NULLABLE, MODEL, LITERAL_OR_PATTERN, NOT_ACCEPTED, 'isIn', 'isArray', NESTED]);
 
 const understood = (rule: Rule) =>
   rule.conditional || Boolean(SCALARS[rule.name]) || CONSTRAINTS.has(rule.name) || MARKERS.has(rule.name);
@@ -106,6 +109,7 @@ function constraintsOf(rules: Rule[], list: boolean): Constraints {
         break;
       case 'matches':
         constraints.pattern = rule.context?.source ?? (first as RegExp).source;
+        if (rule.context?.reason) constraints.patternReason = rule.context.reason;
         break;
       case 'min':
         constraints.ge = first as number;
@@ -128,6 +132,7 @@ function typeOf(rules: Rule[], list: boolean): TypeSchema {
     const type = (model.constraints[0] as () => new () => object)();
     return { kind: 'model', model: modelSchema(type), constraints };
   }
+  if (rules.some((rule) => rule.name === NOT_ACCEPTED)) return { kind: 'notAccepted', constraints };
   const union = rules.find((rule) => rule.name === LITERAL_OR_PATTERN);
   if (union) {
     const [values, pattern] = union.constraints as [readonly string[], string];

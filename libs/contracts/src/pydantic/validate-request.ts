@@ -102,6 +102,8 @@ class RequestValidator {
         return this.nested(type.model, input, loc);
       case 'list':
         return this.list(type, input, loc);
+      case 'notAccepted':
+        return this.fail('extra_forbidden', loc, input);
     }
   }
 
@@ -114,7 +116,7 @@ class RequestValidator {
   private text(constraints: Constraints, input: unknown, loc: Loc): Outcome {
     if (typeof input !== 'string') return this.fail('string_type', loc, input);
     const length = [...input].length;
-    const { minLength, maxLength, pattern } = constraints;
+    const { minLength, maxLength, pattern, patternReason } = constraints;
     if (minLength !== undefined && length < minLength) {
       return this.fail('string_too_short', loc, input, { min_length: minLength });
     }
@@ -122,6 +124,7 @@ class RequestValidator {
       return this.fail('string_too_long', loc, input, { max_length: maxLength });
     }
     if (pattern !== undefined && !new RegExp(pattern).test(input)) {
+      if (patternReason !== undefined) return this.valueError(loc, input, patternReason);
       return this.fail('string_pattern_mismatch', loc, input, { pattern });
     }
     if (input.includes('\u0000')) return this.valueError(loc, input, NUL_REASON);

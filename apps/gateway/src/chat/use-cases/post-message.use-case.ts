@@ -8,6 +8,7 @@ import {
   NotFoundError,
   PostMessageDto,
   toMessageResponse,
+  valueErrorIssue,
 } from '@app/contracts';
 import { Caller } from '@app/identity';
 import {
@@ -70,12 +71,11 @@ export class PostMessage {
       // Spec 4.2 rule 4: the namespace was bound at the start. A null is read as "not given".
       if (options.memory_namespace != null && options.memory_namespace !== thread.memoryNamespace) {
         throw new InvalidInputError([
-          {
-            loc: ['body', 'options', 'memory_namespace'],
-            msg: "Value error, a thread's memory namespace cannot be changed",
-            type: 'value_error',
-            input: options.memory_namespace,
-          },
+          valueErrorIssue(
+            ['body', 'options', 'memory_namespace'],
+            options.memory_namespace,
+            "a thread's memory namespace cannot be changed",
+          ),
         ]);
       }
       // Files must be the thread owner's (CONTRACTS §8), whoever the call names.

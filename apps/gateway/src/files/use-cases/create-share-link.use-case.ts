@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InvalidInputError, NotFoundError, ShareLinkResponse } from '@app/contracts';
+import { InvalidInputError, NotFoundError, ShareLinkResponse, valueErrorIssue } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { ShareLinkRepository } from '@app/persistence';
 import { FileAttachments, hashSharePassword, toShareLinkResponse } from '@app/files';
@@ -19,12 +19,7 @@ export class CreateShareLink {
     const expiresAt = body.expires_at != null ? new Date(body.expires_at) : null;
     if (expiresAt && expiresAt.getTime() <= Date.now()) {
       throw new InvalidInputError([
-        {
-          loc: ['body', 'expires_at'],
-          msg: 'Value error, expires_at must be in the future',
-          type: 'value_error',
-          input: body.expires_at,
-        },
+        valueErrorIssue(['body', 'expires_at'], body.expires_at, 'expires_at must be in the future'),
       ]);
     }
     const file = await this.attachments.findUploaded(

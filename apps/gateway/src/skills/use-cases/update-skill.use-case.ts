@@ -48,7 +48,14 @@ export class UpdateSkill {
         await this.skills.setPlatformSettings(caller.orgId, id, { active, scope: skillScope, setBy: userId });
       }
     } else {
-      await this.skills.updateCustom(id, { displayName, active, scope: skillScope });
+      const changes = {
+        displayName: displayName !== view.skill.displayName ? displayName : undefined,
+        active: active !== view.skill.active ? active : undefined,
+        scope: skillScope !== view.skill.scope ? skillScope : undefined,
+      };
+      // updated_at says when the skill last changed: a PUT that changes nothing leaves it.
+      if (Object.values(changes).some((value) => value !== undefined))
+        await this.skills.updateCustom(id, changes);
     }
     const updated = await this.skills.findVisible(scope, id);
     if (!updated) throw new NotFoundError('Skill not found');

@@ -4,6 +4,7 @@ import {
   ConnectionResponse,
   InvalidInputError,
   NotFoundError,
+  pydanticIssue,
   toConnectionResponse,
 } from '@app/contracts';
 import { Caller } from '@app/identity';
@@ -21,9 +22,7 @@ export class CreateConnection {
 
   async execute(caller: Caller, userId: string, input: CreateConnectionDto): Promise<ConnectionResponse> {
     if (input.kind !== 'draganddrop' && !input.credentials) {
-      throw new InvalidInputError([
-        { loc: ['body', 'credentials'], msg: 'Field required', type: 'missing', input: null },
-      ]);
+      throw new InvalidInputError([pydanticIssue('missing', ['body', 'credentials'], input)]);
     }
     const credentials = input.credentials;
     const connection = await this.connections.create(

@@ -3,10 +3,12 @@ import { DataSource } from 'typeorm';
 import {
   InvalidInputError,
   NotFoundError,
+  pydanticIssue,
   SourceDocumentResponse,
   SourceResponse,
   toSourceDocumentResponse,
   toSourceResponse,
+  valueErrorIssue,
 } from '@app/contracts';
 import { Settings } from '@app/config';
 import { Caller } from '@app/identity';
@@ -42,12 +44,11 @@ async function connectionFor(
   if (!connection) throw new NotFoundError('Connection not found');
   if (connection.kind !== store) {
     throw new InvalidInputError([
-      {
-        loc: ['body', 'connection_id'],
-        msg: `Value error, the connection is for ${connection.kind}, not ${store}`,
-        type: 'value_error',
-        input: id,
-      },
+      valueErrorIssue(
+        ['body', 'connection_id'],
+        id,
+        `the connection is for ${connection.kind}, not ${store}`,
+      ),
     ]);
   }
   return connection;
@@ -56,9 +57,7 @@ async function connectionFor(
 /** Who moves a source to another connection: that connection's owner, so the end user must be named (422). */
 function connectionOwner(userId: string | undefined): string {
   if (!userId) {
-    throw new InvalidInputError([
-      { loc: ['query', 'user_id'], msg: 'Field required', type: 'missing', input: null },
-    ]);
+    throw new InvalidInputError([pydanticIssue('missing', ['query', 'user_id'], null)]);
   }
   return userId;
 }
@@ -272,12 +271,11 @@ export class AddSourceDocuments {
     if (!source) throw new NotFoundError('Source not found');
     if (source.store !== 'draganddrop') {
       throw new InvalidInputError([
-        {
-          loc: ['path', 'source_pid'],
-          msg: `Value error, documents are added to draganddrop sources only, this one is ${source.store}`,
-          type: 'value_error',
-          input: pid,
-        },
+        valueErrorIssue(
+          ['path', 'source_pid'],
+          pid,
+          `documents are added to draganddrop sources only, this one is ${source.store}`,
+        ),
       ]);
     }
     const files = await this.files.requireUploaded({ orgId: caller.orgId, userId }, input.file_ids, [

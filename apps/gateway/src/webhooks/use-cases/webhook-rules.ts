@@ -1,4 +1,4 @@
-import { InvalidInputError, NotFoundError } from '@app/contracts';
+import { InvalidInputError, NotFoundError, valueErrorIssue } from '@app/contracts';
 import { assertEgressUrl, EgressUrlError } from '@app/egress';
 
 export const WEBHOOK_NOT_FOUND = 'Webhook not found';
@@ -11,8 +11,6 @@ export async function requireDeliverableUrl(url: string, allowPrivate: boolean):
     await assertEgressUrl(url, allowPrivate);
   } catch (error) {
     if (!(error instanceof EgressUrlError)) throw error;
-    throw new InvalidInputError([
-      { loc: ['body', 'url'], msg: `Value error, ${error.message}`, type: 'value_error', input: url },
-    ]);
+    throw new InvalidInputError([valueErrorIssue(['body', 'url'], url, error.message)]);
   }
 }

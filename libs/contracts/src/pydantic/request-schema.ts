@@ -1,5 +1,12 @@
 import { getMetadataStorage } from 'class-validator';
-import { LITERAL_OR_PATTERN, MODEL, NOT_ACCEPTED, NULLABLE, REFUSED_FIELDS, RefusedFields } from '../dto/rules';
+import {
+  LITERAL_OR_PATTERN,
+  MODEL,
+  NOT_ACCEPTED,
+  NULLABLE,
+  REFUSED_FIELDS,
+  RefusedFields,
+} from '../dto/rules';
 
 /*
  * A request DTO's class-validator metadata, read once into the shape Pydantic would have declared: each field's

@@ -109,7 +109,9 @@ describe('GET /chat/messages/{message_id}/stream', () => {
     // Asked for after its last line, an ended reply's stream answers no line (CONTRACTS §5), from PostgreSQL too.
     expect(await readAll(gateway.url!, replyId, `?after=${live.length - 1}`)).toEqual([]);
     expect(await readAll(gateway.url!, replyId, `?after=${live.length + 5}`)).toEqual([]);
-    expect(await readAll(gateway.url!, replyId, `?after=${live.length - 2}`)).toEqual([live[live.length - 1]]);
+    expect(await readAll(gateway.url!, replyId, `?after=${live.length - 2}`)).toEqual([
+      live[live.length - 1],
+    ]);
   });
 
   it('rebuilds the lines of a failed reply from PostgreSQL identically too', async () => {

@@ -26,7 +26,7 @@ import { Peer, PeerResult } from './peer';
 import { PrivatePostgres, PrivateRedis } from './private-stores';
 import { childrenCpuMs, treeCpuMs } from './proc-cpu';
 import { StoreStats } from './store-stats';
-import { createBenchEnvironment, median, percentile } from './support';
+import { Cleanup, createBenchEnvironment, median, percentile, runBenchmark } from './support';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const CLIENT_COUNTS = (process.env.BENCH_CLIENT_COUNTS ?? '1,8,32').split(',').map(Number);
@@ -185,7 +185,7 @@ function peerRow(clients: number, loadBefore: string, ours: Round[], peer: PeerR
 }
 
 /** What the run has started, to stop on the way out, latest first: also after a failure or a Ctrl-C. */
-const cleanups: (() => Promise<unknown>)[] = [];
+const cleanups: Cleanup[] = [];
 
 async function measure(): Promise<void> {
   const passThrough = Object.fromEntries(
@@ -262,23 +262,4 @@ async function measure(): Promise<void> {
   if (stats) process.stdout.write(`\n${statsReport}\n`);
 }
 
-async function main(): Promise<void> {
-  // pg_ctl daemonizes the private cluster: without this, an interrupted run would leave it running.
-  const stopped = new Promise<never>((_, reject) => {
-    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const)
-      process.once(signal, () => reject(new Error(`stopped by ${signal}`)));
-  });
-  try {
-    await Promise.race([measure(), stopped]);
-  } finally {
-    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
-  }
-}
-
-main().then(
-  () => process.exit(0),
-  (error: Error) => {
-    process.stderr.write(`${error.stack}\n`);
-    process.exit(1);
-  },
-);
+runBenchmark(cleanups, measure);

@@ -26,7 +26,7 @@ import { Peer, PeerResult } from './peer';
 import { PrivatePostgres, PrivateRedis } from './private-stores';
 import { treeCpuMs } from './proc-cpu';
 import { StoreStats } from './store-stats';
-import { createBenchEnvironment, median, percentile, sleep } from './support';
+import { Cleanup, createBenchEnvironment, median, percentile, runBenchmark, sleep } from './support';
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 500);
 const WORDS = Number(process.env.BENCH_WORDS ?? 100);
@@ -200,7 +200,7 @@ function peerRow(loadBefore: string, ours: Round[], peer: PeerResult): string {
   );
 }
 
-const cleanups: (() => Promise<unknown>)[] = [];
+const cleanups: Cleanup[] = [];
 
 async function measure(): Promise<void> {
   const passThrough = Object.fromEntries(
@@ -272,22 +272,4 @@ async function measure(): Promise<void> {
   }
 }
 
-async function main(): Promise<void> {
-  const stopped = new Promise<never>((_, reject) => {
-    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const)
-      process.once(signal, () => reject(new Error(`stopped by ${signal}`)));
-  });
-  try {
-    await Promise.race([measure(), stopped]);
-  } finally {
-    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
-  }
-}
-
-main().then(
-  () => process.exit(0),
-  (error: Error) => {
-    process.stderr.write(`${error.stack}\n`);
-    process.exit(1);
-  },
-);
+runBenchmark(cleanups, measure);

@@ -150,3 +150,31 @@ export async function createBenchEnvironment(
     },
   };
 }
+
+/** Something a benchmark started, to stop on the way out. */
+export type Cleanup = () => Promise<unknown>;
+
+/**
+ * Runs a benchmark's `measure`, then `cleanups` (latest first) also after a failure or a Ctrl-C: pg_ctl daemonizes
+ * a private cluster, so an interrupted run would otherwise leave it running. Exits 0, or 1 with the error.
+ */
+export function runBenchmark(cleanups: Cleanup[], measure: () => Promise<void>): void {
+  const stopped = new Promise<never>((_, reject) => {
+    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const)
+      process.once(signal, () => reject(new Error(`stopped by ${signal}`)));
+  });
+  const run = async () => {
+    try {
+      await Promise.race([measure(), stopped]);
+    } finally {
+      for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+    }
+  };
+  run().then(
+    () => process.exit(0),
+    (error: Error) => {
+      process.stderr.write(`${error.stack}\n`);
+      process.exit(1);
+    },
+  );
+}

@@ -106,8 +106,10 @@ describe('GET /chat/messages/{message_id}/stream', () => {
     await redis.del(runEventKeys(environment.redisPrefix, replyId).stream);
     expect(await readAll(replica.url!, replyId)).toEqual(live);
     expect(await readAll(gateway.url!, replyId, '?after=2')).toEqual(live.slice(3));
-    // An ended reply's stream always closes with its message.completed, even asked for after it.
-    expect(await readAll(gateway.url!, replyId, `?after=${live.length - 1}`)).toEqual([
+    // Asked for after its last line, an ended reply's stream answers no line (CONTRACTS §5), from PostgreSQL too.
+    expect(await readAll(gateway.url!, replyId, `?after=${live.length - 1}`)).toEqual([]);
+    expect(await readAll(gateway.url!, replyId, `?after=${live.length + 5}`)).toEqual([]);
+    expect(await readAll(gateway.url!, replyId, `?after=${live.length - 2}`)).toEqual([
       live[live.length - 1],
     ]);
   });

@@ -7,7 +7,6 @@ const stateOver = (log: MemoryLog, written: RunEvent[] = []) => new RunState(log
 describe('RunState', () => {
   it('joins the deltas into the content and keeps only the persisted events', () => {
     const log = new MemoryLog();
-    log.joinText = false;
     const state = stateOver(log);
     state.emitOnce({ type: 'message.started', message_id: 'm', thread_id: 't' });
     state.emitOnce({ type: 'step.started', step: 1 });
@@ -73,22 +72,6 @@ describe('RunState', () => {
     expect(state.content).toBe('hello there world');
   });
 
-  it('joins text into the delta before it while that one is held, one line and one length', () => {
-    const log = new MemoryLog();
-    const state = stateOver(log);
-    state.emitText('Hel');
-    state.emitText('lo');
-    state.stored();
-    state.emitText(' there');
-
-    expect(state.content).toBe('Hello there');
-    expect(state.deltaLengths).toEqual([5, 6]);
-    expect(log.appended).toEqual([
-      { seq: 0, type: 'text.delta', delta: 'Hello' },
-      { seq: 1, type: 'text.delta', delta: ' there' },
-    ]);
-  });
-
   it('restores journaled lines past what the log holds, with their own seqs', () => {
     const log = new MemoryLog(2);
     const state = stateOver(log, [
@@ -107,7 +90,6 @@ describe('RunState', () => {
 
   it("answers a step's share of what was streamed from where the step before it ended", () => {
     const log = new MemoryLog();
-    log.joinText = false;
     const state = stateOver(log);
     state.emitText('one ');
     state.emitText('two ');

@@ -105,15 +105,7 @@ export class RunState {
   }
 
   emitText(delta: string): void {
-    if (!delta) return;
-    if (this.log.appendText(delta)) {
-      // It joined the delta before it, still held: one line, one length.
-      this.content += delta;
-      this.deltaLengths[this.deltaLengths.length - 1] += delta.length;
-    } else {
-      this.content += delta;
-      this.deltaLengths.push(delta.length);
-    }
+    if (delta) this.track(this.log.append({ type: 'text.delta', delta }));
   }
 
   /**

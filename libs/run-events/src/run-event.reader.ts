@@ -64,8 +64,8 @@ interface Cursor {
  * page at a time, as fast as the client takes it. Nothing lives in this process but the subscription, so any
  * gateway replica can serve any stream.
  *
- * The stream of a reply that has ended always ends with its `message.completed` line: asked for `after` at or
- * beyond that line, it answers that line alone (its seq is then not above `after`).
+ * Never a line with seq ≤ `after` (CONTRACTS §5): asked for `after` at or beyond the last line of an ended reply,
+ * the stream answers no line and closes, since its reader already has `message.completed`.
  */
 export class RunEventReader {
   private readonly open = new Set<AbortController>();
@@ -153,10 +153,9 @@ export class RunEventReader {
             break;
           }
           if (line.seq < cursor.next) {
-            // Already sent, unless it is the reply's last line and the client asked beyond it.
-            if (line.type !== 'message.completed') continue;
-            yield line.bytes;
-            return;
+            // Already sent, or at or before `after`; the reply's last line means the client has the whole reply.
+            if (line.type === 'message.completed') return;
+            continue;
           }
           yield line.bytes;
           cursor.next += 1;
@@ -211,10 +210,9 @@ export class RunEventReader {
     // XADD is the only writer, so an existing log has entries; an empty answer means expired or not yet written.
     const [last] = lastEntries;
     if (last) {
+      // The log ends before `from`: complete when its last line closes the reply (the client has it).
       const line = fieldValue(last[1], EVENT_FIELD);
-      if (!line || typeOf(line) !== 'message.completed') return false;
-      yield line;
-      return true;
+      return line !== undefined && typeOf(line) === 'message.completed';
     }
     const stored = await options.storedLines();
     if (!stored || stored.length === 0) return false;
@@ -223,7 +221,6 @@ export class RunEventReader {
       yield Buffer.from(encodeEvent(event));
       cursor.next += 1;
     }
-    if (cursor.next === from) yield Buffer.from(encodeEvent(stored[stored.length - 1]));
     return true;
   }
 }

@@ -76,9 +76,9 @@ interface EventSink {
  *
  * Store, then publish: an appended event is held until the caller says PostgreSQL holds it (`release`, after the
  * step or result it belongs to is stored, or after a journal stored the held lines themselves), so no client
- * ever sees a line that a crash could take back. `onHeld` tells the journal that lines wait. Text that arrives
- * while the delta before it is still held joins that delta (`appendText`): one line, one publish, one client
- * write for what a model streamed within the hold; the contract is on content and order, not on delta count.
+ * ever sees a line that a crash could take back. `onHeld` tells the journal that lines wait. Every delta stays a
+ * line of its own (the builtin model streams one word a line, CONTRACTS §6); what is held together travels
+ * together (one journal row, one script call, one publish).
  *
  * Released events are sent in batches: a log's events in one script call (one publish) while the run goes on,
  * so a step waits for Redis once, at `flush`, not once per event. A refused append stops every later one.
@@ -86,8 +86,6 @@ interface EventSink {
 export class RunEventLog {
   /** Appended, not yet stored in PostgreSQL: not sent. */
   private held: RunEvent[] = [];
-  /** The last held event a journal has taken to store: text may no longer join it. */
-  private sealedThrough = -1;
   private batch: RunEvent[] = [];
   private written: Promise<void> = Promise.resolve();
   private failure: Error | null = null;
@@ -120,29 +118,9 @@ export class RunEventLog {
     return numbered;
   }
 
-  /**
-   * Appends streamed text: it joins the last event when that is a text delta still held and not yet taken by a
-   * journal (answers true), else it is a new delta.
-   */
-  appendText(delta: string): boolean {
-    if (this.failure) throw this.failure;
-    const last = this.held[this.held.length - 1];
-    if (last?.type === 'text.delta' && last.seq > this.sealedThrough) {
-      last.delta += delta;
-      return true;
-    }
-    this.append({ type: 'text.delta', delta });
-    return false;
-  }
-
-  /**
-   * The events held now, oldest first, for a journal to store before it releases them: they are final from now
-   * on (no text joins them).
-   */
+  /** The events held now, oldest first, for a journal to store before it releases them. */
   takeHeld(): RunEvent[] {
-    const held = [...this.held];
-    if (held.length > 0) this.sealedThrough = held[held.length - 1].seq;
-    return held;
+    return [...this.held];
   }
 
   /** Whether events wait for PostgreSQL. */

@@ -155,26 +155,27 @@ describe('RunEventReader', () => {
     expect(seqs(await collected)).toEqual(range(3, 7));
   });
 
-  it('answers the message.completed line at once when `after` is at or past the last line', async () => {
+  it('answers no line, at once, when `after` is at or past the last line (never a seq not above `after`)', async () => {
     const id = randomUUID();
     const events = reply(id, 2);
     for (const event of events) await write(id, event);
     const completed = events[events.length - 1];
     for (const after of [completed.seq, completed.seq + 10]) {
       const started = Date.now();
-      expect(await collect(follow(id, after))).toEqual([completed]);
+      expect(await collect(follow(id, after))).toEqual([]);
       expect(Date.now() - started).toBeLessThan(150);
     }
+    expect(await collect(follow(id, completed.seq - 1))).toEqual([completed]);
   });
 
-  it('ends with message.completed when `after` is beyond every line a live reply will write', async () => {
+  it('closes with no line when `after` is beyond every line a live reply will write', async () => {
     const id = randomUUID();
     const events = reply(id, 2);
     for (const event of events.slice(0, 2)) await write(id, event);
     const collected = collect(follow(id, 40));
     await sleep(50);
     for (const event of events.slice(2)) await write(id, event);
-    expect(await collected).toEqual([events[events.length - 1]]);
+    expect(await collected).toEqual([]);
   });
 
   it('writes each line once when it arrives both from the log and live', async () => {

@@ -132,11 +132,13 @@ describe('StepLoop (builtin model)', () => {
       toolCalls: [],
       contentLength: 11,
     });
-    // Its two words arrived while held: one line.
+    // One line a word (CONTRACTS §6), held together for the finish.
     expect(log.appended).toEqual([
       { seq: 0, type: 'step.started', step: 1 },
-      { seq: 1, type: 'text.delta', delta: 'Hello there' },
+      { seq: 1, type: 'text.delta', delta: 'Hello ' },
+      { seq: 2, type: 'text.delta', delta: 'there' },
     ]);
+    expect(log.published).toEqual([]);
   });
 
   it('runs the tool a step asks for, stores its result, and counts the tokens of earlier steps in the gate', async () => {

@@ -2,15 +2,7 @@ import { RunEvent, RunEventLog, UnnumberedRunEvent } from '@app/run-events';
 
 type LogSurface = Pick<
   RunEventLog,
-  | 'nextSeq'
-  | 'append'
-  | 'appendText'
-  | 'release'
-  | 'takeHeld'
-  | 'holding'
-  | 'flush'
-  | 'assertOwner'
-  | 'onHeld'
+  'nextSeq' | 'append' | 'release' | 'takeHeld' | 'holding' | 'flush' | 'assertOwner' | 'onHeld'
 >;
 
 /**
@@ -37,19 +29,6 @@ export class MemoryRunEventLog implements LogSurface {
     const numbered = { seq: this.next++, ...event } as RunEvent;
     this.appended.push(numbered);
     return numbered;
-  }
-
-  /** Appended text joins a held delta, as the real log's does, unless `joinText` is off. */
-  joinText = true;
-
-  appendText(delta: string): boolean {
-    const last = this.appended[this.appended.length - 1];
-    if (this.joinText && last?.type === 'text.delta' && !this.published.includes(last)) {
-      last.delta += delta;
-      return true;
-    }
-    this.append({ type: 'text.delta', delta });
-    return false;
   }
 
   heldEvents(): RunEvent[] {

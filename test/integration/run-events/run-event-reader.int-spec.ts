@@ -253,8 +253,10 @@ describe('RunEventReader', () => {
     const stored = () => Promise.resolve(events);
     expect(await collect(follow(id, -1, stored))).toEqual(events);
     expect(await collect(follow(id, 2, stored))).toEqual(events.slice(3));
-    expect(await collect(follow(id, 4, stored))).toEqual(events.slice(-1));
-    expect(await collect(follow(id, 9, stored))).toEqual(events.slice(-1));
+    // At or past the last line: no line (CONTRACTS §5).
+    expect(await collect(follow(id, 3, stored))).toEqual(events.slice(-1));
+    expect(await collect(follow(id, 4, stored))).toEqual([]);
+    expect(await collect(follow(id, 9, stored))).toEqual([]);
   });
 
   it('keeps waiting while PostgreSQL says the reply is live, and ends when it finishes there', async () => {

@@ -53,6 +53,16 @@ const runningOf = async (org: OrgFixture) => {
   return row.running;
 };
 
+/** The organization's replies not ended yet, pending or running. */
+const liveOf = async (org: OrgFixture) => {
+  const [row] = await queryDatabase<{ live: number }>(
+    environment.databaseUrl,
+    `SELECT count(*)::int AS live FROM messages WHERE live AND org_id = $1`,
+    [org.orgId],
+  );
+  return row.live;
+};
+
 const slowReply = (words: number, sleepMs: number) =>
   `/sleep ${sleepMs}\n/say ${Array.from({ length: words }, (_, i) => `w${i}`).join(' ')}`;
 
@@ -78,7 +88,7 @@ it('lets one organization alone run every reply at once, and answers another at 
   const reply = await runReply(gateway.url!, orgB.key, agentB, '/say ok');
   expect(reply.message).toMatchObject({ status: 'success', content: 'ok' });
   expect(Date.now() - before).toBeLessThan(2000);
-  await until(async () => (await runningOf(orgA)) === 0, 30000);
+  await until(async () => (await liveOf(orgA)) === 0, 30000);
 });
 
 it("serves another organization's reply at the next free slot, never behind a backlog", async () => {
@@ -97,7 +107,8 @@ it("serves another organization's reply at the next free slot, never behind a ba
     `SELECT completed_at FROM messages WHERE org_id = $1 AND role = 'assistant' ORDER BY created_at DESC LIMIT 1`,
     [orgB.orgId],
   );
-  await until(async () => (await runningOf(orgA)) === 0, 60000);
+  // Between two rounds none may be running while some still wait: wait for all to end.
+  await until(async () => (await liveOf(orgA)) === 0, 60000);
   const finishedBeforeB = await queryDatabase<{ n: number }>(
     environment.databaseUrl,
     `SELECT count(*)::int AS n FROM messages WHERE id = ANY($1) AND completed_at < $2`,

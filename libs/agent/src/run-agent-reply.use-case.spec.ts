@@ -1,0 +1,143 @@
+import {
+  AgentEntity,
+  FinishedReply,
+  LoadedRun,
+  MessageEntity,
+  RunContext,
+  RunRepository,
+  ThreadEntity,
+} from '@app/persistence';
+import { RunEventWriter } from '@app/run-events';
+import { ActiveRuns, RunHandedBackError } from './active-runs';
+import { ModelAttachments } from './model-attachments';
+import { ReplyFinisher, RunEnding } from './reply-finisher';
+import { RunAgentReply } from './run-agent-reply.use-case';
+import { RunMetrics } from './run-metrics';
+import { RunScheduler } from './run-scheduler';
+import { RunState } from './run-state';
+import { StepLoop } from './run/step-loop';
+import { ReplyRun } from './run/run.types';
+import { StreamJournal } from './run/stream-journal';
+import { MemoryRunEventLog } from './testing/memory-run-event-log';
+
+const reply = Object.assign(new MessageEntity(), {
+  id: 'r',
+  threadId: 't',
+  orgId: 'o',
+  role: 'assistant',
+  agentId: 'a',
+  live: true,
+  status: 'running',
+  position: 1,
+  replyToId: 'q',
+});
+const thread = Object.assign(new ThreadEntity(), { id: 't', orgId: 'o', userId: 'u', archivedAt: null });
+const agent = Object.assign(new AgentEntity(), { id: 'a', name: 'helper' });
+
+/** A run's world in memory: what each collaborator was asked, and what the log had published when. */
+function world(options: { loaded?: Partial<LoadedRun>; journal?: string[] } = {}) {
+  const log = new MemoryRunEventLog();
+  const calls: string[] = [];
+  const publishedWhenLoopStarted: number[] = [];
+  const loaded: LoadedRun = { reply, thread, agent, start: 'started', ...options.loaded };
+  const context: RunContext = {
+    history: [],
+    steps: [],
+    toolResults: [],
+    journal: options.journal ?? [],
+    gate: { archived: false, budgetSpent: false },
+  };
+  const scheduler = {
+    loadAndStart: () => Promise.resolve(loaded),
+    wake: (threadId: string, next: string | null) => (
+      calls.push(`wake ${threadId} ${next}`),
+      Promise.resolve()
+    ),
+    wakeNext: (threadId: string) => (calls.push(`wakeNext ${threadId}`), Promise.resolve()),
+    wakeOrg: (orgId: string) => (calls.push(`wakeOrg ${orgId}`), Promise.resolve()),
+  };
+  const writer = {
+    claim: () => (calls.push('claim'), Promise.resolve({ log: log.asLog(), written: [] })),
+  };
+  const journal = {
+    watch: () => calls.push('journal.watch'),
+    unwatch: () => calls.push('journal.unwatch'),
+  };
+  const stepLoop = {
+    run: (run: ReplyRun) => {
+      publishedWhenLoopStarted.push(...log.published.map((event) => event.seq));
+      run.state.emitOnce({ type: 'step.started', step: 2 });
+      run.state.emitText('llo');
+      return Promise.resolve<RunEnding>({
+        kind: 'success',
+        questions: null,
+        structuredOutput: null,
+        finalStep: null,
+      });
+    },
+  };
+  const finished: FinishedReply = { nextReplyId: 'r2', nextOfOrg: null };
+  const finisher = {
+    finish: (_reply: MessageEntity, _agent: AgentEntity, state: RunState) => {
+      calls.push(`finish ${state.content}`);
+      return Promise.resolve(finished);
+    },
+    closeEnded: () => (calls.push('closeEnded'), Promise.resolve()),
+  };
+  const runs = { context: () => Promise.resolve(context) };
+  const files: ModelAttachments = {
+    attachmentTextForModel: () => Promise.resolve(''),
+    imagesForModel: () => Promise.resolve([]),
+  };
+  const activeRuns = new ActiveRuns();
+  const useCase = new RunAgentReply(
+    runs as unknown as RunRepository,
+    writer as unknown as RunEventWriter,
+    stepLoop as unknown as StepLoop,
+    journal as unknown as StreamJournal,
+    activeRuns,
+    scheduler as unknown as RunScheduler,
+    finisher as unknown as ReplyFinisher,
+    new RunMetrics(),
+    files,
+  );
+  return { useCase, log, calls, publishedWhenLoopStarted, activeRuns };
+}
+
+const input = { messageId: 'r', finalAttempt: false };
+
+describe('RunAgentReply', () => {
+  it('publishes what PostgreSQL holds (the journal of a step in progress) before the loop, then finishes and wakes the next reply', async () => {
+    const { useCase, log, calls, publishedWhenLoopStarted } = world({
+      journal: ['{"seq":1,"type":"step.started","step":1}\n{"seq":2,"type":"text.delta","delta":"He"}'],
+    });
+
+    expect(await useCase.execute(input)).toBe('done');
+
+    // message.started and the journaled lines went out before the model was asked anything.
+    expect(publishedWhenLoopStarted).toEqual([0, 1, 2]);
+    expect(log.appended.map((event) => event.seq)).toEqual([0, 1, 2, 3, 4]);
+    // The loop's own lines wait for the finish, which sees the whole content.
+    expect(log.heldEvents().map((event) => event.type)).toEqual(['step.started', 'text.delta']);
+    expect(calls).toEqual(['claim', 'journal.watch', 'finish Hello', 'journal.unwatch', 'wake t r2']);
+  });
+
+  it('answers wait, and claims nothing, while the reply must wait for its thread or its organization', async () => {
+    const { useCase, calls } = world({ loaded: { start: 'blocked' } });
+    expect(await useCase.execute(input)).toBe('wait');
+    expect(calls).toEqual([]);
+  });
+
+  it('closes a reply that is no longer live and wakes the next reply of its thread', async () => {
+    const { useCase, calls } = world({ loaded: { reply: { ...reply, live: false } as MessageEntity } });
+    expect(await useCase.execute(input)).toBe('done');
+    expect(calls).toEqual(['closeEnded', 'wakeNext t']);
+  });
+
+  it('hands a job back untouched when the worker is stopping', async () => {
+    const { useCase, calls, activeRuns } = world();
+    activeRuns.handBackAll();
+    await expect(useCase.execute(input)).rejects.toBeInstanceOf(RunHandedBackError);
+    expect(calls).toEqual([]);
+  });
+});

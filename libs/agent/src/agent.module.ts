@@ -1,11 +1,11 @@
 import { DynamicModule, Module, ModuleMetadata, OnModuleInit, Provider } from '@nestjs/common';
 import { RunEventWriter } from '@app/run-events';
-import { ActiveRuns } from './active-runs';
+import { ActiveRuns } from './run/active-runs';
 import { ModelProvider } from './models/model-provider';
-import { ReplyFinisher } from './reply-finisher';
-import { RunAgentReply } from './run-agent-reply.use-case';
-import { RunMetrics } from './run-metrics';
-import { RunScheduler } from './run-scheduler';
+import { ReplyFinisher } from './run/reply-finisher';
+import { RunAgentReply } from './run/run-agent-reply.use-case';
+import { RunMetrics } from './run/run-metrics';
+import { RunScheduler } from './run/run-scheduler';
 import { StepLoop } from './run/step-loop';
 import { StreamJournal } from './run/stream-journal';
 import { clockToolSource } from './tools/clock.tool';

@@ -12,7 +12,6 @@ export * from './repositories/mcp-catalogue.repository';
 export * from './repositories/thread.repository';
 export * from './repositories/message.repository';
 export * from './repositories/run.repository';
-export * from './rules/token-budget';
 export * from './repositories/query-template.repository';
 export * from './repositories/skill.repository';
 export * from './repositories/memory-file.repository';

@@ -119,7 +119,7 @@ describe('one-statement chat and run persistence', () => {
   it("gives a run's context: history before it, its steps and tool results, the next step's gate", async () => {
     const { thread, reply: first } = await startThread();
     const next = await db.transaction((tx) => messages.addExchange(tx, thread, exchange('later')));
-    const gate = { threadId: thread.id, agentId, replyTokens: 0 };
+    const gate = { threadId: thread.id, agentId };
     const step = Object.assign(new RunStepEntity(), {
       messageId: next.reply.id,
       step: 1,
@@ -160,19 +160,21 @@ describe('one-statement chat and run persistence', () => {
     expect(context.toolResults).toEqual(
       await db.getRepository(ToolCallEntity).findBy({ messageId: next.reply.id }),
     );
-    expect(context.gate).toEqual({ archived: false, budgetSpent: false });
+    expect(context.gate).toEqual({
+      archived: false,
+      agentBudget: { limit: 1000, used: 0 },
+      organizationBudget: { limit: null, used: 0 },
+    });
 
-    // The stored step's 600 tokens count: 400 more would spend the agent's 1000, whether they are counted or
-    // an ended reply's tokens not folded into the counter yet.
+    // What the agent spent counts, whether in its counter or an ended reply's tokens not folded into it yet.
     await db.query(`UPDATE agents SET tokens_used = 400 WHERE id = $1`, [agentId]);
-    expect((await runs.context(next.reply, agentId)).gate.budgetSpent).toBe(true);
+    expect((await runs.context(next.reply, agentId)).gate.agentBudget).toEqual({ limit: 1000, used: 400 });
     await db.query(`UPDATE agents SET tokens_used = 0 WHERE id = $1`, [agentId]);
-    expect((await runs.context(next.reply, agentId)).gate.budgetSpent).toBe(false);
     await db.query(
       `INSERT INTO token_usage_pending (message_id, agent_id, org_id, tokens) VALUES ($1, $2, $3, 400)`,
       [randomUUID(), agentId, orgId],
     );
-    expect((await runs.context(next.reply, agentId)).gate.budgetSpent).toBe(true);
+    expect((await runs.context(next.reply, agentId)).gate.agentBudget).toEqual({ limit: 1000, used: 400 });
     await db.query(`DELETE FROM token_usage_pending WHERE agent_id = $1`, [agentId]);
   });
 

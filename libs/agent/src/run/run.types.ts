@@ -8,7 +8,7 @@ import {
   ThreadEntity,
 } from '@app/persistence';
 import { MessageAttachments } from '../conversation';
-import { RunState } from '../run-state';
+import { RunState } from './run-state';
 
 /** One reply's run as the step loop sees it. */
 export interface ReplyRun {

@@ -1,18 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
 import { Settings } from '@app/config';
-import { GateQuery, replyTokensSpent, RunRepository, RunStepEntity, ToolCallEntity } from '@app/persistence';
+import { GateQuery, RunRepository, RunStepEntity, ToolCallEntity } from '@app/persistence';
 import { buildPrompt, idempotencyKey, parseArguments } from '../conversation';
 import { ModelProvider } from '../models/model-provider';
-import { RunMetrics } from '../run-metrics';
+import { RunMetrics } from './run-metrics';
 import { instructionsWithTools, toolsWhileSkillInUse } from '../tools/skill-in-use';
 import { RunScope } from '../tools/tool';
 import { ToolRegistry } from '../tools/tool-registry';
 import { withoutImageBytes } from '../tools/tool-content';
 import { runModelStep } from './model-step';
-import { RunState } from '../run-state';
+import { RunState } from './run-state';
 import { LoopOutcome, ModelCallError, ReplyRun, StepOutput } from './run.types';
 import { runToolCall } from './tool-step';
+import { isRunOverBudget, replyTokensSpent } from './token-budget';
 
 /**
  * The agent's steps, one at a time: a streamed model call, then the tool calls it asked for. A step's output is
@@ -52,11 +53,7 @@ export class StepLoop {
     const steps = [...run.context.steps];
     const results = new Map(run.context.toolResults.map((r) => [r.idempotencyKey, r]));
 
-    const gateQuery = (): GateQuery => ({
-      threadId: thread.id,
-      agentId: agent.id,
-      replyTokens: replyTokensSpent(steps),
-    });
+    const gateQuery: GateQuery = { threadId: thread.id, agentId: agent.id };
     // Each checkpoint answers the next step's gate in its own round trip; the first one came with the context.
     let gate = run.context.gate;
 
@@ -71,7 +68,8 @@ export class StepLoop {
       );
       let step = steps[number - 1];
       if (!step) {
-        if (gate.budgetSpent) return { kind: 'budget_exhausted' };
+        // The reply's own tokens are not in the counters yet: they are counted when it ends.
+        if (isRunOverBudget(gate, replyTokensSpent(steps))) return { kind: 'budget_exhausted' };
         state.emitOnce({ type: 'step.started', step: number });
         const offerTools = number <= maxSteps;
         let output: StepOutput | undefined;
@@ -121,7 +119,7 @@ export class StepLoop {
         }
         // Store, then publish: the step's lines go to Redis once its row holds them. If a crash (or Redis losing
         // its data) lets the step land without them, the resumed run sends what is missing (RunState.restore).
-        ({ step, gate } = await this.runs.saveStep(produced, gateQuery()));
+        ({ step, gate } = await this.runs.saveStep(produced, gateQuery));
         state.stored();
         steps.push(step);
       }
@@ -173,7 +171,7 @@ export class StepLoop {
               isError,
               durationMs: Math.round(durationMs),
             }),
-            gateQuery(),
+            gateQuery,
           ));
           results.set(key, result);
         }

@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { Question, WebhookEvent } from '@app/contracts';
 import { AgentEntity, MessageEntity, RunStepEntity, ThreadEntity, ToolCallEntity } from '../entities';
-import { isRunOverBudget, replyTokensSpent } from '../rules/token-budget';
 import { entityFromJson } from './entity-rows';
 import { PreparedStatement, runPrepared } from './prepared-statement';
 import { Db } from './scope';
@@ -19,29 +18,34 @@ export interface ReplyOutcome {
   deltaLengths: number[];
 }
 
-/** What a run checks before each step: its thread archived (DELETE /chat/{id}), its token budget spent. */
-export interface RunGate {
-  archived: boolean;
-  budgetSpent: boolean;
+/** A spending limit on tokens: what may be spent in all (null: no limit) and what is counted as spent. */
+export interface TokenBudget {
+  limit: number | null;
+  used: number;
 }
 
-/** Whose gate: the reply's thread and agent (its organization's budget too), the tokens the reply spent so far. */
+/**
+ * The facts a run checks before each step: its thread archived (DELETE /chat/{id}, or gone), and the budgets it
+ * spends from, its agent's and its organization's (null when the row is gone). The run decides (token-budget.ts).
+ */
+export interface RunGate {
+  archived: boolean;
+  agentBudget: TokenBudget | null;
+  organizationBudget: TokenBudget | null;
+}
+
+/** Whose gate: the reply's thread and agent (its organization's budget too). */
 export interface GateQuery {
   threadId: string;
   agentId: string;
-  /** Not yet in the counters: a reply's tokens are added when it ends. */
-  replyTokens: number;
 }
 
-/** A budget as the gate's statements read it (bigint columns arrive as JSON numbers). */
-type BudgetJson = { limit: number | null; used: number } | null;
-
-/** The facts a gate is decided from; the rules are TypeScript (isRunOverBudget). */
+/** The gate's facts as its statements read them (bigint columns arrive as JSON numbers). */
 interface GateRow {
   saved: number;
   archived: boolean;
-  agent_budget: BudgetJson;
-  org_budget: BudgetJson;
+  agent_budget: TokenBudget | null;
+  org_budget: TokenBudget | null;
 }
 
 /**
@@ -65,10 +69,10 @@ const GATE_FACTS_SQL = `
 
 const gateParams = (query: GateQuery): unknown[] => [query.threadId, query.agentId];
 
-/** The gate of the next step, with `replyTokens` all the reply spent so far. */
-const toGate = (row: GateRow, replyTokens: number): RunGate => ({
+const toGate = (row: GateRow): RunGate => ({
   archived: row.archived,
-  budgetSpent: isRunOverBudget({ agent: row.agent_budget, organization: row.org_budget }, replyTokens),
+  agentBudget: row.agent_budget,
+  organizationBudget: row.org_budget,
 });
 
 /*
@@ -325,13 +329,12 @@ export class RunRepository {
     const [row] = await runPrepared<
       { history: JsonRow[]; steps: JsonRow[]; tool_results: JsonRow[]; journal: string[] } & GateRow
     >(this.db, RUN_CONTEXT, [reply.threadId, agentId, reply.id, reply.position]);
-    const steps = row.steps.map((json) => entityFromJson(this.db, RunStepEntity, json));
     return {
       history: row.history.map((json) => entityFromJson(this.db, MessageEntity, json)),
-      steps,
+      steps: row.steps.map((json) => entityFromJson(this.db, RunStepEntity, json)),
       toolResults: row.tool_results.map((json) => entityFromJson(this.db, ToolCallEntity, json)),
       journal: row.journal,
-      gate: toGate(row, replyTokensSpent(steps)),
+      gate: toGate(row),
     };
   }
 
@@ -360,7 +363,7 @@ export class RunRepository {
         : await this.db
             .getRepository(RunStepEntity)
             .findOneByOrFail({ messageId: step.messageId, step: step.step });
-    return { step: stored, gate: toGate(rows[0], gate.replyTokens + step.usageTokens) };
+    return { step: stored, gate: toGate(rows[0]) };
   }
 
   /**
@@ -389,7 +392,7 @@ export class RunRepository {
         : await this.db
             .getRepository(ToolCallEntity)
             .findOneByOrFail({ idempotencyKey: result.idempotencyKey });
-    return { result: stored, gate: toGate(rows[0], gate.replyTokens) };
+    return { result: stored, gate: toGate(rows[0]) };
   }
 
   /**

@@ -1,6 +1,6 @@
 import { RunStepEntity, ToolCallEntity } from '@app/persistence';
 import { splitByLengths, UnnumberedRunEvent } from '@app/run-events';
-import { idempotencyKey, parseArguments } from './conversation';
+import { idempotencyKey, parseArguments } from '../conversation';
 
 /**
  * The lines a live reply's stored steps and tool results say its runs published, in order (the seq of each

@@ -1,6 +1,6 @@
 import { RunEvent } from '@app/run-events';
 import { RunState } from './run-state';
-import { MemoryRunEventLog as MemoryLog } from './testing/memory-run-event-log';
+import { MemoryRunEventLog as MemoryLog } from '../testing/memory-run-event-log';
 
 const stateOver = (log: MemoryLog, written: RunEvent[] = []) => new RunState(log.asLog(), written);
 

@@ -9,16 +9,16 @@ import {
 } from '@app/persistence';
 import { RunEventWriter } from '@app/run-events';
 import { ActiveRuns, RunHandedBackError } from './active-runs';
-import { ModelAttachments } from './model-attachments';
+import { ModelAttachments } from '../model-attachments';
 import { ReplyFinisher, RunEnding } from './reply-finisher';
 import { RunAgentReply } from './run-agent-reply.use-case';
 import { RunMetrics } from './run-metrics';
 import { RunScheduler } from './run-scheduler';
 import { RunState } from './run-state';
-import { StepLoop } from './run/step-loop';
-import { ReplyRun } from './run/run.types';
-import { StreamJournal } from './run/stream-journal';
-import { MemoryRunEventLog } from './testing/memory-run-event-log';
+import { StepLoop } from './step-loop';
+import { ReplyRun } from './run.types';
+import { StreamJournal } from './stream-journal';
+import { MemoryRunEventLog } from '../testing/memory-run-event-log';
 
 const reply = Object.assign(new MessageEntity(), {
   id: 'r',
@@ -45,7 +45,7 @@ function world(options: { loaded?: Partial<LoadedRun>; journal?: string[] } = {}
     steps: [],
     toolResults: [],
     journal: options.journal ?? [],
-    gate: { archived: false, budgetSpent: false },
+    gate: { archived: false, agentBudget: null, organizationBudget: null },
   };
   const scheduler = {
     loadAndStart: () => Promise.resolve(loaded),

@@ -2,14 +2,14 @@ import { Injectable, Logger } from '@nestjs/common';
 import { FinishedReply, MessageEntity, RunRepository, ThreadEntity } from '@app/persistence';
 import { RunEventWriter, RunSupersededError } from '@app/run-events';
 import { ActiveRuns, RunHandedBackError } from './active-runs';
-import { MessageAttachments } from './conversation';
-import { ModelAttachments } from './model-attachments';
+import { MessageAttachments } from '../conversation';
+import { ModelAttachments } from '../model-attachments';
 import { ReplyFinisher, RunEnding } from './reply-finisher';
 import { RunMetrics } from './run-metrics';
 import { RunScheduler } from './run-scheduler';
 import { RunState } from './run-state';
-import { StepLoop } from './run/step-loop';
-import { StreamJournal } from './run/stream-journal';
+import { StepLoop } from './step-loop';
+import { StreamJournal } from './stream-journal';
 import { storedRunLines } from './stored-run';
 
 export interface RunReplyInput {

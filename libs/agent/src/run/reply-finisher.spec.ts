@@ -13,7 +13,7 @@ import { RunEvent, RunEventWriter } from '@app/run-events';
 import { BUDGET_EXHAUSTED_TEXT, ReplyFinisher } from './reply-finisher';
 import { RunMetrics } from './run-metrics';
 import { RunState } from './run-state';
-import { MemoryRunEventLog as MemoryLog } from './testing/memory-run-event-log';
+import { MemoryRunEventLog as MemoryLog } from '../testing/memory-run-event-log';
 
 /**
  * The final rows the finisher writes; `ended` says whether someone else already ended the reply. Each finish

@@ -1,4 +1,11 @@
+import type { RunGate, TokenBudget } from '@app/persistence';
 import { isBudgetSpent, isRunOverBudget, replyTokensSpent } from './token-budget';
+
+const gate = (agentBudget: TokenBudget | null, organizationBudget: TokenBudget | null): RunGate => ({
+  archived: false,
+  agentBudget,
+  organizationBudget,
+});
 
 describe('token budget', () => {
   it('is never spent without a limit or without a row', () => {
@@ -16,10 +23,10 @@ describe('token budget', () => {
   it('stops a run when either the agent or the organization is over budget', () => {
     const roomy = { limit: 1000, used: 0 };
     const tight = { limit: 50, used: 40 };
-    expect(isRunOverBudget({ agent: roomy, organization: roomy }, 10)).toBe(false);
-    expect(isRunOverBudget({ agent: tight, organization: roomy }, 10)).toBe(true);
-    expect(isRunOverBudget({ agent: roomy, organization: tight }, 10)).toBe(true);
-    expect(isRunOverBudget({ agent: null, organization: null }, 10)).toBe(false);
+    expect(isRunOverBudget(gate(roomy, roomy), 10)).toBe(false);
+    expect(isRunOverBudget(gate(tight, roomy), 10)).toBe(true);
+    expect(isRunOverBudget(gate(roomy, tight), 10)).toBe(true);
+    expect(isRunOverBudget(gate(null, null), 10)).toBe(false);
   });
 
   it("counts a reply's tokens as the sum of its stored steps", () => {

@@ -1,14 +1,4 @@
-/** A spending limit on tokens: what may be spent in all (null: no limit) and what is counted as spent. */
-export interface TokenBudget {
-  limit: number | null;
-  used: number;
-}
-
-/** The budgets a reply spends from: its agent's and its organization's (null when the row is gone). */
-export interface RunBudgets {
-  agent: TokenBudget | null;
-  organization: TokenBudget | null;
-}
+import type { RunGate, TokenBudget } from '@app/persistence';
 
 /**
  * A budget is spent once what it counts plus what the running reply spent so far reaches its limit. The reply's
@@ -19,8 +9,8 @@ export function isBudgetSpent(budget: TokenBudget | null, replyTokens: number): 
 }
 
 /** A run takes no further model step once its agent's or its organization's budget is spent. */
-export function isRunOverBudget(budgets: RunBudgets, replyTokens: number): boolean {
-  return isBudgetSpent(budgets.agent, replyTokens) || isBudgetSpent(budgets.organization, replyTokens);
+export function isRunOverBudget(gate: RunGate, replyTokens: number): boolean {
+  return isBudgetSpent(gate.agentBudget, replyTokens) || isBudgetSpent(gate.organizationBudget, replyTokens);
 }
 
 /** The tokens a reply spent so far: the sum of its stored steps' usage. */

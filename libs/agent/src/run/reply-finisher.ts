@@ -12,7 +12,7 @@ import {
 import { RunEventWriter, storedReplyLines, UnnumberedRunEvent } from '@app/run-events';
 import { RunMetrics } from './run-metrics';
 import { RunState } from './run-state';
-import { LoopOutcome } from './run/run.types';
+import { LoopOutcome } from './run.types';
 
 /** How a run ends: what the loop decided, or `failed` when the run itself broke on its last attempt. */
 export type RunEnding = LoopOutcome | { kind: 'failed' };

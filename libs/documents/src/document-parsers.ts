@@ -2,7 +2,6 @@ import ExcelJS from 'exceljs';
 import { convert as htmlToText } from 'html-to-text';
 import JSZip from 'jszip';
 import type { DocumentFormat } from './document-text';
-import type { ParseFunction } from './untrusted-parsing/untrusted-parsing';
 
 /*
  * The parsers of the document formats this lib reads itself. A parsing thread loads this module alone, so it
@@ -28,8 +27,6 @@ export async function parseOfficeDocument(format: DocumentFormat, bytes: Buffer)
       return bytes.toString('utf8').replace(/^\uFEFF/, '');
   }
 }
-
-export const PARSE_OFFICE_DOCUMENT: ParseFunction = { module: __filename, name: parseOfficeDocument.name };
 
 async function xlsxText(bytes: Buffer): Promise<string> {
   const workbook = new ExcelJS.Workbook();

@@ -1,6 +1,6 @@
 import { DOCX_TEXT, PDF_TEXT } from './attachment-text';
-import { PARSE_OFFICE_DOCUMENT } from './document-parsers';
-import { ParseLimitError, UntrustedParsing } from './untrusted-parsing/untrusted-parsing';
+import type * as DocumentParsers from './document-parsers';
+import { ParseFunction, ParseLimitError, UntrustedParsing } from './untrusted-parsing/untrusted-parsing';
 
 /** A document whose text cannot be read: counted in documents_failed with this reason. */
 export class ExtractionError extends Error {}
@@ -8,6 +8,15 @@ export class ExtractionError extends Error {}
 const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 const PPTX = 'application/vnd.openxmlformats-officedocument.presentationml.presentation';
+
+/**
+ * Named by its path, never imported here: the parsers (exceljs alone is ~13 MiB and 0.4 s to load) are loaded
+ * by the parsing thread that runs one, not by every gateway and worker at start.
+ */
+const PARSE_OFFICE_DOCUMENT: ParseFunction = {
+  module: require.resolve('./document-parsers'),
+  name: 'parseOfficeDocument' satisfies keyof typeof DocumentParsers,
+};
 
 export type DocumentFormat = 'pdf' | 'docx' | 'xlsx' | 'pptx' | 'html' | 'text';
 

@@ -298,6 +298,7 @@ describe('the OpenAPI document', () => {
     const stream = document.paths['/chat/messages/{message_id}/stream'].get as Json;
     const schema = stream.responses['200'].content['application/jsonl'].schema as Json;
     expect(Object.keys(schema.discriminator.mapping).sort()).toEqual([
+      'context.compacted',
       'heartbeat',
       'message.completed',
       'message.started',
@@ -307,7 +308,7 @@ describe('the OpenAPI document', () => {
       'tool.call',
       'tool.result',
     ]);
-    expect(schema.oneOf).toHaveLength(8);
+    expect(schema.oneOf).toHaveLength(9);
   });
 
   it('lets the e2e checker refuse answers off the document', () => {

@@ -123,8 +123,13 @@ export abstract class FakeVendor {
   }
 }
 
-/** OpenAI chat completions (`POST /v1/chat/completions`, `stream: true`), SSE chunks as OpenAI sends them. */
+/**
+ * OpenAI chat completions (`POST /v1/chat/completions`): with `stream: true`, SSE chunks as OpenAI sends them;
+ * without, one `chat.completion` (what a thread's summary asks for), or a 500 while `failUnstreamed` is set.
+ */
 export class FakeOpenAI extends FakeVendor {
+  failUnstreamed = false;
+
   constructor(readonly apiKey: string) {
     super();
   }
@@ -137,6 +142,7 @@ export class FakeOpenAI extends FakeVendor {
       });
     }
     const plan = this.script.plan(openaiTurn(request.body.messages));
+    if (request.body.stream !== true) return this.complete(request, res, plan);
     if (plan.kind === 'status') {
       const headers: Record<string, string> = plan.status === 429 ? { 'retry-after': '0' } : {};
       return json(res, plan.status, { error: { message: plan.message, type: 'fake_error' } }, headers);
@@ -186,6 +192,27 @@ export class FakeOpenAI extends FakeVendor {
     await chunk(null, { prompt_tokens: input, completion_tokens: output, total_tokens: input + output });
     res.end('data: [DONE]\n\n');
   }
+
+  private complete(request: RecordedRequest, res: ServerResponse, plan: FakePlan): void {
+    if (this.failUnstreamed || plan.kind === 'status') {
+      return json(res, 500, { error: { message: STATUS_MESSAGES[500], type: 'fake_error' } });
+    }
+    const text = plan.kind === 'tools' ? '' : plan.text;
+    json(res, 200, completion(request.body.model as string, text));
+  }
+}
+
+/** The fake's unstreamed answer: a plan's text as one chat.completion. */
+function completion(model: string, text: string): Record<string, unknown> {
+  const { input, output } = FAKE_USAGE;
+  return {
+    id: 'chatcmpl-fake',
+    object: 'chat.completion',
+    created: Math.floor(Date.now() / 1000),
+    model,
+    choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
+    usage: { prompt_tokens: input, completion_tokens: output, total_tokens: input + output },
+  };
 }
 
 function openaiTurn(messages: { role: string; content: unknown }[]): FakeTurn {

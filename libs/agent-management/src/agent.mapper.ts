@@ -1,6 +1,15 @@
-import { AgentResponse } from '@app/contracts';
-import { AgentEntity } from '@app/persistence';
+import { AgentResponse, CompactionDto, DEFAULT_KEEP_RECENT_MESSAGES } from '@app/contracts';
+import { AgentEntity, CompactionSettings } from '@app/persistence';
 import { toMcpServerResponse } from './mcp-servers';
+
+/** An agent's compaction setting as stored; a keep count left out is the default. */
+export function toCompactionSettings(input: CompactionDto | null | undefined): CompactionSettings | null {
+  if (!input) return null;
+  return {
+    thresholdTokens: input.threshold_tokens,
+    keepRecentMessages: input.keep_recent_messages ?? DEFAULT_KEEP_RECENT_MESSAGES,
+  };
+}
 
 export function toAgentResponse(agent: AgentEntity): AgentResponse {
   return {
@@ -14,6 +23,10 @@ export function toAgentResponse(agent: AgentEntity): AgentResponse {
     tokens_used: agent.tokensUsed,
     tools: agent.tools,
     mcp: agent.mcpServers.map(toMcpServerResponse),
+    compaction: agent.compaction && {
+      threshold_tokens: agent.compaction.thresholdTokens,
+      keep_recent_messages: agent.compaction.keepRecentMessages,
+    },
     temperature: agent.modelOptions.temperature ?? null,
     max_output_tokens: agent.modelOptions.maxOutputTokens ?? null,
     archived: agent.archivedAt !== null,

@@ -7,6 +7,7 @@ import { RunAgentReply } from './run/run-agent-reply.use-case';
 import { RunMetrics } from './run/run-metrics';
 import { RunScheduler } from './run/run-scheduler';
 import { StepLoop } from './run/step-loop';
+import { ContextCompaction } from './run/context-compaction';
 import { StreamJournal } from './run/stream-journal';
 import { clockToolSource } from './tools/clock.tool';
 import { ToolRegistry } from './tools/tool-registry';
@@ -20,6 +21,7 @@ const PROVIDERS = [
   RunScheduler,
   ReplyFinisher,
   StepLoop,
+  ContextCompaction,
   StreamJournal,
   RunAgentReply,
 ];

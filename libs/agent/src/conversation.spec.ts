@@ -1,5 +1,5 @@
 import { MessageEntity, RunStepEntity, ToolCallEntity } from '@app/persistence';
-import { buildPrompt, idempotencyKey, parseArguments } from './conversation';
+import { buildPrompt, idempotencyKey, parseArguments, SUMMARY_HEADING } from './conversation';
 
 const message = (role: 'user' | 'assistant', content: string): MessageEntity =>
   Object.assign(new MessageEntity(), { role, content });
@@ -28,6 +28,34 @@ describe('buildPrompt', () => {
       contextBudgetTokens: 1000,
     });
     expect(roomy.map((turn) => turn.role)).toEqual(['user', 'assistant', 'user']);
+  });
+
+  it("gives the thread's summary after the instructions, and counts it against the context budget", () => {
+    const history = [message('user', 'a'.repeat(400)), message('user', 'b'.repeat(40))];
+    const prompt = buildPrompt({
+      instructions: 'Be brief.',
+      summary: 'The user likes kites.',
+      history,
+      steps: [],
+      results: new Map(),
+      contextBudgetTokens: 1000,
+    });
+    expect(prompt[0]).toEqual({
+      role: 'system',
+      content: `Be brief.\n\n${SUMMARY_HEADING}\nThe user likes kites.`,
+    });
+    expect(prompt).toHaveLength(3);
+    // Without instructions the summary is the whole system prompt; a long summary leaves less for the turns.
+    const tight = buildPrompt({
+      instructions: '',
+      summary: 's'.repeat(400),
+      history,
+      steps: [],
+      results: new Map(),
+      contextBudgetTokens: 150,
+    });
+    expect(tight[0]).toEqual({ role: 'system', content: `${SUMMARY_HEADING}\n${'s'.repeat(400)}` });
+    expect(tight.map((turn) => turn.role)).toEqual(['system', 'user']);
   });
 
   it("appends the reply's finished steps with their stored tool results", () => {

@@ -8,6 +8,9 @@ export interface MessageAttachments {
   images: { name: string; mediaType: string; data: Buffer }[];
 }
 
+/** What introduces a thread's summary in the system prompt. */
+export const SUMMARY_HEADING = 'Summary of the conversation before the messages below:';
+
 /** A rough token count for the context budget (about four characters a token for most tokenizers). */
 export const estimateTokens = (text: string): number => Math.ceil(text.length / 4);
 
@@ -30,12 +33,14 @@ export const idempotencyKey = (messageId: string, step: number, callId: string):
   `${messageId}:${step}:${callId}`;
 
 /**
- * The model's prompt for the next step: the agent's instructions as the system prompt, the thread up to the
- * reply's own user message (oldest turns dropped to fit the context budget, never the newest), then this
- * reply's finished steps with their tool results.
+ * The model's prompt for the next step: the agent's instructions as the system prompt (with the thread's summary
+ * of its older messages, when it has one), the thread up to the reply's own user message (oldest turns dropped
+ * to fit the context budget, never the newest), then this reply's finished steps with their tool results.
  */
 export function buildPrompt(input: {
   instructions: string;
+  /** The thread's latest summary (CONTRACTS §19): it stands for the messages before `history`. */
+  summary?: string | null;
   history: MessageEntity[];
   /** Files attached to user messages, by message id: given to the model after the message. */
   attachments?: ReadonlyMap<string, MessageAttachments>;
@@ -63,13 +68,16 @@ export function buildPrompt(input: {
     } else if (message.content)
       turns.push({ role: 'assistant', content: [{ type: 'text', text: message.content }] });
   }
-  let tokens = estimateTokens(input.instructions) + turns.reduce((sum, turn) => sum + turnTokens(turn), 0);
+  const system = input.summary
+    ? `${input.instructions}\n\n${SUMMARY_HEADING}\n${input.summary}`.trim()
+    : input.instructions;
+  let tokens = estimateTokens(system) + turns.reduce((sum, turn) => sum + turnTokens(turn), 0);
   while (tokens > input.contextBudgetTokens && turns.length > 1) {
     tokens -= turnTokens(turns.shift() as LanguageModelV3Message);
   }
 
   const prompt: LanguageModelV3Prompt = [];
-  if (input.instructions) prompt.push({ role: 'system', content: input.instructions });
+  if (system) prompt.push({ role: 'system', content: system });
   prompt.push(...turns);
   for (const step of input.steps) {
     if (step.toolCalls.length === 0) continue;

@@ -165,6 +165,7 @@ export type ReplyEvent =
       is_error: boolean;
     }
   | { seq: number; type: 'questions'; questions: Question[] }
+  | { seq: number; type: 'context.compacted'; summarized_messages: number; summary_tokens: number }
   | { seq: number; type: 'message.completed'; message: Message };
 
 export type ReplyEventType = ReplyEvent['type'];

@@ -197,6 +197,15 @@ export class Settings {
   @Min(100)
   contextBudgetTokens = 100000;
 
+  /**
+   * Long threads (CONTRACTS §19): a run whose history is larger than this, in estimated tokens, first summarizes
+   * the older messages; 0 turns it off. An agent's own `compaction` setting wins.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  compactionThresholdTokens = 60000;
+
   /** Basic-auth password of the queue dashboard at /admin/queues; the dashboard is off while unset. */
   @IsOptional()
   @Transform(emptyToUndefined)
@@ -657,6 +666,7 @@ export const ENV: Record<keyof Settings, string> = {
   streamStallTimeoutMs: 'STREAM_STALL_TIMEOUT_MS',
   streamMaxStalledBytes: 'STREAM_MAX_STALLED_BYTES',
   contextBudgetTokens: 'CONTEXT_BUDGET_TOKENS',
+  compactionThresholdTokens: 'COMPACTION_THRESHOLD_TOKENS',
   adminPassword: 'ADMIN_PASSWORD',
   adminUser: 'ADMIN_USER',
   internalToken: 'INTERNAL_TOKEN',

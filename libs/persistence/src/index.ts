@@ -10,6 +10,7 @@ export * from './repositories/api-key.repository';
 export * from './repositories/agent.repository';
 export * from './repositories/mcp-catalogue.repository';
 export * from './repositories/thread.repository';
+export * from './repositories/thread-summary.repository';
 export * from './repositories/message.repository';
 export * from './repositories/run.repository';
 export * from './repositories/query-template.repository';

@@ -15,6 +15,7 @@ import { OrganizationRepository } from './repositories/organization.repository';
 import { RunRepository } from './repositories/run.repository';
 import { ShareLinkRepository } from './repositories/share-link.repository';
 import { ThreadRepository } from './repositories/thread.repository';
+import { ThreadSummaryRepository } from './repositories/thread-summary.repository';
 import { WebhookRepository } from './repositories/webhook.repository';
 import { RoutineRepository } from './repositories/routine.repository';
 
@@ -25,6 +26,7 @@ const REPOSITORIES = [
   McpCatalogueRepository,
   MemoryFileRepository,
   ThreadRepository,
+  ThreadSummaryRepository,
   MessageRepository,
   RunRepository,
   ConversationFileRepository,

@@ -26,6 +26,7 @@ export type RunEvent =
       is_error: boolean;
     }
   | { seq: number; type: 'questions'; questions: Question[] }
+  | { seq: number; type: 'context.compacted'; summarized_messages: number; summary_tokens: number }
   | { seq: number; type: 'message.completed'; message: Record<string, unknown> };
 
 export type RunEventType = RunEvent['type'];

@@ -28,7 +28,7 @@ import { ArchiveThread } from './use-cases/archive-thread.use-case';
 import { GetThread } from './use-cases/get-thread.use-case';
 import { ListThreads } from './use-cases/list-threads.use-case';
 import { PostMessage } from './use-cases/post-message.use-case';
-import { StartThread } from '@app/chat';
+import { CompactThread, StartThread } from '@app/chat';
 import { UpdateThread } from './use-cases/update-thread.use-case';
 
 /** Threads and messages. The reply stream has its own controller under chat/messages. */
@@ -44,6 +44,7 @@ export class ChatController {
     private readonly getThread: GetThread,
     private readonly updateThread: UpdateThread,
     private readonly archiveThread: ArchiveThread,
+    private readonly compactThread: CompactThread,
   ) {}
 
   @Post()
@@ -195,5 +196,24 @@ export class ChatController {
     @Query() query: ThreadOwnerQuery,
   ): Promise<void> {
     return this.archiveThread.execute(caller, { threadId: params.thread_id, userId: query.user_id });
+  }
+
+  @Post(':thread_id/compact')
+  @HttpCode(204)
+  @ApiOperation({
+    summary: "Summarize a thread's older messages",
+    description:
+      "The thread's next run first summarizes all but its recent messages with the agent's model, whatever " +
+      'their size (CONTRACTS §19); nothing is deleted. Without this, a run does so once the history passes ' +
+      "the agent's compaction threshold.",
+  })
+  @ApiNoContentResponse({ description: 'Requested: the next run writes the summary.' })
+  @ApiErrors([404])
+  compact(
+    @CurrentCaller() caller: Caller,
+    @Param() params: ThreadParams,
+    @Query() query: ThreadOwnerQuery,
+  ): Promise<void> {
+    return this.compactThread.execute(caller, { threadId: params.thread_id, userId: query.user_id });
   }
 }

@@ -84,6 +84,21 @@ export class QuestionsLine {
   questions: Question[];
 }
 
+export class ContextCompactedLine {
+  @ApiProperty(SEQ)
+  seq: number;
+  @ApiProperty({ enum: ['context.compacted'] })
+  type: 'context.compacted';
+  @ApiProperty({
+    type: 'integer',
+    description:
+      "Messages the thread's summary now stands for (they stay stored; runs read the summary instead).",
+  })
+  summarized_messages: number;
+  @ApiProperty({ type: 'integer', description: 'The size of the summary, in tokens.' })
+  summary_tokens: number;
+}
+
 export class MessageCompletedLine {
   @ApiProperty(SEQ)
   seq: number;
@@ -105,6 +120,7 @@ const LINES = {
   'tool.call': ToolCallLine,
   'tool.result': ToolResultLine,
   questions: QuestionsLine,
+  'context.compacted': ContextCompactedLine,
   'message.completed': MessageCompletedLine,
   heartbeat: HeartbeatLine,
 };

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AgentResponse, CreateAgentDto } from '@app/contracts';
 import { AgentRepository } from '@app/persistence';
-import { toAgentResponse } from '../agent.mapper';
+import { toAgentResponse, toCompactionSettings } from '../agent.mapper';
 import { McpServers } from '../mcp-servers';
 
 /** POST /agents and `agents:create`. */
@@ -25,6 +25,7 @@ export class CreateAgent {
       memoryNamespace: input.memory_namespace ?? null,
       tokenBudget: input.token_budget ?? null,
       tools: input.tools ?? null,
+      compaction: toCompactionSettings(input.compaction),
       mcpServers: await this.mcpServers.seal(input.mcp ?? []),
     });
     return toAgentResponse(agent);

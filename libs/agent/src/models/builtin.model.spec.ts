@@ -3,7 +3,7 @@ import {
   LanguageModelV3Prompt,
   LanguageModelV3StreamPart,
 } from '@ai-sdk/provider';
-import { BuiltinModel, parseDirectives, splitWords } from './builtin.model';
+import { BuiltinModel, parseDirectives, splitWords, SUMMARY_TASK } from './builtin.model';
 
 const clock = { type: 'function' as const, name: 'clock', inputSchema: { type: 'object' as const } };
 
@@ -26,6 +26,20 @@ const deltas = (parts: LanguageModelV3StreamPart[]) =>
   parts.flatMap((part) => (part.type === 'text-delta' ? [part.delta] : []));
 
 describe('BuiltinModel', () => {
+  it("writes a thread's summary unstreamed: the first twelve words of each entry, counted a token a word", async () => {
+    const transcript = 'user: /say one two\n\nassistant: ' + 'word '.repeat(20).trim();
+    const result = await new BuiltinModel().doGenerate({
+      prompt: [{ role: 'system', content: 'Summarize.' }, user(transcript)],
+      providerOptions: { parley: { task: SUMMARY_TASK } },
+    });
+    const summary = 'user: /say one two\nassistant: ' + 'word '.repeat(11).trim() + ' …';
+    expect(result.content).toEqual([{ type: 'text', text: summary }]);
+    expect(result.usage.inputTokens.total).toBe(25);
+    expect(result.usage.outputTokens.total).toBe(17);
+    // Anything else is asked of it streamed.
+    await expect(new BuiltinModel().doGenerate({ prompt: [user('hi')] })).rejects.toThrow('only streams');
+  });
+
   it('answers a plain message with one delta per word', async () => {
     const parts = await run({ prompt: [user('hello there world')] });
     expect(deltas(parts)).toEqual(['You ', 'said: ', 'hello ', 'there ', 'world']);

@@ -2,6 +2,7 @@ import {
   JSONObject,
   LanguageModelV3,
   LanguageModelV3CallOptions,
+  LanguageModelV3GenerateResult,
   LanguageModelV3Prompt,
   LanguageModelV3StreamPart,
   LanguageModelV3StreamResult,
@@ -110,8 +111,17 @@ export class BuiltinModel implements LanguageModelV3 {
   readonly modelId = 'builtin';
   readonly supportedUrls = {};
 
-  async doGenerate(): Promise<never> {
-    throw new BuiltinModelFailure('the builtin model only streams');
+  /** Only a thread's summary (CONTRACTS §19) is asked of it unstreamed: a deterministic extract of the transcript. */
+  async doGenerate(options: LanguageModelV3CallOptions): Promise<LanguageModelV3GenerateResult> {
+    if (options.providerOptions?.parley?.task !== SUMMARY_TASK)
+      throw new BuiltinModelFailure('the builtin model only streams');
+    const transcript = options.prompt
+      .filter((message) => message.role === 'user')
+      .map(textOf)
+      .join('\n\n');
+    const text = extractSummary(transcript);
+    const { usage, finishReason } = finish('stop', countWords(transcript), countWords(text));
+    return { content: [{ type: 'text', text }], usage, finishReason, warnings: [] };
   }
 
   async doStream(options: LanguageModelV3CallOptions): Promise<LanguageModelV3StreamResult> {
@@ -180,6 +190,26 @@ export class BuiltinModel implements LanguageModelV3 {
     push(end);
     return parts;
   }
+}
+
+/** What a model call is when it writes a thread's summary: `providerOptions.parley.task`. */
+export const SUMMARY_TASK = 'summary';
+
+/** Words of each transcript entry the builtin model's summary keeps. */
+const SUMMARY_WORDS_PER_ENTRY = 12;
+
+/** The builtin model's summary: the first words of each entry (entries are separated by blank lines). */
+export function extractSummary(transcript: string): string {
+  return transcript
+    .split(/\n\s*\n/)
+    .map((entry) => entry.split(/\s+/).filter(Boolean))
+    .filter((words) => words.length > 0)
+    .map(
+      (words) =>
+        words.slice(0, SUMMARY_WORDS_PER_ENTRY).join(' ') +
+        (words.length > SUMMARY_WORDS_PER_ENTRY ? ' …' : ''),
+    )
+    .join('\n');
 }
 
 /** Words of attached files the builtin model repeats back: enough to show it read them. */

@@ -9,6 +9,7 @@ import {
 } from '@app/persistence';
 import { RunEventWriter } from '@app/run-events';
 import { ActiveRuns, RunHandedBackError } from './active-runs';
+import { ContextCompaction } from './context-compaction';
 import { ModelAttachments } from '../model-attachments';
 import { ReplyFinisher, RunEnding } from './reply-finisher';
 import { RunAgentReply } from './run-agent-reply.use-case';
@@ -45,6 +46,7 @@ function world(options: { loaded?: Partial<LoadedRun>; journal?: string[] } = {}
     steps: [],
     toolResults: [],
     journal: options.journal ?? [],
+    summary: null,
     gate: { archived: false, agentBudget: null, organizationBudget: null },
   };
   const scheduler = {
@@ -89,6 +91,11 @@ function world(options: { loaded?: Partial<LoadedRun>; journal?: string[] } = {}
     attachmentTextForModel: () => Promise.resolve(''),
     imagesForModel: () => Promise.resolve([]),
   };
+  // A thread under the threshold: the run sees its whole history.
+  const compaction = {
+    prepare: (run: { context: RunContext }) =>
+      Promise.resolve({ summary: null, messages: run.context.history }),
+  };
   const activeRuns = new ActiveRuns();
   const useCase = new RunAgentReply(
     runs as unknown as RunRepository,
@@ -100,6 +107,7 @@ function world(options: { loaded?: Partial<LoadedRun>; journal?: string[] } = {}
     finisher as unknown as ReplyFinisher,
     new RunMetrics(),
     files,
+    compaction as unknown as ContextCompaction,
   );
   return { useCase, log, calls, publishedWhenLoopStarted, activeRuns };
 }

@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { FinishedReply, MessageEntity, RunRepository, ThreadEntity } from '@app/persistence';
 import { RunEventWriter, RunSupersededError } from '@app/run-events';
 import { ActiveRuns, RunHandedBackError } from './active-runs';
+import { ContextCompaction } from './context-compaction';
 import { MessageAttachments } from '../conversation';
 import { ModelAttachments } from '../model-attachments';
 import { ReplyFinisher, RunEnding } from './reply-finisher';
@@ -43,6 +44,7 @@ export class RunAgentReply {
     private readonly finisher: ReplyFinisher,
     private readonly metrics: RunMetrics,
     private readonly files: ModelAttachments,
+    private readonly compaction: ContextCompaction,
   ) {}
 
   async execute(input: RunReplyInput): Promise<RunReplyResult> {
@@ -82,15 +84,14 @@ export class RunAgentReply {
         state.restore(storedRunLines(reply, context.steps, context.toolResults));
         state.restoreJournal(context.journal);
         state.stored();
+        const run = { reply, thread, agent, context, state, signal: controller.signal };
+        const history = await this.compaction.prepare(run);
         ending = await this.stepLoop.run({
-          reply,
+          ...run,
           question: context.history.find((message) => message.id === reply.replyToId) ?? null,
-          thread,
-          agent,
-          context,
-          attachments: await this.attachments(thread, context.history),
-          state,
-          signal: controller.signal,
+          context: { ...context, history: history.messages },
+          summary: history.summary,
+          attachments: await this.attachments(thread, history.messages),
         });
       }
       // Stopped because the worker is stopping, not cancelled: the reply stays live for the next worker. A loop

@@ -13,6 +13,8 @@ function eventKey(event: UnnumberedRunEvent): string | null {
       return `result:${event.step}:${event.call_id}`;
     case 'questions':
       return 'questions';
+    case 'context.compacted':
+      return 'compacted';
     case 'message.completed':
       return 'completed';
     case 'text.delta':

@@ -17,8 +17,13 @@ export interface ReplyRun {
   question: MessageEntity | null;
   thread: ThreadEntity;
   agent: AgentEntity;
-  /** The thread before the reply, the reply's stored steps and tool results, the gate of its next step. */
+  /**
+   * The thread before the reply (the messages after its latest summary), the reply's stored steps and tool
+   * results, the gate of its next step.
+   */
   context: RunContext;
+  /** The thread's latest summary of its older messages (ContextCompaction), given to the model first. */
+  summary: string | null;
   /** Files attached to the history's user messages, by message id. */
   attachments: ReadonlyMap<string, MessageAttachments>;
   state: RunState;

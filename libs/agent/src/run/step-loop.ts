@@ -78,6 +78,7 @@ export class StepLoop {
           output = await runModelStep(this.models, run, {
             prompt: buildPrompt({
               instructions: instructionsWithTools(agent.instructions, offered),
+              summary: run.summary,
               history: run.context.history,
               attachments: run.attachments,
               steps,

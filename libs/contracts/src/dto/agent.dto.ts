@@ -70,6 +70,29 @@ export class McpServerDto {
   headers?: Record<string, string>;
 }
 
+/** The latest messages a thread's summary leaves out when the agent names no number (CONTRACTS §19). */
+export const DEFAULT_KEEP_RECENT_MESSAGES = 6;
+
+/** When a run summarizes the thread's older messages (CONTRACTS §19). */
+export class CompactionDto {
+  @ApiProperty({
+    description: "The history's size, in estimated tokens, past which a run first summarizes it; 0: never.",
+    example: 60000,
+  })
+  @IsInt()
+  @Ge(0)
+  threshold_tokens: number;
+
+  @ApiPropertyOptional({
+    description: `The latest messages a summary leaves out, word for word. Omitted: ${DEFAULT_KEEP_RECENT_MESSAGES}.`,
+  })
+  @IsOptional()
+  @IsInt()
+  @Ge(1)
+  @Le(1000)
+  keep_recent_messages?: number;
+}
+
 /** POST /agents (CONTRACTS §15). */
 export class CreateAgentDto {
   @IsString()
@@ -116,6 +139,12 @@ export class CreateAgentDto {
   @MaxItems(AGENT_LIMITS.mcpServers)
   @Model(() => McpServerDto, { each: true })
   mcp?: McpServerDto[];
+
+  /** null or absent: the service default (COMPACTION_THRESHOLD_TOKENS). */
+  @IsOptional()
+  @Nullable()
+  @Model(() => CompactionDto)
+  compaction?: CompactionDto | null;
 
   @IsOptional()
   @IsNumber()

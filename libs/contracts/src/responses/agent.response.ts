@@ -21,6 +21,12 @@ export class McpServerResponse {
   header_names?: string[];
 }
 
+/** An agent's compaction setting (CONTRACTS §19). */
+export interface CompactionResponse {
+  threshold_tokens: number;
+  keep_recent_messages: number;
+}
+
 /** An agent (CONTRACTS §15): the fields of POST /agents, flat, with its id; the admin CLI prints the same. */
 export class AgentResponse {
   @ApiProperty({ format: 'uuid' })
@@ -52,6 +58,15 @@ export class AgentResponse {
   tools: string[] | null;
   @ApiProperty({ type: [McpServerResponse] })
   mcp: McpServerResponse[];
+  @ApiProperty({
+    // Inline rather than a $ref: OpenAPI 3.0 ignores nullable beside a $ref.
+    type: 'object',
+    nullable: true,
+    properties: { threshold_tokens: { type: 'integer' }, keep_recent_messages: { type: 'integer' } },
+    required: ['threshold_tokens', 'keep_recent_messages'],
+    description: 'When a run summarizes the older messages of a thread; null: the service default.',
+  })
+  compaction: CompactionResponse | null;
   @ApiProperty({ type: 'number', nullable: true })
   temperature: number | null;
   @ApiProperty({ type: 'integer', nullable: true })

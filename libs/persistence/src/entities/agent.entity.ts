@@ -23,6 +23,14 @@ export interface McpServerSecrets {
   headers?: Record<string, string>;
 }
 
+/** When a run summarizes a thread's older messages (CONTRACTS §19); null: the service default. */
+export interface CompactionSettings {
+  /** The history's size, in estimated tokens, past which a run summarizes it; 0: never. */
+  thresholdTokens: number;
+  /** The latest messages a summary leaves out, kept word for word. */
+  keepRecentMessages: number;
+}
+
 export interface ModelOptions {
   temperature?: number;
   maxOutputTokens?: number;
@@ -65,6 +73,9 @@ export class AgentEntity {
   /** Tools the agent may use (`clock`, `web`, `mcp:github`, …); null means every tool the service has. */
   @Column({ type: 'jsonb', nullable: true })
   tools: string[] | null;
+
+  @Column({ type: 'jsonb', nullable: true })
+  compaction: CompactionSettings | null;
 
   @Column({ name: 'mcp_servers', type: 'jsonb', default: [] })
   mcpServers: McpServerConfig[];

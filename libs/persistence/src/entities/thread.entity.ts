@@ -36,6 +36,10 @@ export class ThreadEntity {
   @Column({ name: 'archived_at', type: 'timestamptz', nullable: true })
   archivedAt: Date | null;
 
+  /** POST /chat/{id}/compact: the thread's next run summarizes its older messages whatever their size. */
+  @Column({ name: 'compaction_requested_at', type: 'timestamptz', nullable: true })
+  compactionRequestedAt: Date | null;
+
   @Column({ name: 'created_at', type: 'timestamptz', default: () => 'now()' })
   createdAt: Date;
 

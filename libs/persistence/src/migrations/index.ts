@@ -16,6 +16,7 @@ import { McpCatalogue1765900000000 } from './1765900000000-mcp-catalogue';
 import { WorkConservingStart1766100000000 } from './1766100000000-work-conserving-start';
 import { RunStreamJournal1766100100000 } from './1766100100000-run-stream-journal';
 import { TokenUsagePending1766100200000 } from './1766100200000-token-usage-pending';
+import { ThreadCompaction1766110000000 } from './1766110000000-thread-compaction';
 import { IdempotencyClaimTokens1766200000000 } from './1766200000000-idempotency-claim-tokens';
 
 /** Every migration in order; a merged migration is never edited, a change is a new file. */
@@ -38,5 +39,6 @@ export const MIGRATIONS = [
   WorkConservingStart1766100000000,
   RunStreamJournal1766100100000,
   TokenUsagePending1766100200000,
+  ThreadCompaction1766110000000,
   IdempotencyClaimTokens1766200000000,
 ];

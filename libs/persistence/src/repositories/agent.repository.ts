@@ -15,7 +15,14 @@ export type NewAgent = Pick<AgentEntity, 'orgId' | 'name'> &
   Partial<
     Pick<
       AgentEntity,
-      'instructions' | 'model' | 'modelOptions' | 'memoryNamespace' | 'tokenBudget' | 'tools' | 'mcpServers'
+      | 'instructions'
+      | 'model'
+      | 'modelOptions'
+      | 'memoryNamespace'
+      | 'tokenBudget'
+      | 'tools'
+      | 'compaction'
+      | 'mcpServers'
     >
   >;
 
@@ -36,6 +43,7 @@ export class AgentRepository {
         memoryNamespace: null,
         tokenBudget: null,
         tools: null,
+        compaction: null,
         mcpServers: [],
         archivedAt: null,
         ...values,

@@ -6,6 +6,7 @@ import { entityFromJson } from './entity-rows';
 import { PreparedStatement, runPrepared } from './prepared-statement';
 import { Db } from './scope';
 import { NEXT_LIVE_REPLY_SQL, nextWaitingReplyOfOrgSql } from '../sql/run-scheduling.sql';
+import { latestSummarySql, ThreadSummary, threadSummaryFromJson } from './thread-summary.repository';
 
 /** How a reply ends: what its final message row holds. */
 export interface ReplyOutcome {
@@ -115,6 +116,7 @@ const RUN_CONTEXT: PreparedStatement = {
       WHERE c.message_id = $3) AS tool_results,
      (SELECT COALESCE(jsonb_agg(j.lines ORDER BY j.first_seq), '[]') FROM run_stream_journal j
       WHERE j.message_id = $3) AS journal,
+     ${latestSummarySql('$1', '$4')} AS summary,
      ${GATE_FACTS_SQL}`,
 };
 
@@ -242,6 +244,8 @@ export interface RunContext {
   toolResults: ToolCallEntity[];
   /** Its journaled batches of lines (JSON lines joined by newlines), oldest first. */
   journal: string[];
+  /** The thread's latest summary of messages before the reply (CONTRACTS §19), if any. */
+  summary: ThreadSummary | null;
   gate: RunGate;
 }
 
@@ -327,13 +331,20 @@ export class RunRepository {
    */
   async context(reply: MessageEntity, agentId: string): Promise<RunContext> {
     const [row] = await runPrepared<
-      { history: JsonRow[]; steps: JsonRow[]; tool_results: JsonRow[]; journal: string[] } & GateRow
+      {
+        history: JsonRow[];
+        steps: JsonRow[];
+        tool_results: JsonRow[];
+        journal: string[];
+        summary: JsonRow | null;
+      } & GateRow
     >(this.db, RUN_CONTEXT, [reply.threadId, agentId, reply.id, reply.position]);
     return {
       history: row.history.map((json) => entityFromJson(this.db, MessageEntity, json)),
       steps: row.steps.map((json) => entityFromJson(this.db, RunStepEntity, json)),
       toolResults: row.tool_results.map((json) => entityFromJson(this.db, ToolCallEntity, json)),
       journal: row.journal,
+      summary: row.summary && threadSummaryFromJson(row.summary),
       gate: toGate(row),
     };
   }

@@ -48,6 +48,7 @@ export class ThreadRepository {
       starred: false,
       inception: 'conversational',
       archivedAt: null,
+      compactionRequestedAt: null,
       createdAt: now,
       updatedAt: now,
       ...values,

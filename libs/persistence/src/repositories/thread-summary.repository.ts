@@ -1,0 +1,106 @@
+import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { Scope } from './scope';
+
+/**
+ * A summary a run wrote of a thread's older messages (CONTRACTS §19): it stands for every message up to
+ * `throughPosition`; nothing is deleted, a run reads the latest summary and the messages after it.
+ */
+export interface ThreadSummary {
+  id: string;
+  threadId: string;
+  /** The reply whose run wrote it. */
+  messageId: string;
+  throughPosition: number;
+  summarizedMessages: number;
+  summary: string;
+  summaryTokens: number;
+  createdAt: Date;
+}
+
+/** A summary to store, and what writing it cost (counted against the agent's and organization's budgets). */
+export interface NewThreadSummary {
+  threadId: string;
+  messageId: string;
+  agentId: string;
+  orgId: string;
+  throughPosition: number;
+  summarizedMessages: number;
+  summary: string;
+  summaryTokens: number;
+  usageTokens: number;
+}
+
+/** A summary as `to_jsonb` gives it (RunRepository.context reads the latest with the run's context). */
+export const threadSummaryFromJson = (row: Record<string, unknown>): ThreadSummary => ({
+  id: row.id as string,
+  threadId: row.thread_id as string,
+  messageId: row.message_id as string,
+  throughPosition: row.through_position as number,
+  summarizedMessages: row.summarized_messages as number,
+  summary: row.summary as string,
+  summaryTokens: row.summary_tokens as number,
+  createdAt: new Date(row.created_at as string),
+});
+
+/**
+ * The latest summary of thread `$thread` written before position `$position` (an alias-free select-list item):
+ * the one a run at that position reads.
+ */
+export const latestSummarySql = (thread: string, position: string): string =>
+  `(SELECT to_jsonb(s) FROM thread_summaries s WHERE s.thread_id = ${thread} AND s.through_position < ${position}
+     ORDER BY s.through_position DESC, s.created_at DESC LIMIT 1)`;
+
+@Injectable()
+export class ThreadSummaryRepository {
+  constructor(private readonly db: DataSource) {}
+
+  /**
+   * Stores a summary, counts what writing it cost as an ended reply's tokens are counted (token_usage_pending,
+   * folded into the counters by the worker), and answers the thread's request for one: one statement.
+   */
+  async save(summary: NewThreadSummary): Promise<void> {
+    const id = randomUUID();
+    await this.db.query(
+      `WITH stored AS (
+         INSERT INTO thread_summaries (id, thread_id, message_id, through_position, summarized_messages, summary,
+           summary_tokens)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)),
+       counted AS (
+         INSERT INTO token_usage_pending (message_id, agent_id, org_id, tokens) SELECT $1, $8, $9, $10 WHERE $10 > 0)
+       UPDATE threads SET compaction_requested_at = NULL WHERE id = $2 AND compaction_requested_at IS NOT NULL`,
+      [
+        id,
+        summary.threadId,
+        summary.messageId,
+        summary.throughPosition,
+        summary.summarizedMessages,
+        summary.summary,
+        summary.summaryTokens,
+        summary.agentId,
+        summary.orgId,
+        summary.usageTokens,
+      ],
+    );
+  }
+
+  /** POST /chat/{id}/compact: the thread's next run writes a summary. False when the scope cannot see the thread. */
+  async request(scope: Scope, threadId: string): Promise<boolean> {
+    // A SELECT over the UPDATE: TypeORM answers an UPDATE's rows together with its count.
+    const rows: unknown[] = await this.db.query(
+      `WITH requested AS (
+         UPDATE threads SET compaction_requested_at = now()
+          WHERE id = $1 AND org_id = $2 AND archived_at IS NULL AND ($3::text IS NULL OR user_id = $3)
+          RETURNING id)
+       SELECT id FROM requested`,
+      [threadId, scope.orgId, scope.userId ?? null],
+    );
+    return rows.length > 0;
+  }
+
+  /** A requested summary with nothing to summarize (the thread is short): the request is answered. */
+  async dropRequest(threadId: string): Promise<void> {
+    await this.db.query(`UPDATE threads SET compaction_requested_at = NULL WHERE id = $1`, [threadId]);
+  }
+}

@@ -16,6 +16,7 @@ import {
   RegisterMcpServerDto,
   validateRequest,
   UpdateAgentDto,
+  isRowId,
 } from '@app/contracts';
 import { ManageKeys } from '@app/identity';
 import { AgentRepository, OrganizationRepository } from '@app/persistence';
@@ -31,8 +32,6 @@ interface CommandSpec {
 
 /** A mistake in how the CLI was called, printed as is: never a database message. */
 export class UsageError extends Error {}
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Parses `--name value` (or `--name=value`) for one command with `node:util` parseArgs: unknown flags and stray
@@ -57,7 +56,7 @@ export function parseFlags(spec: CommandSpec, args: string[]): { help: boolean; 
   // Ids are checked before the app boots: the database's own message would say nothing useful.
   for (const [name, flag] of Object.entries(spec.flags)) {
     const value = flags[name];
-    if (flag.uuid && value !== undefined && !UUID.test(value)) {
+    if (flag.uuid && value !== undefined && !isRowId(value)) {
       throw new UsageError(`Invalid id: ${JSON.stringify(value)} is not a UUID (--${name})`);
     }
   }

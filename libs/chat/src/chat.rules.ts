@@ -1,5 +1,4 @@
 import { Logger } from '@nestjs/common';
-import { isUUID } from 'class-validator';
 import { AgentRunJob, HumanMessageDto, NotFoundError } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { MessageEntity, MessageRepository, NewExchange, NewPendingReply, Scope } from '@app/persistence';
@@ -21,9 +20,6 @@ export function threadScope(caller: Caller, ...userIds: (string | null | undefin
   if (named.length > 1) throw new NotFoundError(THREAD_NOT_FOUND);
   return { orgId: caller.orgId, userId: named[0] };
 }
-
-/** Ids that can name a row at all: anything else is simply not found (the columns are uuid). */
-export const isRowId = (id: string): boolean => isUUID(id);
 
 /** A thread's name when none is given: the first non-blank line of the first message, trimmed, ≤ 80 chars. */
 export function nameFrom(content: string): string {

@@ -1,4 +1,6 @@
 export * from './errors';
+export * from './http-retry';
+export * from './row-id';
 export * from './jobs';
 export * from './validation-error';
 export * from './pydantic';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Settings } from '@app/config';
-import { AGENT_NOT_FOUND, isRowId, StartThread } from '@app/chat';
+import { AGENT_NOT_FOUND, StartThread } from '@app/chat';
 import {
   CreateRoutineDto,
   InvalidInputError,
@@ -9,6 +9,8 @@ import {
   ThreadResponse,
   toRoutineResponse,
   UpdateRoutineDto,
+  isRowId,
+  valueErrorMessage,
 } from '@app/contracts';
 import { Caller } from '@app/identity';
 import {
@@ -145,7 +147,7 @@ export class RoutineUseCases {
       if (!(error instanceof ScheduleError) || !scheduleGiven) throw error;
       issues.push({
         loc: ['body', 'schedule'],
-        msg: `Value error, ${error.message}`,
+        msg: valueErrorMessage(error.message),
         type: 'value_error',
         input: schedule,
       });
@@ -156,7 +158,7 @@ export class RoutineUseCases {
       if (!(error instanceof ScheduleError) || !timezoneGiven) throw error;
       issues.push({
         loc: ['body', 'timezone'],
-        msg: `Value error, ${error.message}`,
+        msg: valueErrorMessage(error.message),
         type: 'value_error',
         input: timezone,
       });

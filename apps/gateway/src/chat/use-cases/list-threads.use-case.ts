@@ -4,10 +4,10 @@ import {
   THREAD_LISTING_DEFAULT_LIMIT,
   ThreadSummaryResponse,
   toThreadSummaryResponse,
+  isRowId,
 } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { AgentRepository, ThreadRepository } from '@app/persistence';
-import { isRowId } from '@app/chat';
 
 /** The opaque listing cursor of a thread: its id's 16 bytes in base64url (22 characters). */
 export const threadCursor = (threadId: string): string =>

@@ -9,6 +9,7 @@ import {
   toSourceDocumentResponse,
   toSourceResponse,
   valueErrorIssue,
+  isRowId,
 } from '@app/contracts';
 import { Settings } from '@app/config';
 import { Caller } from '@app/identity';
@@ -27,8 +28,6 @@ import { AddDocumentsDto, CreateSourceDto, UpdateSourceDto } from '../dto/source
 import { parseStoreConfig } from '../store-config';
 import { SourcePresenter } from '../source.presenter';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /**
  * A connection of the end user `userId` for `store`: 404 when there is none or it is another user's (a source
  * reads a store through its connection's token, so only the connection's owner builds sources on it), 422 for
@@ -40,7 +39,7 @@ async function connectionFor(
   id: string,
   store: Store,
 ): Promise<ConnectionEntity> {
-  const connection = UUID.test(id) ? await connections.findVisible(owner, id) : null;
+  const connection = isRowId(id) ? await connections.findVisible(owner, id) : null;
   if (!connection) throw new NotFoundError('Connection not found');
   if (connection.kind !== store) {
     throw new InvalidInputError([

@@ -27,7 +27,7 @@ const LIB_IMPORTS = {
   memory: ['agent', 'contracts', 'identity', 'persistence'],
   skills: ['agent', 'contracts', 'documents', 'persistence'],
   webhooks: ['config', 'contracts', 'crypto', 'egress', 'persistence'],
-  chat: ['config', 'contracts', 'files', 'identity', 'persistence', 'queues'],
+  chat: ['config', 'contracts', 'files', 'identity', 'persistence', 'queues', 'run-events'],
   routines: ['chat', 'contracts', 'persistence', 'queues'],
 };
 

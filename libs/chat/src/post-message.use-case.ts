@@ -21,7 +21,7 @@ import {
 import { AgentRunQueue } from '@app/queues';
 import { RunCancellation } from '@app/run-events';
 import { FileAttachments } from '@app/files';
-import { AGENT_NOT_FOUND, enqueueStoredReply, exchangeOf, THREAD_NOT_FOUND, threadScope } from '@app/chat';
+import { AGENT_NOT_FOUND, enqueueStoredReply, exchangeOf, THREAD_NOT_FOUND, threadScope } from './chat.rules';
 
 export const THREAD_HAS_LIVE_REPLY = 'Thread has a live reply';
 

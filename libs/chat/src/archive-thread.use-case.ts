@@ -4,7 +4,7 @@ import { NotFoundError } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { MessageRepository, ThreadRepository } from '@app/persistence';
 import { RunCancellation } from '@app/run-events';
-import { THREAD_NOT_FOUND, threadScope } from '@app/chat';
+import { THREAD_NOT_FOUND, threadScope } from './chat.rules';
 
 export interface ArchiveThreadInput {
   threadId: string;

@@ -3,7 +3,7 @@ import { NotFoundError, ThreadResponse, toThreadResponse } from '@app/contracts'
 import { Caller } from '@app/identity';
 import { AgentRepository, MessageRepository, ThreadRepository } from '@app/persistence';
 import { FileAttachments } from '@app/files';
-import { THREAD_NOT_FOUND, threadScope } from '@app/chat';
+import { THREAD_NOT_FOUND, threadScope } from './chat.rules';
 
 export interface GetThreadInput {
   threadId: string;

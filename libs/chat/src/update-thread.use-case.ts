@@ -7,7 +7,7 @@ import {
 } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { AgentRepository, ThreadRepository } from '@app/persistence';
-import { THREAD_NOT_FOUND, threadScope } from '@app/chat';
+import { THREAD_NOT_FOUND, threadScope } from './chat.rules';
 
 export interface UpdateThreadInput {
   threadId: string;

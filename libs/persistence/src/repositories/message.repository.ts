@@ -3,7 +3,7 @@ import { DataSource, In } from 'typeorm';
 import { toMessageResponse, webhookEvent } from '@app/contracts';
 import { AgentEntity, MessageEntity, newId, ThreadEntity } from '../entities';
 import { entityRow, EntityRow } from './entity-rows';
-import { PreparedStatement, runPrepared } from './prepared-statement';
+import { PreparedStatement, preparedStatement, runPrepared } from './prepared-statement';
 import { Db, Scope } from './scope';
 import { recordWebhookEvent } from './webhook.repository';
 
@@ -43,17 +43,17 @@ const insertExchangeSql = (messages: EntityRow<MessageEntity>, from: number): st
  * id): its place in the organization's backlog. Asked after the reply's commit, so replies stored at the same
  * moment by other requests are counted in one order by all of them.
  */
-const ORG_BACKLOG_BEFORE: PreparedStatement = {
+const ORG_BACKLOG_BEFORE = preparedStatement({
   name: 'chat_org_backlog_before',
   text: `SELECT count(*)::int AS n FROM messages
          WHERE org_id = $1 AND live AND (created_at, id) < ($2::timestamptz, $3::uuid)`,
-};
+});
 
-const VISIBLE_MESSAGE_STATE: PreparedStatement = {
+const VISIBLE_MESSAGE_STATE = preparedStatement({
   name: 'chat_visible_message_state',
   text: `SELECT m.id, m.live FROM messages m JOIN threads t ON t.id = m.thread_id
          WHERE m.id = $1 AND m.org_id = $2 AND t.archived_at IS NULL AND ($3::text IS NULL OR t.user_id = $3)`,
-};
+});
 
 /** Messages of threads, in position order (0, 1, … per thread). */
 @Injectable()
@@ -71,13 +71,13 @@ export class MessageRepository {
     this.messageRow = entityRow(db, MessageEntity);
     this.threadRow = entityRow(db, ThreadEntity);
     this.insertExchange = insertExchangeSql(this.messageRow, 1);
-    this.startThreadStatement = {
+    this.startThreadStatement = preparedStatement({
       name: 'chat_start_thread',
       text:
         `WITH thread AS (INSERT INTO threads (${this.threadRow.columns.join(', ')}) ` +
         `VALUES ${placeholders(1, this.threadRow.columns.length)}) ` +
         insertExchangeSql(this.messageRow, this.threadRow.columns.length + 1),
-    };
+    });
   }
 
   /**

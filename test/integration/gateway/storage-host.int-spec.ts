@@ -6,7 +6,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { LocalDiskDriver, PresignedUpload, signPolicy } from '@app/storage';
 import { buildStorageHost } from '../../../apps/gateway/src/storage-host/storage-host';
 import { freePort } from '../../support/processes';
-import { postForm } from './upload-form';
+import { postForm } from '../storage/upload-form';
 
 /** The embedded storage host enforces every condition of the policy itself (S3's rules for browser POST). */
 const MAX_BYTES = 1024;

@@ -2,9 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { NotFoundError } from '@app/contracts';
 import { Caller } from '@app/identity';
-import { MessageRepository, ThreadRepository } from '@app/persistence';
+import { AgentRepository, MessageRepository, ThreadRepository } from '@app/persistence';
 import { RunCancellation } from '@app/run-events';
-import { THREAD_NOT_FOUND, threadScope } from './chat.rules';
+import { cancelPendingReplies, THREAD_NOT_FOUND, threadScope } from './chat.rules';
 
 export interface ArchiveThreadInput {
   threadId: string;
@@ -22,6 +22,7 @@ export class ArchiveThread {
     private readonly db: DataSource,
     private readonly threads: ThreadRepository,
     private readonly messages: MessageRepository,
+    private readonly agents: AgentRepository,
     private readonly cancellation: RunCancellation,
   ) {}
 
@@ -31,7 +32,7 @@ export class ArchiveThread {
       const thread = await this.threads.lockVisible(tx, scope, input.threadId);
       if (!thread) throw new NotFoundError(THREAD_NOT_FOUND);
       await this.threads.archive(tx, thread.id);
-      await this.messages.cancelPendingReplies(tx, thread.id);
+      await cancelPendingReplies(tx, thread, this.messages, this.agents);
     });
     await this.cancellation.requestCancel({ threadId: input.threadId });
   }

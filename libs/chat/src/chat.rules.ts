@@ -1,7 +1,23 @@
 import { Logger } from '@nestjs/common';
-import { AgentRunJob, HumanMessageDto, NotFoundError } from '@app/contracts';
+import {
+  AgentRunJob,
+  endedReplyEvent,
+  endedReplyMessage,
+  HumanMessageDto,
+  NotFoundError,
+} from '@app/contracts';
 import { Caller } from '@app/identity';
-import { MessageEntity, MessageRepository, NewExchange, NewPendingReply, Scope } from '@app/persistence';
+import {
+  AgentRepository,
+  Db,
+  MessageEntity,
+  MessageRepository,
+  NewExchange,
+  NewPendingReply,
+  recordWebhookEvent,
+  Scope,
+  ThreadEntity,
+} from '@app/persistence';
 import { AgentRunQueue } from '@app/queues';
 
 export const THREAD_NOT_FOUND = 'Thread not found';
@@ -55,6 +71,26 @@ export async function enqueueStoredReply(
       { err: error, ...job },
       'reply stored but not enqueued; the pending-reply sweep will enqueue it',
     );
+  }
+}
+
+/**
+ * Closes the thread's replies that never started as cancelled, each reported to webhooks (`message.cancelled`,
+ * the Message as its stream's last line shows it) in the same transaction. A running reply is its worker's to
+ * stop: it is told through RunCancellation after the commit, and ends (and reports) the reply itself.
+ */
+export async function cancelPendingReplies(
+  tx: Db,
+  thread: ThreadEntity,
+  messages: MessageRepository,
+  agents: AgentRepository,
+): Promise<void> {
+  const cancelled = await messages.cancelPendingReplies(tx, thread.id);
+  const agentIds = [...new Set(cancelled.flatMap((reply) => (reply.agentId ? [reply.agentId] : [])))];
+  const byId = new Map((await agents.findMany(thread.orgId, agentIds, tx)).map((agent) => [agent.id, agent]));
+  for (const reply of cancelled) {
+    const message = endedReplyMessage(reply, reply.agentId ? byId.get(reply.agentId) : null);
+    await recordWebhookEvent(tx, reply.orgId, endedReplyEvent('cancelled', message));
   }
 }
 

@@ -21,7 +21,14 @@ import {
 import { AgentRunQueue } from '@app/queues';
 import { RunCancellation } from '@app/run-events';
 import { FileAttachments } from '@app/files';
-import { AGENT_NOT_FOUND, enqueueStoredReply, exchangeOf, THREAD_NOT_FOUND, threadScope } from './chat.rules';
+import {
+  AGENT_NOT_FOUND,
+  cancelPendingReplies,
+  enqueueStoredReply,
+  exchangeOf,
+  THREAD_NOT_FOUND,
+  threadScope,
+} from './chat.rules';
 
 export const THREAD_HAS_LIVE_REPLY = 'Thread has a live reply';
 
@@ -89,7 +96,7 @@ export class PostMessage {
       const live = strategy === 'enqueue' ? [] : await this.messages.liveReplies(tx, thread.id);
       if (strategy === 'reject' && live.length > 0) throw new ConflictError(THREAD_HAS_LIVE_REPLY);
       // Interrupt: replies that never started end here; the running one is its worker's to end, told after commit.
-      if (live.length > 0) await this.messages.cancelPendingReplies(tx, thread.id);
+      if (live.length > 0) await cancelPendingReplies(tx, thread, this.messages, this.agents);
       const interrupted = live.find((earlier) => earlier.status === 'running') ?? null;
       const { reply } = await this.messages.addExchange(
         tx,

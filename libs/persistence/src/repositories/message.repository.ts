@@ -1,11 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, In } from 'typeorm';
-import { toMessageResponse, webhookEvent } from '@app/contracts';
-import { AgentEntity, MessageEntity, newId, ThreadEntity } from '../entities';
+import { MessageEntity, newId, ThreadEntity } from '../entities';
 import { entityRow, EntityRow } from './entity-rows';
 import { PreparedStatement, preparedStatement, runPrepared } from './prepared-statement';
 import { Db, Scope } from './scope';
-import { recordWebhookEvent } from './webhook.repository';
 
 /** What the user sent (API-SPEC 2.7), as stored on the user message. */
 export interface NewUserMessage {
@@ -167,28 +165,17 @@ export class MessageRepository {
   }
 
   /**
-   * Closes the thread's replies that never started (status pending) as cancelled, each reported to webhooks
-   * (`message.cancelled`) in the same transaction. Running ones are the worker's to stop: it is told through
-   * RunCancellation and marks (and reports) them itself.
+   * Closes the thread's replies that never started (status pending) as cancelled, and answers them as stored.
+   * Running ones are the worker's to stop.
    */
-  async cancelPendingReplies(tx: Db, threadId: string): Promise<string[]> {
+  async cancelPendingReplies(tx: Db, threadId: string): Promise<MessageEntity[]> {
     const [rows]: [{ id: string }[], number] = await tx.query(
       `UPDATE messages SET status = 'cancelled', live = false, completed_at = now(), updated_at = now()
        WHERE thread_id = $1 AND status = 'pending' RETURNING id`,
       [threadId],
     );
-    const ids = rows.map((row) => row.id);
-    if (ids.length === 0) return ids;
-    const cancelled = await tx.getRepository(MessageEntity).findBy({ id: In(ids) });
-    const agentIds = [...new Set(cancelled.flatMap((reply) => (reply.agentId ? [reply.agentId] : [])))];
-    const agents = new Map(
-      (await tx.getRepository(AgentEntity).findBy({ id: In(agentIds) })).map((agent) => [agent.id, agent]),
-    );
-    for (const reply of cancelled) {
-      const message = toMessageResponse(reply, reply.agentId ? agents.get(reply.agentId) : null);
-      await recordWebhookEvent(tx, reply.orgId, webhookEvent('message.cancelled', { ...message }));
-    }
-    return ids;
+    if (rows.length === 0) return [];
+    return tx.getRepository(MessageEntity).findBy({ id: In(rows.map((row) => row.id)) });
   }
 
   /** The rows of an exchange: the user's message at `position`, its pending reply right after it. */

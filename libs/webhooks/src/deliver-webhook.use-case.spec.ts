@@ -1,6 +1,11 @@
 import { Settings } from '@app/config';
-import { CredentialCipher } from '@app/crypto';
-import { AttemptResult, WebhookDeliveryEntity, WebhookEntity, WebhookRepository } from '@app/persistence';
+import {
+  AttemptResult,
+  CredentialCipher,
+  WebhookDeliveryEntity,
+  WebhookEntity,
+  WebhookRepository,
+} from '@app/persistence';
 import { DeliverWebhook } from './deliver-webhook.use-case';
 import { RETRY_WINDOW_MS } from './retry-schedule';
 import { WebhookMetrics } from './webhook-metrics';

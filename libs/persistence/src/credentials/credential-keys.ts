@@ -1,7 +1,8 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { Settings } from '@app/config';
-import { CredentialEnvelopeRepository, DeploymentSecretRepository } from '@app/persistence';
+import { CredentialEnvelopeRepository } from '../repositories/credential-envelope.repository';
+import { DeploymentSecretRepository } from '../repositories/deployment-secret.repository';
 import { CredentialCipher } from './credential-cipher';
 
 /**

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { Settings } from '@app/config';
-import { DeploymentSecretRepository } from '@app/persistence';
+import { DeploymentSecretRepository } from '../repositories/deployment-secret.repository';
 import { CredentialCipher } from './credential-cipher';
 import { createCredentialCipher, RetireDevelopmentCredentialsKey } from './credential-keys';
 
@@ -15,4 +15,4 @@ const CIPHER = {
  * CREDENTIALS_KEYS or the deployment's generated key.
  */
 @Module({ providers: [CIPHER, RetireDevelopmentCredentialsKey], exports: [CIPHER] })
-export class CryptoModule {}
+export class CredentialCipherModule {}

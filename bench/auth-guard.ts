@@ -28,7 +28,7 @@ import { promisify } from 'node:util';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { loadSettings, Settings, SettingsModule } from '@app/config';
-import { ApiKeyVerifier, hashKeySecret, IdentityModule, ManageKeys } from '@app/identity';
+import { ApiKeyVerifier, hashKeySecret, IdentityModule, CreateKey } from '@app/identity';
 import {
   ApiKeyRepository,
   dataSourceOptions,
@@ -91,7 +91,7 @@ async function serve(): Promise<void> {
     { logger: false },
   );
   await app.listen(0, '127.0.0.1');
-  const { key } = await app.get(ManageKeys).create('bench');
+  const { key } = await app.get(CreateKey).execute('bench');
   const { port } = app.getHttpServer().address() as { port: number };
   process.send!({ port, key });
   process.on('SIGTERM', () => void app.close().then(() => process.exit(0)));

@@ -16,8 +16,9 @@ import {
   RegisterMcpServerDto,
   validateRequest,
   UpdateAgentDto,
+  isRowId,
 } from '@app/contracts';
-import { ManageKeys } from '@app/identity';
+import { CreateKey, ImportKey, ListKeys, RevokeKey } from '@app/identity';
 import { AgentRepository, OrganizationRepository } from '@app/persistence';
 
 export type Flags = Record<string, string | undefined>;
@@ -31,8 +32,6 @@ interface CommandSpec {
 
 /** A mistake in how the CLI was called, printed as is: never a database message. */
 export class UsageError extends Error {}
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Parses `--name value` (or `--name=value`) for one command with `node:util` parseArgs: unknown flags and stray
@@ -57,7 +56,7 @@ export function parseFlags(spec: CommandSpec, args: string[]): { help: boolean; 
   // Ids are checked before the app boots: the database's own message would say nothing useful.
   for (const [name, flag] of Object.entries(spec.flags)) {
     const value = flags[name];
-    if (flag.uuid && value !== undefined && !UUID.test(value)) {
+    if (flag.uuid && value !== undefined && !isRowId(value)) {
       throw new UsageError(`Invalid id: ${JSON.stringify(value)} is not a UUID (--${name})`);
     }
   }
@@ -216,7 +215,7 @@ export const COMMANDS: Record<string, CommandSpec> = {
   'keys:create': {
     summary: 'Creates an sk-svc- key for an organization (created on first use); prints the secret once.',
     flags: { org: { help: 'organization name', required: true }, name: { help: 'a label for the key' } },
-    run: (app, flags) => app.get(ManageKeys).create(required(flags, 'org'), flags.name),
+    run: (app, flags) => app.get(CreateKey).execute(required(flags, 'org'), flags.name),
   },
   'keys:import': {
     summary: 'Registers a key made before the sk-svc- prefix existed.',
@@ -226,17 +225,17 @@ export const COMMANDS: Record<string, CommandSpec> = {
       name: { help: 'a label for the key' },
     },
     run: (app, flags) =>
-      app.get(ManageKeys).importLegacy(required(flags, 'org'), required(flags, 'key'), flags.name),
+      app.get(ImportKey).execute(required(flags, 'org'), required(flags, 'key'), flags.name),
   },
   'keys:list': {
     summary: "Lists an organization's keys: id, name, created_at, revoked (never the secret or its hash).",
     flags: { org: { help: 'organization name', required: true } },
-    run: (app, flags) => app.get(ManageKeys).list(required(flags, 'org')),
+    run: (app, flags) => app.get(ListKeys).execute(required(flags, 'org')),
   },
   'keys:revoke': {
     summary: 'Revokes a key; every replica refuses it at once.',
     flags: { id: { help: 'the key id', required: true, uuid: true } },
-    run: (app, flags) => app.get(ManageKeys).revoke(required(flags, 'id')),
+    run: (app, flags) => app.get(RevokeKey).execute(required(flags, 'id')),
   },
   'agents:create': {
     summary: 'Creates an agent in an organization (created on first use).',

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { CryptoModule } from '@app/crypto';
+import { CredentialCipherModule } from '@app/persistence';
 import { McpServers } from './mcp-servers';
 import { ArchiveAgent } from './use-cases/archive-agent.use-case';
 import { CreateAgent } from './use-cases/create-agent.use-case';
@@ -25,5 +25,5 @@ const USE_CASES = [
  * Managing an organization's agents (the use cases of the /agents routes and the admin CLI's `agents:*`) and the
  * operator's catalogue of stdio MCP servers they may name (`mcp:*`).
  */
-@Module({ imports: [CryptoModule], providers: [McpServers, ...USE_CASES], exports: USE_CASES })
+@Module({ imports: [CredentialCipherModule], providers: [McpServers, ...USE_CASES], exports: USE_CASES })
 export class AgentManagementModule {}

@@ -7,9 +7,9 @@ import {
   ValidationIssue,
   valueErrorIssue,
 } from '@app/contracts';
-import { CredentialCipher } from '@app/crypto';
 import { assertEgressUrl, EgressUrlError } from '@app/egress';
 import {
+  CredentialCipher,
   McpCatalogueEntryEntity,
   McpCatalogueRepository,
   McpServerConfig,

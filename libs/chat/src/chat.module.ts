@@ -1,16 +1,32 @@
 import { Module } from '@nestjs/common';
 import { QueuesModule } from '@app/queues';
 import { FileAttachmentsModule } from '@app/files';
+import { RunCancellation } from '@app/run-events';
+import { ArchiveThread } from './archive-thread.use-case';
 import { CompactThread } from './compact-thread.use-case';
+import { GetThread } from './get-thread.use-case';
+import { ListThreads } from './list-threads.use-case';
+import { PostMessage } from './post-message.use-case';
 import { StartThread } from './start-thread.use-case';
+import { UpdateThread } from './update-thread.use-case';
 
-/**
- * Starting a thread, the one way: POST /chat in the gateway, a routine's firing in the worker; and asking a
- * thread's next run for a summary.
- */
+/** Starting a thread, the one way: POST /chat in the gateway, a routine's firing in the worker. */
 @Module({
   imports: [QueuesModule, FileAttachmentsModule],
-  providers: [StartThread, CompactThread],
-  exports: [StartThread, CompactThread],
+  providers: [StartThread],
+  exports: [StartThread],
 })
 export class ThreadStartModule {}
+
+const THREAD_USE_CASES = [PostMessage, ListThreads, GetThread, UpdateThread, ArchiveThread, CompactThread];
+
+/**
+ * Every other chat use case, for the gateway's chat routes: a thread's messages, listing, reading, renaming,
+ * archiving it and asking its next run for a summary, and the channel that stops its run.
+ */
+@Module({
+  imports: [QueuesModule, ThreadStartModule, FileAttachmentsModule],
+  providers: [...THREAD_USE_CASES, RunCancellation],
+  exports: [ThreadStartModule, ...THREAD_USE_CASES],
+})
+export class ChatUseCasesModule {}

@@ -1,8 +1,23 @@
 import { Logger } from '@nestjs/common';
-import { isUUID } from 'class-validator';
-import { AgentRunJob, HumanMessageDto, NotFoundError } from '@app/contracts';
+import {
+  AgentRunJob,
+  endedReplyEvent,
+  endedReplyMessage,
+  HumanMessageDto,
+  NotFoundError,
+} from '@app/contracts';
 import { Caller } from '@app/identity';
-import { MessageEntity, MessageRepository, NewExchange, NewPendingReply, Scope } from '@app/persistence';
+import {
+  AgentRepository,
+  Db,
+  MessageEntity,
+  MessageRepository,
+  NewExchange,
+  NewPendingReply,
+  recordWebhookEvent,
+  Scope,
+  ThreadEntity,
+} from '@app/persistence';
 import { AgentRunQueue } from '@app/queues';
 
 export const THREAD_NOT_FOUND = 'Thread not found';
@@ -21,9 +36,6 @@ export function threadScope(caller: Caller, ...userIds: (string | null | undefin
   if (named.length > 1) throw new NotFoundError(THREAD_NOT_FOUND);
   return { orgId: caller.orgId, userId: named[0] };
 }
-
-/** Ids that can name a row at all: anything else is simply not found (the columns are uuid). */
-export const isRowId = (id: string): boolean => isUUID(id);
 
 /** A thread's name when none is given: the first non-blank line of the first message, trimmed, ≤ 80 chars. */
 export function nameFrom(content: string): string {
@@ -59,6 +71,26 @@ export async function enqueueStoredReply(
       { err: error, ...job },
       'reply stored but not enqueued; the pending-reply sweep will enqueue it',
     );
+  }
+}
+
+/**
+ * Closes the thread's replies that never started as cancelled, each reported to webhooks (`message.cancelled`,
+ * the Message as its stream's last line shows it) in the same transaction. A running reply is its worker's to
+ * stop: it is told through RunCancellation after the commit, and ends (and reports) the reply itself.
+ */
+export async function cancelPendingReplies(
+  tx: Db,
+  thread: ThreadEntity,
+  messages: MessageRepository,
+  agents: AgentRepository,
+): Promise<void> {
+  const cancelled = await messages.cancelPendingReplies(tx, thread.id);
+  const agentIds = [...new Set(cancelled.flatMap((reply) => (reply.agentId ? [reply.agentId] : [])))];
+  const byId = new Map((await agents.findMany(thread.orgId, agentIds, tx)).map((agent) => [agent.id, agent]));
+  for (const reply of cancelled) {
+    const message = endedReplyMessage(reply, reply.agentId ? byId.get(reply.agentId) : null);
+    await recordWebhookEvent(tx, reply.orgId, endedReplyEvent('cancelled', message));
   }
 }
 

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { Settings } from '@app/config';
-import { NotFoundError, StartChatDto, ThreadResponse, toThreadResponse } from '@app/contracts';
+import { isRowId, NotFoundError, StartChatDto, ThreadResponse, toThreadResponse } from '@app/contracts';
 import { Caller } from '@app/identity';
 import {
   AgentRepository,
@@ -13,7 +13,7 @@ import {
 } from '@app/persistence';
 import { AgentRunQueue } from '@app/queues';
 import { FileAttachments } from '@app/files';
-import { AGENT_NOT_FOUND, enqueueStoredReply, exchangeOf, isRowId, nameFrom } from './chat.rules';
+import { AGENT_NOT_FOUND, enqueueStoredReply, exchangeOf, nameFrom } from './chat.rules';
 
 /** Where a thread comes from when a routine starts it (CONTRACTS §13), instead of a person. */
 export interface RoutineOrigin {

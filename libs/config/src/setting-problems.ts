@@ -3,6 +3,9 @@ import { getMetadataStorage, ValidationError } from 'class-validator';
 /** Spellings an on/off setting accepts, either case. Anything else is refused rather than read as off. */
 const ON = ['true', '1', 'yes', 'on'];
 const OFF = ['false', '0', 'no', 'off'];
+/** Transform of an optional setting: an empty value is unset. */
+export const emptyToUndefined = ({ value }: { value: unknown }) => (value === '' ? undefined : value);
+
 const WHOLE_NUMBER = /^[+-]?\d+$/;
 
 /**

@@ -1,7 +1,16 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadDotEnv, loadSettings, InvalidSettingsError } from './settings';
+import { ENV, loadDotEnv, loadSettings, InvalidSettingsError } from './settings';
+import { ConnectionSettings } from './settings/connections.settings';
+import { GatewaySettings } from './settings/gateway.settings';
+import { ModelSettings } from './settings/models.settings';
+import { RunSettings } from './settings/run.settings';
+import { ServiceSettings } from './settings/service.settings';
+import { SourceSettings } from './settings/sources.settings';
+import { StorageSettings } from './settings/storage.settings';
+import { ToolSettings } from './settings/tools.settings';
+import { WebhookSettings } from './settings/webhooks.settings';
 
 describe('loadSettings', () => {
   it('gives working defaults with an empty environment', () => {
@@ -97,6 +106,37 @@ describe('loadSettings', () => {
       /Invalid setting DATABASE_MIGRATION_URL: .*mysql:\/\/app:\*\*\*@db\/x/,
     );
     expect(() => loadSettings({ DATABASE_MIGRATION_URL: 'mysql://app:hunter2@db/x' })).not.toThrow(/hunter2/);
+  });
+});
+
+describe('ENV', () => {
+  it('names each setting of every area by its property in upper snake case, and reads it', () => {
+    expect(ENV).toMatchObject({
+      databaseUrl: 'DATABASE_URL',
+      otelExporterOtlpEndpoint: 'OTEL_EXPORTER_OTLP_ENDPOINT',
+      s3AccessKeyId: 'S3_ACCESS_KEY_ID',
+      msGraphApiUrl: 'MS_GRAPH_API_URL',
+      parseThreadMemoryMb: 'PARSE_THREAD_MEMORY_MB',
+      routineSecondsSchedules: 'ROUTINE_SECONDS_SCHEDULES',
+    });
+    // Every property of every area has its variable: a setting without a rule would be missing here, and unread.
+    const areas = [
+      ConnectionSettings,
+      ServiceSettings,
+      RunSettings,
+      GatewaySettings,
+      ModelSettings,
+      ToolSettings,
+      StorageSettings,
+      SourceSettings,
+      WebhookSettings,
+    ];
+    const properties = areas.flatMap((area) => Object.getOwnPropertyNames(new area()));
+    expect(Object.keys(ENV).sort()).toEqual(properties.sort());
+    expect(loadSettings({ S3_ACCESS_KEY_ID: 'id', WEBHOOK_LEASE_MS: '500' })).toMatchObject({
+      s3AccessKeyId: 'id',
+      webhookLeaseMs: 500,
+    });
   });
 });
 

@@ -1,4 +1,6 @@
 export * from './errors';
+export * from './http-retry';
+export * from './row-id';
 export * from './jobs';
 export * from './validation-error';
 export * from './pydantic';
@@ -19,6 +21,7 @@ export * from './responses/query-template.response';
 export * from './dto/skill.dto';
 export * from './responses/skill.response';
 export * from './webhook-event';
+export * from './ended-reply';
 export * from './dto/webhook.dto';
 export * from './responses/webhook.response';
 export * from './dto/agent.dto';

@@ -46,6 +46,16 @@ const MESSAGES: Record<string, (ctx: Record<string, unknown>) => string> = {
 /** Error types whose ctx pydantic-core keeps out of the error it reports. */
 const CTX_HIDDEN = new Set(['timezone_aware']);
 
+/** pydantic-core's words for an error type and its ctx: for a 422 item whose shape is built elsewhere. */
+export function pydanticMessage(type: string, ctx: Record<string, unknown> = {}): string {
+  const message = MESSAGES[type];
+  if (!message) throw new Error(`no Pydantic message for error type ${type}`);
+  return message(ctx);
+}
+
+/** The msg of a `ValueError` raised by an after-validator, as Pydantic words it. */
+export const valueErrorMessage = (reason: string): string => `Value error, ${reason}`;
+
 /** One item of a 422 body, in FastAPI's key order (type, loc, msg, input, ctx). */
 export function pydanticIssue(
   type: string,
@@ -53,9 +63,7 @@ export function pydanticIssue(
   input: unknown,
   ctx?: Record<string, unknown>,
 ): ValidationIssue {
-  const message = MESSAGES[type];
-  if (!message) throw new Error(`no Pydantic message for error type ${type}`);
-  const issue: ValidationIssue = { type, loc, msg: message(ctx ?? {}), input };
+  const issue: ValidationIssue = { type, loc, msg: pydanticMessage(type, ctx), input };
   if (ctx && Object.keys(ctx).length > 0 && !CTX_HIDDEN.has(type)) issue.ctx = ctx;
   return issue;
 }
@@ -65,7 +73,7 @@ export function pydanticIssue(
  * a client of a FastAPI service sees.
  */
 export function valueErrorIssue(loc: (string | number)[], input: unknown, reason: string): ValidationIssue {
-  return { type: 'value_error', loc, msg: `Value error, ${reason}`, input, ctx: { error: {} } };
+  return { type: 'value_error', loc, msg: valueErrorMessage(reason), input, ctx: { error: {} } };
 }
 
 /** The 422 for a request body that is not valid JSON: where Python's decoder stopped, and its words. */

@@ -20,9 +20,3 @@ export interface WebhookEvent {
 export function webhookEvent(type: WebhookEventType, data: Record<string, unknown>): WebhookEvent {
   return { id: uuidv7(), type, payload: { type, timestamp: new Date().toISOString(), data } };
 }
-
-/** The event that reports how a reply ended. */
-export function replyEndedEventType(status: 'success' | 'error' | 'cancelled'): WebhookEventType {
-  if (status === 'success') return 'message.completed';
-  return status === 'error' ? 'message.failed' : 'message.cancelled';
-}

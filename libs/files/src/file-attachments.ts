@@ -1,7 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { Readable } from 'node:stream';
 import { Settings } from '@app/config';
-import { ConversationFileResponse, InvalidInputError, ValidationIssue } from '@app/contracts';
+import {
+  ConversationFileResponse,
+  InvalidInputError,
+  isRowId,
+  ValidationIssue,
+  valueErrorMessage,
+} from '@app/contracts';
 import {
   ConversationFileEntity,
   ConversationFileRepository,
@@ -69,7 +75,7 @@ export class FileAttachments {
     loc: (string | number)[] = ['body', 'message', 'file_ids'],
   ): Promise<ConversationFileEntity[]> {
     const found = new Map(
-      (await this.files.findManyVisible(scope, fileIds.filter(isUuid))).map((f) => [f.id, f]),
+      (await this.files.findManyVisible(scope, fileIds.filter(isRowId))).map((f) => [f.id, f]),
     );
     const issues: ValidationIssue[] = [];
     const files: ConversationFileEntity[] = [];
@@ -82,7 +88,7 @@ export class FileAttachments {
       }
       issues.push({
         loc: [...loc, index],
-        msg: file ? 'Value error, the file has not been uploaded yet' : 'Value error, unknown file id',
+        msg: valueErrorMessage(file ? 'the file has not been uploaded yet' : 'unknown file id'),
         type: 'value_error',
         input: id,
       });
@@ -93,7 +99,7 @@ export class FileAttachments {
 
   /** One visible, uploaded file; null when missing, not the caller's or not uploaded yet. */
   async findUploaded(scope: Scope, id: string): Promise<ConversationFileEntity | null> {
-    if (!isUuid(id)) return null;
+    if (!isRowId(id)) return null;
     const file = await this.files.findVisible(scope, id);
     return file ? this.refresh(file) : null;
   }
@@ -210,7 +216,7 @@ export class FileAttachments {
   }
 
   private async visibleInOrder(scope: Scope, fileIds: string[]): Promise<ConversationFileEntity[]> {
-    const files = await this.files.findManyVisible(scope, fileIds.filter(isUuid));
+    const files = await this.files.findManyVisible(scope, fileIds.filter(isRowId));
     const byId = new Map(files.filter((file) => file.status === 'uploaded').map((file) => [file.id, file]));
     return fileIds.map((id) => byId.get(id)).filter((file): file is ConversationFileEntity => !!file);
   }
@@ -243,7 +249,3 @@ export class FileAttachments {
     }
   }
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/** Only a UUID can name a file (the column is uuid): anything else is unknown. */
-const isUuid = (id: string): boolean => UUID.test(id);

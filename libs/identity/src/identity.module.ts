@@ -1,9 +1,14 @@
 import { Module } from '@nestjs/common';
-import { ManageKeys } from './manage-keys';
+import { CreateKey } from './keys/create-key.use-case';
+import { ImportKey } from './keys/import-key.use-case';
+import { ListKeys } from './keys/list-keys.use-case';
+import { RevokeKey } from './keys/revoke-key.use-case';
+
+const KEY_USE_CASES = [CreateKey, ImportKey, ListKeys, RevokeKey];
 
 /** Managing organizations and their API keys (the admin CLI's use cases). */
 @Module({
-  providers: [ManageKeys],
-  exports: [ManageKeys],
+  providers: KEY_USE_CASES,
+  exports: KEY_USE_CASES,
 })
 export class IdentityModule {}

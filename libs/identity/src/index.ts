@@ -3,4 +3,7 @@ export * from './api-key-verifier';
 export * from './caller';
 export * from './identity.module';
 export * from './key-revocations';
-export * from './manage-keys';
+export * from './keys/create-key.use-case';
+export * from './keys/import-key.use-case';
+export * from './keys/list-keys.use-case';
+export * from './keys/revoke-key.use-case';

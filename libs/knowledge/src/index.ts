@@ -1,5 +1,5 @@
 export * from './connections/connection-tokens';
-export { CredentialCipher, CredentialDecryptionError } from '@app/crypto';
+export { CredentialCipher, CredentialDecryptionError } from '@app/persistence';
 export * from './embeddings/embedder';
 export * from './embeddings/hashed-ngram.embedding-model';
 export * from './knowledge.module';

@@ -1,9 +1,9 @@
 import { Module, OnModuleInit } from '@nestjs/common';
 import { ToolRegistry, ToolRegistryModule } from '@app/agent';
-import { CryptoModule } from '@app/crypto';
 import { DocumentsModule } from '@app/documents';
 import {
   ConnectionRepository,
+  CredentialCipherModule,
   DocumentRepository,
   PassageSearchRepository,
   SourceRepository,
@@ -19,7 +19,11 @@ import { CompanyDocumentsToolSource } from './tools/company-documents.tool';
 const SHARED = [ConnectionRepository, SourceRepository, DocumentRepository, ConnectionTokens];
 
 /** Connections and sources for the gateway's /dc routes: repositories, credentials, token refresh. */
-@Module({ imports: [CryptoModule], providers: SHARED, exports: [CryptoModule, ...SHARED] })
+@Module({
+  imports: [CredentialCipherModule],
+  providers: SHARED,
+  exports: [CredentialCipherModule, ...SHARED],
+})
 export class KnowledgeModule {}
 
 /** Source syncs for the worker: reads stores (uploaded files through the storage driver) and extracts their text. */

@@ -28,3 +28,6 @@ export * from './repositories/routine.repository';
 export * from './repositories/idempotency-key.repository';
 export * from './repositories/deployment-secret.repository';
 export * from './repositories/credential-envelope.repository';
+export * from './credentials/credential-cipher';
+export * from './credentials/credential-keys';
+export * from './credentials/credentials.module';

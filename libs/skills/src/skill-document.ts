@@ -1,4 +1,4 @@
-import { InvalidInputError, ValidationIssue } from '@app/contracts';
+import { InvalidInputError, pydanticMessage, ValidationIssue, valueErrorMessage } from '@app/contracts';
 import { SkillFrontmatter } from '@app/persistence';
 import { ParseLimitError, UntrustedParsing } from '@app/documents';
 import { PARSE_FRONTMATTER_YAML, parseFrontmatterYaml } from './frontmatter-yaml';
@@ -60,7 +60,9 @@ const located = (
 function invalidYaml(loc: (string | number)[], error: Error): InvalidInputError {
   // A parse stopped at its limit says so whole; a YAML error's first line says where.
   const reason = error instanceof ParseLimitError ? error.message : error.message.split('\n')[0];
-  return located(loc, [{ type: 'value_error', msg: `Value error, invalid YAML frontmatter: ${reason}` }]);
+  return located(loc, [
+    { type: 'value_error', msg: valueErrorMessage(`invalid YAML frontmatter: ${reason}`) },
+  ]);
 }
 
 /** The frontmatter's YAML and the instructions after it, within the size limit. */
@@ -69,7 +71,7 @@ function splitSkillDocument(text: string, loc: (string | number)[]): { yaml: str
     throw located(loc, [
       {
         type: 'string_too_long',
-        msg: `String should have at most ${MAX_SKILL_DOCUMENT_CHARS} characters`,
+        msg: pydanticMessage('string_too_long', { max_length: MAX_SKILL_DOCUMENT_CHARS }),
         ctx: { max_length: MAX_SKILL_DOCUMENT_CHARS },
       },
     ]);
@@ -77,7 +79,10 @@ function splitSkillDocument(text: string, loc: (string | number)[]): { yaml: str
   const match = FRONTMATTER.exec(text);
   if (!match) {
     throw located(loc, [
-      { type: 'value_error', msg: 'Value error, a SKILL.md starts with YAML frontmatter between --- lines' },
+      {
+        type: 'value_error',
+        msg: valueErrorMessage('a SKILL.md starts with YAML frontmatter between --- lines'),
+      },
     ]);
   }
   return { yaml: match[1], body: match[2].trim() };
@@ -88,7 +93,7 @@ function frontmatterOf(raw: unknown, loc: (string | number)[]): SkillFrontmatter
   const fail = (issues: Omit<ValidationIssue, 'loc'>[], at: (string | number)[][] = []) =>
     located(loc, issues, at);
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) {
-    throw fail([{ type: 'value_error', msg: 'Value error, the frontmatter must be a YAML mapping' }]);
+    throw fail([{ type: 'value_error', msg: valueErrorMessage('the frontmatter must be a YAML mapping') }]);
   }
   const fields = raw as Record<string, unknown>;
   const issues: Omit<ValidationIssue, 'loc'>[] = [];
@@ -99,29 +104,29 @@ function frontmatterOf(raw: unknown, loc: (string | number)[]): SkillFrontmatter
   };
   const requiredString = (key: string) => {
     if (fields[key] === undefined || fields[key] === null)
-      problem(key, { type: 'missing', msg: 'Field required' });
+      problem(key, { type: 'missing', msg: pydanticMessage('missing') });
     else if (typeof fields[key] !== 'string')
-      problem(key, { type: 'string_type', msg: 'Input should be a valid string' });
+      problem(key, { type: 'string_type', msg: pydanticMessage('string_type') });
   };
   requiredString('name');
   requiredString('description');
   if (typeof fields.name === 'string' && !SKILL_NAME_PATTERN.test(fields.name)) {
     problem('name', {
       type: 'string_pattern_mismatch',
-      msg: `String should match pattern '${SKILL_NAME_PATTERN.source}'`,
+      msg: pydanticMessage('string_pattern_mismatch', { pattern: SKILL_NAME_PATTERN.source }),
       ctx: { pattern: SKILL_NAME_PATTERN.source },
     });
   }
   for (const key of ['license', 'compatibility']) {
     if (fields[key] !== undefined && typeof fields[key] !== 'string') {
-      problem(key, { type: 'string_type', msg: 'Input should be a valid string' });
+      problem(key, { type: 'string_type', msg: pydanticMessage('string_type') });
     }
   }
   if (
     fields.metadata !== undefined &&
     (typeof fields.metadata !== 'object' || fields.metadata === null || Array.isArray(fields.metadata))
   ) {
-    problem('metadata', { type: 'dict_type', msg: 'Input should be a valid dictionary' });
+    problem('metadata', { type: 'dict_type', msg: pydanticMessage('dict_type') });
   }
   const allowedTools = toolList(fields['allowed-tools']);
   if (allowedTools === null) {

@@ -1,8 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Settings } from '@app/config';
 import { WebhookDeliveryJob } from '@app/contracts';
-import { CredentialCipher } from '@app/crypto';
-import { WebhookRepository } from '@app/persistence';
+import { CredentialCipher, WebhookRepository } from '@app/persistence';
 import { nextRetryAt } from './retry-schedule';
 import { WebhookMetrics } from './webhook-metrics';
 import { WebhookSender } from './webhook-sender';

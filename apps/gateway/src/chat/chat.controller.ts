@@ -24,12 +24,15 @@ import { CurrentCaller } from '../auth/current-caller.decorator';
 import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
 import { IdempotentWriteOf, SafelyRetried } from '../idempotency/safely-retried.decorator';
 import { ThreadParams } from './thread.params';
-import { ArchiveThread } from './use-cases/archive-thread.use-case';
-import { GetThread } from './use-cases/get-thread.use-case';
-import { ListThreads } from './use-cases/list-threads.use-case';
-import { PostMessage } from './use-cases/post-message.use-case';
-import { CompactThread, StartThread } from '@app/chat';
-import { UpdateThread } from './use-cases/update-thread.use-case';
+import {
+  ArchiveThread,
+  CompactThread,
+  GetThread,
+  ListThreads,
+  PostMessage,
+  StartThread,
+  UpdateThread,
+} from '@app/chat';
 
 /** Threads and messages. The reply stream has its own controller under chat/messages. */
 @ApiTags('chat')

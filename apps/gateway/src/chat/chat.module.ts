@@ -1,21 +1,10 @@
 import { Module } from '@nestjs/common';
-import { QueuesModule } from '@app/queues';
-import { ThreadStartModule } from '@app/chat';
-import { FileAttachmentsModule } from '@app/files';
-import { RunCancellation } from '@app/run-events';
+import { ChatUseCasesModule } from '@app/chat';
 import { ChatController } from './chat.controller';
-import { ArchiveThread } from './use-cases/archive-thread.use-case';
-import { GetThread } from './use-cases/get-thread.use-case';
-import { ListThreads } from './use-cases/list-threads.use-case';
-import { PostMessage } from './use-cases/post-message.use-case';
-import { UpdateThread } from './use-cases/update-thread.use-case';
 
-const USE_CASES = [PostMessage, ListThreads, GetThread, UpdateThread, ArchiveThread];
-
-/** The chat endpoints, and the channel that stops a thread's run; repositories, queues and settings come from the global modules. */
+/** The chat endpoints; their use cases live in libs/chat, repositories, queues and settings in the global modules. */
 @Module({
-  imports: [QueuesModule, ThreadStartModule, FileAttachmentsModule],
+  imports: [ChatUseCasesModule],
   controllers: [ChatController],
-  providers: [...USE_CASES, RunCancellation],
 })
 export class ChatModule {}

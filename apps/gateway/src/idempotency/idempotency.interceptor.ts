@@ -4,7 +4,7 @@ import { Reflector } from '@nestjs/core';
 import { FastifyReply } from 'fastify';
 import { createHash } from 'node:crypto';
 import { catchError, from, map, Observable, of } from 'rxjs';
-import { ConflictError, InvalidInputError } from '@app/contracts';
+import { ConflictError, InvalidInputError, pydanticMessage } from '@app/contracts';
 import { IdempotencyKeyRepository, IdempotentWrite, KEY_IN_USE } from '@app/persistence';
 import { AuthenticatedRequest } from '../auth/current-caller.decorator';
 import { IDEMPOTENCY_WINDOW } from './idempotency-window';
@@ -26,6 +26,10 @@ function keyIssue(key: string, msg: string, type: string, ctx?: Record<string, u
     { loc: ['header', IDEMPOTENCY_HEADER], msg, type, input: key, ...(ctx && { ctx }) },
   ]);
 }
+
+/** A key of the wrong length, in Pydantic's words for a `str` field with that bound. */
+const lengthIssue = (key: string, type: string, ctx: Record<string, unknown>) =>
+  keyIssue(key, pydanticMessage(type, ctx), type, ctx);
 
 /** The claim a request holds, for its route to record its answer with (`@IdempotentWriteOf()`). */
 export type RequestWithIdempotentWrite = AuthenticatedRequest & { idempotentWrite?: IdempotentWrite };
@@ -51,13 +55,9 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const header = request.headers[IDEMPOTENCY_HEADER];
     if (header === undefined || !request.caller) return next.handle();
     const key = Array.isArray(header) ? header.join(',') : header;
-    if (key.length === 0)
-      throw keyIssue(key, 'String should have at least 1 character', 'string_too_short', { min_length: 1 });
-    if (key.length > KEY_MAX_LENGTH) {
-      throw keyIssue(key, `String should have at most ${KEY_MAX_LENGTH} characters`, 'string_too_long', {
-        max_length: KEY_MAX_LENGTH,
-      });
-    }
+    if (key.length === 0) throw lengthIssue(key, 'string_too_short', { min_length: 1 });
+    if (key.length > KEY_MAX_LENGTH)
+      throw lengthIssue(key, 'string_too_long', { max_length: KEY_MAX_LENGTH });
     const { orgId } = request.caller;
     const fingerprint = fingerprintOf(request);
     const claim = await this.keys.claim(orgId, key, fingerprint, IDEMPOTENCY_WINDOW);

@@ -11,7 +11,12 @@ import { Caller } from '@app/identity';
 import { CurrentCaller } from '../auth/current-caller.decorator';
 import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
 import { UuidIdParams } from '../http/id-params';
-import { RoutineUseCases } from './routine.use-cases';
+import { CreateRoutine } from './use-cases/create-routine.use-case';
+import { GetRoutine } from './use-cases/get-routine.use-case';
+import { ListRoutines } from './use-cases/list-routines.use-case';
+import { RemoveRoutine } from './use-cases/remove-routine.use-case';
+import { RunRoutineNow } from './use-cases/run-routine-now.use-case';
+import { UpdateRoutine } from './use-cases/update-routine.use-case';
 
 /** Threads started on a schedule for one end user (CONTRACTS §13); `user_id` is the owner. */
 @ApiTags('routines')
@@ -19,7 +24,14 @@ import { RoutineUseCases } from './routine.use-cases';
 @ApiCommonErrors()
 @Controller('routines')
 export class RoutinesController {
-  constructor(private readonly routines: RoutineUseCases) {}
+  constructor(
+    private readonly createRoutine: CreateRoutine,
+    private readonly listRoutines: ListRoutines,
+    private readonly getRoutine: GetRoutine,
+    private readonly updateRoutine: UpdateRoutine,
+    private readonly removeRoutine: RemoveRoutine,
+    private readonly runRoutineNow: RunRoutineNow,
+  ) {}
 
   @Post()
   @HttpCode(200)
@@ -33,14 +45,14 @@ export class RoutinesController {
   @ApiOkResponse({ type: RoutineResponse })
   @ApiErrors([400, 404, 413])
   create(@CurrentCaller() caller: Caller, @Body() body: CreateRoutineDto): Promise<RoutineResponse> {
-    return this.routines.create(caller, body);
+    return this.createRoutine.execute(caller, body);
   }
 
   @Get()
   @ApiOperation({ summary: "List an end user's routines (newest first)" })
   @ApiOkResponse({ type: [RoutineResponse] })
   list(@CurrentCaller() caller: Caller, @Query() query: RoutineOwnerQuery): Promise<RoutineResponse[]> {
-    return this.routines.list(caller, query.user_id);
+    return this.listRoutines.execute(caller, query.user_id);
   }
 
   @Get(':id')
@@ -52,7 +64,7 @@ export class RoutinesController {
     @Param() params: UuidIdParams,
     @Query() query: RoutineOwnerQuery,
   ): Promise<RoutineResponse> {
-    return this.routines.get(caller, query.user_id, params.id);
+    return this.getRoutine.execute(caller, query.user_id, params.id);
   }
 
   @Put(':id')
@@ -65,7 +77,7 @@ export class RoutinesController {
     @Query() query: RoutineOwnerQuery,
     @Body() body: UpdateRoutineDto,
   ): Promise<RoutineResponse> {
-    return this.routines.update(caller, query.user_id, params.id, body);
+    return this.updateRoutine.execute(caller, query.user_id, params.id, body);
   }
 
   @Delete(':id')
@@ -78,7 +90,7 @@ export class RoutinesController {
     @Param() params: UuidIdParams,
     @Query() query: RoutineOwnerQuery,
   ): Promise<void> {
-    await this.routines.remove(caller, query.user_id, params.id);
+    await this.removeRoutine.execute(caller, query.user_id, params.id);
   }
 
   @Post(':id/run')
@@ -91,6 +103,6 @@ export class RoutinesController {
     @Param() params: UuidIdParams,
     @Query() query: RoutineOwnerQuery,
   ): Promise<ThreadResponse> {
-    return this.routines.runNow(caller, query.user_id, params.id);
+    return this.runRoutineNow.execute(caller, query.user_id, params.id);
   }
 }

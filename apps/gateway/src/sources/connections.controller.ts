@@ -7,13 +7,11 @@ import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
 import { endUserOf, requireEndUser } from '../http/end-user';
 import { UuidIdParams } from '../http/id-params';
 import { CreateConnectionDto } from './dto/connection.dto';
-import {
-  CheckConnection,
-  CreateConnection,
-  DeleteConnection,
-  GetConnection,
-  ListConnections,
-} from './use-cases/connection.use-cases';
+import { CheckConnection } from './use-cases/check-connection.use-case';
+import { CreateConnection } from './use-cases/create-connection.use-case';
+import { DeleteConnection } from './use-cases/delete-connection.use-case';
+import { GetConnection } from './use-cases/get-connection.use-case';
+import { ListConnections } from './use-cases/list-connections.use-case';
 
 /** Connections to stores (CONTRACTS §9). */
 @ApiTags('sources')

@@ -15,16 +15,14 @@ import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
 import { endUserOf, requireEndUser } from '../http/end-user';
 import { IdempotentWriteOf, SafelyRetried } from '../idempotency/safely-retried.decorator';
 import { AddDocumentsDto, CreateSourceDto, SourcePidParams, UpdateSourceDto } from './dto/source.dto';
-import {
-  AddSourceDocuments,
-  ArchiveSource,
-  CreateSource,
-  GetSource,
-  ListSourceDocuments,
-  ListSources,
-  RequestSourceSync,
-  UpdateSource,
-} from './use-cases/source.use-cases';
+import { AddSourceDocuments } from './use-cases/add-source-documents.use-case';
+import { ArchiveSource } from './use-cases/archive-source.use-case';
+import { CreateSource } from './use-cases/create-source.use-case';
+import { GetSource } from './use-cases/get-source.use-case';
+import { ListSourceDocuments } from './use-cases/list-source-documents.use-case';
+import { ListSources } from './use-cases/list-sources.use-case';
+import { RequestSourceSync } from './use-cases/request-source-sync.use-case';
+import { UpdateSource } from './use-cases/update-source.use-case';
 
 /** Data sources (API-SPEC 4.6, CONTRACTS §9). */
 @ApiTags('sources')

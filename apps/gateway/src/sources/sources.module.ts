@@ -5,23 +5,19 @@ import { FileAttachmentsModule } from '@app/files';
 import { ConnectionsController } from './connections.controller';
 import { SourcePresenter } from './source.presenter';
 import { SourcesController } from './sources.controller';
-import {
-  CheckConnection,
-  CreateConnection,
-  DeleteConnection,
-  GetConnection,
-  ListConnections,
-} from './use-cases/connection.use-cases';
-import {
-  AddSourceDocuments,
-  ArchiveSource,
-  CreateSource,
-  GetSource,
-  ListSourceDocuments,
-  ListSources,
-  RequestSourceSync,
-  UpdateSource,
-} from './use-cases/source.use-cases';
+import { CheckConnection } from './use-cases/check-connection.use-case';
+import { CreateConnection } from './use-cases/create-connection.use-case';
+import { DeleteConnection } from './use-cases/delete-connection.use-case';
+import { GetConnection } from './use-cases/get-connection.use-case';
+import { ListConnections } from './use-cases/list-connections.use-case';
+import { AddSourceDocuments } from './use-cases/add-source-documents.use-case';
+import { ArchiveSource } from './use-cases/archive-source.use-case';
+import { CreateSource } from './use-cases/create-source.use-case';
+import { GetSource } from './use-cases/get-source.use-case';
+import { ListSourceDocuments } from './use-cases/list-source-documents.use-case';
+import { ListSources } from './use-cases/list-sources.use-case';
+import { RequestSourceSync } from './use-cases/request-source-sync.use-case';
+import { UpdateSource } from './use-cases/update-source.use-case';
 
 const USE_CASES = [
   CreateConnection,

@@ -1,4 +1,4 @@
-import { InvalidInputError, ValidationIssue } from '@app/contracts';
+import { InvalidInputError, pydanticMessage, ValidationIssue, valueErrorMessage } from '@app/contracts';
 import { Store } from './dto/connection.dto';
 
 /** Text search configurations a source may ask for (PostgreSQL's built-in ones). */
@@ -66,21 +66,21 @@ export function parseStoreConfig(
     const value = config[field.name];
     const loc = ['body', 'config', field.name];
     if (value === undefined || value === null) {
-      if (field.required) issues.push({ loc, msg: 'Field required', type: 'missing', input: null });
+      if (field.required) issues.push({ loc, msg: pydanticMessage('missing'), type: 'missing', input: null });
       continue;
     }
     if (field.kind === 'boolean') {
       if (typeof value !== 'boolean')
-        issues.push({ loc, msg: 'Input should be a valid boolean', type: 'bool_type', input: value });
+        issues.push({ loc, msg: pydanticMessage('bool_type'), type: 'bool_type', input: value });
       else parsed[field.name] = value;
       continue;
     }
     if (typeof value !== 'string') {
-      issues.push({ loc, msg: 'Input should be a valid string', type: 'string_type', input: value });
+      issues.push({ loc, msg: pydanticMessage('string_type'), type: 'string_type', input: value });
     } else if (value.length === 0 && field.required) {
       issues.push({
         loc,
-        msg: 'String should have at least 1 character',
+        msg: pydanticMessage('string_too_short', { min_length: 1 }),
         type: 'string_too_short',
         input: value,
         ctx: { min_length: 1 },
@@ -88,7 +88,7 @@ export function parseStoreConfig(
     } else if (field.pattern && !field.pattern.test(value)) {
       issues.push({
         loc,
-        msg: `String should match pattern '${field.pattern.source}'`,
+        msg: pydanticMessage('string_pattern_mismatch', { pattern: field.pattern.source }),
         type: 'string_pattern_mismatch',
         input: value,
         ctx: { pattern: field.pattern.source },
@@ -96,7 +96,7 @@ export function parseStoreConfig(
     } else if (field.maxLength && value.length > field.maxLength) {
       issues.push({
         loc,
-        msg: `String should have at most ${field.maxLength} characters`,
+        msg: pydanticMessage('string_too_long', { max_length: field.maxLength }),
         type: 'string_too_long',
         input: value,
         ctx: { max_length: field.maxLength },
@@ -107,7 +107,7 @@ export function parseStoreConfig(
     ) {
       issues.push({
         loc,
-        msg: 'Value error, a folder path may not contain . or .. segments',
+        msg: valueErrorMessage('a folder path may not contain . or .. segments'),
         type: 'value_error',
         input: value,
       });
@@ -123,7 +123,9 @@ export function parseStoreConfig(
     ) {
       issues.push({
         loc: ['body', 'config', 'language'],
-        msg: `Input should be one of ${SOURCE_LANGUAGES.map((l) => `'${l}'`).join(', ')}`,
+        msg: pydanticMessage('enum', {
+          expected: `one of ${SOURCE_LANGUAGES.map((l) => `'${l}'`).join(', ')}`,
+        }),
         type: 'enum',
         input: config.language,
       });

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Settings } from '@app/config';
-import { replyEndedEventType, toMessageResponse, webhookEvent } from '@app/contracts';
+import { endedReplyEvent, endedReplyMessage } from '@app/contracts';
 import {
   AgentEntity,
   AgentRepository,
@@ -61,11 +61,11 @@ export class ReplyFinisher {
       deltaLengths: state.deltaLengths,
     };
     const row: MessageEntity = { ...reply, ...outcome, live: false };
-    const line = messageLine(row, agent);
+    const line = endedReplyMessage(row, agent);
     const finished = await this.runs.finish(
       reply.id,
       outcome,
-      webhookEvent(replyEndedEventType(outcome.status), line),
+      endedReplyEvent(outcome.status, line),
       success?.finalStep ?? null,
       this.settings.agentRunOrgConcurrency,
     );
@@ -93,7 +93,7 @@ export class ReplyFinisher {
     const claimed = await this.writer.claim(reply.id);
     const state = new RunState(claimed.log, claimed.written);
     state.restore(
-      storedReplyLines(reply, messageLine(reply, agent)).map(
+      storedReplyLines(reply, endedReplyMessage(reply, agent)).map(
         ({ seq: _seq, ...line }) => line as UnnumberedRunEvent,
       ),
     );
@@ -113,8 +113,4 @@ function closingText(ending: RunEnding): string | null {
     default:
       return null;
   }
-}
-
-function messageLine(row: MessageEntity, agent: AgentEntity | null): Record<string, unknown> {
-  return { ...toMessageResponse(row, agent) };
 }

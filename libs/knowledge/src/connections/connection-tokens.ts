@@ -2,8 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { Settings } from '@app/config';
 import { toSourceResponse, webhookEvent } from '@app/contracts';
-import { ConnectionEntity, ConnectionRepository, SourceRepository } from '@app/persistence';
-import { CredentialCipher } from '@app/crypto';
+import { ConnectionEntity, ConnectionRepository, CredentialCipher, SourceRepository } from '@app/persistence';
 import { ConnectionRefusedError, TokenSource } from '../stores/store';
 import { StoreHttpError, StoreHttpOptions, storeFetch } from '../stores/store-http';
 

@@ -1,5 +1,6 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { Settings } from '@app/config';
+import { isRowId } from '@app/contracts';
 import { PassageSearchRepository } from '@app/persistence';
 import { Embedder } from '../embeddings/embedder';
 
@@ -31,8 +32,6 @@ const RERANK_POOL = 500;
 const RANK_CAP = 3000;
 const MAX_QUERY_TERMS = 32;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /**
  * Hybrid search over passages: PostgreSQL full-text (GIN-indexed tsvector, ts_rank, each source's
  * language) fused by reciprocal rank with a vector ranking. The vector ranking is exact: pgvector's
@@ -58,7 +57,7 @@ export class DocumentSearch implements OnModuleInit {
     const sources = await this.visibleSources(scope);
     if (sources.length === 0) return [];
     const sourceIds = sources.map((source) => source.id);
-    const documentIds = scope.documentIds ? scope.documentIds.filter((id) => UUID.test(id)) : null;
+    const documentIds = scope.documentIds ? scope.documentIds.filter(isRowId) : null;
     if (documentIds && documentIds.length === 0) return [];
 
     const terms = [...new Set(query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])].slice(0, MAX_QUERY_TERMS);

@@ -1,6 +1,6 @@
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
-import { readBounded, retryAfterMs, storeFetch, StoreUnavailableError } from './store-http';
+import { readBounded, storeFetch, StoreUnavailableError } from './store-http';
 
 describe('storeFetch', () => {
   let server: Server;
@@ -51,11 +51,5 @@ describe('storeFetch', () => {
     replies.push((res) => res.end(Buffer.alloc(5000)));
     const response = await storeFetch(`${base}/x`, {}, { timeoutMs: 5000, maxRetries: 0, maxDelayMs: 10 });
     expect(await readBounded(response, 1000)).toBeNull();
-  });
-
-  it('reads Retry-After as seconds or as a date', () => {
-    expect(retryAfterMs('2')).toBe(2000);
-    expect(retryAfterMs(new Date(10_000).toUTCString(), 4_000)).toBe(6000);
-    expect(retryAfterMs('soon')).toBeNull();
   });
 });

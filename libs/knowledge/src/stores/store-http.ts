@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { backoffMs, retryAfterMs } from '@app/contracts';
 
 /** How a store call is bounded (from Settings). */
 export interface StoreHttpOptions {
@@ -25,15 +26,6 @@ export class StoreUnavailableError extends Error {}
 
 const retryable = (status: number) => status === 429 || status >= 500;
 
-/** Seconds or an HTTP date (RFC 9110 §10.2.3), as milliseconds from now. */
-export function retryAfterMs(header: string | null, now = Date.now()): number | null {
-  if (!header) return null;
-  const seconds = Number(header);
-  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
-  const date = Date.parse(header);
-  return Number.isNaN(date) ? null : Math.max(0, date - now);
-}
-
 /**
  * fetch with a timeout per attempt and retries on 429, 5xx and network errors: the wait is the store's
  * Retry-After when it sends one, else exponential backoff with jitter, never more than `maxDelayMs`.
@@ -46,6 +38,9 @@ export async function storeFetch(
   options: StoreHttpOptions,
 ): Promise<Response> {
   const base = options.baseDelayMs ?? 500;
+  // Jitter spreads the retries of many syncs that failed together.
+  const jittered = (attempt: number) =>
+    backoffMs(base, attempt, options.maxDelayMs) * (0.5 + Math.random() / 2);
   for (let attempt = 0; ; attempt++) {
     let response: Response;
     try {
@@ -54,13 +49,13 @@ export async function storeFetch(
       if (attempt >= options.maxRetries) {
         throw new StoreUnavailableError(`${new URL(url).host} unreachable: ${(error as Error).message}`);
       }
-      await sleep(Math.min(options.maxDelayMs, base * 2 ** attempt * (0.5 + Math.random() / 2)));
+      await sleep(jittered(attempt));
       continue;
     }
     if (!retryable(response.status) || attempt >= options.maxRetries) return response;
     const asked = retryAfterMs(response.headers.get('retry-after'));
     await response.body?.cancel();
-    await sleep(Math.min(options.maxDelayMs, asked ?? base * 2 ** attempt * (0.5 + Math.random() / 2)));
+    await sleep(Math.min(options.maxDelayMs, asked ?? jittered(attempt)));
   }
 }
 

@@ -2,14 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, In, IsNull } from 'typeorm';
 import { AgentEntity, newId } from '../entities';
 import { entityFromJson } from './entity-rows';
-import { PreparedStatement, runPrepared } from './prepared-statement';
+import { preparedStatement, runPrepared } from './prepared-statement';
 import { Db } from './scope';
 
 /** Every POST /chat asks it: prepared, without TypeORM's query building. */
-const FIND_ACTIVE_AGENT: PreparedStatement = {
+const FIND_ACTIVE_AGENT = preparedStatement({
   name: 'agent_find_active',
   text: `SELECT to_jsonb(a) AS agent FROM agents a WHERE a.org_id = $1 AND a.id = $2 AND a.archived_at IS NULL`,
-};
+});
 
 export type NewAgent = Pick<AgentEntity, 'orgId' | 'name'> &
   Partial<

@@ -1,11 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, In } from 'typeorm';
-import { toMessageResponse, webhookEvent } from '@app/contracts';
-import { AgentEntity, MessageEntity, newId, ThreadEntity } from '../entities';
+import { MessageEntity, newId, ThreadEntity } from '../entities';
 import { entityRow, EntityRow } from './entity-rows';
-import { PreparedStatement, runPrepared } from './prepared-statement';
+import { PreparedStatement, preparedStatement, runPrepared } from './prepared-statement';
 import { Db, Scope } from './scope';
-import { recordWebhookEvent } from './webhook.repository';
 
 /** What the user sent (API-SPEC 2.7), as stored on the user message. */
 export interface NewUserMessage {
@@ -43,17 +41,17 @@ const insertExchangeSql = (messages: EntityRow<MessageEntity>, from: number): st
  * id): its place in the organization's backlog. Asked after the reply's commit, so replies stored at the same
  * moment by other requests are counted in one order by all of them.
  */
-const ORG_BACKLOG_BEFORE: PreparedStatement = {
+const ORG_BACKLOG_BEFORE = preparedStatement({
   name: 'chat_org_backlog_before',
   text: `SELECT count(*)::int AS n FROM messages
          WHERE org_id = $1 AND live AND (created_at, id) < ($2::timestamptz, $3::uuid)`,
-};
+});
 
-const VISIBLE_MESSAGE_STATE: PreparedStatement = {
+const VISIBLE_MESSAGE_STATE = preparedStatement({
   name: 'chat_visible_message_state',
   text: `SELECT m.id, m.live FROM messages m JOIN threads t ON t.id = m.thread_id
          WHERE m.id = $1 AND m.org_id = $2 AND t.archived_at IS NULL AND ($3::text IS NULL OR t.user_id = $3)`,
-};
+});
 
 /** Messages of threads, in position order (0, 1, … per thread). */
 @Injectable()
@@ -71,13 +69,13 @@ export class MessageRepository {
     this.messageRow = entityRow(db, MessageEntity);
     this.threadRow = entityRow(db, ThreadEntity);
     this.insertExchange = insertExchangeSql(this.messageRow, 1);
-    this.startThreadStatement = {
+    this.startThreadStatement = preparedStatement({
       name: 'chat_start_thread',
       text:
         `WITH thread AS (INSERT INTO threads (${this.threadRow.columns.join(', ')}) ` +
         `VALUES ${placeholders(1, this.threadRow.columns.length)}) ` +
         insertExchangeSql(this.messageRow, this.threadRow.columns.length + 1),
-    };
+    });
   }
 
   /**
@@ -167,28 +165,17 @@ export class MessageRepository {
   }
 
   /**
-   * Closes the thread's replies that never started (status pending) as cancelled, each reported to webhooks
-   * (`message.cancelled`) in the same transaction. Running ones are the worker's to stop: it is told through
-   * RunCancellation and marks (and reports) them itself.
+   * Closes the thread's replies that never started (status pending) as cancelled, and answers them as stored.
+   * Running ones are the worker's to stop.
    */
-  async cancelPendingReplies(tx: Db, threadId: string): Promise<string[]> {
+  async cancelPendingReplies(tx: Db, threadId: string): Promise<MessageEntity[]> {
     const [rows]: [{ id: string }[], number] = await tx.query(
       `UPDATE messages SET status = 'cancelled', live = false, completed_at = now(), updated_at = now()
        WHERE thread_id = $1 AND status = 'pending' RETURNING id`,
       [threadId],
     );
-    const ids = rows.map((row) => row.id);
-    if (ids.length === 0) return ids;
-    const cancelled = await tx.getRepository(MessageEntity).findBy({ id: In(ids) });
-    const agentIds = [...new Set(cancelled.flatMap((reply) => (reply.agentId ? [reply.agentId] : [])))];
-    const agents = new Map(
-      (await tx.getRepository(AgentEntity).findBy({ id: In(agentIds) })).map((agent) => [agent.id, agent]),
-    );
-    for (const reply of cancelled) {
-      const message = toMessageResponse(reply, reply.agentId ? agents.get(reply.agentId) : null);
-      await recordWebhookEvent(tx, reply.orgId, webhookEvent('message.cancelled', { ...message }));
-    }
-    return ids;
+    if (rows.length === 0) return [];
+    return tx.getRepository(MessageEntity).findBy({ id: In(rows.map((row) => row.id)) });
   }
 
   /** The rows of an exchange: the user's message at `position`, its pending reply right after it. */

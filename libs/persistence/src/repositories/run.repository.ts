@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import type { Question, WebhookEvent } from '@app/contracts';
 import { AgentEntity, MessageEntity, RunStepEntity, ThreadEntity, ToolCallEntity } from '../entities';
 import { entityFromJson } from './entity-rows';
-import { PreparedStatement, runPrepared } from './prepared-statement';
+import { preparedStatement, runPrepared } from './prepared-statement';
 import { Db } from './scope';
 import { NEXT_LIVE_REPLY_SQL, nextWaitingReplyOfOrgSql } from '../sql/run-scheduling.sql';
 import { latestSummarySql, ThreadSummary, threadSummaryFromJson } from './thread-summary.repository';
@@ -80,33 +80,33 @@ const toGate = (row: GateRow): RunGate => ({
  * The statements a run makes at every step or reply, prepared (see runPrepared). Each name must stay unique to
  * its text: a connection keeps the first text it prepared under a name.
  */
-const NEXT_WAITING_REPLY_OF_ORG: PreparedStatement = {
+const NEXT_WAITING_REPLY_OF_ORG = preparedStatement({
   name: 'run_next_waiting_reply_of_org',
   text: nextWaitingReplyOfOrgSql('$1'),
-};
+});
 
-const NEXT_LIVE_REPLY: PreparedStatement = { name: 'run_next_live_reply', text: NEXT_LIVE_REPLY_SQL };
+const NEXT_LIVE_REPLY = preparedStatement({ name: 'run_next_live_reply', text: NEXT_LIVE_REPLY_SQL });
 
 /**
  * A reply with its thread and agent, and the start of its run when it is a live assistant reply whose thread
  * and agent exist: parley_start_run (sql/run-scheduling.sql.ts) decides in statements of their own snapshots,
  * so the rows read here may be a moment older than the decision.
  */
-const LOAD_AND_START_RUN: PreparedStatement = {
+const LOAD_AND_START_RUN = preparedStatement({
   name: 'run_load_and_start',
   text: `SELECT to_jsonb(m) AS reply, to_jsonb(t) AS thread, to_jsonb(a) AS agent,
            CASE WHEN m.role = 'assistant' AND m.live AND t.id IS NOT NULL AND a.id IS NOT NULL
              THEN parley_start_run(m.id, m.org_id, t.archived_at IS NOT NULL, $2) END AS blocked
          FROM messages m LEFT JOIN threads t ON t.id = m.thread_id LEFT JOIN agents a ON a.id = m.agent_id
          WHERE m.id = $1`,
-};
+});
 
 /**
  * What a run starts from, in one round trip: the thread's messages before the reply, the reply's stored steps
  * and tool results, its journaled lines, and the gate of its next step ($1 thread, $2 agent, $3 reply, $4 its
  * position).
  */
-const RUN_CONTEXT: PreparedStatement = {
+const RUN_CONTEXT = preparedStatement({
   name: 'run_context',
   text: `SELECT
      (SELECT COALESCE(jsonb_agg(to_jsonb(m) ORDER BY m.position), '[]') FROM messages m
@@ -118,7 +118,7 @@ const RUN_CONTEXT: PreparedStatement = {
       WHERE j.message_id = $3) AS journal,
      ${latestSummarySql('$1', '$4')} AS summary,
      ${GATE_FACTS_SQL}`,
-};
+});
 
 /** A step's columns, in the order of `stepValues`. */
 const STEP_COLUMNS = `message_id, step, text, tool_calls, questions, structured_output, usage_tokens, content_length,
@@ -142,31 +142,31 @@ function stepValues(step: RunStepEntity): unknown[] {
   ];
 }
 
-const SAVE_STEP: PreparedStatement = {
+const SAVE_STEP = preparedStatement({
   name: 'run_save_step',
   text: `WITH saved AS (
      INSERT INTO run_steps (${STEP_COLUMNS})
      VALUES ($3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
      ON CONFLICT (message_id, step) DO NOTHING RETURNING 1)
    SELECT (SELECT count(*) FROM saved)::int AS saved, ${GATE_FACTS_SQL}`,
-};
+});
 
 /** Batches of held lines of many replies ($1 replies, $2 first seqs, $3 lines), in one statement. */
-const JOURNAL_LINES: PreparedStatement = {
+const JOURNAL_LINES = preparedStatement({
   name: 'run_journal_lines',
   text: `INSERT INTO run_stream_journal (message_id, first_seq, lines)
      SELECT * FROM unnest($1::uuid[], $2::int[], $3::text[])
      ON CONFLICT (message_id, first_seq) DO UPDATE SET lines = EXCLUDED.lines`,
-};
+});
 
-const SAVE_TOOL_RESULT: PreparedStatement = {
+const SAVE_TOOL_RESULT = preparedStatement({
   name: 'run_save_tool_result',
   text: `WITH saved AS (
      INSERT INTO tool_calls (idempotency_key, message_id, step, call_id, name, arguments, output, is_error, duration_ms)
      VALUES ($3, $4, $5, $6, $7, $8, $9, $10, $11)
      ON CONFLICT (idempotency_key) DO NOTHING RETURNING 1)
    SELECT (SELECT count(*) FROM saved)::int AS saved, ${GATE_FACTS_SQL}`,
-};
+});
 
 /**
  * The outbox rows of a reply's end: one per active webhook of its organization subscribed to the event ($9 event
@@ -184,7 +184,7 @@ const WEBHOOK_OUTBOX_SQL = `
  * organization's oldest waiting one. In the statement's snapshot the finished reply is still live, so its own
  * thread's next reply is found apart.
  */
-const FINISH_REPLY: PreparedStatement = {
+const FINISH_REPLY = preparedStatement({
   name: 'run_finish_reply',
   text: `WITH last_step AS (
      INSERT INTO run_steps (${STEP_COLUMNS})
@@ -208,7 +208,7 @@ const FINISH_REPLY: PreparedStatement = {
            ORDER BY position LIMIT 1) AS next_reply_id,
      next_of_org.id AS next_org_reply_id, next_of_org.thread_id AS next_org_thread_id
    FROM done LEFT JOIN LATERAL (${nextWaitingReplyOfOrgSql('done.org_id')}) next_of_org ON $23::int > 0`,
-};
+});
 
 /**
  * Adds the tokens of ended replies to their agents' and organizations' counters, and forgets them, in one

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { SkillEntity, SkillScope, SkillSettingEntity } from '../entities';
 import { entityFromJson } from './entity-rows';
-import { PreparedStatement, runPrepared } from './prepared-statement';
+import { preparedStatement, runPrepared } from './prepared-statement';
 import { Scope } from './scope';
 
 /** A skill as one organization and end user see it: platform skills carry the organization's own settings. */
@@ -22,14 +22,14 @@ export type PlatformSkillDefinition = Pick<
  * Platform skills with the organization's settings for them, and the organization's custom skills the end user
  * may see ($1 organization, $2 end user or null), in one statement: every run and every listing asks it.
  */
-const VISIBLE_SKILLS: PreparedStatement = {
+const VISIBLE_SKILLS = preparedStatement({
   name: 'skills_visible',
   text: `SELECT to_jsonb(s) AS skill, to_jsonb(ss) AS setting
          FROM skills s LEFT JOIN skill_settings ss ON ss.skill_id = s.id AND ss.org_id = $1
          WHERE s.source = 'parley'
             OR (s.org_id = $1 AND (s.scope = 'organization' OR ($2::text IS NOT NULL AND s.created_by = $2)))
          ORDER BY CASE WHEN s.source = 'parley' THEN s.name END, s.created_at DESC`,
-};
+});
 
 /**
  * Skills. Visible to a caller: every platform skill (unless the organization made it private to another end

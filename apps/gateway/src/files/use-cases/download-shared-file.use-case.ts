@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { Readable } from 'node:stream';
-import { isUUID } from 'class-validator';
 import {
   ConflictError,
   ForbiddenError,
   GoneError,
   NotFoundError,
   UnauthenticatedError,
+  isRowId,
 } from '@app/contracts';
 import { ConversationFileEntity, ConversationFileRepository, ShareLinkRepository } from '@app/persistence';
 import { FileAttachments, StoredObjectMismatchError, verifySharePassword } from '@app/files';
@@ -35,7 +35,7 @@ export class DownloadSharedFile {
   ) {}
 
   async execute(input: { linkId: string; password?: string; clientAddress: string }): Promise<SharedFile> {
-    const link = isUUID(input.linkId) ? await this.links.findById(input.linkId) : null;
+    const link = isRowId(input.linkId) ? await this.links.findById(input.linkId) : null;
     if (!link) throw new NotFoundError(SHARE_LINK_NOT_FOUND);
     assertUsable(link);
     if (link.passwordHash !== null) {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Settings } from '@app/config';
-import { NotFoundError, toMessageResponse } from '@app/contracts';
+import { endedReplyMessage, NotFoundError } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { AgentRepository, MessageRepository } from '@app/persistence';
 import { ReplyStream, RunEvent, RunEventReader, storedReplyLines } from '@app/run-events';
@@ -54,6 +54,6 @@ export class OpenReplyStream {
       message.agentId ? this.agents.findMany(message.orgId, [message.agentId]) : [],
       this.files.filesByMessage({ orgId: message.orgId }, [message]),
     ]);
-    return storedReplyLines(message, { ...toMessageResponse(message, agent ?? null, files.get(message.id)) });
+    return storedReplyLines(message, endedReplyMessage(message, agent, files.get(message.id)));
   }
 }

@@ -2,8 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Settings } from '@app/config';
 import { CreatedWebhookResponse, CreateWebhookDto, toWebhookResponse } from '@app/contracts';
 import { Caller } from '@app/identity';
-import { CredentialCipher } from '@app/crypto';
-import { WebhookRepository } from '@app/persistence';
+import { CredentialCipher, WebhookRepository } from '@app/persistence';
 import { newWebhookSecret } from '@app/webhooks';
 import { requireDeliverableUrl } from './webhook-rules';
 

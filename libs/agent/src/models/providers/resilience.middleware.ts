@@ -7,6 +7,7 @@ import {
 } from '@ai-sdk/provider';
 import { LanguageModelMiddleware } from 'ai';
 import { setTimeout as delay } from 'node:timers/promises';
+import { backoffMs } from '@app/contracts';
 import { toVendorError, VendorModelError, VendorTimeoutError } from './vendor-error';
 
 export interface RetryPolicy {
@@ -167,7 +168,7 @@ class ResilientCalls {
         ? new VendorModelError(`${failure.message} (after ${attempt + 1} attempts)`, false)
         : failure;
     }
-    const backoff = Math.min(policy.baseDelayMs * 2 ** attempt, policy.maxDelayMs);
+    const backoff = backoffMs(policy.baseDelayMs, attempt, policy.maxDelayMs);
     if (failure.retryAfterMs !== null && failure.retryAfterMs > policy.maxDelayMs) {
       throw new VendorModelError(
         `${failure.message} (it asks to retry after ${Math.ceil(failure.retryAfterMs / 1000)} s)`,

@@ -1,4 +1,5 @@
 import { APICallError } from '@ai-sdk/provider';
+import { retryAfterMs as retryAfterHeaderMs } from '@app/contracts';
 
 /** Why a vendor model call failed, in words the reply's content can carry; never holds an API key. */
 export class VendorModelError extends Error {
@@ -101,10 +102,5 @@ export function retryAfterMs(headers: Record<string, string> | undefined, now = 
   if (!headers) return null;
   const ms = Number.parseFloat(headers['retry-after-ms'] ?? '');
   if (Number.isFinite(ms) && ms >= 0) return ms;
-  const value = headers['retry-after'];
-  if (value === undefined) return null;
-  const seconds = Number.parseFloat(value);
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? null : Math.max(0, date - now);
+  return retryAfterHeaderMs(headers['retry-after'], now);
 }

@@ -1,6 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { CredentialCipher } from '@app/crypto';
-import { McpCatalogueRepository, McpServerConfig, McpServerSecrets } from '@app/persistence';
+import {
+  CredentialCipher,
+  McpCatalogueRepository,
+  McpServerConfig,
+  McpServerSecrets,
+} from '@app/persistence';
 
 /** An MCP server as the worker starts or calls it: its secrets opened. Held in memory only, never logged. */
 export interface McpServerLaunch {

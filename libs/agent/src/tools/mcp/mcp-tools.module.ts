@@ -1,5 +1,5 @@
 import { Module, OnModuleInit } from '@nestjs/common';
-import { CryptoModule } from '@app/crypto';
+import { CredentialCipherModule } from '@app/persistence';
 import { ToolRegistry } from '../tool-registry';
 import { ToolRegistryModule } from '../tool-registry.module';
 import { McpConnections } from './mcp-connections';
@@ -8,7 +8,7 @@ import { McpToolSource } from './mcp-tool-source';
 
 /** Registers the agents' MCP server tools with the (global) agent runtime's ToolRegistry. */
 @Module({
-  imports: [CryptoModule, ToolRegistryModule],
+  imports: [CredentialCipherModule, ToolRegistryModule],
   providers: [McpConnections, McpServerLaunches, McpToolSource],
 })
 export class McpToolsModule implements OnModuleInit {

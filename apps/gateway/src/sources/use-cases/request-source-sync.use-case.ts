@@ -1,0 +1,23 @@
+import { Injectable } from '@nestjs/common';
+import { NotFoundError, SourceResponse } from '@app/contracts';
+import { Caller } from '@app/identity';
+import { SourceRepository } from '@app/persistence';
+import { SourceSyncQueue } from '@app/queues';
+import { SourcePresenter } from '../source.presenter';
+
+/** POST /dc/sources/{pid}/sync: queued unless a sync of it is already queued or running. */
+@Injectable()
+export class RequestSourceSync {
+  constructor(
+    private readonly sources: SourceRepository,
+    private readonly syncs: SourceSyncQueue,
+    private readonly presenter: SourcePresenter,
+  ) {}
+
+  async execute(caller: Caller, userId: string | undefined, pid: string): Promise<SourceResponse> {
+    const source = await this.sources.findLiveVisible({ orgId: caller.orgId, userId }, pid);
+    if (!source) throw new NotFoundError('Source not found');
+    await this.syncs.enqueue(source.id);
+    return this.presenter.render(source);
+  }
+}

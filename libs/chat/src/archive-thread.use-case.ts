@@ -1,0 +1,39 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { NotFoundError } from '@app/contracts';
+import { Caller } from '@app/identity';
+import { AgentRepository, MessageRepository, ThreadRepository } from '@app/persistence';
+import { RunCancellation } from '@app/run-events';
+import { cancelPendingReplies, THREAD_NOT_FOUND, threadScope } from './chat.rules';
+
+export interface ArchiveThreadInput {
+  threadId: string;
+  userId?: string;
+}
+
+/**
+ * DELETE /chat/{thread_id}: archives the thread (404 to every call from now on) and stops its replies.
+ * Replies that never started are closed here as cancelled; a running one belongs to its worker, which is
+ * told after the commit and marks it cancelled itself.
+ */
+@Injectable()
+export class ArchiveThread {
+  constructor(
+    private readonly db: DataSource,
+    private readonly threads: ThreadRepository,
+    private readonly messages: MessageRepository,
+    private readonly agents: AgentRepository,
+    private readonly cancellation: RunCancellation,
+  ) {}
+
+  async execute(caller: Caller, input: ArchiveThreadInput): Promise<void> {
+    const scope = threadScope(caller, input.userId);
+    await this.db.transaction(async (tx) => {
+      const thread = await this.threads.lockVisible(tx, scope, input.threadId);
+      if (!thread) throw new NotFoundError(THREAD_NOT_FOUND);
+      await this.threads.archive(tx, thread.id);
+      await cancelPendingReplies(tx, thread, this.messages, this.agents);
+    });
+    await this.cancellation.requestCancel({ threadId: input.threadId });
+  }
+}

@@ -1,0 +1,122 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { Settings } from '@app/config';
+import {
+  ConflictError,
+  InvalidInputError,
+  MessageResponse,
+  NotFoundError,
+  PostMessageDto,
+  toMessageResponse,
+  valueErrorIssue,
+} from '@app/contracts';
+import { Caller } from '@app/identity';
+import {
+  AgentRepository,
+  IdempotencyKeyRepository,
+  IdempotentWrite,
+  MessageRepository,
+  ThreadRepository,
+} from '@app/persistence';
+import { AgentRunQueue } from '@app/queues';
+import { RunCancellation } from '@app/run-events';
+import { FileAttachments } from '@app/files';
+import {
+  AGENT_NOT_FOUND,
+  cancelPendingReplies,
+  enqueueStoredReply,
+  exchangeOf,
+  THREAD_NOT_FOUND,
+  threadScope,
+} from './chat.rules';
+
+export const THREAD_HAS_LIVE_REPLY = 'Thread has a live reply';
+
+export interface PostMessageInput {
+  threadId: string;
+  /** `user_id` of the query string, if any. */
+  userId?: string;
+  body: PostMessageDto;
+}
+
+/**
+ * POST /chat/{thread_id}: a follow-up message and its pending reply, which is what the caller streams. While the
+ * thread has a live reply, `multitask_strategy` decides (CONTRACTS §12): queue behind it, refuse, or cancel it.
+ * The decision is taken under the thread's row lock, so two concurrent follow-ups see each other.
+ */
+@Injectable()
+export class PostMessage {
+  private readonly logger = new Logger(PostMessage.name);
+
+  constructor(
+    private readonly db: DataSource,
+    private readonly settings: Settings,
+    private readonly agents: AgentRepository,
+    private readonly threads: ThreadRepository,
+    private readonly messages: MessageRepository,
+    private readonly agentRuns: AgentRunQueue,
+    private readonly attachments: FileAttachments,
+    private readonly cancellation: RunCancellation,
+    private readonly idempotencyKeys: IdempotencyKeyRepository,
+  ) {}
+
+  async execute(
+    caller: Caller,
+    input: PostMessageInput,
+    idempotency?: IdempotentWrite,
+  ): Promise<MessageResponse> {
+    const options = input.body.options ?? {};
+    const scope = threadScope(caller, input.userId, options.user_id);
+    const { message } = input.body;
+
+    const strategy = options.multitask_strategy ?? 'enqueue';
+
+    const { thread, reply, interrupted, response } = await this.db.transaction(async (tx) => {
+      // The lock orders concurrent follow-ups (positions never clash) and an archive racing with this call.
+      const thread = await this.threads.lockVisible(tx, scope, input.threadId);
+      if (!thread) throw new NotFoundError(THREAD_NOT_FOUND);
+      // Spec 4.2 rule 4: the namespace was bound at the start. A null is read as "not given".
+      if (options.memory_namespace != null && options.memory_namespace !== thread.memoryNamespace) {
+        throw new InvalidInputError([
+          valueErrorIssue(
+            ['body', 'options', 'memory_namespace'],
+            options.memory_namespace,
+            "a thread's memory namespace cannot be changed",
+          ),
+        ]);
+      }
+      // Files must be the thread owner's (CONTRACTS §8), whoever the call names.
+      await this.attachments.requireUploaded(
+        { orgId: caller.orgId, userId: thread.userId },
+        message.file_ids ?? [],
+      );
+      // A new run needs a live agent, as at the start of a thread.
+      const agent = await this.agents.findActive(caller.orgId, thread.agentId, tx);
+      if (!agent) throw new NotFoundError(AGENT_NOT_FOUND);
+      const live = strategy === 'enqueue' ? [] : await this.messages.liveReplies(tx, thread.id);
+      if (strategy === 'reject' && live.length > 0) throw new ConflictError(THREAD_HAS_LIVE_REPLY);
+      // Interrupt: replies that never started end here; the running one is its worker's to end, told after commit.
+      if (live.length > 0) await cancelPendingReplies(tx, thread, this.messages, this.agents);
+      const interrupted = live.find((earlier) => earlier.status === 'running') ?? null;
+      const { reply } = await this.messages.addExchange(
+        tx,
+        thread,
+        exchangeOf(message, {
+          agentId: agent.id,
+          maxSteps: options.max_steps ?? this.settings.defaultMaxSteps,
+        }),
+      );
+      const response = toMessageResponse(reply, agent);
+      if (idempotency) await this.idempotencyKeys.recordAnswer(tx, idempotency, response);
+      return { thread, reply, interrupted, response };
+    });
+
+    if (interrupted) {
+      // Before the new reply is enqueued: the request names the old reply, so it can never stop the new one.
+      await this.cancellation.requestCancel({ threadId: thread.id, messageId: interrupted.id });
+    }
+
+    await enqueueStoredReply(this.agentRuns, this.messages, this.logger, reply, caller.requestId);
+    return response;
+  }
+}

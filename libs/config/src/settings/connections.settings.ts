@@ -1,0 +1,46 @@
+import { Transform } from 'class-transformer';
+import { IsBoolean, IsInt, IsOptional, Matches, Max, Min } from 'class-validator';
+import { emptyToUndefined, toBool, toInt } from '../setting-problems';
+
+/** PostgreSQL and Redis: where the system of record and the queues are. */
+export class ConnectionSettings {
+  @Matches(/^postgres(ql)?:\/\//, { message: 'must be a postgres:// URL' })
+  databaseUrl = 'postgres://postgres@127.0.0.1:5432/agents';
+
+  /**
+   * Where `npm run migrate` connects; default DATABASE_URL. Set it to PostgreSQL itself when DATABASE_URL goes
+   * through a transaction-pooling PgBouncer: a migration holds one session from start to end.
+   */
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @Matches(/^postgres(ql)?:\/\//, { message: 'must be a postgres:// URL' })
+  databaseMigrationUrl?: string;
+
+  /**
+   * PostgreSQL connections one process keeps at most. Every gateway and worker has its own pool, so keep
+   * processes × DATABASE_POOL_SIZE ≤ max_connections − reserved (superuser and admin connections).
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  databasePoolSize = 20;
+
+  /**
+   * Named (server-side) prepared statements for the hot per-step queries. Turn off behind a PgBouncer in
+   * transaction mode older than 1.21 (Debian 12 ships 1.18): there a statement prepared on one server
+   * connection is unknown on the next.
+   */
+  @Transform(toBool)
+  @IsBoolean()
+  databasePreparedStatements = true;
+
+  /** `redis://`, `rediss://`, or `redis-cluster://[user:password@]host:port,host:port` for a Redis Cluster. */
+  @Matches(/^(rediss?:\/\/|redis-cluster:\/\/[^,]+(,[^,]+)*$)/, {
+    message: 'must be a redis://, rediss:// or redis-cluster://host:port,host:port URL',
+  })
+  redisUrl = 'redis://127.0.0.1:6379';
+
+  @Matches(/^[A-Za-z0-9:_-]{1,64}$/, { message: 'must be 1-64 letters, digits, ":", "_" or "-"' })
+  redisPrefix = 'agents';
+}

@@ -1,0 +1,53 @@
+import { Transform } from 'class-transformer';
+import { IsBoolean, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength } from 'class-validator';
+import { emptyToUndefined, toBool, toInt } from '../setting-problems';
+
+/** Who may call the gateway, and how: keys, the dashboard, CORS, rate limit, playground. */
+export class GatewaySettings {
+  /** How long an authenticated key stays cached in a process; revocation also invalidates at once over Redis. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(60000)
+  keyCacheTtlMs = 5000;
+
+  /** Basic-auth password of the queue dashboard at /admin/queues; the dashboard is off while unset. */
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @IsString()
+  @MinLength(8)
+  adminPassword?: string;
+
+  @IsString()
+  @MinLength(1)
+  adminUser = 'admin';
+
+  /**
+   * Browser origins allowed to call the API cross-origin (CORS), a comma list such as
+   * `https://app.example.com,https://admin.example.com`; unset: no CORS headers at all.
+   */
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @Matches(/^https?:\/\/[^,\s/]+(,https?:\/\/[^,\s/]+)*$/, {
+    message: 'must be a comma list of origins (scheme://host[:port])',
+  })
+  corsOrigins?: string;
+
+  /** Token that lets PUT /skills change a platform skill (CONTRACTS §11); unset means no token is right. */
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @IsString()
+  @MinLength(16)
+  internalToken?: string;
+
+  /** Requests per minute one API key may send, counted in Redis across every gateway replica; 0 turns it off. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  rateLimitPerMinute = 0;
+
+  /** Serves the browser playground at /playground. */
+  @Transform(toBool)
+  @IsBoolean()
+  playgroundEnabled = true;
+}

@@ -1,0 +1,109 @@
+import { Transform } from 'class-transformer';
+import { IsInt, Max, Min } from 'class-validator';
+import { toInt } from '../setting-problems';
+
+/** Chat and agent runs: steps, concurrency, job locks, sweeps, reply streams, context. */
+export class RunSettings {
+  /** Server default for options.max_steps (spec 4.2). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  defaultMaxSteps = 60;
+
+  /**
+   * Agent runs one worker process executes at once. A run spends nearly all its time waiting on a model, so a
+   * slot costs little but memory: hundreds per process, and CPU decides how many a process really serves.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(5000)
+  agentRunConcurrency = 500;
+
+  /**
+   * An optional hard cap on the runs one organization may have running at once, across every worker (0: none).
+   * Fair share needs no cap: the queue serves each organization's k-th outstanding reply before anyone's
+   * (k+1)-th, so an organization alone may use every slot and organizations with waiting replies share them.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(100000)
+  agentRunOrgConcurrency = 0;
+
+  /** BullMQ lock duration: a worker that stops renewing it for this long is considered stalled. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  jobLockMs = 30000;
+
+  /** How often BullMQ looks for stalled jobs. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(500)
+  jobStalledIntervalMs = 30000;
+
+  /** How often a worker sweeps forgotten replies (pending with no job, running with their job gone). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  runSweepIntervalMs = 15000;
+
+  /** A live reply untouched this long is checked by the sweep. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  runSweepAfterMs = 30000;
+
+  /** Seconds a finished reply's event log stays in Redis before replays fall back to PostgreSQL. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  runEventsTtlSeconds = 3600;
+
+  /** Idle time after which the stream writes a heartbeat line (CONTRACTS §5). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(10)
+  streamHeartbeatMs = 15000;
+
+  /**
+   * How long a reply's streamed words may wait to be stored before they are published (store, then publish):
+   * the words of one interval are stored for every run of a worker in one statement, and go out as one line.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(5)
+  @Max(1000)
+  streamHoldMs = 100;
+
+  /** A reply stream whose client takes no bytes for this long is cut; the client resumes with `after`. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  streamStallTimeoutMs = 10000;
+
+  /**
+   * Bytes all stalled reply streams of a gateway may hold together (unsent, in the gateway and its sockets);
+   * a stream that stalls beyond it is cut at once instead of after STREAM_STALL_TIMEOUT_MS.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(65536)
+  streamMaxStalledBytes = 64 * 1024 * 1024;
+
+  /** Context budget, in tokens, of the thread history given to the model (oldest turns dropped first). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  contextBudgetTokens = 100000;
+
+  /**
+   * Long threads (CONTRACTS §19): a run whose history is larger than this, in estimated tokens, first summarizes
+   * the older messages; 0 turns it off. An agent's own `compaction` setting wins.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  compactionThresholdTokens = 60000;
+}

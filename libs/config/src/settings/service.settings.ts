@@ -1,0 +1,64 @@
+import { Transform } from 'class-transformer';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import { emptyToUndefined, toBool, toInt } from '../setting-problems';
+
+/** The processes themselves: where they listen, how they log, trace, start and stop. */
+export class ServiceSettings {
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  port = 3000;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  storagePort = 3001;
+
+  @IsString()
+  host = '0.0.0.0';
+
+  @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+  logLevel = 'info';
+
+  /**
+   * OTLP/HTTP collector base URL (the SDK posts to `<url>/v1/traces`). Unset: no tracing at all, no SDK started.
+   * The SDK's other standard variables (OTEL_EXPORTER_OTLP_HEADERS, OTEL_BSP_*, …) are read by the SDK itself.
+   */
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @Matches(/^https?:\/\//, { message: 'must be an http(s) URL' })
+  otelExporterOtlpEndpoint?: string;
+
+  /** The traces' service name; default `parley-gateway` or `parley-worker` by process. */
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @IsString()
+  otelServiceName?: string;
+
+  /** Runs migrations when a process starts (used by `npm start`; containers run `npm run migrate` once). */
+  @Transform(toBool)
+  @IsBoolean()
+  migrateOnStart = false;
+
+  /** Port of the worker's health and metrics listener (/health/live, /health/ready, /metrics); 0 turns it off. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  workerHealthPort = 3002;
+
+  /** On SIGTERM a process stops taking work and finishes what is in flight; after this long it exits anyway. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  shutdownTimeoutMs = 10000;
+
+  /** The deployment tag the OpenAPI document reports as its version; default `<package version>+<commit>`. */
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @IsString()
+  @Matches(/^[0-9A-Za-z.+_-]{1,64}$/, { message: 'must be 1-64 letters, digits or . + _ -' })
+  deploymentTag?: string;
+}

@@ -1,3 +1,0 @@
-export * from './credential-cipher';
-export * from './crypto.module';
-export * from './credential-keys';

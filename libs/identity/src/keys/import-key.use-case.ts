@@ -1,0 +1,27 @@
+import { Injectable } from '@nestjs/common';
+import { InvalidInputError } from '@app/contracts';
+import { ApiKeyRepository, OrganizationRepository } from '@app/persistence';
+import { hashKeySecret, legacyKeyProblem } from '../api-key-secret';
+import { requireOrgName } from './organization-name';
+
+/** `keys:import`: registers a key made before the prefix existed (API-SPEC §5.3). */
+@Injectable()
+export class ImportKey {
+  constructor(
+    private readonly organizations: OrganizationRepository,
+    private readonly keys: ApiKeyRepository,
+  ) {}
+
+  async execute(orgName: string, secret: string, name = ''): Promise<{ id: string; org_id: string }> {
+    const problem = legacyKeyProblem(secret);
+    if (problem) throw new InvalidInputError([{ loc: ['key'], msg: problem, type: 'value_error' }]);
+    const org = await this.organizations.findOrCreateByName(requireOrgName(orgName));
+    const key = await this.keys.create({
+      orgId: org.id,
+      name,
+      keyHash: hashKeySecret(secret),
+      kind: 'legacy',
+    });
+    return { id: key.id, org_id: org.id };
+  }
+}

@@ -15,6 +15,7 @@ import { IdempotencyModule } from './idempotency/idempotency.module';
 import { MemoryModule } from './memory/memory.module';
 import { OpsModule } from './ops/ops.module';
 import { PlaygroundModule } from './playground/playground.module';
+import { ResponsesModule } from './protocols/responses/responses.module';
 import { SkillsModule } from './skills/skills.module';
 import { SourcesModule } from './sources/sources.module';
 import { StreamModule } from './stream/stream.module';
@@ -48,6 +49,7 @@ export class GatewayModule {
         SourcesModule,
         StreamModule,
         AgentsModule,
+        ResponsesModule,
         ...(settings.playgroundEnabled ? [PlaygroundModule] : []),
       ],
       providers: [{ provide: APP_FILTER, useClass: HttpErrorFilter }, RequestDtoCheck],

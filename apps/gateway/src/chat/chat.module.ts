@@ -17,5 +17,7 @@ const USE_CASES = [PostMessage, ListThreads, GetThread, UpdateThread, ArchiveThr
   imports: [QueuesModule, ThreadStartModule, FileAttachmentsModule],
   controllers: [ChatController],
   providers: [...USE_CASES, RunCancellation],
+  // The protocols of CONTRACTS §18 post follow-ups as POST /chat/{thread_id} does.
+  exports: [PostMessage, RunCancellation],
 })
 export class ChatModule {}

@@ -169,13 +169,13 @@ export class MessageRepository {
   /**
    * Closes the thread's replies that never started (status pending) as cancelled, each reported to webhooks
    * (`message.cancelled`) in the same transaction. Running ones are the worker's to stop: it is told through
-   * RunCancellation and marks (and reports) them itself.
+   * RunCancellation and marks (and reports) them itself. With `onlyId`, that reply alone (a Responses cancel).
    */
-  async cancelPendingReplies(tx: Db, threadId: string): Promise<string[]> {
+  async cancelPendingReplies(tx: Db, threadId: string, onlyId?: string): Promise<string[]> {
     const [rows]: [{ id: string }[], number] = await tx.query(
       `UPDATE messages SET status = 'cancelled', live = false, completed_at = now(), updated_at = now()
-       WHERE thread_id = $1 AND status = 'pending' RETURNING id`,
-      [threadId],
+       WHERE thread_id = $1 AND status = 'pending' AND ($2::uuid IS NULL OR id = $2) RETURNING id`,
+      [threadId, onlyId ?? null],
     );
     const ids = rows.map((row) => row.id);
     if (ids.length === 0) return ids;

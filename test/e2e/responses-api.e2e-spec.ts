@@ -1,4 +1,8 @@
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import OpenAI from 'openai';
 import { ResponseStreamEvent } from 'openai/resources/responses/responses';
@@ -236,5 +240,20 @@ describe('Responses API with the openai package', () => {
     await expect(
       theirs.responses.create({ model: agentId, input: 'hi', user: 'alice', previous_response_id: mine.id }),
     ).rejects.toBeInstanceOf(OpenAI.NotFoundError);
+  });
+
+  it("runs the guide's snippet as written, against this gateway", async () => {
+    const guide = readFileSync(join(__dirname, '..', '..', 'docs', 'guide.md'), 'utf8');
+    const section = guide.slice(guide.indexOf('### The Responses API'));
+    const snippet = /```js\n([\s\S]*?)^```$/m
+      .exec(section)![1]
+      .replaceAll('http://127.0.0.1:3000', gateway.url!);
+    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', snippet], {
+      cwd: join(__dirname, '..', '..'),
+      env: { PATH: process.env.PATH, PARLEY_KEY: org.key, PARLEY_AGENT: agentId },
+    });
+    const lines = stdout.trim().split('\n');
+    expect(lines[lines.length - 1]).toMatch(/^\d+ response\.completed$/);
+    expect(lines).toContain('4 response.output_text.delta');
   });
 });

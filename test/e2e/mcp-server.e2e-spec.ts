@@ -174,4 +174,36 @@ describe('the MCP server at /mcp with the SDK client', () => {
     expect(error).toBeInstanceOf(StreamableHTTPError);
     expect((error as StreamableHTTPError).code).toBe(401);
   });
+
+  it('answers over plain HTTP with the gateway headers, and 405 to GET and DELETE (no sessions)', async () => {
+    const initialize = await fetch(`${gateway.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${org.key}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-06-18',
+          capabilities: {},
+          clientInfo: { name: 'curl', version: '1' },
+        },
+      }),
+    });
+    expect(initialize.status).toBe(200);
+    expect(initialize.headers.get('x-request-id')).toBeTruthy();
+    expect(initialize.headers.get('mcp-session-id')).toBeNull();
+    expect(await initialize.text()).toContain('"serverInfo":{"name":"parley"');
+    for (const method of ['GET', 'DELETE']) {
+      const response = await fetch(`${gateway.url}/mcp`, {
+        method,
+        headers: { authorization: `Bearer ${org.key}` },
+      });
+      expect({ method, status: response.status }).toEqual({ method, status: 405 });
+    }
+  });
 });

@@ -12,6 +12,6 @@ import { ReplyRunEvents } from './reply-run-events';
 @Module({
   imports: [ThreadStartModule, ChatModule, StreamModule],
   providers: [AskAgent, ReplyRunEvents],
-  exports: [AskAgent, ReplyRunEvents, ChatModule],
+  exports: [AskAgent, ReplyRunEvents, ChatModule, StreamModule],
 })
 export class ProtocolRepliesModule {}

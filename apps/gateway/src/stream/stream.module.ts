@@ -62,6 +62,6 @@ class StreamLifecycle implements BeforeApplicationShutdown, OnApplicationShutdow
     OpenReplyStream,
   ],
   // The protocols of CONTRACTS §18 translate the same stream.
-  exports: [OpenReplyStream],
+  exports: [OpenReplyStream, StalledStreams],
 })
 export class StreamModule {}

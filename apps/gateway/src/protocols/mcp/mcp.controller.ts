@@ -32,7 +32,11 @@ export class McpController {
   ): Promise<void> {
     const server = agentsMcpServer(caller, this.tools);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-    // The transport writes the response itself (JSON, or SSE while a call sends progress).
+    // The transport writes the response itself (JSON, or SSE while a call sends progress), with the headers the
+    // gateway's hooks gave the reply (x-request-id, security headers).
+    for (const [name, value] of Object.entries(reply.getHeaders())) {
+      if (value !== undefined) reply.raw.setHeader(name, value);
+    }
     reply.hijack();
     reply.raw.on('close', () => {
       void transport.close();

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Caller } from '@app/identity';
 import { MessageRepository } from '@app/persistence';
-import { ReplyRunEvents, RunEventOrHeartbeat } from '../reply-run-events';
+import { EventStream, mappedStream, ReplyRunEvents, RunEventOrHeartbeat } from '../reply-run-events';
 import { ResponseReplies } from './response-replies';
 import {
   ResponseHeader,
@@ -30,10 +30,10 @@ export class ResponseEvents {
     caller: Caller,
     responseId: string,
     startingAfter = -1,
-  ): Promise<AsyncIterable<ResponseEventOrHeartbeat>> {
+  ): Promise<EventStream<ResponseEventOrHeartbeat>> {
     const { reply, header } = await this.replies.find(caller, responseId);
     const lines = await this.runEvents.open(caller, reply.id);
-    return this.translated(header, reply.id, lines, startingAfter);
+    return mappedStream(lines, () => this.translated(header, reply.id, lines, startingAfter));
   }
 
   /** Waits for the reply's end and answers the Response it ended with. */

@@ -11,8 +11,11 @@ import {
   UseFilters,
 } from '@nestjs/common';
 import { FastifyReply } from 'fastify';
+import { Settings } from '@app/config';
 import { Caller } from '@app/identity';
 import { CurrentCaller } from '../../auth/current-caller.decorator';
+import { JsonlBodyLimits } from '../../stream/jsonl-body';
+import { StalledStreams } from '../../stream/stalled-streams';
 import { invalidProtocolInput } from '../ask-agent.use-case';
 import { serverSentEvents } from '../server-sent-events';
 import { CancelResponse } from './cancel-response.use-case';
@@ -41,6 +44,8 @@ export class ResponsesController {
     private readonly getResponse: GetResponse,
     private readonly cancelResponse: CancelResponse,
     private readonly events: ResponseEvents,
+    private readonly settings: Settings,
+    private readonly stalled: StalledStreams,
   ) {}
 
   @Post()
@@ -52,7 +57,8 @@ export class ResponsesController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<ResponseObject | StreamableFile> {
     const { created, request } = await this.createResponse.execute(caller, body);
-    if (request.stream) return serverSentEvents(await this.events.open(caller, created.id), reply);
+    if (request.stream)
+      return serverSentEvents(await this.events.open(caller, created.id), reply, this.limits());
     if (request.background) return created;
     return this.events.final(caller, created.id);
   }
@@ -67,7 +73,8 @@ export class ResponsesController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<ResponseObject | StreamableFile> {
     if (stream !== 'true') return this.getResponse.execute(caller, responseId);
-    return serverSentEvents(await this.events.open(caller, responseId, sequenceNumber(startingAfter)), reply);
+    const events = await this.events.open(caller, responseId, sequenceNumber(startingAfter));
+    return serverSentEvents(events, reply, this.limits());
   }
 
   @Post(':response_id/cancel')
@@ -75,6 +82,11 @@ export class ResponsesController {
   @ApiCancelResponse()
   cancel(@CurrentCaller() caller: Caller, @Param('response_id') responseId: string): Promise<ResponseObject> {
     return this.cancelResponse.execute(caller, responseId);
+  }
+
+  /** The reply stream's bounds on a client that stops reading (STREAM_STALL_TIMEOUT_MS, the gateway-wide cap). */
+  private limits(): JsonlBodyLimits {
+    return { stallTimeoutMs: this.settings.streamStallTimeoutMs, stalled: this.stalled };
   }
 }
 

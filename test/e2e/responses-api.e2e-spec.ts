@@ -176,13 +176,22 @@ describe('Responses API with the openai package', () => {
 
   it('continues the thread of previous_response_id', async () => {
     const first = await client.responses.create(ask('/say first'));
-    const second = await client.responses.create({ ...ask('/say second'), previous_response_id: first.id });
+    const second = await client.responses.create({
+      ...ask('/say second'),
+      previous_response_id: first.id,
+      metadata: { ticket: 'T-42' },
+    });
     expect(second).toMatchObject({
       status: 'completed',
       output_text: 'second',
       previous_response_id: first.id,
+      metadata: { ticket: 'T-42' },
     });
-    expect(await client.responses.retrieve(second.id)).toMatchObject({ previous_response_id: first.id });
+    expect(await client.responses.retrieve(second.id)).toMatchObject({
+      previous_response_id: first.id,
+      metadata: { ticket: 'T-42' },
+    });
+    expect(first.metadata).toEqual({});
     const rows = await queryDatabase<{ thread_id: string; position: number }>(
       environment.databaseUrl,
       'SELECT thread_id, position FROM messages WHERE id = ANY($1::uuid[]) ORDER BY position',

@@ -16,6 +16,8 @@ export interface AskAgentInput {
   /** The end user the thread is (or must be) of. */
   userId: string;
   maxSteps?: number;
+  /** Kept on the reply: a Responses API request's `metadata`. */
+  metadata?: Record<string, string>;
 }
 
 export interface AskedReply {
@@ -38,10 +40,11 @@ export class AskAgent {
   async execute(caller: Caller, input: AskAgentInput): Promise<AskedReply> {
     const options = { user_id: input.userId, max_steps: input.maxSteps };
     if (input.threadId === undefined) {
-      const thread = await this.startThread.execute(caller, {
-        message: { content: input.content },
-        options: { ...options, agent_id: input.agentId },
-      });
+      const thread = await this.startThread.execute(
+        caller,
+        { message: { content: input.content }, options: { ...options, agent_id: input.agentId } },
+        { replyMetadata: input.metadata },
+      );
       return { threadId: thread.id, replyId: thread.messages[thread.messages.length - 1].id };
     }
     const thread = isRowId(input.threadId)
@@ -52,6 +55,7 @@ export class AskAgent {
     const reply = await this.postMessage.execute(caller, {
       threadId: thread.id,
       body: { message: { content: input.content }, options },
+      replyMetadata: input.metadata,
     });
     return { threadId: thread.id, replyId: reply.id };
   }

@@ -20,6 +20,8 @@ export interface NewUserMessage {
 export interface NewPendingReply {
   agentId: string;
   maxSteps: number;
+  /** A Responses API request's `metadata` (CONTRACTS §18). */
+  metadata?: Record<string, string>;
 }
 
 /** A user message and the pending reply that answers it: what every POST to a thread stores. */
@@ -213,6 +215,7 @@ export class MessageRepository {
         completedAt: null,
         deltaLengths: null,
         usageTokens: 0,
+        metadata: null,
         createdAt: now,
         updatedAt: now,
         ...values,
@@ -242,6 +245,7 @@ export class MessageRepository {
       replyToId: question.id,
       fileIds: [],
       maxSteps: reply.maxSteps,
+      metadata: reply.metadata ?? null,
     });
     return { question, reply: pending };
   }

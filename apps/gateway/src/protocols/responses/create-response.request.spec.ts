@@ -22,6 +22,7 @@ describe('parseCreateResponse', () => {
         max_tool_calls: 3,
         previous_response_id: 'resp_x',
         instructions: 'ignored',
+        metadata: { ticket: 'T-1' },
       }),
     ).toEqual({
       model: 'agent',
@@ -31,6 +32,7 @@ describe('parseCreateResponse', () => {
       background: false,
       maxToolCalls: 3,
       previousResponseId: 'resp_x',
+      metadata: { ticket: 'T-1' },
     });
   });
 
@@ -66,5 +68,8 @@ describe('parseCreateResponse', () => {
     expect(refusal({ model: 'a', input: 'hi', stream: 'yes' }).loc).toEqual(['body', 'stream']);
     expect(refusal({ model: 'a', input: 'hi', max_tool_calls: 0 }).loc).toEqual(['body', 'max_tool_calls']);
     expect(refusal([1]).loc).toEqual(['body']);
+    expect(refusal({ model: 'a', input: 'hi', metadata: { n: 1 } }).loc).toEqual(['body', 'metadata']);
+    const many = Object.fromEntries(Array.from({ length: 17 }, (_, index) => [`k${index}`, 'v']));
+    expect(refusal({ model: 'a', input: 'hi', metadata: many }).msg).toMatch(/more than 16 keys/);
   });
 });

@@ -13,7 +13,14 @@ export interface CreateResponseRequest {
   background: boolean;
   /** → max_steps of the reply. */
   maxToolCalls?: number;
+  /** Kept on the reply and shown in its Response. */
+  metadata?: Record<string, string>;
 }
+
+/** OpenAI's bounds on `metadata`. */
+const METADATA_MAX_KEYS = 16;
+const METADATA_KEY_MAX_CHARS = 64;
+const METADATA_VALUE_MAX_CHARS = 512;
 
 type Body = Record<string, unknown>;
 
@@ -48,6 +55,7 @@ export function parseCreateResponse(body: unknown): CreateResponseRequest {
     stream: optionalBoolean(fields, 'stream'),
     background: optionalBoolean(fields, 'background'),
     maxToolCalls: optionalPositiveInteger(fields, 'max_tool_calls'),
+    metadata: optionalMetadata(fields.metadata),
   };
 }
 
@@ -103,4 +111,21 @@ function optionalPositiveInteger(fields: Body, field: string): number | undefine
     throw invalidProtocolInput(at(field), value, `${field} must be a whole number of at least 1`);
   }
   return value as number;
+}
+
+/** Up to 16 string values under keys of up to 64 characters, each up to 512 characters. */
+function optionalMetadata(value: unknown): Record<string, string> | undefined {
+  if (value === undefined || value === null) return undefined;
+  const bad = (message: string) => invalidProtocolInput(at('metadata'), value, message);
+  if (typeof value !== 'object' || Array.isArray(value)) throw bad('metadata must be an object of strings');
+  const entries = Object.entries(value);
+  if (entries.length > METADATA_MAX_KEYS) throw bad(`metadata has more than ${METADATA_MAX_KEYS} keys`);
+  for (const [key, item] of entries) {
+    if (key.length > METADATA_KEY_MAX_CHARS)
+      throw bad(`a metadata key is longer than ${METADATA_KEY_MAX_CHARS}`);
+    if (typeof item !== 'string' || item.length > METADATA_VALUE_MAX_CHARS) {
+      throw bad(`metadata values are strings of at most ${METADATA_VALUE_MAX_CHARS} characters`);
+    }
+  }
+  return Object.fromEntries(entries) as Record<string, string>;
 }

@@ -38,6 +38,7 @@ export class CreateResponse {
       threadId: previous?.thread.id,
       userId,
       maxSteps: request.maxToolCalls,
+      metadata: request.metadata,
     });
     const { header } = await this.replies.find(caller, responseIdOf(asked.replyId));
     return { created: new ResponseTranslation(header).response(), request };

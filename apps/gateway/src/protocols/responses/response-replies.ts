@@ -45,6 +45,7 @@ export class ResponseReplies {
         model: reply.agentId ?? thread.agentId,
         previous_response_id: previous ? responseIdOf(previous.id) : null,
         user: thread.userId,
+        metadata: reply.metadata ?? {},
       },
     };
   }

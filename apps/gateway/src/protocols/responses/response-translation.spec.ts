@@ -8,6 +8,7 @@ const header: ResponseHeader = {
   model: 'agent-1',
   previous_response_id: null,
   user: 'alice',
+  metadata: { ticket: 'T-1' },
 };
 
 /** A reply that calls `clock` in step 1, then answers "It is noon." in step 2. */
@@ -122,6 +123,7 @@ describe('ResponseTranslation', () => {
     for (const line of toolThenText.slice(0, 6)) translation.next(line);
     expect(translation.response()).toMatchObject({
       object: 'response',
+      metadata: { ticket: 'T-1' },
       status: 'in_progress',
       output_text: 'It ',
       usage: null,

@@ -45,6 +45,8 @@ export interface ResponseHeader {
   model: string;
   previous_response_id: string | null;
   user: string | null;
+  /** What the request attached (`{}` when nothing). */
+  metadata: Record<string, string>;
 }
 
 export interface ResponseObject extends ResponseHeader {
@@ -52,7 +54,6 @@ export interface ResponseObject extends ResponseHeader {
   status: ResponseStatus;
   output: OutputItem[];
   output_text: string;
-  metadata: Record<string, string>;
   usage: { input_tokens: number; output_tokens: number; total_tokens: number } | null;
   error: { code: string; message: string } | null;
 }
@@ -201,7 +202,6 @@ export class ResponseTranslation {
       output_text: output
         .flatMap((item) => (item.type === 'message' ? item.content.map((part) => part.text) : []))
         .join(''),
-      metadata: {},
       // Parley counts a reply's tokens as one figure.
       usage:
         this.usageTokens === null

@@ -196,7 +196,8 @@ export const ApiCreateResponse = () =>
           metadata: {
             type: 'object',
             additionalProperties: { type: 'string' },
-            description: 'Accepted, not kept.',
+            description:
+              'Kept on the reply and shown in its Response: at most 16 keys of 64 characters, values of 512.',
           },
         },
       },

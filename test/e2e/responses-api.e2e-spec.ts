@@ -107,6 +107,8 @@ describe('Responses API with the openai package', () => {
     });
     expect(created.status).toBe('queued');
     expect(created.output).toEqual([]);
+    // Six words 150 ms apart: still live.
+    expect(['queued', 'in_progress']).toContain((await client.responses.retrieve(created.id)).status);
 
     const full = await collect(await client.responses.retrieve(created.id, { stream: true }));
     expect(full[full.length - 1].type).toBe('response.completed');

@@ -155,6 +155,16 @@ export class MessageRepository {
     return row ?? null;
   }
 
+  /** The id of the thread's last reply before `position`: what a follow-up there continued (a Responses API id). */
+  async previousReplyId(scope: Scope, threadId: string, position: number): Promise<string | null> {
+    const [row]: { id: string }[] = await this.db.query(
+      `SELECT id FROM messages WHERE org_id = $1 AND thread_id = $2 AND role = 'assistant' AND position < $3
+       ORDER BY position DESC LIMIT 1`,
+      [scope.orgId, threadId, position],
+    );
+    return row?.id ?? null;
+  }
+
   /** Any message by id: for the worker, which starts from ids its own service stored. */
   findById(id: string, db: Db = this.db.manager): Promise<MessageEntity | null> {
     return db.getRepository(MessageEntity).findOneBy({ id });

@@ -33,9 +33,11 @@ export class ResponseReplies {
     const thread = await this.threads.findVisible({ orgId: caller.orgId, userId }, reply.threadId);
     if (!thread) throw new NotFoundError(RESPONSE_NOT_FOUND);
     // The reply before it in the thread is what a follow-up continued (CONTRACTS §18 previous_response_id).
-    const previous = (await this.messages.listByThread(thread.id))
-      .filter((message) => message.role === 'assistant' && message.position < reply.position)
-      .pop();
+    const previousId = await this.messages.previousReplyId(
+      { orgId: caller.orgId },
+      thread.id,
+      reply.position,
+    );
     return {
       reply,
       thread,
@@ -43,7 +45,7 @@ export class ResponseReplies {
         id: responseIdOf(reply.id),
         created_at: Math.floor(reply.createdAt.getTime() / 1000),
         model: reply.agentId ?? thread.agentId,
-        previous_response_id: previous ? responseIdOf(previous.id) : null,
+        previous_response_id: previousId ? responseIdOf(previousId) : null,
         user: thread.userId,
         metadata: reply.metadata ?? {},
       },

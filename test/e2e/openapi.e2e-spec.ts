@@ -50,7 +50,7 @@ function requestSchemas(document: Json): Record<string, Json> {
   return Object.fromEntries([...names].map((name) => [name, schemas[name]]));
 }
 
-/** Every operation of API-SPEC §4 and CONTRACTS §4-§15 (routines excepted: not built yet). */
+/** Every operation of API-SPEC §4 and CONTRACTS §4-§15 and §18 (routines excepted: not built yet). */
 const OPERATIONS = [
   'POST /chat',
   'GET /chat',
@@ -102,7 +102,14 @@ const OPERATIONS = [
   'PUT /webhooks/{id}',
   'DELETE /webhooks/{id}',
   'GET /webhooks/{id}/deliveries',
+  'POST /openai/v1/responses',
+  'GET /openai/v1/responses/{response_id}',
+  'POST /openai/v1/responses/{response_id}/cancel',
+  'POST /mcp',
 ];
+
+/** The routes of the protocols of CONTRACTS §18, which speak OpenAI's and MCP's shapes, not the API's. */
+const PROTOCOL_ROUTE = /^\w+ \/(openai\/v1|mcp)\b/;
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
 const DEPLOYMENT_TAG = 'v2026.11.25-rc1';
@@ -202,6 +209,9 @@ describe('the OpenAPI document', () => {
       const responses = operation.responses as Json;
       if (name !== 'GET /share/{link_id}') {
         expect({ name, has401: '401' in responses }).toEqual({ name, has401: true });
+      }
+      // The protocols of CONTRACTS §18 answer bad input in their own shapes (below), never a 422.
+      if (name !== 'GET /share/{link_id}' && !PROTOCOL_ROUTE.test(name)) {
         expect({ name, schema: responses['422']?.content?.['application/json']?.schema }).toEqual({
           name,
           schema: { $ref: '#/components/schemas/ValidationErrorResponse' },
@@ -211,6 +221,40 @@ describe('the OpenAPI document', () => {
         expect({ name, has404: '404' in responses }).toEqual({ name, has404: true });
     }
     expect(document.components.schemas.ValidationIssueResponse.required).toEqual(['loc', 'msg', 'type']);
+  });
+
+  it('documents the Responses routes with their schemas and OpenAI error body, and the MCP endpoint', () => {
+    const create = document.paths['/openai/v1/responses'].post as Json;
+    expect(create.requestBody.content['application/json'].schema.required).toEqual([
+      'model',
+      'input',
+      'user',
+    ]);
+    expect(Object.keys(create.responses['200'].content)).toEqual(['application/json', 'text/event-stream']);
+    expect(create.responses['200'].content['application/json'].schema.properties.status.enum).toEqual([
+      'queued',
+      'in_progress',
+      'completed',
+      'failed',
+      'cancelled',
+    ]);
+    expect(create.responses['400'].content['application/json'].schema.properties.error.required).toEqual([
+      'message',
+      'type',
+      'param',
+      'code',
+    ]);
+    const retrieve = document.paths['/openai/v1/responses/{response_id}'].get as Json;
+    expect((retrieve.parameters as Json[]).map((parameter) => parameter.name).sort()).toEqual([
+      'response_id',
+      'starting_after',
+      'stream',
+    ]);
+    expect(document.paths['/openai/v1/responses/{response_id}/cancel'].post).toBeDefined();
+    const mcp = document.paths['/mcp'].post as Json;
+    expect(mcp.description).toMatch(/tools\/list/);
+    expect(mcp.requestBody.content['application/json'].schema.required).toEqual(['jsonrpc', 'method']);
+    expect(document.paths['/mcp'].get).toBeUndefined();
   });
 
   it('documents POST /chat with its limits, defaults and an example', () => {

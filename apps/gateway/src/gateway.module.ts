@@ -15,6 +15,8 @@ import { IdempotencyModule } from './idempotency/idempotency.module';
 import { MemoryModule } from './memory/memory.module';
 import { OpsModule } from './ops/ops.module';
 import { PlaygroundModule } from './playground/playground.module';
+import { McpServerModule } from './protocols/mcp/mcp-server.module';
+import { ResponsesModule } from './protocols/responses/responses.module';
 import { SkillsModule } from './skills/skills.module';
 import { SourcesModule } from './sources/sources.module';
 import { StreamModule } from './stream/stream.module';
@@ -48,6 +50,8 @@ export class GatewayModule {
         SourcesModule,
         StreamModule,
         AgentsModule,
+        ResponsesModule,
+        McpServerModule,
         ...(settings.playgroundEnabled ? [PlaygroundModule] : []),
       ],
       providers: [{ provide: APP_FILTER, useClass: HttpErrorFilter }, RequestDtoCheck],

@@ -27,6 +27,6 @@ const THREAD_USE_CASES = [PostMessage, ListThreads, GetThread, UpdateThread, Arc
 @Module({
   imports: [QueuesModule, ThreadStartModule, FileAttachmentsModule],
   providers: [...THREAD_USE_CASES, RunCancellation],
-  exports: [ThreadStartModule, ...THREAD_USE_CASES],
+  exports: [ThreadStartModule, ...THREAD_USE_CASES, RunCancellation],
 })
 export class ChatUseCasesModule {}

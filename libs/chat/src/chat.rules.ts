@@ -75,17 +75,19 @@ export async function enqueueStoredReply(
 }
 
 /**
- * Closes the thread's replies that never started as cancelled, each reported to webhooks (`message.cancelled`,
- * the Message as its stream's last line shows it) in the same transaction. A running reply is its worker's to
- * stop: it is told through RunCancellation after the commit, and ends (and reports) the reply itself.
+ * Closes the thread's replies that never started as cancelled (with `onlyId`, that reply alone), each reported
+ * to webhooks (`message.cancelled`, the Message as its stream's last line shows it) in the same transaction. A
+ * running reply is its worker's to stop: it is told through RunCancellation after the commit, and ends (and
+ * reports) the reply itself.
  */
 export async function cancelPendingReplies(
   tx: Db,
   thread: ThreadEntity,
   messages: MessageRepository,
   agents: AgentRepository,
+  onlyId?: string,
 ): Promise<void> {
-  const cancelled = await messages.cancelPendingReplies(tx, thread.id);
+  const cancelled = await messages.cancelPendingReplies(tx, thread.id, onlyId);
   const agentIds = [...new Set(cancelled.flatMap((reply) => (reply.agentId ? [reply.agentId] : [])))];
   const byId = new Map((await agents.findMany(thread.orgId, agentIds, tx)).map((agent) => [agent.id, agent]));
   for (const reply of cancelled) {

@@ -37,6 +37,8 @@ export interface PostMessageInput {
   /** `user_id` of the query string, if any. */
   userId?: string;
   body: PostMessageDto;
+  /** A Responses API request's `metadata`, kept on the reply (CONTRACTS §18). */
+  replyMetadata?: Record<string, string>;
 }
 
 /**
@@ -104,6 +106,7 @@ export class PostMessage {
         exchangeOf(message, {
           agentId: agent.id,
           maxSteps: options.max_steps ?? this.settings.defaultMaxSteps,
+          metadata: input.replyMetadata,
         }),
       );
       const response = toMessageResponse(reply, agent);

@@ -30,6 +30,8 @@ export interface ThreadStart {
   routine?: RoutineOrigin;
   /** Its answer is recorded in the transaction that stores the thread. */
   idempotency?: IdempotentWrite;
+  /** A Responses API request's `metadata`, kept on the reply (CONTRACTS §18). */
+  replyMetadata?: Record<string, string>;
 }
 
 /**
@@ -55,7 +57,7 @@ export class StartThread {
   async execute(
     caller: Caller,
     input: StartChatDto,
-    { routine, idempotency }: ThreadStart = {},
+    { routine, idempotency, replyMetadata }: ThreadStart = {},
   ): Promise<ThreadResponse> {
     const scope = { orgId: caller.orgId, userId: input.options.user_id };
     const agent = isRowId(input.options.agent_id)
@@ -78,6 +80,7 @@ export class StartThread {
     const exchange = exchangeOf(message, {
       agentId: agent.id,
       maxSteps: input.options.max_steps ?? this.settings.defaultMaxSteps,
+      metadata: replyMetadata,
     });
     // A new thread's only files are those just attached (file_ids order), none written by an agent yet.
     const fileResponses = await this.attachments.toResponses(files);

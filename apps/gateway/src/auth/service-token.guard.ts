@@ -5,7 +5,10 @@ import { ApiKeyVerifier, parseServiceTokenHeader } from '@app/identity';
 import { AuthenticatedRequest } from './current-caller.decorator';
 import { IS_PUBLIC } from './public.decorator';
 
-/** Global guard: every route needs a valid `x-service-token` (API-SPEC §5) unless marked @Public(). */
+/**
+ * Global guard: every route needs a valid `x-service-token` (API-SPEC §5), or `Authorization: Bearer <key>`,
+ * unless marked @Public().
+ */
 @Injectable()
 export class ServiceTokenGuard implements CanActivate {
   constructor(
@@ -18,7 +21,12 @@ export class ServiceTokenGuard implements CanActivate {
       return true;
     }
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
-    const parsed = parseServiceTokenHeader(request.headers['x-service-token']);
+    // OpenAI and MCP clients send their key as `Authorization: Bearer` (CONTRACTS §18): read when x-service-token is absent.
+    const authorization = request.headers.authorization;
+    const parsed = parseServiceTokenHeader(
+      request.headers['x-service-token'] ??
+        (authorization?.startsWith('Bearer ') ? authorization : undefined),
+    );
     if (!parsed.ok) throw new UnauthenticatedError(parsed.reason);
     const key = await this.verifier.verify(parsed.secret);
     if (!key) throw new UnauthenticatedError('Invalid or revoked service token');

@@ -6,5 +6,7 @@ import { ChatController } from './chat.controller';
 @Module({
   imports: [ChatUseCasesModule],
   controllers: [ChatController],
+  // The protocols of CONTRACTS §18 post follow-ups and cancel as the chat routes do.
+  exports: [ChatUseCasesModule],
 })
 export class ChatModule {}

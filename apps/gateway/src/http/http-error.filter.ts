@@ -19,7 +19,7 @@ import { isDependencyUnavailable } from './dependency-unavailable';
 export const RETRY_AFTER_SECONDS = 5;
 
 /** Status of each domain error, in one place (STYLE §2.6). */
-function statusOf(error: DomainError): number {
+export function statusOf(error: DomainError): number {
   if (error instanceof InvalidInputError) return 422;
   if (error instanceof NotFoundError) return 404;
   if (error instanceof VersionConflictError || error instanceof ConflictError) return 409;

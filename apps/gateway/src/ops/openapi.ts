@@ -13,13 +13,15 @@ const DESCRIPTION = [
   'Conversational agent service: chat threads, agent runs, JSONL reply streams.',
   '',
   '**Authentication**: every call carries the header `x-service-token` with an API key (`sk-svc-…`), as is ' +
-    'or after `Bearer `. A missing, malformed, unknown or revoked key answers 401.',
+    'or after `Bearer ` (or, without that header, in `Authorization: Bearer`, as OpenAI and MCP clients send ' +
+    'it). A missing, malformed, unknown or revoked key answers 401.',
   '',
   '**End users**: calls act for one end user of the organization, named by `user_id` (`options.user_id` in ' +
     "chat bodies, a query parameter elsewhere). Another organization's or end user's resource answers 404, " +
     'exactly as a missing one.',
   '',
-  '**Errors**: `{"detail": "<message>"}`, except 422, whose `detail` lists one item per failing field ' +
+  '**Errors**: `{"detail": "<message>"}` (OpenAI\'s `{"error": {…}}` under /openai/v1), except 422, whose ' +
+    '`detail` lists one item per failing field ' +
     '(`loc`, `msg`, `type`, `input`, `ctx`, as Pydantic reports them). Unknown body fields are ignored. ' +
     '429 and 503 carry `Retry-After`. Every answer carries `x-request-id`.',
   '',

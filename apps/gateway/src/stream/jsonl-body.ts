@@ -36,6 +36,8 @@ export function jsonlBody(
   lines: ReplyStream,
   response: ServerResponse | undefined,
   limits: JsonlBodyLimits,
+  /** The protocols of CONTRACTS §18 write server-sent events the same way, one event per "line". */
+  contentType = 'application/jsonl',
 ): StreamableFile {
   const iterator = lines[Symbol.asyncIterator]();
   let pulling = false;
@@ -136,5 +138,5 @@ export function jsonlBody(
     }
   }
 
-  return new StreamableFile(body, { type: 'application/jsonl' });
+  return new StreamableFile(body, { type: contentType });
 }

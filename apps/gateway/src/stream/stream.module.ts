@@ -61,5 +61,7 @@ class StreamLifecycle implements BeforeApplicationShutdown, OnApplicationShutdow
     StreamLifecycle,
     OpenReplyStream,
   ],
+  // The protocols of CONTRACTS §18 translate the same stream.
+  exports: [OpenReplyStream, StalledStreams],
 })
 export class StreamModule {}

@@ -76,6 +76,10 @@ export class MessageEntity {
   @Column({ name: 'usage_tokens', type: 'integer', default: 0 })
   usageTokens: number;
 
+  /** What a Responses API request attached to the reply (CONTRACTS §18), shown in its Response; else null. */
+  @Column({ type: 'jsonb', nullable: true })
+  metadata: Record<string, string> | null;
+
   @Column({ name: 'created_at', type: 'timestamptz', default: () => 'now()' })
   createdAt: Date;
 

@@ -18,6 +18,8 @@ export interface NewUserMessage {
 export interface NewPendingReply {
   agentId: string;
   maxSteps: number;
+  /** A Responses API request's `metadata` (CONTRACTS §18). */
+  metadata?: Record<string, string>;
 }
 
 /** A user message and the pending reply that answers it: what every POST to a thread stores. */
@@ -151,6 +153,16 @@ export class MessageRepository {
     return row ?? null;
   }
 
+  /** The id of the thread's last reply before `position`: what a follow-up there continued (a Responses API id). */
+  async previousReplyId(scope: Scope, threadId: string, position: number): Promise<string | null> {
+    const [row]: { id: string }[] = await this.db.query(
+      `SELECT id FROM messages WHERE org_id = $1 AND thread_id = $2 AND role = 'assistant' AND position < $3
+       ORDER BY position DESC LIMIT 1`,
+      [scope.orgId, threadId, position],
+    );
+    return row?.id ?? null;
+  }
+
   /** Any message by id: for the worker, which starts from ids its own service stored. */
   findById(id: string, db: Db = this.db.manager): Promise<MessageEntity | null> {
     return db.getRepository(MessageEntity).findOneBy({ id });
@@ -166,13 +178,13 @@ export class MessageRepository {
 
   /**
    * Closes the thread's replies that never started (status pending) as cancelled, and answers them as stored.
-   * Running ones are the worker's to stop.
+   * Running ones are the worker's to stop. With `onlyId`, that reply alone (a Responses cancel).
    */
-  async cancelPendingReplies(tx: Db, threadId: string): Promise<MessageEntity[]> {
+  async cancelPendingReplies(tx: Db, threadId: string, onlyId?: string): Promise<MessageEntity[]> {
     const [rows]: [{ id: string }[], number] = await tx.query(
       `UPDATE messages SET status = 'cancelled', live = false, completed_at = now(), updated_at = now()
-       WHERE thread_id = $1 AND status = 'pending' RETURNING id`,
-      [threadId],
+       WHERE thread_id = $1 AND status = 'pending' AND ($2::uuid IS NULL OR id = $2) RETURNING id`,
+      [threadId, onlyId ?? null],
     );
     if (rows.length === 0) return [];
     return tx.getRepository(MessageEntity).findBy({ id: In(rows.map((row) => row.id)) });
@@ -200,6 +212,7 @@ export class MessageRepository {
         completedAt: null,
         deltaLengths: null,
         usageTokens: 0,
+        metadata: null,
         createdAt: now,
         updatedAt: now,
         ...values,
@@ -229,6 +242,7 @@ export class MessageRepository {
       replyToId: question.id,
       fileIds: [],
       maxSteps: reply.maxSteps,
+      metadata: reply.metadata ?? null,
     });
     return { question, reply: pending };
   }

@@ -1,0 +1,62 @@
+import { Controller, Delete, Get, HttpCode, Post, Req, Res } from '@nestjs/common';
+import { ApiExcludeEndpoint } from '@nestjs/swagger';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { FastifyReply, FastifyRequest } from 'fastify';
+import { Caller } from '@app/identity';
+import { CurrentCaller } from '../../auth/current-caller.decorator';
+import { AgentTools } from './agent-tools';
+import { agentsMcpServer } from './agents-mcp-server';
+import { ApiMcpEndpoint } from './mcp.openapi';
+
+/** JSON-RPC's answer to GET and DELETE: a stateless server has no session to stream to or end. */
+const NO_SESSION = {
+  jsonrpc: '2.0',
+  error: { code: -32000, message: 'Method not allowed: this server is stateless' },
+  id: null,
+};
+
+/**
+ * The MCP server at /mcp (CONTRACTS §18), on the SDK's streamable HTTP transport, stateless: each POST gets a
+ * server and transport of its own for the caller the guard identified, so any gateway replica serves any call.
+ */
+@Controller('mcp')
+export class McpController {
+  constructor(private readonly tools: AgentTools) {}
+
+  @Post()
+  @ApiMcpEndpoint()
+  async handle(
+    @CurrentCaller() caller: Caller,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    const server = agentsMcpServer(caller, this.tools);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    // The transport writes the response itself (JSON, or SSE while a call sends progress), with the headers the
+    // gateway's hooks gave the reply (x-request-id, security headers).
+    for (const [name, value] of Object.entries(reply.getHeaders())) {
+      if (value !== undefined) reply.raw.setHeader(name, value);
+    }
+    reply.hijack();
+    reply.raw.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(request.raw, reply.raw, request.body);
+  }
+
+  @Get()
+  @HttpCode(405)
+  @ApiExcludeEndpoint()
+  openStream(): typeof NO_SESSION {
+    return NO_SESSION;
+  }
+
+  @Delete()
+  @HttpCode(405)
+  @ApiExcludeEndpoint()
+  endSession(): typeof NO_SESSION {
+    return NO_SESSION;
+  }
+}

@@ -1,0 +1,54 @@
+import { applyDecorators } from '@nestjs/common';
+import {
+  ApiBody,
+  ApiOkResponse,
+  ApiOperation,
+  ApiProduces,
+  ApiResponse,
+  ApiSecurity,
+  ApiTags,
+} from '@nestjs/swagger';
+import { SERVICE_TOKEN_SCHEME } from '../../ops/openapi';
+
+/** The MCP endpoint in the OpenAPI document: JSON-RPC messages, described by the MCP specification. */
+export const ApiMcpEndpoint = () =>
+  applyDecorators(
+    ApiTags('mcp'),
+    ApiSecurity(SERVICE_TOKEN_SCHEME),
+    ApiOperation({
+      summary: 'MCP server: the organization’s agents as tools',
+      description:
+        'A Model Context Protocol server on the streamable HTTP transport (stateless: no session; GET and DELETE ' +
+        'answer 405), with the key in `Authorization: Bearer` or `x-service-token`. `tools/list` answers one ' +
+        'tool per active agent: its name lower-cased, other characters `_`, at most 64, `_2`, `_3`… on a ' +
+        'clash; input `{"message", "thread_id"?, "user_id"}`. `tools/call` starts a thread (or with ' +
+        '`thread_id` posts a follow-up), waits for the reply and answers its text and `structuredContent` ' +
+        '`{"thread_id", "message_id", "status", "content", "questions", "structured_output"}`, `isError` when the ' +
+        'reply ended error or cancelled, or for an unknown tool or thread. With a `progressToken` it sends ' +
+        '`notifications/progress` per step.',
+    }),
+    ApiBody({
+      description: 'A JSON-RPC 2.0 message of MCP (initialize, tools/list, tools/call, notifications).',
+      schema: {
+        type: 'object',
+        required: ['jsonrpc', 'method'],
+        properties: {
+          jsonrpc: { enum: ['2.0'] },
+          id: { oneOf: [{ type: 'string' }, { type: 'integer' }] },
+          method: { type: 'string', example: 'tools/call' },
+          params: { type: 'object', additionalProperties: true },
+        },
+      },
+    }),
+    ApiProduces('application/json', 'text/event-stream'),
+    ApiOkResponse({
+      description:
+        'The JSON-RPC answer, as JSON or as server-sent events (progress notifications, then the answer).',
+    }),
+    ApiResponse({ status: 202, description: 'A notification or response from the client, accepted.' }),
+    ApiResponse({ status: 401, description: 'No key, or an unknown or revoked one.' }),
+    ApiResponse({
+      status: 406,
+      description: 'The client does not accept application/json and text/event-stream.',
+    }),
+  );

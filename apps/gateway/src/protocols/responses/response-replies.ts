@@ -1,0 +1,53 @@
+import { Injectable } from '@nestjs/common';
+import { isRowId, NotFoundError } from '@app/contracts';
+import { Caller } from '@app/identity';
+import { MessageEntity, MessageRepository, ThreadEntity, ThreadRepository } from '@app/persistence';
+import { replyIdOf, ResponseHeader, responseIdOf } from './response-translation';
+
+export const RESPONSE_NOT_FOUND = 'Response not found';
+
+export interface ResponseReply {
+  reply: MessageEntity;
+  thread: ThreadEntity;
+  header: ResponseHeader;
+}
+
+/**
+ * The reply a response id names, if the caller may see it (its organization, its end user when one is named,
+ * a thread not archived), with the Response's header. Anything else is 404, as if it did not exist.
+ */
+@Injectable()
+export class ResponseReplies {
+  constructor(
+    private readonly messages: MessageRepository,
+    private readonly threads: ThreadRepository,
+  ) {}
+
+  async find(caller: Caller, responseId: string, userId?: string): Promise<ResponseReply> {
+    const replyId = replyIdOf(responseId);
+    const reply = replyId && isRowId(replyId) ? await this.messages.findById(replyId) : null;
+    if (!reply || reply.orgId !== caller.orgId || reply.role !== 'assistant') {
+      throw new NotFoundError(RESPONSE_NOT_FOUND);
+    }
+    const thread = await this.threads.findVisible({ orgId: caller.orgId, userId }, reply.threadId);
+    if (!thread) throw new NotFoundError(RESPONSE_NOT_FOUND);
+    // The reply before it in the thread is what a follow-up continued (CONTRACTS §18 previous_response_id).
+    const previousId = await this.messages.previousReplyId(
+      { orgId: caller.orgId },
+      thread.id,
+      reply.position,
+    );
+    return {
+      reply,
+      thread,
+      header: {
+        id: responseIdOf(reply.id),
+        created_at: Math.floor(reply.createdAt.getTime() / 1000),
+        model: reply.agentId ?? thread.agentId,
+        previous_response_id: previousId ? responseIdOf(previousId) : null,
+        user: thread.userId,
+        metadata: reply.metadata ?? {},
+      },
+    };
+  }
+}

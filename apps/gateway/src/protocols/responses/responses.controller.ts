@@ -1,0 +1,104 @@
+import {
+  Body,
+  Controller,
+  Get,
+  HttpCode,
+  Param,
+  Post,
+  Query,
+  Res,
+  StreamableFile,
+  UseFilters,
+} from '@nestjs/common';
+import { FastifyReply } from 'fastify';
+import { Settings } from '@app/config';
+import { Caller } from '@app/identity';
+import { CurrentCaller } from '../../auth/current-caller.decorator';
+import { JsonlBodyLimits } from '../../stream/jsonl-body';
+import { StalledStreams } from '../../stream/stalled-streams';
+import { invalidProtocolInput } from '../ask-agent.use-case';
+import { serverSentEvents } from '../server-sent-events';
+import { CancelResponse } from './cancel-response.use-case';
+import { CreateResponse } from './create-response.use-case';
+import { GetResponse } from './get-response.use-case';
+import { OpenAiErrorFilter } from './openai-error.filter';
+import { ResponseEvents } from './response-events';
+import { ResponseObject } from './response-translation';
+import {
+  ApiCancelResponse,
+  ApiCreateResponse,
+  ApiRetrieveResponse,
+  ApiResponsesRoutes,
+} from './responses.openapi';
+
+/**
+ * The OpenAI Responses API (CONTRACTS §18) at /openai/v1, for any OpenAI SDK with `baseURL` pointed here.
+ * A response is a reply; its events are the reply's run events translated.
+ */
+@ApiResponsesRoutes()
+@UseFilters(OpenAiErrorFilter)
+@Controller('openai/v1/responses')
+export class ResponsesController {
+  constructor(
+    private readonly createResponse: CreateResponse,
+    private readonly getResponse: GetResponse,
+    private readonly cancelResponse: CancelResponse,
+    private readonly events: ResponseEvents,
+    private readonly settings: Settings,
+    private readonly stalled: StalledStreams,
+  ) {}
+
+  @Post()
+  @HttpCode(200)
+  @ApiCreateResponse()
+  async create(
+    @CurrentCaller() caller: Caller,
+    @Body() body: unknown,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<ResponseObject | StreamableFile> {
+    const { created, request } = await this.createResponse.execute(caller, body);
+    if (request.stream)
+      return serverSentEvents(await this.events.open(caller, created.id), reply, this.limits());
+    if (request.background) return created;
+    return this.events.final(caller, created.id);
+  }
+
+  @Get(':response_id')
+  @ApiRetrieveResponse()
+  async retrieve(
+    @CurrentCaller() caller: Caller,
+    @Param('response_id') responseId: string,
+    @Query('stream') stream: string | undefined,
+    @Query('starting_after') startingAfter: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<ResponseObject | StreamableFile> {
+    if (stream !== 'true') return this.getResponse.execute(caller, responseId);
+    const events = await this.events.open(caller, responseId, sequenceNumber(startingAfter));
+    return serverSentEvents(events, reply, this.limits());
+  }
+
+  @Post(':response_id/cancel')
+  @HttpCode(200)
+  @ApiCancelResponse()
+  cancel(@CurrentCaller() caller: Caller, @Param('response_id') responseId: string): Promise<ResponseObject> {
+    return this.cancelResponse.execute(caller, responseId);
+  }
+
+  /** The reply stream's bounds on a client that stops reading (STREAM_STALL_TIMEOUT_MS, the gateway-wide cap). */
+  private limits(): JsonlBodyLimits {
+    return { stallTimeoutMs: this.settings.streamStallTimeoutMs, stalled: this.stalled };
+  }
+}
+
+/** `starting_after`: a sequence_number the client already has (absent: from the first event). */
+function sequenceNumber(value: string | undefined): number {
+  if (value === undefined) return -1;
+  if (!/^\d{1,15}$/.test(value)) {
+    throw invalidProtocolInput(
+      ['query', 'starting_after'],
+      value,
+      'starting_after must be a sequence_number',
+    );
+  }
+  return Number(value);
+}

@@ -1,0 +1,209 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import {
+  StreamableHTTPClientTransport,
+  StreamableHTTPError,
+} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
+import { admin, createOrg, OrgFixture } from '../factories/admin';
+import { AppProcess, startGateway, startWorker } from '../support/processes';
+import { createTestEnvironment, TestEnvironment } from '../support/test-environment';
+
+/**
+ * Issue 32, the MCP server at /mcp (CONTRACTS §18), driven by the SDK's own Client over its streamable HTTP
+ * transport against a real gateway and worker: the agents as tools, a call that runs a reply and waits for it, a
+ * follow-up by thread_id, progress per step, errors as tool results, and no other tenant's data.
+ */
+let environment: TestEnvironment;
+let gateway: AppProcess;
+let worker: AppProcess;
+let org: OrgFixture;
+const agents: Record<string, string> = {};
+const clients: Client[] = [];
+
+beforeAll(async () => {
+  environment = await createTestEnvironment();
+  [gateway, worker] = await Promise.all([
+    startGateway(environment.env),
+    startWorker(environment.env, { WORKER_HEALTH_PORT: '0' }),
+  ]);
+  org = await createOrg(environment.env);
+  agents.helper = await namedAgent(org.org, 'helper', ['--instructions', 'You help with the handbook.']);
+  agents.clash = await namedAgent(org.org, 'Helper!');
+  agents.support = await namedAgent(org.org, 'Support Bot (EU)');
+  await admin(environment.env, ['agents:archive', '--id', await namedAgent(org.org, 'gone')]);
+}, 120000);
+
+afterAll(async () => {
+  await Promise.all(clients.map((client) => client.close()));
+  await Promise.all([gateway?.stop(), worker?.stop()]);
+  await environment?.dispose();
+});
+
+async function namedAgent(orgName: string, name: string, flags: string[] = []): Promise<string> {
+  return (
+    await admin<{ id: string }>(environment.env, [
+      'agents:create',
+      '--org',
+      orgName,
+      '--name',
+      name,
+      ...flags,
+    ])
+  ).id;
+}
+
+async function connect(
+  key: string,
+  header: 'authorization' | 'x-service-token' = 'authorization',
+): Promise<Client> {
+  const client = new Client({ name: 'parley-e2e', version: '1.0.0' });
+  const headers: Record<string, string> =
+    header === 'authorization' ? { authorization: `Bearer ${key}` } : { 'x-service-token': key };
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${gateway.url}/mcp`), { requestInit: { headers } }),
+  );
+  clients.push(client);
+  return client;
+}
+
+const structured = (result: unknown) =>
+  (result as CallToolResult).structuredContent as Record<string, unknown>;
+const text = (result: unknown) => ((result as CallToolResult).content[0] as { text: string }).text;
+
+describe('the MCP server at /mcp with the SDK client', () => {
+  it('lists one tool per active agent, named by the rule of §18, with its input schema', async () => {
+    const client = await connect(org.key);
+    const { tools } = await client.listTools();
+    // "Helper!" clashes with "helper", created before it; the archived "gone" is left out.
+    expect(tools.map((tool) => tool.name)).toEqual(['helper', 'helper_', 'support_bot_eu_']);
+    expect(tools[0].description).toBe('Ask the agent helper. You help with the handbook.');
+    expect(tools[0].inputSchema).toMatchObject({
+      type: 'object',
+      properties: { message: { type: 'string' }, thread_id: { type: 'string' }, user_id: { type: 'string' } },
+      required: ['message', 'user_id'],
+    });
+  });
+
+  it('runs a reply on tools/call and answers its text and structured content', async () => {
+    const client = await connect(org.key, 'x-service-token');
+    const result = await client.callTool({
+      name: 'helper',
+      arguments: { message: '/say all good', user_id: 'alice' },
+    });
+    expect(result.isError).toBe(false);
+    expect(text(result)).toBe('all good');
+    expect(structured(result)).toEqual({
+      thread_id: expect.any(String),
+      message_id: expect.any(String),
+      status: 'success',
+      content: 'all good',
+      questions: null,
+      structured_output: null,
+    });
+  });
+
+  it('posts a follow-up to the thread given by thread_id', async () => {
+    const client = await connect(org.key);
+    const first = await client.callTool({
+      name: 'support_bot_eu_',
+      arguments: { message: '/say one', user_id: 'bob' },
+    });
+    const threadId = structured(first).thread_id;
+    const second = await client.callTool({
+      name: 'support_bot_eu_',
+      arguments: { message: '/say two', user_id: 'bob', thread_id: threadId },
+    });
+    expect(structured(second)).toMatchObject({ thread_id: threadId, content: 'two', status: 'success' });
+    const thread = await fetch(`${gateway.url}/chat/${String(threadId)}?user_id=bob`, {
+      headers: { 'x-service-token': org.key },
+    }).then((response) => response.json() as Promise<{ messages: { content: string }[] }>);
+    expect(thread.messages.map((message) => message.content)).toEqual(['/say one', 'one', '/say two', 'two']);
+  });
+
+  it('sends a progress notification per step when the client gives a progress token', async () => {
+    const client = await connect(org.key);
+    const progress: Progress[] = [];
+    const result = await client.callTool(
+      {
+        name: 'helper',
+        arguments: { message: '/tool clock {}\n/tool clock {}\n/say done', user_id: 'alice' },
+      },
+      undefined,
+      { onprogress: (update) => progress.push(update) },
+    );
+    expect(text(result)).toContain('done');
+    expect(progress.map((update) => update.progress)).toEqual([1, 2, 3]);
+  });
+
+  it('answers isError for a reply that failed, and for an unknown tool', async () => {
+    const client = await connect(org.key);
+    const failed = await client.callTool({
+      name: 'helper',
+      arguments: { message: '/fail', user_id: 'alice' },
+    });
+    expect(failed.isError).toBe(true);
+    expect(structured(failed)).toMatchObject({ status: 'error' });
+    const unknown = await client.callTool({ name: 'gone', arguments: { message: 'hi', user_id: 'alice' } });
+    expect(unknown).toMatchObject({ isError: true, content: [{ type: 'text', text: 'Unknown tool gone' }] });
+    const noUser = await client.callTool({ name: 'helper', arguments: { message: 'hi' } });
+    expect(noUser.isError).toBe(true);
+    expect(text(noUser)).toMatch(/user_id/);
+  });
+
+  it("never touches another organization's thread: it is not found, as a missing one", async () => {
+    const mine = await (
+      await connect(org.key)
+    ).callTool({
+      name: 'helper',
+      arguments: { message: '/say private words', user_id: 'alice' },
+    });
+    const other = await createOrg(environment.env);
+    await namedAgent(other.org, 'helper');
+    const theirs = await connect(other.key);
+    const result = await theirs.callTool({
+      name: 'helper',
+      arguments: { message: 'what did they say?', user_id: 'alice', thread_id: structured(mine).thread_id },
+    });
+    expect(result).toEqual({ content: [{ type: 'text', text: 'Thread not found' }], isError: true });
+    // Its own list holds only its own agent.
+    expect((await theirs.listTools()).tools.map((tool) => tool.name)).toEqual(['helper']);
+  });
+
+  it('refuses a client without a valid key with 401', async () => {
+    const error = await connect('sk-svc-not-a-key').catch((failure: unknown) => failure);
+    expect(error).toBeInstanceOf(StreamableHTTPError);
+    expect((error as StreamableHTTPError).code).toBe(401);
+  });
+
+  it('answers over plain HTTP with the gateway headers, and 405 to GET and DELETE (no sessions)', async () => {
+    const initialize = await fetch(`${gateway.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${org.key}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-06-18',
+          capabilities: {},
+          clientInfo: { name: 'curl', version: '1' },
+        },
+      }),
+    });
+    expect(initialize.status).toBe(200);
+    expect(initialize.headers.get('x-request-id')).toBeTruthy();
+    expect(initialize.headers.get('mcp-session-id')).toBeNull();
+    expect(await initialize.text()).toContain('"serverInfo":{"name":"parley"');
+    for (const method of ['GET', 'DELETE']) {
+      const response = await fetch(`${gateway.url}/mcp`, {
+        method,
+        headers: { authorization: `Bearer ${org.key}` },
+      });
+      expect({ method, status: response.status }).toEqual({ method, status: 405 });
+    }
+  });
+});

@@ -8,6 +8,7 @@ import { RedisModule } from '@app/redis';
 import { AgentsModule } from './agents/agents.module';
 import { AuthModule } from './auth/auth.module';
 import { ChatModule } from './chat/chat.module';
+import { EndUserTokensModule } from './end-user-tokens/end-user-tokens.module';
 import { FilesModule } from './files/files.module';
 import { RequestDtoCheck } from './http/api-validation.interceptor';
 import { HttpErrorFilter } from './http/http-error.filter';
@@ -48,6 +49,7 @@ export class GatewayModule {
         SourcesModule,
         StreamModule,
         AgentsModule,
+        EndUserTokensModule,
         ...(settings.playgroundEnabled ? [PlaygroundModule] : []),
       ],
       providers: [{ provide: APP_FILTER, useClass: HttpErrorFilter }, RequestDtoCheck],

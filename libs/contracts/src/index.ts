@@ -27,3 +27,4 @@ export * from './dto/mcp-catalogue.dto';
 export * from './responses/mcp-catalogue.response';
 export * from './dto/routine.dto';
 export * from './responses/routine.response';
+export * from './dto/end-user-token.dto';

@@ -4,3 +4,4 @@ export * from './caller';
 export * from './identity.module';
 export * from './key-revocations';
 export * from './manage-keys';
+export * from './end-user-token';

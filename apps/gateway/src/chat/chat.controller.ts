@@ -21,6 +21,7 @@ import {
 import { Caller } from '@app/identity';
 import { IdempotentWrite } from '@app/persistence';
 import { CurrentCaller } from '../auth/current-caller.decorator';
+import { EndUserTokenAllowed } from '../auth/end-user-token-allowed.decorator';
 import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
 import { IdempotentWriteOf, SafelyRetried } from '../idempotency/safely-retried.decorator';
 import { ThreadParams } from './thread.params';
@@ -35,6 +36,7 @@ import { UpdateThread } from './use-cases/update-thread.use-case';
 @ApiTags('chat')
 @ApiSecurity('service-token')
 @ApiCommonErrors()
+@EndUserTokenAllowed()
 @Controller('chat')
 export class ChatController {
   constructor(

@@ -4,6 +4,7 @@ import { FastifyReply } from 'fastify';
 import { Settings } from '@app/config';
 import { Caller } from '@app/identity';
 import { CurrentCaller } from '../auth/current-caller.decorator';
+import { EndUserTokenAllowed } from '../auth/end-user-token-allowed.decorator';
 import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
 import { jsonlBody } from './jsonl-body';
 import { StalledStreams } from './stalled-streams';
@@ -15,6 +16,7 @@ import { OpenReplyStream } from './use-cases/open-reply-stream.use-case';
 @ApiTags('chat')
 @ApiSecurity('service-token')
 @ApiCommonErrors()
+@EndUserTokenAllowed()
 @Controller('chat/messages')
 export class StreamController {
   constructor(

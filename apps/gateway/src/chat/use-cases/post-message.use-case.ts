@@ -10,7 +10,7 @@ import {
   toMessageResponse,
   valueErrorIssue,
 } from '@app/contracts';
-import { Caller } from '@app/identity';
+import { Caller, mayUseAgent } from '@app/identity';
 import {
   AgentRepository,
   IdempotencyKeyRepository,
@@ -85,7 +85,7 @@ export class PostMessage {
       );
       // A new run needs a live agent, as at the start of a thread.
       const agent = await this.agents.findActive(caller.orgId, thread.agentId, tx);
-      if (!agent) throw new NotFoundError(AGENT_NOT_FOUND);
+      if (!agent || !mayUseAgent(caller, agent.id)) throw new NotFoundError(AGENT_NOT_FOUND);
       const live = strategy === 'enqueue' ? [] : await this.messages.liveReplies(tx, thread.id);
       if (strategy === 'reject' && live.length > 0) throw new ConflictError(THREAD_HAS_LIVE_REPLY);
       // Interrupt: replies that never started end here; the running one is its worker's to end, told after commit.

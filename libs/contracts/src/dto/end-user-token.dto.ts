@@ -19,7 +19,7 @@ export class MintEndUserTokenDto {
   user_id: string;
 
   @ApiPropertyOptional({
-    default: END_USER_TOKEN_DEFAULT_TTL_SECONDS,
+    description: `How long the token lasts, in seconds. Omitted: ${END_USER_TOKEN_DEFAULT_TTL_SECONDS}.`,
     minimum: END_USER_TOKEN_MIN_TTL_SECONDS,
     maximum: END_USER_TOKEN_MAX_TTL_SECONDS,
   })

@@ -16,6 +16,7 @@ import { IdempotencyModule } from './idempotency/idempotency.module';
 import { MemoryModule } from './memory/memory.module';
 import { OpsModule } from './ops/ops.module';
 import { PlaygroundModule } from './playground/playground.module';
+import { AiSdkModule } from './protocols/ai-sdk/ai-sdk.module';
 import { SkillsModule } from './skills/skills.module';
 import { SourcesModule } from './sources/sources.module';
 import { StreamModule } from './stream/stream.module';
@@ -50,6 +51,7 @@ export class GatewayModule {
         StreamModule,
         AgentsModule,
         EndUserTokensModule,
+        AiSdkModule,
         ...(settings.playgroundEnabled ? [PlaygroundModule] : []),
       ],
       providers: [{ provide: APP_FILTER, useClass: HttpErrorFilter }, RequestDtoCheck],

@@ -28,3 +28,4 @@ export * from './responses/mcp-catalogue.response';
 export * from './dto/routine.dto';
 export * from './responses/routine.response';
 export * from './dto/end-user-token.dto';
+export * from './dto/ai-sdk-chat.dto';

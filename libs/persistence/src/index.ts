@@ -28,3 +28,4 @@ export * from './repositories/routine.repository';
 export * from './repositories/idempotency-key.repository';
 export * from './repositories/deployment-secret.repository';
 export * from './repositories/credential-envelope.repository';
+export * from './repositories/ai-sdk-chat.repository';

@@ -36,6 +36,8 @@ export function jsonlBody(
   lines: ReplyStream,
   response: ServerResponse | undefined,
   limits: JsonlBodyLimits,
+  // Another line-based format of the same stream, e.g. the AI SDK's server-sent events.
+  contentType = 'application/jsonl',
 ): StreamableFile {
   const iterator = lines[Symbol.asyncIterator]();
   let pulling = false;
@@ -136,5 +138,5 @@ export function jsonlBody(
     }
   }
 
-  return new StreamableFile(body, { type: 'application/jsonl' });
+  return new StreamableFile(body, { type: contentType });
 }

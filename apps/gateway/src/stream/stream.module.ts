@@ -61,5 +61,7 @@ class StreamLifecycle implements BeforeApplicationShutdown, OnApplicationShutdow
     StreamLifecycle,
     OpenReplyStream,
   ],
+  // Other protocols (the AI SDK's) serve the same reader's lines.
+  exports: [OpenReplyStream, StalledStreams],
 })
 export class StreamModule {}

@@ -17,6 +17,7 @@ import { WorkConservingStart1766100000000 } from './1766100000000-work-conservin
 import { RunStreamJournal1766100100000 } from './1766100100000-run-stream-journal';
 import { TokenUsagePending1766100200000 } from './1766100200000-token-usage-pending';
 import { IdempotencyClaimTokens1766200000000 } from './1766200000000-idempotency-claim-tokens';
+import { AiSdkChats1766210000000 } from './1766210000000-ai-sdk-chats';
 
 /** Every migration in order; a merged migration is never edited, a change is a new file. */
 export const MIGRATIONS = [
@@ -39,4 +40,5 @@ export const MIGRATIONS = [
   RunStreamJournal1766100100000,
   TokenUsagePending1766100200000,
   IdempotencyClaimTokens1766200000000,
+  AiSdkChats1766210000000,
 ];

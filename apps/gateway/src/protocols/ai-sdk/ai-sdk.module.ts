@@ -1,0 +1,19 @@
+import { Module } from '@nestjs/common';
+import { ThreadStartModule } from '@app/chat';
+import { FileAttachmentsModule } from '@app/files';
+import { QueuesModule } from '@app/queues';
+import { RunCancellation } from '@app/run-events';
+import { PostMessage } from '../../chat/use-cases/post-message.use-case';
+import { StreamModule } from '../../stream/stream.module';
+import { AiSdkChatController } from './ai-sdk-chat.controller';
+import { ResumeChatStream } from './use-cases/resume-chat-stream.use-case';
+import { SendChatMessage } from './use-cases/send-chat-message.use-case';
+import { StopChat } from './use-cases/stop-chat.use-case';
+
+/** The AI SDK's chat protocol on top of the chat use cases and the reply stream reader. */
+@Module({
+  imports: [QueuesModule, ThreadStartModule, FileAttachmentsModule, StreamModule],
+  controllers: [AiSdkChatController],
+  providers: [SendChatMessage, ResumeChatStream, StopChat, PostMessage, RunCancellation],
+})
+export class AiSdkModule {}

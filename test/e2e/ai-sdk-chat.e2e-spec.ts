@@ -175,6 +175,17 @@ describe('POST /ai-sdk/chat', () => {
     ]);
   });
 
+  it("continues a thread listed by GET /chat when its id is the chat id (another user's is a new chat)", async () => {
+    const alice = await session('alice');
+    const first = await assemble(await send(alice, `chat-${randomUUID()}`, '/say started elsewhere'));
+    const { thread } = await storedReply('alice', first.message.id);
+    const next = await assemble(await send(alice, thread.id, '/say continued'));
+    expect((await storedReply('alice', next.message.id)).thread.id).toBe(thread.id);
+    const bob = await session('bob');
+    const bobs = await assemble(await send(bob, thread.id, '/say not yours'));
+    expect((await storedReply('bob', bobs.message.id)).thread.id).not.toBe(thread.id);
+  });
+
   it('shows an /ask prompt once, as a data-parley-questions part', async () => {
     const alice = await session('alice');
     const { message } = await assemble(

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsArray, IsObject, IsOptional, IsString } from 'class-validator';
-import { MaxChars, MinChars, MinItems, OneOf } from './rules';
+import { MESSAGE_FILE_IDS_MAX_ITEMS } from './human-message.dto';
+import { MaxChars, MaxItems, MinChars, MinItems, OneOf } from './rules';
 
 export const AI_SDK_CHAT_ID_MAX_CHARS = 128;
 export const AI_SDK_TRIGGERS = ['submit-message', 'regenerate-message'] as const;
@@ -19,7 +20,12 @@ export interface AiSdkUiMessage {
  * counts; its shape is checked where it is read.
  */
 export class AiSdkChatDto {
-  @ApiProperty({ description: "The client's chat id; per end user, bound to one thread.", maxLength: 128 })
+  @ApiProperty({
+    description:
+      "The client's chat id; per end user, bound to the thread its first message starts. The id of one of the " +
+      "end user's threads continues that thread.",
+    maxLength: 128,
+  })
   @IsString()
   @MinChars(1)
   @MaxChars(AI_SDK_CHAT_ID_MAX_CHARS)
@@ -57,4 +63,15 @@ export class AiSdkChatDto {
   @IsOptional()
   @IsString()
   user_id?: string;
+
+  @ApiPropertyOptional({
+    description:
+      'Our extension: uploaded files for this message (the two-step upload), in the transport body.',
+    type: [String],
+  })
+  @IsOptional()
+  @IsArray()
+  @IsString({ each: true })
+  @MaxItems(MESSAGE_FILE_IDS_MAX_ITEMS)
+  file_ids?: string[];
 }

@@ -8,9 +8,9 @@ import {
   pydanticIssue,
   valueErrorIssue,
 } from '@app/contracts';
-import { StartThread } from '@app/chat';
+import { isRowId, StartThread } from '@app/chat';
 import { Caller } from '@app/identity';
-import { AiSdkChatRepository } from '@app/persistence';
+import { AiSdkChatRepository, ChatOwner, ThreadRepository } from '@app/persistence';
 import { ReplyStream } from '@app/run-events';
 import { PostMessage } from '../../../chat/use-cases/post-message.use-case';
 import { OpenReplyStream } from '../../../stream/use-cases/open-reply-stream.use-case';
@@ -25,6 +25,7 @@ import { chatOwner } from '../chat-owner';
 export class SendChatMessage {
   constructor(
     private readonly chats: AiSdkChatRepository,
+    private readonly threads: ThreadRepository,
     private readonly startThread: StartThread,
     private readonly postMessage: PostMessage,
     private readonly openReplyStream: OpenReplyStream,
@@ -35,14 +36,14 @@ export class SendChatMessage {
     if (body.trigger === 'regenerate-message') {
       throw new BadRequestError('Regenerating a reply is not supported yet: send the message again');
     }
-    const content = lastUserText(body.messages);
-    const threadId = await this.chats.findThreadId(owner, body.id);
+    const message = { content: lastUserText(body.messages), file_ids: body.file_ids };
+    const threadId = await this.threadOf(owner, body.id);
     let replyId: string;
     if (threadId) {
       const reply = await this.postMessage.execute(caller, {
         threadId,
         userId: owner.userId,
-        body: { message: { content } },
+        body: { message },
       });
       replyId = reply.id;
     } else {
@@ -50,13 +51,26 @@ export class SendChatMessage {
         throw new InvalidInputError([pydanticIssue('missing', ['body', 'agent_id'], body)]);
       }
       const thread = await this.startThread.execute(caller, {
-        message: { content },
+        message,
         options: { agent_id: body.agent_id, user_id: owner.userId },
       });
       await this.chats.bind(owner, body.id, thread.id);
       replyId = thread.messages[thread.messages.length - 1].id;
     }
     return this.openReplyStream.execute(caller, { messageId: replyId, userId: owner.userId });
+  }
+
+  /**
+   * The thread the chat id is bound to. An id not bound yet that is the id of one of the owner's threads binds
+   * to that thread, so a front end can continue a thread it listed (GET /chat) with `useChat({id})`.
+   */
+  private async threadOf(owner: ChatOwner, chatId: string): Promise<string | null> {
+    const bound = await this.chats.findThreadId(owner, chatId);
+    if (bound || !isRowId(chatId)) return bound;
+    const thread = await this.threads.findVisible(owner, chatId);
+    if (!thread) return null;
+    await this.chats.bind(owner, chatId, thread.id);
+    return thread.id;
   }
 }
 

@@ -54,6 +54,20 @@ export function parseServiceTokenHeader(header: string | string[] | undefined): 
   return { ok: true, secret };
 }
 
+/**
+ * The header that carries the credential: `x-service-token`, else `Authorization: Bearer …`, which browsers' and
+ * SDKs' clients send (an Authorization of another scheme, e.g. the dashboard's Basic, is not a key).
+ */
+export function credentialHeader(headers: {
+  'x-service-token'?: string | string[];
+  authorization?: string;
+}): string | string[] | undefined {
+  const serviceToken = headers['x-service-token'];
+  if (serviceToken !== undefined) return serviceToken;
+  const authorization = headers.authorization;
+  return authorization?.startsWith(BEARER) ? authorization : undefined;
+}
+
 /** Why a legacy key cannot be imported, or null when it can (CONTRACTS §1 `keys:import`). */
 export function legacyKeyProblem(secret: string): string | null {
   if (secret.startsWith(KEY_PREFIX)) return `a legacy key has no ${KEY_PREFIX} prefix`;

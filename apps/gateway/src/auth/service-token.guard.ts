@@ -1,10 +1,10 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { IncomingHttpHeaders } from 'node:http';
 import { ForbiddenError, UnauthenticatedError } from '@app/contracts';
 import {
   ApiKeyVerifier,
   Caller,
+  credentialHeader,
   END_USER_TOKEN_PREFIX,
   parseServiceTokenHeader,
   verifyEndUserToken,
@@ -65,15 +65,4 @@ export class ServiceTokenGuard implements CanActivate {
       endUser: { userId: grant.userId, agentIds: grant.agentIds },
     };
   }
-}
-
-/**
- * Where the credential is: `x-service-token`, else `Authorization: Bearer …`, which browsers' and SDKs'
- * clients send (an Authorization of another scheme is not ours to read).
- */
-function credentialHeader(headers: IncomingHttpHeaders): string | string[] | undefined {
-  const serviceToken = headers['x-service-token'];
-  if (serviceToken !== undefined) return serviceToken;
-  const authorization = headers.authorization;
-  return authorization?.startsWith('Bearer ') ? authorization : undefined;
 }

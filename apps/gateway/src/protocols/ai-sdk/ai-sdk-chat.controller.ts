@@ -1,4 +1,15 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, Res, StreamableFile } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Get,
+  HttpCode,
+  Param,
+  Post,
+  Query,
+  Res,
+  StreamableFile,
+  UseInterceptors,
+} from '@nestjs/common';
 import {
   ApiNoContentResponse,
   ApiOkResponse,
@@ -15,6 +26,7 @@ import { ReplyStream } from '@app/run-events';
 import { CurrentCaller } from '../../auth/current-caller.decorator';
 import { EndUserTokenAllowed } from '../../auth/end-user-token-allowed.decorator';
 import { ApiCommonErrors, ApiErrors } from '../../http/api-errors';
+import { RedisAvailableInterceptor } from '../../http/redis-available.interceptor';
 import { jsonlBody } from '../../stream/jsonl-body';
 import { StalledStreams } from '../../stream/stalled-streams';
 import { AiSdkChatOwnerQuery, AiSdkChatParams } from './ai-sdk-chat.dto';
@@ -57,6 +69,8 @@ export class AiSdkChatController {
 
   @Post()
   @HttpCode(200)
+  // As POST /chat: refused (503) before anything is stored while Redis, which runs the reply, is down.
+  @UseInterceptors(RedisAvailableInterceptor)
   @ApiProduces('text/event-stream')
   @ApiOperation({
     summary: 'Send a chat message and stream the reply (AI SDK useChat)',

@@ -172,9 +172,11 @@ describe('a token acts as its one end user', () => {
 
 describe('agent_ids', () => {
   let limited: ReturnType<typeof asBrowser>;
+  let limitedToken: string;
 
   beforeAll(async () => {
-    limited = asBrowser(gateway.url!, (await mint({ user_id: 'carol', agent_ids: [agent.id] })).token);
+    limitedToken = (await mint({ user_id: 'carol', agent_ids: [agent.id] })).token;
+    limited = asBrowser(gateway.url!, limitedToken);
     await service.post('/chat', startChat(otherAgent.id, 'carol'));
   });
 
@@ -192,12 +194,18 @@ describe('agent_ids', () => {
     expect((await limited.get(`/chat?agent_ids=${otherAgent.id}`)).status).toBe(403);
   });
 
-  it("refuses a follow-up in a thread of another agent (the user's own thread)", async () => {
+  it("sees no thread of another agent, though the user's own: no follow-up, read or change", async () => {
     const other = (await service.get('/chat?user_id=carol')).body.find(
       (thread: { agent: { id: string } }) => thread.agent.id === otherAgent.id,
     );
-    const response = await limited.post(`/chat/${other.id}`, { message: { content: 'x' } });
-    expect(response.status).toBe(404);
+    const followUp = await limited.post(`/chat/${other.id}`, { message: { content: 'x' } });
+    expect(followUp.status).toBe(404);
+    expect(followUp.body).toEqual({ detail: 'Thread not found' });
+    expect((await limited.get(`/chat/${other.id}`)).status).toBe(404);
+    const auth = { authorization: `Bearer ${limitedToken}` };
+    expect((await api(gateway.url!).put(`/chat/${other.id}`, { starred: true }, auth)).status).toBe(404);
+    expect((await api(gateway.url!).delete(`/chat/${other.id}`, auth)).status).toBe(404);
+    expect((await service.get(`/chat/${other.id}?user_id=carol`)).body.starred).toBe(false);
   });
 });
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { NotFoundError } from '@app/contracts';
-import { Caller } from '@app/identity';
+import { Caller, mayUseAgent } from '@app/identity';
 import { MessageRepository, ThreadRepository } from '@app/persistence';
 import { RunCancellation } from '@app/run-events';
 import { THREAD_NOT_FOUND, threadScope } from '@app/chat';
@@ -29,7 +29,7 @@ export class ArchiveThread {
     const scope = threadScope(caller, input.userId);
     await this.db.transaction(async (tx) => {
       const thread = await this.threads.lockVisible(tx, scope, input.threadId);
-      if (!thread) throw new NotFoundError(THREAD_NOT_FOUND);
+      if (!thread || !mayUseAgent(caller, thread.agentId)) throw new NotFoundError(THREAD_NOT_FOUND);
       await this.threads.archive(tx, thread.id);
       await this.messages.cancelPendingReplies(tx, thread.id);
     });

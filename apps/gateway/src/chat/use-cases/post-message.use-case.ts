@@ -67,7 +67,8 @@ export class PostMessage {
     const { thread, reply, interrupted, response } = await this.db.transaction(async (tx) => {
       // The lock orders concurrent follow-ups (positions never clash) and an archive racing with this call.
       const thread = await this.threads.lockVisible(tx, scope, input.threadId);
-      if (!thread) throw new NotFoundError(THREAD_NOT_FOUND);
+      // An end-user token limited to some agents sees no thread of another.
+      if (!thread || !mayUseAgent(caller, thread.agentId)) throw new NotFoundError(THREAD_NOT_FOUND);
       // Spec 4.2 rule 4: the namespace was bound at the start. A null is read as "not given".
       if (options.memory_namespace != null && options.memory_namespace !== thread.memoryNamespace) {
         throw new InvalidInputError([
@@ -85,7 +86,7 @@ export class PostMessage {
       );
       // A new run needs a live agent, as at the start of a thread.
       const agent = await this.agents.findActive(caller.orgId, thread.agentId, tx);
-      if (!agent || !mayUseAgent(caller, agent.id)) throw new NotFoundError(AGENT_NOT_FOUND);
+      if (!agent) throw new NotFoundError(AGENT_NOT_FOUND);
       const live = strategy === 'enqueue' ? [] : await this.messages.liveReplies(tx, thread.id);
       if (strategy === 'reject' && live.length > 0) throw new ConflictError(THREAD_HAS_LIVE_REPLY);
       // Interrupt: replies that never started end here; the running one is its worker's to end, told after commit.

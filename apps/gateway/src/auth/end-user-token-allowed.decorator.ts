@@ -3,7 +3,8 @@ import { SetMetadata } from '@nestjs/common';
 export const END_USER_TOKEN_ALLOWED = 'parley:end-user-token-allowed';
 
 /**
- * A route (or every route of a controller) an end-user token may call (CONTRACTS §17). Routes without it
- * answer such a token 403, so a new route is closed to browsers until someone decides it is theirs.
+ * A route an end-user token may call (CONTRACTS §17). Routes without it answer such a token 403, so a new
+ * route is closed to browsers until someone decides it is theirs. It marks one route handler, never a whole
+ * controller: a route added later beside open ones stays closed too.
  */
-export const EndUserTokenAllowed = () => SetMetadata(END_USER_TOKEN_ALLOWED, true);
+export const EndUserTokenAllowed = (): MethodDecorator => SetMetadata(END_USER_TOKEN_ALLOWED, true);

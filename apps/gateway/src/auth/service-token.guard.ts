@@ -43,7 +43,7 @@ export class ServiceTokenGuard implements CanActivate {
       return true;
     }
     request.caller = await this.endUserCaller(parsed.secret, requestId);
-    if (!this.reflector.getAllAndOverride<boolean>(END_USER_TOKEN_ALLOWED, targets)) {
+    if (!this.reflector.get<boolean>(END_USER_TOKEN_ALLOWED, context.getHandler())) {
       throw new ForbiddenError(END_USER_TOKEN_FORBIDDEN);
     }
     pinEndUser(request, request.caller.endUser!);

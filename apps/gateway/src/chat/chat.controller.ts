@@ -36,7 +36,6 @@ import { UpdateThread } from './use-cases/update-thread.use-case';
 @ApiTags('chat')
 @ApiSecurity('service-token')
 @ApiCommonErrors()
-@EndUserTokenAllowed()
 @Controller('chat')
 export class ChatController {
   constructor(
@@ -48,6 +47,7 @@ export class ChatController {
     private readonly archiveThread: ArchiveThread,
   ) {}
 
+  @EndUserTokenAllowed()
   @Post()
   @HttpCode(200)
   @SafelyRetried()
@@ -103,6 +103,7 @@ export class ChatController {
     return this.startThread.execute(caller, body, { idempotency });
   }
 
+  @EndUserTokenAllowed()
   @Post(':thread_id')
   @HttpCode(200)
   @SafelyRetried()
@@ -131,6 +132,7 @@ export class ChatController {
     );
   }
 
+  @EndUserTokenAllowed()
   @Get()
   @ApiOperation({
     summary: "List an end user's threads",
@@ -158,6 +160,7 @@ export class ChatController {
     return page.threads;
   }
 
+  @EndUserTokenAllowed()
   @Get(':thread_id')
   @ApiOperation({ summary: 'Get a thread with its full history' })
   @ApiOkResponse({ type: ThreadResponse })
@@ -170,6 +173,7 @@ export class ChatController {
     return this.getThread.execute(caller, { threadId: params.thread_id, userId: query.user_id });
   }
 
+  @EndUserTokenAllowed()
   @Put(':thread_id')
   @ApiOperation({ summary: 'Rename, star or unstar a thread' })
   @ApiOkResponse({ type: ThreadSummaryResponse, description: 'The thread summary, without messages.' })
@@ -183,6 +187,7 @@ export class ChatController {
     return this.updateThread.execute(caller, { threadId: params.thread_id, userId: query.user_id, body });
   }
 
+  @EndUserTokenAllowed()
   @Delete(':thread_id')
   @HttpCode(204)
   @ApiOperation({

@@ -16,7 +16,6 @@ import { OpenReplyStream } from './use-cases/open-reply-stream.use-case';
 @ApiTags('chat')
 @ApiSecurity('service-token')
 @ApiCommonErrors()
-@EndUserTokenAllowed()
 @Controller('chat/messages')
 export class StreamController {
   constructor(
@@ -25,6 +24,7 @@ export class StreamController {
     private readonly stalled: StalledStreams,
   ) {}
 
+  @EndUserTokenAllowed()
   @Get(':message_id/stream')
   @ApiProduces('application/jsonl')
   @ApiOperation({

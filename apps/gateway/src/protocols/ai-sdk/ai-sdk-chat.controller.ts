@@ -56,7 +56,6 @@ const SSE_DESCRIPTION =
 @ApiTags('ai-sdk')
 @ApiSecurity('service-token')
 @ApiCommonErrors()
-@EndUserTokenAllowed()
 @Controller('ai-sdk/chat')
 export class AiSdkChatController {
   constructor(
@@ -67,6 +66,7 @@ export class AiSdkChatController {
     private readonly stalled: StalledStreams,
   ) {}
 
+  @EndUserTokenAllowed()
   @Post()
   @HttpCode(200)
   // As POST /chat: refused (503) before anything is stored while Redis, which runs the reply, is down.
@@ -96,6 +96,7 @@ export class AiSdkChatController {
     return this.sse(await this.sendChatMessage.execute(caller, body), reply);
   }
 
+  @EndUserTokenAllowed()
   @Get(':id/stream')
   @ApiProduces('text/event-stream')
   @ApiOperation({
@@ -122,6 +123,7 @@ export class AiSdkChatController {
     return undefined;
   }
 
+  @EndUserTokenAllowed()
   @Post(':id/stop')
   @HttpCode(204)
   @ApiOperation({

@@ -159,6 +159,8 @@ describe('the browser playground', () => {
     await lastAssistant().locator('.questions button', { hasText: 'red' }).click();
     await page.locator('.message.user .text', { hasText: /^red$/ }).waitFor();
     await until(async () => (await assistantCount()) >= 4);
+    // The bubbles show at once; the reply's first words say the message is stored.
+    await lastAssistant().locator('.text', { hasText: /\S/ }).waitFor();
     const threadId = await page.locator('#threads li.current').getAttribute('data-thread-id');
     const thread = await api(gateway.url!, org.key).get(`/chat/${threadId}?user_id=${USER}`);
     expect(thread.body.messages.filter((m: { role: string }) => m.role === 'user').at(-1).content).toBe(
@@ -176,10 +178,10 @@ describe('the browser playground', () => {
     await page.locator('.message.user .files', { hasText: 'notes.txt' }).waitFor();
     const threadId = await page.locator('#threads li.current').getAttribute('data-thread-id');
     await until(async () => (await assistantCount()) >= 5);
+    await lastAssistant().locator('.text', { hasText: /\S/ }).waitFor();
     const thread = await api(gateway.url!, org.key).get(`/chat/${threadId}?user_id=${USER}`);
     const withFile = thread.body.messages.find((m: { files: { name: string }[] }) => m.files.length > 0);
     expect(withFile.files[0]).toMatchObject({ name: 'notes.txt', mimetype: 'text/plain' });
-    await lastAssistant().locator('.text', { hasText: /\S/ }).waitFor();
     expect(await page.locator('#status').textContent()).toBe('');
   });
 

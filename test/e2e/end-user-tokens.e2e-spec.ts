@@ -206,7 +206,16 @@ describe('agent_ids', () => {
     const auth = { authorization: `Bearer ${limitedToken}` };
     expect((await api(gateway.url!).put(`/chat/${other.id}`, { starred: true }, auth)).status).toBe(404);
     expect((await api(gateway.url!).delete(`/chat/${other.id}`, auth)).status).toBe(404);
-    expect((await service.get(`/chat/${other.id}?user_id=carol`)).body.starred).toBe(false);
+    const stored = (await service.get(`/chat/${other.id}?user_id=carol`)).body;
+    expect(stored.starred).toBe(false);
+    expect((await limited.get(`/chat/messages/${stored.messages[1].id}/stream`)).status).toBe(404);
+    // Its own agent's replies stream as usual.
+    const own = (await limited.post('/chat', startChat(agent.id))).body;
+    const ownStream = await fetch(`${gateway.url}/chat/messages/${own.messages[0].id}/stream`, {
+      headers: { authorization: `Bearer ${limitedToken}` },
+    });
+    expect(ownStream.status).toBe(200);
+    await ownStream.body?.cancel();
   });
 });
 

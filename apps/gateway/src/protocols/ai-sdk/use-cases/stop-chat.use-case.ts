@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { NotFoundError } from '@app/contracts';
-import { Caller } from '@app/identity';
+import { Caller, mayUseAgent } from '@app/identity';
 import { AiSdkChatRepository, MessageRepository, ThreadRepository } from '@app/persistence';
 import { RunCancellation } from '@app/run-events';
 import { CHAT_NOT_FOUND, chatOwner } from '../chat-owner';
@@ -26,7 +26,7 @@ export class StopChat {
     if (!threadId) throw new NotFoundError(CHAT_NOT_FOUND);
     await this.db.transaction(async (tx) => {
       const thread = await this.threads.lockVisible(tx, owner, threadId);
-      if (!thread) throw new NotFoundError(CHAT_NOT_FOUND);
+      if (!thread || !mayUseAgent(caller, thread.agentId)) throw new NotFoundError(CHAT_NOT_FOUND);
       await this.messages.cancelPendingReplies(tx, thread.id);
     });
     await this.cancellation.requestCancel({ threadId });

@@ -103,7 +103,7 @@ async function microBenchmark(): Promise<number[]> {
   const secret = `sk-svc-${randomBytes(32).toString('base64url')}`;
   const stored = { id: 'key-id', orgId: 'org-id', keyHash: hashKeySecret(secret) };
   const keys = { findActiveByHash: async () => stored } as unknown as ApiKeyRepository;
-  const guard = new ServiceTokenGuard(new Reflector(), new ApiKeyVerifier(keys, settings));
+  const guard = new ServiceTokenGuard(new Reflector(), new ApiKeyVerifier(keys, settings), 'bench-secret');
   const request = { headers: { 'x-service-token': `Bearer ${secret}` }, id: 'req' };
   const context = {
     getHandler: () => TwinController.prototype.guarded,

@@ -1,4 +1,5 @@
-// Bundles the playground for the browser at build time (no CDN): <dist>/playground/{index.html,app.js}.
+// Bundles the playground for the browser at build time (no CDN): <dist>/playground/{index.html,app.js,favicon.svg},
+// the AI SDK's client code (DefaultChatTransport, readUIMessageStream) included.
 // `node apps/playground/build.mjs [dist dir]` (npm run build passes PARLEY_DIST).
 import { build } from 'esbuild';
 import { copyFileSync, mkdirSync } from 'node:fs';
@@ -18,4 +19,4 @@ await build({
   outfile: join(out, 'app.js'),
   logLevel: 'warning',
 });
-copyFileSync(join(here, 'src', 'index.html'), join(out, 'index.html'));
+for (const file of ['index.html', 'favicon.svg']) copyFileSync(join(here, 'src', file), join(out, file));

@@ -22,7 +22,10 @@ const ROOT = join(__dirname, '..', '..');
 const DOCS = join(ROOT, 'docs');
 const LINT = join(__dirname, '..', 'support', 'redocly-lint.mjs');
 
-/** Every TypeScript block of the guide, in order: one program written against a generated client. */
+/**
+ * Every ```ts block of the guide, in order: one program written against a generated client. Examples for a
+ * framework this test does not install (the Next.js one of "Front ends") are ```typescript or ```tsx blocks.
+ */
 function guideTypeScript(): string {
   const guide = readFileSync(join(DOCS, 'guide.md'), 'utf8');
   return [...guide.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((block) => block[1]).join('\n');

@@ -9,7 +9,8 @@ import { createTestEnvironment, TestEnvironment } from '../support/test-environm
 
 /**
  * The playground at /playground driven in Debian's Chromium (no browser download): a whole conversation with
- * the builtin model through real gateway and worker processes. The screenshot is kept in docs/.
+ * the builtin model through real gateway and worker processes, the page chatting as a customer's front end
+ * would (an end-user token, the AI SDK's client on /ai-sdk/chat). The screenshot is kept in docs/.
  */
 const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOT = join(__dirname, '..', '..', 'docs', 'playground.png');
@@ -22,6 +23,10 @@ let org: OrgFixture;
 let browser: BrowserContext;
 let page: Page;
 let profile: string;
+/** Every answer the page got that was a 404 (a missing favicon was one). */
+const notFound: string[] = [];
+/** The credential each API call of the page carried, by path. */
+const credentials: { path: string; credential: string }[] = [];
 
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) {
@@ -52,6 +57,13 @@ beforeAll(async () => {
     ],
   });
   page = browser.pages()[0] ?? (await browser.newPage());
+  page.on('response', (response) => {
+    if (response.status() === 404) notFound.push(response.url());
+  });
+  page.on('request', (request) => {
+    const credential = request.headers()['authorization'] ?? request.headers()['x-service-token'];
+    if (credential) credentials.push({ path: new URL(request.url()).pathname, credential });
+  });
 });
 
 afterAll(async () => {
@@ -67,6 +79,28 @@ const lastAssistant = () => page.locator('.message.assistant').last();
 async function until(check: () => Promise<boolean>): Promise<void> {
   while (!(await check())) await new Promise((resolve) => setTimeout(resolve, 25));
 }
+
+/** Where the page's parts are: the page must fit the window, the message pane scroll. */
+interface PageLayout {
+  pageWidth: number;
+  pageHeight: number;
+  windowHeight: number;
+  logScrolls: boolean;
+  send: { right: number; bottom: number };
+  inputWidth: number;
+}
+const PAGE_LAYOUT = `(() => {
+  const log = document.getElementById('log');
+  const send = document.getElementById('send').getBoundingClientRect();
+  return {
+    pageWidth: document.documentElement.scrollWidth,
+    pageHeight: document.documentElement.scrollHeight,
+    windowHeight: window.innerHeight,
+    logScrolls: log.scrollHeight > log.clientHeight,
+    send: { right: send.right, bottom: send.bottom },
+    inputWidth: document.getElementById('input').getBoundingClientRect().width,
+  };
+})()`;
 
 const assistantCount = () => page.locator('.message.assistant').count();
 
@@ -86,6 +120,9 @@ describe('the browser playground', () => {
     // The key stays in the page's memory: nothing in storage or cookies.
     expect(await page.evaluate('localStorage.length + sessionStorage.length')).toBe(0);
     expect(await page.context().cookies()).toEqual([]);
+    // The key lists agents and mints the user's token; nothing else.
+    const keyed = credentials.filter(({ credential }) => credential.includes(org.key));
+    expect([...new Set(keyed.map(({ path }) => path))].sort()).toEqual(['/agents', '/end-user-tokens']);
   });
 
   it('streams the reply word by word into the page', async () => {
@@ -98,6 +135,10 @@ describe('the browser playground', () => {
     await until(async () => ((await reply.textContent()) ?? '').includes('eight'));
     expect(await reply.textContent()).toBe('one two three four five six seven eight');
     await page.waitForSelector('#threads li');
+    // The chat went through the AI SDK's protocol, with the end user's token.
+    const chats = credentials.filter(({ path }) => path === '/ai-sdk/chat');
+    expect(chats.length).toBeGreaterThan(0);
+    for (const { credential } of chats) expect(credential).toMatch(/^Bearer eut_/);
   });
 
   it('folds out tool calls and their results', async () => {
@@ -111,9 +152,15 @@ describe('the browser playground', () => {
 
   it('shows questions as buttons, and a button sends its option', async () => {
     await send('/ask Which colour? | red | blue');
+    await lastAssistant().locator('.questions button', { hasText: 'red' }).waitFor();
+    // The prompt is shown once: the reply's text says it, the buttons do not repeat it.
+    const shown = (await lastAssistant().innerText()).split('Which colour?').length - 1;
+    expect(shown).toBe(1);
     await lastAssistant().locator('.questions button', { hasText: 'red' }).click();
     await page.locator('.message.user .text', { hasText: /^red$/ }).waitFor();
     await until(async () => (await assistantCount()) >= 4);
+    // The bubbles show at once; the reply's first words say the message is stored.
+    await lastAssistant().locator('.text', { hasText: /\S/ }).waitFor();
     const threadId = await page.locator('#threads li.current').getAttribute('data-thread-id');
     const thread = await api(gateway.url!, org.key).get(`/chat/${threadId}?user_id=${USER}`);
     expect(thread.body.messages.filter((m: { role: string }) => m.role === 'user').at(-1).content).toBe(
@@ -131,23 +178,67 @@ describe('the browser playground', () => {
     await page.locator('.message.user .files', { hasText: 'notes.txt' }).waitFor();
     const threadId = await page.locator('#threads li.current').getAttribute('data-thread-id');
     await until(async () => (await assistantCount()) >= 5);
+    await lastAssistant().locator('.text', { hasText: /\S/ }).waitFor();
     const thread = await api(gateway.url!, org.key).get(`/chat/${threadId}?user_id=${USER}`);
     const withFile = thread.body.messages.find((m: { files: { name: string }[] }) => m.files.length > 0);
     expect(withFile.files[0]).toMatchObject({ name: 'notes.txt', mimetype: 'text/plain' });
-    await lastAssistant().locator('.text', { hasText: /\S/ }).waitFor();
     expect(await page.locator('#status').textContent()).toBe('');
-    mkdirSync(join(SCREENSHOT, '..'), { recursive: true });
-    await page.screenshot({ path: SCREENSHOT });
   });
 
   it('renames, stars and archives threads from the list', async () => {
     page.once('dialog', (dialog) => void dialog.accept('Colours and notes'));
     await page.locator('#threads li.current button[title="Rename"]').click();
     await page.locator('#threads li span', { hasText: 'Colours and notes' }).waitFor();
+    expect(await page.locator('#threads li.current button[title="Star"]').textContent()).toBe('☆');
     await page.locator('#threads li.current button[title="Star"]').click();
     await page.locator('#threads li span', { hasText: '★ Colours and notes' }).waitFor();
+    // Starred shows the filled star.
+    expect(await page.locator('#threads li.current button[title="Unstar"]').textContent()).toBe('★');
     await page.locator('#threads li.current button[title="Archive"]').click();
     await until(async () => (await page.locator('#threads li').count()) === 0);
     expect((await api(gateway.url!, org.key).get(`/chat?user_id=${USER}`)).body).toEqual([]);
+  });
+
+  it('keeps the composer in the window with a thread longer than the window: the messages scroll', async () => {
+    const before = await assistantCount();
+    for (let turn = 1; turn <= 8; turn++) {
+      await send(`Turn ${turn}, a message\nover several\nlines\n/say Answer ${turn}, the reply to it.`);
+      await until(async () => (await assistantCount()) >= before + turn);
+      await lastAssistant()
+        .locator('.text', { hasText: `Answer ${turn},` })
+        .waitFor();
+    }
+    // A string, evaluated in the page: this file is compiled without the DOM's types.
+    const layout = await page.evaluate<PageLayout>(PAGE_LAYOUT);
+    expect(layout.logScrolls).toBe(true);
+    expect(layout.pageHeight).toBeLessThanOrEqual(layout.windowHeight);
+    expect(layout.send.bottom).toBeLessThanOrEqual(layout.windowHeight);
+    // The newest reply is the one in view.
+    expect(await lastAssistant().isVisible()).toBe(true);
+    mkdirSync(join(SCREENSHOT, '..'), { recursive: true });
+    await page.screenshot({ path: SCREENSHOT });
+  });
+
+  it('is usable in a 420 px wide window', async () => {
+    await page.setViewportSize({ width: 420, height: 760 });
+    const layout = await page.evaluate<PageLayout>(PAGE_LAYOUT);
+    expect(layout.pageWidth).toBeLessThanOrEqual(420);
+    expect(layout.pageHeight).toBeLessThanOrEqual(layout.windowHeight);
+    expect(layout.send.right).toBeLessThanOrEqual(420);
+    expect(layout.send.bottom).toBeLessThanOrEqual(layout.windowHeight);
+    expect(layout.inputWidth).toBeGreaterThan(300);
+    const before = await assistantCount();
+    await send('/say Small screens work too.');
+    await until(async () => (await assistantCount()) > before);
+    await lastAssistant().locator('.text', { hasText: 'Small screens work too.' }).waitFor();
+    await page.setViewportSize({ width: 1200, height: 760 });
+  });
+
+  it('has a favicon, and the page met no 404', async () => {
+    const icon = await fetch(`${gateway.url}/playground/favicon.svg`);
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get('content-type')).toMatch(/^image\/svg\+xml/);
+    expect(await page.locator('link[rel="icon"]').getAttribute('href')).toBe('/playground/favicon.svg');
+    expect(notFound).toEqual([]);
   });
 });

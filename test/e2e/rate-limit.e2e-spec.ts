@@ -50,6 +50,12 @@ describe('rate limits per key across gateway replicas', () => {
     }
   });
 
+  it('counts a key sent as Authorization: Bearer the same as in x-service-token', async () => {
+    const bearer = api(gateways[0].url!);
+    const refused = await bearer.get('/agents', { authorization: `Bearer ${limited.key}` });
+    expect(refused.status).toBe(429);
+  });
+
   it('keeps a separate count for another key, and never counts health probes', async () => {
     expect((await api(gateways[1].url!, other.key).get('/agents')).status).toBe(200);
     for (let i = 0; i < LIMIT + 2; i++) {

@@ -8,6 +8,7 @@ import { RedisModule } from '@app/redis';
 import { AgentsModule } from './agents/agents.module';
 import { AuthModule } from './auth/auth.module';
 import { ChatModule } from './chat/chat.module';
+import { EndUserTokensModule } from './end-user-tokens/end-user-tokens.module';
 import { FilesModule } from './files/files.module';
 import { RequestDtoCheck } from './http/api-validation.interceptor';
 import { HttpErrorFilter } from './http/http-error.filter';
@@ -17,6 +18,7 @@ import { OpsModule } from './ops/ops.module';
 import { PlaygroundModule } from './playground/playground.module';
 import { McpServerModule } from './protocols/mcp/mcp-server.module';
 import { ResponsesModule } from './protocols/responses/responses.module';
+import { AiSdkModule } from './protocols/ai-sdk/ai-sdk.module';
 import { SkillsModule } from './skills/skills.module';
 import { SourcesModule } from './sources/sources.module';
 import { StreamModule } from './stream/stream.module';
@@ -52,6 +54,8 @@ export class GatewayModule {
         AgentsModule,
         ResponsesModule,
         McpServerModule,
+        EndUserTokensModule,
+        AiSdkModule,
         ...(settings.playgroundEnabled ? [PlaygroundModule] : []),
       ],
       providers: [{ provide: APP_FILTER, useClass: HttpErrorFilter }, RequestDtoCheck],

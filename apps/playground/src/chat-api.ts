@@ -1,4 +1,8 @@
-/** The calls the playground makes, on the gateway that served it. */
+/**
+ * The calls the playground makes, on the gateway that served it. The service key only lists agents and mints
+ * end-user tokens; everything an end user does goes with that user's token, as a customer's front end would.
+ */
+import { DefaultChatTransport, UIMessage } from 'ai';
 
 export type Line = { type: string } & Record<string, unknown>;
 
@@ -23,51 +27,68 @@ export interface Thread extends ThreadSummary {
   messages: Message[];
 }
 
-export class ChatApi {
+/** What only the key may do: list the organization's agents and mint tokens for its end users. */
+export class KeyApi {
   constructor(private readonly key: string) {}
 
   agents(): Promise<{ id: string; name: string }[]> {
-    return this.call<{ agents: { id: string; name: string }[] }>('GET', '/agents').then(
+    return call<{ agents: { id: string; name: string }[] }>(this.key, 'GET', '/agents').then(
       (body) => body.agents,
     );
   }
 
-  threads(userId: string): Promise<ThreadSummary[]> {
-    return this.call('GET', `/chat?limit=50&user_id=${encodeURIComponent(userId)}`);
+  /** A token for one end user, as an integrator's server route would mint it for its page. */
+  async endUser(userId: string): Promise<EndUserApi> {
+    const minted = await call<{ token: string }>(this.key, 'POST', '/end-user-tokens', { user_id: userId });
+    return new EndUserApi(minted.token);
+  }
+}
+
+/** One end user's calls, with their end-user token: threads, uploads, and the AI SDK chat protocol. */
+export class EndUserApi {
+  constructor(private readonly token: string) {}
+
+  /** The AI SDK's own transport, as `useChat` would use it; `agent_id` rides in its body. */
+  transport(agentId: () => string): DefaultChatTransport<UIMessage> {
+    return new DefaultChatTransport<UIMessage>({
+      api: '/ai-sdk/chat',
+      headers: { authorization: `Bearer ${this.token}` },
+      body: () => ({ agent_id: agentId() }),
+    });
   }
 
-  thread(id: string, userId: string): Promise<Thread> {
-    return this.call('GET', `/chat/${id}?user_id=${encodeURIComponent(userId)}`);
+  stop(chatId: string): Promise<unknown> {
+    return call(this.token, 'POST', `/ai-sdk/chat/${encodeURIComponent(chatId)}/stop`);
   }
 
-  startThread(agentId: string, userId: string, message: object): Promise<Thread> {
-    return this.call('POST', '/chat', { message, options: { agent_id: agentId, user_id: userId } });
+  threads(): Promise<ThreadSummary[]> {
+    return call(this.token, 'GET', '/chat?limit=50');
   }
 
-  postMessage(threadId: string, userId: string, message: object): Promise<Message> {
-    return this.call('POST', `/chat/${threadId}`, { message, options: { user_id: userId } });
+  thread(id: string): Promise<Thread> {
+    return call(this.token, 'GET', `/chat/${id}`);
   }
 
-  updateThread(id: string, userId: string, change: { name?: string; starred?: boolean }): Promise<unknown> {
-    return this.call('PUT', `/chat/${id}?user_id=${encodeURIComponent(userId)}`, change);
+  updateThread(id: string, change: { name?: string; starred?: boolean }): Promise<unknown> {
+    return call(this.token, 'PUT', `/chat/${id}`, change);
   }
 
-  archiveThread(id: string, userId: string): Promise<unknown> {
-    return this.call('DELETE', `/chat/${id}?user_id=${encodeURIComponent(userId)}`);
+  archiveThread(id: string): Promise<unknown> {
+    return call(this.token, 'DELETE', `/chat/${id}`);
   }
 
   /**
    * The two-step upload (CONTRACTS §8): a permission from the gateway, then the file to the storage host,
-   * without the key. The storage host is another origin that sends no CORS headers, so the browser sends the
+   * without the token. The storage host is another origin that sends no CORS headers, so the browser sends the
    * form but cannot read the answer; a file that did not arrive is refused (422) when the message names it.
    */
-  async upload(file: File, userId: string): Promise<string> {
+  async upload(file: File): Promise<string> {
     const query = new URLSearchParams({
       filename: file.name,
       mimetype: file.type || 'application/octet-stream',
-      user_id: userId,
     });
-    const permission = await this.call<{ url: string; fields: Record<string, string> }>(
+    const permission = await call<{ url: string; fields: Record<string, string> }>(
+      this.token,
       'GET',
       `/chat/files/upload?${query}`,
     );
@@ -77,48 +98,24 @@ export class ChatApi {
     await fetch(permission.url, { method: 'POST', body: form, mode: 'no-cors' });
     return permission.fields['x-amz-meta-file-id'];
   }
+}
 
-  /** The reply's JSONL stream, a line at a time as it arrives. */
-  async *stream(messageId: string): AsyncGenerator<Line> {
-    const response = await fetch(`/chat/messages/${messageId}/stream`, {
-      headers: { 'x-service-token': this.key },
-    });
-    if (!response.ok || !response.body) throw new Error(`stream: HTTP ${response.status}`);
-    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-    let buffered = '';
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      buffered += value;
-      let newline: number;
-      while ((newline = buffered.indexOf('\n')) >= 0) {
-        const text = buffered.slice(0, newline).trim();
-        buffered = buffered.slice(newline + 1);
-        if (text) {
-          const line = JSON.parse(text) as Line;
-          if (line.type !== 'heartbeat') yield line;
-        }
-      }
-    }
+async function call<T>(credential: string, method: string, path: string, body?: unknown): Promise<T> {
+  const response = await fetch(path, {
+    method,
+    headers: {
+      authorization: `Bearer ${credential}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  const parsed: unknown = text ? JSON.parse(text) : undefined;
+  if (!response.ok) {
+    const detail = (parsed as { detail?: unknown } | undefined)?.detail;
+    throw new Error(
+      `${method} ${path.split('?')[0]}: ${response.status} ${typeof detail === 'string' ? detail : JSON.stringify(detail)}`,
+    );
   }
-
-  private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const response = await fetch(path, {
-      method,
-      headers: {
-        'x-service-token': this.key,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await response.text();
-    const parsed: unknown = text ? JSON.parse(text) : undefined;
-    if (!response.ok) {
-      const detail = (parsed as { detail?: unknown } | undefined)?.detail;
-      throw new Error(
-        `${method} ${path.split('?')[0]}: ${response.status} ${typeof detail === 'string' ? detail : JSON.stringify(detail)}`,
-      );
-    }
-    return parsed as T;
-  }
+  return parsed as T;
 }

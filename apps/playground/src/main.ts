@@ -1,8 +1,10 @@
 /**
  * The browser playground: plain DOM over the public API. The service key lives in this page's memory only
- * (never in storage or a cookie), and is sent as `x-service-token` to the gateway that served the page.
+ * (never in storage or a cookie); it lists agents and mints an end-user token, and the chat itself runs as a
+ * customer's front end would: that token, and the AI SDK's own client code on /ai-sdk/chat.
  */
-import { ChatApi, Line, Message, ThreadSummary } from './chat-api';
+import { DefaultChatTransport, readUIMessageStream, UIMessage } from 'ai';
+import { EndUserApi, KeyApi, Message, ThreadSummary } from './chat-api';
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 const keyInput = $<HTMLInputElement>('key');
@@ -13,9 +15,14 @@ const log = $<HTMLDivElement>('log');
 const statusLine = $<HTMLDivElement>('status');
 const input = $<HTMLTextAreaElement>('input');
 const fileInput = $<HTMLInputElement>('file');
+const stopButton = $<HTMLButtonElement>('stop');
 
-let chat: ChatApi | null = null;
+let keyApi: KeyApi | null = null;
+let user: EndUserApi | null = null;
+let transport: DefaultChatTransport<UIMessage> | null = null;
 let currentThread: string | null = null;
+/** The AI SDK chat id of what is on screen: a fresh one for a new thread, the thread's id for a listed one. */
+let chatId: string = crypto.randomUUID();
 
 const userId = () => userInput.value.trim() || 'playground-user';
 
@@ -35,18 +42,27 @@ function showError(error: unknown): void {
 
 async function connect(): Promise<void> {
   statusLine.textContent = '';
-  chat = new ChatApi(keyInput.value.trim());
-  const agents = await chat.agents();
+  keyApi = new KeyApi(keyInput.value.trim());
+  const agents = await keyApi.agents();
   agentSelect.replaceChildren(
     ...agents.map((agent) => el('option', { value: agent.id, textContent: agent.name })),
   );
-  await refreshThreads();
+  await switchUser();
 }
 
-async function refreshThreads(): Promise<void> {
-  if (!chat) return;
-  const threads = await chat.threads(userId());
+/** A token for the user id in the form: the page then acts as that end user only. */
+async function switchUser(): Promise<void> {
+  if (!keyApi) return;
+  user = await keyApi.endUser(userId());
+  transport = user.transport(() => agentSelect.value);
+  newThread();
+}
+
+async function refreshThreads(): Promise<ThreadSummary[]> {
+  if (!user) return [];
+  const threads = await user.threads();
   threadList.replaceChildren(...threads.map(threadItem));
+  return threads;
 }
 
 function threadItem(thread: ThreadSummary): HTMLLIElement {
@@ -63,13 +79,14 @@ function threadItem(thread: ThreadSummary): HTMLLIElement {
     name,
     act('✎', 'Rename', async () => {
       const renamed = prompt('Thread name', thread.name);
-      if (renamed) await chat!.updateThread(thread.id, userId(), { name: renamed });
+      if (renamed) await user!.updateThread(thread.id, { name: renamed });
     }),
-    act(thread.starred ? '☆' : '★', thread.starred ? 'Unstar' : 'Star', () =>
-      chat!.updateThread(thread.id, userId(), { starred: !thread.starred }),
+    // Filled when starred, as everywhere else.
+    act(thread.starred ? '★' : '☆', thread.starred ? 'Unstar' : 'Star', () =>
+      user!.updateThread(thread.id, { starred: !thread.starred }),
     ),
     act('✕', 'Archive', async () => {
-      await chat!.archiveThread(thread.id, userId());
+      await user!.archiveThread(thread.id);
       if (currentThread === thread.id) newThread();
     }),
   );
@@ -79,73 +96,118 @@ function threadItem(thread: ThreadSummary): HTMLLIElement {
 
 function newThread(): void {
   currentThread = null;
+  chatId = crypto.randomUUID();
   log.replaceChildren();
   void refreshThreads().catch(showError);
 }
 
 async function openThread(id: string): Promise<void> {
-  const thread = await chat!.thread(id, userId());
+  const thread = await user!.thread(id);
   currentThread = thread.id;
-  log.replaceChildren(...thread.messages.map((message) => renderMessage(message).node));
+  // A thread's own id, as a chat id, continues that thread.
+  chatId = thread.id;
+  log.replaceChildren(
+    ...thread.messages.map((message) => {
+      const bubble = messageBubble(
+        message.role,
+        message.files.map((file) => file.name),
+      );
+      bubble.show(storedReply(message));
+      return bubble.node;
+    }),
+  );
   await refreshThreads();
 }
 
-interface RenderedReply {
-  node: HTMLDivElement;
-  text: HTMLDivElement;
-  apply(line: Line): void;
+/** What a bubble shows, from a stored message or from the AI SDK's assembled one. */
+interface Shown {
+  text: string;
+  tools: { id: string; name: string; input: unknown; output?: unknown; error?: string }[];
+  questions: { prompt: string; options?: string[] }[];
+  error?: string;
 }
 
-/** A message bubble; an assistant's is filled line by line from its stream (or from its stored events). */
-function renderMessage(message: Message): RenderedReply {
-  const text = el('div', { className: 'text', textContent: message.content });
-  const node = el('div', { className: `message ${message.role}` }, text);
-  node.dataset.messageId = message.id;
-  if (message.files.length > 0) {
-    node.append(
-      el('div', { className: 'files' }, `attached: ${message.files.map((file) => file.name).join(', ')}`),
-    );
-  }
-  const calls = new Map<string, HTMLDetailsElement>();
-  const apply = (line: Line) => {
-    if (line.type === 'text.delta') text.textContent += String(line.delta);
-    else if (line.type === 'tool.call') {
-      const details = el(
-        'details',
-        { className: 'tool' },
-        el('summary', { textContent: `tool ${String(line.name)}` }),
-        el('pre', { textContent: `arguments: ${JSON.stringify(line.arguments, null, 2)}` }),
-      );
-      calls.set(String(line.call_id), details);
-      node.insertBefore(details, text);
-    } else if (line.type === 'tool.result') {
-      const output = typeof line.output === 'string' ? line.output : JSON.stringify(line.output, null, 2);
-      calls
-        .get(String(line.call_id))
-        ?.append(el('pre', { textContent: `${line.is_error ? 'error' : 'result'}: ${output}` }));
-    } else if (line.type === 'questions') renderQuestions(node, line.questions as Message['questions']);
-    else if (line.type === 'message.completed') {
-      const final = line.message as Message;
-      text.textContent = final.content;
-      if (final.status === 'error')
-        node.append(
-          el('div', { className: 'files', textContent: `error: ${final.error_code ?? final.status}` }),
-        );
+function storedReply(message: Message): Shown {
+  const tools: Shown['tools'] = [];
+  for (const event of message.events ?? []) {
+    if (event.type === 'tool.call') {
+      tools.push({ id: String(event.call_id), name: String(event.name), input: event.arguments });
+    } else if (event.type === 'tool.result') {
+      const tool = tools.find((candidate) => candidate.id === event.call_id);
+      if (tool && event.is_error) tool.error = printable(event.output);
+      else if (tool) tool.output = event.output;
     }
-  };
-  if (message.role === 'assistant') {
-    for (const event of message.events ?? []) if (event.type !== 'questions') apply(event);
-    renderQuestions(node, message.questions);
   }
-  return { node, text, apply };
+  const failed = message.status === 'error' ? (message.error_code ?? 'error') : undefined;
+  return { text: message.content, tools, questions: message.questions ?? [], error: failed };
 }
 
-function renderQuestions(node: HTMLElement, questions: Message['questions']): void {
+function assembledReply(message: UIMessage, error?: string): Shown {
+  const shown: Shown = { text: '', tools: [], questions: [], error };
+  for (const part of message.parts) {
+    if (part.type === 'text') shown.text += part.text;
+    else if (part.type === 'dynamic-tool') {
+      shown.tools.push({
+        id: part.toolCallId,
+        name: part.toolName,
+        input: part.input,
+        output: part.state === 'output-available' ? part.output : undefined,
+        error: part.state === 'output-error' ? part.errorText : undefined,
+      });
+    } else if (part.type === 'data-parley-questions') {
+      shown.questions = (part.data as { questions: Shown['questions'] }).questions;
+    }
+  }
+  return shown;
+}
+
+const printable = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value, null, 2));
+
+/** A message bubble; an assistant's is redrawn whole from each state of its reply. */
+function messageBubble(role: string, fileNames: string[] = []) {
+  const text = el('div', { className: 'text' });
+  const tools = el('div', { className: 'tools' });
+  const node = el('div', { className: `message ${role}` }, tools, text);
+  if (fileNames.length > 0)
+    node.append(el('div', { className: 'files' }, `attached: ${fileNames.join(', ')}`));
+  const calls = new Map<string, HTMLDetailsElement>();
+  const show = (shown: Shown) => {
+    text.textContent = shown.text;
+    for (const tool of shown.tools) {
+      let details = calls.get(tool.id);
+      if (!details) {
+        details = el(
+          'details',
+          { className: 'tool' },
+          el('summary', { textContent: `tool ${tool.name}` }),
+          el('pre', { textContent: `arguments: ${JSON.stringify(tool.input, null, 2)}` }),
+        );
+        calls.set(tool.id, details);
+        tools.append(details);
+      }
+      const outcome =
+        tool.error !== undefined
+          ? `error: ${tool.error}`
+          : tool.output !== undefined
+            ? `result: ${printable(tool.output)}`
+            : null;
+      if (outcome && details.children.length < 3) details.append(el('pre', { textContent: outcome }));
+    }
+    renderQuestions(node, shown.questions, shown.text);
+    node.querySelector('.error')?.remove();
+    if (shown.error)
+      node.append(el('div', { className: 'error files', textContent: `error: ${shown.error}` }));
+  };
+  return { node, show };
+}
+
+/** The options as buttons; the prompt only when the reply's text does not already say it. */
+function renderQuestions(node: HTMLElement, questions: Shown['questions'], text: string): void {
   node.querySelector('.questions')?.remove();
-  if (!questions?.length) return;
+  if (questions.length === 0) return;
   const box = el('div', { className: 'questions' });
   for (const question of questions) {
-    box.append(el('div', { textContent: question.prompt }));
+    if (!text.includes(question.prompt)) box.append(el('div', { textContent: question.prompt }));
     for (const option of question.options ?? []) {
       const button = el('button', { textContent: option, type: 'button' });
       button.addEventListener('click', () => void send(option).catch(showError));
@@ -156,38 +218,49 @@ function renderQuestions(node: HTMLElement, questions: Message['questions']): vo
 }
 
 async function send(content: string): Promise<void> {
-  if (!chat) throw new Error('Connect with a service key first');
+  if (!user || !transport) throw new Error('Connect with a service key first');
   statusLine.textContent = '';
   const file = fileInput.files?.[0];
-  const fileIds = file ? [await chat.upload(file, userId())] : [];
+  const fileIds = file ? [await user.upload(file)] : [];
   fileInput.value = '';
-  const message = { content, ...(fileIds.length > 0 ? { file_ids: fileIds } : {}) };
-  let reply: Message;
-  if (currentThread) {
-    reply = await chat.postMessage(currentThread, userId(), message);
-    log.append(
-      renderMessage({ ...reply, id: '', role: 'user', content, files: file ? [{ name: file.name }] : [] })
-        .node,
-    );
-  } else {
-    const thread = await chat.startThread(agentSelect.value, userId(), message);
-    currentThread = thread.id;
-    log.append(renderMessage(thread.messages[0]).node);
-    reply = thread.messages[1];
-    void refreshThreads();
+  const question = messageBubble('user', file ? [file.name] : []);
+  question.show({ text: content, tools: [], questions: [] });
+  const reply = messageBubble('assistant');
+  log.append(question.node, reply.node);
+  log.scrollTop = log.scrollHeight;
+  const stream = await transport.sendMessages({
+    chatId,
+    messages: [{ id: crypto.randomUUID(), role: 'user', parts: [{ type: 'text', text: content }] }],
+    trigger: 'submit-message',
+    messageId: undefined,
+    abortSignal: undefined,
+    body: fileIds.length > 0 ? { file_ids: fileIds } : undefined,
+  });
+  stopButton.hidden = false;
+  let failure: string | undefined;
+  try {
+    for await (const message of readUIMessageStream<UIMessage>({
+      stream,
+      onError: (error) => (failure = error instanceof Error ? error.message : String(error)),
+    })) {
+      reply.show(assembledReply(message, failure));
+      log.scrollTop = log.scrollHeight;
+    }
+  } finally {
+    stopButton.hidden = true;
   }
-  const rendered = renderMessage({ ...reply, content: '', events: [] });
-  log.append(rendered.node);
-  for await (const line of chat.stream(reply.id)) {
-    rendered.apply(line);
-    log.scrollTop = log.scrollHeight;
+  const threads = await refreshThreads();
+  // A new chat's thread is the user's newest.
+  if (!currentThread && threads[0]) {
+    currentThread = threads[0].id;
+    await refreshThreads();
   }
-  await refreshThreads();
 }
 
 $('connect').addEventListener('click', () => void connect().catch(showError));
 $('new-thread').addEventListener('click', newThread);
-userInput.addEventListener('change', newThread);
+userInput.addEventListener('change', () => void switchUser().catch(showError));
+stopButton.addEventListener('click', () => void user?.stop(chatId).catch(showError));
 $<HTMLFormElement>('composer').addEventListener('submit', (event) => {
   event.preventDefault();
   const content = input.value.trim();

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { NotFoundError } from '@app/contracts';
-import { Caller } from '@app/identity';
+import { Caller, mayUseAgent } from '@app/identity';
 import { AgentRepository, MessageRepository, ThreadRepository } from '@app/persistence';
 import { RunCancellation } from '@app/run-events';
 import { cancelPendingReplies, THREAD_NOT_FOUND, threadScope } from './chat.rules';
@@ -30,7 +30,7 @@ export class ArchiveThread {
     const scope = threadScope(caller, input.userId);
     await this.db.transaction(async (tx) => {
       const thread = await this.threads.lockVisible(tx, scope, input.threadId);
-      if (!thread) throw new NotFoundError(THREAD_NOT_FOUND);
+      if (!thread || !mayUseAgent(caller, thread.agentId)) throw new NotFoundError(THREAD_NOT_FOUND);
       await this.threads.archive(tx, thread.id);
       await cancelPendingReplies(tx, thread, this.messages, this.agents);
     });

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { NotFoundError, ThreadResponse, toThreadResponse } from '@app/contracts';
-import { Caller } from '@app/identity';
+import { Caller, mayUseAgent } from '@app/identity';
 import { AgentRepository, MessageRepository, ThreadRepository } from '@app/persistence';
 import { FileAttachments } from '@app/files';
 import { THREAD_NOT_FOUND, threadScope } from './chat.rules';
@@ -22,7 +22,7 @@ export class GetThread {
 
   async execute(caller: Caller, input: GetThreadInput): Promise<ThreadResponse> {
     const thread = await this.threads.findVisible(threadScope(caller, input.userId), input.threadId);
-    if (!thread) throw new NotFoundError(THREAD_NOT_FOUND);
+    if (!thread || !mayUseAgent(caller, thread.agentId)) throw new NotFoundError(THREAD_NOT_FOUND);
     const messages = await this.messages.listByThread(thread.id);
     const writers = new Set(
       messages.map((message) => message.agentId).filter((id): id is string => id !== null),

@@ -10,7 +10,7 @@ import {
   toMessageResponse,
   valueErrorIssue,
 } from '@app/contracts';
-import { Caller } from '@app/identity';
+import { Caller, mayUseAgent } from '@app/identity';
 import {
   AgentRepository,
   IdempotencyKeyRepository,
@@ -76,7 +76,8 @@ export class PostMessage {
     const { thread, reply, interrupted, response } = await this.db.transaction(async (tx) => {
       // The lock orders concurrent follow-ups (positions never clash) and an archive racing with this call.
       const thread = await this.threads.lockVisible(tx, scope, input.threadId);
-      if (!thread) throw new NotFoundError(THREAD_NOT_FOUND);
+      // An end-user token limited to some agents sees no thread of another.
+      if (!thread || !mayUseAgent(caller, thread.agentId)) throw new NotFoundError(THREAD_NOT_FOUND);
       // Spec 4.2 rule 4: the namespace was bound at the start. A null is read as "not given".
       if (options.memory_namespace != null && options.memory_namespace !== thread.memoryNamespace) {
         throw new InvalidInputError([

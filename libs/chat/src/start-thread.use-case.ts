@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { Settings } from '@app/config';
 import { isRowId, NotFoundError, StartChatDto, ThreadResponse, toThreadResponse } from '@app/contracts';
-import { Caller } from '@app/identity';
+import { Caller, mayUseAgent } from '@app/identity';
 import {
   AgentRepository,
   IdempotencyKeyRepository,
@@ -63,7 +63,8 @@ export class StartThread {
     const agent = isRowId(input.options.agent_id)
       ? await this.agents.findActive(caller.orgId, input.options.agent_id)
       : null;
-    if (!agent) throw new NotFoundError(AGENT_NOT_FOUND);
+    // An end-user token limited to some agents finds no other, as if they did not exist.
+    if (!agent || !mayUseAgent(caller, agent.id)) throw new NotFoundError(AGENT_NOT_FOUND);
     // Spec 4.2 rules 1-3: the given namespace, else the agent's, else none; bound for the thread's life.
     const memoryNamespace = input.options.memory_namespace ?? agent.memoryNamespace ?? null;
     const { message } = input;

@@ -5,7 +5,7 @@ import {
   toThreadSummaryResponse,
   UpdateThreadDto,
 } from '@app/contracts';
-import { Caller } from '@app/identity';
+import { Caller, mayUseAgent } from '@app/identity';
 import { AgentRepository, ThreadRepository } from '@app/persistence';
 import { THREAD_NOT_FOUND, threadScope } from './chat.rules';
 
@@ -26,7 +26,7 @@ export class UpdateThread {
   async execute(caller: Caller, input: UpdateThreadInput): Promise<ThreadSummaryResponse> {
     const scope = threadScope(caller, input.userId, input.body.options?.user_id);
     const thread = await this.threads.findVisible(scope, input.threadId);
-    if (!thread) throw new NotFoundError(THREAD_NOT_FOUND);
+    if (!thread || !mayUseAgent(caller, thread.agentId)) throw new NotFoundError(THREAD_NOT_FOUND);
 
     const changes = {
       ...(input.body.name != null ? { name: input.body.name } : {}),

@@ -30,3 +30,5 @@ export * from './dto/mcp-catalogue.dto';
 export * from './responses/mcp-catalogue.response';
 export * from './dto/routine.dto';
 export * from './responses/routine.response';
+export * from './dto/end-user-token.dto';
+export * from './dto/ai-sdk-chat.dto';

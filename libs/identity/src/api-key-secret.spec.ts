@@ -1,4 +1,5 @@
 import {
+  credentialHeader,
   generateKeySecret,
   hashesEqual,
   hashKeySecret,
@@ -37,6 +38,15 @@ describe('parseServiceTokenHeader', () => {
   });
 });
 
+describe('credentialHeader', () => {
+  it('reads x-service-token first, then an Authorization of the Bearer scheme only', () => {
+    expect(credentialHeader({ 'x-service-token': 'a', authorization: 'Bearer b' })).toBe('a');
+    expect(credentialHeader({ authorization: 'Bearer b' })).toBe('Bearer b');
+    expect(credentialHeader({ authorization: 'Basic YWRtaW46eA==' })).toBeUndefined();
+    expect(credentialHeader({})).toBeUndefined();
+  });
+});
+
 describe('legacyKeyProblem', () => {
   it('accepts a 20-character b64token', () => {
     expect(legacyKeyProblem('abcdefghij0123456789')).toBeNull();
@@ -51,6 +61,7 @@ describe('legacyKeyProblem', () => {
     ['a tab', 'abcdefghij\t0123456789'],
     ['a character outside the alphabet', 'abcdefghij0123456789!'],
     ['the sk-svc- prefix', 'sk-svc-abcdefghij0123456789'],
+    ['the eut_ prefix of end-user tokens', 'eut_abcdefghij0123456789'],
   ])('refuses %s', (_name, secret) => {
     expect(legacyKeyProblem(secret)).toEqual(expect.any(String));
   });

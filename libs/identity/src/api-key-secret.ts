@@ -1,4 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { END_USER_TOKEN_PREFIX } from './end-user-token';
 
 /** The prefix of every key this service makes (API-SPEC §5.2). */
 export const KEY_PREFIX = 'sk-svc-';
@@ -28,10 +29,14 @@ export type ParsedHeader = { ok: true; secret: string } | { ok: false; reason: s
  */
 const KEY_TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
 export const KEY_MAX_CHARS = 512;
+/** An end-user token carries its user id and up to ten agent ids, so it may be longer than a key. */
+export const END_USER_TOKEN_MAX_CHARS = 2048;
 export const LEGACY_KEY_MIN_CHARS = 20;
 const BEARER = 'Bearer ';
 
-const isKeyToken = (value: string): boolean => value.length <= KEY_MAX_CHARS && KEY_TOKEN.test(value);
+const isKeyToken = (value: string): boolean =>
+  value.length <= (value.startsWith(END_USER_TOKEN_PREFIX) ? END_USER_TOKEN_MAX_CHARS : KEY_MAX_CHARS) &&
+  KEY_TOKEN.test(value);
 
 /**
  * The secret in an `x-service-token` header, parsed exactly (§5.2): the key as it is, or `Bearer`, one
@@ -49,9 +54,26 @@ export function parseServiceTokenHeader(header: string | string[] | undefined): 
   return { ok: true, secret };
 }
 
+/**
+ * The header that carries the credential: `x-service-token`, else `Authorization: Bearer …`, which browsers' and
+ * SDKs' clients send (an Authorization of another scheme, e.g. the dashboard's Basic, is not a key).
+ */
+export function credentialHeader(headers: {
+  'x-service-token'?: string | string[];
+  authorization?: string;
+}): string | string[] | undefined {
+  const serviceToken = headers['x-service-token'];
+  if (serviceToken !== undefined) return serviceToken;
+  const authorization = headers.authorization;
+  return authorization?.startsWith(BEARER) ? authorization : undefined;
+}
+
 /** Why a legacy key cannot be imported, or null when it can (CONTRACTS §1 `keys:import`). */
 export function legacyKeyProblem(secret: string): string | null {
   if (secret.startsWith(KEY_PREFIX)) return `a legacy key has no ${KEY_PREFIX} prefix`;
+  // The guard reads such a secret as an end-user token, so as a key it could never authenticate.
+  if (secret.startsWith(END_USER_TOKEN_PREFIX))
+    return `a legacy key does not start with ${END_USER_TOKEN_PREFIX}`;
   if (secret.length < LEGACY_KEY_MIN_CHARS || !isKeyToken(secret)) {
     return (
       `a legacy key is ${LEGACY_KEY_MIN_CHARS} to ${KEY_MAX_CHARS} characters of letters, digits and ` +

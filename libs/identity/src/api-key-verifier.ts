@@ -27,6 +27,8 @@ const MAX_CACHED_KEYS = 10_000;
 export class ApiKeyVerifier implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(ApiKeyVerifier.name);
   private readonly cache = new Map<string, CacheEntry>();
+  /** Key id → key hash of the cached keys, for end-user tokens, which name their key by id. */
+  private readonly hashById = new Map<string, string>();
   private subscriber?: Redis;
 
   constructor(
@@ -36,9 +38,12 @@ export class ApiKeyVerifier implements OnModuleInit, OnModuleDestroy {
 
   async onModuleInit(): Promise<void> {
     this.subscriber = createRedisConnection(this.settings, 'key-revocations');
-    this.subscriber.on('message', (_channel, keyHash: string) => this.cache.delete(keyHash));
+    this.subscriber.on('message', (_channel, keyHash: string) => this.forget(keyHash));
     // Messages missed while disconnected are covered by the TTL; start afresh after a reconnect anyway.
-    this.subscriber.on('ready', () => this.cache.clear());
+    this.subscriber.on('ready', () => {
+      this.cache.clear();
+      this.hashById.clear();
+    });
     await this.subscriber.subscribe(keyRevocationChannel(this.settings.redisPrefix));
   }
 
@@ -55,17 +60,43 @@ export class ApiKeyVerifier implements OnModuleInit, OnModuleDestroy {
     }
     const key = await this.keys.findActiveByHash(keyHash);
     if (!key || !hashesEqual(key.keyHash, keyHash)) {
-      this.cache.delete(keyHash);
+      this.forget(keyHash);
       return null;
     }
-    if (this.cache.size >= MAX_CACHED_KEYS) this.cache.delete(this.cache.keys().next().value as string);
-    this.cache.set(keyHash, {
-      keyHash,
+    this.remember(key, now);
+    return { keyId: key.id, orgId: key.orgId };
+  }
+
+  /**
+   * Whether the key with this id is live: how an end-user token checks the key that minted it. It shares the
+   * keys' cache and revocations, so a token costs what its key would, and a revoked key's tokens stop at once.
+   */
+  async isLive(keyId: string): Promise<boolean> {
+    const now = Date.now();
+    const keyHash = this.hashById.get(keyId);
+    const cached = keyHash === undefined ? undefined : this.cache.get(keyHash);
+    if (cached && cached.expiresAt > now) return true;
+    const key = await this.keys.findById(keyId);
+    if (!key || key.revokedAt !== null) return false;
+    this.remember(key, now);
+    return true;
+  }
+
+  private remember(key: { id: string; orgId: string; keyHash: string }, now: number): void {
+    if (this.cache.size >= MAX_CACHED_KEYS) this.forget(this.cache.keys().next().value as string);
+    this.cache.set(key.keyHash, {
+      keyHash: key.keyHash,
       keyId: key.id,
       orgId: key.orgId,
       expiresAt: now + this.settings.keyCacheTtlMs,
     });
+    this.hashById.set(key.id, key.keyHash);
     this.logger.debug({ keyId: key.id }, 'key cached');
-    return { keyId: key.id, orgId: key.orgId };
+  }
+
+  private forget(keyHash: string): void {
+    const cached = this.cache.get(keyHash);
+    if (cached) this.hashById.delete(cached.keyId);
+    this.cache.delete(keyHash);
   }
 }

@@ -7,3 +7,4 @@ export * from './keys/create-key.use-case';
 export * from './keys/import-key.use-case';
 export * from './keys/list-keys.use-case';
 export * from './keys/revoke-key.use-case';
+export * from './end-user-token';

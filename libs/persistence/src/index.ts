@@ -31,3 +31,4 @@ export * from './repositories/credential-envelope.repository';
 export * from './credentials/credential-cipher';
 export * from './credentials/credential-keys';
 export * from './credentials/credentials.module';
+export * from './repositories/ai-sdk-chat.repository';

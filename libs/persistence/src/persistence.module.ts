@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { Settings } from '@app/config';
 import { dataSourceOptions } from './data-source';
 import { AgentRepository } from './repositories/agent.repository';
+import { AiSdkChatRepository } from './repositories/ai-sdk-chat.repository';
 import { ApiKeyRepository } from './repositories/api-key.repository';
 import { ConversationFileRepository } from './repositories/conversation-file.repository';
 import { IdempotencyKeyRepository } from './repositories/idempotency-key.repository';
@@ -36,6 +37,7 @@ const REPOSITORIES = [
   IdempotencyKeyRepository,
   DeploymentSecretRepository,
   CredentialEnvelopeRepository,
+  AiSdkChatRepository,
 ];
 
 /** The data source (PostgreSQL, the system of record) and the repositories every app shares. */

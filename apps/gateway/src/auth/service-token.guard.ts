@@ -1,36 +1,68 @@
-import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { UnauthenticatedError } from '@app/contracts';
-import { ApiKeyVerifier, parseServiceTokenHeader } from '@app/identity';
+import { ForbiddenError, UnauthenticatedError } from '@app/contracts';
+import {
+  ApiKeyVerifier,
+  Caller,
+  credentialHeader,
+  END_USER_TOKEN_PREFIX,
+  parseServiceTokenHeader,
+  verifyEndUserToken,
+} from '@app/identity';
 import { AuthenticatedRequest } from './current-caller.decorator';
+import { END_USER_TOKEN_ALLOWED } from './end-user-token-allowed.decorator';
+import { END_USER_TOKEN_SECRET } from './end-user-token.secret';
+import { pinEndUser } from './pin-end-user';
 import { IS_PUBLIC } from './public.decorator';
 
+export const END_USER_TOKEN_FORBIDDEN = 'Not allowed with an end-user token';
+
 /**
- * Global guard: every route needs a valid `x-service-token` (API-SPEC §5), or `Authorization: Bearer <key>`,
- * unless marked @Public().
+ * Global guard: every route needs a valid key or end-user token (API-SPEC §5, CONTRACTS §17) unless marked
+ * @Public(); an end-user token only on routes marked @EndUserTokenAllowed(), and only as its end user.
  */
 @Injectable()
 export class ServiceTokenGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly verifier: ApiKeyVerifier,
+    @Inject(END_USER_TOKEN_SECRET) private readonly endUserTokenSecret: string,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()])) {
+    const targets = [context.getHandler(), context.getClass()];
+    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return true;
+    const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    const parsed = parseServiceTokenHeader(credentialHeader(request.headers));
+    if (!parsed.ok) throw new UnauthenticatedError(parsed.reason);
+    const requestId = String(request.id);
+    if (!parsed.secret.startsWith(END_USER_TOKEN_PREFIX)) {
+      const key = await this.verifier.verify(parsed.secret);
+      if (!key) throw new UnauthenticatedError('Invalid or revoked service token');
+      request.caller = { orgId: key.orgId, keyId: key.keyId, requestId };
       return true;
     }
-    const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
-    // OpenAI and MCP clients send their key as `Authorization: Bearer` (CONTRACTS §18): read when x-service-token is absent.
-    const authorization = request.headers.authorization;
-    const parsed = parseServiceTokenHeader(
-      request.headers['x-service-token'] ??
-        (authorization?.startsWith('Bearer ') ? authorization : undefined),
-    );
-    if (!parsed.ok) throw new UnauthenticatedError(parsed.reason);
-    const key = await this.verifier.verify(parsed.secret);
-    if (!key) throw new UnauthenticatedError('Invalid or revoked service token');
-    request.caller = { orgId: key.orgId, keyId: key.keyId, requestId: String(request.id) };
+    request.caller = await this.endUserCaller(parsed.secret, requestId);
+    if (!this.reflector.get<boolean>(END_USER_TOKEN_ALLOWED, context.getHandler())) {
+      throw new ForbiddenError(END_USER_TOKEN_FORBIDDEN);
+    }
+    pinEndUser(request, request.caller.endUser!);
     return true;
+  }
+
+  /** A token signed here, unexpired, whose minting key is still live (the same cached check a key gets). */
+  private async endUserCaller(token: string, requestId: string): Promise<Caller> {
+    const verified = verifyEndUserToken(this.endUserTokenSecret, token);
+    if (!verified.ok) throw new UnauthenticatedError(verified.reason);
+    const { grant } = verified;
+    if (!(await this.verifier.isLive(grant.keyId))) {
+      throw new UnauthenticatedError('The key of this end-user token is revoked');
+    }
+    return {
+      orgId: grant.orgId,
+      keyId: grant.keyId,
+      requestId,
+      endUser: { userId: grant.userId, agentIds: grant.agentIds },
+    };
   }
 }

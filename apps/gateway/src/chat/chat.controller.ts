@@ -21,6 +21,7 @@ import {
 import { Caller } from '@app/identity';
 import { IdempotentWrite } from '@app/persistence';
 import { CurrentCaller } from '../auth/current-caller.decorator';
+import { EndUserTokenAllowed } from '../auth/end-user-token-allowed.decorator';
 import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
 import { IdempotentWriteOf, SafelyRetried } from '../idempotency/safely-retried.decorator';
 import { ThreadParams } from './thread.params';
@@ -50,6 +51,7 @@ export class ChatController {
     private readonly compactThread: CompactThread,
   ) {}
 
+  @EndUserTokenAllowed()
   @Post()
   @HttpCode(200)
   @SafelyRetried()
@@ -105,6 +107,7 @@ export class ChatController {
     return this.startThread.execute(caller, body, { idempotency });
   }
 
+  @EndUserTokenAllowed()
   @Post(':thread_id')
   @HttpCode(200)
   @SafelyRetried()
@@ -133,6 +136,7 @@ export class ChatController {
     );
   }
 
+  @EndUserTokenAllowed()
   @Get()
   @ApiOperation({
     summary: "List an end user's threads",
@@ -160,6 +164,7 @@ export class ChatController {
     return page.threads;
   }
 
+  @EndUserTokenAllowed()
   @Get(':thread_id')
   @ApiOperation({ summary: 'Get a thread with its full history' })
   @ApiOkResponse({ type: ThreadResponse })
@@ -172,6 +177,7 @@ export class ChatController {
     return this.getThread.execute(caller, { threadId: params.thread_id, userId: query.user_id });
   }
 
+  @EndUserTokenAllowed()
   @Put(':thread_id')
   @ApiOperation({ summary: 'Rename, star or unstar a thread' })
   @ApiOkResponse({ type: ThreadSummaryResponse, description: 'The thread summary, without messages.' })
@@ -185,6 +191,7 @@ export class ChatController {
     return this.updateThread.execute(caller, { threadId: params.thread_id, userId: query.user_id, body });
   }
 
+  @EndUserTokenAllowed()
   @Delete(':thread_id')
   @HttpCode(204)
   @ApiOperation({

@@ -4,6 +4,7 @@ import { ConversationFileResponse, ShareLinkResponse } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { PresignedUpload } from '@app/storage';
 import { CurrentCaller } from '../auth/current-caller.decorator';
+import { EndUserTokenAllowed } from '../auth/end-user-token-allowed.decorator';
 import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
 import {
   CreateShareLinkDto,
@@ -44,6 +45,7 @@ export class FilesController {
       'limit, an expired permission or altered fields. Put fields["x-amz-meta-file-id"] in message.file_ids.',
   })
   @ApiOkResponse({ type: UploadPermissionResponse })
+  @EndUserTokenAllowed()
   upload(@CurrentCaller() caller: Caller, @Query() query: UploadPermissionQuery): Promise<PresignedUpload> {
     return this.createUploadPermission.execute(caller, query);
   }

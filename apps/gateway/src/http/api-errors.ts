@@ -46,8 +46,8 @@ export class ValidationErrorResponse {
 
 const ERRORS = {
   400: 'Bad request: a body that cannot be parsed, or the message says which rule was broken.',
-  401: 'No x-service-token, a malformed one, or an unknown or revoked key.',
-  403: 'Not allowed.',
+  401: 'No x-service-token, a malformed one, an unknown or revoked key, or an expired or altered end-user token.',
+  403: 'Not allowed (an end-user token on a route not open to it, or a user_id not its own).',
   404: "Not found, or another organization's or end user's: the two are not told apart.",
   409: 'Conflict with the current state.',
   410: 'Gone.',
@@ -90,7 +90,7 @@ export function ApiErrors(
 }
 
 /**
- * What any operation behind the service token may answer: every request is authenticated, validated, counted
- * against the rate limit and served from PostgreSQL and Redis.
+ * What any operation behind the service token may answer: every request is authenticated (an end-user token
+ * may be refused the route), validated, counted against the rate limit and served from PostgreSQL and Redis.
  */
-export const ApiCommonErrors = () => ApiErrors([401, 422, 429, 503]);
+export const ApiCommonErrors = () => ApiErrors([401, 403, 422, 429, 503]);

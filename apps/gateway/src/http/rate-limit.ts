@@ -3,14 +3,15 @@ import fastifyRateLimit from '@fastify/rate-limit';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { FastifyRequest } from 'fastify';
 import { Settings } from '@app/config';
-import { parseServiceTokenHeader } from '@app/identity';
+import { credentialHeader, parseServiceTokenHeader } from '@app/identity';
 import { createRedisConnection, prefixedKey } from '@app/redis';
 
 /**
  * Requests per minute per API key (RATE_LIMIT_PER_MINUTE), counted in Redis so every gateway replica shares
  * one count. Over the limit: 429 `{"detail"}` with `Retry-After`; every counted response carries the
  * `RateLimit-Limit/Remaining/Reset` headers. Requests without a key (health, the playground's page) are not
- * counted: they are answered 401 or are public. The count is kept under a hash of the key, never the key.
+ * counted: they are answered 401 or are public. The count is kept under a hash of the key, never the key; an
+ * end-user token is counted on its own, so one browser cannot use up its organization's budget.
  */
 export async function registerRateLimit(app: NestFastifyApplication, settings: Settings): Promise<void> {
   if (settings.rateLimitPerMinute === 0) return;
@@ -46,6 +47,6 @@ export async function registerRateLimit(app: NestFastifyApplication, settings: S
 }
 
 function keyHash(request: FastifyRequest): string | null {
-  const parsed = parseServiceTokenHeader(request.headers['x-service-token']);
+  const parsed = parseServiceTokenHeader(credentialHeader(request.headers));
   return parsed.ok ? createHash('sha256').update(parsed.secret).digest('hex') : null;
 }

@@ -43,8 +43,16 @@ export async function applySecurityHeaders(app: NestFastifyApplication, settings
   if (settings.corsOrigins) {
     app.enableCors({
       origin: settings.corsOrigins.split(','),
-      allowedHeaders: ['content-type', 'x-service-token', 'x-request-id', 'x-share-password'],
-      exposedHeaders: ['x-request-id', 'retry-after'],
+      // authorization: browsers hold end-user tokens as Bearer credentials (CONTRACTS §17).
+      allowedHeaders: [
+        'content-type',
+        'authorization',
+        'x-service-token',
+        'x-request-id',
+        'x-share-password',
+        'idempotency-key',
+      ],
+      exposedHeaders: ['x-request-id', 'retry-after', 'x-vercel-ai-ui-message-stream'],
     });
   }
 }

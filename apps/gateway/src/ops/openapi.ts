@@ -13,8 +13,14 @@ const DESCRIPTION = [
   'Conversational agent service: chat threads, agent runs, JSONL reply streams.',
   '',
   '**Authentication**: every call carries the header `x-service-token` with an API key (`sk-svc-…`), as is ' +
-    'or after `Bearer ` (or, without that header, in `Authorization: Bearer`, as OpenAI and MCP clients send ' +
-    'it). A missing, malformed, unknown or revoked key answers 401.',
+    'or after `Bearer ` (or `Authorization: Bearer <key>`). A missing, malformed, unknown or revoked key ' +
+    'answers 401.',
+  '',
+  '**Front ends**: `POST /end-user-tokens` mints an `eut_…` token a browser may hold, sent like a key. It acts ' +
+    'as one end user (its `user_id` is implied; another is 403) on the chat endpoints, the reply stream, the ' +
+    'upload permission, `/ai-sdk/chat` (the Vercel AI SDK `useChat` protocol), the Responses API and `/mcp`; ' +
+    'any other route answers it ' +
+    '403. Expired or altered: 401; revoking the key revokes its tokens.',
   '',
   '**End users**: calls act for one end user of the organization, named by `user_id` (`options.user_id` in ' +
     "chat bodies, a query parameter elsewhere). Another organization's or end user's resource answers 404, " +

@@ -17,6 +17,7 @@ const BUNDLE = join(__dirname, '..', '..', '..', '..', 'playground');
 export class PlaygroundController {
   private readonly page = readFileSync(join(BUNDLE, 'index.html'), 'utf8');
   private readonly script = readFileSync(join(BUNDLE, 'app.js'), 'utf8');
+  private readonly icon = readFileSync(join(BUNDLE, 'favicon.svg'), 'utf8');
 
   @Get()
   @Header('content-type', 'text/html; charset=utf-8')
@@ -30,5 +31,12 @@ export class PlaygroundController {
   @Header('cache-control', 'no-store')
   app(): string {
     return this.script;
+  }
+
+  @Get('favicon.svg')
+  @Header('content-type', 'image/svg+xml')
+  @Header('cache-control', 'public, max-age=86400')
+  favicon(): string {
+    return this.icon;
   }
 }

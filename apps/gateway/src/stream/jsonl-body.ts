@@ -36,7 +36,7 @@ export function jsonlBody(
   lines: ReplyStream,
   response: ServerResponse | undefined,
   limits: JsonlBodyLimits,
-  /** The protocols of CONTRACTS §18 write server-sent events the same way, one event per "line". */
+  /** Another line-based format of the same stream: the server-sent events of the AI SDK and the Responses API. */
   contentType = 'application/jsonl',
 ): StreamableFile {
   const iterator = lines[Symbol.asyncIterator]();

@@ -4,6 +4,7 @@ import { FastifyReply } from 'fastify';
 import { Settings } from '@app/config';
 import { Caller } from '@app/identity';
 import { CurrentCaller } from '../auth/current-caller.decorator';
+import { EndUserTokenAllowed } from '../auth/end-user-token-allowed.decorator';
 import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
 import { jsonlBody } from './jsonl-body';
 import { StalledStreams } from './stalled-streams';
@@ -23,6 +24,7 @@ export class StreamController {
     private readonly stalled: StalledStreams,
   ) {}
 
+  @EndUserTokenAllowed()
   @Get(':message_id/stream')
   @ApiProduces('application/jsonl')
   @ApiOperation({

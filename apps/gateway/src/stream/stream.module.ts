@@ -61,7 +61,7 @@ class StreamLifecycle implements BeforeApplicationShutdown, OnApplicationShutdow
     StreamLifecycle,
     OpenReplyStream,
   ],
-  // The protocols of CONTRACTS §18 translate the same stream.
+  // Other protocols (the AI SDK's, the Responses API, MCP) translate the same reader's lines.
   exports: [OpenReplyStream, StalledStreams],
 })
 export class StreamModule {}

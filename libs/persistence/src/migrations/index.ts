@@ -18,6 +18,7 @@ import { RunStreamJournal1766100100000 } from './1766100100000-run-stream-journa
 import { TokenUsagePending1766100200000 } from './1766100200000-token-usage-pending';
 import { ThreadCompaction1766110000000 } from './1766110000000-thread-compaction';
 import { IdempotencyClaimTokens1766200000000 } from './1766200000000-idempotency-claim-tokens';
+import { AiSdkChats1766210000000 } from './1766210000000-ai-sdk-chats';
 import { ReplyMetadata1766300000000 } from './1766300000000-reply-metadata';
 
 /** Every migration in order; a merged migration is never edited, a change is a new file. */
@@ -42,5 +43,6 @@ export const MIGRATIONS = [
   TokenUsagePending1766100200000,
   ThreadCompaction1766110000000,
   IdempotencyClaimTokens1766200000000,
+  AiSdkChats1766210000000,
   ReplyMetadata1766300000000,
 ];

@@ -11,11 +11,12 @@ export class ApiKeyRepository {
     return repository.save(repository.create({ id: newId(), revokedAt: null, ...values }));
   }
 
-  /** The live (not revoked) key with this hash. */
+  /** The key with this id, revoked or not. */
   findById(id: string): Promise<ApiKeyEntity | null> {
     return this.db.getRepository(ApiKeyEntity).findOneBy({ id });
   }
 
+  /** The live (not revoked) key with this hash. */
   findActiveByHash(keyHash: string): Promise<ApiKeyEntity | null> {
     return this.db.getRepository(ApiKeyEntity).findOneBy({ keyHash, revokedAt: IsNull() });
   }

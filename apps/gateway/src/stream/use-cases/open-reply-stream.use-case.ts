@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { Settings } from '@app/config';
 import { endedReplyMessage, NotFoundError } from '@app/contracts';
-import { Caller } from '@app/identity';
-import { AgentRepository, MessageRepository } from '@app/persistence';
+import { Caller, mayUseAgent } from '@app/identity';
+import { AgentRepository, MessageRepository, ThreadRepository } from '@app/persistence';
 import { ReplyStream, RunEvent, RunEventReader, storedReplyLines } from '@app/run-events';
 import { FileAttachments } from '@app/files';
 
@@ -21,6 +21,7 @@ export class OpenReplyStream {
   constructor(
     private readonly settings: Settings,
     private readonly messages: MessageRepository,
+    private readonly threads: ThreadRepository,
     private readonly agents: AgentRepository,
     private readonly reader: RunEventReader,
     private readonly files: FileAttachments,
@@ -29,7 +30,9 @@ export class OpenReplyStream {
   async execute(caller: Caller, input: OpenReplyStreamInput): Promise<ReplyStream> {
     const scope = { orgId: caller.orgId, userId: input.userId };
     const message = await this.messages.findVisibleState(scope, input.messageId);
-    if (!message) throw new NotFoundError('Message not found');
+    if (!message || !(await this.mayUseThreadAgent(caller, message.id))) {
+      throw new NotFoundError('Message not found');
+    }
     const messageId = message.id;
     // A reply live at this point has no Redis log only if it has not started (a run writes its lines before its
     // final row; a pending reply cancelled meanwhile gets its lines from the worker that takes its job), so the
@@ -44,6 +47,17 @@ export class OpenReplyStream {
         return Promise.resolve(null);
       },
     });
+  }
+
+  /**
+   * An end-user token limited to some agents sees no message of another agent's thread. Only such a token pays
+   * for the look-up: a key and an unlimited token use any agent of the organization.
+   */
+  private async mayUseThreadAgent(caller: Caller, messageId: string): Promise<boolean> {
+    if (!caller.endUser?.agentIds) return true;
+    const message = await this.messages.findById(messageId);
+    const thread = message && (await this.threads.findVisible({ orgId: caller.orgId }, message.threadId));
+    return !!thread && mayUseAgent(caller, thread.agentId);
   }
 
   /** The finished reply's lines from PostgreSQL, for when its Redis log has expired; null while it is live. */

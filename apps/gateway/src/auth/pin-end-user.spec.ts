@@ -1,0 +1,41 @@
+import { ForbiddenError } from '@app/contracts';
+import { pinEndUser } from './pin-end-user';
+
+const alice = { userId: 'alice', agentIds: null };
+
+describe('pinEndUser', () => {
+  it("fills in the token's user where a request names none: query and body options", () => {
+    const request = { query: {}, body: { message: { content: 'hi' }, options: { agent_id: 'a' } } };
+    pinEndUser(request, alice);
+    expect(request.query).toEqual({ user_id: 'alice' });
+    expect(request.body.options).toEqual({ agent_id: 'a', user_id: 'alice' });
+  });
+
+  it('accepts the same user named anywhere', () => {
+    const request = {
+      query: { user_id: 'alice' },
+      body: { user_id: 'alice', options: { user_id: 'alice' } },
+    };
+    expect(() => pinEndUser(request, alice)).not.toThrow();
+  });
+
+  it.each([
+    ['the query', { query: { user_id: 'bob' }, body: undefined }],
+    ['the body', { query: {}, body: { user_id: 'bob' } }],
+    ['body options', { query: {}, body: { options: { user_id: 'bob' } } }],
+    ['a repeated query parameter', { query: { user_id: ['alice', 'bob'] }, body: undefined }],
+  ])('refuses another user in %s (403)', (_where, request) => {
+    expect(() => pinEndUser(request, alice)).toThrow(ForbiddenError);
+  });
+
+  it("limits a listing's agent_ids to the token's, implying them when absent", () => {
+    const limited = { userId: 'alice', agentIds: ['a1', 'a2'] };
+    const implied = { query: {} as Record<string, unknown>, body: undefined };
+    pinEndUser(implied, limited);
+    expect(implied.query.agent_ids).toEqual(['a1', 'a2']);
+    expect(() => pinEndUser({ query: { agent_ids: 'a1' }, body: undefined }, limited)).not.toThrow();
+    expect(() => pinEndUser({ query: { agent_ids: ['a1', 'a3'] }, body: undefined }, limited)).toThrow(
+      ForbiddenError,
+    );
+  });
+});

@@ -1,0 +1,152 @@
+import {
+  Body,
+  Controller,
+  Get,
+  HttpCode,
+  Param,
+  Post,
+  Query,
+  Res,
+  StreamableFile,
+  UseInterceptors,
+} from '@nestjs/common';
+import {
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiProduces,
+  ApiSecurity,
+  ApiTags,
+} from '@nestjs/swagger';
+import { FastifyReply } from 'fastify';
+import { Settings } from '@app/config';
+import { AiSdkChatDto } from '@app/contracts';
+import { Caller } from '@app/identity';
+import { ReplyStream } from '@app/run-events';
+import { CurrentCaller } from '../../auth/current-caller.decorator';
+import { EndUserTokenAllowed } from '../../auth/end-user-token-allowed.decorator';
+import { ApiCommonErrors, ApiErrors } from '../../http/api-errors';
+import { RedisAvailableInterceptor } from '../../http/redis-available.interceptor';
+import { jsonlBody } from '../../stream/jsonl-body';
+import { StalledStreams } from '../../stream/stalled-streams';
+import { AiSdkChatOwnerQuery, AiSdkChatParams } from './ai-sdk-chat.dto';
+import { uiMessageSse } from './ui-message-sse';
+import { ResumeChatStream } from './use-cases/resume-chat-stream.use-case';
+import { SendChatMessage } from './use-cases/send-chat-message.use-case';
+import { StopChat } from './use-cases/stop-chat.use-case';
+
+/** The AI SDK's UI message stream, v1: the headers its client checks, and proxies must not buffer. */
+const UI_MESSAGE_STREAM_HEADERS = {
+  'x-vercel-ai-ui-message-stream': 'v1',
+  'cache-control': 'no-cache',
+  'x-accel-buffering': 'no',
+};
+
+const SSE_DESCRIPTION =
+  'text/event-stream of the AI SDK UI message stream v1 (header x-vercel-ai-ui-message-stream: v1): frames ' +
+  '`id: <seq>` + `data: <chunk JSON>`, ending with `data: [DONE]` once the reply ended. start (messageId: the ' +
+  'reply id); start-step / finish-step per step; text-start / text-delta / text-end (one id per step); ' +
+  'tool-input-available, tool-output-available or tool-output-error (dynamic tools); data-parley-questions; ' +
+  'finish, error then finish for a failed reply, abort for a cancelled one. Heartbeats are SSE comments.';
+
+/**
+ * The AI SDK's chat protocol (CONTRACTS §17): what `useChat` with `DefaultChatTransport` calls, with an
+ * end-user token or a service key.
+ */
+@ApiTags('ai-sdk')
+@ApiSecurity('service-token')
+@ApiCommonErrors()
+@Controller('ai-sdk/chat')
+export class AiSdkChatController {
+  constructor(
+    private readonly sendChatMessage: SendChatMessage,
+    private readonly resumeChatStream: ResumeChatStream,
+    private readonly stopChat: StopChat,
+    private readonly settings: Settings,
+    private readonly stalled: StalledStreams,
+  ) {}
+
+  @EndUserTokenAllowed()
+  @Post()
+  @HttpCode(200)
+  // As POST /chat: refused (503) before anything is stored while Redis, which runs the reply, is down.
+  @UseInterceptors(RedisAvailableInterceptor)
+  @ApiProduces('text/event-stream')
+  @ApiOperation({
+    summary: 'Send a chat message and stream the reply (AI SDK useChat)',
+    description:
+      'The request DefaultChatTransport sends, with agent_id (and, with a service key, user_id) in its body. ' +
+      'The first request with a chat id unknown for this end user starts a thread bound to it; later ones post ' +
+      'follow-ups to it. Only the last user message is read (its text parts joined). ' +
+      SSE_DESCRIPTION,
+  })
+  @ApiOkResponse({
+    description: 'The reply as the UI message stream.',
+    content: { 'text/event-stream': { schema: { type: 'string' } } },
+  })
+  @ApiErrors([400, 404, 409, 413], {
+    400: 'trigger regenerate-message is not supported yet.',
+    404: "Agent not found (a new chat), or the chat's thread is gone.",
+  })
+  async send(
+    @CurrentCaller() caller: Caller,
+    @Body() body: AiSdkChatDto,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<StreamableFile> {
+    return this.sse(await this.sendChatMessage.execute(caller, body), reply);
+  }
+
+  @EndUserTokenAllowed()
+  @Get(':id/stream')
+  @ApiProduces('text/event-stream')
+  @ApiOperation({
+    summary: "Resume a chat's live reply (AI SDK useChat resume)",
+    description:
+      "204 when the chat has no live reply; else that reply's stream from its start, live to its end. " +
+      SSE_DESCRIPTION,
+  })
+  @ApiOkResponse({
+    description: 'The live reply as the UI message stream.',
+    content: { 'text/event-stream': { schema: { type: 'string' } } },
+  })
+  @ApiNoContentResponse({ description: 'Nothing is live in this chat.' })
+  @ApiErrors([404], { 404: "Chat not found: unknown, or another end user's." })
+  async resume(
+    @CurrentCaller() caller: Caller,
+    @Param() params: AiSdkChatParams,
+    @Query() query: AiSdkChatOwnerQuery,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<StreamableFile | undefined> {
+    const stream = await this.resumeChatStream.execute(caller, params.id, query.user_id);
+    if (stream) return this.sse(stream, reply);
+    void reply.status(204);
+    return undefined;
+  }
+
+  @EndUserTokenAllowed()
+  @Post(':id/stop')
+  @HttpCode(204)
+  @ApiOperation({
+    summary: "Stop a chat's live reply",
+    description: 'The reply ends cancelled; the thread stays.',
+  })
+  @ApiNoContentResponse({ description: 'Cancelled (or nothing was live).' })
+  @ApiErrors([404], { 404: "Chat not found: unknown, or another end user's." })
+  stop(
+    @CurrentCaller() caller: Caller,
+    @Param() params: AiSdkChatParams,
+    @Query() query: AiSdkChatOwnerQuery,
+  ): Promise<void> {
+    return this.stopChat.execute(caller, params.id, query.user_id);
+  }
+
+  private sse(stream: ReplyStream, reply: FastifyReply): StreamableFile {
+    void reply.headers(UI_MESSAGE_STREAM_HEADERS);
+    return jsonlBody(
+      uiMessageSse(stream),
+      reply.raw,
+      { stallTimeoutMs: this.settings.streamStallTimeoutMs, stalled: this.stalled },
+      'text/event-stream',
+    );
+  }
+}

@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { ChatUseCasesModule } from '@app/chat';
+import { StreamModule } from '../../stream/stream.module';
+import { AiSdkChatController } from './ai-sdk-chat.controller';
+import { ResumeChatStream } from './use-cases/resume-chat-stream.use-case';
+import { SendChatMessage } from './use-cases/send-chat-message.use-case';
+import { StopChat } from './use-cases/stop-chat.use-case';
+
+/** The AI SDK's chat protocol on top of the chat use cases and the reply stream reader. */
+@Module({
+  imports: [ChatUseCasesModule, StreamModule],
+  controllers: [AiSdkChatController],
+  providers: [SendChatMessage, ResumeChatStream, StopChat],
+})
+export class AiSdkModule {}

@@ -1,0 +1,129 @@
+import { RunEvent } from '@app/run-events';
+import { sseFrames, toUiMessageChunks, UI_STREAM_START, UiStreamState } from './ui-message-stream';
+
+const REPLY_ID = '0193a3c5-6f5e-7c3a-9b1d-2f4e8a6b0c11';
+
+/** Every chunk the lines become, in order, as one stream would translate them. */
+function translate(lines: RunEvent[]): unknown[] {
+  let state: UiStreamState = UI_STREAM_START;
+  return lines.flatMap((line) => {
+    const translated = toUiMessageChunks(state, line);
+    state = translated.state;
+    return translated.chunks;
+  });
+}
+
+const completed = (seq: number, message: Record<string, unknown>): RunEvent => ({
+  seq,
+  type: 'message.completed',
+  message,
+});
+
+describe('toUiMessageChunks', () => {
+  it('maps a tool round and a text step to steps, tool parts and one text part per step', () => {
+    const chunks = translate([
+      { seq: 0, type: 'message.started', message_id: REPLY_ID, thread_id: 't' },
+      { seq: 1, type: 'step.started', step: 1 },
+      { seq: 2, type: 'tool.call', step: 1, call_id: 'c1', name: 'clock', arguments: {} },
+      {
+        seq: 3,
+        type: 'tool.result',
+        step: 1,
+        call_id: 'c1',
+        name: 'clock',
+        output: '12:00',
+        is_error: false,
+      },
+      { seq: 4, type: 'step.started', step: 2 },
+      { seq: 5, type: 'text.delta', delta: 'It is ' },
+      { seq: 6, type: 'text.delta', delta: 'noon' },
+      completed(7, { status: 'success', content: 'It is noon' }),
+    ]);
+    expect(chunks).toEqual([
+      { type: 'start', messageId: REPLY_ID },
+      { type: 'start-step' },
+      { type: 'tool-input-available', toolCallId: 'c1', toolName: 'clock', input: {}, dynamic: true },
+      { type: 'tool-output-available', toolCallId: 'c1', output: '12:00', dynamic: true },
+      { type: 'finish-step' },
+      { type: 'start-step' },
+      { type: 'text-start', id: 'text-2' },
+      { type: 'text-delta', id: 'text-2', delta: 'It is ' },
+      { type: 'text-delta', id: 'text-2', delta: 'noon' },
+      { type: 'text-end', id: 'text-2' },
+      { type: 'finish-step' },
+      { type: 'finish' },
+    ]);
+  });
+
+  it('maps a failed tool to tool-output-error with its output as text', () => {
+    const chunks = translate([
+      { seq: 0, type: 'step.started', step: 1 },
+      {
+        seq: 1,
+        type: 'tool.result',
+        step: 1,
+        call_id: 'c',
+        name: 'x',
+        output: { error: 'no' },
+        is_error: true,
+      },
+    ]);
+    expect(chunks[1]).toEqual({
+      type: 'tool-output-error',
+      toolCallId: 'c',
+      errorText: '{"error":"no"}',
+      dynamic: true,
+    });
+  });
+
+  it('maps questions to a data-parley-questions part', () => {
+    const questions = [{ prompt: 'Which?', options: ['A', 'B'] }];
+    expect(translate([{ seq: 3, type: 'questions', questions }])).toEqual([
+      { type: 'data-parley-questions', data: { questions } },
+    ]);
+  });
+
+  it('ends a failed reply with error (saying why) then finish, and a cancelled one with abort', () => {
+    const step: RunEvent[] = [
+      { seq: 0, type: 'step.started', step: 1 },
+      { seq: 1, type: 'text.delta', delta: 'x' },
+    ];
+    expect(
+      translate([...step, completed(2, { status: 'error', content: 'Model failed' })]).slice(-3),
+    ).toEqual([{ type: 'finish-step' }, { type: 'error', errorText: 'Model failed' }, { type: 'finish' }]);
+    expect(
+      translate([...step, completed(2, { status: 'error', content: '', error_code: 'budget_exhausted' })]),
+    ).toContainEqual({ type: 'error', errorText: 'budget_exhausted' });
+    expect(translate([...step, completed(2, { status: 'cancelled' })]).slice(-2)).toEqual([
+      { type: 'finish-step' },
+      { type: 'abort' },
+    ]);
+  });
+
+  it('opens a step for text that comes before any step.started', () => {
+    expect(translate([{ seq: 0, type: 'text.delta', delta: 'hi' }])).toEqual([
+      { type: 'start-step' },
+      { type: 'text-start', id: 'text-0' },
+      { type: 'text-delta', id: 'text-0', delta: 'hi' },
+    ]);
+  });
+
+  it('is pure: the same lines give the same chunks however often they are translated', () => {
+    const lines: RunEvent[] = [
+      { seq: 0, type: 'message.started', message_id: REPLY_ID, thread_id: 't' },
+      { seq: 1, type: 'step.started', step: 1 },
+      { seq: 2, type: 'text.delta', delta: 'a' },
+      completed(3, { status: 'success' }),
+    ];
+    expect(translate(lines)).toEqual(translate(lines));
+  });
+});
+
+describe('sseFrames', () => {
+  it('writes one frame per chunk with the id of its line', () => {
+    expect(sseFrames(7, [{ type: 'finish-step' }, { type: 'finish' }])).toEqual([
+      'id: 7\ndata: {"type":"finish-step"}\n',
+      'id: 7\ndata: {"type":"finish"}\n',
+    ]);
+  });
+});

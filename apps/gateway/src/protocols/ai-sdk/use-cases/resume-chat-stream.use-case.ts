@@ -1,0 +1,33 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { NotFoundError } from '@app/contracts';
+import { Caller } from '@app/identity';
+import { AiSdkChatRepository, MessageRepository } from '@app/persistence';
+import { ReplyStream } from '@app/run-events';
+import { OpenReplyStream } from '../../../stream/use-cases/open-reply-stream.use-case';
+import { CHAT_NOT_FOUND, chatOwner } from '../chat-owner';
+
+/**
+ * GET /ai-sdk/chat/{id}/stream, what `useChat({resume: true})` calls: the chat's live reply from its start,
+ * live to its end; null (204) when nothing is live.
+ */
+@Injectable()
+export class ResumeChatStream {
+  constructor(
+    private readonly db: DataSource,
+    private readonly chats: AiSdkChatRepository,
+    private readonly messages: MessageRepository,
+    private readonly openReplyStream: OpenReplyStream,
+  ) {}
+
+  async execute(caller: Caller, chatId: string, userId?: string): Promise<ReplyStream | null> {
+    const owner = chatOwner(caller, userId, ['query', 'user_id']);
+    const threadId = await this.chats.findThreadId(owner, chatId);
+    if (!threadId) throw new NotFoundError(CHAT_NOT_FOUND);
+    const live = await this.messages.liveReplies(this.db.manager, threadId);
+    // The newest live reply answers the user's last message, the one the front end waits for.
+    const reply = live[live.length - 1];
+    if (!reply) return null;
+    return this.openReplyStream.execute(caller, { messageId: reply.id, userId: owner.userId });
+  }
+}

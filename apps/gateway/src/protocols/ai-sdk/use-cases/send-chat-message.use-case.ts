@@ -1,0 +1,104 @@
+import { Injectable } from '@nestjs/common';
+import {
+  AiSdkChatDto,
+  AiSdkUiMessage,
+  BadRequestError,
+  InvalidInputError,
+  isRowId,
+  MESSAGE_CONTENT_MAX_CHARS,
+  pydanticIssue,
+  valueErrorIssue,
+} from '@app/contracts';
+import { PostMessage, StartThread } from '@app/chat';
+import { Caller } from '@app/identity';
+import { AiSdkChatRepository, ChatOwner, ThreadRepository } from '@app/persistence';
+import { ReplyStream } from '@app/run-events';
+import { OpenReplyStream } from '../../../stream/use-cases/open-reply-stream.use-case';
+import { chatOwner } from '../chat-owner';
+
+/**
+ * POST /ai-sdk/chat (CONTRACTS §17): the last user message of the AI SDK's request, posted to the chat's
+ * thread (a new chat id starts one, bound to it), answered with the reply's stream. Parley holds the history,
+ * so the messages before it are not read.
+ */
+@Injectable()
+export class SendChatMessage {
+  constructor(
+    private readonly chats: AiSdkChatRepository,
+    private readonly threads: ThreadRepository,
+    private readonly startThread: StartThread,
+    private readonly postMessage: PostMessage,
+    private readonly openReplyStream: OpenReplyStream,
+  ) {}
+
+  async execute(caller: Caller, body: AiSdkChatDto): Promise<ReplyStream> {
+    const owner = chatOwner(caller, body.user_id, ['body', 'user_id']);
+    if (body.trigger === 'regenerate-message') {
+      throw new BadRequestError('Regenerating a reply is not supported yet: send the message again');
+    }
+    const message = { content: lastUserText(body.messages), file_ids: body.file_ids };
+    const threadId = await this.threadOf(owner, body.id);
+    let replyId: string;
+    if (threadId) {
+      const reply = await this.postMessage.execute(caller, {
+        threadId,
+        userId: owner.userId,
+        body: { message },
+      });
+      replyId = reply.id;
+    } else {
+      if (body.agent_id === undefined) {
+        throw new InvalidInputError([pydanticIssue('missing', ['body', 'agent_id'], body)]);
+      }
+      const thread = await this.startThread.execute(caller, {
+        message,
+        options: { agent_id: body.agent_id, user_id: owner.userId },
+      });
+      await this.chats.bind(owner, body.id, thread.id);
+      replyId = thread.messages[thread.messages.length - 1].id;
+    }
+    return this.openReplyStream.execute(caller, { messageId: replyId, userId: owner.userId });
+  }
+
+  /**
+   * The thread the chat id is bound to. An id not bound yet that is the id of one of the owner's threads binds
+   * to that thread, so a front end can continue a thread it listed (GET /chat) with `useChat({id})`.
+   */
+  private async threadOf(owner: ChatOwner, chatId: string): Promise<string | null> {
+    const bound = await this.chats.findThreadId(owner, chatId);
+    if (bound || !isRowId(chatId)) return bound;
+    const thread = await this.threads.findVisible(owner, chatId);
+    if (!thread) return null;
+    await this.chats.bind(owner, chatId, thread.id);
+    return thread.id;
+  }
+}
+
+/** The new message: the text parts of the last user message, joined by newlines (so directives stay lines). */
+function lastUserText(messages: AiSdkUiMessage[]): string {
+  const index = messages.map((message) => message.role).lastIndexOf('user');
+  const loc = ['body', 'messages', index];
+  if (index < 0) {
+    throw new InvalidInputError([valueErrorIssue(['body', 'messages'], messages, 'no user message')]);
+  }
+  const parts = Array.isArray(messages[index].parts) ? messages[index].parts : [];
+  const texts = parts.flatMap((part) =>
+    part?.type === 'text' && typeof part.text === 'string' ? [part.text] : [],
+  );
+  const content = texts.join('\n');
+  if (!content.trim()) {
+    throw new InvalidInputError([
+      valueErrorIssue(loc, messages[index], 'the last user message has no text part'),
+    ]);
+  }
+  if (content.length > MESSAGE_CONTENT_MAX_CHARS) {
+    throw new InvalidInputError([
+      pydanticIssue('string_too_long', [...loc, 'parts'], content, { max_length: MESSAGE_CONTENT_MAX_CHARS }),
+    ]);
+  }
+  // PostgreSQL cannot store a NUL character, as for any message (README, "Bad input").
+  if (content.includes('\u0000')) {
+    throw new InvalidInputError([valueErrorIssue([...loc, 'parts'], content, 'text holds a NUL character')]);
+  }
+  return content;
+}

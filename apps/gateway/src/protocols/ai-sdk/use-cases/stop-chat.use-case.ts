@@ -1,0 +1,34 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { NotFoundError } from '@app/contracts';
+import { Caller, mayUseAgent } from '@app/identity';
+import { AiSdkChatRepository, MessageRepository, ThreadRepository } from '@app/persistence';
+import { RunCancellation } from '@app/run-events';
+import { CHAT_NOT_FOUND, chatOwner } from '../chat-owner';
+
+/**
+ * POST /ai-sdk/chat/{id}/stop: cancels the chat's live replies; the thread stays. Replies that never started
+ * end here; the running one's worker is told after the commit and ends it `cancelled`, which its stream shows.
+ */
+@Injectable()
+export class StopChat {
+  constructor(
+    private readonly db: DataSource,
+    private readonly chats: AiSdkChatRepository,
+    private readonly threads: ThreadRepository,
+    private readonly messages: MessageRepository,
+    private readonly cancellation: RunCancellation,
+  ) {}
+
+  async execute(caller: Caller, chatId: string, userId?: string): Promise<void> {
+    const owner = chatOwner(caller, userId, ['query', 'user_id']);
+    const threadId = await this.chats.findThreadId(owner, chatId);
+    if (!threadId) throw new NotFoundError(CHAT_NOT_FOUND);
+    await this.db.transaction(async (tx) => {
+      const thread = await this.threads.lockVisible(tx, owner, threadId);
+      if (!thread || !mayUseAgent(caller, thread.agentId)) throw new NotFoundError(CHAT_NOT_FOUND);
+      await this.messages.cancelPendingReplies(tx, thread.id);
+    });
+    await this.cancellation.requestCancel({ threadId });
+  }
+}

@@ -1,0 +1,300 @@
+import { randomUUID } from 'node:crypto';
+import { DefaultChatTransport, readUIMessageStream, UIMessage, UIMessageChunk } from 'ai';
+import { createAgent, createOrg, OrgFixture } from '../factories/admin';
+import { api } from '../support/http';
+import { AppProcess, startGateway, startWorker } from '../support/processes';
+import { createTestEnvironment, TestEnvironment } from '../support/test-environment';
+
+/**
+ * The AI SDK's chat protocol (CONTRACTS §17) driven by the real `ai` package, as `useChat` drives it: its
+ * DefaultChatTransport posts and resumes, readUIMessageStream assembles the message, against a real gateway
+ * and worker running the builtin model (CONTRACTS §6).
+ */
+let environment: TestEnvironment;
+let gateway: AppProcess;
+let worker: AppProcess;
+let org: OrgFixture;
+let agentId: string;
+let service: ReturnType<typeof api>;
+
+interface Session {
+  userId: string;
+  token: string;
+  transport: DefaultChatTransport<UIMessage>;
+}
+
+async function session(userId: string): Promise<Session> {
+  const minted = await service.post('/end-user-tokens', { user_id: userId });
+  const token = minted.body.token as string;
+  const transport = new DefaultChatTransport<UIMessage>({
+    api: `${gateway.url}/ai-sdk/chat`,
+    headers: { authorization: `Bearer ${token}` },
+    body: { agent_id: agentId },
+  });
+  return { userId, token, transport };
+}
+
+const userMessage = (text: string): UIMessage => ({
+  id: randomUUID(),
+  role: 'user',
+  parts: [{ type: 'text', text }],
+});
+
+function send(user: Session, chatId: string, text: string): Promise<ReadableStream<UIMessageChunk>> {
+  return user.transport.sendMessages({
+    chatId,
+    messages: [userMessage(text)],
+    trigger: 'submit-message',
+    messageId: undefined,
+    abortSignal: undefined,
+  });
+}
+
+/** The assistant message as useChat would show it, and the errors the stream reported. */
+async function assemble(
+  stream: ReadableStream<UIMessageChunk>,
+): Promise<{ message: UIMessage; errors: string[] }> {
+  const errors: string[] = [];
+  let message: UIMessage | undefined;
+  for await (const snapshot of readUIMessageStream<UIMessage>({
+    stream,
+    onError: (error) => errors.push((error as Error).message),
+  })) {
+    message = snapshot;
+  }
+  if (!message) throw new Error('the stream assembled no message');
+  return { message, errors };
+}
+
+async function chunksOf(stream: ReadableStream<UIMessageChunk>): Promise<UIMessageChunk[]> {
+  const chunks: UIMessageChunk[] = [];
+  for await (const chunk of stream as unknown as AsyncIterable<UIMessageChunk>) chunks.push(chunk);
+  return chunks;
+}
+
+const textOf = (message: UIMessage): string =>
+  message.parts.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('');
+
+/** The stored reply (GET /chat/{thread}) with this id, and its thread. */
+async function storedReply(userId: string, replyId: string) {
+  const threads = (await service.get(`/chat?user_id=${userId}`)).body as { id: string }[];
+  for (const summary of threads) {
+    const thread = (await service.get(`/chat/${summary.id}?user_id=${userId}`)).body;
+    const reply = thread.messages.find((message: { id: string }) => message.id === replyId);
+    if (reply) return { thread, reply };
+  }
+  throw new Error(`reply ${replyId} not stored for ${userId}`);
+}
+
+/** Reads a raw HTTP body to its end, as text. */
+const rawBody = async (response: Response): Promise<string> => response.text();
+
+beforeAll(async () => {
+  environment = await createTestEnvironment();
+  [gateway, worker] = await Promise.all([
+    startGateway(environment.env),
+    startWorker(environment.env, { WORKER_HEALTH_PORT: '0' }),
+  ]);
+  org = await createOrg(environment.env);
+  agentId = (await createAgent(environment.env, org.org)).id;
+  service = api(gateway.url!, org.key);
+});
+
+afterAll(async () => {
+  await Promise.all([gateway?.stop(), worker?.stop()]);
+  await environment?.dispose();
+});
+
+describe('POST /ai-sdk/chat', () => {
+  it('answers the UI message stream v1: its header, SSE frames with ids, [DONE] last', async () => {
+    const alice = await session('alice');
+    const response = await fetch(`${gateway.url}/ai-sdk/chat`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${alice.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        id: `raw-${randomUUID()}`,
+        messages: [userMessage('hello there')],
+        trigger: 'submit-message',
+        agent_id: agentId,
+      }),
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-vercel-ai-ui-message-stream')).toBe('v1');
+    expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const frames = (await rawBody(response)).split('\n\n').filter(Boolean);
+    expect(frames[frames.length - 1]).toBe('data: [DONE]');
+    for (const frame of frames.slice(0, -1)) expect(frame).toMatch(/^id: \d+\ndata: \{.*\}$/);
+    expect(JSON.parse(frames[0].split('data: ')[1])).toMatchObject({ type: 'start' });
+  });
+
+  it('assembles a message equal to the stored reply', async () => {
+    const alice = await session('alice');
+    const { message, errors } = await assemble(
+      await send(alice, `chat-${randomUUID()}`, 'tell me something'),
+    );
+    expect(errors).toEqual([]);
+    const { reply } = await storedReply('alice', message.id);
+    expect(reply.status).toBe('success');
+    expect(message.role).toBe('assistant');
+    expect(textOf(message)).toBe(reply.content);
+    expect(reply.content.length).toBeGreaterThan(0);
+  });
+
+  it('shows a tool call and its result as a tool part', async () => {
+    const alice = await session('alice');
+    const { message } = await assemble(await send(alice, `chat-${randomUUID()}`, '/tool clock {}'));
+    const { reply } = await storedReply('alice', message.id);
+    const call = reply.events.find((event: { type: string }) => event.type === 'tool.call');
+    const result = reply.events.find((event: { type: string }) => event.type === 'tool.result');
+    const tool = message.parts.find((part) => part.type === 'dynamic-tool');
+    expect(tool).toMatchObject({
+      type: 'dynamic-tool',
+      toolName: 'clock',
+      toolCallId: call.call_id,
+      state: 'output-available',
+      input: call.arguments,
+      output: result.output,
+    });
+    expect(message.parts.filter((part) => part.type === 'step-start')).toHaveLength(2);
+    expect(textOf(message)).toBe(reply.content);
+  });
+
+  it('posts follow-ups with the same chat id to one thread', async () => {
+    const alice = await session('alice');
+    const chatId = `chat-${randomUUID()}`;
+    const first = await assemble(await send(alice, chatId, '/say first answer'));
+    const second = await assemble(await send(alice, chatId, '/say second answer'));
+    expect(textOf(first.message)).toBe('first answer');
+    expect(textOf(second.message)).toBe('second answer');
+    const { thread } = await storedReply('alice', second.message.id);
+    expect(thread.messages.map((message: { id: string }) => message.id)).toEqual([
+      expect.any(String),
+      first.message.id,
+      expect.any(String),
+      second.message.id,
+    ]);
+  });
+
+  it("continues a thread listed by GET /chat when its id is the chat id (another user's is a new chat)", async () => {
+    const alice = await session('alice');
+    const first = await assemble(await send(alice, `chat-${randomUUID()}`, '/say started elsewhere'));
+    const { thread } = await storedReply('alice', first.message.id);
+    const next = await assemble(await send(alice, thread.id, '/say continued'));
+    expect((await storedReply('alice', next.message.id)).thread.id).toBe(thread.id);
+    const bob = await session('bob');
+    const bobs = await assemble(await send(bob, thread.id, '/say not yours'));
+    expect((await storedReply('bob', bobs.message.id)).thread.id).not.toBe(thread.id);
+  });
+
+  it('shows an /ask prompt once, as a data-parley-questions part', async () => {
+    const alice = await session('alice');
+    const { message } = await assemble(
+      await send(alice, `chat-${randomUUID()}`, '/ask Which one? | Red | Blue'),
+    );
+    const questions = message.parts.filter((part) => part.type === 'data-parley-questions');
+    expect(questions).toEqual([
+      {
+        type: 'data-parley-questions',
+        data: { questions: [{ prompt: 'Which one?', options: ['Red', 'Blue'] }] },
+      },
+    ]);
+  });
+
+  it('reports a failed reply as an error saying why, then finishes', async () => {
+    const alice = await session('alice');
+    const chunks = await chunksOf(await send(alice, `chat-${randomUUID()}`, '/fail'));
+    const start = chunks.find((chunk) => chunk.type === 'start') as { messageId: string };
+    const { reply } = await storedReply('alice', start.messageId);
+    expect(reply.status).toBe('error');
+    expect(chunks.slice(-2)).toEqual([{ type: 'error', errorText: reply.content }, { type: 'finish' }]);
+  });
+
+  it('needs user_id with a service key (422), and an agent for a new chat', async () => {
+    const body = { id: 'k', messages: [userMessage('hi')], trigger: 'submit-message', agent_id: agentId };
+    const noUser = await service.post('/ai-sdk/chat', body);
+    expect(noUser.status).toBe(422);
+    expect(noUser.body.detail[0]).toMatchObject({ type: 'missing', loc: ['body', 'user_id'] });
+    const noAgent = await service.post('/ai-sdk/chat', { ...body, agent_id: undefined, user_id: 'alice' });
+    expect(noAgent.status).toBe(422);
+    expect(noAgent.body.detail[0]).toMatchObject({ type: 'missing', loc: ['body', 'agent_id'] });
+  });
+});
+
+describe('resume and stop', () => {
+  const SLOW = '/sleep 150\n/say one two three four five six seven eight';
+
+  it('resumes a live reply from its start with the same bytes, and answers 204 once it ended', async () => {
+    const alice = await session('alice');
+    const chatId = `chat-${randomUUID()}`;
+    const headers = { authorization: `Bearer ${alice.token}`, 'content-type': 'application/json' };
+    const first = await fetch(`${gateway.url}/ai-sdk/chat`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({
+        id: chatId,
+        messages: [userMessage(SLOW)],
+        trigger: 'submit-message',
+        agent_id: agentId,
+      }),
+    });
+    const firstReader = first.body!.getReader();
+    const decoder = new TextDecoder();
+    // The reply is running once its first bytes came.
+    let firstBytes = decoder.decode((await firstReader.read()).value, { stream: true });
+    const resumed = await alice.transport.reconnectToStream({ chatId });
+    expect(resumed).not.toBeNull();
+    const [{ message }, rawResume] = await Promise.all([
+      assemble(resumed!),
+      fetch(`${gateway.url}/ai-sdk/chat/${chatId}/stream`, { headers }).then(rawBody),
+    ]);
+    for (let part = await firstReader.read(); !part.done; part = await firstReader.read()) {
+      firstBytes += decoder.decode(part.value, { stream: true });
+    }
+    const { reply } = await storedReply('alice', message.id);
+    expect(textOf(message)).toBe('one two three four five six seven eight');
+    expect(textOf(message)).toBe(reply.content);
+    // One translation of the same lines: the resumed stream is the first one, byte for byte.
+    expect(rawResume).toBe(firstBytes);
+    expect(rawResume).toMatch(/^id: 0\ndata: \{"type":"start"/);
+    expect(await alice.transport.reconnectToStream({ chatId })).toBeNull();
+  });
+
+  it('stops a live reply: its stream ends with abort, the thread stays', async () => {
+    const alice = await session('alice');
+    const chatId = `chat-${randomUUID()}`;
+    const stream = await send(alice, chatId, SLOW);
+    const reader = stream.getReader();
+    const seen: UIMessageChunk[] = [];
+    while (!seen.some((chunk) => chunk.type === 'text-delta')) seen.push((await reader.read()).value!);
+    const stop = await fetch(`${gateway.url}/ai-sdk/chat/${chatId}/stop`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${alice.token}` },
+    });
+    expect(stop.status).toBe(204);
+    for (let part = await reader.read(); !part.done; part = await reader.read()) seen.push(part.value);
+    expect(seen[seen.length - 1]).toEqual({ type: 'abort' });
+    const start = seen[0] as { messageId: string };
+    const { reply } = await storedReply('alice', start.messageId);
+    expect(reply.status).toBe('cancelled');
+    // The chat goes on in the same thread.
+    const next = await assemble(await send(alice, chatId, '/say still here'));
+    expect(textOf(next.message)).toBe('still here');
+  });
+
+  it("answers another end user's chat id as unknown (404)", async () => {
+    const alice = await session('alice');
+    const bob = await session('bob');
+    const chatId = `chat-${randomUUID()}`;
+    await assemble(await send(alice, chatId, '/say mine'));
+    await expect(bob.transport.reconnectToStream({ chatId })).rejects.toThrow(/Chat not found/);
+    const stop = await fetch(`${gateway.url}/ai-sdk/chat/${chatId}/stop`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${bob.token}` },
+    });
+    expect(stop.status).toBe(404);
+    expect(await stop.json()).toEqual({ detail: 'Chat not found' });
+    // Bob's message with that id starts Bob's own thread; Alice's stays hers alone.
+    const bobs = await assemble(await send(bob, chatId, '/say yours'));
+    expect((await storedReply('bob', bobs.message.id)).thread.messages).toHaveLength(2);
+  });
+});

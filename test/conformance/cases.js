@@ -43,6 +43,16 @@ add('chat.body.form', 'POST', '/chat', {
   content_type: 'application/x-www-form-urlencoded',
 });
 add('chat.body.xml', 'POST', '/chat', { raw: '<chat/>', content_type: 'application/xml' });
+// A form as multipart: FastAPI reads a JSON model's body as the bytes too (issue 35: the gateway said `missing`).
+const MULTIPART = '--b0undary\r\nContent-Disposition: form-data; name="message"\r\n\r\nhi\r\n--b0undary--\r\n';
+add('chat.body.multipart', 'POST', '/chat', {
+  raw: MULTIPART,
+  content_type: 'multipart/form-data; boundary=b0undary',
+});
+add('message.body.multipart', 'POST', `/chat/${THREAD}`, {
+  raw: MULTIPART,
+  content_type: 'multipart/form-data; boundary=b0undary',
+});
 add('chat.body.missing-options', 'POST', '/chat', { body: { message: { content: 'hi' } } });
 add('chat.body.missing-message', 'POST', '/chat', { body: { options: { agent_id: AGENT, user_id: 'a' } } });
 add('chat.body.empty-message-and-options', 'POST', '/chat', { body: { message: {}, options: {} } });

@@ -14,7 +14,7 @@ import { listenWhileStarting, serviceDependencies, waitForDependencies } from '@
 import { GatewayModule } from './gateway.module';
 import { ApiValidationInterceptor } from './http/api-validation.interceptor';
 import { jsonBodyParser } from './http/json-body';
-import { readOtherBodiesAsText } from './http/other-bodies';
+import { readOtherBodiesAsText, readStrayMultipartAsText } from './http/other-bodies';
 import { applySecurityHeaders } from './http/security-headers';
 import { registerRateLimit } from './http/rate-limit';
 import { drainConnectionsOnClose } from './ops/drain-on-close';
@@ -61,6 +61,7 @@ async function bootstrap(): Promise<void> {
   readOtherBodiesAsText(adapter.getInstance(), BODY_LIMIT);
   // Multipart bodies are taken for SKILL.md uploads only: one small file.
   await app.register(fastifyMultipart, { limits: { files: 1, fileSize: 1024 * 1024, fields: 5 } });
+  readStrayMultipartAsText(adapter.getInstance(), BODY_LIMIT);
   await registerRateLimit(app, settings);
   await setupOps(app, settings);
   // SIGTERM: stop taking connections, let requests in flight finish, close PostgreSQL and Redis, exit 0.

@@ -8,10 +8,12 @@ Project decisions that are not in the spec but are part of the contract, and the
 - enums list their values in the spec's order.
 """
 
+import json
 import re
 from enum import Enum
 from typing import Annotated, Any, Literal, Optional, Union
 from uuid import UUID
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from fastapi import Body, FastAPI, Path, Query
 from pydantic import AfterValidator, AwareDatetime, BaseModel, BeforeValidator, Field, model_validator
@@ -217,7 +219,16 @@ class WebhookEvent(str, Enum):
     source_failed = "source.failed"
 
 
-WebhookUrl = Annotated[str, Field(max_length=2048), NoNul]
+def _deliverable_url(value: str) -> str:
+    """The gateway's first URL rules (libs/egress assertEgressUrl); where the address points is checked after."""
+    if not re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", value):
+        raise ValueError("not a URL")
+    if not re.match(r"^https?:", value, re.IGNORECASE):
+        raise ValueError("only http and https URLs are accepted")
+    return value
+
+
+WebhookUrl = Annotated[str, Field(max_length=2048), NoNul, AfterValidator(_deliverable_url)]
 WebhookEvents = Annotated[list[WebhookEvent], Field(min_length=1, max_length=5), AfterValidator(_unique)]
 WebhookDescription = Optional[Annotated[str, Field(max_length=1000), NoNul]]
 
@@ -247,12 +258,32 @@ class RoutineOptions(BaseModel):
     memory_namespace: Optional[Annotated[str, Field(max_length=128), NoNul]] = None
 
 
+def _five_fields(value: str) -> str:
+    """The gateway's first schedule rule (libs/routines checkSchedule); cron-parser's own checks follow there."""
+    fields = len(value.split())
+    if fields != 5:
+        raise ValueError(f"a schedule is a cron expression of 5 fields, this one has {fields}")
+    return value
+
+
+def _known_timezone(value: str) -> str:
+    try:
+        ZoneInfo(value)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ValueError(f'unknown time zone {json.dumps(value)}; use an IANA name such as "Europe/Paris"')
+    return value
+
+
+Schedule = Annotated[str, Field(max_length=200), NoNul, AfterValidator(_five_fields)]
+Timezone = Annotated[str, Field(max_length=64), NoNul, AfterValidator(_known_timezone)]
+
+
 class CreateRoutine(BaseModel):
     name: Annotated[str, Field(min_length=1, max_length=200), NoNul]
     agent_id: Text
     user_id: Text
-    schedule: Annotated[str, Field(max_length=200), NoNul]
-    timezone: Annotated[str, Field(max_length=64), NoNul] = None
+    schedule: Schedule
+    timezone: Timezone = None
     message: HumanMessage
     options: RoutineOptions = None
     active: bool = None
@@ -262,8 +293,8 @@ class UpdateRoutine(BaseModel):
     name: Annotated[str, Field(min_length=1, max_length=200), NoNul] = None
     agent_id: Text = None
     user_id: Text = None
-    schedule: Annotated[str, Field(max_length=200), NoNul] = None
-    timezone: Annotated[str, Field(max_length=64), NoNul] = None
+    schedule: Schedule = None
+    timezone: Timezone = None
     message: HumanMessage = None
     options: RoutineOptions = None
     active: bool = None

@@ -618,6 +618,9 @@ add('webhook.empty', 'POST', '/webhooks', { body: {} });
 for (const [name, value] of wrongBut('str')) {
   add(`webhook.url.${name}`, 'POST', '/webhooks', { body: webhook({ url: value }) });
 }
+// Checked by the use case (after the schema), answered as a Pydantic after-validator would.
+add('webhook.url.scheme', 'POST', '/webhooks', { body: webhook({ url: 'ftp://93.184.216.34/hook' }) });
+add('webhook.url.word', 'POST', '/webhooks', { body: webhook({ url: 'hook' }) });
 add('webhook.url.long', 'POST', '/webhooks', {
   body: webhook({ url: `https://a.example/${'x'.repeat(2048)}` }),
 });
@@ -694,6 +697,12 @@ for (const [field, max] of Object.entries({ name: 200, schedule: 200, timezone: 
   add(`routine.${field}.long`, 'POST', '/routines', { body: routine({ [field]: 'x'.repeat(max + 1) }) });
 }
 add('routine.name.empty', 'POST', '/routines', { body: routine({ name: '' }) });
+// Checked by the use case (after the schema), answered as a Pydantic after-validator would.
+add('routine.schedule.fields', 'POST', '/routines', { body: routine({ schedule: '0 9 * *' }) });
+add('routine.timezone.unknown', 'POST', '/routines', { body: routine({ timezone: 'Mars/Olympus_Mons' }) });
+add('routine.timing.both', 'POST', '/routines', {
+  body: routine({ schedule: '* * * * * * *', timezone: 'Nowhere' }),
+});
 add('routine.message.string', 'POST', '/routines', { body: routine({ message: 'hi' }) });
 add('routine.message.content.long', 'POST', '/routines', {
   body: routine({ message: { content: 'x'.repeat(30001) } }),

@@ -228,11 +228,11 @@ describe('the OpenAPI document', () => {
 
   it('documents the Responses routes with their schemas and OpenAI error body, and the MCP endpoint', () => {
     const create = document.paths['/openai/v1/responses'].post as Json;
-    expect(create.requestBody.content['application/json'].schema.required).toEqual([
-      'model',
-      'input',
-      'user',
-    ]);
+    // `user` is required with a service key only: an end-user token implies it (CONTRACTS §17).
+    const createBody = create.requestBody.content['application/json'].schema;
+    expect(createBody.required).toEqual(['model', 'input']);
+    expect(createBody.properties.user.description).toMatch(/required with a service key/);
+    expect(create.responses['403'].content['application/json'].schema.properties.error).toBeDefined();
     expect(Object.keys(create.responses['200'].content)).toEqual(['application/json', 'text/event-stream']);
     expect(create.responses['200'].content['application/json'].schema.properties.status.enum).toEqual([
       'queued',

@@ -105,6 +105,7 @@ const OPERATIONS = [
   'PUT /webhooks/{id}',
   'DELETE /webhooks/{id}',
   'GET /webhooks/{id}/deliveries',
+  'GET /usage',
   'POST /openai/v1/responses',
   'GET /openai/v1/responses/{response_id}',
   'POST /openai/v1/responses/{response_id}/cancel',

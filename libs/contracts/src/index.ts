@@ -32,3 +32,5 @@ export * from './dto/routine.dto';
 export * from './responses/routine.response';
 export * from './dto/end-user-token.dto';
 export * from './dto/ai-sdk-chat.dto';
+export * from './dto/usage.dto';
+export * from './responses/usage.response';

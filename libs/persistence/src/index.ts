@@ -32,3 +32,4 @@ export * from './credentials/credential-cipher';
 export * from './credentials/credential-keys';
 export * from './credentials/credentials.module';
 export * from './repositories/ai-sdk-chat.repository';
+export * from './repositories/usage.repository';

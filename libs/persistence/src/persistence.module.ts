@@ -4,6 +4,7 @@ import { Settings } from '@app/config';
 import { dataSourceOptions } from './data-source';
 import { AgentRepository } from './repositories/agent.repository';
 import { AiSdkChatRepository } from './repositories/ai-sdk-chat.repository';
+import { UsageRepository } from './repositories/usage.repository';
 import { ApiKeyRepository } from './repositories/api-key.repository';
 import { ConversationFileRepository } from './repositories/conversation-file.repository';
 import { IdempotencyKeyRepository } from './repositories/idempotency-key.repository';
@@ -38,6 +39,7 @@ const REPOSITORIES = [
   DeploymentSecretRepository,
   CredentialEnvelopeRepository,
   AiSdkChatRepository,
+  UsageRepository,
 ];
 
 /** The data source (PostgreSQL, the system of record) and the repositories every app shares. */

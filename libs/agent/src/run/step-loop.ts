@@ -108,6 +108,7 @@ export class StepLoop {
           questions: output.questions,
           structuredOutput: output.structuredOutput,
           usageTokens: output.usageTokens,
+          outputTokens: output.outputTokens,
           contentLength: state.content.length,
           deltaLengths: streamed.deltaLengths,
           streamedText: streamed.text === output.text ? null : streamed.text,

@@ -25,6 +25,7 @@ import { StreamModule } from './stream/stream.module';
 import { TemplatesModule } from './templates/templates.module';
 import { RoutinesApiModule } from './routines/routines.module';
 import { UsageModule } from './usage/usage.module';
+import { UserBudgetsModule } from './budgets/user-budgets.module';
 import { WebhooksApiModule } from './webhooks/webhooks.module';
 
 /** The HTTP API: one module per area of the spec, behind the service-token guard. */
@@ -49,6 +50,7 @@ export class GatewayModule {
         TemplatesModule,
         WebhooksApiModule,
         UsageModule,
+        UserBudgetsModule,
         RoutinesApiModule,
         SkillsModule,
         SourcesModule,

@@ -34,3 +34,5 @@ export * from './dto/end-user-token.dto';
 export * from './dto/ai-sdk-chat.dto';
 export * from './dto/usage.dto';
 export * from './responses/usage.response';
+export * from './dto/user-budget.dto';
+export * from './responses/user-budget.response';

@@ -11,6 +11,7 @@ import {
   RunStepEntity,
   ThreadRepository,
   UsageRepository,
+  UserBudgetRepository,
 } from '@app/persistence';
 import { createTestEnvironment, TestEnvironment } from '../../support/test-environment';
 
@@ -198,5 +199,49 @@ describe('usage rollup kept as replies end', () => {
     expect(await usage.sums({ orgId, from: '2000-01-01', to: '2000-01-31' })).toEqual([]);
     // Another organization's replies are never in the sums.
     expect(await usage.sums({ ...range, userId: 'ann', agentId: agents.elsewhere })).toEqual([]);
+  });
+
+  it("gives a run's gate its end user's budget: ended replies, the user's other running ones, and its turn", async () => {
+    const budgets = new UserBudgetRepository(db);
+    const [ended] = await db.query(
+      `SELECT sum(m.input_tokens + m.output_tokens)::int AS n FROM messages m JOIN threads t ON t.id = m.thread_id
+       WHERE t.org_id = $1 AND t.user_id = 'ann'`,
+      [orgId],
+    );
+    expect(await budgets.put(orgId, 'ann', 'day', 10_000)).toMatchObject({
+      usedTokens: ended.n,
+      maxTokens: 10_000,
+    });
+
+    // Two live replies of ann in two threads: the first has run a step, the second waits to start.
+    const live = async () => {
+      const thread = threads.build(
+        { orgId, userId: 'ann' },
+        { agentId: agents.builtin, name: 't', projectId: null, memoryNamespace: null },
+      );
+      const { reply: row } = await messages.startThread(thread, {
+        message: { content: 'hi', fileIds: [], sourceIds: null, documentIds: null, disabledTools: null },
+        reply: { agentId: agents.builtin, maxSteps: 5 },
+      });
+      await runs.loadAndStart(row.id, 100);
+      return { threadId: thread.id, agentId: agents.builtin, replyId: row.id };
+    };
+    const first = await live();
+    const { gate: firstGate } = await runs.saveStep(step(first.replyId, 1, 40, 2, 1), first);
+    const second = await live();
+
+    // Each run counts its own reply apart (token-budget.ts): the first sees the ended replies only.
+    expect(firstGate).toMatchObject({ userBudget: { limit: 10_000, used: ended.n }, userBudgetBusy: false });
+    expect(await runs.gate(second)).toMatchObject({
+      userBudget: { limit: 10_000, used: ended.n + 42 },
+      userBudgetBusy: true,
+    });
+    expect((await budgets.find(orgId, 'ann'))?.usedTokens).toBe(ended.n + 42);
+
+    // A user without a budget never waits; without its budget, ann's runs do not either.
+    expect(await budgets.delete(orgId, 'ann')).toBe(true);
+    expect(await runs.gate(second)).toMatchObject({ userBudget: null, userBudgetBusy: false });
+    expect(await budgets.find(orgId, 'ann')).toBeNull();
+    expect(await budgets.delete(orgId, 'ann')).toBe(false);
   });
 });

@@ -7,6 +7,7 @@ import { preparedStatement, runPrepared } from './prepared-statement';
 import { Db } from './scope';
 import { NEXT_LIVE_REPLY_SQL, nextWaitingReplyOfOrgSql } from '../sql/run-scheduling.sql';
 import { latestSummarySql, ThreadSummary, threadSummaryFromJson } from './thread-summary.repository';
+import { userBudgetBusySql, userBudgetUsedSql } from './user-budget.repository';
 
 /** How a reply ends: what its final message row holds. */
 export interface ReplyOutcome {
@@ -27,12 +28,16 @@ export interface TokenBudget {
 
 /**
  * The facts a run checks before each step: its thread archived (DELETE /chat/{id}, or gone), and the budgets it
- * spends from, its agent's and its organization's (null when the row is gone). The run decides (token-budget.ts).
+ * spends from, its agent's and its organization's (null when the row is gone) and its end user's for the current
+ * day or month (null when none). The run decides (token-budget.ts).
  */
 export interface RunGate {
   archived: boolean;
   agentBudget: TokenBudget | null;
   organizationBudget: TokenBudget | null;
+  userBudget: TokenBudget | null;
+  /** An earlier reply of the same budgeted end user is running: this one waits its turn (userBudgetBusySql). */
+  userBudgetBusy: boolean;
 }
 
 /** Whose gate: the reply's thread and agent (its organization's budget too). */
@@ -47,6 +52,8 @@ interface GateRow {
   archived: boolean;
   agent_budget: TokenBudget | null;
   org_budget: TokenBudget | null;
+  user_budget: TokenBudget | null;
+  user_budget_busy: boolean;
 }
 
 /**
@@ -59,14 +66,18 @@ const tokensUsedSql = (row: string, column: 'agent_id' | 'org_id') =>
 
 /**
  * The gate's facts as select-list items, on parameters $1 thread and $2 agent: whether the thread is archived
- * (or gone), and the agent's and its organization's budgets.
+ * (or gone), and the agent's, its organization's and the thread's end user's budgets.
  */
 const GATE_FACTS_SQL = `
   COALESCE((SELECT archived_at IS NOT NULL FROM threads WHERE id = $1), true) AS archived,
   (SELECT jsonb_build_object('limit', a.token_budget, 'used', ${tokensUsedSql('a', 'agent_id')})
      FROM agents a WHERE a.id = $2) AS agent_budget,
   (SELECT jsonb_build_object('limit', o.token_budget, 'used', ${tokensUsedSql('o', 'org_id')})
-     FROM organizations o JOIN agents a ON a.org_id = o.id WHERE a.id = $2) AS org_budget`;
+     FROM organizations o JOIN agents a ON a.org_id = o.id WHERE a.id = $2) AS org_budget,
+  (SELECT jsonb_build_object('limit', b.max_tokens, 'used', ${userBudgetUsedSql('b', '$1')})
+     FROM threads t JOIN user_budgets b ON b.org_id = t.org_id AND b.user_id = t.user_id WHERE t.id = $1)
+     AS user_budget,
+  ${userBudgetBusySql('$1')} AS user_budget_busy`;
 
 const gateParams = (query: GateQuery): unknown[] => [query.threadId, query.agentId];
 
@@ -74,6 +85,8 @@ const toGate = (row: GateRow): RunGate => ({
   archived: row.archived,
   agentBudget: row.agent_budget,
   organizationBudget: row.org_budget,
+  userBudget: row.user_budget,
+  userBudgetBusy: row.user_budget_busy,
 });
 
 /*
@@ -84,6 +97,8 @@ const NEXT_WAITING_REPLY_OF_ORG = preparedStatement({
   name: 'run_next_waiting_reply_of_org',
   text: nextWaitingReplyOfOrgSql('$1'),
 });
+
+const RUN_GATE = preparedStatement({ name: 'run_gate', text: `SELECT ${GATE_FACTS_SQL}` });
 
 const NEXT_LIVE_REPLY = preparedStatement({ name: 'run_next_live_reply', text: NEXT_LIVE_REPLY_SQL });
 
@@ -367,6 +382,12 @@ export class RunRepository {
       summary: row.summary && threadSummaryFromJson(row.summary),
       gate: toGate(row),
     };
+  }
+
+  /** The gate of a reply's next step, read alone: a run waiting its turn on its end user's budget asks again. */
+  async gate(query: GateQuery): Promise<RunGate> {
+    const [row] = await runPrepared<GateRow>(this.db, RUN_GATE, gateParams(query));
+    return toGate(row);
   }
 
   /**

@@ -109,6 +109,8 @@ const OPERATIONS = [
   'PUT /budgets/users/{user_id}',
   'GET /budgets/users/{user_id}',
   'DELETE /budgets/users/{user_id}',
+  'PUT /chat/messages/{message_id}/feedback',
+  'GET /feedback',
   'POST /openai/v1/responses',
   'GET /openai/v1/responses/{response_id}',
   'POST /openai/v1/responses/{response_id}/cancel',

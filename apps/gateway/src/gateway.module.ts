@@ -26,6 +26,7 @@ import { TemplatesModule } from './templates/templates.module';
 import { RoutinesApiModule } from './routines/routines.module';
 import { UsageModule } from './usage/usage.module';
 import { UserBudgetsModule } from './budgets/user-budgets.module';
+import { FeedbackModule } from './feedback/feedback.module';
 import { WebhooksApiModule } from './webhooks/webhooks.module';
 
 /** The HTTP API: one module per area of the spec, behind the service-token guard. */
@@ -51,6 +52,7 @@ export class GatewayModule {
         WebhooksApiModule,
         UsageModule,
         UserBudgetsModule,
+        FeedbackModule,
         RoutinesApiModule,
         SkillsModule,
         SourcesModule,

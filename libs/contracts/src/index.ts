@@ -36,3 +36,5 @@ export * from './dto/usage.dto';
 export * from './responses/usage.response';
 export * from './dto/user-budget.dto';
 export * from './responses/user-budget.response';
+export * from './dto/feedback.dto';
+export * from './responses/feedback.response';

@@ -34,3 +34,4 @@ export * from './credentials/credentials.module';
 export * from './repositories/ai-sdk-chat.repository';
 export * from './repositories/usage.repository';
 export * from './repositories/user-budget.repository';
+export * from './repositories/feedback.repository';

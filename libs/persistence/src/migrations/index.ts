@@ -22,6 +22,7 @@ import { AiSdkChats1766210000000 } from './1766210000000-ai-sdk-chats';
 import { ReplyMetadata1766300000000 } from './1766300000000-reply-metadata';
 import { ReplyUsage1766500000000 } from './1766500000000-reply-usage';
 import { UserBudgets1766500100000 } from './1766500100000-user-budgets';
+import { MessageFeedback1766500200000 } from './1766500200000-message-feedback';
 
 /** Every migration in order; a merged migration is never edited, a change is a new file. */
 export const MIGRATIONS = [
@@ -49,4 +50,5 @@ export const MIGRATIONS = [
   ReplyMetadata1766300000000,
   ReplyUsage1766500000000,
   UserBudgets1766500100000,
+  MessageFeedback1766500200000,
 ];

@@ -7,6 +7,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'message.cancelled',
   'source.synced',
   'source.failed',
+  'message.feedback',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 

@@ -217,6 +217,7 @@ class WebhookEvent(str, Enum):
     message_cancelled = "message.cancelled"
     source_synced = "source.synced"
     source_failed = "source.failed"
+    message_feedback = "message.feedback"
 
 
 def _deliverable_url(value: str) -> str:

@@ -17,6 +17,7 @@ import { RunRepository } from './repositories/run.repository';
 import { ShareLinkRepository } from './repositories/share-link.repository';
 import { ThreadRepository } from './repositories/thread.repository';
 import { ThreadSummaryRepository } from './repositories/thread-summary.repository';
+import { ToolApprovalRepository } from './repositories/tool-approval.repository';
 import { WebhookRepository } from './repositories/webhook.repository';
 import { RoutineRepository } from './repositories/routine.repository';
 
@@ -28,6 +29,7 @@ const REPOSITORIES = [
   MemoryFileRepository,
   ThreadRepository,
   ThreadSummaryRepository,
+  ToolApprovalRepository,
   MessageRepository,
   RunRepository,
   ConversationFileRepository,

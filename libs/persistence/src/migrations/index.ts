@@ -20,6 +20,7 @@ import { ThreadCompaction1766110000000 } from './1766110000000-thread-compaction
 import { IdempotencyClaimTokens1766200000000 } from './1766200000000-idempotency-claim-tokens';
 import { AiSdkChats1766210000000 } from './1766210000000-ai-sdk-chats';
 import { ReplyMetadata1766300000000 } from './1766300000000-reply-metadata';
+import { ToolApprovals1766400000000 } from './1766400000000-tool-approvals';
 
 /** Every migration in order; a merged migration is never edited, a change is a new file. */
 export const MIGRATIONS = [
@@ -45,4 +46,5 @@ export const MIGRATIONS = [
   IdempotencyClaimTokens1766200000000,
   AiSdkChats1766210000000,
   ReplyMetadata1766300000000,
+  ToolApprovals1766400000000,
 ];

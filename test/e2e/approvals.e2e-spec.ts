@@ -68,6 +68,15 @@ async function toolCallsOf(replyId: string): Promise<{ name: string; output: unk
   );
 }
 
+async function statusOf(replyId: string): Promise<string> {
+  const [row] = await queryDatabase<{ status: string }>(
+    environment.databaseUrl,
+    'SELECT status FROM messages WHERE id = $1',
+    [replyId],
+  );
+  return row.status;
+}
+
 describe('approvals', () => {
   it('stores approval_required on the agent', async () => {
     const id = await createAgent({ approval_required: ['web', 'mcp:github', 'clock'] });
@@ -200,6 +209,38 @@ describe('approvals', () => {
     expect(results.map((line) => line.is_error)).toEqual([false, false]);
     expect(results[1].output).toEqual({ denied: true, reason: null });
     expect((lines.at(-1) as Line & { message: { status: string } }).message.status).toBe('success');
+  });
+
+  it('closes a waiting reply like a pending one: interrupt and archive', async () => {
+    const agentId = await createAgent({ approval_required: ['clock'] });
+    const { threadId, replyId } = await start(agentId, '/tool clock {}');
+    const stream = streamOf(replyId);
+    await stream.waitFor((line) => line.type === 'approval.requested');
+    await until(async () => (await statusOf(replyId)) === 'requires_action');
+    // Per-thread order: a follow-up queued behind the waiting reply waits too.
+    const queued = await client().post(`/chat/${threadId}`, { message: { content: 'after it' } });
+    expect(queued.status).toBe(200);
+    const interrupting = await client().post(`/chat/${threadId}`, {
+      message: { content: 'never mind' },
+      options: { multitask_strategy: 'interrupt' },
+    });
+    expect(interrupting.status).toBe(200);
+    const lines = numbered(await stream.all());
+    const completed = lines.at(-1) as Line & { message: { status: string; events: Line[] } };
+    expect(completed.type).toBe('message.completed');
+    expect(completed.message.status).toBe('cancelled');
+    expect(completed.message.events.map((event) => event.type)).toContain('approval.requested');
+    const next = numbered(await streamOf(interrupting.body.id).all());
+    expect((next.at(-1) as Line & { message: { status: string } }).message.status).toBe('success');
+    expect(await toolCallsOf(replyId)).toEqual([]);
+
+    const other = await start(agentId, '/tool clock {}');
+    const otherStream = streamOf(other.replyId);
+    await otherStream.waitFor((line) => line.type === 'approval.requested');
+    await until(async () => (await statusOf(other.replyId)) === 'requires_action');
+    expect((await client().delete(`/chat/${other.threadId}?user_id=${USER}`)).status).toBe(204);
+    const archived = numbered(await otherStream.all());
+    expect((archived.at(-1) as Line & { message: { status: string } }).message.status).toBe('cancelled');
   });
 
   it('holds no worker slot while 50 replies wait: a 51st conversation is not delayed', async () => {

@@ -1,3 +1,5 @@
+import { createServer, Server } from 'node:http';
+import { AddressInfo } from 'node:net';
 import { createOrg, OrgFixture } from '../factories/admin';
 import { FakeOpenAI } from '../support/fake-openai';
 import { api } from '../support/http';
@@ -18,9 +20,27 @@ let gateway: AppProcess;
 let worker: AppProcess;
 let org: OrgFixture;
 const openai = new FakeOpenAI(OPENAI_KEY);
+/** The webhook payloads the organization's endpoint received. */
+const delivered: { type: string; data: { id: string; status: string; questions: unknown } }[] = [];
+const receiver: Server = createServer((request, response) => {
+  const chunks: Buffer[] = [];
+  request.on('data', (chunk: Buffer) => chunks.push(chunk));
+  request.on('end', () => {
+    delivered.push(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+    response.end();
+  });
+});
 
 beforeAll(async () => {
-  [environment] = await Promise.all([createTestEnvironment({ STREAM_HEARTBEAT_MS: '300' }), openai.start()]);
+  [environment] = await Promise.all([
+    createTestEnvironment({
+      STREAM_HEARTBEAT_MS: '300',
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      WEBHOOK_SWEEP_INTERVAL_MS: '200',
+    }),
+    openai.start(),
+    new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve)),
+  ]);
   [gateway, worker] = await Promise.all([
     startGateway(environment.env),
     startWorker(environment.env, {
@@ -34,6 +54,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all([gateway?.stop(), worker?.stop(), openai.close()]);
+  receiver.close();
   await environment?.dispose();
 });
 
@@ -94,6 +115,12 @@ describe('approvals', () => {
 
   it('waits for a person with no slot held, then runs the approved tool once', async () => {
     const agentId = await createAgent({ approval_required: ['clock'] });
+    const { port } = receiver.address() as AddressInfo;
+    const hook = await client().post('/webhooks', {
+      url: `http://127.0.0.1:${port}/hook`,
+      events: ['message.requires_action'],
+    });
+    expect(hook.status).toBe(200);
     const { threadId, replyId } = await start(agentId, '/tool clock {}');
     const stream = streamOf(replyId);
     const requested = await stream.waitFor((line) => line.type === 'approval.requested');
@@ -109,6 +136,11 @@ describe('approvals', () => {
       questions: [{ prompt: 'Allow clock with {}?', options: ['approve', 'deny'] }],
     });
     expect(await toolCallsOf(replyId)).toEqual([]);
+    await until(() => delivered.some((event) => event.data.id === replyId));
+    expect(delivered.find((event) => event.data.id === replyId)).toMatchObject({
+      type: 'message.requires_action',
+      data: { status: 'requires_action', questions: waiting.questions },
+    });
 
     // Another end user: 404; a call that is not waiting: 409.
     const foreign = await client().post(`/chat/messages/${replyId}/approvals`, {

@@ -142,6 +142,12 @@ describe('approvals', () => {
       data: { status: 'requires_action', questions: waiting.questions },
     });
 
+    // Per-thread order: a follow-up waits behind the waiting reply (which is live).
+    const followUp = await client().post(`/chat/${threadId}`, { message: { content: 'and then?' } });
+    expect(followUp.status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(await statusOf(followUp.body.id)).toBe('pending');
+
     // Another end user: 404; a call that is not waiting: 409.
     const foreign = await client().post(`/chat/messages/${replyId}/approvals`, {
       call_id: requested.call_id,
@@ -175,6 +181,8 @@ describe('approvals', () => {
     expect(completed.message.status).toBe('success');
     expect(completed.message.events.map((event) => event.type)).toContain('approval.decided');
     expect((await toolCallsOf(replyId)).map((call) => call.name)).toEqual(['clock']);
+    const next = numbered(await streamOf(followUp.body.id).all());
+    expect((next.at(-1) as Line & { message: { status: string } }).message.status).toBe('success');
   });
 
   it('gives the model the denial instead of running the tool', async () => {

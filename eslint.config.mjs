@@ -28,6 +28,7 @@ const LIB_IMPORTS = {
   webhooks: ['config', 'contracts', 'egress', 'persistence'],
   chat: ['config', 'contracts', 'files', 'identity', 'persistence', 'queues', 'run-events'],
   routines: ['chat', 'contracts', 'persistence', 'queues'],
+  startup: ['config', 'persistence', 'redis'],
 };
 
 const libBoundaries = Object.entries(LIB_IMPORTS).map(([lib, allowed]) => ({

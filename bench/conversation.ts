@@ -23,6 +23,7 @@ import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Peer, PeerResult } from './peer';
+import { Conversation, converse, Target } from './conversation-client';
 import { PrivatePostgres, PrivateRedis } from './private-stores';
 import { childrenCpuMs, treeCpuMs } from './proc-cpu';
 import { StoreStats } from './store-stats';
@@ -37,18 +38,6 @@ const ORGS = Number(process.env.BENCH_ORGS ?? 1);
 const WORDS =
   'the quick brown fox jumps over the lazy dog while seven clever ravens watch from an old oak tree near the quiet river bank';
 const CONTENT = `/say ${WORDS.split(' ').slice(0, 22).join(' ')}`;
-
-interface Conversation {
-  postMs: number;
-  firstDeltaMs: number;
-  totalMs: number;
-}
-
-interface Target {
-  url: string;
-  key: string;
-  agentId: string;
-}
 
 /** CPU milliseconds so far of each component; two readings' difference is what a round cost. */
 interface CpuReading {
@@ -93,38 +82,6 @@ function readCpu(pids: Pids): CpuReading {
   };
 }
 
-async function conversation(url: string, key: string, agentId: string): Promise<Conversation> {
-  const started = performance.now();
-  const posted = await fetch(`${url}/chat`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-service-token': key },
-    body: JSON.stringify({ message: { content: CONTENT }, options: { agent_id: agentId, user_id: 'bench' } }),
-  });
-  if (posted.status !== 200) throw new Error(`POST /chat: ${posted.status} ${await posted.text()}`);
-  const thread = (await posted.json()) as { messages: { id: string }[] };
-  const postMs = performance.now() - started;
-  const stream = await fetch(`${url}/chat/messages/${thread.messages[1].id}/stream`, {
-    headers: { 'x-service-token': key },
-  });
-  if (!stream.ok || !stream.body) throw new Error(`stream: ${stream.status}`);
-  let firstDeltaMs = 0;
-  let completed = false;
-  let buffer = '';
-  const decoder = new TextDecoder();
-  for await (const chunk of stream.body) {
-    buffer += decoder.decode(chunk as Uint8Array, { stream: true });
-    let newline: number;
-    while ((newline = buffer.indexOf('\n')) >= 0) {
-      const line = buffer.slice(0, newline);
-      buffer = buffer.slice(newline + 1);
-      if (!firstDeltaMs && line.includes('"type":"text.delta"')) firstDeltaMs = performance.now() - started;
-      if (line.includes('"type":"message.completed"')) completed = true;
-    }
-  }
-  if (!completed) throw new Error('stream closed before message.completed');
-  return { postMs, firstDeltaMs, totalMs: performance.now() - started };
-}
-
 interface Round {
   perSecond: number;
   results: Conversation[];
@@ -140,7 +97,7 @@ async function round(clients: number, count: number, targets: Target[], pids: Pi
   await Promise.all(
     Array.from({ length: clients }, async (_, client) => {
       const target = targets[client % targets.length];
-      while (next++ < count) results.push(await conversation(target.url, target.key, target.agentId));
+      while (next++ < count) results.push(await converse(target, CONTENT));
     }),
   );
   const seconds = (performance.now() - started) / 1000;

@@ -23,6 +23,7 @@ import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Peer, PeerResult } from './peer';
+import { Conversation, converse, Target } from './conversation-client';
 import { PrivatePostgres, PrivateRedis } from './private-stores';
 import { treeCpuMs } from './proc-cpu';
 import { StoreStats } from './store-stats';
@@ -41,56 +42,6 @@ const EXPECTED = Array.from({ length: WORDS }, (_, i) => `word${i}`).join(' ');
 const CONTENT = `/sleep ${SLEEP_MS}\n/say ${EXPECTED}`;
 /** What a conversation ideally takes: the model's pace alone (the first word comes at once). */
 const IDEAL_SECONDS = ((WORDS - 1) * SLEEP_MS) / 1000;
-
-interface Conversation {
-  postMs: number;
-  firstDeltaMs: number;
-  totalMs: number;
-}
-
-interface Target {
-  url: string;
-  key: string;
-  agentId: string;
-}
-
-/** One conversation; throws when the stream ends without message.completed or with another text. */
-async function conversation(target: Target, content: string, expected: string): Promise<Conversation> {
-  const started = performance.now();
-  const posted = await fetch(`${target.url}/chat`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-service-token': target.key },
-    body: JSON.stringify({ message: { content }, options: { agent_id: target.agentId, user_id: 'bench' } }),
-  });
-  if (posted.status !== 200) throw new Error(`POST /chat: ${posted.status} ${await posted.text()}`);
-  const thread = (await posted.json()) as { messages: { id: string }[] };
-  const postMs = performance.now() - started;
-  const stream = await fetch(`${target.url}/chat/messages/${thread.messages[1].id}/stream`, {
-    headers: { 'x-service-token': target.key },
-  });
-  if (!stream.ok || !stream.body) throw new Error(`stream: ${stream.status}`);
-  let firstDeltaMs = 0;
-  let text = '';
-  let completed = false;
-  let buffer = '';
-  const decoder = new TextDecoder();
-  for await (const chunk of stream.body) {
-    buffer += decoder.decode(chunk as Uint8Array, { stream: true });
-    let newline: number;
-    while ((newline = buffer.indexOf('\n')) >= 0) {
-      const line = JSON.parse(buffer.slice(0, newline)) as { type: string; delta?: string };
-      buffer = buffer.slice(newline + 1);
-      if (line.type === 'text.delta') {
-        if (!firstDeltaMs) firstDeltaMs = performance.now() - started;
-        text += line.delta;
-      }
-      if (line.type === 'message.completed') completed = true;
-    }
-  }
-  if (!completed) throw new Error('stream closed before message.completed');
-  if (text !== expected) throw new Error(`reply text differs: ${text.slice(0, 80)}…`);
-  return { postMs, firstDeltaMs, totalMs: performance.now() - started };
-}
 
 interface Pids {
   gateway: number;
@@ -145,7 +96,7 @@ async function round(main: Target, other: Target, pids: Pids, clients: number, p
   const otherLoop = (async () => {
     while (!done) {
       const started = performance.now();
-      await conversation(other, '/say ok', 'ok');
+      await converse(other, '/say ok', 'ok');
       otherMs.push(performance.now() - started);
       await sleep(200);
     }
@@ -154,7 +105,7 @@ async function round(main: Target, other: Target, pids: Pids, clients: number, p
   const started = performance.now();
   await Promise.all(
     Array.from({ length: clients }, async () => {
-      for (let i = 0; i < perClient; i++) results.push(await conversation(main, CONTENT, EXPECTED));
+      for (let i = 0; i < perClient; i++) results.push(await converse(main, CONTENT, EXPECTED));
     }),
   );
   const seconds = (performance.now() - started) / 1000;

@@ -8,13 +8,15 @@ Project decisions that are not in the spec but are part of the contract, and the
 - enums list their values in the spec's order.
 """
 
+import json
 import re
 from enum import Enum
 from typing import Annotated, Any, Literal, Optional, Union
 from uuid import UUID
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from fastapi import Body, FastAPI, Path, Query
-from pydantic import AfterValidator, AwareDatetime, BaseModel, Field
+from pydantic import AfterValidator, AwareDatetime, BaseModel, BeforeValidator, Field, model_validator
 
 
 def _holds_nul(value: Any) -> bool:
@@ -208,6 +210,166 @@ class UpdateSkill(BaseModel):
     user_id: UserId = None
 
 
+# Routes recorded after the first harness (issue 35): webhooks, end-user tokens, routines, agents, the AI SDK chat.
+class WebhookEvent(str, Enum):
+    message_completed = "message.completed"
+    message_failed = "message.failed"
+    message_cancelled = "message.cancelled"
+    source_synced = "source.synced"
+    source_failed = "source.failed"
+
+
+def _deliverable_url(value: str) -> str:
+    """The gateway's first URL rules (libs/egress assertEgressUrl); where the address points is checked after."""
+    if not re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", value):
+        raise ValueError("not a URL")
+    if not re.match(r"^https?:", value, re.IGNORECASE):
+        raise ValueError("only http and https URLs are accepted")
+    return value
+
+
+WebhookUrl = Annotated[str, Field(max_length=2048), NoNul, AfterValidator(_deliverable_url)]
+WebhookEvents = Annotated[list[WebhookEvent], Field(min_length=1, max_length=5), AfterValidator(_unique)]
+WebhookDescription = Optional[Annotated[str, Field(max_length=1000), NoNul]]
+
+
+class CreateWebhook(BaseModel):
+    url: WebhookUrl
+    events: WebhookEvents
+    description: WebhookDescription = None
+    active: bool = None
+
+
+class UpdateWebhook(BaseModel):
+    url: WebhookUrl = None
+    events: WebhookEvents = None
+    description: WebhookDescription = None
+    active: bool = None
+
+
+class MintEndUserToken(BaseModel):
+    user_id: Annotated[str, Field(min_length=1, max_length=256), NoNul]
+    ttl_seconds: Annotated[int, Field(ge=60, le=86400)] = None
+    agent_ids: Annotated[list[UUID], Field(max_length=10)] = None
+
+
+class RoutineOptions(BaseModel):
+    max_steps: Optional[Annotated[int, Field(ge=1)]] = None
+    memory_namespace: Optional[Annotated[str, Field(max_length=128), NoNul]] = None
+
+
+def _five_fields(value: str) -> str:
+    """The gateway's first schedule rule (libs/routines checkSchedule); cron-parser's own checks follow there."""
+    fields = len(value.split())
+    if fields != 5:
+        raise ValueError(f"a schedule is a cron expression of 5 fields, this one has {fields}")
+    return value
+
+
+def _known_timezone(value: str) -> str:
+    try:
+        ZoneInfo(value)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ValueError(f'unknown time zone {json.dumps(value)}; use an IANA name such as "Europe/Paris"')
+    return value
+
+
+Schedule = Annotated[str, Field(max_length=200), NoNul, AfterValidator(_five_fields)]
+Timezone = Annotated[str, Field(max_length=64), NoNul, AfterValidator(_known_timezone)]
+
+
+class CreateRoutine(BaseModel):
+    name: Annotated[str, Field(min_length=1, max_length=200), NoNul]
+    agent_id: Text
+    user_id: Text
+    schedule: Schedule
+    timezone: Timezone = None
+    message: HumanMessage
+    options: RoutineOptions = None
+    active: bool = None
+
+
+class UpdateRoutine(BaseModel):
+    name: Annotated[str, Field(min_length=1, max_length=200), NoNul] = None
+    agent_id: Text = None
+    user_id: Text = None
+    schedule: Schedule = None
+    timezone: Timezone = None
+    message: HumanMessage = None
+    options: RoutineOptions = None
+    active: bool = None
+
+
+MODEL_ID_PATTERN = r"^(builtin|openai:\S+|anthropic:\S+)$"
+TOOL_NAME_PATTERN = r"^(clock|web|company_documents|skill_read|mcp:[A-Za-z0-9_-]{1,40})$"
+MCP_NAME = Annotated[str, Field(pattern=r"^[A-Za-z0-9_-]{1,40}$"), NoNul]
+
+
+MCP_REFUSED_FIELDS = ("command", "args")
+
+
+def _only_refused_fields(value: Any) -> Any:
+    """The gateway's refusal echoes only the refused fields, never a secret beside them (`RefuseFields`)."""
+    if isinstance(value, dict) and any(field in value for field in MCP_REFUSED_FIELDS):
+        return {field: value[field] for field in MCP_REFUSED_FIELDS if field in value}
+    return value
+
+
+class McpServer(BaseModel):
+    name: MCP_NAME
+    server: MCP_NAME = None
+    env: FreeObject = None
+    url: Annotated[str, Field(max_length=2048), NoNul] = None
+    headers: FreeObject = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _refuse_command(cls, value: Any) -> Any:
+        if isinstance(value, dict) and ("command" in value or "args" in value):
+            raise ValueError(
+                "command and args are not accepted: a stdio MCP server is one of the operator's catalogue, "
+                "named by server"
+            )
+        return value
+
+
+class Compaction(BaseModel):
+    threshold_tokens: Annotated[int, Field(ge=0)]
+    keep_recent_messages: Annotated[int, Field(ge=1, le=1000)] = None
+
+
+class CreateAgent(BaseModel):
+    name: Annotated[str, Field(min_length=1, max_length=200), NoNul]
+    instructions: Annotated[str, Field(max_length=30000), NoNul] = None
+    model: Annotated[str, Field(pattern=MODEL_ID_PATTERN), NoNul] = None
+    memory_namespace: Optional[Annotated[str, Field(min_length=1, max_length=128), NoNul]] = None
+    token_budget: Optional[Annotated[int, Field(ge=0)]] = None
+    tools: Optional[Annotated[list[Annotated[str, Field(pattern=TOOL_NAME_PATTERN)]], Field(max_length=50)]] = None
+    mcp: Annotated[list[Annotated[McpServer, BeforeValidator(_only_refused_fields)]], Field(max_length=20)] = None
+    compaction: Optional[Compaction] = None
+    temperature: Annotated[float, Field(ge=0, le=2)] = None
+    max_output_tokens: Annotated[int, Field(ge=1)] = None
+
+
+class UpdateAgent(CreateAgent):
+    name: Annotated[str, Field(min_length=1, max_length=200), NoNul] = None
+
+
+class AiSdkTrigger(str, Enum):
+    submit_message = "submit-message"
+    regenerate_message = "regenerate-message"
+
+
+class AiSdkChat(BaseModel):
+    id: Annotated[str, Field(min_length=1, max_length=128), NoNul]
+    messages: Annotated[list[dict[str, Any]], Field(min_length=1)]
+    trigger: AiSdkTrigger
+    messageId: Text = None
+    agent_id: Text = None
+    user_id: Text = None
+    file_ids: Annotated[list[Text], Field(max_length=5)] = None
+
+
 app = FastAPI()
 
 OwnerQuery = Annotated[Optional[Text], Query()]
@@ -380,3 +542,71 @@ def update_skill(
     skill_pid: Annotated[str, Path(max_length=100), NoNul], body: UpdateSkill, user_id: EndUser = None
 ):
     return ok(skill_pid=skill_pid, body=body, user_id=user_id)
+
+
+# Webhooks (CONTRACTS §14)
+@app.post("/webhooks")
+def create_webhook(body: CreateWebhook):
+    return ok(body=body)
+
+
+@app.put("/webhooks/{id}")
+def update_webhook(id: Annotated[UUID, Path()], body: UpdateWebhook):
+    return ok(id=str(id), body=body)
+
+
+@app.get("/webhooks/{id}/deliveries")
+def list_deliveries(id: Annotated[UUID, Path()], limit: Annotated[Optional[int], Query(ge=1, le=100)] = None):
+    return ok(id=str(id), limit=limit)
+
+
+# End-user tokens (CONTRACTS §17)
+@app.post("/end-user-tokens")
+def mint_end_user_token(body: MintEndUserToken):
+    return ok(body=body)
+
+
+# Routines (CONTRACTS §13): the owner is the body's on create, the query's elsewhere.
+RoutineOwner = Annotated[Text, Query()]
+
+
+@app.post("/routines")
+def create_routine(body: CreateRoutine):
+    return ok(body=body)
+
+
+@app.get("/routines")
+def list_routines(user_id: RoutineOwner):
+    return ok(user_id=user_id)
+
+
+@app.put("/routines/{id}")
+def update_routine(id: Annotated[UUID, Path()], body: UpdateRoutine, user_id: RoutineOwner):
+    return ok(id=str(id), body=body, user_id=user_id)
+
+
+@app.post("/routines/{id}/run")
+def run_routine(id: Annotated[UUID, Path()], user_id: RoutineOwner):
+    return ok(id=str(id), user_id=user_id)
+
+
+# Agents (CONTRACTS §15)
+@app.post("/agents")
+def create_agent(body: CreateAgent):
+    return ok(body=body)
+
+
+@app.put("/agents/{id}")
+def update_agent(id: Annotated[UUID, Path()], body: UpdateAgent):
+    return ok(id=str(id), body=body)
+
+
+# The AI SDK chat protocol (CONTRACTS §17) and compaction (§19)
+@app.post("/ai-sdk/chat")
+def ai_sdk_chat(body: AiSdkChat):
+    return ok(body=body)
+
+
+@app.post("/chat/{thread_id}/compact")
+def compact_thread(thread_id: ThreadId, user_id: OwnerQuery = None):
+    return ok(thread_id=str(thread_id), user_id=user_id)

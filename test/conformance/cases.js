@@ -43,6 +43,17 @@ add('chat.body.form', 'POST', '/chat', {
   content_type: 'application/x-www-form-urlencoded',
 });
 add('chat.body.xml', 'POST', '/chat', { raw: '<chat/>', content_type: 'application/xml' });
+// A form as multipart: FastAPI reads a JSON model's body as the bytes too (issue 35: the gateway said `missing`).
+const MULTIPART =
+  '--b0undary\r\nContent-Disposition: form-data; name="message"\r\n\r\nhi\r\n--b0undary--\r\n';
+add('chat.body.multipart', 'POST', '/chat', {
+  raw: MULTIPART,
+  content_type: 'multipart/form-data; boundary=b0undary',
+});
+add('message.body.multipart', 'POST', `/chat/${THREAD}`, {
+  raw: MULTIPART,
+  content_type: 'multipart/form-data; boundary=b0undary',
+});
 add('chat.body.missing-options', 'POST', '/chat', { body: { message: { content: 'hi' } } });
 add('chat.body.missing-message', 'POST', '/chat', { body: { options: { agent_id: AGENT, user_id: 'a' } } });
 add('chat.body.empty-message-and-options', 'POST', '/chat', { body: { message: {}, options: {} } });
@@ -594,6 +605,206 @@ add('skill.update.display_name.empty', 'PUT', '/skills/sk_1', {
   body: { display_name: '' },
 });
 add('skill.update.pid.long', 'PUT', `/skills/${'s'.repeat(101)}`, { query: 'user_id=u', body: {} });
+
+// ---- webhooks (CONTRACTS §14) -------------------------------------------------------------------------------------------
+// A public address literal: the URL check resolves no name.
+const webhook = (patch = {}) => ({
+  url: 'https://93.184.216.34/hook',
+  events: ['message.completed'],
+  ...patch,
+});
+add('webhook.valid', 'POST', '/webhooks', { body: webhook({ description: null, active: false }) });
+add('webhook.empty', 'POST', '/webhooks', { body: {} });
+for (const [name, value] of wrongBut('str')) {
+  add(`webhook.url.${name}`, 'POST', '/webhooks', { body: webhook({ url: value }) });
+}
+// Checked by the use case (after the schema), answered as a Pydantic after-validator would.
+add('webhook.url.scheme', 'POST', '/webhooks', { body: webhook({ url: 'ftp://93.184.216.34/hook' }) });
+add('webhook.url.word', 'POST', '/webhooks', { body: webhook({ url: 'hook' }) });
+add('webhook.url.long', 'POST', '/webhooks', {
+  body: webhook({ url: `https://a.example/${'x'.repeat(2048)}` }),
+});
+for (const [name, value] of Object.entries({
+  empty: [],
+  unknown: ['message.created'],
+  twice: ['message.completed', 'message.completed'],
+  string: 'message.completed',
+  null: null,
+  int: [1],
+})) {
+  add(`webhook.events.${name}`, 'POST', '/webhooks', { body: webhook({ events: value }) });
+}
+add('webhook.description.long', 'POST', '/webhooks', { body: webhook({ description: 'd'.repeat(1001) }) });
+add('webhook.description.int', 'POST', '/webhooks', { body: webhook({ description: 1 }) });
+for (const [name, value] of Object.entries({ word: 'sometimes', two: 2, null: null })) {
+  add(`webhook.active.${name}`, 'POST', '/webhooks', { body: webhook({ active: value }) });
+}
+add('webhook.update.valid', 'PUT', `/webhooks/${ID}`, { body: { active: 'yes', description: null } });
+add('webhook.update.events.empty', 'PUT', `/webhooks/${ID}`, { body: { events: [] } });
+add('webhook.update.url.null', 'PUT', `/webhooks/${ID}`, { body: { url: null } });
+add('webhook.update.id.word', 'PUT', '/webhooks/nope', { body: {} });
+add('webhook.deliveries.valid', 'GET', `/webhooks/${ID}/deliveries`, { query: 'limit=100' });
+for (const [name, value] of Object.entries({ zero: '0', over: '101', word: 'ten', float: '1.5' })) {
+  add(`webhook.deliveries.limit.${name}`, 'GET', `/webhooks/${ID}/deliveries`, { query: `limit=${value}` });
+}
+
+// ---- end-user tokens (CONTRACTS §17) -------------------------------------------------------------------------------------
+add('eut.valid', 'POST', '/end-user-tokens', { body: { user_id: 'alice', ttl_seconds: '120' } });
+add('eut.empty', 'POST', '/end-user-tokens', { body: {} });
+for (const [name, value] of Object.entries({
+  empty: '',
+  long: 'u'.repeat(257),
+  int: 7,
+  null: null,
+  nul: 'a\u0000',
+})) {
+  add(`eut.user_id.${name}`, 'POST', '/end-user-tokens', { body: { user_id: value } });
+}
+for (const [name, value] of Object.entries({ low: 59, high: 86401, float: 60.5, word: 'hour', null: null })) {
+  add(`eut.ttl_seconds.${name}`, 'POST', '/end-user-tokens', { body: { user_id: 'a', ttl_seconds: value } });
+}
+for (const [name, value] of Object.entries({
+  word: ['agent-1'],
+  string: ID,
+  eleven: Array.from({ length: 11 }, () => ID),
+  null: null,
+})) {
+  add(`eut.agent_ids.${name}`, 'POST', '/end-user-tokens', { body: { user_id: 'a', agent_ids: value } });
+}
+
+// ---- routines (CONTRACTS §13) ---------------------------------------------------------------------------------------------
+const routine = (patch = {}) => ({
+  name: 'daily',
+  agent_id: AGENT,
+  user_id: 'alice',
+  schedule: '0 9 * * 1-5',
+  message: { content: 'Summarize' },
+  ...patch,
+});
+add('routine.valid', 'POST', '/routines', {
+  body: routine({
+    timezone: 'Europe/Paris',
+    options: { max_steps: 3, memory_namespace: null },
+    active: 'on',
+  }),
+});
+add('routine.empty', 'POST', '/routines', { body: {} });
+for (const field of ['name', 'agent_id', 'user_id', 'schedule', 'timezone']) {
+  add(`routine.${field}.null`, 'POST', '/routines', { body: routine({ [field]: null }) });
+  add(`routine.${field}.int`, 'POST', '/routines', { body: routine({ [field]: 1 }) });
+}
+for (const [field, max] of Object.entries({ name: 200, schedule: 200, timezone: 64 })) {
+  add(`routine.${field}.long`, 'POST', '/routines', { body: routine({ [field]: 'x'.repeat(max + 1) }) });
+}
+add('routine.name.empty', 'POST', '/routines', { body: routine({ name: '' }) });
+// Checked by the use case (after the schema), answered as a Pydantic after-validator would.
+add('routine.schedule.fields', 'POST', '/routines', { body: routine({ schedule: '0 9 * *' }) });
+add('routine.timezone.unknown', 'POST', '/routines', { body: routine({ timezone: 'Mars/Olympus_Mons' }) });
+add('routine.timing.both', 'POST', '/routines', {
+  body: routine({ schedule: '* * * * * * *', timezone: 'Nowhere' }),
+});
+add('routine.message.string', 'POST', '/routines', { body: routine({ message: 'hi' }) });
+add('routine.message.content.long', 'POST', '/routines', {
+  body: routine({ message: { content: 'x'.repeat(30001) } }),
+});
+add('routine.options.list', 'POST', '/routines', { body: routine({ options: [] }) });
+add('routine.options.max_steps.zero', 'POST', '/routines', { body: routine({ options: { max_steps: 0 } }) });
+add('routine.options.memory_namespace.long', 'POST', '/routines', {
+  body: routine({ options: { memory_namespace: 'n'.repeat(129) } }),
+});
+add('routine.active.word', 'POST', '/routines', { body: routine({ active: 'sometimes' }) });
+add('routine.update.valid', 'PUT', `/routines/${ID}`, { query: 'user_id=alice', body: { active: false } });
+add('routine.update.user_id.missing', 'PUT', `/routines/${ID}`, { body: { active: false } });
+add('routine.update.name.null', 'PUT', `/routines/${ID}`, { query: 'user_id=alice', body: { name: null } });
+add('routine.update.id.word', 'PUT', '/routines/nope', { query: 'user_id=alice', body: {} });
+add('routine.list.valid', 'GET', '/routines', { query: 'user_id=alice' });
+add('routine.list.user_id.missing', 'GET', '/routines');
+add('routine.run.id.word', 'POST', '/routines/nope/run', { query: 'user_id=alice' });
+
+// ---- agents (CONTRACTS §15) ---------------------------------------------------------------------------------------------
+const agent = (patch = {}) => ({ name: 'helper', ...patch });
+add('agent.valid', 'POST', '/agents', {
+  body: agent({
+    instructions: 'Be brief.',
+    model: 'openai:gpt-4o-mini',
+    memory_namespace: null,
+    token_budget: 1000,
+    tools: ['clock', 'mcp:github'],
+    compaction: { threshold_tokens: 0 },
+    temperature: 1,
+    max_output_tokens: '256',
+  }),
+});
+add('agent.empty', 'POST', '/agents', { body: {} });
+for (const [name, value] of wrongBut('str'))
+  add(`agent.name.${name}`, 'POST', '/agents', { body: agent({ name: value }) });
+add('agent.name.empty', 'POST', '/agents', { body: agent({ name: '' }) });
+add('agent.name.long', 'POST', '/agents', { body: agent({ name: 'n'.repeat(201) }) });
+add('agent.instructions.long', 'POST', '/agents', { body: agent({ instructions: 'i'.repeat(30001) }) });
+for (const [name, value] of Object.entries({ unknown: 'gpt-4o', empty: 'openai:', int: 1, null: null })) {
+  add(`agent.model.${name}`, 'POST', '/agents', { body: agent({ model: value }) });
+}
+add('agent.memory_namespace.empty', 'POST', '/agents', { body: agent({ memory_namespace: '' }) });
+add('agent.token_budget.negative', 'POST', '/agents', { body: agent({ token_budget: -1 }) });
+add('agent.token_budget.float', 'POST', '/agents', { body: agent({ token_budget: 1.5 }) });
+for (const [name, value] of Object.entries({
+  unknown: ['clock', 'shell'],
+  string: 'clock',
+  int: [1],
+  many: Array.from({ length: 51 }, () => 'clock'),
+})) {
+  add(`agent.tools.${name}`, 'POST', '/agents', { body: agent({ tools: value }) });
+}
+for (const [name, value] of Object.entries({
+  object: { name: 'gh' },
+  command: [{ name: 'gh', command: 'npx', args: ['server'] }],
+  name: [{ name: 'git hub', url: 'https://93.184.216.34/mcp' }],
+  env: [{ name: 'gh', server: 'gh', env: [] }],
+  many: Array.from({ length: 21 }, (_, i) => ({ name: `s${i}`, server: 'gh' })),
+})) {
+  add(`agent.mcp.${name}`, 'POST', '/agents', { body: agent({ mcp: value }) });
+}
+for (const [name, value] of Object.entries({
+  missing: {},
+  negative: { threshold_tokens: -1 },
+  keep: { threshold_tokens: 10, keep_recent_messages: 0 },
+  list: [],
+})) {
+  add(`agent.compaction.${name}`, 'POST', '/agents', { body: agent({ compaction: value }) });
+}
+for (const [name, value] of Object.entries({ high: 2.5, negative: -0.1, word: 'warm', null: null })) {
+  add(`agent.temperature.${name}`, 'POST', '/agents', { body: agent({ temperature: value }) });
+}
+add('agent.max_output_tokens.zero', 'POST', '/agents', { body: agent({ max_output_tokens: 0 }) });
+add('agent.update.valid', 'PUT', `/agents/${ID}`, { body: { tools: null, memory_namespace: null } });
+add('agent.update.name.null', 'PUT', `/agents/${ID}`, { body: { name: null } });
+add('agent.update.id.word', 'PUT', '/agents/nope', { body: {} });
+
+// ---- the AI SDK chat protocol (CONTRACTS §17) and compaction (§19) -------------------------------------------------------
+const aiChat = (patch = {}) => ({
+  id: 'chat-1',
+  messages: [{ id: 'm1', role: 'user', parts: [{ type: 'text', text: 'hi' }] }],
+  trigger: 'submit-message',
+  agent_id: AGENT,
+  user_id: 'alice',
+  ...patch,
+});
+add('ai-chat.valid', 'POST', '/ai-sdk/chat', { body: aiChat() });
+add('ai-chat.empty', 'POST', '/ai-sdk/chat', { body: {} });
+for (const [name, value] of Object.entries({ empty: '', long: 'c'.repeat(129), int: 1 })) {
+  add(`ai-chat.id.${name}`, 'POST', '/ai-sdk/chat', { body: aiChat({ id: value }) });
+}
+for (const [name, value] of Object.entries({ empty: [], object: {}, strings: ['hi'] })) {
+  add(`ai-chat.messages.${name}`, 'POST', '/ai-sdk/chat', { body: aiChat({ messages: value }) });
+}
+for (const [name, value] of Object.entries({ unknown: 'resume-stream', null: null })) {
+  add(`ai-chat.trigger.${name}`, 'POST', '/ai-sdk/chat', { body: aiChat({ trigger: value }) });
+}
+add('ai-chat.file_ids.many', 'POST', '/ai-sdk/chat', {
+  body: aiChat({ file_ids: ['a', 'b', 'c', 'd', 'e', 'f'] }),
+});
+add('compact.thread_id.word', 'POST', '/chat/nope/compact');
+add('compact.valid', 'POST', `/chat/${THREAD}/compact`, { query: 'user_id=alice' });
 
 // ---- where the service answers beyond the schema (see exceptions.json) -----------------------------------------
 add('json.deep-10000', 'POST', '/chat', { raw: `{"message": ${'['.repeat(10000)}${']'.repeat(10000)}}` });

@@ -63,16 +63,23 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, tim
   }
 }
 
-/** Every key of this deployment gone, as after a FLUSHALL. */
+/**
+ * Every key of this deployment gone at once, as after a FLUSHALL: one script, so no job that finishes meanwhile
+ * can write a scheduler back between two SCAN pages (and the test would prove nothing). Other test files share
+ * the Redis, so not a FLUSHALL itself.
+ */
+const DELETE_MATCHING = `local cursor, deleted = '0', 0
+repeat
+  local page = redis.call('SCAN', cursor, 'MATCH', ARGV[1], 'COUNT', 1000)
+  cursor = page[1]
+  for _, key in ipairs(page[2]) do deleted = deleted + redis.call('DEL', key) end
+until cursor == '0'
+return deleted`;
+
 async function loseRedisData(): Promise<void> {
   const redis = new Redis(environment.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
   try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `*${environment.redisPrefix}*`, 'COUNT', 1000);
-      if (keys.length > 0) await redis.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
+    await redis.eval(DELETE_MATCHING, 0, `*${environment.redisPrefix}*`);
   } finally {
     redis.disconnect();
   }

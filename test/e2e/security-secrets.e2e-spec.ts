@@ -118,9 +118,17 @@ describe('security: no built-in secrets (issue 16, item 4)', () => {
       environment.databaseUrl,
       'SELECT name, value FROM deployment_secrets ORDER BY name',
     );
-    expect(rows.map((row) => row.name)).toEqual(['credentials_key', 'storage_signing_secret']);
+    expect(rows.map((row) => row.name)).toEqual([
+      'credentials_key',
+      'end_user_token_secret',
+      'storage_signing_secret',
+    ]);
     expect(rows.find((row) => row.name === 'storage_signing_secret')!.value).not.toBe(PUBLIC_SIGNING_SECRET);
     expect(Buffer.from(rows.find((row) => row.name === 'credentials_key')!.value, 'base64')).toHaveLength(32);
+    // End-user tokens are signed with 32 random bytes of this deployment's own.
+    expect(
+      Buffer.from(rows.find((row) => row.name === 'end_user_token_secret')!.value, 'base64url'),
+    ).toHaveLength(32);
 
     // A permission signed by one replica is honoured by the other replica's storage host.
     const permission = (await client.get<Permission>('/chat/files/upload?filename=b.txt&mimetype=text/plain'))

@@ -24,6 +24,9 @@ import { SourcesModule } from './sources/sources.module';
 import { StreamModule } from './stream/stream.module';
 import { TemplatesModule } from './templates/templates.module';
 import { RoutinesApiModule } from './routines/routines.module';
+import { UsageModule } from './usage/usage.module';
+import { UserBudgetsModule } from './budgets/user-budgets.module';
+import { FeedbackModule } from './feedback/feedback.module';
 import { WebhooksApiModule } from './webhooks/webhooks.module';
 
 /** The HTTP API: one module per area of the spec, behind the service-token guard. */
@@ -47,6 +50,9 @@ export class GatewayModule {
         MemoryModule,
         TemplatesModule,
         WebhooksApiModule,
+        UsageModule,
+        UserBudgetsModule,
+        FeedbackModule,
         RoutinesApiModule,
         SkillsModule,
         SourcesModule,

@@ -10,17 +10,16 @@ import { Logger } from 'nestjs-pino';
 import { v7 as uuidv7 } from 'uuid';
 import { loadSettingsOrExit, Settings } from '@app/config';
 import { exitGracefullyOnSignals, startProcessMetrics, startupLogger } from '@app/observability';
+import { listenWhileStarting, serviceDependencies, waitForDependencies } from '@app/startup';
 import { GatewayModule } from './gateway.module';
 import { ApiValidationInterceptor } from './http/api-validation.interceptor';
 import { jsonBodyParser } from './http/json-body';
-import { readOtherBodiesAsText } from './http/other-bodies';
+import { readOtherBodiesAsText, readStrayMultipartAsText } from './http/other-bodies';
 import { applySecurityHeaders } from './http/security-headers';
 import { registerRateLimit } from './http/rate-limit';
 import { drainConnectionsOnClose } from './ops/drain-on-close';
 import { recordHttpMetrics } from './ops/http-metrics';
 import { setupOps } from './ops/ops.setup';
-import { listenWhileStarting } from './startup/starting-server';
-import { gatewayDependencies, waitForDependencies } from './startup/wait-for-dependencies';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const BODY_LIMIT = 2 * 1024 * 1024;
@@ -30,8 +29,8 @@ async function bootstrap(): Promise<void> {
   const settings = loadSettingsOrExit();
   const logger = startupLogger('gateway', settings);
   // Alive from the first moment: a gateway waiting for PostgreSQL or Redis says which, and is not restarted.
-  const starting = await listenWhileStarting(settings);
-  await waitForDependencies(gatewayDependencies(settings), logger, (waiting) => starting.waitingFor(waiting));
+  const starting = await listenWhileStarting(settings.port, settings.host);
+  await waitForDependencies(serviceDependencies(settings), logger, (waiting) => starting.waitingFor(waiting));
 
   const adapter = new FastifyAdapter({
     bodyLimit: BODY_LIMIT,
@@ -62,6 +61,7 @@ async function bootstrap(): Promise<void> {
   readOtherBodiesAsText(adapter.getInstance(), BODY_LIMIT);
   // Multipart bodies are taken for SKILL.md uploads only: one small file.
   await app.register(fastifyMultipart, { limits: { files: 1, fileSize: 1024 * 1024, fields: 5 } });
+  readStrayMultipartAsText(adapter.getInstance(), BODY_LIMIT);
   await registerRateLimit(app, settings);
   await setupOps(app, settings);
   // SIGTERM: stop taking connections, let requests in flight finish, close PostgreSQL and Redis, exit 0.

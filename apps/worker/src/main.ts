@@ -7,8 +7,9 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import { Logger } from 'nestjs-pino';
 import { loadSettingsOrExit } from '@app/config';
 import { exitGracefullyOnSignals, startupLogger } from '@app/observability';
+import { listenWhileStarting, serviceDependencies, waitForDependencies } from '@app/startup';
 import { HandBackOnStop } from './agent-run/hand-back-on-stop';
-import { listenForProbes } from './health/listen-for-probes';
+import { listenForProbes, onHealthPort } from './health/listen-for-probes';
 import { WorkerModule } from './worker.module';
 
 async function bootstrap(): Promise<void> {
@@ -16,6 +17,14 @@ async function bootstrap(): Promise<void> {
   // The worker has no API: an HTTP app only for its probes and metrics, when WORKER_HEALTH_PORT is not 0.
   const probed = settings.workerHealthPort !== 0;
   const logger = startupLogger('worker', settings);
+  // Alive while it waits for PostgreSQL or Redis, as the gateway is: one line per retry names the setting, and
+  // a liveness probe does not restart a worker that only waits.
+  const starting = probed
+    ? await onHealthPort(settings, () => listenWhileStarting(settings.workerHealthPort, settings.host))
+    : null;
+  await waitForDependencies(serviceDependencies(settings), logger, (waiting) =>
+    starting?.waitingFor(waiting),
+  );
   const app = probed
     ? await NestFactory.create<NestFastifyApplication>(WorkerModule.forRoot(settings), new FastifyAdapter(), {
         logger,
@@ -26,6 +35,8 @@ async function bootstrap(): Promise<void> {
   const handBack = app.get(HandBackOnStop);
   exitGracefullyOnSignals(app, app.get(Logger), settings.shutdownTimeoutMs, () => handBack.run());
   await app.init();
+  // The port passes from the starting server to the app once the app is ready to answer.
+  await starting?.close();
   if (probed) await listenForProbes(app as NestFastifyApplication, settings);
   app.get(Logger).log('worker started');
 }

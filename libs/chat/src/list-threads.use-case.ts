@@ -5,18 +5,11 @@ import {
   ThreadSummaryResponse,
   toThreadSummaryResponse,
   isRowId,
+  rowCursor,
+  cursorRowId,
 } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { AgentRepository, ThreadRepository } from '@app/persistence';
-
-/** The opaque listing cursor of a thread: its id's 16 bytes in base64url (22 characters). */
-export const threadCursor = (threadId: string): string =>
-  Buffer.from(threadId.replace(/-/g, ''), 'hex').toString('base64url');
-
-const cursorThreadId = (cursor: string): string =>
-  Buffer.from(cursor, 'base64url')
-    .toString('hex')
-    .replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
 
 export interface ThreadPage {
   threads: ThreadSummaryResponse[];
@@ -44,7 +37,7 @@ export class ListThreads {
     const limit = query.limit ?? THREAD_LISTING_DEFAULT_LIMIT;
     const page = await this.threads.listForUser(
       { orgId: caller.orgId, userId: query.user_id },
-      { limit, agentIds, beforeId: query.before === undefined ? undefined : cursorThreadId(query.before) },
+      { limit, agentIds, beforeId: query.before === undefined ? undefined : cursorRowId(query.before) },
     );
     const agents = await this.agents.findMany(caller.orgId, [
       ...new Set(page.map(({ thread }) => thread.agentId)),
@@ -54,7 +47,7 @@ export class ListThreads {
       toThreadSummaryResponse(thread, live, agentById.get(thread.agentId)!),
     );
     return page.length === limit
-      ? { threads, nextCursor: threadCursor(page[page.length - 1].thread.id) }
+      ? { threads, nextCursor: rowCursor(page[page.length - 1].thread.id) }
       : { threads };
   }
 }

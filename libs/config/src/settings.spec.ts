@@ -101,6 +101,23 @@ describe('loadSettings', () => {
     expect(() => loadSettings({ [variable]: value })).not.toThrow(value);
   });
 
+  it('reads MODEL_PRICES as a JSON map of prices, none when unset, and refuses anything else', () => {
+    const prices = { 'openai:gpt-4o': { input_per_mtok: 2.5, output_per_mtok: 10 } };
+    expect(loadSettings({ MODEL_PRICES: JSON.stringify(prices) }).modelPrices).toEqual(prices);
+    expect(loadSettings({}).modelPrices).toEqual({});
+    expect(loadSettings({ MODEL_PRICES: '' }).modelPrices).toEqual({});
+    for (const bad of [
+      '{not json',
+      '[1]',
+      '{"m": {"input_per_mtok": 1}}',
+      '{"m": {"input_per_mtok": -1, "output_per_mtok": 1}}',
+    ]) {
+      expect(() => loadSettings({ MODEL_PRICES: bad })).toThrow(
+        /^Invalid setting MODEL_PRICES: must be a JSON map/,
+      );
+    }
+  });
+
   it('masks the password of a connection URL in the error', () => {
     expect(() => loadSettings({ DATABASE_MIGRATION_URL: 'mysql://app:hunter2@db/x' })).toThrow(
       /Invalid setting DATABASE_MIGRATION_URL: .*mysql:\/\/app:\*\*\*@db\/x/,

@@ -7,3 +7,13 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * a malformed path or query instead.
  */
 export const isRowId = (id: string): boolean => UUID.test(id);
+
+/** The opaque cursor of a listing keyed by a row's uuid: its 16 bytes in base64url (22 characters). */
+export const rowCursor = (id: string): string =>
+  Buffer.from(id.replace(/-/g, ''), 'hex').toString('base64url');
+
+/** The uuid a `rowCursor` holds. */
+export const cursorRowId = (cursor: string): string =>
+  Buffer.from(cursor, 'base64url')
+    .toString('hex')
+    .replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');

@@ -8,6 +8,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'message.requires_action',
   'source.synced',
   'source.failed',
+  'message.feedback',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 

@@ -33,3 +33,6 @@ export * from './credentials/credential-cipher';
 export * from './credentials/credential-keys';
 export * from './credentials/credentials.module';
 export * from './repositories/ai-sdk-chat.repository';
+export * from './repositories/usage.repository';
+export * from './repositories/user-budget.repository';
+export * from './repositories/feedback.repository';

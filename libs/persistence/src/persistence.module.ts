@@ -4,6 +4,9 @@ import { Settings } from '@app/config';
 import { dataSourceOptions } from './data-source';
 import { AgentRepository } from './repositories/agent.repository';
 import { AiSdkChatRepository } from './repositories/ai-sdk-chat.repository';
+import { UsageRepository } from './repositories/usage.repository';
+import { UserBudgetRepository } from './repositories/user-budget.repository';
+import { FeedbackRepository } from './repositories/feedback.repository';
 import { ApiKeyRepository } from './repositories/api-key.repository';
 import { ConversationFileRepository } from './repositories/conversation-file.repository';
 import { IdempotencyKeyRepository } from './repositories/idempotency-key.repository';
@@ -40,6 +43,9 @@ const REPOSITORIES = [
   DeploymentSecretRepository,
   CredentialEnvelopeRepository,
   AiSdkChatRepository,
+  UsageRepository,
+  UserBudgetRepository,
+  FeedbackRepository,
 ];
 
 /** The data source (PostgreSQL, the system of record) and the repositories every app shares. */

@@ -190,12 +190,11 @@ export class RunEventLog {
     };
   }
 
-  /** The pipeline failed as a whole (the connection): every event this log had in it is not in Redis. */
-  failAll(error: unknown, seq: number): void {
-    this.fail(error, seq);
-  }
-
-  private fail(error: unknown, seq: number): void {
+  /**
+   * An append failed from `seq` on (a refused script, or the whole pipeline lost with its connection): the log
+   * takes no more, and its run learns why at its next flush.
+   */
+  fail(error: unknown, seq: number): void {
     this.failure ??= refused(error) ? new RunSupersededError(this.messageId, seq) : (error as Error);
   }
 }
@@ -273,7 +272,7 @@ export class RunEventWriter implements EventSink {
       },
       (error: unknown) => {
         for (const { log, settle } of settlers) {
-          log.failAll(error, log.nextSeq);
+          log.fail(error, log.nextSeq);
           settle([], 0);
         }
       },

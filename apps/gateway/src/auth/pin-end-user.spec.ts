@@ -1,5 +1,5 @@
 import { ForbiddenError } from '@app/contracts';
-import { pinEndUser } from './pin-end-user';
+import { endUserOfCaller, pinEndUser } from './pin-end-user';
 
 const alice = { userId: 'alice', agentIds: null };
 
@@ -37,5 +37,21 @@ describe('pinEndUser', () => {
     expect(() => pinEndUser({ query: { agent_ids: ['a1', 'a3'] }, body: undefined }, limited)).toThrow(
       ForbiddenError,
     );
+  });
+});
+
+describe('endUserOfCaller', () => {
+  const key = { orgId: 'o', keyId: 'k', requestId: 'r' };
+  const token = { ...key, endUser: alice };
+
+  it("is the token's user, named or implied, and the named one with a key", () => {
+    expect(endUserOfCaller(token, undefined)).toBe('alice');
+    expect(endUserOfCaller(token, 'alice')).toBe('alice');
+    expect(endUserOfCaller(key, 'bob')).toBe('bob');
+    expect(endUserOfCaller(key, undefined)).toBeUndefined();
+  });
+
+  it('refuses another user named with a token (403)', () => {
+    expect(() => endUserOfCaller(token, 'bob')).toThrow(ForbiddenError);
   });
 });

@@ -1,5 +1,8 @@
 import { ForbiddenError } from '@app/contracts';
-import { PinnedEndUser } from '@app/identity';
+import { Caller, PinnedEndUser } from '@app/identity';
+
+/** Why a request naming another end user than its token's is refused (403, CONTRACTS §17). */
+export const END_USER_MISMATCH = 'user_id differs from the end user of the token';
 
 type Fields = Record<string, unknown>;
 const isFields = (value: unknown): value is Fields =>
@@ -17,7 +20,7 @@ export function pinEndUser(request: { query: unknown; body: unknown }, endUser: 
   const options = body && isFields(body.options) ? body.options : undefined;
   for (const given of [query.user_id, body?.user_id, options?.user_id]) {
     if (given !== undefined && given !== endUser.userId) {
-      throw new ForbiddenError('user_id differs from the end user of the token');
+      throw new ForbiddenError(END_USER_MISMATCH);
     }
   }
   query.user_id = endUser.userId;
@@ -31,4 +34,15 @@ export function pinEndUser(request: { query: unknown; body: unknown }, endUser: 
     if (asked.length === 0) query.agent_ids = [...endUser.agentIds];
   }
   request.query = query;
+}
+
+/**
+ * The end user a protocol's request acts for, where its body names them in a field of its own (the Responses
+ * API's `user`, an MCP tool's `user_id` argument) that pinEndUser cannot know: an end-user token's own user (a
+ * different one named is 403), else the one named, if any.
+ */
+export function endUserOfCaller(caller: Caller, named: string | undefined): string | undefined {
+  if (!caller.endUser) return named;
+  if (named !== undefined && named !== caller.endUser.userId) throw new ForbiddenError(END_USER_MISMATCH);
+  return caller.endUser.userId;
 }

@@ -23,8 +23,12 @@ function answer(error: unknown): { status: number; body: unknown; headers: Recor
       sent.status = code;
       return this;
     },
-    send(body: unknown) {
-      sent.body = body;
+    type() {
+      return this;
+    },
+    // The filter sends the JSON text it wrote (as FastAPI writes it): parsed here for the assertions.
+    send(body: string) {
+      sent.body = JSON.parse(body);
       return this;
     },
   };

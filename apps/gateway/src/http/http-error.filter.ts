@@ -11,6 +11,7 @@ import {
   PayloadTooLargeError,
   TooManyRequestsError,
   UnauthenticatedError,
+  pythonJson,
   VersionConflictError,
 } from '@app/contracts';
 import { isDependencyUnavailable } from './dependency-unavailable';
@@ -65,7 +66,8 @@ export class HttpErrorFilter implements ExceptionFilter {
     if (reply.sent) return;
     if (status === 503) void reply.header('retry-after', String(RETRY_AFTER_SECONDS));
     else if (error instanceof TooManyRequestsError) void reply.header('retry-after', error.retryAfterSeconds);
-    void reply.status(status).send(body);
+    // Written as FastAPI writes JSON, so a 422 matches its bytes (a float field's bound is `2.0`).
+    void reply.status(status).type('application/json; charset=utf-8').send(pythonJson(body));
   }
 
   private toResponse(error: unknown, request: FastifyRequest): { status: number; body: { detail: unknown } } {

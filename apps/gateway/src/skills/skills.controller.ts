@@ -23,6 +23,7 @@ import {
   ApiTags,
   getSchemaPath,
 } from '@nestjs/swagger';
+import { RouteConfig } from '@nestjs/platform-fastify';
 import { FastifyRequest } from 'fastify';
 import {
   CreateSkillDto,
@@ -36,6 +37,7 @@ import { Caller } from '@app/identity';
 import { CurrentCaller } from '../auth/current-caller.decorator';
 import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
 import { endUserOf, requireEndUser } from '../http/end-user';
+import { READS_MULTIPART } from '../http/other-bodies';
 import { SkillPidParams } from './skill-pid.params';
 import { readSkillUpload, SkillFileUpload } from './skill-upload';
 import { CreateSkill } from './use-cases/create-skill.use-case';
@@ -60,6 +62,7 @@ export class SkillsController {
 
   @Post()
   @HttpCode(200)
+  @RouteConfig(READS_MULTIPART)
   @ApiOperation({
     summary: 'Create a custom skill from a SKILL.md',
     description: 'The SKILL.md as the multipart field file, or as JSON {"content"}.',

@@ -6,8 +6,16 @@ import { Settings } from '@app/config';
  * another process answers its probes.
  */
 export async function listenForProbes(app: NestFastifyApplication, settings: Settings): Promise<void> {
+  await onHealthPort(settings, () => app.listen(settings.workerHealthPort, settings.host));
+}
+
+/**
+ * Listens on WORKER_HEALTH_PORT with `listen` (the app's listener, or the one answering while the worker waits
+ * at start), saying which setting to change when the port is taken.
+ */
+export async function onHealthPort<T>(settings: Settings, listen: () => Promise<T>): Promise<T> {
   try {
-    await app.listen(settings.workerHealthPort, settings.host);
+    return await listen();
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
     throw new Error(

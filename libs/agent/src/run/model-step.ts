@@ -56,6 +56,7 @@ export async function runModelStep(
     questions: null,
     structuredOutput: null,
     usageTokens: 0,
+    outputTokens: 0,
     emitMs: 0,
   };
   let replayed = run.state.content.slice(stepStart);
@@ -86,7 +87,8 @@ export async function runModelStep(
     } else if (part.type === 'tool-call') {
       output.toolCalls.push({ callId: part.toolCallId, name: part.toolName, arguments: part.input });
     } else if (part.type === 'finish') {
-      output.usageTokens = (part.usage.inputTokens.total ?? 0) + (part.usage.outputTokens.total ?? 0);
+      output.outputTokens = part.usage.outputTokens.total ?? 0;
+      output.usageTokens = (part.usage.inputTokens.total ?? 0) + output.outputTokens;
       const extra = part.providerMetadata?.parley as
         { questions?: Question[]; structuredOutput?: Record<string, unknown> } | undefined;
       output.questions = extra?.questions ?? null;

@@ -48,7 +48,13 @@ function world(options: { loaded?: Partial<LoadedRun>; journal?: string[] } = {}
     toolResults: [],
     journal: options.journal ?? [],
     summary: null,
-    gate: { archived: false, agentBudget: null, organizationBudget: null },
+    gate: {
+      archived: false,
+      agentBudget: null,
+      organizationBudget: null,
+      userBudget: null,
+      userBudgetBusy: false,
+    },
   };
   const scheduler = {
     loadAndStart: () => Promise.resolve(loaded),

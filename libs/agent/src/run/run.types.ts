@@ -57,6 +57,8 @@ export interface StepOutput {
   questions: Question[] | null;
   structuredOutput: Record<string, unknown> | null;
   usageTokens: number;
+  /** The part of usageTokens the model wrote. */
+  outputTokens: number;
   /** Time spent writing this call's deltas. */
   emitMs: number;
 }

@@ -21,10 +21,16 @@ import { ReplyRun } from './run.types';
 import { StepLoop } from './step-loop';
 import { ApprovalGate } from './approval-gate';
 
-const OPEN: RunGate = { archived: false, agentBudget: null, organizationBudget: null };
+const OPEN: RunGate = {
+  archived: false,
+  agentBudget: null,
+  organizationBudget: null,
+  userBudget: null,
+  userBudgetBusy: false,
+};
 
 /** The checkpoints the loop writes, kept in memory; `gates` answers each checkpoint in turn (then OPEN). */
-class MemoryRuns implements Pick<RunRepository, 'saveStep' | 'saveToolResult'> {
+class MemoryRuns implements Pick<RunRepository, 'saveStep' | 'saveToolResult' | 'gate'> {
   readonly steps: RunStepEntity[] = [];
   readonly results: ToolCallEntity[] = [];
   readonly gateQueries: GateQuery[] = [];
@@ -32,7 +38,15 @@ class MemoryRuns implements Pick<RunRepository, 'saveStep' | 'saveToolResult'> {
   readonly publishedAtStep: string[][] = [];
   log: MemoryLog | null = null;
 
+  /** How many times the loop read the gate alone (waiting its turn on its end user's budget). */
+  gateReads = 0;
+
   constructor(private readonly gates: RunGate[] = []) {}
+
+  gate(): Promise<RunGate> {
+    this.gateReads++;
+    return Promise.resolve(this.gates.shift() ?? OPEN);
+  }
 
   saveStep(step: RunStepEntity, gate: GateQuery): Promise<{ step: RunStepEntity; gate: RunGate }> {
     if (this.log) this.publishedAtStep.push(this.log.published.map(describeLine));
@@ -205,7 +219,13 @@ describe('StepLoop (builtin model)', () => {
   });
 
   it('stops before a model step once the gate says the budget is spent', async () => {
-    const spent = { archived: false, agentBudget: { limit: 10, used: 10 }, organizationBudget: null };
+    const spent = {
+      archived: false,
+      agentBudget: { limit: 10, used: 10 },
+      organizationBudget: null,
+      userBudget: null,
+      userBudgetBusy: false,
+    };
     const runs = new MemoryRuns([spent, spent]);
     const { run } = replyRun('/tool clock\n/say never');
 
@@ -217,9 +237,29 @@ describe('StepLoop (builtin model)', () => {
     expect(runs.results).toHaveLength(1);
   });
 
+  it("waits its turn while an earlier reply of its budgeted end user runs, then checks the user's budget", async () => {
+    const busy = { ...OPEN, userBudget: { limit: 100, used: 10 }, userBudgetBusy: true };
+    const spentMeanwhile = { ...OPEN, userBudget: { limit: 100, used: 100 } };
+    const runs = new MemoryRuns([busy, spentMeanwhile]);
+    const { run } = replyRun('/say never', { gate: busy });
+
+    const outcome = await loopWith(runs).run(run);
+
+    // The earlier reply spent the rest of the budget while this one waited: no model call.
+    expect(runs.gateReads).toBe(2);
+    expect(outcome).toEqual({ kind: 'budget_exhausted' });
+    expect(runs.steps).toHaveLength(0);
+  });
+
   it("counts the reply's own tokens, not yet in the counters, against the budget", async () => {
     // One token short of the limit: the first step may run, and what it spends closes the budget.
-    const nearlySpent = { archived: false, agentBudget: { limit: 10, used: 9 }, organizationBudget: null };
+    const nearlySpent = {
+      archived: false,
+      agentBudget: { limit: 10, used: 9 },
+      organizationBudget: null,
+      userBudget: null,
+      userBudgetBusy: false,
+    };
     const runs = new MemoryRuns([nearlySpent, nearlySpent]);
     const { run } = replyRun('/tool clock\n/say never', { gate: nearlySpent });
 
@@ -232,7 +272,13 @@ describe('StepLoop (builtin model)', () => {
 
   it('is cancelled when the thread is archived or the run aborted', async () => {
     const archived = replyRun('/say hi', {
-      gate: { archived: true, agentBudget: null, organizationBudget: null },
+      gate: {
+        archived: true,
+        agentBudget: null,
+        organizationBudget: null,
+        userBudget: null,
+        userBudgetBusy: false,
+      },
     });
     expect(await loopWith(new MemoryRuns()).run(archived.run)).toEqual({ kind: 'cancelled' });
 

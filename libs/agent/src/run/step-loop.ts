@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Settings } from '@app/config';
 import { GateQuery, RunRepository, RunStepEntity, ToolCallEntity } from '@app/persistence';
 import { buildPrompt, idempotencyKey, parseArguments } from '../conversation';
@@ -15,6 +16,9 @@ import { RunState } from './run-state';
 import { LoopOutcome, ModelCallError, ReplyRun, StepOutput } from './run.types';
 import { runToolCall } from './tool-step';
 import { isRunOverBudget, replyTokensSpent } from './token-budget';
+
+/** How often a run waiting its turn on its end user's budget reads the gate again. */
+const USER_BUDGET_TURN_POLL_MS = 200;
 
 /**
  * The agent's steps, one at a time: a streamed model call, then the tool calls it asked for. A step's output is
@@ -70,6 +74,12 @@ export class StepLoop {
       );
       let step = steps[number - 1];
       if (!step) {
+        // A budgeted end user's replies spend one at a time, so two at the budget's edge cannot both overspend it.
+        while (gate.userBudgetBusy && !signal.aborted && !gate.archived) {
+          await sleep(USER_BUDGET_TURN_POLL_MS);
+          gate = await this.runs.gate(gateQuery);
+        }
+        if (signal.aborted || gate.archived) return { kind: 'cancelled' };
         // The reply's own tokens are not in the counters yet: they are counted when it ends.
         if (isRunOverBudget(gate, replyTokensSpent(steps))) return { kind: 'budget_exhausted' };
         state.emitOnce({ type: 'step.started', step: number });
@@ -110,6 +120,7 @@ export class StepLoop {
           questions: output.questions,
           structuredOutput: output.structuredOutput,
           usageTokens: output.usageTokens,
+          outputTokens: output.outputTokens,
           contentLength: state.content.length,
           deltaLengths: streamed.deltaLengths,
           streamedText: streamed.text === output.text ? null : streamed.text,

@@ -1,10 +1,16 @@
 import type { RunGate, TokenBudget } from '@app/persistence';
 import { isBudgetSpent, isRunOverBudget, replyTokensSpent } from './token-budget';
 
-const gate = (agentBudget: TokenBudget | null, organizationBudget: TokenBudget | null): RunGate => ({
+const gate = (
+  agentBudget: TokenBudget | null,
+  organizationBudget: TokenBudget | null,
+  userBudget: TokenBudget | null = null,
+): RunGate => ({
   archived: false,
   agentBudget,
   organizationBudget,
+  userBudget,
+  userBudgetBusy: false,
 });
 
 describe('token budget', () => {
@@ -20,13 +26,15 @@ describe('token budget', () => {
     expect(isBudgetSpent({ limit: 0, used: 0 }, 0)).toBe(true);
   });
 
-  it('stops a run when either the agent or the organization is over budget', () => {
+  it("stops a run when the agent, the organization or the reply's end user is over budget", () => {
     const roomy = { limit: 1000, used: 0 };
     const tight = { limit: 50, used: 40 };
     expect(isRunOverBudget(gate(roomy, roomy), 10)).toBe(false);
     expect(isRunOverBudget(gate(tight, roomy), 10)).toBe(true);
     expect(isRunOverBudget(gate(roomy, tight), 10)).toBe(true);
     expect(isRunOverBudget(gate(null, null), 10)).toBe(false);
+    expect(isRunOverBudget(gate(roomy, roomy, tight), 10)).toBe(true);
+    expect(isRunOverBudget(gate(roomy, roomy, roomy), 10)).toBe(false);
   });
 
   it("counts a reply's tokens as the sum of its stored steps", () => {

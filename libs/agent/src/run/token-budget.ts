@@ -8,9 +8,13 @@ export function isBudgetSpent(budget: TokenBudget | null, replyTokens: number): 
   return budget !== null && budget.limit !== null && budget.used + replyTokens >= budget.limit;
 }
 
-/** A run takes no further model step once its agent's or its organization's budget is spent. */
+/** A run takes no further model step once its agent's, its organization's or its end user's budget is spent. */
 export function isRunOverBudget(gate: RunGate, replyTokens: number): boolean {
-  return isBudgetSpent(gate.agentBudget, replyTokens) || isBudgetSpent(gate.organizationBudget, replyTokens);
+  return (
+    isBudgetSpent(gate.agentBudget, replyTokens) ||
+    isBudgetSpent(gate.organizationBudget, replyTokens) ||
+    isBudgetSpent(gate.userBudget, replyTokens)
+  );
 }
 
 /** The tokens a reply spent so far: the sum of its stored steps' usage. */

@@ -1,6 +1,30 @@
 import { Transform } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import { IsInt, IsOptional, IsString, Matches, Max, Min, ValidateBy } from 'class-validator';
 import { emptyToUndefined, toInt } from '../setting-problems';
+
+/** What a model costs, in US dollars per million tokens read and written. */
+export interface ModelPrice {
+  input_per_mtok: number;
+  output_per_mtok: number;
+}
+
+const isPrice = (price: unknown): price is ModelPrice =>
+  typeof price === 'object' &&
+  price !== null &&
+  ['input_per_mtok', 'output_per_mtok'].every((field) => {
+    const value = (price as Record<string, unknown>)[field];
+    return typeof value === 'number' && Number.isFinite(value) && value >= 0;
+  });
+
+/** Transform of MODEL_PRICES: the JSON map (empty: none), or the text as given when it is not JSON (refused). */
+const parseJson = ({ value }: { value: unknown }): unknown => {
+  if (value === undefined || value === '') return {};
+  try {
+    return JSON.parse(String(value)) as unknown;
+  } catch {
+    return value;
+  }
+};
 
 /** Vendor models: endpoints, keys, retries and timeouts. */
 export class ModelSettings {
@@ -46,4 +70,23 @@ export class ModelSettings {
   @IsInt()
   @Min(100)
   modelIdleTimeoutMs = 60000;
+
+  /**
+   * Prices for GET /usage's cost (CONTRACTS §20), by model as agents name it (`builtin`, `openai:gpt-4o`): a JSON
+   * map `{"<model>": {"input_per_mtok": n, "output_per_mtok": n}}`. A model not in it costs 0.
+   */
+  @Transform(parseJson)
+  @ValidateBy({
+    name: 'isModelPrices',
+    validator: {
+      validate: (value: unknown) =>
+        typeof value === 'object' &&
+        value !== null &&
+        !Array.isArray(value) &&
+        Object.values(value).every(isPrice),
+      defaultMessage: () =>
+        'must be a JSON map {"<model>": {"input_per_mtok": n, "output_per_mtok": n}} of numbers of at least 0',
+    },
+  })
+  modelPrices: Record<string, ModelPrice> = {};
 }

@@ -3,6 +3,7 @@ import { IsIn, IsNumber, IsOptional, IsString, IsUrl, ValidateNested } from 'cla
 import { CreateAgentDto, UpdateAgentDto } from '../dto/agent.dto';
 import { CreateWebhookDto, ListWebhookDeliveriesQuery } from '../dto/webhook.dto';
 import { Ge, Le } from '../dto/rules';
+import { PythonFloat, pythonJson } from './python-json';
 import { modelSchema } from './request-schema';
 import { validateRequest } from './validate-request';
 
@@ -50,9 +51,20 @@ describe('the float kind (Pydantic float, lax)', () => {
     expect(above.ok === false && above.issues[0]).toMatchObject({
       type: 'less_than_equal',
       msg: 'Input should be less than or equal to 2',
-      ctx: { le: 2 },
+      ctx: { le: new PythonFloat(2) },
     });
     expect(notANumber.ok).toBe(false);
+  });
+
+  it("writes a float's bound as Python does in JSON (2.0), and a string that looks marked as it is", () => {
+    const above = validateRequest(Sampling, { temperature: 2.5 }, 'body');
+    expect(above.ok === false && pythonJson({ detail: above.issues })).toBe(
+      '{"detail":[{"type":"less_than_equal","loc":["body","temperature"],' +
+        '"msg":"Input should be less than or equal to 2","input":2.5,"ctx":{"le":2.0}}]}',
+    );
+    expect(pythonJson({ a: new PythonFloat(0.5), b: 'python-float-x:2', c: 2 })).toBe(
+      '{"a":0.5,"b":"python-float-x:2","c":2}',
+    );
   });
 });
 

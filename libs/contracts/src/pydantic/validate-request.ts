@@ -2,6 +2,7 @@ import { ValidationIssue } from '../errors';
 import { LocRoot, pydanticIssue, valueErrorIssue } from '../validation-error';
 import { laxAwareDatetime, laxBool, laxFloat, laxInt, laxUuid } from './lax';
 import { Constraints, FieldSchema, ModelSchema, modelSchema, TypeSchema } from './request-schema';
+import { PythonFloat } from './python-json';
 
 /*
  * Pydantic v2's validation of a request, as FastAPI runs it (lax mode, Python objects from json.loads, query
@@ -148,12 +149,12 @@ class RequestValidator {
     const parsed = laxFloat(input);
     if (!parsed.ok) return this.fail(parsed.type, loc, input);
     const value = parsed.value;
-    // Written as pydantic-core does (`!(value <= le)`), so NaN fails a bound too.
+    // Written as pydantic-core does (`!(value <= le)`), so NaN fails a bound too. A float's bound is a float.
     if (constraints.le !== undefined && !(value <= constraints.le)) {
-      return this.fail('less_than_equal', loc, input, { le: constraints.le });
+      return this.fail('less_than_equal', loc, input, { le: new PythonFloat(constraints.le) });
     }
     if (constraints.ge !== undefined && !(value >= constraints.ge)) {
-      return this.fail('greater_than_equal', loc, input, { ge: constraints.ge });
+      return this.fail('greater_than_equal', loc, input, { ge: new PythonFloat(constraints.ge) });
     }
     return { ok: true, value };
   }

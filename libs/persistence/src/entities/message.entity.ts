@@ -76,6 +76,20 @@ export class MessageEntity {
   @Column({ name: 'usage_tokens', type: 'integer', default: 0 })
   usageTokens: number;
 
+  /** What an ended reply's steps read and wrote (usage_tokens is their sum), and the tool calls they asked for. */
+  @Column({ name: 'input_tokens', type: 'integer', default: 0 })
+  inputTokens: number;
+
+  @Column({ name: 'output_tokens', type: 'integer', default: 0 })
+  outputTokens: number;
+
+  @Column({ name: 'tool_calls', type: 'integer', default: 0 })
+  toolCalls: number;
+
+  /** The agent's model when the reply ended; null on other messages. */
+  @Column({ type: 'text', nullable: true })
+  model: string | null;
+
   /** What a Responses API request attached to the reply (CONTRACTS §18), shown in its Response; else null. */
   @Column({ type: 'jsonb', nullable: true })
   metadata: Record<string, string> | null;

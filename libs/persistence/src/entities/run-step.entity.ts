@@ -33,6 +33,10 @@ export class RunStepEntity {
   @Column({ name: 'usage_tokens', type: 'integer', default: 0 })
   usageTokens: number;
 
+  /** The part of `usageTokens` the model wrote; the rest it read. 0 on a step of a model that does not say. */
+  @Column({ name: 'output_tokens', type: 'integer', default: 0 })
+  outputTokens: number = 0;
+
   /** Length of the reply's streamed content once this step ended: where a re-run next step's text starts. */
   @Column({ name: 'content_length', type: 'integer', default: 0 })
   contentLength: number;

@@ -7,6 +7,7 @@ import { preparedStatement, runPrepared } from './prepared-statement';
 import { Db } from './scope';
 import { NEXT_LIVE_REPLY_SQL, nextWaitingReplyOfOrgSql } from '../sql/run-scheduling.sql';
 import { latestSummarySql, ThreadSummary, threadSummaryFromJson } from './thread-summary.repository';
+import { userBudgetBusySql, userBudgetUsedSql } from './user-budget.repository';
 
 /** How a reply ends: what its final message row holds. */
 export interface ReplyOutcome {
@@ -27,12 +28,16 @@ export interface TokenBudget {
 
 /**
  * The facts a run checks before each step: its thread archived (DELETE /chat/{id}, or gone), and the budgets it
- * spends from, its agent's and its organization's (null when the row is gone). The run decides (token-budget.ts).
+ * spends from, its agent's and its organization's (null when the row is gone) and its end user's for the current
+ * day or month (null when none). The run decides (token-budget.ts).
  */
 export interface RunGate {
   archived: boolean;
   agentBudget: TokenBudget | null;
   organizationBudget: TokenBudget | null;
+  userBudget: TokenBudget | null;
+  /** An earlier reply of the same budgeted end user is running: this one waits its turn (userBudgetBusySql). */
+  userBudgetBusy: boolean;
 }
 
 /** Whose gate: the reply's thread and agent (its organization's budget too). */
@@ -47,6 +52,8 @@ interface GateRow {
   archived: boolean;
   agent_budget: TokenBudget | null;
   org_budget: TokenBudget | null;
+  user_budget: TokenBudget | null;
+  user_budget_busy: boolean;
 }
 
 /**
@@ -59,14 +66,18 @@ const tokensUsedSql = (row: string, column: 'agent_id' | 'org_id') =>
 
 /**
  * The gate's facts as select-list items, on parameters $1 thread and $2 agent: whether the thread is archived
- * (or gone), and the agent's and its organization's budgets.
+ * (or gone), and the agent's, its organization's and the thread's end user's budgets.
  */
 const GATE_FACTS_SQL = `
   COALESCE((SELECT archived_at IS NOT NULL FROM threads WHERE id = $1), true) AS archived,
   (SELECT jsonb_build_object('limit', a.token_budget, 'used', ${tokensUsedSql('a', 'agent_id')})
      FROM agents a WHERE a.id = $2) AS agent_budget,
   (SELECT jsonb_build_object('limit', o.token_budget, 'used', ${tokensUsedSql('o', 'org_id')})
-     FROM organizations o JOIN agents a ON a.org_id = o.id WHERE a.id = $2) AS org_budget`;
+     FROM organizations o JOIN agents a ON a.org_id = o.id WHERE a.id = $2) AS org_budget,
+  (SELECT jsonb_build_object('limit', b.max_tokens, 'used', ${userBudgetUsedSql('b', '$1')})
+     FROM threads t JOIN user_budgets b ON b.org_id = t.org_id AND b.user_id = t.user_id WHERE t.id = $1)
+     AS user_budget,
+  ${userBudgetBusySql('$1')} AS user_budget_busy`;
 
 const gateParams = (query: GateQuery): unknown[] => [query.threadId, query.agentId];
 
@@ -74,6 +85,8 @@ const toGate = (row: GateRow): RunGate => ({
   archived: row.archived,
   agentBudget: row.agent_budget,
   organizationBudget: row.org_budget,
+  userBudget: row.user_budget,
+  userBudgetBusy: row.user_budget_busy,
 });
 
 /*
@@ -84,6 +97,8 @@ const NEXT_WAITING_REPLY_OF_ORG = preparedStatement({
   name: 'run_next_waiting_reply_of_org',
   text: nextWaitingReplyOfOrgSql('$1'),
 });
+
+const RUN_GATE = preparedStatement({ name: 'run_gate', text: `SELECT ${GATE_FACTS_SQL}` });
 
 const NEXT_LIVE_REPLY = preparedStatement({ name: 'run_next_live_reply', text: NEXT_LIVE_REPLY_SQL });
 
@@ -121,9 +136,9 @@ const RUN_CONTEXT = preparedStatement({
 });
 
 /** A step's columns, in the order of `stepValues`. */
-const STEP_COLUMNS = `message_id, step, text, tool_calls, questions, structured_output, usage_tokens, content_length,
-   started_at, delta_lengths, streamed_text`;
-const STEP_COLUMN_COUNT = 11;
+const STEP_COLUMNS = `message_id, step, text, tool_calls, questions, structured_output, usage_tokens, output_tokens,
+   content_length, started_at, delta_lengths, streamed_text`;
+const STEP_COLUMN_COUNT = 12;
 
 /** A step's values for STEP_COLUMNS. */
 function stepValues(step: RunStepEntity): unknown[] {
@@ -135,6 +150,7 @@ function stepValues(step: RunStepEntity): unknown[] {
     step.questions === null ? null : JSON.stringify(step.questions),
     step.structuredOutput === null ? null : JSON.stringify(step.structuredOutput),
     step.usageTokens,
+    step.outputTokens,
     step.contentLength,
     step.startedAt,
     step.deltaLengths,
@@ -146,7 +162,7 @@ const SAVE_STEP = preparedStatement({
   name: 'run_save_step',
   text: `WITH saved AS (
      INSERT INTO run_steps (${STEP_COLUMNS})
-     VALUES ($3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+     VALUES ($3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
      ON CONFLICT (message_id, step) DO NOTHING RETURNING 1)
    SELECT (SELECT count(*) FROM saved)::int AS saved, ${GATE_FACTS_SQL}`,
 });
@@ -177,37 +193,56 @@ const WEBHOOK_OUTBOX_SQL = `
      SELECT gen_random_uuid(), w.id, $9, $10, $11, now()
      FROM done JOIN webhooks w ON w.org_id = done.org_id AND w.active AND $10 = ANY (w.events)`;
 
+/** Adds the reply ending in `done` to its day's usage row (its thread's end user, its agent and model). */
+const ADD_TO_DAILY_USAGE_SQL = `
+     INSERT INTO usage_daily AS d (org_id, day, user_id, agent_id, model, replies, input_tokens, output_tokens,
+       tool_calls)
+     SELECT done.org_id, (done.completed_at AT TIME ZONE 'UTC')::date, t.user_id, done.agent_id, done.model, 1,
+       done.input_tokens, done.output_tokens, done.tool_calls
+     FROM done LEFT JOIN threads t ON t.id = done.thread_id
+     ON CONFLICT (org_id, day, user_id, agent_id, model) DO UPDATE SET replies = d.replies + 1,
+       input_tokens = d.input_tokens + EXCLUDED.input_tokens, output_tokens = d.output_tokens + EXCLUDED.output_tokens,
+       tool_calls = d.tool_calls + EXCLUDED.tool_calls`;
+
 /**
- * A reply's end: its last step when not stored yet ($12-$22, all null otherwise: a step inserted here is not in
- * the statement's snapshot, so its tokens are added apart), the final row, its tokens for the counters (folded
- * in later: FOLD_TOKEN_USAGE), the webhook outbox, and what the end lets run next: the thread's next reply, and under an organization cap ($23 > 0) the
- * organization's oldest waiting one. In the statement's snapshot the finished reply is still live, so its own
- * thread's next reply is found apart.
+ * A reply's end: its last step when not stored yet ($12-$23, all null otherwise: a step inserted here is not in
+ * the statement's snapshot, so its tokens are added apart), the final row with its usage (tokens, tool calls,
+ * model), its tokens for the counters (folded in later: FOLD_TOKEN_USAGE) and its day's usage row (usage_daily,
+ * CONTRACTS §20), the webhook outbox, and what the end lets run next: the thread's next reply, and under an
+ * organization cap ($24 > 0) the organization's oldest waiting one. In the statement's snapshot the finished
+ * reply is still live, so its own thread's next reply is found apart.
  */
 const FINISH_REPLY = preparedStatement({
   name: 'run_finish_reply',
   text: `WITH last_step AS (
      INSERT INTO run_steps (${STEP_COLUMNS})
-     SELECT $12::uuid, $13::int, $14::text, $15::jsonb, $16::jsonb, $17::jsonb, $18::int, $19::int, $20::timestamptz,
-       $21::int[], $22::text
+     SELECT $12::uuid, $13::int, $14::text, $15::jsonb, $16::jsonb, $17::jsonb, $18::int, $19::int, $20::int,
+       $21::timestamptz, $22::int[], $23::text
      WHERE $13::int IS NOT NULL
-     ON CONFLICT (message_id, step) DO NOTHING RETURNING usage_tokens),
+     ON CONFLICT (message_id, step) DO NOTHING RETURNING usage_tokens, output_tokens, tool_calls),
+   steps AS (
+     SELECT usage_tokens, output_tokens, tool_calls FROM run_steps WHERE message_id = $1
+     UNION ALL SELECT usage_tokens, output_tokens, tool_calls FROM last_step),
    usage AS (
-     SELECT (COALESCE(SUM(usage_tokens), 0) + COALESCE((SELECT SUM(usage_tokens) FROM last_step), 0))::int AS tokens
-     FROM run_steps WHERE message_id = $1),
+     SELECT COALESCE(SUM(usage_tokens), 0)::int AS tokens, COALESCE(SUM(output_tokens), 0)::int AS written,
+       COALESCE(SUM(jsonb_array_length(tool_calls)), 0)::int AS calls
+     FROM steps),
    done AS (
      UPDATE messages SET status = $2, live = false, content = $3, error_code = $4, questions = $5,
-       structured_output = $6, events = $7, delta_lengths = $8, usage_tokens = usage.tokens, completed_at = now(),
-       updated_at = now()
-     FROM usage WHERE id = $1 AND live RETURNING thread_id, agent_id, org_id, usage_tokens),
+       structured_output = $6, events = $7, delta_lengths = $8, usage_tokens = usage.tokens,
+       input_tokens = usage.tokens - usage.written, output_tokens = usage.written, tool_calls = usage.calls, model = (SELECT a.model FROM agents a WHERE a.id = messages.agent_id),
+       completed_at = now(), updated_at = now()
+     FROM usage WHERE id = $1 AND live
+     RETURNING thread_id, agent_id, org_id, usage_tokens, input_tokens, output_tokens, tool_calls, model, completed_at),
    counted AS (INSERT INTO token_usage_pending (message_id, agent_id, org_id, tokens)
      SELECT $1, done.agent_id, done.org_id, done.usage_tokens FROM done WHERE done.usage_tokens > 0),
+   rolled_up AS (${ADD_TO_DAILY_USAGE_SQL}),
    journal AS (DELETE FROM run_stream_journal j USING done WHERE j.message_id = $1),
    hooks AS (${WEBHOOK_OUTBOX_SQL})
    SELECT (SELECT id FROM messages WHERE thread_id = done.thread_id AND live AND role = 'assistant' AND id <> $1
            ORDER BY position LIMIT 1) AS next_reply_id,
      next_of_org.id AS next_org_reply_id, next_of_org.thread_id AS next_org_thread_id
-   FROM done LEFT JOIN LATERAL (${nextWaitingReplyOfOrgSql('done.org_id')}) next_of_org ON $23::int > 0`,
+   FROM done LEFT JOIN LATERAL (${nextWaitingReplyOfOrgSql('done.org_id')}) next_of_org ON $24::int > 0`,
 });
 
 /**
@@ -347,6 +382,12 @@ export class RunRepository {
       summary: row.summary && threadSummaryFromJson(row.summary),
       gate: toGate(row),
     };
+  }
+
+  /** The gate of a reply's next step, read alone: a run waiting its turn on its end user's budget asks again. */
+  async gate(query: GateQuery): Promise<RunGate> {
+    const [row] = await runPrepared<GateRow>(this.db, RUN_GATE, gateParams(query));
+    return toGate(row);
   }
 
   /**

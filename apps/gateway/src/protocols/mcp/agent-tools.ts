@@ -1,24 +1,28 @@
 import { Injectable } from '@nestjs/common';
 import { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { DomainError } from '@app/contracts';
-import { Caller } from '@app/identity';
-import { AgentRepository } from '@app/persistence';
+import { Caller, mayUseAgent } from '@app/identity';
+import { AgentEntity, AgentRepository } from '@app/persistence';
+import { endUserOfCaller } from '../../auth/pin-end-user';
 import { AskAgent, MESSAGE_MAX_CHARS } from '../ask-agent.use-case';
 import { ReplyRunEvents } from '../reply-run-events';
 import { agentToolDescription, agentToolNames } from './agent-tool-names';
 
-const INPUT_SCHEMA: Tool['inputSchema'] = {
-  type: 'object',
-  properties: {
-    message: { type: 'string', description: 'What to ask the agent.', maxLength: MESSAGE_MAX_CHARS },
-    thread_id: {
-      type: 'string',
-      description: 'Continue this thread (from an earlier answer) instead of starting one.',
-    },
-    user_id: { type: 'string', description: 'The end user the thread is of.' },
+const INPUT_PROPERTIES = {
+  message: { type: 'string', description: 'What to ask the agent.', maxLength: MESSAGE_MAX_CHARS },
+  thread_id: {
+    type: 'string',
+    description: 'Continue this thread (from an earlier answer) instead of starting one.',
   },
-  required: ['message', 'user_id'],
+  user_id: { type: 'string', description: 'The end user the thread is of (implied by an end-user token).' },
 };
+
+/** A service key names the end user; an end-user token is its user, so `user_id` is optional for it (§18). */
+const inputSchemaFor = (caller: Caller): Tool['inputSchema'] => ({
+  type: 'object',
+  properties: INPUT_PROPERTIES,
+  required: caller.endUser ? ['message'] : ['message', 'user_id'],
+});
 
 /** The final Message a `message.completed` line holds (CONTRACTS §5), as far as a tool result needs it. */
 interface FinalMessage {
@@ -47,11 +51,11 @@ export class AgentTools {
   ) {}
 
   async list(caller: Caller): Promise<Tool[]> {
-    const tools = agentToolNames(await this.agents.listByOrg(caller.orgId, { includeArchived: false }));
-    return [...tools].map(([name, agent]) => ({
+    const inputSchema = inputSchemaFor(caller);
+    return [...(await this.usableTools(caller))].map(([name, agent]) => ({
       name,
       description: agentToolDescription(agent),
-      inputSchema: INPUT_SCHEMA,
+      inputSchema,
     }));
   }
 
@@ -62,18 +66,19 @@ export class AgentTools {
     onStep: StepListener,
     signal: AbortSignal,
   ): Promise<CallToolResult> {
-    const tools = agentToolNames(await this.agents.listByOrg(caller.orgId, { includeArchived: false }));
-    const agent = tools.get(name);
+    const agent = (await this.usableTools(caller)).get(name);
     if (!agent) return failure(`Unknown tool ${name}`);
-    const { message, thread_id: threadId, user_id: userId } = args;
+    const { message, thread_id: threadId, user_id: namedUserId } = args;
     if (typeof message !== 'string' || message.trim() === '')
       return failure('message must be a non-empty string');
     if (message.length > MESSAGE_MAX_CHARS)
       return failure(`message is longer than ${MESSAGE_MAX_CHARS} characters`);
-    if (typeof userId !== 'string' || userId === '')
-      return failure('user_id (the end user) is required with a service key');
+    if (namedUserId !== undefined && typeof namedUserId !== 'string')
+      return failure('user_id must be a string');
     if (threadId !== undefined && typeof threadId !== 'string') return failure('thread_id must be a string');
     try {
+      const userId = endUserOfCaller(caller, namedUserId);
+      if (!userId) return failure('user_id (the end user) is required with a service key');
       const asked = await this.askAgent.execute(caller, {
         agentId: agent.id,
         content: message,
@@ -99,6 +104,15 @@ export class AgentTools {
       if (error instanceof DomainError) return failure(error.message);
       throw error;
     }
+  }
+
+  /**
+   * The caller's tools by name. Names are given over all the organization's active agents, so a tool keeps its
+   * name whoever lists it; an end-user token limited to some agents then sees only those.
+   */
+  private async usableTools(caller: Caller): Promise<Map<string, AgentEntity>> {
+    const named = agentToolNames(await this.agents.listByOrg(caller.orgId, { includeArchived: false }));
+    return new Map([...named].filter(([, agent]) => mayUseAgent(caller, agent.id)));
   }
 
   /** Follows the reply to its final Message, telling `onStep` of each step; null when the client went away. */

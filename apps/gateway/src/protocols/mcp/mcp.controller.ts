@@ -4,6 +4,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { FastifyReply, FastifyRequest } from 'fastify';
 import { Caller } from '@app/identity';
 import { CurrentCaller } from '../../auth/current-caller.decorator';
+import { EndUserTokenAllowed } from '../../auth/end-user-token-allowed.decorator';
 import { AgentTools } from './agent-tools';
 import { agentsMcpServer } from './agents-mcp-server';
 import { ApiMcpEndpoint } from './mcp.openapi';
@@ -17,7 +18,8 @@ const NO_SESSION = {
 
 /**
  * The MCP server at /mcp (CONTRACTS §18), on the SDK's streamable HTTP transport, stateless: each POST gets a
- * server and transport of its own for the caller the guard identified, so any gateway replica serves any call.
+ * server and transport of its own for the caller the guard identified (a key, or an end-user token: then only its
+ * user and agents), so any gateway replica serves any call. The guard's 401 is an HTTP error, as MCP clients expect.
  */
 @Controller('mcp')
 export class McpController {
@@ -25,6 +27,7 @@ export class McpController {
 
   @Post()
   @ApiMcpEndpoint()
+  @EndUserTokenAllowed()
   async handle(
     @CurrentCaller() caller: Caller,
     @Req() request: FastifyRequest,
@@ -49,6 +52,7 @@ export class McpController {
   @Get()
   @HttpCode(405)
   @ApiExcludeEndpoint()
+  @EndUserTokenAllowed()
   openStream(): typeof NO_SESSION {
     return NO_SESSION;
   }
@@ -56,6 +60,7 @@ export class McpController {
   @Delete()
   @HttpCode(405)
   @ApiExcludeEndpoint()
+  @EndUserTokenAllowed()
   endSession(): typeof NO_SESSION {
     return NO_SESSION;
   }

@@ -19,9 +19,9 @@ export const ApiMcpEndpoint = () =>
       summary: 'MCP server: the organization’s agents as tools',
       description:
         'A Model Context Protocol server on the streamable HTTP transport (stateless: no session; GET and DELETE ' +
-        'answer 405), with the key in `Authorization: Bearer` or `x-service-token`. `tools/list` answers one ' +
-        'tool per active agent: its name lower-cased, other characters `_`, at most 64, `_2`, `_3`… on a ' +
-        'clash; input `{"message", "thread_id"?, "user_id"}`. `tools/call` starts a thread (or with ' +
+        'answer 405), with the key or an end-user token in `Authorization: Bearer` or `x-service-token`. ' +
+        '`tools/list` answers one tool per active agent (an end-user token with agent_ids: only those): its name lower-cased, other characters `_`, at most 64, `_2`, `_3`… on a ' +
+        'clash; input `{"message", "thread_id"?, "user_id"}` (`user_id` implied by an end-user token). `tools/call` starts a thread (or with ' +
         '`thread_id` posts a follow-up), waits for the reply and answers its text and `structuredContent` ' +
         '`{"thread_id", "message_id", "status", "content", "questions", "structured_output"}`, `isError` when the ' +
         'reply ended error or cancelled, or for an unknown tool or thread. With a `progressToken` it sends ' +
@@ -46,7 +46,10 @@ export const ApiMcpEndpoint = () =>
         'The JSON-RPC answer, as JSON or as server-sent events (progress notifications, then the answer).',
     }),
     ApiResponse({ status: 202, description: 'A notification or response from the client, accepted.' }),
-    ApiResponse({ status: 401, description: 'No key, or an unknown or revoked one.' }),
+    ApiResponse({
+      status: 401,
+      description: 'No key or end-user token, an unknown or revoked key, or an expired or altered token.',
+    }),
     ApiResponse({
       status: 406,
       description: 'The client does not accept application/json and text/event-stream.',

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Caller } from '@app/identity';
+import { endUserOfCaller } from '../../auth/pin-end-user';
 import { AskAgent, invalidProtocolInput } from '../ask-agent.use-case';
 import { CreateResponseRequest, parseCreateResponse } from './create-response.request';
 import { ResponseReplies } from './response-replies';
@@ -22,7 +23,8 @@ export class CreateResponse {
     body: unknown,
   ): Promise<{ created: ResponseObject; request: CreateResponseRequest }> {
     const request = parseCreateResponse(body);
-    const userId = request.user;
+    // An end-user token is its user: `user` may repeat it or be left out (CONTRACTS §17).
+    const userId = endUserOfCaller(caller, request.user);
     if (!userId)
       throw invalidProtocolInput(
         ['body', 'user'],

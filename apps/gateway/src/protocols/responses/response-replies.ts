@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { isRowId, NotFoundError } from '@app/contracts';
-import { Caller } from '@app/identity';
+import { Caller, mayUseAgent } from '@app/identity';
 import { MessageEntity, MessageRepository, ThreadEntity, ThreadRepository } from '@app/persistence';
 import { replyIdOf, ResponseHeader, responseIdOf } from './response-translation';
 
@@ -13,8 +13,9 @@ export interface ResponseReply {
 }
 
 /**
- * The reply a response id names, if the caller may see it (its organization, its end user when one is named,
- * a thread not archived), with the Response's header. Anything else is 404, as if it did not exist.
+ * The reply a response id names, if the caller may see it (its organization, its end user when one is named or
+ * the caller is an end-user token, an agent the token may use, a thread not archived), with the Response's
+ * header. Anything else is 404, as if it did not exist.
  */
 @Injectable()
 export class ResponseReplies {
@@ -29,8 +30,9 @@ export class ResponseReplies {
     if (!reply || reply.orgId !== caller.orgId || reply.role !== 'assistant') {
       throw new NotFoundError(RESPONSE_NOT_FOUND);
     }
-    const thread = await this.threads.findVisible({ orgId: caller.orgId, userId }, reply.threadId);
-    if (!thread) throw new NotFoundError(RESPONSE_NOT_FOUND);
+    const owner = caller.endUser?.userId ?? userId;
+    const thread = await this.threads.findVisible({ orgId: caller.orgId, userId: owner }, reply.threadId);
+    if (!thread || !mayUseAgent(caller, thread.agentId)) throw new NotFoundError(RESPONSE_NOT_FOUND);
     // The reply before it in the thread is what a follow-up continued (CONTRACTS §18 previous_response_id).
     const previousId = await this.messages.previousReplyId(
       { orgId: caller.orgId },

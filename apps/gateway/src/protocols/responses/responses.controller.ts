@@ -14,6 +14,7 @@ import { FastifyReply } from 'fastify';
 import { Settings } from '@app/config';
 import { Caller } from '@app/identity';
 import { CurrentCaller } from '../../auth/current-caller.decorator';
+import { EndUserTokenAllowed } from '../../auth/end-user-token-allowed.decorator';
 import { JsonlBodyLimits } from '../../stream/jsonl-body';
 import { StalledStreams } from '../../stream/stalled-streams';
 import { invalidProtocolInput } from '../ask-agent.use-case';
@@ -33,7 +34,7 @@ import {
 
 /**
  * The OpenAI Responses API (CONTRACTS §18) at /openai/v1, for any OpenAI SDK with `baseURL` pointed here.
- * A response is a reply; its events are the reply's run events translated.
+ * A response is a reply; its events are the reply's run events translated. A key or an end-user token may call it.
  */
 @ApiResponsesRoutes()
 @UseFilters(OpenAiErrorFilter)
@@ -51,6 +52,7 @@ export class ResponsesController {
   @Post()
   @HttpCode(200)
   @ApiCreateResponse()
+  @EndUserTokenAllowed()
   async create(
     @CurrentCaller() caller: Caller,
     @Body() body: unknown,
@@ -65,6 +67,7 @@ export class ResponsesController {
 
   @Get(':response_id')
   @ApiRetrieveResponse()
+  @EndUserTokenAllowed()
   async retrieve(
     @CurrentCaller() caller: Caller,
     @Param('response_id') responseId: string,
@@ -80,6 +83,7 @@ export class ResponsesController {
   @Post(':response_id/cancel')
   @HttpCode(200)
   @ApiCancelResponse()
+  @EndUserTokenAllowed()
   cancel(@CurrentCaller() caller: Caller, @Param('response_id') responseId: string): Promise<ResponseObject> {
     return this.cancelResponse.execute(caller, responseId);
   }

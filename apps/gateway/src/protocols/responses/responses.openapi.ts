@@ -134,7 +134,8 @@ const errors = (statuses: Record<number, string>) =>
   );
 
 const COMMON_ERRORS = {
-  401: 'No key (Authorization: Bearer, or x-service-token), or an unknown or revoked one.',
+  401: 'No key or end-user token (Authorization: Bearer, or x-service-token), an unknown or revoked key, or an expired or altered token.',
+  403: "A user other than the end-user token's.",
   429: 'Too many requests (RATE_LIMIT_PER_MINUTE).',
   503: 'PostgreSQL or Redis unavailable; retry after Retry-After.',
 };
@@ -149,8 +150,9 @@ export const ApiCreateResponse = () =>
     ApiOperation({
       summary: 'Ask an agent (OpenAI Responses API)',
       description:
-        'The OpenAI Responses wire format: point an OpenAI SDK at `<gateway>/openai/v1` with the key as its API ' +
-        'key. `model` is the agent id; the last user message of `input` is the message; without ' +
+        'The OpenAI Responses wire format: point an OpenAI SDK at `<gateway>/openai/v1` with the key (or an ' +
+        'end-user token, which is its user and only its agents) as its API key. `model` is the agent id; the ' +
+        'last user message of `input` is the message; without ' +
         '`previous_response_id` a new thread starts, with it the message is a follow-up in that ' +
         "response's thread. Waits for the end and answers the completed Response; `stream: true` answers " +
         'its events as they come; `background: true` answers at once (status queued).',
@@ -158,7 +160,8 @@ export const ApiCreateResponse = () =>
     ApiBody({
       schema: {
         type: 'object',
-        required: ['model', 'input', 'user'],
+        // `user` is required with a service key only: an end-user token implies it.
+        required: ['model', 'input'],
         properties: {
           model: { type: 'string', description: 'The agent id.' },
           input: {
@@ -189,7 +192,11 @@ export const ApiCreateResponse = () =>
             description: 'At most 30000 characters are taken, from the last user message.',
           },
           previous_response_id: { type: 'string', description: "Continue that response's thread." },
-          user: { type: 'string', description: 'The end user; required with a service key.' },
+          user: {
+            type: 'string',
+            description:
+              "The end user: required with a service key; with an end-user token, the token's or left out.",
+          },
           stream: { type: 'boolean', default: false },
           background: { type: 'boolean', default: false },
           max_tool_calls: { type: 'integer', minimum: 1, description: "The reply's max_steps." },

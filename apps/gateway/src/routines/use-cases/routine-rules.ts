@@ -1,13 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Settings } from '@app/config';
 import { AGENT_NOT_FOUND } from '@app/chat';
-import {
-  InvalidInputError,
-  isRowId,
-  NotFoundError,
-  ValidationIssue,
-  valueErrorMessage,
-} from '@app/contracts';
+import { InvalidInputError, isRowId, NotFoundError, ValidationIssue, valueErrorIssue } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { AgentRepository, RoutineEntity, RoutineOwner, RoutineRepository } from '@app/persistence';
 import { checkSchedule, checkTimezone, ScheduleError } from '@app/routines';
@@ -39,30 +33,23 @@ export class RoutineRules {
     if (!agent) throw new NotFoundError(AGENT_NOT_FOUND);
   }
 
-  /** The schedule, then the time zone: a value_error at the field each names, as a Pydantic after-validator. */
+  /**
+   * The schedule, then the time zone: a value_error at the field each names, built as a Pydantic after-validator's
+   * (FastAPI's key order and `ctx`), so it matches FastAPI's bytes.
+   */
   checkTiming(schedule: string, timezone: string, scheduleGiven = true, timezoneGiven = true): void {
     const issues: ValidationIssue[] = [];
     try {
       checkSchedule(schedule, { secondsAllowed: this.settings.routineSecondsSchedules });
     } catch (error) {
       if (!(error instanceof ScheduleError) || !scheduleGiven) throw error;
-      issues.push({
-        loc: ['body', 'schedule'],
-        msg: valueErrorMessage(error.message),
-        type: 'value_error',
-        input: schedule,
-      });
+      issues.push(valueErrorIssue(['body', 'schedule'], schedule, error.message));
     }
     try {
       checkTimezone(timezone);
     } catch (error) {
       if (!(error instanceof ScheduleError) || !timezoneGiven) throw error;
-      issues.push({
-        loc: ['body', 'timezone'],
-        msg: valueErrorMessage(error.message),
-        type: 'value_error',
-        input: timezone,
-      });
+      issues.push(valueErrorIssue(['body', 'timezone'], timezone, error.message));
     }
     if (issues.length > 0) throw new InvalidInputError(issues);
   }

@@ -3,7 +3,7 @@ import { redactUrlPassword, Settings } from '@app/config';
 import { probePostgres } from '@app/persistence';
 import { probeRedis } from '@app/redis';
 
-/** A dependency the gateway cannot start without, named as an operator configures it. */
+/** A dependency a process (gateway, worker) cannot start without, named as an operator configures it. */
 export interface Dependency {
   name: 'PostgreSQL' | 'Redis';
   setting: 'DATABASE_URL' | 'REDIS_URL';
@@ -11,7 +11,8 @@ export interface Dependency {
   probe(): Promise<void>;
 }
 
-export function gatewayDependencies(settings: Settings): Dependency[] {
+/** What the gateway and the worker both need before their app can load: PostgreSQL and Redis. */
+export function serviceDependencies(settings: Settings): Dependency[] {
   return [
     {
       name: 'PostgreSQL',

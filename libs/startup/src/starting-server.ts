@@ -1,8 +1,7 @@
 import { createServer, Server } from 'node:http';
-import { Settings } from '@app/config';
 import { Dependency, describeDependency } from './wait-for-dependencies';
 
-/** The gateway's port while its dependencies are awaited: it is alive, and says what it waits for. */
+/** A process's HTTP port while its dependencies are awaited: it is alive, and says what it waits for. */
 export interface StartingServer {
   waitingFor(dependencies: Dependency[]): void;
   close(): Promise<void>;
@@ -11,10 +10,11 @@ export interface StartingServer {
 const RETRY_AFTER_SECONDS = 5;
 
 /**
- * Listens on the gateway's port before the app exists, so a liveness probe does not restart a gateway that is
- * only waiting for PostgreSQL or Redis: `/health/live` answers 200, everything else 503 with the reason.
+ * Listens on the port of a process (the gateway's PORT, the worker's WORKER_HEALTH_PORT) before its app
+ * exists, so a liveness probe does not restart one that is only waiting for PostgreSQL or Redis:
+ * `/health/live` answers 200, everything else 503 with the reason.
  */
-export async function listenWhileStarting(settings: Settings): Promise<StartingServer> {
+export async function listenWhileStarting(port: number, host: string): Promise<StartingServer> {
   let waiting: Dependency[] = [];
   const server: Server = createServer((request, response) => {
     const live = request.url === '/health/live' || request.url?.startsWith('/health/live?');
@@ -29,7 +29,7 @@ export async function listenWhileStarting(settings: Settings): Promise<StartingS
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(settings.port, settings.host, resolve);
+    server.listen(port, host, resolve);
   });
   return {
     waitingFor: (dependencies) => (waiting = dependencies),

@@ -1,0 +1,68 @@
+import { Body, Controller, Get, Param, Put, Query, Res } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { FastifyReply } from 'fastify';
+import { FeedbackResponse, ListFeedbackQuery, PutFeedbackDto, ThreadOwnerQuery } from '@app/contracts';
+import { Caller } from '@app/identity';
+import { CurrentCaller } from '../auth/current-caller.decorator';
+import { EndUserTokenAllowed } from '../auth/end-user-token-allowed.decorator';
+import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
+import { endUserOf } from '../http/end-user';
+import { StreamParams } from '../stream/stream.dto';
+import { ListFeedback, PutFeedback } from './feedback.use-cases';
+
+/** Feedback on replies (CONTRACTS §20). */
+@ApiTags('feedback')
+@ApiSecurity('service-token')
+@ApiCommonErrors()
+@Controller()
+export class FeedbackController {
+  constructor(
+    private readonly putFeedback: PutFeedback,
+    private readonly listFeedback: ListFeedback,
+  ) {}
+
+  @EndUserTokenAllowed()
+  @Put('chat/messages/:message_id/feedback')
+  @ApiOperation({
+    summary: 'Rate an assistant reply',
+    description:
+      'rating 1 or -1, an optional comment; one per reply, replaced by a later PUT. Webhook event ' +
+      "message.feedback. With user_id (or an end-user token) the reply must be in that end user's thread.",
+  })
+  @ApiOkResponse({ type: FeedbackResponse })
+  @ApiErrors([404])
+  put(
+    @CurrentCaller() caller: Caller,
+    @Param() params: StreamParams,
+    @Query() query: ThreadOwnerQuery,
+    @Body() body: PutFeedbackDto,
+  ): Promise<FeedbackResponse> {
+    // An end-user token's user arrives as the query's user_id (pinEndUser).
+    return this.putFeedback.execute(caller, params.message_id, body, endUserOf(query, body));
+  }
+
+  @Get('feedback')
+  @ApiOperation({
+    summary: "List the organization's feedback",
+    description:
+      'Newest reply first. A full page carries an `x-next-cursor` header: pass it as `before` for the next page.',
+  })
+  @ApiOkResponse({
+    type: [FeedbackResponse],
+    headers: {
+      'x-next-cursor': {
+        description: 'Present when the page is full: the `before` of the next page.',
+        schema: { type: 'string' },
+      },
+    },
+  })
+  async list(
+    @CurrentCaller() caller: Caller,
+    @Query() query: ListFeedbackQuery,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<FeedbackResponse[]> {
+    const page = await this.listFeedback.execute(caller, query);
+    if (page.nextCursor) void reply.header('x-next-cursor', page.nextCursor);
+    return page.feedback;
+  }
+}

@@ -1,0 +1,72 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+
+/** What GET /usage may group by (CONTRACTS §20). */
+export type UsageGrouping = 'user' | 'agent' | 'day' | 'model';
+
+/** Which replies GET /usage sums: UTC days `from` to `to` (YYYY-MM-DD, both included), optionally one user or agent. */
+export interface UsageFilter {
+  orgId: string;
+  from: string;
+  to: string;
+  userId?: string;
+  agentId?: string;
+  groupBy?: UsageGrouping;
+}
+
+/** The sums of one group's replies of one model: a cost is priced per model before groups add up. */
+export interface UsageSums {
+  /** The value of the grouping's key (user id, agent id, YYYY-MM-DD day or model); null without a grouping. */
+  key: string | null;
+  model: string | null;
+  replies: number;
+  inputTokens: number;
+  outputTokens: number;
+  toolCalls: number;
+}
+
+/** The column each grouping reads, as usage_daily stores it. */
+const GROUP_COLUMN: Record<UsageGrouping, string> = {
+  user: 'user_id',
+  agent: 'agent_id::text',
+  day: `to_char(day, 'YYYY-MM-DD')`,
+  model: 'model',
+};
+
+/**
+ * Reads usage from `usage_daily`, the rows the statement ending a reply adds to (RunRepository.finish): a month
+ * of an organization is at most a row per day, user, agent and model, however many replies it had.
+ */
+@Injectable()
+export class UsageRepository {
+  constructor(private readonly db: DataSource) {}
+
+  /** The filter's sums by its grouping's key and model, ordered by key. */
+  async sums(filter: UsageFilter): Promise<UsageSums[]> {
+    const key = filter.groupBy ? GROUP_COLUMN[filter.groupBy] : 'NULL::text';
+    const rows: {
+      key: string | null;
+      model: string | null;
+      replies: string;
+      input_tokens: string;
+      output_tokens: string;
+      tool_calls: string;
+    }[] = await this.db.query(
+      `SELECT ${key} AS key, model, sum(replies) AS replies, sum(input_tokens) AS input_tokens,
+         sum(output_tokens) AS output_tokens, sum(tool_calls) AS tool_calls
+       FROM usage_daily
+       WHERE org_id = $1 AND day BETWEEN $2::date AND $3::date
+         AND ($4::text IS NULL OR user_id = $4) AND ($5::uuid IS NULL OR agent_id = $5)
+       GROUP BY 1, 2 ORDER BY 1 NULLS LAST, 2 NULLS LAST`,
+      [filter.orgId, filter.from, filter.to, filter.userId ?? null, filter.agentId ?? null],
+    );
+    return rows.map((row) => ({
+      key: row.key,
+      model: row.model,
+      replies: Number(row.replies),
+      inputTokens: Number(row.input_tokens),
+      outputTokens: Number(row.output_tokens),
+      toolCalls: Number(row.tool_calls),
+    }));
+  }
+}

@@ -1,0 +1,100 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+
+export type BudgetPeriod = 'day' | 'month';
+
+/** An end user's budget as stored, with what the user spent in the current period. */
+export interface UserBudget {
+  userId: string;
+  period: BudgetPeriod;
+  maxTokens: number;
+  usedTokens: number;
+  /** First UTC day of the current period, YYYY-MM-DD. */
+  periodStart: string;
+}
+
+/** The first UTC day of the current period of a budget row (alias `b`). */
+const PERIOD_START_SQL = (b: string) =>
+  `(CASE WHEN ${b}.period = 'day' THEN (now() AT TIME ZONE 'UTC')::date
+     ELSE date_trunc('month', now() AT TIME ZONE 'UTC')::date END)`;
+
+/**
+ * What the end user of a budget row (alias `b`) spent in its period: the replies that ended (usage_daily) and the
+ * stored steps of its replies still running, but those of thread `exceptThread` (the asking run counts its own).
+ */
+export const userBudgetUsedSql = (b: string, exceptThread: string) => `(
+  COALESCE((SELECT sum(d.input_tokens + d.output_tokens) FROM usage_daily d
+    WHERE d.org_id = ${b}.org_id AND d.user_id = ${b}.user_id AND d.day >= ${PERIOD_START_SQL(b)}), 0)
+  + COALESCE((SELECT sum(s.usage_tokens) FROM threads ut
+    JOIN messages m ON m.thread_id = ut.id AND m.live JOIN run_steps s ON s.message_id = m.id
+    WHERE ut.org_id = ${b}.org_id AND ut.user_id = ${b}.user_id AND ut.archived_at IS NULL
+      AND ut.id IS DISTINCT FROM ${exceptThread}), 0))`;
+
+/**
+ * Whether the end user of thread `thread` has a budget and another reply of theirs, started before the thread's
+ * live reply, is running in another thread: a budgeted user's replies spend one at a time, so replies racing at
+ * the edge of the budget overspend it by one reply's usage at most.
+ */
+export const userBudgetBusySql = (thread: string) => `EXISTS (
+  SELECT 1 FROM threads t JOIN user_budgets b ON b.org_id = t.org_id AND b.user_id = t.user_id
+    JOIN LATERAL (SELECT x.created_at, x.id FROM messages x WHERE x.thread_id = t.id AND x.live
+      ORDER BY x.position LIMIT 1) mine ON true
+    JOIN threads ut ON ut.org_id = t.org_id AND ut.user_id = t.user_id AND ut.id <> t.id AND ut.archived_at IS NULL
+    JOIN messages m ON m.thread_id = ut.id AND m.live AND m.status = 'running'
+  WHERE t.id = ${thread} AND (m.created_at, m.id) < (mine.created_at, mine.id))`;
+
+interface BudgetRow {
+  user_id: string;
+  period: BudgetPeriod;
+  max_tokens: string;
+  used: string;
+  period_start: string;
+}
+
+const SELECT_BUDGET = `SELECT b.user_id, b.period, b.max_tokens, ${userBudgetUsedSql('b', 'NULL::uuid')} AS used,
+     to_char(${PERIOD_START_SQL('b')}, 'YYYY-MM-DD') AS period_start`;
+
+const toBudget = (row: BudgetRow): UserBudget => ({
+  userId: row.user_id,
+  period: row.period,
+  maxTokens: Number(row.max_tokens),
+  usedTokens: Number(row.used),
+  periodStart: row.period_start,
+});
+
+/** Token budgets of end users (CONTRACTS §20), always of one organization. */
+@Injectable()
+export class UserBudgetRepository {
+  constructor(private readonly db: DataSource) {}
+
+  /** Sets (or replaces) the user's budget. */
+  async put(orgId: string, userId: string, period: BudgetPeriod, maxTokens: number): Promise<UserBudget> {
+    const [row] = await this.db.query<BudgetRow[]>(
+      `WITH b AS (
+         INSERT INTO user_budgets (org_id, user_id, period, max_tokens) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (org_id, user_id) DO UPDATE SET period = EXCLUDED.period, max_tokens = EXCLUDED.max_tokens,
+           updated_at = now()
+         RETURNING *)
+       ${SELECT_BUDGET} FROM b`,
+      [orgId, userId, period, maxTokens],
+    );
+    return toBudget(row);
+  }
+
+  async find(orgId: string, userId: string): Promise<UserBudget | null> {
+    const [row] = await this.db.query<BudgetRow[]>(
+      `${SELECT_BUDGET} FROM user_budgets b WHERE b.org_id = $1 AND b.user_id = $2`,
+      [orgId, userId],
+    );
+    return row ? toBudget(row) : null;
+  }
+
+  /** False when the user had no budget. */
+  async delete(orgId: string, userId: string): Promise<boolean> {
+    const rows: unknown[] = await this.db.query(
+      `WITH gone AS (DELETE FROM user_budgets WHERE org_id = $1 AND user_id = $2 RETURNING 1) SELECT 1 FROM gone`,
+      [orgId, userId],
+    );
+    return rows.length > 0;
+  }
+}

@@ -1,0 +1,2 @@
+export * from './starting-server';
+export * from './wait-for-dependencies';

@@ -1,0 +1,247 @@
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { loadSettings } from '@app/config';
+import { webhookEvent } from '@app/contracts';
+import {
+  dataSourceOptions,
+  MessageEntity,
+  MessageRepository,
+  ReplyOutcome,
+  RunRepository,
+  RunStepEntity,
+  ThreadRepository,
+  UsageRepository,
+  UserBudgetRepository,
+} from '@app/persistence';
+import { createTestEnvironment, TestEnvironment } from '../../support/test-environment';
+
+/**
+ * GET /usage reads usage_daily, which the statement ending a reply adds to: its rows must equal the sums of the
+ * ended replies themselves, whichever replies ended concurrently, with steps stored before the end or with it.
+ */
+describe('usage rollup kept as replies end', () => {
+  let environment: TestEnvironment;
+  let db: DataSource;
+  let messages: MessageRepository;
+  let threads: ThreadRepository;
+  let runs: RunRepository;
+  let usage: UsageRepository;
+  const orgId = randomUUID();
+  const otherOrgId = randomUUID();
+  const agents = { builtin: randomUUID(), vendor: randomUUID(), elsewhere: randomUUID() };
+
+  const outcome: ReplyOutcome = {
+    status: 'success',
+    content: 'done',
+    errorCode: null,
+    questions: null,
+    structuredOutput: null,
+    events: [],
+    deltaLengths: [],
+  };
+
+  beforeAll(async () => {
+    environment = await createTestEnvironment();
+    db = await new DataSource(
+      dataSourceOptions(loadSettings({ DATABASE_URL: environment.databaseUrl }), 4),
+    ).initialize();
+    messages = new MessageRepository(db);
+    threads = new ThreadRepository(db);
+    runs = new RunRepository(db);
+    usage = new UsageRepository(db);
+    for (const [id, name] of [
+      [orgId, 'usage'],
+      [otherOrgId, 'other'],
+    ]) {
+      await db.query(`INSERT INTO organizations (id, name) VALUES ($1, $2)`, [id, `${name}-${id}`]);
+    }
+    await db.query(
+      `INSERT INTO agents (id, org_id, name, model) VALUES ($1, $3, 'b', 'builtin'), ($2, $3, 'v', 'openai:gpt-x'),
+         ($4, $5, 'e', 'builtin')`,
+      [agents.builtin, agents.vendor, orgId, agents.elsewhere, otherOrgId],
+    );
+  });
+
+  afterAll(async () => {
+    await db?.destroy();
+    await environment?.dispose();
+  });
+
+  const step = (messageId: string, number: number, input: number, output: number, toolCalls: number) =>
+    Object.assign(new RunStepEntity(), {
+      messageId,
+      step: number,
+      text: `step ${number}`,
+      toolCalls: Array.from({ length: toolCalls }, (_, i) => ({
+        callId: `c${i}`,
+        name: 'clock',
+        arguments: {},
+      })),
+      questions: null,
+      structuredOutput: null,
+      usageTokens: input + output,
+      outputTokens: output,
+      contentLength: 0,
+      deltaLengths: [],
+      streamedText: null,
+      startedAt: new Date(),
+    });
+
+  /** A reply of `userId` (null: a routine's) to `agentId`, run for `steps` steps and ended. */
+  async function reply(org: string, userId: string | null, agentId: string, steps: number, seed: number) {
+    const thread = threads.build(
+      { orgId: org, userId: userId ?? undefined },
+      { agentId, name: 't', projectId: null, memoryNamespace: null },
+    );
+    const { reply: row } = await messages.startThread(thread, {
+      message: { content: 'hi', fileIds: [], sourceIds: null, documentIds: null, disabledTools: null },
+      reply: { agentId, maxSteps: 5 },
+    });
+    await runs.loadAndStart(row.id, 100);
+    for (let number = 1; number < steps; number++) {
+      await runs.saveStep(step(row.id, number, 10 * seed + number, seed + number, number % 2 === 1 ? 2 : 1), {
+        threadId: thread.id,
+        agentId,
+      });
+    }
+    // The last step comes with the end, as a run stores it.
+    const last = step(row.id, steps, 7 * seed, 3 * seed, 0);
+    await runs.finish(row.id, outcome, webhookEvent('message.completed', {}), last);
+    return row.id;
+  }
+
+  it('holds per day, user, agent and model exactly what the ended replies hold', async () => {
+    const plan: [string, string | null, string, number][] = [];
+    for (const user of ['ann', 'bob', 'cy', null]) {
+      for (const agentId of [agents.builtin, agents.vendor]) {
+        for (let steps = 1; steps <= 3; steps++) plan.push([orgId, user, agentId, steps]);
+      }
+    }
+    plan.push([otherOrgId, 'ann', agents.elsewhere, 2]);
+    // Replies of the same user and agent end at once: they add to the same day row.
+    await Promise.all(plan.map(([org, user, agentId, steps], i) => reply(org, user, agentId, steps, i + 1)));
+
+    const rawRows = `
+      SELECT m.org_id, (m.completed_at AT TIME ZONE 'UTC')::date AS day, t.user_id, m.agent_id, m.model,
+        count(*)::bigint AS replies, sum(m.input_tokens)::bigint AS input_tokens,
+        sum(m.output_tokens)::bigint AS output_tokens, sum(m.tool_calls)::bigint AS tool_calls
+      FROM messages m JOIN threads t ON t.id = m.thread_id
+      WHERE m.role = 'assistant' AND NOT m.live
+      GROUP BY 1, 2, 3, 4, 5`;
+    const rolledUp = `
+      SELECT org_id, day, user_id, agent_id, model, replies, input_tokens, output_tokens, tool_calls
+      FROM usage_daily`;
+    const difference: unknown[] = await db.query(
+      `(${rawRows} EXCEPT ALL ${rolledUp}) UNION ALL (${rolledUp} EXCEPT ALL ${rawRows})`,
+    );
+    expect(difference).toEqual([]);
+    expect(await db.query(`SELECT count(*)::int AS n FROM usage_daily`)).toEqual([{ n: 9 }]);
+
+    // A reply's own row: tokens split as the steps reported them, tool calls counted, the agent's model.
+    const [ended] = await db
+      .getRepository(MessageEntity)
+      .find({ where: { orgId: otherOrgId, role: 'assistant' } });
+    const seed = plan.length;
+    expect(ended).toMatchObject({
+      usageTokens: 10 * seed + 1 + (seed + 1) + 10 * seed,
+      inputTokens: 10 * seed + 1 + 7 * seed,
+      outputTokens: seed + 1 + 3 * seed,
+      toolCalls: 2,
+      model: 'builtin',
+    });
+  });
+
+  it('sums by the grouping within the organization, the day range and the filters', async () => {
+    const today = new Date().toISOString().slice(0, 10);
+    const range = { orgId, from: today, to: today };
+    const byUser = await usage.sums({ ...range, groupBy: 'user' });
+    expect(byUser.map((row) => [row.key, row.model, row.replies])).toEqual([
+      ['ann', 'builtin', 3],
+      ['ann', 'openai:gpt-x', 3],
+      ['bob', 'builtin', 3],
+      ['bob', 'openai:gpt-x', 3],
+      ['cy', 'builtin', 3],
+      ['cy', 'openai:gpt-x', 3],
+      [null, 'builtin', 3],
+      [null, 'openai:gpt-x', 3],
+    ]);
+    const [raw] = await db.query(
+      `SELECT count(*)::int AS replies, sum(input_tokens)::int AS input, sum(output_tokens)::int AS output
+       FROM messages WHERE org_id = $1 AND role = 'assistant'`,
+      [orgId],
+    );
+    const ungrouped = await usage.sums(range);
+    expect(ungrouped.map((row) => [row.key, row.model])).toEqual([
+      [null, 'builtin'],
+      [null, 'openai:gpt-x'],
+    ]);
+    const total = (field: 'replies' | 'inputTokens' | 'outputTokens') =>
+      ungrouped.reduce((sum, row) => sum + row[field], 0);
+    expect([total('replies'), total('inputTokens'), total('outputTokens')]).toEqual([
+      raw.replies,
+      raw.input,
+      raw.output,
+    ]);
+
+    const annOnVendor = await usage.sums({
+      ...range,
+      userId: 'ann',
+      agentId: agents.vendor,
+      groupBy: 'agent',
+    });
+    expect(annOnVendor).toEqual([
+      expect.objectContaining({ key: agents.vendor, model: 'openai:gpt-x', replies: 3 }),
+    ]);
+    expect(await usage.sums({ ...range, groupBy: 'day' })).toEqual([
+      expect.objectContaining({ key: today, model: 'builtin', replies: 12 }),
+      expect.objectContaining({ key: today, model: 'openai:gpt-x', replies: 12 }),
+    ]);
+    expect(await usage.sums({ orgId, from: '2000-01-01', to: '2000-01-31' })).toEqual([]);
+    // Another organization's replies are never in the sums.
+    expect(await usage.sums({ ...range, userId: 'ann', agentId: agents.elsewhere })).toEqual([]);
+  });
+
+  it("gives a run's gate its end user's budget: ended replies, the user's other running ones, and its turn", async () => {
+    const budgets = new UserBudgetRepository(db);
+    const [ended] = await db.query(
+      `SELECT sum(m.input_tokens + m.output_tokens)::int AS n FROM messages m JOIN threads t ON t.id = m.thread_id
+       WHERE t.org_id = $1 AND t.user_id = 'ann'`,
+      [orgId],
+    );
+    expect(await budgets.put(orgId, 'ann', 'day', 10_000)).toMatchObject({
+      usedTokens: ended.n,
+      maxTokens: 10_000,
+    });
+
+    // Two live replies of ann in two threads: the first has run a step, the second waits to start.
+    const live = async () => {
+      const thread = threads.build(
+        { orgId, userId: 'ann' },
+        { agentId: agents.builtin, name: 't', projectId: null, memoryNamespace: null },
+      );
+      const { reply: row } = await messages.startThread(thread, {
+        message: { content: 'hi', fileIds: [], sourceIds: null, documentIds: null, disabledTools: null },
+        reply: { agentId: agents.builtin, maxSteps: 5 },
+      });
+      await runs.loadAndStart(row.id, 100);
+      return { threadId: thread.id, agentId: agents.builtin, replyId: row.id };
+    };
+    const first = await live();
+    const { gate: firstGate } = await runs.saveStep(step(first.replyId, 1, 40, 2, 1), first);
+    const second = await live();
+
+    // Each run counts its own reply apart (token-budget.ts): the first sees the ended replies only.
+    expect(firstGate).toMatchObject({ userBudget: { limit: 10_000, used: ended.n }, userBudgetBusy: false });
+    expect(await runs.gate(second)).toMatchObject({
+      userBudget: { limit: 10_000, used: ended.n + 42 },
+      userBudgetBusy: true,
+    });
+    expect((await budgets.find(orgId, 'ann'))?.usedTokens).toBe(ended.n + 42);
+
+    // A user without a budget never waits; without its budget, ann's runs do not either.
+    expect(await budgets.delete(orgId, 'ann')).toBe(true);
+    expect(await runs.gate(second)).toMatchObject({ userBudget: null, userBudgetBusy: false });
+    expect(await budgets.find(orgId, 'ann')).toBeNull();
+    expect(await budgets.delete(orgId, 'ann')).toBe(false);
+  });
+});

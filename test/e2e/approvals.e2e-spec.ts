@@ -198,11 +198,13 @@ describe('approvals', () => {
       );
       return row.status === 'requires_action';
     });
-    const decided = await decide(replyId, {
-      call_id: requested.call_id,
-      decision: 'deny',
-      reason: 'not now',
-    });
+    // The end user decides from the browser, with an end-user token (CONTRACTS §17); another user's token: 404.
+    const tokenOf = async (userId: string) =>
+      (await client().post('/end-user-tokens', { user_id: userId })).body.token as string;
+    const body = { call_id: requested.call_id, decision: 'deny', reason: 'not now' };
+    const path = `/chat/messages/${replyId}/approvals`;
+    expect((await api(gateway.url!, await tokenOf('someone-else')).post(path, body)).status).toBe(404);
+    const decided = await api(gateway.url!, await tokenOf(USER)).post(path, body);
     expect(decided.status).toBe(200);
     const lines = numbered(await stream.all());
     expect(lines.find((line) => line.type === 'approval.decided')).toMatchObject({ decision: 'deny' });

@@ -24,6 +24,8 @@ export const CALL_NOT_WAITING = 'Tool call is not waiting for a decision';
 export interface DecideApprovalInput {
   messageId: string;
   body: DecideApprovalDto;
+  /** The end user named in the query (an end-user token's own); with the body's, both must be the owner. */
+  userId?: string;
 }
 
 /**
@@ -45,8 +47,8 @@ export class DecideApproval {
     private readonly agentRuns: AgentRunQueue,
   ) {}
 
-  async execute(caller: Caller, { messageId, body }: DecideApprovalInput): Promise<MessageResponse> {
-    const scope = threadScope(caller, body.user_id);
+  async execute(caller: Caller, { messageId, body, userId }: DecideApprovalInput): Promise<MessageResponse> {
+    const scope = threadScope(caller, body.user_id, userId);
     const visible = await this.messages.findVisibleState(scope, messageId);
     const message = visible && (await this.messages.findById(visible.id));
     if (!message) throw new NotFoundError(MESSAGE_NOT_FOUND);

@@ -1,6 +1,6 @@
-import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { DecideApprovalDto, MessageResponse } from '@app/contracts';
+import { DecideApprovalDto, MessageResponse, ThreadOwnerQuery } from '@app/contracts';
 import { DecideApproval } from '@app/chat';
 import { Caller } from '@app/identity';
 import { CurrentCaller } from '../auth/current-caller.decorator';
@@ -36,8 +36,14 @@ export class ApprovalsController {
   decide(
     @CurrentCaller() caller: Caller,
     @Param() params: StreamParams,
+    @Query() query: ThreadOwnerQuery,
     @Body() body: DecideApprovalDto,
   ): Promise<MessageResponse> {
-    return this.decideApproval.execute(caller, { messageId: params.message_id, body });
+    // An end-user token's user is pinned in the query (pinEndUser): the body's user_id must agree with it.
+    return this.decideApproval.execute(caller, {
+      messageId: params.message_id,
+      body,
+      userId: query.user_id,
+    });
   }
 }

@@ -355,6 +355,8 @@ describe('the OpenAPI document', () => {
     const stream = document.paths['/chat/messages/{message_id}/stream'].get as Json;
     const schema = stream.responses['200'].content['application/jsonl'].schema as Json;
     expect(Object.keys(schema.discriminator.mapping).sort()).toEqual([
+      'approval.decided',
+      'approval.requested',
       'context.compacted',
       'heartbeat',
       'message.completed',
@@ -365,7 +367,7 @@ describe('the OpenAPI document', () => {
       'tool.call',
       'tool.result',
     ]);
-    expect(schema.oneOf).toHaveLength(9);
+    expect(schema.oneOf).toHaveLength(11);
   });
 
   it('lets the e2e checker refuse answers off the document', () => {

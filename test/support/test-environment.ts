@@ -68,7 +68,8 @@ async function dropDatabase(name: string): Promise<void> {
   }
 }
 
-async function deleteRedisKeys(prefix: string): Promise<void> {
+/** Deletes every Redis key of a test prefix: Redis losing that environment's data (jobs, logs, locks). */
+export async function deleteRedisKeys(prefix: string): Promise<void> {
   const redis = new Redis(REDIS_URL);
   try {
     let cursor = '0';

@@ -27,6 +27,7 @@ export function toAgentResponse(agent: AgentEntity): AgentResponse {
       threshold_tokens: agent.compaction.thresholdTokens,
       keep_recent_messages: agent.compaction.keepRecentMessages,
     },
+    approval_required: agent.approvalRequired,
     temperature: agent.modelOptions.temperature ?? null,
     max_output_tokens: agent.modelOptions.maxOutputTokens ?? null,
     archived: agent.archivedAt !== null,

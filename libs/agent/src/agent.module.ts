@@ -7,6 +7,7 @@ import { RunAgentReply } from './run/run-agent-reply.use-case';
 import { RunMetrics } from './run/run-metrics';
 import { RunScheduler } from './run/run-scheduler';
 import { StepLoop } from './run/step-loop';
+import { ApprovalGate } from './run/approval-gate';
 import { ContextCompaction } from './run/context-compaction';
 import { StreamJournal } from './run/stream-journal';
 import { clockToolSource } from './tools/clock.tool';
@@ -21,6 +22,7 @@ const PROVIDERS = [
   RunScheduler,
   ReplyFinisher,
   StepLoop,
+  ApprovalGate,
   ContextCompaction,
   StreamJournal,
   RunAgentReply,

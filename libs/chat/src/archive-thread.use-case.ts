@@ -1,10 +1,11 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { NotFoundError } from '@app/contracts';
 import { Caller, mayUseAgent } from '@app/identity';
 import { AgentRepository, MessageRepository, ThreadRepository } from '@app/persistence';
+import { AgentRunQueue } from '@app/queues';
 import { RunCancellation } from '@app/run-events';
-import { cancelPendingReplies, THREAD_NOT_FOUND, threadScope } from './chat.rules';
+import { cancelPendingReplies, closeCancelledStreams, THREAD_NOT_FOUND, threadScope } from './chat.rules';
 
 export interface ArchiveThreadInput {
   threadId: string;
@@ -18,22 +19,26 @@ export interface ArchiveThreadInput {
  */
 @Injectable()
 export class ArchiveThread {
+  private readonly logger = new Logger(ArchiveThread.name);
+
   constructor(
     private readonly db: DataSource,
     private readonly threads: ThreadRepository,
     private readonly messages: MessageRepository,
     private readonly agents: AgentRepository,
     private readonly cancellation: RunCancellation,
+    private readonly agentRuns: AgentRunQueue,
   ) {}
 
   async execute(caller: Caller, input: ArchiveThreadInput): Promise<void> {
     const scope = threadScope(caller, input.userId);
-    await this.db.transaction(async (tx) => {
+    const cancelled = await this.db.transaction(async (tx) => {
       const thread = await this.threads.lockVisible(tx, scope, input.threadId);
       if (!thread || !mayUseAgent(caller, thread.agentId)) throw new NotFoundError(THREAD_NOT_FOUND);
       await this.threads.archive(tx, thread.id);
-      await cancelPendingReplies(tx, thread, this.messages, this.agents);
+      return cancelPendingReplies(tx, thread, this.messages, this.agents);
     });
     await this.cancellation.requestCancel({ threadId: input.threadId });
+    await closeCancelledStreams(this.agentRuns, this.logger, cancelled);
   }
 }

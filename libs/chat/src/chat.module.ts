@@ -4,6 +4,7 @@ import { FileAttachmentsModule } from '@app/files';
 import { RunCancellation } from '@app/run-events';
 import { ArchiveThread } from './archive-thread.use-case';
 import { CompactThread } from './compact-thread.use-case';
+import { DecideApproval } from './decide-approval.use-case';
 import { GetThread } from './get-thread.use-case';
 import { ListThreads } from './list-threads.use-case';
 import { PostMessage } from './post-message.use-case';
@@ -18,11 +19,19 @@ import { UpdateThread } from './update-thread.use-case';
 })
 export class ThreadStartModule {}
 
-const THREAD_USE_CASES = [PostMessage, ListThreads, GetThread, UpdateThread, ArchiveThread, CompactThread];
+const THREAD_USE_CASES = [
+  PostMessage,
+  ListThreads,
+  GetThread,
+  UpdateThread,
+  ArchiveThread,
+  CompactThread,
+  DecideApproval,
+];
 
 /**
  * Every other chat use case, for the gateway's chat routes: a thread's messages, listing, reading, renaming,
- * archiving it and asking its next run for a summary, and the channel that stops its run.
+ * archiving it, asking its next run for a summary, deciding a tool call that waits for a person, and the channel that stops its run.
  */
 @Module({
   imports: [QueuesModule, ThreadStartModule, FileAttachmentsModule],

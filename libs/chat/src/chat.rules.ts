@@ -75,10 +75,11 @@ export async function enqueueStoredReply(
 }
 
 /**
- * Closes the thread's replies that never started as cancelled (with `onlyId`, that reply alone), each reported
- * to webhooks (`message.cancelled`, the Message as its stream's last line shows it) in the same transaction. A
- * running reply is its worker's to stop: it is told through RunCancellation after the commit, and ends (and
- * reports) the reply itself.
+ * Closes the thread's replies that no run holds (never started, or waiting for an approval) as cancelled (with
+ * `onlyId`, that reply alone), each reported to webhooks (`message.cancelled`, the Message as its stream's last
+ * line shows it) in the same transaction, and answers them: after the commit, `closeCancelledStreams` has a
+ * worker write their streams' last lines. A running reply is its worker's to stop: it is told through
+ * RunCancellation after the commit, and ends (and reports) the reply itself.
  */
 export async function cancelPendingReplies(
   tx: Db,
@@ -86,13 +87,32 @@ export async function cancelPendingReplies(
   messages: MessageRepository,
   agents: AgentRepository,
   onlyId?: string,
-): Promise<void> {
+): Promise<MessageEntity[]> {
   const cancelled = await messages.cancelPendingReplies(tx, thread.id, onlyId);
   const agentIds = [...new Set(cancelled.flatMap((reply) => (reply.agentId ? [reply.agentId] : [])))];
   const byId = new Map((await agents.findMany(thread.orgId, agentIds, tx)).map((agent) => [agent.id, agent]));
   for (const reply of cancelled) {
     const message = endedReplyMessage(reply, reply.agentId ? byId.get(reply.agentId) : null);
     await recordWebhookEvent(tx, reply.orgId, endedReplyEvent('cancelled', message));
+  }
+  return cancelled;
+}
+
+/**
+ * Has a worker close the streams of replies cancelled while no run held them: a pending reply's job finds it
+ * ended and writes its last lines; a reply that waited for an approval has no job left, so it gets one again.
+ * A failure is logged: the stream then stays open until its client leaves, the reply itself is closed.
+ */
+export async function closeCancelledStreams(
+  queue: AgentRunQueue,
+  logger: Logger,
+  cancelled: readonly MessageEntity[],
+): Promise<void> {
+  for (const reply of cancelled) {
+    const job: AgentRunJob = { messageId: reply.id, threadId: reply.threadId };
+    await queue.enqueueAgain(job).catch((error: unknown) => {
+      logger.error({ err: error, ...job }, 'cancelled reply not enqueued: its stream is not closed');
+    });
   }
 }
 

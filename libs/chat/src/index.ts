@@ -7,3 +7,4 @@ export * from './get-thread.use-case';
 export * from './update-thread.use-case';
 export * from './archive-thread.use-case';
 export * from './compact-thread.use-case';
+export * from './decide-approval.use-case';

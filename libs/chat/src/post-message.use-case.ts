@@ -24,6 +24,7 @@ import { FileAttachments } from '@app/files';
 import {
   AGENT_NOT_FOUND,
   cancelPendingReplies,
+  closeCancelledStreams,
   enqueueStoredReply,
   exchangeOf,
   THREAD_NOT_FOUND,
@@ -73,7 +74,7 @@ export class PostMessage {
 
     const strategy = options.multitask_strategy ?? 'enqueue';
 
-    const { thread, reply, interrupted, response } = await this.db.transaction(async (tx) => {
+    const { thread, reply, interrupted, response, cancelled } = await this.db.transaction(async (tx) => {
       // The lock orders concurrent follow-ups (positions never clash) and an archive racing with this call.
       const thread = await this.threads.lockVisible(tx, scope, input.threadId);
       // An end-user token limited to some agents sees no thread of another.
@@ -99,7 +100,8 @@ export class PostMessage {
       const live = strategy === 'enqueue' ? [] : await this.messages.liveReplies(tx, thread.id);
       if (strategy === 'reject' && live.length > 0) throw new ConflictError(THREAD_HAS_LIVE_REPLY);
       // Interrupt: replies that never started end here; the running one is its worker's to end, told after commit.
-      if (live.length > 0) await cancelPendingReplies(tx, thread, this.messages, this.agents);
+      const cancelled =
+        live.length > 0 ? await cancelPendingReplies(tx, thread, this.messages, this.agents) : [];
       const interrupted = live.find((earlier) => earlier.status === 'running') ?? null;
       const { reply } = await this.messages.addExchange(
         tx,
@@ -112,7 +114,7 @@ export class PostMessage {
       );
       const response = toMessageResponse(reply, agent);
       if (idempotency) await this.idempotencyKeys.recordAnswer(tx, idempotency, response);
-      return { thread, reply, interrupted, response };
+      return { thread, reply, interrupted, response, cancelled };
     });
 
     if (interrupted) {
@@ -120,6 +122,7 @@ export class PostMessage {
       await this.cancellation.requestCancel({ threadId: thread.id, messageId: interrupted.id });
     }
 
+    await closeCancelledStreams(this.agentRuns, this.logger, cancelled);
     await enqueueStoredReply(this.agentRuns, this.messages, this.logger, reply, caller.requestId);
     return response;
   }

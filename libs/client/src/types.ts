@@ -165,6 +165,15 @@ export type ReplyEvent =
       is_error: boolean;
     }
   | { seq: number; type: 'questions'; questions: Question[] }
+  | {
+      seq: number;
+      type: 'approval.requested';
+      step: number;
+      call_id: string;
+      name: string;
+      arguments: Record<string, unknown>;
+    }
+  | { seq: number; type: 'approval.decided'; step: number; call_id: string; decision: 'approve' | 'deny' }
   | { seq: number; type: 'context.compacted'; summarized_messages: number; summary_tokens: number }
   | { seq: number; type: 'message.completed'; message: Message };
 

@@ -5,6 +5,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'message.completed',
   'message.failed',
   'message.cancelled',
+  'message.requires_action',
   'source.synced',
   'source.failed',
   'message.feedback',

@@ -13,6 +13,7 @@ export * from './repositories/thread.repository';
 export * from './repositories/thread-summary.repository';
 export * from './repositories/message.repository';
 export * from './repositories/run.repository';
+export * from './repositories/tool-approval.repository';
 export * from './repositories/query-template.repository';
 export * from './repositories/skill.repository';
 export * from './repositories/memory-file.repository';

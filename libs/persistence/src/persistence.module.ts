@@ -20,6 +20,7 @@ import { RunRepository } from './repositories/run.repository';
 import { ShareLinkRepository } from './repositories/share-link.repository';
 import { ThreadRepository } from './repositories/thread.repository';
 import { ThreadSummaryRepository } from './repositories/thread-summary.repository';
+import { ToolApprovalRepository } from './repositories/tool-approval.repository';
 import { WebhookRepository } from './repositories/webhook.repository';
 import { RoutineRepository } from './repositories/routine.repository';
 
@@ -31,6 +32,7 @@ const REPOSITORIES = [
   MemoryFileRepository,
   ThreadRepository,
   ThreadSummaryRepository,
+  ToolApprovalRepository,
   MessageRepository,
   RunRepository,
   ConversationFileRepository,

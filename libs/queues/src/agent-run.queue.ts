@@ -42,4 +42,16 @@ export class AgentRunQueue {
       removeOnFail: { age: 7 * 24 * 3600 },
     });
   }
+
+  /**
+   * Enqueues a reply whose earlier job ended while the reply stayed live (it waited for an approval, or the job
+   * failed without closing it): that job is kept for a while under the same id, and would make `enqueue` a
+   * no-op, so it is removed first. A job still waiting or running is left as it is.
+   */
+  async enqueueAgain(job: AgentRunJob): Promise<void> {
+    const previous = await this.queue.getJob(job.messageId);
+    const state = previous ? await previous.getState() : 'missing';
+    if (state === 'completed' || state === 'failed') await previous?.remove();
+    await this.enqueue(job);
+  }
 }

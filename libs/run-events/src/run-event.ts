@@ -1,4 +1,4 @@
-import { Question } from '@app/contracts';
+import { ApprovalDecision, Question } from '@app/contracts';
 
 /**
  * The lines of a reply's stream (CONTRACTS §5). Every line has `seq` (0, 1, 2, … without gaps, per message)
@@ -26,6 +26,15 @@ export type RunEvent =
       is_error: boolean;
     }
   | { seq: number; type: 'questions'; questions: Question[] }
+  | {
+      seq: number;
+      type: 'approval.requested';
+      step: number;
+      call_id: string;
+      name: string;
+      arguments: Record<string, unknown>;
+    }
+  | { seq: number; type: 'approval.decided'; step: number; call_id: string; decision: ApprovalDecision }
   | { seq: number; type: 'context.compacted'; summarized_messages: number; summary_tokens: number }
   | { seq: number; type: 'message.completed'; message: Record<string, unknown> };
 

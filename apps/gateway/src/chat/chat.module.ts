@@ -1,11 +1,12 @@
 import { Module } from '@nestjs/common';
 import { ChatUseCasesModule } from '@app/chat';
+import { ApprovalsController } from './approvals.controller';
 import { ChatController } from './chat.controller';
 
 /** The chat endpoints; their use cases live in libs/chat, repositories, queues and settings in the global modules. */
 @Module({
   imports: [ChatUseCasesModule],
-  controllers: [ChatController],
+  controllers: [ChatController, ApprovalsController],
   // The protocols of CONTRACTS §18 post follow-ups and cancel as the chat routes do.
   exports: [ChatUseCasesModule],
 })

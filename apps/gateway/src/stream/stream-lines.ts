@@ -84,6 +84,39 @@ export class QuestionsLine {
   questions: Question[];
 }
 
+export class ApprovalRequestedLine {
+  @ApiProperty(SEQ)
+  seq: number;
+  @ApiProperty({ enum: ['approval.requested'] })
+  type: 'approval.requested';
+  @ApiProperty(STEP)
+  step: number;
+  @ApiProperty({
+    description: 'The waiting call: decide it with POST /chat/messages/{message_id}/approvals.',
+  })
+  call_id: string;
+  @ApiProperty({ description: 'The tool called.', example: 'web' })
+  name: string;
+  @ApiProperty(FREE_FORM)
+  arguments: Record<string, unknown>;
+}
+
+export class ApprovalDecidedLine {
+  @ApiProperty(SEQ)
+  seq: number;
+  @ApiProperty({ enum: ['approval.decided'] })
+  type: 'approval.decided';
+  @ApiProperty(STEP)
+  step: number;
+  @ApiProperty()
+  call_id: string;
+  @ApiProperty({
+    enum: ['approve', 'deny'],
+    description: 'What was decided; a call left unanswered for APPROVAL_TIMEOUT_SECONDS is denied.',
+  })
+  decision: 'approve' | 'deny';
+}
+
 export class ContextCompactedLine {
   @ApiProperty(SEQ)
   seq: number;
@@ -120,6 +153,8 @@ const LINES = {
   'tool.call': ToolCallLine,
   'tool.result': ToolResultLine,
   questions: QuestionsLine,
+  'approval.requested': ApprovalRequestedLine,
+  'approval.decided': ApprovalDecidedLine,
   'context.compacted': ContextCompactedLine,
   'message.completed': MessageCompletedLine,
   heartbeat: HeartbeatLine,

@@ -9,8 +9,9 @@ import { AgentRunQueue } from '@app/queues';
 import { prefixedKey, REDIS } from '@app/redis';
 
 /**
- * Finds replies the queue forgot: pending ones whose job was never added (a crash between commit and enqueue)
- * and running ones whose job is gone or failed without closing them. Each gets its job back (same job id),
+ * Finds replies the queue forgot: pending ones whose job was never added (a crash between commit and enqueue),
+ * running ones whose job is gone or failed without closing them, and ones waiting for an approval whose time
+ * is up (their run denies the call: this holds even if Redis lost every job). Each gets its job back (same job id),
  * and the run resumes from its checkpoints. Every worker runs the timer; a Redis lock lets one sweep at a time.
  */
 @Injectable()
@@ -46,9 +47,8 @@ export class SweepPendingReplies implements OnApplicationBootstrap, OnApplicatio
     for (const reply of await this.runs.staleLiveReplies(this.settings.runSweepAfterMs)) {
       const job = await this.queue.getJob(reply.id);
       const state = job ? await job.getState() : 'missing';
-      if (state === 'failed' || state === 'completed') await job?.remove();
-      else if (state !== 'missing' && state !== 'unknown') continue;
-      await this.agentRuns.enqueue({ messageId: reply.id, threadId: reply.threadId });
+      if (state !== 'failed' && state !== 'completed' && state !== 'missing' && state !== 'unknown') continue;
+      await this.agentRuns.enqueueAgain({ messageId: reply.id, threadId: reply.threadId });
       requeued.push(reply.id);
     }
     if (requeued.length > 0) this.logger.warn({ replies: requeued }, 'forgotten replies re-enqueued');

@@ -25,6 +25,7 @@ export class CreateAgent {
       memoryNamespace: input.memory_namespace ?? null,
       tokenBudget: input.token_budget ?? null,
       tools: input.tools ?? null,
+      approvalRequired: input.approval_required ?? [],
       compaction: toCompactionSettings(input.compaction),
       mcpServers: await this.mcpServers.seal(input.mcp ?? []),
     });

@@ -6,7 +6,7 @@ import { McpServers } from '../mcp-servers';
 
 /**
  * PUT /agents/{id} and `agents:update`: a partial update. A field left out keeps its value; `null` clears
- * `memory_namespace`, `token_budget`, `tools`, `compaction`, `temperature` and `max_output_tokens`; `mcp` replaces the whole
+ * `memory_namespace`, `token_budget`, `tools`, `approval_required`, `compaction`, `temperature` and `max_output_tokens`; `mcp` replaces the whole
  * list, secrets included (they cannot be read back, so they are sent again).
  */
 @Injectable()
@@ -33,6 +33,7 @@ export class UpdateAgent {
     if (input.memory_namespace !== undefined) changes.memoryNamespace = input.memory_namespace;
     if (input.token_budget !== undefined) changes.tokenBudget = input.token_budget;
     if (input.tools !== undefined) changes.tools = input.tools;
+    if (input.approval_required !== undefined) changes.approvalRequired = input.approval_required;
     if (input.compaction !== undefined) changes.compaction = toCompactionSettings(input.compaction);
     if (input.mcp !== undefined) changes.mcpServers = await this.mcpServers.seal(input.mcp);
     if (input.temperature !== undefined || input.max_output_tokens !== undefined) {

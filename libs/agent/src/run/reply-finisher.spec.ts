@@ -7,6 +7,7 @@ import {
   ReplyOutcome,
   RunRepository,
   RunStepEntity,
+  ToolApprovalRepository,
 } from '@app/persistence';
 import { loadSettings } from '@app/config';
 import { RunEvent, RunEventWriter } from '@app/run-events';
@@ -62,6 +63,7 @@ function finisherOver(runs: MemoryRuns): ReplyFinisher {
     {} as AgentRepository,
     {} as RunEventWriter,
     new RunMetrics(),
+    {} as ToolApprovalRepository,
   );
 }
 

@@ -1,6 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { Settings } from '@app/config';
-import { endedReplyEvent, endedReplyMessage } from '@app/contracts';
+import {
+  endedReplyEvent,
+  endedReplyMessage,
+  Question,
+  toMessageResponse,
+  webhookEvent,
+} from '@app/contracts';
 import {
   AgentEntity,
   AgentRepository,
@@ -8,6 +14,7 @@ import {
   MessageEntity,
   ReplyOutcome,
   RunRepository,
+  ToolApprovalRepository,
 } from '@app/persistence';
 import { RunEventWriter, storedReplyLines, UnnumberedRunEvent } from '@app/run-events';
 import { RunMetrics } from './run-metrics';
@@ -15,7 +22,7 @@ import { RunState } from './run-state';
 import { LoopOutcome } from './run.types';
 
 /** How a run ends: what the loop decided, or `failed` when the run itself broke on its last attempt. */
-export type RunEnding = LoopOutcome | { kind: 'failed' };
+export type RunEnding = Exclude<LoopOutcome, { kind: 'awaiting_approval' }> | { kind: 'failed' };
 
 export const BUDGET_EXHAUSTED_TEXT = 'The token budget is spent: no reply could be written.';
 export const RUN_FAILED_TEXT = 'The run failed and could not be completed.';
@@ -34,7 +41,35 @@ export class ReplyFinisher {
     private readonly agents: AgentRepository,
     private readonly writer: RunEventWriter,
     private readonly metrics: RunMetrics,
+    private readonly approvals: ToolApprovalRepository,
   ) {}
+
+  /**
+   * Leaves the reply waiting for a person (CONTRACTS §19): its row takes `requires_action` with the questions,
+   * the content and events so far, and the webhook event, in one transaction; then the `approval.requested`
+   * lines go out (held until now, so no one decides before the reply waits). The run then ends: nothing but the
+   * rows holds the wait.
+   */
+  async awaitApproval(
+    reply: MessageEntity,
+    agent: AgentEntity,
+    state: RunState,
+    questions: Question[],
+  ): Promise<void> {
+    await state.assertOwner();
+    const waiting = {
+      content: state.content,
+      events: state.events,
+      deltaLengths: state.deltaLengths,
+      questions,
+    };
+    const row: MessageEntity = { ...reply, ...waiting, status: 'requires_action', live: true };
+    const message = { ...toMessageResponse(row, agent) };
+    const event = webhookEvent('message.requires_action', message);
+    if (!(await this.approvals.awaitDecisions(reply.id, waiting, event))) return;
+    state.stored();
+    await state.flush();
+  }
 
   /** Null when someone else ended the reply first; else the replies its end lets run (RunRepository.finish). */
   async finish(

@@ -6,6 +6,7 @@ import {
   RunContext,
   RunRepository,
   ThreadEntity,
+  ToolApprovalRepository,
 } from '@app/persistence';
 import { RunEventWriter } from '@app/run-events';
 import { ActiveRuns, RunHandedBackError } from './active-runs';
@@ -33,7 +34,7 @@ const reply = Object.assign(new MessageEntity(), {
   replyToId: 'q',
 });
 const thread = Object.assign(new ThreadEntity(), { id: 't', orgId: 'o', userId: 'u', archivedAt: null });
-const agent = Object.assign(new AgentEntity(), { id: 'a', name: 'helper' });
+const agent = Object.assign(new AgentEntity(), { id: 'a', name: 'helper', approvalRequired: [] });
 
 /** A run's world in memory: what each collaborator was asked, and what the log had published when. */
 function world(options: { loaded?: Partial<LoadedRun>; journal?: string[] } = {}) {
@@ -114,6 +115,7 @@ function world(options: { loaded?: Partial<LoadedRun>; journal?: string[] } = {}
     new RunMetrics(),
     files,
     compaction as unknown as ContextCompaction,
+    { ofReply: () => Promise.resolve([]) } as unknown as ToolApprovalRepository,
   );
   return { useCase, log, calls, publishedWhenLoopStarted, activeRuns };
 }

@@ -1,5 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { FinishedReply, MessageEntity, RunRepository, ThreadEntity } from '@app/persistence';
+import {
+  FinishedReply,
+  MessageEntity,
+  RunRepository,
+  ThreadEntity,
+  ToolApprovalRepository,
+} from '@app/persistence';
 import { RunEventWriter, RunSupersededError } from '@app/run-events';
 import { ActiveRuns, RunHandedBackError } from './active-runs';
 import { ContextCompaction } from './context-compaction';
@@ -45,6 +51,7 @@ export class RunAgentReply {
     private readonly metrics: RunMetrics,
     private readonly files: ModelAttachments,
     private readonly compaction: ContextCompaction,
+    private readonly approvals: ToolApprovalRepository,
   ) {}
 
   async execute(input: RunReplyInput): Promise<RunReplyResult> {
@@ -74,32 +81,47 @@ export class RunAgentReply {
     this.logger.log({ ...log, resumedAtSeq: written.length }, 'run started');
     const controller = this.activeRuns.start(thread.id, reply.id);
     let finished: FinishedReply | null = null;
+    // The reply waits for a person: it stays live (its thread's next reply keeps waiting), but frees its slot.
+    let waiting = false;
     try {
       state.emitOnce({ type: 'message.started', message_id: reply.id, thread_id: thread.id });
       let ending: RunEnding = { kind: 'cancelled' };
       if (!thread.archivedAt) {
         const context = await this.runs.context(reply, agent.id);
+        // Only a reply that ran before can have waited for a person.
+        const approvals =
+          agent.approvalRequired.length > 0 || context.steps.length > 0
+            ? await this.approvals.ofReply(reply.id)
+            : [];
         // What the stored steps and the journal published and the log lacks (Redis lost it) goes out again, same
         // seqs: PostgreSQL holds it.
-        state.restore(storedRunLines(reply, context.steps, context.toolResults));
+        state.restore(storedRunLines(reply, context.steps, context.toolResults, approvals));
         state.restoreJournal(context.journal);
         state.stored();
         const run = { reply, thread, agent, context, state, signal: controller.signal };
         const history = await this.compaction.prepare(run);
-        ending = await this.stepLoop.run({
+        const outcome = await this.stepLoop.run({
           ...run,
           question: context.history.find((message) => message.id === reply.replyToId) ?? null,
           context: { ...context, history: history.messages },
           summary: history.summary,
           attachments: await this.attachments(thread, history.messages),
+          approvals,
         });
+        if (outcome.kind === 'awaiting_approval') {
+          await this.finisher.awaitApproval(reply, agent, state, outcome.questions);
+          this.logger.log({ ...log }, 'run waits for an approval');
+          waiting = true;
+        } else ending = outcome;
       }
       // Stopped because the worker is stopping, not cancelled: the reply stays live for the next worker. A loop
       // that ended anyway is finished here: one statement, and its last step is stored by it.
-      if (controller.signal.reason instanceof RunHandedBackError && ending.kind === 'cancelled')
+      if (controller.signal.reason instanceof RunHandedBackError && ending.kind === 'cancelled' && !waiting)
         throw controller.signal.reason;
-      finished = await this.finisher.finish(reply, agent, state, ending);
-      this.logger.log({ ...log, outcome: ending.kind }, 'run ended');
+      if (!waiting) {
+        finished = await this.finisher.finish(reply, agent, state, ending);
+        this.logger.log({ ...log, outcome: ending.kind }, 'run ended');
+      }
     } catch (error) {
       if (controller.signal.reason instanceof RunHandedBackError) {
         // What was released reaches Redis before the job moves, so the next worker resumes right after it.
@@ -121,7 +143,9 @@ export class RunAgentReply {
     }
     // The final statement named the thread's next reply and the organization's; if another run ended this one,
     // look them up.
-    if (finished) {
+    if (waiting) {
+      await this.scheduler.wakeOrg(reply.orgId);
+    } else if (finished) {
       await this.scheduler.wake(thread.id, finished.nextReplyId);
       if (finished.nextOfOrg) await this.scheduler.wake(finished.nextOfOrg.threadId, finished.nextOfOrg.id);
     } else {

@@ -13,6 +13,10 @@ function eventKey(event: UnnumberedRunEvent): string | null {
       return `result:${event.step}:${event.call_id}`;
     case 'questions':
       return 'questions';
+    case 'approval.requested':
+      return `approval:${event.step}:${event.call_id}`;
+    case 'approval.decided':
+      return `decided:${event.step}:${event.call_id}`;
     case 'context.compacted':
       return 'compacted';
     case 'message.completed':

@@ -6,6 +6,7 @@ import {
   RunStepEntity,
   StepToolCall,
   ThreadEntity,
+  ToolApproval,
 } from '@app/persistence';
 import { MessageAttachments } from '../conversation';
 import { RunState } from './run-state';
@@ -26,6 +27,8 @@ export interface ReplyRun {
   summary: string | null;
   /** Files attached to the history's user messages, by message id. */
   attachments: ReadonlyMap<string, MessageAttachments>;
+  /** The reply's tool calls that waited or wait for a person (CONTRACTS §19). */
+  approvals: ToolApproval[];
   state: RunState;
   signal: AbortSignal;
 }
@@ -38,6 +41,8 @@ export type LoopOutcome =
       /** The last step when it is not stored yet: the finish stores it (RunRepository.finish). */
       finalStep: RunStepEntity | null;
     }
+  /** A call of the last stored step waits for a person: the reply stays live, no run holds it meanwhile. */
+  | { kind: 'awaiting_approval'; questions: Question[] }
   | { kind: 'cancelled' }
   | { kind: 'budget_exhausted' }
   | { kind: 'model_error'; reason: string };

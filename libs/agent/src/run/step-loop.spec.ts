@@ -8,6 +8,7 @@ import {
   RunStepEntity,
   ThreadEntity,
   ToolCallEntity,
+  ToolApprovalRepository,
 } from '@app/persistence';
 import { ModelProvider } from '../models/model-provider';
 import { RunMetrics } from './run-metrics';
@@ -18,6 +19,7 @@ import { AgentTool, ToolError } from '../tools/tool';
 import { ToolRegistry } from '../tools/tool-registry';
 import { ReplyRun } from './run.types';
 import { StepLoop } from './step-loop';
+import { ApprovalGate } from './approval-gate';
 
 const OPEN: RunGate = {
   archived: false,
@@ -109,6 +111,7 @@ function replyRun(said: string, options: { model?: string; gate?: RunGate; signa
       tools: ['clock'],
       mcpServers: [],
       modelOptions: {},
+      approvalRequired: [],
     }),
     context: {
       history: [question],
@@ -120,6 +123,7 @@ function replyRun(said: string, options: { model?: string; gate?: RunGate; signa
     },
     summary: null,
     attachments: new Map(),
+    approvals: [],
     state: new RunState(log.asLog(), []),
     signal: options.signal ?? new AbortController().signal,
   };
@@ -134,6 +138,7 @@ function loopWith(runs: MemoryRuns, tools: AgentTool[] = [clock, broken]): StepL
     new ModelProvider(settings),
     registry as ToolRegistry,
     new RunMetrics(),
+    new ApprovalGate(settings, {} as ToolApprovalRepository),
   );
 }
 

@@ -10,6 +10,7 @@ import { instructionsWithTools, toolsWhileSkillInUse } from '../tools/skill-in-u
 import { RunScope } from '../tools/tool';
 import { ToolRegistry } from '../tools/tool-registry';
 import { withoutImageBytes } from '../tools/tool-content';
+import { ApprovalGate } from './approval-gate';
 import { runModelStep } from './model-step';
 import { RunState } from './run-state';
 import { LoopOutcome, ModelCallError, ReplyRun, StepOutput } from './run.types';
@@ -34,6 +35,7 @@ export class StepLoop {
     private readonly models: ModelProvider,
     private readonly tools: ToolRegistry,
     private readonly metrics: RunMetrics,
+    private readonly approvalGate: ApprovalGate,
   ) {}
 
   async run(run: ReplyRun): Promise<LoopOutcome> {
@@ -148,6 +150,15 @@ export class StepLoop {
       }
       // The calls are the stored step's.
       state.stored();
+      const approval = await this.approvalGate.check(
+        reply.id,
+        agent.approvalRequired,
+        step,
+        offered,
+        run.approvals,
+        state,
+      );
+      if (approval.kind === 'waiting') return { kind: 'awaiting_approval', questions: approval.questions };
       // A run that lost its log to another worker finds out here, before it runs a tool that changes anything.
       const changesSomething = step.toolCalls.some((call) => {
         const tool = offered.find((candidate) => candidate.name === call.name);
@@ -161,13 +172,17 @@ export class StepLoop {
         if (!result) {
           const toolStarted = performance.now();
           const tool = offered.find((candidate) => candidate.name === call.name);
-          const { output, isError } = await runToolCall(tool, call, {
-            ...scope,
-            idempotencyKey: key,
-            step: number,
-            callId: call.callId,
-            signal,
-          });
+          const decided = approval.decisions.get(call.callId);
+          const { output, isError } =
+            decided?.decision === 'deny'
+              ? { output: { denied: true, reason: decided.reason }, isError: false }
+              : await runToolCall(tool, call, {
+                  ...scope,
+                  idempotencyKey: key,
+                  step: number,
+                  callId: call.callId,
+                  signal,
+                });
           const durationMs = performance.now() - toolStarted;
           toolMs += durationMs;
           if (signal.aborted) return { kind: 'cancelled' };

@@ -1,4 +1,4 @@
-import { RunStepEntity, ToolCallEntity } from '@app/persistence';
+import { RunStepEntity, ToolApproval, ToolCallEntity } from '@app/persistence';
 import { splitByLengths, UnnumberedRunEvent } from '@app/run-events';
 import { idempotencyKey, parseArguments } from '../conversation';
 
@@ -7,12 +7,14 @@ import { idempotencyKey, parseArguments } from '../conversation';
  * is its index): what a run resumed after Redis lost the reply's log appends again, so the stream keeps the
  * seqs its clients already hold. The order is the step loop's: `message.started`; per step `step.started`, its
  * text deltas (cut by the stored lengths, as replays of a finished reply cut them), then either its
- * `questions` or its `tool.call` lines followed by the `tool.result` of each call stored so far.
+ * `questions` or its `tool.call` lines, the `approval.requested` line of each call that waits for a person and,
+ * once all are decided, their `approval.decided` lines, then the `tool.result` of each call stored so far.
  */
 export function storedRunLines(
   reply: { id: string; threadId: string },
   steps: readonly RunStepEntity[],
   toolResults: readonly ToolCallEntity[],
+  approvals: readonly ToolApproval[] = [],
 ): UnnumberedRunEvent[] {
   const results = new Map(toolResults.map((result) => [result.idempotencyKey, result]));
   const lines: UnnumberedRunEvent[] = [
@@ -37,6 +39,25 @@ export function storedRunLines(
         arguments: parseArguments(call.arguments) ?? {},
       });
     }
+    const ofStep = approvals.filter((approval) => approval.step === step.step);
+    for (const approval of ofStep) {
+      lines.push({
+        type: 'approval.requested',
+        step: step.step,
+        call_id: approval.callId,
+        name: approval.name,
+        arguments: approval.arguments,
+      });
+    }
+    // Until every call of the step is decided, nothing after the requests was published.
+    if (ofStep.some((approval) => approval.decision === null)) break;
+    for (const approval of ofStep)
+      lines.push({
+        type: 'approval.decided',
+        step: step.step,
+        call_id: approval.callId,
+        decision: approval.decision!,
+      });
     for (const call of step.toolCalls) {
       const result = results.get(idempotencyKey(reply.id, step.step, call.callId));
       // Tools run one after the other: the first without a stored result is where the run stopped.

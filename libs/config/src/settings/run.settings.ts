@@ -55,6 +55,15 @@ export class RunSettings {
   @Min(100)
   runSweepAfterMs = 30000;
 
+  /**
+   * How long a tool call may wait for a person's decision (CONTRACTS §19); unanswered by then counts as deny.
+   * The worker's sweep resumes replies whose wait is over, so it holds even if Redis lost its data.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  approvalTimeoutSeconds = 86400;
+
   /** Seconds a finished reply's event log stays in Redis before replays fall back to PostgreSQL. */
   @Transform(toInt)
   @IsInt()

@@ -6,6 +6,8 @@ import { Ge, Le, MaxChars, MaxItems, MinChars, Model, Nullable, Pattern, RefuseF
 export const MODEL_PATTERN = /^(builtin|openai:\S+|anthropic:\S+)$/;
 /** Tool names an agent's list may hold. Memory tools come with a thread's namespace, not from the list. */
 export const TOOL_PATTERN = /^(clock|web|company_documents|skill_read|mcp:[A-Za-z0-9_-]{1,40})$/;
+/** An `approval_required` item: a tool permission (`web`, `mcp:<server>`) or a tool's name (CONTRACTS §19). */
+export const APPROVAL_PATTERN = /^(mcp:)?[A-Za-z0-9_-]{1,64}$/;
 export const MCP_NAME_PATTERN = /^[A-Za-z0-9_-]{1,40}$/;
 
 /** Limits of an agent's fields (the spec names none; these keep rows and the MCP process table bounded). */
@@ -145,6 +147,14 @@ export class CreateAgentDto {
   @Nullable()
   @Model(() => CompactionDto)
   compaction?: CompactionDto | null;
+
+  /** Tool permissions or tool names whose calls wait for a person's decision (CONTRACTS §19). */
+  @IsOptional()
+  @IsArray()
+  @MaxItems(AGENT_LIMITS.tools)
+  @IsString({ each: true })
+  @Pattern(APPROVAL_PATTERN.source, { each: true })
+  approval_required?: string[];
 
   @IsOptional()
   @IsNumber()

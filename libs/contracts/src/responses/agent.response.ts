@@ -67,6 +67,14 @@ export class AgentResponse {
     description: 'When a run summarizes the older messages of a thread; null: the service default.',
   })
   compaction: CompactionResponse | null;
+  @ApiProperty({
+    type: 'array',
+    items: { type: 'string' },
+    description:
+      'Tool permissions (web, mcp:<server>) or tool names whose calls wait for a person: the reply takes status requires_action until POST /chat/messages/{message_id}/approvals decides.',
+    example: ['web'],
+  })
+  approval_required: string[];
   @ApiProperty({ type: 'number', nullable: true })
   temperature: number | null;
   @ApiProperty({ type: 'integer', nullable: true })

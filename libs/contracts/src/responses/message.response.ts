@@ -55,7 +55,10 @@ export class ConversationFileResponse {
 }
 
 export type MessageRole = 'user' | 'assistant';
-export type MessageStatus = 'pending' | 'running' | 'success' | 'error' | 'cancelled';
+/** What a person decided about a tool call that waited for them (CONTRACTS §19); unanswered in time: deny. */
+export type ApprovalDecision = 'approve' | 'deny';
+
+export type MessageStatus = 'pending' | 'running' | 'requires_action' | 'success' | 'error' | 'cancelled';
 
 /**
  * A question the agent asks the user (its `ask_user` tool): on the message, in its stream, in its checkpoint
@@ -99,10 +102,11 @@ export class MessageResponse {
   error_code: string | null;
   @ApiProperty({ type: [Question], nullable: true })
   questions: Question[] | null;
-  @ApiProperty({ description: 'True while the message is pending or running.' })
+  @ApiProperty({ description: 'True while the message is pending, running or waiting for an approval.' })
   live: boolean;
   @ApiProperty({
-    description: 'pending (queued), running, success, error or cancelled.',
+    description:
+      'pending (queued), running, requires_action (a tool call waits for a person: see `questions`), success, error or cancelled.',
     example: 'pending',
   })
   status: string;

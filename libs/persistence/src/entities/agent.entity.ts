@@ -77,6 +77,10 @@ export class AgentEntity {
   @Column({ type: 'jsonb', nullable: true })
   compaction: CompactionSettings | null;
 
+  /** Tool permissions (`web`, `mcp:<server>`) or tool names whose calls wait for a person (CONTRACTS §19). */
+  @Column({ name: 'approval_required', type: 'jsonb', default: [] })
+  approvalRequired: string[];
+
   @Column({ name: 'mcp_servers', type: 'jsonb', default: [] })
   mcpServers: McpServerConfig[];
 

@@ -20,6 +20,7 @@ import { ThreadCompaction1766110000000 } from './1766110000000-thread-compaction
 import { IdempotencyClaimTokens1766200000000 } from './1766200000000-idempotency-claim-tokens';
 import { AiSdkChats1766210000000 } from './1766210000000-ai-sdk-chats';
 import { ReplyMetadata1766300000000 } from './1766300000000-reply-metadata';
+import { ToolApprovals1766400000000 } from './1766400000000-tool-approvals';
 import { ReplyUsage1766500000000 } from './1766500000000-reply-usage';
 import { UserBudgets1766500100000 } from './1766500100000-user-budgets';
 import { MessageFeedback1766500200000 } from './1766500200000-message-feedback';
@@ -48,6 +49,7 @@ export const MIGRATIONS = [
   IdempotencyClaimTokens1766200000000,
   AiSdkChats1766210000000,
   ReplyMetadata1766300000000,
+  ToolApprovals1766400000000,
   ReplyUsage1766500000000,
   UserBudgets1766500100000,
   MessageFeedback1766500200000,

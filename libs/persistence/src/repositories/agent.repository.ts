@@ -22,6 +22,7 @@ export type NewAgent = Pick<AgentEntity, 'orgId' | 'name'> &
       | 'tokenBudget'
       | 'tools'
       | 'compaction'
+      | 'approvalRequired'
       | 'mcpServers'
     >
   >;
@@ -44,6 +45,7 @@ export class AgentRepository {
         tokenBudget: null,
         tools: null,
         compaction: null,
+        approvalRequired: [],
         mcpServers: [],
         archivedAt: null,
         ...values,

@@ -169,7 +169,10 @@ export class MessageRepository {
   }
 
   /** The thread's live replies (pending or running), in order; read under the thread's lock to decide on them. */
-  async liveReplies(tx: Db, threadId: string): Promise<{ id: string; status: 'pending' | 'running' }[]> {
+  async liveReplies(
+    tx: Db,
+    threadId: string,
+  ): Promise<{ id: string; status: 'pending' | 'running' | 'requires_action' }[]> {
     return tx.query(
       `SELECT id, status FROM messages WHERE thread_id = $1 AND live AND role = 'assistant' ORDER BY position`,
       [threadId],
@@ -177,13 +180,15 @@ export class MessageRepository {
   }
 
   /**
-   * Closes the thread's replies that never started (status pending) as cancelled, and answers them as stored.
-   * Running ones are the worker's to stop. With `onlyId`, that reply alone (a Responses cancel).
+   * Closes the thread's replies that no run holds (pending, or waiting for an approval) as cancelled, and
+   * answers them as stored. Running ones are the worker's to stop. With `onlyId`, that reply alone (a Responses
+   * cancel).
    */
   async cancelPendingReplies(tx: Db, threadId: string, onlyId?: string): Promise<MessageEntity[]> {
     const [rows]: [{ id: string }[], number] = await tx.query(
       `UPDATE messages SET status = 'cancelled', live = false, completed_at = now(), updated_at = now()
-       WHERE thread_id = $1 AND status = 'pending' AND ($2::uuid IS NULL OR id = $2) RETURNING id`,
+       WHERE thread_id = $1 AND live AND status IN ('pending', 'requires_action') AND ($2::uuid IS NULL OR id = $2)
+       RETURNING id`,
       [threadId, onlyId ?? null],
     );
     if (rows.length === 0) return [];

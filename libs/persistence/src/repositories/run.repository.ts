@@ -298,7 +298,7 @@ type JsonRow = Record<string, unknown>;
 export interface LiveReply {
   id: string;
   threadId: string;
-  status: 'pending' | 'running';
+  status: 'pending' | 'running' | 'requires_action';
 }
 
 /**
@@ -498,11 +498,16 @@ export class RunRepository {
     return row.n;
   }
 
-  /** Live replies not touched for `olderThanMs`: candidates for the sweep of forgotten replies. */
+  /**
+   * Live replies not touched for `olderThanMs`: candidates for the sweep of forgotten replies. A reply waiting
+   * for a person is not forgotten: it is one only once a wait of it timed out (its run then denies the call).
+   */
   async staleLiveReplies(olderThanMs: number, limit = 500, db: Db = this.db.manager): Promise<LiveReply[]> {
-    const rows: { id: string; thread_id: string; status: 'pending' | 'running' }[] = await db.query(
+    const rows: { id: string; thread_id: string; status: LiveReply['status'] }[] = await db.query(
       `SELECT id, thread_id, status FROM messages
        WHERE live AND updated_at < now() - make_interval(secs => $1::double precision / 1000)
+         AND (status <> 'requires_action' OR EXISTS (SELECT 1 FROM tool_approvals a
+           WHERE a.message_id = messages.id AND a.decision IS NULL AND a.expires_at <= now()))
        ORDER BY updated_at LIMIT $2`,
       [olderThanMs, limit],
     );

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ChatUseCasesModule } from '@app/chat';
+import { QueuesModule } from '@app/queues';
 import { StreamModule } from '../../stream/stream.module';
 import { AiSdkChatController } from './ai-sdk-chat.controller';
 import { ResumeChatStream } from './use-cases/resume-chat-stream.use-case';
@@ -8,7 +9,7 @@ import { StopChat } from './use-cases/stop-chat.use-case';
 
 /** The AI SDK's chat protocol on top of the chat use cases and the reply stream reader. */
 @Module({
-  imports: [ChatUseCasesModule, StreamModule],
+  imports: [ChatUseCasesModule, QueuesModule, StreamModule],
   controllers: [AiSdkChatController],
   providers: [SendChatMessage, ResumeChatStream, StopChat],
 })

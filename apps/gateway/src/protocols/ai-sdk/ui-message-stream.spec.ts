@@ -83,6 +83,16 @@ describe('toUiMessageChunks', () => {
     ]);
   });
 
+  it('maps a call waiting for a person to tool-approval-request, and says nothing of the decision', () => {
+    const call = { step: 1, call_id: 'c', name: 'web', arguments: { url: 'https://example.com' } };
+    expect(
+      translate([
+        { seq: 4, type: 'approval.requested', ...call },
+        { seq: 5, type: 'approval.decided', step: 1, call_id: 'c', decision: 'approve' },
+      ]),
+    ).toEqual([{ type: 'tool-approval-request', approvalId: 'c', toolCallId: 'c' }]);
+  });
+
   it('ends a failed reply with error (saying why) then finish, and a cancelled one with abort', () => {
     const step: RunEvent[] = [
       { seq: 0, type: 'step.started', step: 1 },

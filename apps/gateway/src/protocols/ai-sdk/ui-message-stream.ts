@@ -77,10 +77,17 @@ export function toUiMessageChunks(state: UiStreamState, event: RunEvent): Transl
     }
     case 'questions':
       return { state, chunks: [{ type: 'data-parley-questions', data: { questions: event.questions } }] };
+    case 'approval.requested':
+      // The call waits for a person (CONTRACTS §19), who answers with POST /chat/messages/{id}/approvals; the
+      // approval's id is the call's. The decision shows as the call's output (a denial: `{"denied": true}`).
+      return {
+        state,
+        chunks: [{ type: 'tool-approval-request', approvalId: event.call_id, toolCallId: event.call_id }],
+      };
     case 'message.completed':
       return { state: UI_STREAM_START, chunks: [...closeStep(state).chunks, ...ending(event.message)] };
     default:
-      // Lines this protocol has no chunk for (a compaction note) say nothing to the front end.
+      // Lines this protocol has no chunk for (a compaction note, a decision) say nothing to the front end.
       return { state, chunks: [] };
   }
 }

@@ -1,9 +1,10 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { NotFoundError } from '@app/contracts';
 import { Caller } from '@app/identity';
-import { cancelPendingReplies } from '@app/chat';
+import { cancelPendingReplies, closeCancelledStreams } from '@app/chat';
 import { AgentRepository, MessageRepository, ThreadRepository } from '@app/persistence';
+import { AgentRunQueue } from '@app/queues';
 import { RunCancellation } from '@app/run-events';
 import { RESPONSE_NOT_FOUND, ResponseReplies } from './response-replies';
 import { ResponseEvents } from './response-events';
@@ -16,6 +17,8 @@ import { ResponseObject } from './response-translation';
  */
 @Injectable()
 export class CancelResponse {
+  private readonly logger = new Logger(CancelResponse.name);
+
   constructor(
     private readonly db: DataSource,
     private readonly replies: ResponseReplies,
@@ -24,17 +27,19 @@ export class CancelResponse {
     private readonly agents: AgentRepository,
     private readonly cancellation: RunCancellation,
     private readonly events: ResponseEvents,
+    private readonly agentRuns: AgentRunQueue,
   ) {}
 
   async execute(caller: Caller, responseId: string): Promise<ResponseObject> {
     const { reply, thread } = await this.replies.find(caller, responseId);
     if (reply.live) {
-      await this.db.transaction(async (tx) => {
+      const cancelled = await this.db.transaction(async (tx) => {
         const locked = await this.threads.lockVisible(tx, { orgId: caller.orgId }, thread.id);
         if (!locked) throw new NotFoundError(RESPONSE_NOT_FOUND);
-        await cancelPendingReplies(tx, locked, this.messages, this.agents, reply.id);
+        return cancelPendingReplies(tx, locked, this.messages, this.agents, reply.id);
       });
       await this.cancellation.requestCancel({ threadId: thread.id, messageId: reply.id });
+      await closeCancelledStreams(this.agentRuns, this.logger, cancelled);
     }
     return this.events.final(caller, responseId);
   }

@@ -81,6 +81,9 @@ export function responseStatusOf(messageStatus: string): ResponseStatus {
       return 'queued';
     case 'running':
       return 'in_progress';
+    case 'requires_action':
+      // Waiting for a person's approval (CONTRACTS §19): still live, not an end the Responses API knows.
+      return 'in_progress';
     case 'success':
       return 'completed';
     case 'cancelled':

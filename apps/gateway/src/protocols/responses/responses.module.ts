@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { QueuesModule } from '@app/queues';
 import { ProtocolRepliesModule } from '../protocol-replies.module';
 import { CancelResponse } from './cancel-response.use-case';
 import { CreateResponse } from './create-response.use-case';
@@ -9,7 +10,7 @@ import { ResponsesController } from './responses.controller';
 
 /** The OpenAI Responses API at /openai/v1 (CONTRACTS §18). */
 @Module({
-  imports: [ProtocolRepliesModule],
+  imports: [ProtocolRepliesModule, QueuesModule],
   controllers: [ResponsesController],
   providers: [CreateResponse, GetResponse, CancelResponse, ResponseEvents, ResponseReplies],
 })

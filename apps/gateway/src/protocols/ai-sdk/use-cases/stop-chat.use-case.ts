@@ -1,8 +1,10 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { NotFoundError } from '@app/contracts';
 import { Caller, mayUseAgent } from '@app/identity';
 import { AiSdkChatRepository, MessageRepository, ThreadRepository } from '@app/persistence';
+import { closeCancelledStreams } from '@app/chat';
+import { AgentRunQueue } from '@app/queues';
 import { RunCancellation } from '@app/run-events';
 import { CHAT_NOT_FOUND, chatOwner } from '../chat-owner';
 
@@ -12,23 +14,27 @@ import { CHAT_NOT_FOUND, chatOwner } from '../chat-owner';
  */
 @Injectable()
 export class StopChat {
+  private readonly logger = new Logger(StopChat.name);
+
   constructor(
     private readonly db: DataSource,
     private readonly chats: AiSdkChatRepository,
     private readonly threads: ThreadRepository,
     private readonly messages: MessageRepository,
     private readonly cancellation: RunCancellation,
+    private readonly agentRuns: AgentRunQueue,
   ) {}
 
   async execute(caller: Caller, chatId: string, userId?: string): Promise<void> {
     const owner = chatOwner(caller, userId, ['query', 'user_id']);
     const threadId = await this.chats.findThreadId(owner, chatId);
     if (!threadId) throw new NotFoundError(CHAT_NOT_FOUND);
-    await this.db.transaction(async (tx) => {
+    const cancelled = await this.db.transaction(async (tx) => {
       const thread = await this.threads.lockVisible(tx, owner, threadId);
       if (!thread || !mayUseAgent(caller, thread.agentId)) throw new NotFoundError(CHAT_NOT_FOUND);
-      await this.messages.cancelPendingReplies(tx, thread.id);
+      return this.messages.cancelPendingReplies(tx, thread.id);
     });
     await this.cancellation.requestCancel({ threadId });
+    await closeCancelledStreams(this.agentRuns, this.logger, cancelled);
   }
 }

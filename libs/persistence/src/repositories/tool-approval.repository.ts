@@ -1,0 +1,179 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { ApprovalDecision, Question, WebhookEvent } from '@app/contracts';
+import { recordWebhookEvent } from './webhook.repository';
+import { Db } from './scope';
+
+/** A tool call that waits, or waited, for a person's decision (CONTRACTS §19). */
+export interface ToolApproval {
+  messageId: string;
+  step: number;
+  callId: string;
+  name: string;
+  arguments: Record<string, unknown>;
+  /** null while it waits. */
+  decision: ApprovalDecision | null;
+  reason: string | null;
+  expiresAt: Date;
+}
+
+/** A call of a stored step that must wait: where it is in the step (its order), what it calls. */
+export interface ApprovalRequest {
+  callId: string;
+  callIndex: number;
+  name: string;
+  arguments: Record<string, unknown>;
+}
+
+/** What a waiting reply's row holds while no run has it: the content and events so far, the question asked. */
+export interface WaitingReply {
+  content: string;
+  events: Record<string, unknown>[];
+  deltaLengths: number[];
+  questions: Question[];
+}
+
+/**
+ * How a decision went: `not_waiting` (no such undecided call of a waiting reply), else the calls still waiting
+ * (none: the reply runs again).
+ */
+export type DecisionResult = 'not_waiting' | { stillWaiting: ToolApproval[] };
+
+interface ApprovalRow {
+  message_id: string;
+  step: number;
+  call_id: string;
+  name: string;
+  arguments: Record<string, unknown>;
+  decision: ApprovalDecision | null;
+  reason: string | null;
+  expires_at: Date;
+}
+
+const toApproval = (row: ApprovalRow): ToolApproval => ({
+  messageId: row.message_id,
+  step: row.step,
+  callId: row.call_id,
+  name: row.name,
+  arguments: row.arguments,
+  decision: row.decision,
+  reason: row.reason,
+  expiresAt: new Date(row.expires_at),
+});
+
+/** The reason a call's wait that timed out is denied with. */
+export const APPROVAL_TIMED_OUT = 'No decision within the approval time-out.';
+
+/**
+ * The waits for approval of tool calls. They live in PostgreSQL only: no run, job or Redis key holds one, so a
+ * reply may wait for hours and across restarts, and any worker resumes it once every call of its step is decided.
+ */
+@Injectable()
+export class ToolApprovalRepository {
+  constructor(private readonly db: DataSource) {}
+
+  /** A reply's approvals, in the order of their steps and calls. */
+  async ofReply(messageId: string): Promise<ToolApproval[]> {
+    const rows: ApprovalRow[] = await this.db.query(
+      `SELECT message_id, step, call_id, name, arguments, decision, reason, expires_at FROM tool_approvals
+       WHERE message_id = $1 ORDER BY step, call_index`,
+      [messageId],
+    );
+    return rows.map(toApproval);
+  }
+
+  /** Stores the calls of a step that wait (once: a resumed run asking again changes nothing). */
+  async request(
+    messageId: string,
+    step: number,
+    calls: readonly ApprovalRequest[],
+    timeoutSeconds: number,
+  ): Promise<void> {
+    await this.db.query(
+      `INSERT INTO tool_approvals (message_id, step, call_id, call_index, name, arguments, expires_at)
+       SELECT $1, $2, c.call_id, c.call_index, c.name, c.arguments, now() + make_interval(secs => $6)
+       FROM unnest($3::text[], $4::int[], $5::text[], $7::jsonb[]) AS c (call_id, call_index, name, arguments)
+       ON CONFLICT (message_id, step, call_id) DO NOTHING`,
+      [
+        messageId,
+        step,
+        calls.map((call) => call.callId),
+        calls.map((call) => call.callIndex),
+        calls.map((call) => call.name),
+        timeoutSeconds,
+        calls.map((call) => JSON.stringify(call.arguments)),
+      ],
+    );
+  }
+
+  /** Denies the calls of a step whose time is up; answers whether any was. */
+  async expire(messageId: string, step: number): Promise<boolean> {
+    const [, count]: [unknown, number] = await this.db.query(
+      `UPDATE tool_approvals SET decision = 'deny', reason = $3, decided_at = now()
+       WHERE message_id = $1 AND step = $2 AND decision IS NULL AND expires_at <= now()`,
+      [messageId, step, APPROVAL_TIMED_OUT],
+    );
+    return count > 0;
+  }
+
+  /**
+   * Leaves a running reply waiting (`requires_action`, still live) with what it holds so far, and reports it to
+   * the organization's webhooks (`event`) in the same transaction; false when the reply is no longer running.
+   */
+  async awaitDecisions(messageId: string, waiting: WaitingReply, event: WebhookEvent): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
+      const [rows]: [{ org_id: string }[], number] = await tx.query(
+        `UPDATE messages SET status = 'requires_action', content = $2, events = $3, delta_lengths = $4,
+           questions = $5, updated_at = now()
+         WHERE id = $1 AND live AND status IN ('running', 'requires_action') RETURNING org_id`,
+        [
+          messageId,
+          waiting.content,
+          JSON.stringify(waiting.events),
+          waiting.deltaLengths,
+          JSON.stringify(waiting.questions),
+        ],
+      );
+      if (rows.length === 0) return false;
+      await recordWebhookEvent(tx, rows[0].org_id, event);
+      return true;
+    });
+  }
+
+  /**
+   * Records a decision on a waiting call of a waiting reply (`tx` holds the thread's lock). When it was the
+   * step's last undecided call, the reply goes back to `running`: its run is to be enqueued again; else its
+   * questions become `questionsOf` the calls still waiting.
+   */
+  async decide(
+    tx: Db,
+    messageId: string,
+    callId: string,
+    decision: ApprovalDecision,
+    reason: string | null,
+    questionsOf: (waiting: ToolApproval[]) => Question[],
+  ): Promise<DecisionResult> {
+    const [decided]: [unknown[], number] = await tx.query(
+      `UPDATE tool_approvals a SET decision = $3, reason = $4, decided_at = now()
+       FROM messages m
+       WHERE a.message_id = $1 AND a.call_id = $2 AND a.decision IS NULL
+         AND m.id = a.message_id AND m.live AND m.status = 'requires_action'
+       RETURNING 1`,
+      [messageId, callId, decision, reason],
+    );
+    if (decided.length === 0) return 'not_waiting';
+    const rows: ApprovalRow[] = await tx.query(
+      `SELECT message_id, step, call_id, name, arguments, decision, reason, expires_at FROM tool_approvals
+       WHERE message_id = $1 AND decision IS NULL ORDER BY step, call_index`,
+      [messageId],
+    );
+    const stillWaiting = rows.map(toApproval);
+    await tx.query(
+      `UPDATE messages SET status = $2, questions = $3, updated_at = now() WHERE id = $1`,
+      stillWaiting.length === 0
+        ? [messageId, 'running', null]
+        : [messageId, 'requires_action', JSON.stringify(questionsOf(stillWaiting))],
+    );
+    return { stillWaiting };
+  }
+}

@@ -1,0 +1,135 @@
+import { createOrg, OrgFixture } from '../factories/admin';
+import { api } from '../support/http';
+import { AppProcess, startGateway, startWorker } from '../support/processes';
+import {
+  createTestEnvironment,
+  deleteRedisKeys,
+  queryDatabase,
+  TestEnvironment,
+} from '../support/test-environment';
+import { Line, numbered, OpenStream, until } from './stream.support';
+
+/**
+ * A reply waiting for an approval (CONTRACTS §19) survives anything, because the wait is rows in PostgreSQL: its
+ * worker SIGKILLed and Redis emptied while it waits, it is approved and completes on another worker with a
+ * gap-free stream and no tool run twice; left unanswered past APPROVAL_TIMEOUT_SECONDS it is denied by the
+ * sweep of live replies, which needs no job in Redis.
+ */
+const USER = 'approver';
+
+let environment: TestEnvironment;
+let gateway: AppProcess;
+let org: OrgFixture;
+let agentId: string;
+
+beforeAll(async () => {
+  environment = await createTestEnvironment({
+    STREAM_HEARTBEAT_MS: '300',
+    RUN_SWEEP_INTERVAL_MS: '300',
+    RUN_SWEEP_AFTER_MS: '500',
+  });
+  gateway = await startGateway(environment.env);
+  org = await createOrg(environment.env);
+  const agent = await api(gateway.url!, org.key).post('/agents', {
+    name: 'Careful',
+    approval_required: ['clock'],
+  });
+  agentId = agent.body.id as string;
+});
+
+afterAll(async () => {
+  await gateway?.stop();
+  await environment?.dispose();
+});
+
+async function start(): Promise<string> {
+  const response = await api(gateway.url!, org.key).post('/chat', {
+    message: { content: '/tool clock {}' },
+    options: { agent_id: agentId, user_id: USER },
+  });
+  return response.body.messages[1].id as string;
+}
+
+const streamOf = (replyId: string) =>
+  new OpenStream(`${gateway.url}/chat/messages/${replyId}/stream?user_id=${USER}`, org.key);
+
+async function statusOf(replyId: string): Promise<string> {
+  const [row] = await queryDatabase<{ status: string }>(
+    environment.databaseUrl,
+    'SELECT status FROM messages WHERE id = $1',
+    [replyId],
+  );
+  return row.status;
+}
+
+function expectGapFree(lines: Line[]): void {
+  expect(lines.map((line) => line.seq)).toEqual(lines.map((_, index) => index));
+  expect(lines.at(-1)?.type).toBe('message.completed');
+}
+
+describe('a reply waiting for an approval', () => {
+  it('completes on another worker after its worker is SIGKILLed and Redis loses everything', async () => {
+    const first = await startWorker(environment.env);
+    const replyId = await start();
+    const before = streamOf(replyId);
+    const requested = await before.waitFor((line) => line.type === 'approval.requested');
+    await until(async () => (await statusOf(replyId)) === 'requires_action');
+    await first.kill();
+    await deleteRedisKeys(environment.redisPrefix);
+    // A stream opened now finds no log: it waits (heartbeats) for the run that comes back.
+    const after = streamOf(replyId);
+    await after.waitFor((line) => line.type === 'heartbeat');
+
+    const second = await startWorker(environment.env);
+    try {
+      const decided = await api(gateway.url!, org.key).post(`/chat/messages/${replyId}/approvals`, {
+        call_id: requested.call_id,
+        decision: 'approve',
+        user_id: USER,
+      });
+      expect(decided.status).toBe(200);
+      const [early, late] = [numbered(await before.all()), numbered(await after.all())];
+      expectGapFree(late);
+      // The stream that was open all along got the rest of the same lines.
+      expect(early).toEqual(late);
+      expect(late.map((line) => line.type).slice(0, 6)).toEqual([
+        'message.started',
+        'step.started',
+        'tool.call',
+        'approval.requested',
+        'approval.decided',
+        'tool.result',
+      ]);
+      expect((late.at(-1) as Line & { message: { status: string } }).message.status).toBe('success');
+      const calls = await queryDatabase(
+        environment.databaseUrl,
+        'SELECT 1 FROM tool_calls WHERE message_id = $1',
+        [replyId],
+      );
+      expect(calls).toHaveLength(1);
+      expect(second.output).toMatch(/run started/);
+    } finally {
+      await second.stop();
+    }
+  }, 60000);
+
+  it('is denied when nobody answers within APPROVAL_TIMEOUT_SECONDS, even with Redis emptied', async () => {
+    const worker = await startWorker(environment.env, { APPROVAL_TIMEOUT_SECONDS: '1' });
+    try {
+      const replyId = await start();
+      const stream = streamOf(replyId);
+      await stream.waitFor((line) => line.type === 'approval.requested');
+      await until(async () => (await statusOf(replyId)) === 'requires_action');
+      await deleteRedisKeys(environment.redisPrefix);
+      const lines = numbered(await stream.all());
+      expectGapFree(lines);
+      expect(lines.find((line) => line.type === 'approval.decided')).toMatchObject({ decision: 'deny' });
+      expect(lines.find((line) => line.type === 'tool.result')).toMatchObject({
+        output: { denied: true, reason: 'No decision within the approval time-out.' },
+      });
+      expect((lines.at(-1) as Line & { message: { status: string } }).message.status).toBe('success');
+    } finally {
+      await worker.stop();
+    }
+  }, 60000);
+});

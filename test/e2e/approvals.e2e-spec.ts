@@ -1,0 +1,307 @@
+import { createServer, Server } from 'node:http';
+import { AddressInfo } from 'node:net';
+import { createOrg, OrgFixture } from '../factories/admin';
+import { FakeOpenAI } from '../support/fake-openai';
+import { api } from '../support/http';
+import { AppProcess, startGateway, startWorker } from '../support/processes';
+import { createTestEnvironment, queryDatabase, TestEnvironment } from '../support/test-environment';
+import { Line, numbered, OpenStream, until } from './stream.support';
+
+/**
+ * Approvals (CONTRACTS §19) on real processes: a call of a tool in the agent's `approval_required` leaves the
+ * reply live with `requires_action` and its Question, the stream writes `approval.requested` and stays open,
+ * and no worker slot is held (the worker runs only AGENT_RUN_CONCURRENCY=4 at once); a decision resumes it.
+ */
+const OPENAI_KEY = 'sk-openai-approvals-1234';
+const USER = 'approver';
+
+let environment: TestEnvironment;
+let gateway: AppProcess;
+let worker: AppProcess;
+let org: OrgFixture;
+const openai = new FakeOpenAI(OPENAI_KEY);
+/** The webhook payloads the organization's endpoint received. */
+const delivered: { type: string; data: { id: string; status: string; questions: unknown } }[] = [];
+const receiver: Server = createServer((request, response) => {
+  const chunks: Buffer[] = [];
+  request.on('data', (chunk: Buffer) => chunks.push(chunk));
+  request.on('end', () => {
+    delivered.push(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+    response.end();
+  });
+});
+
+beforeAll(async () => {
+  [environment] = await Promise.all([
+    createTestEnvironment({
+      STREAM_HEARTBEAT_MS: '300',
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      WEBHOOK_SWEEP_INTERVAL_MS: '200',
+    }),
+    openai.start(),
+    new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve)),
+  ]);
+  [gateway, worker] = await Promise.all([
+    startGateway(environment.env),
+    startWorker(environment.env, {
+      AGENT_RUN_CONCURRENCY: '4',
+      OPENAI_BASE_URL: openai.baseUrl,
+      OPENAI_API_KEY: OPENAI_KEY,
+    }),
+  ]);
+  org = await createOrg(environment.env);
+});
+
+afterAll(async () => {
+  await Promise.all([gateway?.stop(), worker?.stop(), openai.close()]);
+  receiver.close();
+  await environment?.dispose();
+});
+
+const client = () => api(gateway.url!, org.key);
+
+async function createAgent(body: Record<string, unknown>): Promise<string> {
+  const response = await client().post('/agents', { name: 'Careful', ...body });
+  expect(response.status).toBe(200);
+  return response.body.id as string;
+}
+
+async function start(agentId: string, content: string): Promise<{ threadId: string; replyId: string }> {
+  const response = await client().post('/chat', {
+    message: { content },
+    options: { agent_id: agentId, user_id: USER },
+  });
+  expect(response.status).toBe(200);
+  return { threadId: response.body.id, replyId: response.body.messages[1].id };
+}
+
+const streamOf = (replyId: string) =>
+  new OpenStream(`${gateway.url}/chat/messages/${replyId}/stream?user_id=${USER}`, org.key);
+
+const decide = (replyId: string, body: Record<string, unknown>) =>
+  client().post(`/chat/messages/${replyId}/approvals`, { user_id: USER, ...body });
+
+async function toolCallsOf(replyId: string): Promise<{ name: string; output: unknown }[]> {
+  return queryDatabase(
+    environment.databaseUrl,
+    'SELECT name, output FROM tool_calls WHERE message_id = $1 ORDER BY step, call_id',
+    [replyId],
+  );
+}
+
+async function statusOf(replyId: string): Promise<string> {
+  const [row] = await queryDatabase<{ status: string }>(
+    environment.databaseUrl,
+    'SELECT status FROM messages WHERE id = $1',
+    [replyId],
+  );
+  return row.status;
+}
+
+describe('approvals', () => {
+  it('stores approval_required on the agent', async () => {
+    const id = await createAgent({ approval_required: ['web', 'mcp:github', 'clock'] });
+    expect((await client().get(`/agents/${id}`)).body.approval_required).toEqual([
+      'web',
+      'mcp:github',
+      'clock',
+    ]);
+    const updated = await client().put(`/agents/${id}`, { approval_required: [] });
+    expect(updated.body.approval_required).toEqual([]);
+    const bad = await client().post('/agents', { name: 'x', approval_required: ['no spaces'] });
+    expect(bad.status).toBe(422);
+    expect(bad.body.detail[0].loc).toEqual(['body', 'approval_required', 0]);
+  });
+
+  it('waits for a person with no slot held, then runs the approved tool once', async () => {
+    const agentId = await createAgent({ approval_required: ['clock'] });
+    const { port } = receiver.address() as AddressInfo;
+    const hook = await client().post('/webhooks', {
+      url: `http://127.0.0.1:${port}/hook`,
+      events: ['message.requires_action'],
+    });
+    expect(hook.status).toBe(200);
+    const { threadId, replyId } = await start(agentId, '/tool clock {}');
+    const stream = streamOf(replyId);
+    const requested = await stream.waitFor((line) => line.type === 'approval.requested');
+    expect(requested).toMatchObject({ step: 1, name: 'clock', arguments: {} });
+    // The stream stays open while it waits: heartbeats, no message.completed.
+    await stream.waitFor((line) => line.type === 'heartbeat');
+    expect(stream.lines.some((line) => line.type === 'message.completed')).toBe(false);
+
+    const waiting = (await client().get(`/chat/${threadId}?user_id=${USER}`)).body.messages[1];
+    expect(waiting).toMatchObject({
+      status: 'requires_action',
+      live: true,
+      questions: [{ prompt: 'Allow clock with {}?', options: ['approve', 'deny'] }],
+    });
+    expect(await toolCallsOf(replyId)).toEqual([]);
+    await until(() => delivered.some((event) => event.data.id === replyId));
+    expect(delivered.find((event) => event.data.id === replyId)).toMatchObject({
+      type: 'message.requires_action',
+      data: { status: 'requires_action', questions: waiting.questions },
+    });
+
+    // Per-thread order: a follow-up waits behind the waiting reply (which is live).
+    const followUp = await client().post(`/chat/${threadId}`, { message: { content: 'and then?' } });
+    expect(followUp.status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(await statusOf(followUp.body.id)).toBe('pending');
+
+    // Another end user: 404; a call that is not waiting: 409.
+    const foreign = await client().post(`/chat/messages/${replyId}/approvals`, {
+      call_id: requested.call_id,
+      decision: 'approve',
+      user_id: 'someone-else',
+    });
+    expect(foreign.status).toBe(404);
+    expect((await decide(replyId, { call_id: 'nope', decision: 'approve' })).status).toBe(409);
+
+    const decided = await decide(replyId, { call_id: requested.call_id, decision: 'approve' });
+    expect(decided.status).toBe(200);
+    expect(decided.body).toMatchObject({ id: replyId, status: 'running', questions: null });
+    expect((await decide(replyId, { call_id: requested.call_id, decision: 'deny' })).status).toBe(409);
+
+    const lines = numbered(await stream.all());
+    expect(lines.map((line) => line.seq)).toEqual(lines.map((_, index) => index));
+    expect(lines.map((line) => line.type)).toEqual([
+      'message.started',
+      'step.started',
+      'tool.call',
+      'approval.requested',
+      'approval.decided',
+      'tool.result',
+      'step.started',
+      ...lines.slice(7, -1).map(() => 'text.delta'),
+      'message.completed',
+    ]);
+    expect(lines[4]).toMatchObject({ call_id: requested.call_id, decision: 'approve' });
+    expect(lines[5]).toMatchObject({ is_error: false });
+    const completed = lines.at(-1) as Line & { message: { status: string; events: Line[] } };
+    expect(completed.message.status).toBe('success');
+    expect(completed.message.events.map((event) => event.type)).toContain('approval.decided');
+    expect((await toolCallsOf(replyId)).map((call) => call.name)).toEqual(['clock']);
+    const next = numbered(await streamOf(followUp.body.id).all());
+    expect((next.at(-1) as Line & { message: { status: string } }).message.status).toBe('success');
+  });
+
+  it('gives the model the denial instead of running the tool', async () => {
+    const agentId = await createAgent({ approval_required: ['clock'] });
+    const { replyId } = await start(agentId, '/tool clock {"zone":"UTC"}');
+    const stream = streamOf(replyId);
+    const requested = await stream.waitFor((line) => line.type === 'approval.requested');
+    await until(async () => {
+      const [row] = await queryDatabase<{ status: string }>(
+        environment.databaseUrl,
+        'SELECT status FROM messages WHERE id = $1',
+        [replyId],
+      );
+      return row.status === 'requires_action';
+    });
+    // The end user decides from the browser, with an end-user token (CONTRACTS §17); another user's token: 404.
+    const tokenOf = async (userId: string) =>
+      (await client().post('/end-user-tokens', { user_id: userId })).body.token as string;
+    const body = { call_id: requested.call_id, decision: 'deny', reason: 'not now' };
+    const path = `/chat/messages/${replyId}/approvals`;
+    expect((await api(gateway.url!, await tokenOf('someone-else')).post(path, body)).status).toBe(404);
+    const decided = await api(gateway.url!, await tokenOf(USER)).post(path, body);
+    expect(decided.status).toBe(200);
+    const lines = numbered(await stream.all());
+    expect(lines.find((line) => line.type === 'approval.decided')).toMatchObject({ decision: 'deny' });
+    const result = lines.find((line) => line.type === 'tool.result');
+    expect(result).toMatchObject({ output: { denied: true, reason: 'not now' }, is_error: false });
+    const completed = lines.at(-1) as Line & { message: { status: string; content: string } };
+    expect(completed.message.status).toBe('success');
+    expect(completed.message.content).toContain('denied');
+  });
+
+  it('has several calls of one step wait together', async () => {
+    const agentId = await createAgent({ model: 'openai:gpt-approvals', approval_required: ['clock'] });
+    const { replyId } = await start(agentId, 'call clock {}\ncall clock {"again":true}');
+    const stream = streamOf(replyId);
+    await until(() => stream.lines.filter((line) => line.type === 'approval.requested').length === 2, 20000);
+    const [first, second] = stream.lines.filter((line) => line.type === 'approval.requested');
+    await until(async () => {
+      const [row] = await queryDatabase<{ status: string }>(
+        environment.databaseUrl,
+        'SELECT status FROM messages WHERE id = $1',
+        [replyId],
+      );
+      return row.status === 'requires_action';
+    });
+    const one = await decide(replyId, { call_id: second.call_id, decision: 'deny' });
+    expect(one.body).toMatchObject({
+      status: 'requires_action',
+      questions: [{ prompt: 'Allow clock with {}?', options: ['approve', 'deny'] }],
+    });
+    expect(await toolCallsOf(replyId)).toEqual([]);
+    const both = await decide(replyId, { call_id: first.call_id, decision: 'approve' });
+    expect(both.body.status).toBe('running');
+    const lines = numbered(await stream.all());
+    const types = lines.map((line) => line.type);
+    expect(types.slice(2, 8)).toEqual([
+      'tool.call',
+      'tool.call',
+      'approval.requested',
+      'approval.requested',
+      'approval.decided',
+      'approval.decided',
+    ]);
+    const results = lines.filter((line) => line.type === 'tool.result');
+    expect(results.map((line) => line.is_error)).toEqual([false, false]);
+    expect(results[1].output).toEqual({ denied: true, reason: null });
+    expect((lines.at(-1) as Line & { message: { status: string } }).message.status).toBe('success');
+  });
+
+  it('closes a waiting reply like a pending one: interrupt and archive', async () => {
+    const agentId = await createAgent({ approval_required: ['clock'] });
+    const { threadId, replyId } = await start(agentId, '/tool clock {}');
+    const stream = streamOf(replyId);
+    await stream.waitFor((line) => line.type === 'approval.requested');
+    await until(async () => (await statusOf(replyId)) === 'requires_action');
+    // Per-thread order: a follow-up queued behind the waiting reply waits too.
+    const queued = await client().post(`/chat/${threadId}`, { message: { content: 'after it' } });
+    expect(queued.status).toBe(200);
+    const interrupting = await client().post(`/chat/${threadId}`, {
+      message: { content: 'never mind' },
+      options: { multitask_strategy: 'interrupt' },
+    });
+    expect(interrupting.status).toBe(200);
+    const lines = numbered(await stream.all());
+    const completed = lines.at(-1) as Line & { message: { status: string; events: Line[] } };
+    expect(completed.type).toBe('message.completed');
+    expect(completed.message.status).toBe('cancelled');
+    expect(completed.message.events.map((event) => event.type)).toContain('approval.requested');
+    const next = numbered(await streamOf(interrupting.body.id).all());
+    expect((next.at(-1) as Line & { message: { status: string } }).message.status).toBe('success');
+    expect(await toolCallsOf(replyId)).toEqual([]);
+
+    const other = await start(agentId, '/tool clock {}');
+    const otherStream = streamOf(other.replyId);
+    await otherStream.waitFor((line) => line.type === 'approval.requested');
+    await until(async () => (await statusOf(other.replyId)) === 'requires_action');
+    expect((await client().delete(`/chat/${other.threadId}?user_id=${USER}`)).status).toBe(204);
+    const archived = numbered(await otherStream.all());
+    expect((archived.at(-1) as Line & { message: { status: string } }).message.status).toBe('cancelled');
+  });
+
+  it('holds no worker slot while 50 replies wait: a 51st conversation is not delayed', async () => {
+    const agentId = await createAgent({ approval_required: ['clock'] });
+    const waiting: { threadId: string; replyId: string }[] = [];
+    for (let index = 0; index < 50; index++) waiting.push(await start(agentId, '/tool clock {}'));
+    await until(async () => {
+      const [row] = await queryDatabase<{ n: number }>(
+        environment.databaseUrl,
+        `SELECT count(*)::int AS n FROM messages WHERE id = ANY($1) AND status = 'requires_action'`,
+        [waiting.map((reply) => reply.replyId)],
+      );
+      return row.n === 50;
+    }, 60000);
+    const plain = await createAgent({});
+    const startedAt = Date.now();
+    const { replyId } = await start(plain, '/say hello there');
+    const lines = numbered(await streamOf(replyId).all());
+    expect((lines.at(-1) as Line & { message: { status: string } }).message.status).toBe('success');
+    expect(Date.now() - startedAt).toBeLessThan(5000);
+  }, 120000);
+});

@@ -215,6 +215,7 @@ class WebhookEvent(str, Enum):
     message_completed = "message.completed"
     message_failed = "message.failed"
     message_cancelled = "message.cancelled"
+    message_requires_action = "message.requires_action"
     source_synced = "source.synced"
     source_failed = "source.failed"
     message_feedback = "message.feedback"

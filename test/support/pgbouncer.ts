@@ -28,13 +28,15 @@ export class PgBouncer {
   static async start(
     upstreamUrl: string,
     aliases: { name: string; database: string; poolSize: number }[] = [],
+    /** A port to listen on (a restart on the same address); a spare one when not given. */
+    listenPort?: number,
   ) {
     if (!existsSync(PGBOUNCER)) throw new Error(`${PGBOUNCER} is missing: apt-get install -y pgbouncer`);
     const upstream = new URL(upstreamUrl);
     const dir = await mkdtemp(join(tmpdir(), 'parley-pgbouncer-'));
     // PgBouncer will not run as root: it drops to the postgres user, who must read the config.
     await chmod(dir, 0o755);
-    const port = await freePort();
+    const port = listenPort ?? (await freePort());
     const server = `host=${upstream.hostname} port=${upstream.port || 5432}`;
     await writeFile(join(dir, 'userlist.txt'), `"${decodeURIComponent(upstream.username)}" ""\n`);
     await writeFile(
@@ -94,8 +96,16 @@ export class PgBouncer {
     }
   }
 
+  /** SIGKILL, as a crashed PgBouncer: every client connection drops at once. Its config stays for a restart. */
+  async kill(): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    const exited = new Promise((resolve) => this.child.once('exit', resolve));
+    this.child.kill('SIGKILL');
+    await exited;
+  }
+
   async stop(): Promise<void> {
-    if (this.child.exitCode === null) {
+    if (this.child.exitCode === null && this.child.signalCode === null) {
       const exited = new Promise((resolve) => this.child.once('exit', resolve));
       this.child.kill('SIGTERM');
       await exited;

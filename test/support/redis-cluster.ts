@@ -8,8 +8,10 @@ import { freePort } from './processes';
 const run = promisify(execFile);
 
 /**
- * A Redis Cluster of three masters of the test's own: `redis-server --cluster-enabled yes` on three spare ports,
- * joined by `redis-cli --cluster create`. Nothing persisted; `stop()` removes it all.
+ * A Redis Cluster of three masters of the test's own (with `replicas: 1`, a replica for each: six servers), from
+ * `redis-server --cluster-enabled yes` on spare ports joined by `redis-cli --cluster create`. Nothing persisted;
+ * `stop()` removes it all. The node timeout is Redis's own failure detection: a replica is promoted about
+ * that long after its master dies.
  */
 export class RedisCluster {
   private constructor(
@@ -23,9 +25,9 @@ export class RedisCluster {
     return `redis-cluster://${this.ports.map((port) => `127.0.0.1:${port}`).join(',')}`;
   }
 
-  static async start(): Promise<RedisCluster> {
+  static async start({ replicas = 0, nodeTimeoutMs = 5000 } = {}): Promise<RedisCluster> {
     const dir = await mkdtemp(join(tmpdir(), 'parley-redis-cluster-'));
-    const ports = await Promise.all([freePort(), freePort(), freePort()]);
+    const ports = await Promise.all(Array.from({ length: 3 * (1 + replicas) }, () => freePort()));
     const servers = ports.map((port) =>
       spawn(
         'redis-server',
@@ -39,7 +41,7 @@ export class RedisCluster {
           '--cluster-config-file',
           join(dir, `nodes-${port}.conf`),
           '--cluster-node-timeout',
-          '5000',
+          String(nodeTimeoutMs),
           '--dir',
           dir,
           '--save',
@@ -60,7 +62,7 @@ export class RedisCluster {
         'create',
         ...ports.map((port) => `127.0.0.1:${port}`),
         '--cluster-replicas',
-        '0',
+        String(replicas),
         '--cluster-yes',
       ]);
       for (const port of ports)
@@ -74,7 +76,51 @@ export class RedisCluster {
 
   /** How many keys each master holds: a cluster in use spreads them over all three. */
   async keysPerNode(): Promise<number[]> {
-    return Promise.all(this.ports.map(async (port) => Number((await cli(port, 'dbsize')).trim())));
+    const masters = await this.masterPorts();
+    return Promise.all(masters.map(async (port) => Number((await cli(port, 'dbsize')).trim())));
+  }
+
+  /** The port of the master now serving `key`'s slot, as a live node sees the cluster. */
+  async masterOf(key: string): Promise<number> {
+    const live = this.livePorts();
+    const slot = Number((await cli(live[0], 'cluster', 'keyslot', key)).trim());
+    for (const line of (await cli(live[0], 'cluster', 'nodes')).trim().split('\n')) {
+      const [, address, flags, , , , , linkState, ...ranges] = line.split(' ');
+      if (!flags.includes('master') || flags.includes('fail') || linkState !== 'connected') continue;
+      const serves = ranges.some((range) => {
+        const [from, to = from] = range.split('-').map(Number);
+        return slot >= from && slot <= to;
+      });
+      if (serves) return Number(address.split('@')[0].split(':')[1]);
+    }
+    throw new Error(`no live master serves ${key}`);
+  }
+
+  /** SIGKILLs one server, as a crashed host would lose it: no failover is started for it. */
+  kill(port: number): void {
+    this.servers[this.ports.indexOf(port)].kill('SIGKILL');
+  }
+
+  /** Waits until every live node says the cluster is whole again (a replica promoted in the dead master's place). */
+  async healed(timeoutMs = 30000): Promise<void> {
+    for (const port of this.livePorts())
+      await waitFor(
+        () => cli(port, 'cluster', 'info').then((out) => out.includes('cluster_state:ok')),
+        timeoutMs,
+      );
+  }
+
+  private async masterPorts(): Promise<number[]> {
+    const roles = await Promise.all(
+      this.livePorts().map(async (port) => ({ port, role: (await cli(port, 'role')).split('\n')[0].trim() })),
+    );
+    return roles.filter(({ role }) => role === 'master').map(({ port }) => port);
+  }
+
+  private livePorts(): number[] {
+    return this.ports.filter(
+      (_, i) => this.servers[i].exitCode === null && this.servers[i].signalCode === null,
+    );
   }
 
   async stop(): Promise<void> {

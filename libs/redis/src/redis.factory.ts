@@ -70,8 +70,29 @@ export function createRedisConnection(
     redisOptions: { ...options, username: cluster.username, password: cluster.password },
     clusterRetryStrategy: (attempt) => Math.min(attempt * 200, 2000),
     enableReadyCheck: true,
+    ...FAILOVER_RIDE_THROUGH,
   }) as unknown as Redis;
 }
+
+/**
+ * How long a command waits out a master's failover before failing: Redis promotes a replica about
+ * `cluster-node-timeout` (commonly 5 to 15 s) after its master dies. ioredis's defaults retry a command sent to the
+ * dead master only 16 × 100 ms, so every command of that window failed (a run's event writes, its job's
+ * completion) and the jobs were recovered only when their locks expired and a stalled-job check found them (30
+ * to 60 s). Retrying every 250 ms for up to 20 s, each retry re-reading the slot map, lands the command on the
+ * promoted replica instead. The gateway's request commands still give up after REQUEST_COMMAND_TIMEOUT_MS.
+ */
+const FAILOVER_RETRY_DELAY_MS = 250;
+const FAILOVER_RIDE_THROUGH_MS = 20000;
+const FAILOVER_RIDE_THROUGH = {
+  retryDelayOnFailover: FAILOVER_RETRY_DELAY_MS,
+  retryDelayOnClusterDown: FAILOVER_RETRY_DELAY_MS,
+  retryDelayOnTryAgain: FAILOVER_RETRY_DELAY_MS,
+  maxRedirections: FAILOVER_RIDE_THROUGH_MS / FAILOVER_RETRY_DELAY_MS,
+  // Re-read the slot map now and then even when no command failed: a connection that only listens (pub/sub, a
+  // blocked worker) learns of the promotion within this interval.
+  slotsRefreshInterval: 2000,
+};
 
 /**
  * A Redis key or channel under the deployment's prefix (REDIS_PREFIX): two deployments or test runs with

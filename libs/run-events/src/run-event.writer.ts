@@ -258,6 +258,13 @@ export class RunEventWriter implements EventSink {
     if (this.pending.size === 0) return;
     const logs = [...this.pending];
     this.pending.clear();
+    // A Redis Cluster runs a pipeline on one node only, and replies' logs spread over the masters (one hash tag
+    // each): there every reply gets a pipeline of its own, else events of replies on two masters fail together.
+    if (this.redis.isCluster) for (const log of logs) this.send([log]);
+    else this.send(logs);
+  }
+
+  private send(logs: RunEventLog[]): void {
     const pipeline = this.redis.pipeline() as unknown as RunEventPipeline;
     const settlers = logs.flatMap((log) => {
       const settle = log.addTo(pipeline);

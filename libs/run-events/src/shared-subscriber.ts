@@ -128,7 +128,7 @@ export class SharedSubscriber {
       .then(async () => {
         const wanted = state.members.size > 0;
         if (wanted && !state.subscribed) {
-          await this.connection.subscribe(channel);
+          await subscribeOnceReady(this.connection, channel);
           state.subscribed = true;
         } else if (!wanted && state.subscribed) {
           await this.connection.unsubscribe(channel);
@@ -142,4 +142,43 @@ export class SharedSubscriber {
       });
     return state.settled;
   }
+}
+
+/**
+ * How long a SUBSCRIBE may wait for a Redis Cluster connection to have a subscriber node: a cold gateway's first
+ * streams, or any stream opened while the subscriber's node fails over. Well under a client's patience.
+ */
+const SUBSCRIBER_WAIT_MS = 5000;
+const SUBSCRIBER_RETRY_MS = 100;
+
+/**
+ * SUBSCRIBE, retried while the connection has no working subscriber yet. An ioredis Cluster picks its subscriber
+ * node only after it has read the slot map, and again when that node is lost; meanwhile it rejects SUBSCRIBE at
+ * once ("No subscriber for the cluster"). Its new subscriber connection also runs a ready check (INFO) that a
+ * SUBSCRIBE sent first makes fail ("Connection in subscriber mode"), and that connection is then replaced. Both
+ * failed stream opens on a cold gateway with a 500.
+ */
+async function subscribeOnceReady(connection: Redis, channel: string): Promise<void> {
+  const deadline = Date.now() + SUBSCRIBER_WAIT_MS;
+  // Before 'ready' a Cluster has not chosen its subscriber node: a SUBSCRIBE queued then may go astray.
+  while (connection.status !== 'ready' && Date.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, SUBSCRIBER_RETRY_MS));
+  for (;;) {
+    try {
+      await connection.subscribe(channel);
+      return;
+    } catch (error) {
+      if (!isSubscriberMissing(error) || Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, SUBSCRIBER_RETRY_MS));
+    }
+  }
+}
+
+function isSubscriberMissing(error: unknown): boolean {
+  return (
+    error instanceof Error &&
+    /No subscriber for the cluster|Connection is closed|Connection in subscriber mode|Ready check failed/.test(
+      error.message,
+    )
+  );
 }

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createAgent, createOrg } from '../../factories/admin';
 import { api } from '../../support/http';
@@ -31,6 +32,8 @@ export class ChaosStack {
     const env: NodeJS.ProcessEnv = {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
+      // The compiled apps may live outside the checkout (PARLEY_DIST): let them find its node_modules.
+      NODE_PATH: join(__dirname, '..', '..', '..', 'node_modules'),
       DATABASE_URL: postgres.url('parley'),
       REDIS_URL: redis.url,
       REDIS_PREFIX: 'chaos',
@@ -41,6 +44,8 @@ export class ChaosStack {
       RUN_SWEEP_AFTER_MS: '3000',
       ...extraEnv,
     };
+    // A key given as undefined is left unset: the process then runs at its default (e.g. the job timers).
+    for (const [name, value] of Object.entries(env)) if (value === undefined) delete env[name];
     await run(process.execPath, [appScript('admin', 'migrate.js')], { env });
     const org = await createOrg(env);
     const agent = await createAgent(env, org.org);

@@ -159,3 +159,59 @@ export async function settle(
   counts.duplicatedToolCalls = await duplicatedToolCalls(databaseUrl, messageIds);
   return counts;
 }
+
+/** What an open-loop load saw: the replies it started, and every answer that was not a 200, by status. */
+export interface OpenLoopResult {
+  started: string[];
+  refusals: Record<number, number>;
+}
+
+/**
+ * Open-loop load, as real clients make it: a new conversation every `intervalMs` until `stop()`, whether or not
+ * earlier ones have been answered (a closed loop would slow down with the service and hide the fault). Each
+ * answer is either a started reply or counted by status (a network error counts as status 0).
+ */
+export function openLoop(
+  client: () => Api,
+  agentId: string,
+  content: (index: number) => string,
+  intervalMs: number,
+): { started: () => string[]; stop: () => Promise<OpenLoopResult> } {
+  const result: OpenLoopResult = { started: [], refusals: {} };
+  const pending: Promise<void>[] = [];
+  let index = 0;
+  const send = () => {
+    const conversation = index++;
+    pending.push(
+      client()
+        .post('/chat', {
+          message: { content: content(conversation) },
+          options: { agent_id: agentId, user_id: 'chaos-user' },
+        })
+        .then(
+          (response) => {
+            if (response.status === 200)
+              result.started.push(
+                (response.body as { messages: { id: string; role: string }[] }).messages.find(
+                  (message) => message.role === 'assistant',
+                )!.id,
+              );
+            else result.refusals[response.status] = (result.refusals[response.status] ?? 0) + 1;
+          },
+          () => {
+            result.refusals[0] = (result.refusals[0] ?? 0) + 1;
+          },
+        ),
+    );
+  };
+  send();
+  const timer = setInterval(send, intervalMs);
+  return {
+    started: () => [...result.started],
+    stop: async () => {
+      clearInterval(timer);
+      await Promise.all(pending);
+      return result;
+    },
+  };
+}

@@ -54,7 +54,8 @@ describe('the Helm chart', () => {
     const gateway = find(defaults, 'Deployment', 'parley-gateway').spec.template.spec.containers[0];
     expect(gateway.command).toEqual(['node', 'dist/apps/gateway/src/main.js']);
     expect(gateway.image).toBe('parley:0.1.0');
-    expect(gateway.readinessProbe.httpGet).toEqual({ path: '/health/ready', port: 'http' });
+    // Ready while it answers (503 + Retry-After in an outage), not while its dependencies do.
+    expect(gateway.readinessProbe.httpGet).toEqual({ path: '/health/live', port: 'http' });
     expect(gateway.livenessProbe.httpGet).toEqual({ path: '/health/live', port: 'http' });
     expect(gateway.envFrom).toEqual([
       { configMapRef: { name: 'parley' } },
@@ -71,7 +72,9 @@ describe('the Helm chart', () => {
       REDIS_URL: 'redis://redis:6379',
     });
     expect(find(defaults, 'PodDisruptionBudget', 'parley-gateway').spec.minAvailable).toBe(1);
-    expect(find(defaults, 'PodDisruptionBudget', 'parley-worker').spec.minAvailable).toBe(1);
+    // Never minAvailable 1 on a tier KEDA may run with one replica: that blocks `kubectl drain`.
+    expect(find(defaults, 'PodDisruptionBudget', 'parley-worker').spec).toMatchObject({ maxUnavailable: 1 });
+    expect(find(defaults, 'PodDisruptionBudget', 'parley-worker').spec.minAvailable).toBeUndefined();
   });
 
   it('migrates in a pre-install/pre-upgrade Job that goes direct to PostgreSQL', () => {
@@ -108,4 +111,62 @@ describe('the Helm chart', () => {
     const ingress = find(allOptions, 'Ingress', 'parley-gateway');
     expect(ingress.metadata.annotations!['nginx.ingress.kubernetes.io/proxy-buffering']).toBe('off');
   });
+
+  it('passes the "restricted" Pod Security Standard in every pod, with a read-only root filesystem', () => {
+    for (const manifests of [defaults, allOptions]) {
+      const pods = manifests
+        .filter((manifest) => ['Deployment', 'Job'].includes(manifest.kind))
+        .map((manifest) => ({
+          name: `${manifest.kind}/${manifest.metadata.name}`,
+          spec: manifest.spec.template.spec,
+        }));
+      expect(pods.length).toBeGreaterThanOrEqual(3);
+      for (const { name, spec } of pods) expect([name, restrictedViolations(spec)]).toEqual([name, []]);
+    }
+  });
 });
+
+/** Volume types the "restricted" Pod Security Standard allows. */
+const RESTRICTED_VOLUMES = [
+  'configMap',
+  'csi',
+  'downwardAPI',
+  'emptyDir',
+  'ephemeral',
+  'persistentVolumeClaim',
+  'projected',
+  'secret',
+];
+
+/**
+ * What a pod spec breaks of the "restricted" Pod Security Standard (Kubernetes 1.29: the baseline controls plus
+ * non-root, no privilege escalation, RuntimeDefault seccomp, only NET_BIND_SERVICE added, restricted volume
+ * types), and of this chart's own rule of a read-only root filesystem. Empty when it passes.
+ */
+function restrictedViolations(spec: any): string[] {
+  const violations: string[] = [];
+  const pod = spec.securityContext ?? {};
+  for (const host of ['hostNetwork', 'hostPID', 'hostIPC']) if (spec[host]) violations.push(host);
+  for (const volume of spec.volumes ?? []) {
+    const type = Object.keys(volume).find((key) => key !== 'name');
+    if (!RESTRICTED_VOLUMES.includes(type!)) violations.push(`volume ${volume.name}: ${type}`);
+  }
+  for (const container of [...(spec.initContainers ?? []), ...spec.containers]) {
+    const own = container.securityContext ?? {};
+    const at = (rule: string) => violations.push(`${container.name}: ${rule}`);
+    if (own.privileged) at('privileged');
+    if (own.allowPrivilegeEscalation !== false) at('allowPrivilegeEscalation must be false');
+    if ((own.runAsNonRoot ?? pod.runAsNonRoot) !== true) at('runAsNonRoot must be true');
+    if ((own.runAsUser ?? pod.runAsUser) === 0) at('runAsUser 0');
+    const seccomp = (own.seccompProfile ?? pod.seccompProfile)?.type;
+    if (!['RuntimeDefault', 'Localhost'].includes(seccomp)) at('seccompProfile must be RuntimeDefault');
+    if (!(own.capabilities?.drop ?? []).includes('ALL')) at('capabilities must drop ALL');
+    const added = (own.capabilities?.add ?? []).filter(
+      (capability: string) => capability !== 'NET_BIND_SERVICE',
+    );
+    if (added.length > 0) at(`capabilities added: ${added}`);
+    if (container.ports?.some((port: { hostPort?: number }) => port.hostPort)) at('hostPort');
+    if (own.readOnlyRootFilesystem !== true) at('readOnlyRootFilesystem must be true');
+  }
+  return violations;
+}

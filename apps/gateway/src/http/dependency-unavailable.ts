@@ -24,6 +24,9 @@ const UNAVAILABLE_MESSAGES = [
   /^Command timed out/, // ioredis commandTimeout
   /^Reached the max retries per request limit/, // ioredis maxRetriesPerRequest
   /enableOfflineQueue options is false/, // ioredis while disconnected, without an offline queue
+  /^No subscriber for the cluster/, // ioredis Cluster with no subscriber node (starting, or failing over)
+  /^Too many Cluster redirections/, // ioredis Cluster: a slot's master gone for longer than its retries
+  /^CLUSTERDOWN/, // Redis Cluster: a slot has no master
   /^Client network socket disconnected/,
 ];
 

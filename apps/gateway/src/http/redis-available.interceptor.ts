@@ -1,20 +1,37 @@
 import { CallHandler, ExecutionContext, Inject, Injectable, NestInterceptor } from '@nestjs/common';
-import { Observable } from 'rxjs';
+import { from, Observable, switchMap } from 'rxjs';
 import { Redis } from 'ioredis';
-import { DependencyUnavailableError } from '@app/contracts';
-import { REDIS } from '@app/redis';
+import { Settings } from '@app/config';
+import { DependencyUnavailableError, QUEUE } from '@app/contracts';
+import { queuePrefix, REDIS } from '@app/redis';
 
 /**
  * Refuses a write that would need Redis after storing something (e.g. enqueueing a run) while this process is
  * not connected to Redis: answered 503 with `Retry-After` before anything is stored, instead of a stored
  * request whose run starts whenever Redis comes back.
+ *
+ * On a Redis Cluster the connection stays `ready` while one master is down, and every queue sits on one master
+ * (the `{REDIS_PREFIX}` slot): a write there first asks that slot's master, through the request path's bounded
+ * commands, so a failing-over queue master refuses the write too instead of storing it for the sweep.
  */
 @Injectable()
 export class RedisAvailableInterceptor implements NestInterceptor {
-  constructor(@Inject(REDIS) private readonly redis: Redis) {}
+  private readonly queueSlotKey: string;
+
+  constructor(
+    @Inject(REDIS) private readonly redis: Redis,
+    settings: Settings,
+  ) {
+    this.queueSlotKey = `${queuePrefix(settings)}:${QUEUE.agentRun}:meta`;
+  }
 
   intercept(_context: ExecutionContext, next: CallHandler): Observable<unknown> {
     if (this.redis.status !== 'ready') throw new DependencyUnavailableError('Redis is unavailable');
-    return next.handle();
+    if (!this.redis.isCluster) return next.handle();
+    return from(
+      this.redis.exists(this.queueSlotKey).catch(() => {
+        throw new DependencyUnavailableError('Redis is unavailable');
+      }),
+    ).pipe(switchMap(() => next.handle()));
   }
 }

@@ -1,0 +1,91 @@
+import { AppProcess } from '../support/processes';
+import { RedisCluster } from '../support/redis-cluster';
+import { ChaosStack, timeUntil } from './support/chaos-stack';
+import { openLoop, readReply, settle, startConversation } from './support/conversations';
+import { report } from './support/report';
+
+/** The job and sweep timers at their defaults: the failover must be quick without tuning them. */
+const DEFAULT_TIMERS = {
+  JOB_LOCK_MS: undefined,
+  JOB_STALLED_INTERVAL_MS: undefined,
+  RUN_SWEEP_INTERVAL_MS: undefined,
+  RUN_SWEEP_AFTER_MS: undefined,
+};
+
+/**
+ * Issue 37 item 1 and 36 item 4: on a Redis Cluster of three masters with a replica each, the master holding the
+ * queues is SIGKILLed under open-loop load; Redis promotes its replica, and no Parley process is restarted.
+ * Every accepted reply completes, and the replies that were live at the kill are finished within about twice
+ * Redis's own promotion time (plus what their script still had to say).
+ */
+describe('Redis Cluster losing the queue master under load', () => {
+  let cluster: RedisCluster;
+  let stack: ChaosStack;
+  let gateway: AppProcess;
+
+  beforeAll(async () => {
+    cluster = await RedisCluster.start({ replicas: 1 });
+    stack = await ChaosStack.start({ REDIS_URL: cluster.url, ...DEFAULT_TIMERS });
+    gateway = await stack.startGateway();
+    await stack.startWorker({ WORKER_HEALTH_PORT: '0' });
+    await stack.startWorker({ WORKER_HEALTH_PORT: '0' });
+  }, 120000);
+
+  afterAll(async () => {
+    await stack?.dispose();
+    await cluster?.stop();
+  });
+
+  it('promotes the replica and finishes every live reply within about twice the promotion time', async () => {
+    const content = (i: number) => `/tool clock {}\n/sleep 200\n/say reply ${i} across the failover`;
+    const load = openLoop(() => stack.client(), stack.agentId, content, 200);
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+
+    const queueMaster = await cluster.masterOf(`{${stack.env.REDIS_PREFIX}}`);
+    const liveAtKill = load.started();
+    const finishing = liveAtKill.map((id) =>
+      readReply(gateway.url!, stack.key, id, 60000).then((result) => ({ ...result, at: Date.now() })),
+    );
+    cluster.kill(queueMaster);
+    const killedAt = Date.now();
+    const promotionMs = await timeUntil(
+      async () => (await cluster.masterOf(`{${stack.env.REDIS_PREFIX}}`)) !== queueMaster,
+      60000,
+    );
+    await cluster.healed();
+    const finished = await Promise.all(finishing);
+    const liveRepliesDoneMs = Math.max(...finished.map((result) => result.at - killedAt));
+    await timeUntil(async () => {
+      const id = await startConversation(stack.client(), stack.agentId, '/say after the failover');
+      return (await readReply(gateway.url!, stack.key, id, 5000)).completed;
+    }, 60000);
+    const newReplyMs = Date.now() - killedAt;
+    const { started, refusals } = await load.stop();
+
+    const counts = await settle(gateway.url!, stack.key, stack.env.DATABASE_URL!, started, 30000);
+    report('redis-cluster-failover', {
+      fault:
+        'the Redis Cluster master holding the queues SIGKILLed (3 masters, 3 replicas, node timeout 5 s)',
+      load: 'open loop: a conversation with a tool call every 200 ms, 2 workers and a gateway at default timers',
+      counts,
+      expectedErrors: `answers other than 200, by status: ${JSON.stringify(refusals)} (503 expected)`,
+      timings: {
+        promotionMs,
+        liveRepliesDoneMs,
+        newReplyAfterKillMs: newReplyMs,
+        liveAtKill: liveAtKill.length,
+      },
+    });
+    expect(finished.every((result) => result.completed)).toBe(true);
+    expect(Object.keys(refusals).filter((status) => status !== '503')).toEqual([]);
+    expect(liveRepliesDoneMs).toBeLessThan(2 * promotionMs + 3000);
+    expect(counts).toEqual({
+      completed: started.length,
+      lost: 0,
+      stuck: 0,
+      duplicatedToolCalls: 0,
+      streamGaps: 0,
+      streamDuplicates: 0,
+    });
+  }, 240000);
+});

@@ -142,7 +142,8 @@ async function cli(port: number, ...args: string[]): Promise<string> {
   return (await run('redis-cli', ['-p', String(port), ...args])).stdout;
 }
 
-async function waitFor(check: () => Promise<boolean>, timeoutMs = 15000): Promise<void> {
+/** A cluster of six nodes forms slowly while the fast lane runs its suites side by side on two cores. */
+async function waitFor(check: () => Promise<boolean>, timeoutMs = 45000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (await check().catch(() => false)) return;

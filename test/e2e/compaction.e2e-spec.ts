@@ -206,6 +206,15 @@ describe('compaction', () => {
       [agentId],
     );
     expect(Number(used)).toBe(5 * perCall);
+    // And so does usage (an end user's budget reads it): the replies whose runs wrote them carry them.
+    const usage = await client().get(`/usage?agent_id=${agentId}&group_by=agent`);
+    expect(usage.body.rows).toEqual([
+      expect.objectContaining({
+        replies: 3,
+        input_tokens: 5 * FAKE_USAGE.input,
+        output_tokens: 5 * FAKE_USAGE.output,
+      }),
+    ]);
   });
 
   it('goes on with the whole history when the summary fails, and tries again at the next run', async () => {

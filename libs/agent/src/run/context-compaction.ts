@@ -20,6 +20,8 @@ const SUMMARY_INSTRUCTIONS =
 export interface RunHistory {
   summary: string | null;
   messages: MessageEntity[];
+  /** Tokens the reply's own run spent writing the summary: they count against its budgets like a step's. */
+  summaryUsageTokens: number;
 }
 
 /** What compaction reads of a run: it comes before the run's attachments and summary are known. */
@@ -44,7 +46,7 @@ export class ContextCompaction {
 
   async prepare(run: CompactionInput): Promise<RunHistory> {
     const { context, agent, thread, reply } = run;
-    const view = viewOf(context.history, context.summary);
+    const view = viewOf(context.history, context.summary, reply.id);
     // A resumed run keeps the view its stored steps were made with: the summary it wrote, if any, is the latest.
     if (context.steps.length > 0 || isRunOverBudget(context.gate, 0)) return view;
     const threshold = agent.compaction?.thresholdTokens ?? this.settings.compactionThresholdTokens;
@@ -58,7 +60,7 @@ export class ContextCompaction {
       if (requested) await this.summaries.dropRequest(thread.id);
       return view;
     }
-    let written: { summary: string; summaryTokens: number; usageTokens: number };
+    let written: { summary: string; summaryTokens: number; inputTokens: number };
     try {
       written = await this.summarize(run, view.summary, older);
     } catch (error) {
@@ -73,13 +75,12 @@ export class ContextCompaction {
     await this.summaries.save({
       threadId: thread.id,
       messageId: reply.id,
-      agentId: agent.id,
-      orgId: reply.orgId,
       throughPosition: older[older.length - 1].position,
       summarizedMessages,
       summary: written.summary,
       summaryTokens: written.summaryTokens,
-      usageTokens: written.usageTokens,
+      inputTokens: written.inputTokens,
+      outputTokens: written.summaryTokens,
     });
     run.state.emitOnce({
       type: 'context.compacted',
@@ -88,14 +89,18 @@ export class ContextCompaction {
     });
     // PostgreSQL holds the summary: the line may go out.
     run.state.stored();
-    return { summary: written.summary, messages: view.messages.slice(older.length) };
+    return {
+      summary: written.summary,
+      messages: view.messages.slice(older.length),
+      summaryUsageTokens: written.inputTokens + written.summaryTokens,
+    };
   }
 
   private async summarize(
     run: CompactionInput,
     earlier: string | null,
     messages: MessageEntity[],
-  ): Promise<{ summary: string; summaryTokens: number; usageTokens: number }> {
+  ): Promise<{ summary: string; summaryTokens: number; inputTokens: number }> {
     const entries = messages.filter((m) => m.content).map((m) => `${m.role}: ${m.content}`);
     if (earlier) entries.unshift(`Summary of the conversation before: ${earlier}`);
     const prompt: LanguageModelV3Prompt = [
@@ -113,20 +118,22 @@ export class ContextCompaction {
       .trim();
     if (!summary) throw new Error('the model wrote an empty summary');
     const outputTokens = result.usage.outputTokens.total ?? estimateTokens(summary);
-    return {
-      summary,
-      summaryTokens: outputTokens,
-      usageTokens: (result.usage.inputTokens.total ?? 0) + outputTokens,
-    };
+    return { summary, summaryTokens: outputTokens, inputTokens: result.usage.inputTokens.total ?? 0 };
   }
 }
 
 /** The latest summary and the messages after it. */
-function viewOf(history: MessageEntity[], summary: ReplyRun['context']['summary']): RunHistory {
-  if (!summary) return { summary: null, messages: history };
+/** The run's view with the thread's latest summary; a run resumed after writing it still counts what it cost. */
+function viewOf(
+  history: MessageEntity[],
+  summary: ReplyRun['context']['summary'],
+  replyId: string,
+): RunHistory {
+  if (!summary) return { summary: null, messages: history, summaryUsageTokens: 0 };
   return {
     summary: summary.summary,
     messages: history.filter((message) => message.position > summary.throughPosition),
+    summaryUsageTokens: summary.messageId === replyId ? summary.usageTokens : 0,
   };
 }
 

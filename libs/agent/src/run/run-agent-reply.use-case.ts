@@ -105,6 +105,7 @@ export class RunAgentReply {
           question: context.history.find((message) => message.id === reply.replyToId) ?? null,
           context: { ...context, history: history.messages },
           summary: history.summary,
+          summaryUsageTokens: history.summaryUsageTokens,
           attachments: await this.attachments(thread, history.messages),
           approvals,
         });

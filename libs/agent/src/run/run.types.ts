@@ -25,6 +25,8 @@ export interface ReplyRun {
   context: RunContext;
   /** The thread's latest summary of its older messages (ContextCompaction), given to the model first. */
   summary: string | null;
+  /** What the reply's run spent writing that summary, counted against its budgets like its steps. */
+  summaryUsageTokens: number;
   /** Files attached to the history's user messages, by message id. */
   attachments: ReadonlyMap<string, MessageAttachments>;
   /** The reply's tool calls that waited or wait for a person (CONTRACTS §19). */

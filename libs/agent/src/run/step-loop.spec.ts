@@ -122,6 +122,7 @@ function replyRun(said: string, options: { model?: string; gate?: RunGate; signa
       gate: options.gate ?? OPEN,
     },
     summary: null,
+    summaryUsageTokens: 0,
     attachments: new Map(),
     approvals: [],
     state: new RunState(log.asLog(), []),
@@ -268,6 +269,17 @@ describe('StepLoop (builtin model)', () => {
     expect(runs.steps[0].usageTokens).toBeGreaterThan(1);
     expect(outcome).toEqual({ kind: 'budget_exhausted' });
     expect(runs.steps).toHaveLength(1);
+  });
+
+  it('counts the tokens its run spent on the thread summary against the budget', async () => {
+    const nearlySpent = { ...OPEN, userBudget: { limit: 100, used: 60 } };
+    const runs = new MemoryRuns([nearlySpent]);
+    const { run } = replyRun('/say never', { gate: nearlySpent });
+
+    const outcome = await loopWith(runs).run({ ...run, summaryUsageTokens: 40 });
+
+    expect(outcome).toEqual({ kind: 'budget_exhausted' });
+    expect(runs.steps).toHaveLength(0);
   });
 
   it('is cancelled when the thread is archived or the run aborted', async () => {

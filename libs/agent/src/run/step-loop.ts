@@ -81,7 +81,8 @@ export class StepLoop {
         }
         if (signal.aborted || gate.archived) return { kind: 'cancelled' };
         // The reply's own tokens are not in the counters yet: they are counted when it ends.
-        if (isRunOverBudget(gate, replyTokensSpent(steps))) return { kind: 'budget_exhausted' };
+        if (isRunOverBudget(gate, replyTokensSpent(steps) + run.summaryUsageTokens))
+          return { kind: 'budget_exhausted' };
         state.emitOnce({ type: 'step.started', step: number });
         const offerTools = number <= maxSteps;
         let output: StepOutput | undefined;

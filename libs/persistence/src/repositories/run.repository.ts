@@ -206,8 +206,8 @@ const ADD_TO_DAILY_USAGE_SQL = `
 
 /**
  * A reply's end: its last step when not stored yet ($12-$23, all null otherwise: a step inserted here is not in
- * the statement's snapshot, so its tokens are added apart), the final row with its usage (tokens, tool calls,
- * model), its tokens for the counters (folded in later: FOLD_TOKEN_USAGE) and its day's usage row (usage_daily,
+ * the statement's snapshot, so its tokens are added apart), the final row with its usage (tokens of its steps and
+ * of the thread summary its run wrote, tool calls, model), its tokens for the counters (folded in later: FOLD_TOKEN_USAGE) and its day's usage row (usage_daily,
  * CONTRACTS §20), the webhook outbox, and what the end lets run next: the thread's next reply, and under an
  * organization cap ($24 > 0) the organization's oldest waiting one. In the statement's snapshot the finished
  * reply is still live, so its own thread's next reply is found apart.
@@ -222,7 +222,9 @@ const FINISH_REPLY = preparedStatement({
      ON CONFLICT (message_id, step) DO NOTHING RETURNING usage_tokens, output_tokens, tool_calls),
    steps AS (
      SELECT usage_tokens, output_tokens, tool_calls FROM run_steps WHERE message_id = $1
-     UNION ALL SELECT usage_tokens, output_tokens, tool_calls FROM last_step),
+     UNION ALL SELECT usage_tokens, output_tokens, tool_calls FROM last_step
+     UNION ALL SELECT input_tokens + output_tokens, output_tokens, '[]'::jsonb FROM thread_summaries
+       WHERE message_id = $1),
    usage AS (
      SELECT COALESCE(SUM(usage_tokens), 0)::int AS tokens, COALESCE(SUM(output_tokens), 0)::int AS written,
        COALESCE(SUM(jsonb_array_length(tool_calls)), 0)::int AS calls

@@ -16,20 +16,21 @@ export interface ThreadSummary {
   summarizedMessages: number;
   summary: string;
   summaryTokens: number;
+  /** What writing it cost: counted in the usage of the reply that wrote it. */
+  usageTokens: number;
   createdAt: Date;
 }
 
-/** A summary to store, and what writing it cost (counted against the agent's and organization's budgets). */
+/** A summary to store, and what writing it cost (counted in the usage of the reply whose run wrote it). */
 export interface NewThreadSummary {
   threadId: string;
   messageId: string;
-  agentId: string;
-  orgId: string;
   throughPosition: number;
   summarizedMessages: number;
   summary: string;
   summaryTokens: number;
-  usageTokens: number;
+  inputTokens: number;
+  outputTokens: number;
 }
 
 /** A summary as `to_jsonb` gives it (RunRepository.context reads the latest with the run's context). */
@@ -41,6 +42,7 @@ export const threadSummaryFromJson = (row: Record<string, unknown>): ThreadSumma
   summarizedMessages: row.summarized_messages as number,
   summary: row.summary as string,
   summaryTokens: row.summary_tokens as number,
+  usageTokens: ((row.input_tokens as number) ?? 0) + ((row.output_tokens as number) ?? 0),
   createdAt: new Date(row.created_at as string),
 });
 
@@ -57,30 +59,26 @@ export class ThreadSummaryRepository {
   constructor(private readonly db: DataSource) {}
 
   /**
-   * Stores a summary, counts what writing it cost as an ended reply's tokens are counted (token_usage_pending,
-   * folded into the counters by the worker), and answers the thread's request for one: one statement.
+   * Stores a summary with what writing it cost (the reply that wrote it counts it in its usage when it ends,
+   * RunRepository.finish) and answers the thread's request for one: one statement.
    */
   async save(summary: NewThreadSummary): Promise<void> {
-    const id = randomUUID();
     await this.db.query(
       `WITH stored AS (
          INSERT INTO thread_summaries (id, thread_id, message_id, through_position, summarized_messages, summary,
-           summary_tokens)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)),
-       counted AS (
-         INSERT INTO token_usage_pending (message_id, agent_id, org_id, tokens) SELECT $1, $8, $9, $10 WHERE $10 > 0)
+           summary_tokens, input_tokens, output_tokens)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9))
        UPDATE threads SET compaction_requested_at = NULL WHERE id = $2 AND compaction_requested_at IS NOT NULL`,
       [
-        id,
+        randomUUID(),
         summary.threadId,
         summary.messageId,
         summary.throughPosition,
         summary.summarizedMessages,
         summary.summary,
         summary.summaryTokens,
-        summary.agentId,
-        summary.orgId,
-        summary.usageTokens,
+        summary.inputTokens,
+        summary.outputTokens,
       ],
     );
   }

@@ -20,13 +20,16 @@ const PERIOD_START_SQL = (b: string) =>
 
 /**
  * What the end user of a budget row (alias `b`) spent in its period: the replies that ended (usage_daily) and the
- * stored steps of its replies still running, but those of thread `exceptThread` (the asking run counts its own).
+ * stored steps and thread summaries of its replies still running, but those of thread `exceptThread` (the asking
+ * run counts its own).
  */
 export const userBudgetUsedSql = (b: string, exceptThread: string) => `(
   COALESCE((SELECT sum(d.input_tokens + d.output_tokens) FROM usage_daily d
     WHERE d.org_id = ${b}.org_id AND d.user_id = ${b}.user_id AND d.day >= ${PERIOD_START_SQL(b)}), 0)
-  + COALESCE((SELECT sum(s.usage_tokens) FROM threads ut
-    JOIN messages m ON m.thread_id = ut.id AND m.live JOIN run_steps s ON s.message_id = m.id
+  + COALESCE((SELECT sum(s.tokens) FROM threads ut
+    JOIN messages m ON m.thread_id = ut.id AND m.live
+    JOIN (SELECT message_id, usage_tokens AS tokens FROM run_steps
+          UNION ALL SELECT message_id, input_tokens + output_tokens FROM thread_summaries) s ON s.message_id = m.id
     WHERE ut.org_id = ${b}.org_id AND ut.user_id = ${b}.user_id AND ut.archived_at IS NULL
       AND ut.id IS DISTINCT FROM ${exceptThread}), 0))`;
 

@@ -181,7 +181,7 @@ export class S3Driver extends StorageDriver {
   }
 
   /** Creates the bucket when it does not exist yet (a fresh MinIO). */
-  async ensureBucket(): Promise<void> {
+  override async prepare(): Promise<void> {
     try {
       await this.client.send(new HeadBucketCommand({ Bucket: this.options.bucket }));
     } catch (error) {
@@ -190,7 +190,7 @@ export class S3Driver extends StorageDriver {
     }
   }
 
-  destroy(): void {
+  override close(): void {
     this.client.destroy();
     this.publicClient.destroy();
   }

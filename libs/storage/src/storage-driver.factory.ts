@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { Settings } from '@app/config';
 import { DeploymentSecretRepository } from '@app/persistence';
 import { LocalDiskDriver } from './local-disk.driver';
-import { S3Driver } from './s3.driver';
 import { StorageDriver } from './storage-driver';
 
 /** Address of the embedded storage host as clients reach it. */
@@ -23,12 +22,16 @@ export async function storageSigningSecret(
   );
 }
 
-/** The driver STORAGE_DRIVER names, configured from the settings. */
+/**
+ * The driver STORAGE_DRIVER names, configured from the settings. The S3 driver's SDK (some 20 MiB resident per
+ * process) is loaded only when it is the one named.
+ */
 export async function createStorageDriver(
   settings: Settings,
   secrets: DeploymentSecretRepository,
 ): Promise<StorageDriver> {
   if (settings.storageDriver === 's3') {
+    const { S3Driver } = await import('./s3.driver');
     return new S3Driver({
       bucket: settings.s3Bucket,
       region: settings.s3Region,

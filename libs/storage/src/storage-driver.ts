@@ -64,6 +64,14 @@ export abstract class StorageDriver {
 
   /** An address that answers the object's bytes without the service token until it expires. */
   abstract downloadUrl(key: string, options: DownloadUrlOptions): Promise<string>;
+
+  /** Makes the store ready to take objects (a fresh bucket is created); the gateway calls it on start. */
+  prepare(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  /** Lets go of what the driver holds (connections); called on shutdown. */
+  close(): void {}
 }
 
 /**

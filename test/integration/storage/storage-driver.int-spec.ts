@@ -6,7 +6,8 @@ import { Readable } from 'node:stream';
 import { FastifyInstance } from 'fastify';
 import S3rver from 's3rver';
 import { v7 as uuidv7 } from 'uuid';
-import { FILE_ID_FIELD, LocalDiskDriver, S3Driver, StorageDriver } from '@app/storage';
+import { FILE_ID_FIELD, LocalDiskDriver, StorageDriver } from '@app/storage';
+import { S3Driver } from '../../../libs/storage/src/s3.driver';
 import { buildStorageHost } from '../../../apps/gateway/src/storage-host/storage-host';
 import { freePort } from '../../support/processes';
 import { postForm } from './upload-form';
@@ -60,12 +61,12 @@ async function s3Harness(): Promise<Harness> {
     forcePathStyle: true,
   });
   // As the gateway does on start: a fresh server has no bucket yet.
-  await driver.ensureBucket();
-  await driver.ensureBucket();
+  await driver.prepare();
+  await driver.prepare();
   return {
     driver,
     stop: async () => {
-      driver.destroy();
+      driver.close();
       await server.close();
       await rm(dir, { recursive: true, force: true });
     },
@@ -199,7 +200,7 @@ describe('S3 driver signatures', () => {
     secretAccessKey: 'secret-for-signing',
     forcePathStyle: true,
   });
-  afterAll(() => driver.destroy());
+  afterAll(() => driver.close());
 
   const hmac = (key: Buffer | string, text: string) => createHmac('sha256', key).update(text).digest();
 

@@ -1,7 +1,7 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { FastifyInstance } from 'fastify';
 import { Settings } from '@app/config';
-import { LocalDiskDriver, S3Driver, StorageDriver } from '@app/storage';
+import { LocalDiskDriver, StorageDriver } from '@app/storage';
 import { buildStorageHost } from './storage-host';
 
 /**
@@ -20,15 +20,14 @@ export class LocalStorageHost implements OnApplicationBootstrap, OnModuleDestroy
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    if (this.storage instanceof S3Driver) {
+    if (!(this.storage instanceof LocalDiskDriver)) {
       await this.storage
-        .ensureBucket()
+        .prepare()
         .catch((error: Error) =>
           this.logger.warn({ err: error, bucket: this.settings.s3Bucket }, 'could not check the S3 bucket'),
         );
       return;
     }
-    if (!(this.storage instanceof LocalDiskDriver)) return;
     this.host = await buildStorageHost({
       dir: this.settings.storageDir,
       signingSecret: this.storage.signingSecret,

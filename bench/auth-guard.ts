@@ -91,7 +91,7 @@ async function serve(): Promise<void> {
     { logger: false },
   );
   await app.listen(0, '127.0.0.1');
-  const { key } = await app.get(CreateKey).execute('bench');
+  const { key } = await app.get(CreateKey).execute({ type: 'admin', id: 'bench' }, 'bench');
   const { port } = app.getHttpServer().address() as { port: number };
   process.send!({ port, key });
   process.on('SIGTERM', () => void app.close().then(() => process.exit(0)));

@@ -111,6 +111,7 @@ const OPERATIONS = [
   'DELETE /budgets/users/{user_id}',
   'PUT /chat/messages/{message_id}/feedback',
   'GET /feedback',
+  'GET /audit-events',
   'POST /openai/v1/responses',
   'GET /openai/v1/responses/{response_id}',
   'POST /openai/v1/responses/{response_id}/cancel',

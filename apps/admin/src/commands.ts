@@ -1,3 +1,4 @@
+import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
 import { INestApplicationContext } from '@nestjs/common';
 import {
@@ -10,13 +11,14 @@ import {
   UpdateAgent,
 } from '@app/agent-management';
 import {
+  AuditActor,
   CreateAgentDto,
   InvalidInputError,
+  isRowId,
   NotFoundError,
   RegisterMcpServerDto,
-  validateRequest,
   UpdateAgentDto,
-  isRowId,
+  validateRequest,
 } from '@app/contracts';
 import { CreateKey, ImportKey, ListKeys, RevokeKey } from '@app/identity';
 import { AgentRepository, OrganizationRepository } from '@app/persistence';
@@ -180,6 +182,18 @@ function catalogueEntry(flags: Flags): RegisterMcpServerDto {
   return result.value;
 }
 
+/**
+ * The audit log's actor for every change the CLI makes: the operator, named by the OS user running it (its uid
+ * when the system has no name for it, as in a container started with an arbitrary uid).
+ */
+export function adminActor(): AuditActor {
+  try {
+    return { type: 'admin', id: userInfo().username };
+  } catch {
+    return { type: 'admin', id: `uid:${process.getuid?.() ?? 'unknown'}` };
+  }
+}
+
 async function orgId(app: INestApplicationContext, flags: Flags): Promise<string> {
   return (await app.get(OrganizationRepository).findOrCreateByName(required(flags, 'org'))).id;
 }
@@ -215,7 +229,7 @@ export const COMMANDS: Record<string, CommandSpec> = {
   'keys:create': {
     summary: 'Creates an sk-svc- key for an organization (created on first use); prints the secret once.',
     flags: { org: { help: 'organization name', required: true }, name: { help: 'a label for the key' } },
-    run: (app, flags) => app.get(CreateKey).execute(required(flags, 'org'), flags.name),
+    run: (app, flags) => app.get(CreateKey).execute(adminActor(), required(flags, 'org'), flags.name),
   },
   'keys:import': {
     summary: 'Registers a key made before the sk-svc- prefix existed.',
@@ -225,7 +239,7 @@ export const COMMANDS: Record<string, CommandSpec> = {
       name: { help: 'a label for the key' },
     },
     run: (app, flags) =>
-      app.get(ImportKey).execute(required(flags, 'org'), required(flags, 'key'), flags.name),
+      app.get(ImportKey).execute(adminActor(), required(flags, 'org'), required(flags, 'key'), flags.name),
   },
   'keys:list': {
     summary: "Lists an organization's keys: id, name, created_at, revoked (never the secret or its hash).",
@@ -235,7 +249,7 @@ export const COMMANDS: Record<string, CommandSpec> = {
   'keys:revoke': {
     summary: 'Revokes a key; every replica refuses it at once.',
     flags: { id: { help: 'the key id', required: true, uuid: true } },
-    run: (app, flags) => app.get(RevokeKey).execute(required(flags, 'id')),
+    run: (app, flags) => app.get(RevokeKey).execute(adminActor(), required(flags, 'id')),
   },
   'agents:create': {
     summary: 'Creates an agent in an organization (created on first use).',
@@ -247,7 +261,7 @@ export const COMMANDS: Record<string, CommandSpec> = {
     run: async (app, flags) => {
       required(flags, 'name');
       const body = await agentBody(CreateAgentDto, flags);
-      return app.get(CreateAgent).execute(await orgId(app, flags), body);
+      return app.get(CreateAgent).execute(adminActor(), await orgId(app, flags), body);
     },
   },
   'agents:update': {
@@ -260,7 +274,7 @@ export const COMMANDS: Record<string, CommandSpec> = {
     run: async (app, flags) => {
       const id = required(flags, 'id');
       const body = await agentBody(UpdateAgentDto, flags);
-      return app.get(UpdateAgent).execute(await orgOfAgent(app, id), id, body);
+      return app.get(UpdateAgent).execute(adminActor(), await orgOfAgent(app, id), id, body);
     },
   },
   'agents:archive': {
@@ -268,7 +282,7 @@ export const COMMANDS: Record<string, CommandSpec> = {
     flags: { id: { help: 'the agent id', required: true, uuid: true } },
     run: async (app, flags) => {
       const id = required(flags, 'id');
-      return app.get(ArchiveAgent).execute(await orgOfAgent(app, id), id);
+      return app.get(ArchiveAgent).execute(adminActor(), await orgOfAgent(app, id), id);
     },
   },
   'agents:list': {
@@ -290,7 +304,7 @@ export const COMMANDS: Record<string, CommandSpec> = {
     run: (app, flags) => {
       required(flags, 'name');
       required(flags, 'command');
-      return app.get(RegisterMcpServer).execute(catalogueEntry(flags));
+      return app.get(RegisterMcpServer).execute(adminActor(), catalogueEntry(flags));
     },
   },
   'mcp:list': {
@@ -302,6 +316,6 @@ export const COMMANDS: Record<string, CommandSpec> = {
   'mcp:remove': {
     summary: 'Removes a server from the catalogue: agents naming it stop getting its tools.',
     flags: { name: { help: 'the catalogued name', required: true } },
-    run: (app, flags) => app.get(RemoveMcpServer).execute(required(flags, 'name')),
+    run: (app, flags) => app.get(RemoveMcpServer).execute(adminActor(), required(flags, 'name')),
   },
 };

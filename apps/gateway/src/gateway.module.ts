@@ -6,6 +6,7 @@ import { PersistenceModule } from '@app/persistence';
 import { QueueConnectionModule } from '@app/queues';
 import { RedisModule } from '@app/redis';
 import { AgentsModule } from './agents/agents.module';
+import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
 import { ChatModule } from './chat/chat.module';
 import { EndUserTokensModule } from './end-user-tokens/end-user-tokens.module';
@@ -53,6 +54,7 @@ export class GatewayModule {
         UsageModule,
         UserBudgetsModule,
         FeedbackModule,
+        AuditModule,
         RoutinesApiModule,
         SkillsModule,
         SourcesModule,

@@ -5,17 +5,12 @@ import {
   ThreadSummaryResponse,
   toThreadSummaryResponse,
   isRowId,
-  rowCursor,
   cursorRowId,
+  Page,
+  pageOf,
 } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { AgentRepository, ThreadRepository } from '@app/persistence';
-
-export interface ThreadPage {
-  threads: ThreadSummaryResponse[];
-  /** The `before` of the next page; absent when this page is not full, so nothing can follow it. */
-  nextCursor?: string;
-}
 
 /**
  * GET /chat: one end user's threads, newest first, archived ones left out, a page after `before` when given. Two
@@ -28,11 +23,11 @@ export class ListThreads {
     private readonly agents: AgentRepository,
   ) {}
 
-  async execute(caller: Caller, query: ListThreadsQuery): Promise<ThreadPage> {
+  async execute(caller: Caller, query: ListThreadsQuery): Promise<Page<ThreadSummaryResponse>> {
     const requested = query.agent_ids ?? [];
     // An id that is not a UUID names no agent; a filter made only of such ids matches nothing.
     const agentIds = requested.filter(isRowId);
-    if (requested.length > 0 && agentIds.length === 0) return { threads: [] };
+    if (requested.length > 0 && agentIds.length === 0) return { items: [] };
 
     const limit = query.limit ?? THREAD_LISTING_DEFAULT_LIMIT;
     const page = await this.threads.listForUser(
@@ -43,11 +38,11 @@ export class ListThreads {
       ...new Set(page.map(({ thread }) => thread.agentId)),
     ]);
     const agentById = new Map(agents.map((agent) => [agent.id, agent]));
-    const threads = page.map(({ thread, live }) =>
-      toThreadSummaryResponse(thread, live, agentById.get(thread.agentId)!),
+    return pageOf(
+      page,
+      limit,
+      ({ thread }) => thread.id,
+      ({ thread, live }) => toThreadSummaryResponse(thread, live, agentById.get(thread.agentId)!),
     );
-    return page.length === limit
-      ? { threads, nextCursor: rowCursor(page[page.length - 1].thread.id) }
-      : { threads };
   }
 }

@@ -1,6 +1,7 @@
 export * from './errors';
 export * from './http-retry';
 export * from './row-id';
+export * from './page';
 export * from './jobs';
 export * from './validation-error';
 export * from './pydantic';
@@ -40,3 +41,6 @@ export * from './dto/user-budget.dto';
 export * from './responses/user-budget.response';
 export * from './dto/feedback.dto';
 export * from './responses/feedback.response';
+export * from './audit-actions';
+export * from './dto/audit-event.dto';
+export * from './responses/audit-event.response';

@@ -1,3 +1,5 @@
+import type { AuditActor } from '@app/contracts';
+
 /** The end user an end-user token acts as (CONTRACTS §17), and the agents it may use (null: any). */
 export interface PinnedEndUser {
   userId: string;
@@ -18,3 +20,6 @@ export interface Caller {
 /** Whether the caller may use this agent: a service key may use any of its organization's. */
 export const mayUseAgent = (caller: Caller, agentId: string): boolean =>
   !caller.endUser?.agentIds || caller.endUser.agentIds.includes(agentId);
+
+/** The audit log's actor for a change made with the caller's service key. */
+export const auditActorOf = (caller: Caller): AuditActor => ({ type: 'key', id: caller.keyId });

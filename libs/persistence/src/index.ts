@@ -36,3 +36,6 @@ export * from './repositories/ai-sdk-chat.repository';
 export * from './repositories/usage.repository';
 export * from './repositories/user-budget.repository';
 export * from './repositories/feedback.repository';
+export * from './audit/end-user-hash';
+export * from './audit/record-audit';
+export * from './audit/audit-event.repository';

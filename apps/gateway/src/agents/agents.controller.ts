@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put } from '@nest
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { ArchiveAgent, CreateAgent, GetAgent, ListAgents, UpdateAgent } from '@app/agent-management';
 import { AgentListResponse, AgentResponse, CreateAgentDto, UpdateAgentDto } from '@app/contracts';
-import { Caller } from '@app/identity';
+import { auditActorOf, Caller } from '@app/identity';
 import { CurrentCaller } from '../auth/current-caller.decorator';
 import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
 import { UuidIdParams } from '../http/id-params';
@@ -32,7 +32,7 @@ export class AgentsController {
   @ApiOkResponse({ type: AgentResponse })
   @ApiErrors([400, 413])
   create(@CurrentCaller() caller: Caller, @Body() body: CreateAgentDto): Promise<AgentResponse> {
-    return this.createAgent.execute(caller.orgId, body);
+    return this.createAgent.execute(auditActorOf(caller), caller.orgId, body);
   }
 
   @Get()
@@ -59,7 +59,7 @@ export class AgentsController {
     @Param() params: UuidIdParams,
     @Body() body: UpdateAgentDto,
   ): Promise<AgentResponse> {
-    return this.updateAgent.execute(caller.orgId, params.id, body);
+    return this.updateAgent.execute(auditActorOf(caller), caller.orgId, params.id, body);
   }
 
   @Delete(':id')
@@ -71,6 +71,6 @@ export class AgentsController {
   @ApiNoContentResponse({ description: 'Archived.' })
   @ApiErrors([404])
   async archive(@CurrentCaller() caller: Caller, @Param() params: UuidIdParams): Promise<void> {
-    await this.archiveAgent.execute(caller.orgId, params.id);
+    await this.archiveAgent.execute(auditActorOf(caller), caller.orgId, params.id);
   }
 }

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
 import { NotFoundError, PutUserBudgetDto, UserBudgetResponse } from '@app/contracts';
-import { Caller } from '@app/identity';
-import { UserBudget, UserBudgetRepository } from '@app/persistence';
+import { auditActorOf, Caller } from '@app/identity';
+import { endUserHash, recordAudit, UserBudget, UserBudgetRepository } from '@app/persistence';
 
 const toResponse = (budget: UserBudget): UserBudgetResponse => ({
   user_id: budget.userId,
@@ -13,13 +14,33 @@ const toResponse = (budget: UserBudget): UserBudgetResponse => ({
 
 const budgetNotFound = () => new NotFoundError('Budget not found');
 
+/** The audit log names the end user by hash only, so erasing the user leaves the entry whole. */
+const endUserTarget = (caller: Caller, userId: string) => ({
+  type: 'end_user' as const,
+  id: endUserHash(caller.orgId, userId),
+});
+
 /** PUT, GET and DELETE /budgets/users/{user_id} (CONTRACTS §20): one end user's budget in the key's organization. */
 @Injectable()
 export class UserBudgets {
-  constructor(private readonly budgets: UserBudgetRepository) {}
+  constructor(
+    private readonly db: DataSource,
+    private readonly budgets: UserBudgetRepository,
+  ) {}
 
   async put(caller: Caller, userId: string, body: PutUserBudgetDto): Promise<UserBudgetResponse> {
-    return toResponse(await this.budgets.put(caller.orgId, userId, body.period, body.max_tokens));
+    const budget = await this.db.transaction(async (tx) => {
+      const budget = await this.budgets.put(caller.orgId, userId, body.period, body.max_tokens, tx);
+      await recordAudit(tx, {
+        orgId: caller.orgId,
+        actor: auditActorOf(caller),
+        action: 'budget.updated',
+        target: endUserTarget(caller, userId),
+        details: { period: budget.period, max_tokens: budget.maxTokens },
+      });
+      return budget;
+    });
+    return toResponse(budget);
   }
 
   async get(caller: Caller, userId: string): Promise<UserBudgetResponse> {
@@ -29,6 +50,14 @@ export class UserBudgets {
   }
 
   async delete(caller: Caller, userId: string): Promise<void> {
-    if (!(await this.budgets.delete(caller.orgId, userId))) throw budgetNotFound();
+    await this.db.transaction(async (tx) => {
+      if (!(await this.budgets.delete(caller.orgId, userId, tx))) throw budgetNotFound();
+      await recordAudit(tx, {
+        orgId: caller.orgId,
+        actor: auditActorOf(caller),
+        action: 'budget.deleted',
+        target: endUserTarget(caller, userId),
+      });
+    });
   }
 }

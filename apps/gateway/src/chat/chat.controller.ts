@@ -1,5 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
-import { FastifyReply } from 'fastify';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import {
   ApiBody,
   ApiNoContentResponse,
@@ -11,6 +10,7 @@ import {
 import {
   ListThreadsQuery,
   MessageResponse,
+  Page,
   PostMessageDto,
   StartChatDto,
   ThreadOwnerQuery,
@@ -23,6 +23,7 @@ import { IdempotentWrite } from '@app/persistence';
 import { CurrentCaller } from '../auth/current-caller.decorator';
 import { EndUserTokenAllowed } from '../auth/end-user-token-allowed.decorator';
 import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
+import { PagedListing } from '../http/paged-listing';
 import { IdempotentWriteOf, SafelyRetried } from '../idempotency/safely-retried.decorator';
 import { ThreadParams } from './thread.params';
 import {
@@ -144,24 +145,12 @@ export class ChatController {
       'Newest first; archived threads are left out. A full page carries an `x-next-cursor` header: pass it as ' +
       '`before` for the next page (our extension; the body stays a plain array).',
   })
-  @ApiOkResponse({
-    type: [ThreadSummaryResponse],
-    headers: {
-      'x-next-cursor': {
-        description: 'Present when the page is full: the `before` of the next page.',
-        schema: { type: 'string' },
-      },
-    },
-  })
-  async list(
+  @PagedListing(ThreadSummaryResponse)
+  list(
     @CurrentCaller() caller: Caller,
     @Query() query: ListThreadsQuery,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<ThreadSummaryResponse[]> {
-    const page = await this.listThreads.execute(caller, query);
-    // The body stays the spec's plain array; the cursor of the next page travels beside it.
-    if (page.nextCursor) void reply.header('x-next-cursor', page.nextCursor);
-    return page.threads;
+  ): Promise<Page<ThreadSummaryResponse>> {
+    return this.listThreads.execute(caller, query);
   }
 
   @EndUserTokenAllowed()

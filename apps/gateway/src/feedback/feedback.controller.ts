@@ -1,12 +1,12 @@
-import { Body, Controller, Get, Param, Put, Query, Res } from '@nestjs/common';
+import { Body, Controller, Get, Param, Put, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { FastifyReply } from 'fastify';
-import { FeedbackResponse, ListFeedbackQuery, PutFeedbackDto, ThreadOwnerQuery } from '@app/contracts';
+import { FeedbackResponse, ListFeedbackQuery, Page, PutFeedbackDto, ThreadOwnerQuery } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { CurrentCaller } from '../auth/current-caller.decorator';
 import { EndUserTokenAllowed } from '../auth/end-user-token-allowed.decorator';
 import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
 import { endUserOf } from '../http/end-user';
+import { PagedListing } from '../http/paged-listing';
 import { StreamParams } from '../stream/stream.dto';
 import { ListFeedback, PutFeedback } from './feedback.use-cases';
 
@@ -47,22 +47,8 @@ export class FeedbackController {
     description:
       'Newest reply first. A full page carries an `x-next-cursor` header: pass it as `before` for the next page.',
   })
-  @ApiOkResponse({
-    type: [FeedbackResponse],
-    headers: {
-      'x-next-cursor': {
-        description: 'Present when the page is full: the `before` of the next page.',
-        schema: { type: 'string' },
-      },
-    },
-  })
-  async list(
-    @CurrentCaller() caller: Caller,
-    @Query() query: ListFeedbackQuery,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<FeedbackResponse[]> {
-    const page = await this.listFeedback.execute(caller, query);
-    if (page.nextCursor) void reply.header('x-next-cursor', page.nextCursor);
-    return page.feedback;
+  @PagedListing(FeedbackResponse)
+  list(@CurrentCaller() caller: Caller, @Query() query: ListFeedbackQuery): Promise<Page<FeedbackResponse>> {
+    return this.listFeedback.execute(caller, query);
   }
 }

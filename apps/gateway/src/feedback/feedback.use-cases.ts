@@ -7,8 +7,9 @@ import {
   isRowId,
   ListFeedbackQuery,
   NotFoundError,
+  Page,
+  pageOf,
   PutFeedbackDto,
-  rowCursor,
   valueErrorIssue,
   webhookEvent,
 } from '@app/contracts';
@@ -25,12 +26,6 @@ const toResponse = (feedback: MessageFeedback): FeedbackResponse => ({
   created_at: feedback.createdAt.toISOString(),
   updated_at: feedback.updatedAt.toISOString(),
 });
-
-export interface FeedbackPage {
-  feedback: FeedbackResponse[];
-  /** The `before` of the next page; absent when this page is not full. */
-  nextCursor?: string;
-}
 
 /** PUT /chat/messages/{message_id}/feedback: one rating per reply, a later one replacing it; webhook `message.feedback`. */
 @Injectable()
@@ -65,7 +60,7 @@ export class PutFeedback {
 export class ListFeedback {
   constructor(private readonly feedback: FeedbackRepository) {}
 
-  async execute(caller: Caller, query: ListFeedbackQuery): Promise<FeedbackPage> {
+  async execute(caller: Caller, query: ListFeedbackQuery): Promise<Page<FeedbackResponse>> {
     const limit = query.limit ?? FEEDBACK_LISTING_DEFAULT_LIMIT;
     const rows = await this.feedback.list(caller.orgId, {
       agentIds: query.agent_id?.filter(isRowId),
@@ -74,10 +69,7 @@ export class ListFeedback {
       beforeMessageId: query.before === undefined ? undefined : cursorRowId(query.before),
       limit,
     });
-    const feedback = rows.map(toResponse);
-    return rows.length === limit
-      ? { feedback, nextCursor: rowCursor(rows[rows.length - 1].messageId) }
-      : { feedback };
+    return pageOf(rows, limit, (row) => row.messageId, toResponse);
   }
 }
 

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { AgentResponse, CreateAgentDto } from '@app/contracts';
-import { AgentRepository } from '@app/persistence';
+import { DataSource } from 'typeorm';
+import { AgentResponse, AuditActor, CreateAgentDto } from '@app/contracts';
+import { AgentRepository, recordAudit } from '@app/persistence';
 import { toAgentResponse, toCompactionSettings } from '../agent.mapper';
 import { McpServers } from '../mcp-servers';
 
@@ -8,26 +9,41 @@ import { McpServers } from '../mcp-servers';
 @Injectable()
 export class CreateAgent {
   constructor(
+    private readonly db: DataSource,
     private readonly agents: AgentRepository,
     private readonly mcpServers: McpServers,
   ) {}
 
-  async execute(orgId: string, input: CreateAgentDto): Promise<AgentResponse> {
-    const agent = await this.agents.create({
-      orgId,
-      name: input.name,
-      instructions: input.instructions ?? '',
-      model: input.model ?? 'builtin',
-      modelOptions: {
-        ...(input.temperature != null && { temperature: input.temperature }),
-        ...(input.max_output_tokens != null && { maxOutputTokens: input.max_output_tokens }),
-      },
-      memoryNamespace: input.memory_namespace ?? null,
-      tokenBudget: input.token_budget ?? null,
-      tools: input.tools ?? null,
-      approvalRequired: input.approval_required ?? [],
-      compaction: toCompactionSettings(input.compaction),
-      mcpServers: await this.mcpServers.seal(input.mcp ?? []),
+  async execute(actor: AuditActor, orgId: string, input: CreateAgentDto): Promise<AgentResponse> {
+    const mcpServers = await this.mcpServers.seal(input.mcp ?? []);
+    const agent = await this.db.transaction(async (tx) => {
+      const agent = await this.agents.create(
+        {
+          orgId,
+          name: input.name,
+          instructions: input.instructions ?? '',
+          model: input.model ?? 'builtin',
+          modelOptions: {
+            ...(input.temperature != null && { temperature: input.temperature }),
+            ...(input.max_output_tokens != null && { maxOutputTokens: input.max_output_tokens }),
+          },
+          memoryNamespace: input.memory_namespace ?? null,
+          tokenBudget: input.token_budget ?? null,
+          tools: input.tools ?? null,
+          approvalRequired: input.approval_required ?? [],
+          compaction: toCompactionSettings(input.compaction),
+          mcpServers,
+        },
+        tx,
+      );
+      await recordAudit(tx, {
+        orgId,
+        actor,
+        action: 'agent.created',
+        target: { type: 'agent', id: agent.id },
+        details: { name: agent.name, model: agent.model },
+      });
+      return agent;
     });
     return toAgentResponse(agent);
   }

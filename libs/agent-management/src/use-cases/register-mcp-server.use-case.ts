@@ -1,11 +1,13 @@
 import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
 import {
+  AuditActor,
   InvalidInputError,
   McpCatalogueEntryResponse,
   RegisterMcpServerDto,
   valueErrorIssue,
 } from '@app/contracts';
-import { McpCatalogueRepository } from '@app/persistence';
+import { McpCatalogueRepository, recordAudit } from '@app/persistence';
 import { toMcpCatalogueEntryResponse } from '../mcp-catalogue.mapper';
 
 /**
@@ -21,9 +23,12 @@ const LOADER_VARIABLES =
  */
 @Injectable()
 export class RegisterMcpServer {
-  constructor(private readonly catalogue: McpCatalogueRepository) {}
+  constructor(
+    private readonly db: DataSource,
+    private readonly catalogue: McpCatalogueRepository,
+  ) {}
 
-  async execute(input: RegisterMcpServerDto): Promise<McpCatalogueEntryResponse> {
+  async execute(actor: AuditActor, input: RegisterMcpServerDto): Promise<McpCatalogueEntryResponse> {
     const requested = input.env_allow ?? [];
     const issues = requested.flatMap((name, index) =>
       LOADER_VARIABLES.test(name)
@@ -37,11 +42,25 @@ export class RegisterMcpServer {
         : [],
     );
     if (issues.length > 0) throw new InvalidInputError(issues);
-    const entry = await this.catalogue.register({
-      name: input.name,
-      command: input.command,
-      args: input.args ?? [],
-      envAllow: [...new Set(requested)],
+    const entry = await this.db.transaction(async (tx) => {
+      const entry = await this.catalogue.register(
+        {
+          name: input.name,
+          command: input.command,
+          args: input.args ?? [],
+          envAllow: [...new Set(requested)],
+        },
+        tx,
+      );
+      // Deployment-wide, so every organization's log shows it; the command and its arguments stay the operator's.
+      await recordAudit(tx, {
+        orgId: null,
+        actor,
+        action: 'mcp_server.registered',
+        target: { type: 'mcp_server', id: entry.name },
+        details: { env_allow: entry.envAllow },
+      });
+      return entry;
     });
     return toMcpCatalogueEntryResponse(entry);
   }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { NotFoundError } from '@app/contracts';
-import { McpCatalogueRepository } from '@app/persistence';
+import { DataSource } from 'typeorm';
+import { AuditActor, NotFoundError } from '@app/contracts';
+import { McpCatalogueRepository, recordAudit } from '@app/persistence';
 
 /**
  * `admin mcp:remove`: takes a server out of the catalogue. Agents that name it keep their item, but the server
@@ -8,11 +9,22 @@ import { McpCatalogueRepository } from '@app/persistence';
  */
 @Injectable()
 export class RemoveMcpServer {
-  constructor(private readonly catalogue: McpCatalogueRepository) {}
+  constructor(
+    private readonly db: DataSource,
+    private readonly catalogue: McpCatalogueRepository,
+  ) {}
 
-  async execute(name: string): Promise<{ name: string; removed: true }> {
-    if (!(await this.catalogue.remove(name)))
-      throw new NotFoundError('MCP server not found in the catalogue');
+  async execute(actor: AuditActor, name: string): Promise<{ name: string; removed: true }> {
+    await this.db.transaction(async (tx) => {
+      if (!(await this.catalogue.remove(name, tx)))
+        throw new NotFoundError('MCP server not found in the catalogue');
+      await recordAudit(tx, {
+        orgId: null,
+        actor,
+        action: 'mcp_server.removed',
+        target: { type: 'mcp_server', id: name },
+      });
+    });
     return { name, removed: true };
   }
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { AgentResponse, InvalidInputError, NotFoundError, UpdateAgentDto } from '@app/contracts';
-import { AgentChanges, AgentRepository } from '@app/persistence';
+import { DataSource } from 'typeorm';
+import { AgentResponse, AuditActor, InvalidInputError, NotFoundError, UpdateAgentDto } from '@app/contracts';
+import { AgentChanges, AgentRepository, recordAudit } from '@app/persistence';
 import { toAgentResponse, toCompactionSettings } from '../agent.mapper';
 import { McpServers } from '../mcp-servers';
 
@@ -12,11 +13,12 @@ import { McpServers } from '../mcp-servers';
 @Injectable()
 export class UpdateAgent {
   constructor(
+    private readonly db: DataSource,
     private readonly agents: AgentRepository,
     private readonly mcpServers: McpServers,
   ) {}
 
-  async execute(orgId: string, id: string, input: UpdateAgentDto): Promise<AgentResponse> {
+  async execute(actor: AuditActor, orgId: string, id: string, input: UpdateAgentDto): Promise<AgentResponse> {
     const current = await this.agents.findActive(orgId, id);
     if (!current) throw new NotFoundError('Agent not found');
     for (const field of ['name', 'instructions', 'model', 'mcp'] as const) {
@@ -43,8 +45,21 @@ export class UpdateAgent {
         options.maxOutputTokens = input.max_output_tokens ?? undefined;
       changes.modelOptions = JSON.parse(JSON.stringify(options)) as typeof options;
     }
-    const updated = Object.keys(changes).length > 0 ? await this.agents.update(orgId, id, changes) : current;
-    if (!updated) throw new NotFoundError('Agent not found');
+    if (Object.keys(changes).length === 0) return toAgentResponse(current);
+    const updated = await this.db.transaction(async (tx) => {
+      const updated = await this.agents.update(orgId, id, changes, tx);
+      if (!updated) throw new NotFoundError('Agent not found');
+      // The names of the fields sent, not their values: `mcp` holds write-only secrets.
+      const fields = Object.keys(input).filter((field) => input[field as keyof UpdateAgentDto] !== undefined);
+      await recordAudit(tx, {
+        orgId,
+        actor,
+        action: 'agent.updated',
+        target: { type: 'agent', id },
+        details: { fields },
+      });
+      return updated;
+    });
     return toAgentResponse(updated);
   }
 }

@@ -33,8 +33,8 @@ export type AgentChanges = Partial<Omit<NewAgent, 'orgId'>>;
 export class AgentRepository {
   constructor(private readonly db: DataSource) {}
 
-  async create(values: NewAgent): Promise<AgentEntity> {
-    const repository = this.db.getRepository(AgentEntity);
+  async create(values: NewAgent, db: Db = this.db.manager): Promise<AgentEntity> {
+    const repository = db.getRepository(AgentEntity);
     return repository.save(
       repository.create({
         id: newId(),
@@ -86,15 +86,20 @@ export class AgentRepository {
   }
 
   /** Changes an active agent of the organization; null when there is none. */
-  async update(orgId: string, id: string, values: AgentChanges): Promise<AgentEntity | null> {
-    const repository = this.db.getRepository(AgentEntity);
+  async update(
+    orgId: string,
+    id: string,
+    values: AgentChanges,
+    db: Db = this.db.manager,
+  ): Promise<AgentEntity | null> {
+    const repository = db.getRepository(AgentEntity);
     const result = await repository.update({ orgId, id, archivedAt: IsNull() }, values);
     return result.affected ? repository.findOneBy({ orgId, id }) : null;
   }
 
   /** Archives an active agent of the organization; null when there is none. */
-  async archive(orgId: string, id: string): Promise<AgentEntity | null> {
-    const repository = this.db.getRepository(AgentEntity);
+  async archive(orgId: string, id: string, db: Db = this.db.manager): Promise<AgentEntity | null> {
+    const repository = db.getRepository(AgentEntity);
     const result = await repository.update({ orgId, id, archivedAt: IsNull() }, { archivedAt: new Date() });
     return result.affected ? repository.findOneBy({ orgId, id }) : null;
   }

@@ -1,13 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, IsNull } from 'typeorm';
 import { ApiKeyEntity, newId } from '../entities';
+import { Db } from './scope';
 
 @Injectable()
 export class ApiKeyRepository {
   constructor(private readonly db: DataSource) {}
 
-  async create(values: Pick<ApiKeyEntity, 'orgId' | 'name' | 'keyHash' | 'kind'>): Promise<ApiKeyEntity> {
-    const repository = this.db.getRepository(ApiKeyEntity);
+  async create(
+    values: Pick<ApiKeyEntity, 'orgId' | 'name' | 'keyHash' | 'kind'>,
+    db: Db = this.db.manager,
+  ): Promise<ApiKeyEntity> {
+    const repository = db.getRepository(ApiKeyEntity);
     return repository.save(repository.create({ id: newId(), revokedAt: null, ...values }));
   }
 
@@ -28,10 +32,17 @@ export class ApiKeyRepository {
       .find({ where: { orgId }, order: { createdAt: 'ASC', id: 'ASC' } });
   }
 
-  /** Marks the key revoked; returns it, or null when there is no such key. */
-  async revoke(id: string): Promise<ApiKeyEntity | null> {
-    const repository = this.db.getRepository(ApiKeyEntity);
-    await repository.update({ id, revokedAt: IsNull() }, { revokedAt: new Date() });
-    return repository.findOneBy({ id });
+  /**
+   * Marks the key revoked; returns it, with `revokedNow` false when it already was, or null when there is no such
+   * key.
+   */
+  async revoke(
+    id: string,
+    db: Db = this.db.manager,
+  ): Promise<{ key: ApiKeyEntity; revokedNow: boolean } | null> {
+    const repository = db.getRepository(ApiKeyEntity);
+    const result = await repository.update({ id, revokedAt: IsNull() }, { revokedAt: new Date() });
+    const key = await repository.findOneBy({ id });
+    return key ? { key, revokedNow: (result.affected ?? 0) > 0 } : null;
   }
 }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, In } from 'typeorm';
 import { McpCatalogueEntryEntity } from '../entities';
 import { entityFromJson } from './entity-rows';
+import { Db } from './scope';
 
 export type McpCatalogueRegistration = Pick<
   McpCatalogueEntryEntity,
@@ -14,8 +15,11 @@ export class McpCatalogueRepository {
   constructor(private readonly db: DataSource) {}
 
   /** Adds the entry, or replaces the one of that name; either way it is confirmed and may start. */
-  async register(entry: McpCatalogueRegistration): Promise<McpCatalogueEntryEntity> {
-    const [row] = await this.db.query<{ entry: Record<string, unknown> }[]>(
+  async register(
+    entry: McpCatalogueRegistration,
+    db: Db = this.db.manager,
+  ): Promise<McpCatalogueEntryEntity> {
+    const [row] = await db.query<{ entry: Record<string, unknown> }[]>(
       `INSERT INTO mcp_catalogue AS c (name, command, args, env_allow, confirmed)
        VALUES ($1, $2, $3, $4, true)
        ON CONFLICT (name) DO UPDATE
@@ -42,8 +46,8 @@ export class McpCatalogueRepository {
   }
 
   /** False when there was no entry of that name. */
-  async remove(name: string): Promise<boolean> {
-    const result = await this.db.getRepository(McpCatalogueEntryEntity).delete({ name });
+  async remove(name: string, db: Db = this.db.manager): Promise<boolean> {
+    const result = await db.getRepository(McpCatalogueEntryEntity).delete({ name });
     return (result.affected ?? 0) > 0;
   }
 }

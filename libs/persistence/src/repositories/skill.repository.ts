@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { SkillEntity, SkillScope, SkillSettingEntity } from '../entities';
 import { entityFromJson } from './entity-rows';
 import { preparedStatement, runPrepared } from './prepared-statement';
-import { Scope } from './scope';
+import { Db, Scope } from './scope';
 
 /** A skill as one organization and end user see it: platform skills carry the organization's own settings. */
 export interface VisibleSkill {
@@ -118,14 +118,15 @@ export class SkillRepository {
   async updateCustom(
     id: string,
     changes: Partial<Pick<SkillEntity, 'displayName' | 'active' | 'scope'>>,
+    db: Db = this.db.manager,
   ): Promise<void> {
-    await this.db
+    await db
       .getRepository(SkillEntity)
       .update({ id, source: 'custom' }, { ...changes, updatedAt: new Date() });
   }
 
-  async updatePlatformDisplayName(id: string, displayName: string): Promise<void> {
-    await this.db
+  async updatePlatformDisplayName(id: string, displayName: string, db: Db = this.db.manager): Promise<void> {
+    await db
       .getRepository(SkillEntity)
       .update({ id, source: 'parley' }, { displayName, updatedAt: new Date() });
   }
@@ -135,8 +136,9 @@ export class SkillRepository {
     orgId: string,
     skillId: string,
     changes: { active?: boolean; scope?: SkillScope; setBy?: string },
+    db: Db = this.db.manager,
   ): Promise<void> {
-    await this.db.query(
+    await db.query(
       `INSERT INTO skill_settings (org_id, skill_id, active, scope, set_by, updated_at)
        VALUES ($1, $2, $3, $4, $5, now())
        ON CONFLICT (org_id, skill_id) DO UPDATE SET

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { Db } from './scope';
 
 export type BudgetPeriod = 'day' | 'month';
 
@@ -71,8 +72,14 @@ export class UserBudgetRepository {
   constructor(private readonly db: DataSource) {}
 
   /** Sets (or replaces) the user's budget. */
-  async put(orgId: string, userId: string, period: BudgetPeriod, maxTokens: number): Promise<UserBudget> {
-    const [row] = await this.db.query<BudgetRow[]>(
+  async put(
+    orgId: string,
+    userId: string,
+    period: BudgetPeriod,
+    maxTokens: number,
+    db: Db = this.db.manager,
+  ): Promise<UserBudget> {
+    const [row] = await db.query<BudgetRow[]>(
       `WITH b AS (
          INSERT INTO user_budgets (org_id, user_id, period, max_tokens) VALUES ($1, $2, $3, $4)
          ON CONFLICT (org_id, user_id) DO UPDATE SET period = EXCLUDED.period, max_tokens = EXCLUDED.max_tokens,
@@ -93,8 +100,8 @@ export class UserBudgetRepository {
   }
 
   /** False when the user had no budget. */
-  async delete(orgId: string, userId: string): Promise<boolean> {
-    const rows: unknown[] = await this.db.query(
+  async delete(orgId: string, userId: string, db: Db = this.db.manager): Promise<boolean> {
+    const rows: unknown[] = await db.query(
       `WITH gone AS (DELETE FROM user_budgets WHERE org_id = $1 AND user_id = $2 RETURNING 1) SELECT 1 FROM gone`,
       [orgId, userId],
     );

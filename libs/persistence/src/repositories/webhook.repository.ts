@@ -44,13 +44,13 @@ export async function recordWebhookEvent(db: Db, orgId: string, event: WebhookEv
 export class WebhookRepository {
   constructor(private readonly db: DataSource) {}
 
-  async create(scope: Scope, values: NewWebhook): Promise<WebhookEntity> {
-    const repository = this.db.getRepository(WebhookEntity);
+  async create(scope: Scope, values: NewWebhook, db: Db = this.db.manager): Promise<WebhookEntity> {
+    const repository = db.getRepository(WebhookEntity);
     return repository.save(repository.create({ id: newId(), orgId: scope.orgId, ...values }));
   }
 
-  findVisible(scope: Scope, id: string): Promise<WebhookEntity | null> {
-    return this.db.getRepository(WebhookEntity).findOneBy({ id, orgId: scope.orgId });
+  findVisible(scope: Scope, id: string, db: Db = this.db.manager): Promise<WebhookEntity | null> {
+    return db.getRepository(WebhookEntity).findOneBy({ id, orgId: scope.orgId });
   }
 
   /** Newest first. */
@@ -61,16 +61,21 @@ export class WebhookRepository {
   }
 
   /** The updated row, or null when there is no such webhook for the scope. */
-  async update(scope: Scope, id: string, changes: WebhookChanges): Promise<WebhookEntity | null> {
-    const result = await this.db
+  async update(
+    scope: Scope,
+    id: string,
+    changes: WebhookChanges,
+    db: Db = this.db.manager,
+  ): Promise<WebhookEntity | null> {
+    const result = await db
       .getRepository(WebhookEntity)
       .update({ id, orgId: scope.orgId }, { ...changes, updatedAt: new Date() });
-    return result.affected ? this.findVisible(scope, id) : null;
+    return result.affected ? this.findVisible(scope, id, db) : null;
   }
 
   /** Its deliveries and attempts go with it. False when there was no such webhook. */
-  async remove(scope: Scope, id: string): Promise<boolean> {
-    const result = await this.db.getRepository(WebhookEntity).delete({ id, orgId: scope.orgId });
+  async remove(scope: Scope, id: string, db: Db = this.db.manager): Promise<boolean> {
+    const result = await db.getRepository(WebhookEntity).delete({ id, orgId: scope.orgId });
     return (result.affected ?? 0) > 0;
   }
 

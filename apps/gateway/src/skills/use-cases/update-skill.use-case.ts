@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { timingSafeEqual } from 'node:crypto';
+import { DataSource } from 'typeorm';
 import { Settings } from '@app/config';
 import {
   ForbiddenError,
@@ -8,16 +9,18 @@ import {
   toSkillResponse,
   UpdateSkillDto,
 } from '@app/contracts';
-import { Caller } from '@app/identity';
-import { SkillRepository } from '@app/persistence';
+import { auditActorOf, Caller } from '@app/identity';
+import { Db, endUserHash, recordAudit, SkillRepository, VisibleSkill } from '@app/persistence';
 
 /**
  * PUT /skills/{skill_pid} (spec 4.8). A null or absent field stays as it is. On a platform skill, `active` and
- * `scope` are the organization's own choice; anything else needs `x-internal-token` equal to INTERNAL_TOKEN.
+ * `scope` are the organization's own choice; anything else needs `x-internal-token` equal to INTERNAL_TOKEN. A
+ * change of scope (who may see the skill) is recorded in the audit log, in the same transaction.
  */
 @Injectable()
 export class UpdateSkill {
   constructor(
+    private readonly db: DataSource,
     private readonly skills: SkillRepository,
     private readonly settings: Settings,
   ) {}
@@ -35,31 +38,63 @@ export class UpdateSkill {
     const active = input.active ?? undefined;
     const skillScope = input.scope ?? undefined;
     const displayName = input.display_name ?? undefined;
-    if (view.skill.source === 'parley') {
-      if (displayName !== undefined && displayName !== view.skill.displayName) {
-        if (!this.internalTokenValid(internalToken)) {
-          throw new ForbiddenError(
-            'Only active and scope of a platform skill can be changed without the internal token',
+    await this.db.transaction(async (tx) => {
+      if (view.skill.source === 'parley') {
+        if (displayName !== undefined && displayName !== view.skill.displayName) {
+          if (!this.internalTokenValid(internalToken)) {
+            throw new ForbiddenError(
+              'Only active and scope of a platform skill can be changed without the internal token',
+            );
+          }
+          await this.skills.updatePlatformDisplayName(id, displayName, tx);
+        }
+        if (active !== undefined || skillScope !== undefined) {
+          await this.skills.setPlatformSettings(
+            caller.orgId,
+            id,
+            { active, scope: skillScope, setBy: userId },
+            tx,
           );
         }
-        await this.skills.updatePlatformDisplayName(id, displayName);
+      } else {
+        const changes = {
+          displayName: displayName !== view.skill.displayName ? displayName : undefined,
+          active: active !== view.skill.active ? active : undefined,
+          scope: skillScope !== view.skill.scope ? skillScope : undefined,
+        };
+        // updated_at says when the skill last changed: a PUT that changes nothing leaves it.
+        if (Object.values(changes).some((value) => value !== undefined))
+          await this.skills.updateCustom(id, changes, tx);
       }
-      if (active !== undefined || skillScope !== undefined) {
-        await this.skills.setPlatformSettings(caller.orgId, id, { active, scope: skillScope, setBy: userId });
+      if (skillScope !== undefined && skillScope !== view.scope) {
+        await this.recordScopeChange(tx, caller, userId, view, skillScope);
       }
-    } else {
-      const changes = {
-        displayName: displayName !== view.skill.displayName ? displayName : undefined,
-        active: active !== view.skill.active ? active : undefined,
-        scope: skillScope !== view.skill.scope ? skillScope : undefined,
-      };
-      // updated_at says when the skill last changed: a PUT that changes nothing leaves it.
-      if (Object.values(changes).some((value) => value !== undefined))
-        await this.skills.updateCustom(id, changes);
-    }
+    });
     const updated = await this.skills.findVisible(scope, id);
     if (!updated) throw new NotFoundError('Skill not found');
     return toSkillResponse(updated);
+  }
+
+  private recordScopeChange(
+    tx: Db,
+    caller: Caller,
+    userId: string | undefined,
+    view: VisibleSkill,
+    to: string,
+  ): Promise<void> {
+    return recordAudit(tx, {
+      orgId: caller.orgId,
+      actor: auditActorOf(caller),
+      action: 'skill.scope_changed',
+      target: { type: 'skill', id: view.skill.id },
+      details: {
+        name: view.skill.name,
+        from: view.scope,
+        to,
+        // The end user the request named, by hash only (see endUserHash).
+        ...(userId !== undefined && { end_user: endUserHash(caller.orgId, userId) }),
+      },
+    });
   }
 
   /** Constant-time check; with no INTERNAL_TOKEN configured no token is right. */

@@ -338,6 +338,11 @@ describe('RunEventReader', () => {
     const done = readers.map(async (stream, index) => {
       for await (const line of stream) received[index].push(line);
     });
+    // Every reader follows live (listening, its catch-up read done) before the line is written: one that still
+    // read its catch-up would get the line from there, as bytes of its own. A loaded machine may take a while.
+    const { channel } = runEventKeys(prefix, id);
+    for (let waited = 0; subscriber.listenerCount(channel) < readers.length && waited < 5000; waited += 20)
+      await sleep(20);
     await sleep(100);
     expect(await numsub(id)).toBe(1);
     const completed: RunEvent = {

@@ -76,6 +76,7 @@ export class ContextCompaction {
       agentId: agent.id,
       orgId: reply.orgId,
       throughPosition: older[older.length - 1].position,
+      throughMessageId: older[older.length - 1].id,
       summarizedMessages,
       summary: written.summary,
       summaryTokens: written.summaryTokens,

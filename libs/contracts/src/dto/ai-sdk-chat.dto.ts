@@ -45,7 +45,11 @@ export class AiSdkChatDto {
   @OneOf(AI_SDK_TRIGGERS)
   trigger: AiSdkTrigger;
 
-  @ApiPropertyOptional({ description: 'Sent by the client with regenerate-message; not read.' })
+  @ApiPropertyOptional({
+    description:
+      'Sent by the client with regenerate-message: the reply to regenerate (the messageId of its start ' +
+      'chunk); the last reply when absent or not a reply of the chat.',
+  })
   @IsOptional()
   @IsString()
   messageId?: string;

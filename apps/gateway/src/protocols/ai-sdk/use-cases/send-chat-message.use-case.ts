@@ -2,24 +2,25 @@ import { Injectable } from '@nestjs/common';
 import {
   AiSdkChatDto,
   AiSdkUiMessage,
-  BadRequestError,
   InvalidInputError,
   isRowId,
   MESSAGE_CONTENT_MAX_CHARS,
+  NotFoundError,
   pydanticIssue,
   valueErrorIssue,
 } from '@app/contracts';
-import { PostMessage, StartThread } from '@app/chat';
+import { PostMessage, RegenerateReply, StartThread } from '@app/chat';
 import { Caller } from '@app/identity';
-import { AiSdkChatRepository, ChatOwner, ThreadRepository } from '@app/persistence';
+import { AiSdkChatRepository, ChatOwner, MessageRepository, ThreadRepository } from '@app/persistence';
 import { ReplyStream } from '@app/run-events';
 import { OpenReplyStream } from '../../../stream/use-cases/open-reply-stream.use-case';
-import { chatOwner } from '../chat-owner';
+import { CHAT_NOT_FOUND, chatOwner } from '../chat-owner';
 
 /**
  * POST /ai-sdk/chat (CONTRACTS §17): the last user message of the AI SDK's request, posted to the chat's
  * thread (a new chat id starts one, bound to it), answered with the reply's stream. Parley holds the history,
- * so the messages before it are not read.
+ * so the messages before it are not read. `trigger: "regenerate-message"` regenerates a reply of the chat's
+ * thread instead (§19).
  */
 @Injectable()
 export class SendChatMessage {
@@ -28,14 +29,14 @@ export class SendChatMessage {
     private readonly threads: ThreadRepository,
     private readonly startThread: StartThread,
     private readonly postMessage: PostMessage,
+    private readonly regenerateReply: RegenerateReply,
+    private readonly messages: MessageRepository,
     private readonly openReplyStream: OpenReplyStream,
   ) {}
 
   async execute(caller: Caller, body: AiSdkChatDto): Promise<ReplyStream> {
     const owner = chatOwner(caller, body.user_id, ['body', 'user_id']);
-    if (body.trigger === 'regenerate-message') {
-      throw new BadRequestError('Regenerating a reply is not supported yet: send the message again');
-    }
+    if (body.trigger === 'regenerate-message') return this.regenerate(caller, owner, body);
     const message = { content: lastUserText(body.messages), file_ids: body.file_ids };
     const threadId = await this.threadOf(owner, body.id);
     let replyId: string;
@@ -58,6 +59,30 @@ export class SendChatMessage {
       replyId = thread.messages[thread.messages.length - 1].id;
     }
     return this.openReplyStream.execute(caller, { messageId: replyId, userId: owner.userId });
+  }
+
+  /**
+   * `useChat`'s regenerate(): the client dropped the reply it regenerates (and what followed) and names it in
+   * `messageId`, whose id is the reply's own (the `start` chunk gave it); absent, or naming a user message (ids
+   * only the client knows), the last reply the thread shows is regenerated. A reply still live is interrupted:
+   * asking for another answer supersedes it.
+   */
+  private async regenerate(caller: Caller, owner: ChatOwner, body: AiSdkChatDto): Promise<ReplyStream> {
+    const threadId = await this.chats.findThreadId(owner, body.id);
+    if (!threadId) throw new NotFoundError(CHAT_NOT_FOUND);
+    const named =
+      body.messageId && isRowId(body.messageId)
+        ? await this.messages.findInThread(threadId, body.messageId)
+        : null;
+    const reply = await this.regenerateReply.execute(caller, {
+      threadId,
+      userId: owner.userId,
+      body: {
+        message_id: named?.role === 'assistant' ? named.id : null,
+        options: { multitask_strategy: 'interrupt' },
+      },
+    });
+    return this.openReplyStream.execute(caller, { messageId: reply.id, userId: owner.userId });
   }
 
   /**

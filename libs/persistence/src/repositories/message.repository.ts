@@ -125,18 +125,21 @@ export class MessageRepository {
   }
 
   /**
-   * Stores an exchange at the thread's next positions, its user message following `parentId` (by default the
-   * thread's active leaf: a follow-up continues the branch it shows), and makes its reply the active leaf. Call
-   * it with the thread row locked (ThreadRepository.lockVisible) in the same transaction, so positions never
-   * clash.
+   * Stores an exchange at the thread's next positions, its user message following `parentId` (when not given,
+   * the thread's active leaf: a follow-up continues the branch it shows), and makes its reply the active leaf.
+   * Call it with the thread row locked (ThreadRepository.lockVisible) in the same transaction, so positions
+   * never clash.
    */
   async addExchange(
     tx: Db,
     thread: ThreadEntity,
     exchange: NewExchange,
-    parentId: string | null = thread.activeLeafId,
+    parentId?: string | null,
   ): Promise<{ question: MessageEntity; reply: MessageEntity }> {
-    const built = this.buildExchange(thread, await this.nextPosition(tx, thread.id), exchange, parentId);
+    const next = await this.nextPosition(tx, thread.id);
+    // A thread stored without an active leaf (by a process older than branches) continues its last message.
+    const parent = parentId !== undefined ? parentId : (thread.activeLeafId ?? next.lastId);
+    const built = this.buildExchange(thread, next.position, exchange, parent);
     await tx.query(this.insertExchangeAsLeaf, [
       thread.id,
       built.reply.id,
@@ -158,7 +161,7 @@ export class MessageRepository {
     question: MessageEntity,
     reply: NewPendingReply,
   ): Promise<MessageEntity> {
-    const position = await this.nextPosition(tx, thread.id);
+    const { position } = await this.nextPosition(tx, thread.id);
     const pending = this.pendingReply(thread, position, question.id, reply, new Date());
     await tx.query(this.insertReplyAsLeaf, [thread.id, pending.id, ...this.messageRow.values(pending)]);
     thread.activeLeafId = pending.id;
@@ -166,13 +169,16 @@ export class MessageRepository {
   }
 
   /**
-   * The branch the thread shows (CONTRACTS §19): its active leaf and every message that leaf follows, oldest
-   * first. A thread that never branched shows every message, as before branches existed.
+   * The branch the thread shows (CONTRACTS §19): its active leaf (its last message when it has none, stored by
+   * a process older than branches) and every message that leaf follows, oldest first. A thread that never
+   * branched shows every message, as before branches existed.
    */
   async listActiveBranch(threadId: string, db: Db = this.db.manager): Promise<MessageEntity[]> {
     const [row]: { messages: Record<string, unknown>[] }[] = await db.query(
       `WITH RECURSIVE branch AS (
-         SELECT m.* FROM threads t JOIN messages m ON m.id = t.active_leaf_id WHERE t.id = $1
+         SELECT m.* FROM threads t JOIN messages m ON m.id = COALESCE(t.active_leaf_id,
+           (SELECT l.id FROM messages l WHERE l.thread_id = t.id ORDER BY l.position DESC LIMIT 1))
+         WHERE t.id = $1
          UNION ALL
          SELECT m.* FROM messages m JOIN branch b ON m.id = b.parent_id)
        SELECT COALESCE(jsonb_agg(to_jsonb(b) ORDER BY b.position), '[]') AS messages FROM branch b`,
@@ -203,12 +209,13 @@ export class MessageRepository {
     ]);
   }
 
-  private async nextPosition(tx: Db, threadId: string): Promise<number> {
-    const rows: { next: number }[] = await tx.query(
-      'SELECT COALESCE(MAX(position) + 1, 0)::int AS next FROM messages WHERE thread_id = $1',
+  /** The thread's next position, and its last message (null when none). */
+  private async nextPosition(tx: Db, threadId: string): Promise<{ position: number; lastId: string | null }> {
+    const [row]: { position: number | null; id: string }[] = await tx.query(
+      'SELECT position, id FROM messages WHERE thread_id = $1 ORDER BY position DESC LIMIT 1',
       [threadId],
     );
-    return rows[0].next;
+    return row ? { position: row.position! + 1, lastId: row.id } : { position: 0, lastId: null };
   }
 
   /** Every message of a thread on every branch, oldest first. */

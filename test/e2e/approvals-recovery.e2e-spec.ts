@@ -12,8 +12,8 @@ import { Line, numbered, OpenStream, until } from './stream.support';
 /**
  * A reply waiting for an approval (CONTRACTS §19) survives anything, because the wait is rows in PostgreSQL: its
  * worker SIGKILLed and Redis emptied while it waits, it is approved and completes on another worker with a
- * gap-free stream and no tool run twice; left unanswered past APPROVAL_TIMEOUT_SECONDS it is denied by the
- * sweep of live replies, which needs no job in Redis.
+ * gap-free stream and no tool run twice; left unanswered past APPROVAL_TIMEOUT_SECONDS it is denied at its
+ * deadline (a delayed job), and by the sweep of live replies, which needs no job in Redis, when that job is lost.
  */
 const USER = 'approver';
 
@@ -110,6 +110,70 @@ describe('a reply waiting for an approval', () => {
       expect(second.output).toMatch(/run started/);
     } finally {
       await second.stop();
+    }
+  }, 60000);
+
+  it('is denied at its deadline, with no sweep passing', async () => {
+    // The sweep waits ten minutes: only the deadline's own job can deny the call in time.
+    const worker = await startWorker(environment.env, {
+      APPROVAL_TIMEOUT_SECONDS: '2',
+      RUN_SWEEP_INTERVAL_MS: '600000',
+    });
+    try {
+      const replyId = await start();
+      const stream = streamOf(replyId);
+      await stream.waitFor((line) => line.type === 'approval.requested');
+      const requestedAt = Date.now();
+      const decided = await stream.waitFor((line) => line.type === 'approval.decided', 15000);
+      const waited = Date.now() - requestedAt;
+      expect(decided).toMatchObject({ decision: 'deny' });
+      expect(waited).toBeGreaterThan(1000);
+      expect(waited).toBeLessThan(8000);
+      const lines = numbered(await stream.all());
+      expectGapFree(lines);
+      expect((lines.at(-1) as Line & { message: { status: string } }).message.status).toBe('success');
+    } finally {
+      await worker.stop();
+    }
+  }, 60000);
+
+  it('is not denied at its deadline once a person approved it', async () => {
+    const worker = await startWorker(environment.env, {
+      APPROVAL_TIMEOUT_SECONDS: '2',
+      RUN_SWEEP_INTERVAL_MS: '600000',
+    });
+    try {
+      const replyId = await start();
+      const stream = streamOf(replyId);
+      const requested = await stream.waitFor((line) => line.type === 'approval.requested');
+      await until(async () => (await statusOf(replyId)) === 'requires_action');
+      const decision = await api(gateway.url!, org.key).post(`/chat/messages/${replyId}/approvals`, {
+        call_id: requested.call_id,
+        decision: 'approve',
+        user_id: USER,
+      });
+      expect(decision.status).toBe(200);
+      const lines = numbered(await stream.all());
+      expectGapFree(lines);
+      // Past the deadline: the ended reply is left as it is, its tool ran once.
+      await new Promise((resolve) => setTimeout(resolve, 3500));
+      const [row] = await queryDatabase<{ status: string; events: Line[] }>(
+        environment.databaseUrl,
+        'SELECT status, events FROM messages WHERE id = $1',
+        [replyId],
+      );
+      expect(row.status).toBe('success');
+      expect(row.events.filter((line) => line.type === 'approval.decided')).toEqual([
+        expect.objectContaining({ decision: 'approve' }),
+      ]);
+      const calls = await queryDatabase(
+        environment.databaseUrl,
+        'SELECT 1 FROM tool_calls WHERE message_id = $1',
+        [replyId],
+      );
+      expect(calls).toHaveLength(1);
+    } finally {
+      await worker.stop();
     }
   }, 60000);
 

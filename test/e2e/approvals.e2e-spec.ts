@@ -215,6 +215,83 @@ describe('approvals', () => {
     expect(completed.message.content).toContain('denied');
   });
 
+  it("takes the AI SDK's approval response (addToolApprovalResponse) as the decision", async () => {
+    const agentId = await createAgent({ approval_required: ['clock'] });
+    const minted = await client().post('/end-user-tokens', { user_id: USER });
+    const headers = { authorization: `Bearer ${minted.body.token}`, 'content-type': 'application/json' };
+    const chatId = `chat-${Date.now()}`;
+    const question = { id: 'q1', role: 'user', parts: [{ type: 'text', text: '/tool clock {}' }] };
+    // The first request's stream stays open while the call waits: read it up to the approval request.
+    const first = await fetch(`${gateway.url}/ai-sdk/chat`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({
+        id: chatId,
+        messages: [question],
+        trigger: 'submit-message',
+        agent_id: agentId,
+      }),
+    });
+    const reader = first.body!.getReader();
+    let text = '';
+    while (!text.includes('tool-approval-request')) {
+      const { value } = await reader.read();
+      text += new TextDecoder().decode(value);
+    }
+    await reader.cancel();
+    const replyId = /"type":"start","messageId":"([^"]+)"/.exec(text)![1];
+    const callId = /"type":"tool-approval-request","approvalId":"([^"]+)"/.exec(text)![1];
+    await until(async () => (await statusOf(replyId)) === 'requires_action');
+
+    // What useChat sends once the user answered: the waiting reply last, its tool part approval-responded.
+    const answered = {
+      id: replyId,
+      role: 'assistant',
+      parts: [
+        { type: 'step-start' },
+        {
+          type: 'dynamic-tool',
+          toolName: 'clock',
+          toolCallId: callId,
+          state: 'approval-responded',
+          input: {},
+          approval: { id: callId, approved: true },
+        },
+      ],
+    };
+    const body = {
+      id: chatId,
+      messages: [question, answered],
+      trigger: 'submit-message',
+      messageId: replyId,
+    };
+    const second = await fetch(`${gateway.url}/ai-sdk/chat`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(body),
+    });
+    expect(second.status).toBe(200);
+    const frames = (await second.text())
+      .split('\n')
+      .filter((line) => line.startsWith('data: {'))
+      .map((line) => JSON.parse(line.slice('data: '.length)) as { type: string; toolCallId?: string });
+    // The continuation only: the client holds the reply up to the approval request.
+    expect(frames.some((frame) => frame.type === 'start' || frame.type === 'tool-input-available')).toBe(
+      false,
+    );
+    expect(frames[0]).toMatchObject({ type: 'tool-output-available', toolCallId: callId });
+    expect(frames.at(-1)).toEqual({ type: 'finish' });
+    expect(await statusOf(replyId)).toBe('success');
+    expect((await toolCallsOf(replyId)).map((call) => call.name)).toEqual(['clock']);
+    // Sent again, nothing waits any more.
+    const again = await fetch(`${gateway.url}/ai-sdk/chat`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(body),
+    });
+    expect(again.status).toBe(409);
+  });
+
   it('has several calls of one step wait together', async () => {
     const agentId = await createAgent({ model: 'openai:gpt-approvals', approval_required: ['clock'] });
     const { replyId } = await start(agentId, 'call clock {}\ncall clock {"again":true}');

@@ -5,6 +5,10 @@ import { RunCancellation } from '@app/run-events';
 import { ArchiveThread } from './archive-thread.use-case';
 import { CompactThread } from './compact-thread.use-case';
 import { DecideApproval } from './decide-approval.use-case';
+import { EditMessage } from './edit-message.use-case';
+import { ListBranches } from './list-branches.use-case';
+import { RegenerateReply } from './regenerate-reply.use-case';
+import { SetActiveBranch } from './set-active-branch.use-case';
 import { GetThread } from './get-thread.use-case';
 import { ListThreads } from './list-threads.use-case';
 import { PostMessage } from './post-message.use-case';
@@ -27,11 +31,15 @@ const THREAD_USE_CASES = [
   ArchiveThread,
   CompactThread,
   DecideApproval,
+  RegenerateReply,
+  EditMessage,
+  ListBranches,
+  SetActiveBranch,
 ];
 
 /**
  * Every other chat use case, for the gateway's chat routes: a thread's messages, listing, reading, renaming,
- * archiving it, asking its next run for a summary, deciding a tool call that waits for a person, and the channel that stops its run.
+ * archiving it, asking its next run for a summary, deciding a tool call that waits for a person, regenerating, editing and switching branches, and the channel that stops its run.
  */
 @Module({
   imports: [QueuesModule, ThreadStartModule, FileAttachmentsModule],

@@ -1,16 +1,17 @@
 import { Injectable } from '@nestjs/common';
-import { NotFoundError, ThreadResponse, toThreadResponse } from '@app/contracts';
+import { NotFoundError, ThreadResponse } from '@app/contracts';
 import { Caller, mayUseAgent } from '@app/identity';
 import { AgentRepository, MessageRepository, ThreadRepository } from '@app/persistence';
 import { FileAttachments } from '@app/files';
 import { THREAD_NOT_FOUND, threadScope } from './chat.rules';
+import { activeBranchView, ThreadViewReaders } from './thread-view';
 
 export interface GetThreadInput {
   threadId: string;
   userId?: string;
 }
 
-/** GET /chat/{thread_id}: the thread with its whole history, oldest message first. */
+/** GET /chat/{thread_id}: the thread with the history of its active branch, oldest message first. */
 @Injectable()
 export class GetThread {
   constructor(
@@ -23,12 +24,10 @@ export class GetThread {
   async execute(caller: Caller, input: GetThreadInput): Promise<ThreadResponse> {
     const thread = await this.threads.findVisible(threadScope(caller, input.userId), input.threadId);
     if (!thread || !mayUseAgent(caller, thread.agentId)) throw new NotFoundError(THREAD_NOT_FOUND);
-    const messages = await this.messages.listByThread(thread.id);
-    const writers = new Set(
-      messages.map((message) => message.agentId).filter((id): id is string => id !== null),
-    );
-    const agents = await this.agents.findMany(caller.orgId, [...writers]);
-    const files = await this.attachments.filesByMessage({ orgId: caller.orgId }, messages);
-    return toThreadResponse(thread, messages, agents, files);
+    return activeBranchView(thread, this.readers());
+  }
+
+  private readers(): ThreadViewReaders {
+    return { messages: this.messages, agents: this.agents, attachments: this.attachments };
   }
 }

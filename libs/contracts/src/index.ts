@@ -12,6 +12,8 @@ export * from './dto/post-message.dto';
 export * from './dto/list-threads.query';
 export * from './dto/update-thread.dto';
 export * from './dto/approval.dto';
+export * from './dto/branch.dto';
+export * from './responses/branch.response';
 export * from './dto/memory-path';
 export * from './dto/memory-file.dto';
 export * from './responses/message.response';

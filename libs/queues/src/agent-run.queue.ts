@@ -5,6 +5,17 @@ import { AgentRunJob, QUEUE } from '@app/contracts';
 import { TracedJobData, withTraceContext } from './job-trace-context';
 
 export const AGENT_RUN_JOB = 'run-reply';
+/**
+ * A reply's approval deadline (CONTRACTS §19) on the same queue: when due, the reply runs again (its own job,
+ * AGENT_RUN_JOB) if it still waits for a call nobody decided; it is never a run itself.
+ */
+export const APPROVAL_DEADLINE_JOB = 'approval-deadline';
+
+/**
+ * Added to a deadline's delay: the run that denies the call reads the worker's clock, which may lag the
+ * database's (that set the deadline) by a little.
+ */
+const DEADLINE_GRACE_MS = 1000;
 
 /** BullMQ's lowest priority (2^21 - 1): a larger number is refused. */
 const LOWEST_PRIORITY = 2_097_151;
@@ -39,6 +50,21 @@ export class AgentRunQueue {
       attempts: 5,
       backoff: { type: 'exponential', delay: 1000 },
       removeOnComplete: { age: 3600, count: 10000 },
+      removeOnFail: { age: 7 * 24 * 3600 },
+    });
+  }
+
+  /**
+   * Schedules the approval deadline `at` of a reply that waits for a person (APPROVAL_DEADLINE_JOB). One job per
+   * reply and deadline: a resumed run that waits again for the same calls adds nothing.
+   */
+  async enqueueApprovalDeadline(job: AgentRunJob, at: Date): Promise<void> {
+    await this.queue.add(APPROVAL_DEADLINE_JOB, withTraceContext(job), {
+      jobId: `approval-deadline-${job.messageId}-${at.getTime()}`,
+      delay: Math.max(0, at.getTime() - Date.now()) + DEADLINE_GRACE_MS,
+      attempts: 5,
+      backoff: { type: 'exponential', delay: 1000 },
+      removeOnComplete: true,
       removeOnFail: { age: 7 * 24 * 3600 },
     });
   }

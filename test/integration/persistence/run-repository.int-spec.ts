@@ -11,6 +11,7 @@ import {
   RunStepEntity,
   ThreadEntity,
   ThreadRepository,
+  ThreadSummaryRepository,
   ToolCallEntity,
 } from '@app/persistence';
 import { createTestEnvironment, TestEnvironment } from '../../support/test-environment';
@@ -96,6 +97,59 @@ describe('one-statement chat and run persistence', () => {
     expect(await db.getRepository(MessageEntity).findOneByOrFail({ id: added.reply.id })).toEqual(
       added.reply,
     );
+  });
+
+  it('gives a run its own branch only: the messages it follows and the summaries made on them', async () => {
+    const summaries = new ThreadSummaryRepository(db);
+    const { thread, question, reply: first } = await startThread();
+    const a = await db.transaction((tx) => messages.addExchange(tx, thread, exchange('branch a')));
+    const a2 = await db.transaction((tx) => messages.addExchange(tx, thread, exchange('a again')));
+    // A summary made on branch a, of the messages up to its first reply.
+    await summaries.save({
+      threadId: thread.id,
+      messageId: a2.reply.id,
+      throughPosition: a.reply.position,
+      throughMessageId: a.reply.id,
+      summarizedMessages: 4,
+      summary: 'made on a',
+      summaryTokens: 3,
+      inputTokens: 0,
+      outputTokens: 3,
+    });
+    const ids = (rows: MessageEntity[]) => rows.map((message) => message.id);
+
+    // An edit of "branch a": the new user message follows what that one followed.
+    const b = await db.transaction((tx) => messages.addExchange(tx, thread, exchange('branch b'), first.id));
+    const onB = await runs.context(b.reply, agentId);
+    expect(ids(onB.history)).toEqual([question.id, first.id, b.question.id]);
+    expect(onB.summary).toBeNull();
+    expect(ids(await messages.listActiveBranch(thread.id))).toEqual([
+      question.id,
+      first.id,
+      b.question.id,
+      b.reply.id,
+    ]);
+
+    // A regenerated reply on branch a sees branch a up to its user message, and the summary made there.
+    const again = await db.transaction((tx) =>
+      messages.addReply(tx, thread, a2.question, { agentId, maxSteps: 4 }),
+    );
+    expect(again).toMatchObject({ parentId: a2.question.id, replyToId: a2.question.id, position: 8 });
+    const onA = await runs.context(again, agentId);
+    expect(ids(onA.history)).toEqual([question.id, first.id, a.question.id, a.reply.id, a2.question.id]);
+    expect(onA.summary).toMatchObject({ summary: 'made on a', throughPosition: a.reply.position });
+    expect(ids(await messages.listActiveBranch(thread.id))).toEqual([
+      question.id,
+      first.id,
+      a.question.id,
+      a.reply.id,
+      a2.question.id,
+      again.id,
+    ]);
+    expect(await messages.previousReplyId(again)).toBe(a.reply.id);
+    expect(await messages.previousReplyId(first)).toBeNull();
+    expect(await messages.hasFollower(thread.id, a2.reply.id)).toBe(false);
+    expect(await messages.hasFollower(thread.id, a2.question.id)).toBe(true);
   });
 
   it('loads a reply with its thread and agent, equal to what TypeORM reads, and starts its run', async () => {

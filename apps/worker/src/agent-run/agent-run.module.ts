@@ -7,6 +7,7 @@ import { Settings } from '@app/config';
 import { QUEUE } from '@app/contracts';
 import { FileAttachments, FileAttachmentsModule } from '@app/files';
 import { AgentRunProcessor } from './agent-run.processor';
+import { ApprovalDeadlines } from './approval-deadlines';
 import { DelayedReplies } from './delayed-replies';
 import { FoldTokenUsage } from './fold-token-usage';
 import { HandBackOnStop } from './hand-back-on-stop';
@@ -46,6 +47,7 @@ export class AgentRunModule {
       ],
       providers: [
         AgentRunProcessor,
+        ApprovalDeadlines,
         RunCancellationListener,
         SweepPendingReplies,
         HandBackOnStop,

@@ -34,6 +34,11 @@ export class DelayedReplies extends ReplyWaker {
     throw new DelayedError();
   }
 
+  /** A delayed job at the deadline (APPROVAL_DEADLINE_JOB), which ApprovalDeadlines handles when due. */
+  async wakeAt(threadId: string, replyId: string, at: Date): Promise<void> {
+    await this.agentRuns.enqueueApprovalDeadline({ messageId: replyId, threadId }, at);
+  }
+
   /** Promotes the reply's delayed job, or enqueues it if it has none. */
   async wake(threadId: string, replyId: string): Promise<void> {
     const job = await this.queue.getJob(replyId);

@@ -76,6 +76,7 @@ export class ContextCompaction {
       threadId: thread.id,
       messageId: reply.id,
       throughPosition: older[older.length - 1].position,
+      throughMessageId: older[older.length - 1].id,
       summarizedMessages,
       summary: written.summary,
       summaryTokens: written.summaryTokens,

@@ -145,6 +145,7 @@ export class RunAgentReply {
     // The final statement named the thread's next reply and the organization's; if another run ended this one,
     // look them up.
     if (waiting) {
+      await this.wakeAtDeadline(reply, log);
       await this.scheduler.wakeOrg(reply.orgId);
     } else if (finished) {
       await this.scheduler.wake(thread.id, finished.nextReplyId);
@@ -154,6 +155,26 @@ export class RunAgentReply {
       await this.scheduler.wakeOrg(reply.orgId);
     }
     return 'done';
+  }
+
+  /**
+   * Has a reply that now waits for a person run again at the first deadline of its undecided calls, which then
+   * counts as a denial. A failure is only logged: the sweep of forgotten replies denies the call later instead.
+   */
+  private async wakeAtDeadline(reply: MessageEntity, log: Record<string, unknown>): Promise<void> {
+    try {
+      const undecided = (await this.approvals.ofReply(reply.id)).filter(
+        (approval) => approval.decision === null,
+      );
+      if (undecided.length === 0) return;
+      const deadline = Math.min(...undecided.map((approval) => approval.expiresAt.getTime()));
+      await this.scheduler.wakeAt(reply.threadId, reply.id, new Date(deadline));
+    } catch (error) {
+      this.logger.warn(
+        { ...log, err: error },
+        'approval deadline not scheduled: the sweep denies the call later',
+      );
+    }
   }
 
   /** The files attached to the thread's user messages (the thread owner's), as text and images for the model. */

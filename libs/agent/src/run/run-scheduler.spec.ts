@@ -31,6 +31,10 @@ class RecordingWaker extends ReplyWaker {
     this.woken.push([threadId, replyId]);
     return Promise.resolve();
   }
+
+  wakeAt(): Promise<void> {
+    return Promise.reject(new Error('no deadline is scheduled by these tests'));
+  }
 }
 
 function scheduler(outcome: 'blocked' | 'started' = 'started', orgCap = '3') {

@@ -8,6 +8,12 @@ import { LoadedRun, RunRepository } from '@app/persistence';
  */
 export abstract class ReplyWaker {
   abstract wake(threadId: string, replyId: string): Promise<void>;
+
+  /**
+   * Runs the reply again once `at` has passed, if it still waits for a person then: a call of it nobody decided
+   * by its deadline is denied at that moment (CONTRACTS §19), not when a sweep next passes.
+   */
+  abstract wakeAt(threadId: string, replyId: string, at: Date): Promise<void>;
 }
 
 /**
@@ -43,6 +49,11 @@ export class RunScheduler {
     if (this.settings.agentRunOrgConcurrency === 0) return;
     const next = await this.runs.nextWaitingReplyOfOrg(orgId);
     if (next) await this.wake(next.threadId, next.id);
+  }
+
+  /** Runs a reply that waits for a person again at `deadline`, the first of its undecided calls' time-outs. */
+  async wakeAt(threadId: string, replyId: string, deadline: Date): Promise<void> {
+    await this.waker.wakeAt(threadId, replyId, deadline);
   }
 
   /** Starts the reply `next` of the thread now (nothing when null), as wakeNext once it is known. */

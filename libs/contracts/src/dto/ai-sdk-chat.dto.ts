@@ -7,11 +7,20 @@ export const AI_SDK_CHAT_ID_MAX_CHARS = 128;
 export const AI_SDK_TRIGGERS = ['submit-message', 'regenerate-message'] as const;
 export type AiSdkTrigger = (typeof AI_SDK_TRIGGERS)[number];
 
-/** One UIMessage of the AI SDK as its client sends it; Parley reads the text parts of the last user one. */
+/**
+ * One UIMessage of the AI SDK as its client sends it; Parley reads the text parts of the last user one, or the
+ * approval answers (`addToolApprovalResponse`) of a last assistant one.
+ */
 export interface AiSdkUiMessage {
   id?: string;
   role?: string;
-  parts?: { type?: string; text?: unknown }[];
+  parts?: {
+    type?: string;
+    text?: unknown;
+    /** `approval-responded` once the user answered a `tool-approval-request`. */
+    state?: unknown;
+    approval?: { id?: unknown; approved?: unknown; reason?: unknown };
+  }[];
 }
 
 /**
@@ -45,7 +54,11 @@ export class AiSdkChatDto {
   @OneOf(AI_SDK_TRIGGERS)
   trigger: AiSdkTrigger;
 
-  @ApiPropertyOptional({ description: 'Sent by the client with regenerate-message; not read.' })
+  @ApiPropertyOptional({
+    description:
+      'Sent by the client with regenerate-message: the reply to regenerate (the messageId of its start ' +
+      'chunk); the last reply when absent or not a reply of the chat.',
+  })
   @IsOptional()
   @IsString()
   messageId?: string;

@@ -14,7 +14,7 @@ export class MessageEntity {
   @Column({ name: 'org_id', type: 'uuid' })
   orgId: string;
 
-  /** Order within the thread, from 0; replies run in this order. */
+  /** Order within the thread over every branch, from 0; replies run in this order. */
   @Column({ type: 'integer' })
   position: number;
 
@@ -51,6 +51,13 @@ export class MessageEntity {
   /** The user message an assistant reply answers; its run sees the thread up to that message. */
   @Column({ name: 'reply_to_id', type: 'uuid', nullable: true })
   replyToId: string | null;
+
+  /**
+   * The message this one follows on its branch (CONTRACTS §19): a reply's user message, a user message's
+   * leaf when it was posted (null for a thread's first message, and for an edit of it).
+   */
+  @Column({ name: 'parent_id', type: 'uuid', nullable: true })
+  parentId: string | null;
 
   @Column({ name: 'file_ids', type: 'jsonb', default: [] })
   fileIds: string[];

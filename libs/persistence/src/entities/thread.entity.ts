@@ -40,6 +40,13 @@ export class ThreadEntity {
   @Column({ name: 'compaction_requested_at', type: 'timestamptz', nullable: true })
   compactionRequestedAt: Date | null;
 
+  /**
+   * The leaf of the branch the thread shows (CONTRACTS §19): GET /chat/{id} lists it and its ancestors, and a
+   * follow-up continues it. Set to each new reply, or by PUT /chat/{id}/branches/active.
+   */
+  @Column({ name: 'active_leaf_id', type: 'uuid', nullable: true })
+  activeLeafId: string | null;
+
   @Column({ name: 'created_at', type: 'timestamptz', default: () => 'now()' })
   createdAt: Date;
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, In } from 'typeorm';
 import { MessageEntity, newId, ThreadEntity } from '../entities';
-import { entityRow, EntityRow } from './entity-rows';
+import { entityFromJson, entityRow, EntityRow } from './entity-rows';
 import { PreparedStatement, preparedStatement, runPrepared } from './prepared-statement';
 import { Db, Scope } from './scope';
 
@@ -38,6 +38,9 @@ const insertExchangeSql = (messages: EntityRow<MessageEntity>, from: number): st
   `${placeholders(from, messages.columns.length)}, ` +
   `${placeholders(from + messages.columns.length, messages.columns.length)}`;
 
+/** Makes $2 the active leaf of thread $1, ahead of the insert of the message it names. */
+const ACTIVE_LEAF_CTE = 'WITH leaf AS (UPDATE threads SET active_leaf_id = $2 WHERE id = $1)';
+
 /**
  * The organization's live replies stored before a reply ($1 organization, $2 and $3 the reply's created_at and
  * id): its place in the organization's backlog. Asked after the reply's commit, so replies stored at the same
@@ -60,7 +63,10 @@ const VISIBLE_MESSAGE_STATE = preparedStatement({
 export class MessageRepository {
   private readonly messageRow: EntityRow<MessageEntity>;
   private readonly threadRow: EntityRow<ThreadEntity>;
-  private readonly insertExchange: string;
+  /** An exchange's rows ($3…) and the thread ($1) shown at its reply ($2), in one statement. */
+  private readonly insertExchangeAsLeaf: string;
+  /** A reply's row ($3…) and the thread ($1) shown at it ($2), in one statement. */
+  private readonly insertReplyAsLeaf: string;
   /**
    * A new thread and its first exchange in one statement: atomic on its own, so POST /chat makes one round
    * trip for its writes instead of a transaction of five.
@@ -70,7 +76,10 @@ export class MessageRepository {
   constructor(private readonly db: DataSource) {
     this.messageRow = entityRow(db, MessageEntity);
     this.threadRow = entityRow(db, ThreadEntity);
-    this.insertExchange = insertExchangeSql(this.messageRow, 1);
+    this.insertExchangeAsLeaf = `${ACTIVE_LEAF_CTE} ${insertExchangeSql(this.messageRow, 3)}`;
+    this.insertReplyAsLeaf =
+      `${ACTIVE_LEAF_CTE} INSERT INTO messages (${this.messageRow.columns.join(', ')}) ` +
+      `VALUES ${placeholders(3, this.messageRow.columns.length)}`;
     this.startThreadStatement = preparedStatement({
       name: 'chat_start_thread',
       text:
@@ -82,7 +91,7 @@ export class MessageRepository {
 
   /**
    * Stores a new thread (built by ThreadRepository.build) with its first exchange, at positions 0 and 1, in one
-   * statement.
+   * statement; its reply is the thread's active leaf.
    */
   async startThread(
     thread: ThreadEntity,
@@ -90,7 +99,8 @@ export class MessageRepository {
     /** A transaction to store it in, with more (an idempotent answer); else the prepared statement alone. */
     tx?: Db,
   ): Promise<{ question: MessageEntity; reply: MessageEntity }> {
-    const built = this.buildExchange(thread, 0, exchange);
+    const built = this.buildExchange(thread, 0, exchange, null);
+    thread.activeLeafId = built.reply.id;
     const values = [
       ...this.threadRow.values(thread),
       ...this.messageRow.values(built.question),
@@ -115,27 +125,100 @@ export class MessageRepository {
   }
 
   /**
-   * Stores an exchange at the thread's next positions. Call it with the thread row locked
-   * (ThreadRepository.lockVisible) in the same transaction, so positions never clash.
+   * Stores an exchange at the thread's next positions, its user message following `parentId` (when not given,
+   * the thread's active leaf: a follow-up continues the branch it shows), and makes its reply the active leaf.
+   * Call it with the thread row locked (ThreadRepository.lockVisible) in the same transaction, so positions
+   * never clash.
    */
   async addExchange(
     tx: Db,
     thread: ThreadEntity,
     exchange: NewExchange,
+    parentId?: string | null,
   ): Promise<{ question: MessageEntity; reply: MessageEntity }> {
-    const rows: { next: number }[] = await tx.query(
-      'SELECT COALESCE(MAX(position) + 1, 0)::int AS next FROM messages WHERE thread_id = $1',
-      [thread.id],
-    );
-    const built = this.buildExchange(thread, rows[0].next, exchange);
-    await tx.query(this.insertExchange, [
+    const next = await this.nextPosition(tx, thread.id);
+    // A thread stored without an active leaf (by a process older than branches) continues its last message.
+    const parent = parentId !== undefined ? parentId : (thread.activeLeafId ?? next.lastId);
+    const built = this.buildExchange(thread, next.position, exchange, parent);
+    await tx.query(this.insertExchangeAsLeaf, [
+      thread.id,
+      built.reply.id,
       ...this.messageRow.values(built.question),
       ...this.messageRow.values(built.reply),
     ]);
+    thread.activeLeafId = built.reply.id;
     return built;
   }
 
-  /** Every message of a thread, oldest first. */
+  /**
+   * Stores a new pending reply to a stored user message of the thread (a regenerated reply: the one it
+   * replaces stays, on another branch) at the thread's next position, and makes it the active leaf. Call it with
+   * the thread row locked, as addExchange.
+   */
+  async addReply(
+    tx: Db,
+    thread: ThreadEntity,
+    question: MessageEntity,
+    reply: NewPendingReply,
+  ): Promise<MessageEntity> {
+    const { position } = await this.nextPosition(tx, thread.id);
+    const pending = this.pendingReply(thread, position, question.id, reply, new Date());
+    await tx.query(this.insertReplyAsLeaf, [thread.id, pending.id, ...this.messageRow.values(pending)]);
+    thread.activeLeafId = pending.id;
+    return pending;
+  }
+
+  /**
+   * The branch the thread shows (CONTRACTS §19): its active leaf (its last message when it has none, stored by
+   * a process older than branches) and every message that leaf follows, oldest first. A thread that never
+   * branched shows every message, as before branches existed.
+   */
+  async listActiveBranch(threadId: string, db: Db = this.db.manager): Promise<MessageEntity[]> {
+    const [row]: { messages: Record<string, unknown>[] }[] = await db.query(
+      `WITH RECURSIVE branch AS (
+         SELECT m.* FROM threads t JOIN messages m ON m.id = COALESCE(t.active_leaf_id,
+           (SELECT l.id FROM messages l WHERE l.thread_id = t.id ORDER BY l.position DESC LIMIT 1))
+         WHERE t.id = $1
+         UNION ALL
+         SELECT m.* FROM messages m JOIN branch b ON m.id = b.parent_id)
+       SELECT COALESCE(jsonb_agg(to_jsonb(b) ORDER BY b.position), '[]') AS messages FROM branch b`,
+      [threadId],
+    );
+    return row.messages.map((json) => entityFromJson(this.db, MessageEntity, json));
+  }
+
+  /** A message of the thread by id, on any branch; null when the thread has no such message. */
+  findInThread(threadId: string, id: string, db: Db = this.db.manager): Promise<MessageEntity | null> {
+    return db.getRepository(MessageEntity).findOneBy({ threadId, id });
+  }
+
+  /** Whether a message of the thread is followed by another (so it is no branch's leaf). */
+  async hasFollower(threadId: string, id: string, db: Db = this.db.manager): Promise<boolean> {
+    const [row]: { followed: boolean }[] = await db.query(
+      'SELECT EXISTS (SELECT 1 FROM messages WHERE thread_id = $1 AND parent_id = $2) AS followed',
+      [threadId, id],
+    );
+    return row.followed;
+  }
+
+  /** Sets the branch the thread shows to the one ending at `leafId` (a message of the thread with no follower). */
+  async setActiveLeaf(tx: Db, threadId: string, leafId: string): Promise<void> {
+    await tx.query('UPDATE threads SET active_leaf_id = $2, updated_at = now() WHERE id = $1', [
+      threadId,
+      leafId,
+    ]);
+  }
+
+  /** The thread's next position, and its last message (null when none). */
+  private async nextPosition(tx: Db, threadId: string): Promise<{ position: number; lastId: string | null }> {
+    const [row]: { position: number | null; id: string }[] = await tx.query(
+      'SELECT position, id FROM messages WHERE thread_id = $1 ORDER BY position DESC LIMIT 1',
+      [threadId],
+    );
+    return row ? { position: row.position! + 1, lastId: row.id } : { position: 0, lastId: null };
+  }
+
+  /** Every message of a thread on every branch, oldest first. */
   listByThread(threadId: string, db: Db = this.db.manager): Promise<MessageEntity[]> {
     return db.getRepository(MessageEntity).find({ where: { threadId }, order: { position: 'ASC' } });
   }
@@ -153,12 +236,15 @@ export class MessageRepository {
     return row ?? null;
   }
 
-  /** The id of the thread's last reply before `position`: what a follow-up there continued (a Responses API id). */
-  async previousReplyId(scope: Scope, threadId: string, position: number): Promise<string | null> {
+  /**
+   * The reply before `reply` on its branch: the one its user message followed, which is what a follow-up there
+   * continued (a Responses API id); null for a thread's first reply.
+   */
+  async previousReplyId(reply: MessageEntity): Promise<string | null> {
     const [row]: { id: string }[] = await this.db.query(
-      `SELECT id FROM messages WHERE org_id = $1 AND thread_id = $2 AND role = 'assistant' AND position < $3
-       ORDER BY position DESC LIMIT 1`,
-      [scope.orgId, threadId, position],
+      `SELECT p.id FROM messages q JOIN messages p ON p.id = q.parent_id
+       WHERE q.id = $1 AND q.thread_id = $2 AND p.role = 'assistant'`,
+      [reply.replyToId ?? reply.parentId, reply.threadId],
     );
     return row?.id ?? null;
   }
@@ -195,38 +281,15 @@ export class MessageRepository {
     return tx.getRepository(MessageEntity).findBy({ id: In(rows.map((row) => row.id)) });
   }
 
-  /** The rows of an exchange: the user's message at `position`, its pending reply right after it. */
+  /** The rows of an exchange: the user's message at `position` following `parentId`, its pending reply after it. */
   private buildExchange(
     thread: ThreadEntity,
     position: number,
     { message, reply }: NewExchange,
+    parentId: string | null,
   ): { question: MessageEntity; reply: MessageEntity } {
     const now = new Date();
-    const row = (values: Partial<MessageEntity>): MessageEntity =>
-      this.db.getRepository(MessageEntity).create({
-        threadId: thread.id,
-        orgId: thread.orgId,
-        errorCode: null,
-        questions: null,
-        structuredOutput: null,
-        events: null,
-        sourceIds: null,
-        documentIds: null,
-        disabledTools: null,
-        maxSteps: null,
-        completedAt: null,
-        deltaLengths: null,
-        usageTokens: 0,
-        inputTokens: 0,
-        outputTokens: 0,
-        toolCalls: 0,
-        model: null,
-        metadata: null,
-        createdAt: now,
-        updatedAt: now,
-        ...values,
-      });
-    const question = row({
+    const question = this.messageOf(thread, now, {
       id: newId(),
       position,
       role: 'user',
@@ -235,24 +298,63 @@ export class MessageRepository {
       live: false,
       agentId: null,
       replyToId: null,
+      parentId,
       fileIds: message.fileIds,
       sourceIds: message.sourceIds,
       documentIds: message.documentIds,
       disabledTools: message.disabledTools,
     });
-    const pending = row({
+    return { question, reply: this.pendingReply(thread, position + 1, question.id, reply, now) };
+  }
+
+  /** A pending reply at `position` answering (and following) the user message `questionId`. */
+  private pendingReply(
+    thread: ThreadEntity,
+    position: number,
+    questionId: string,
+    reply: NewPendingReply,
+    now: Date,
+  ): MessageEntity {
+    return this.messageOf(thread, now, {
       id: newId(),
-      position: position + 1,
+      position,
       role: 'assistant',
       content: '',
       status: 'pending',
       live: true,
       agentId: reply.agentId,
-      replyToId: question.id,
+      replyToId: questionId,
+      parentId: questionId,
       fileIds: [],
       maxSteps: reply.maxSteps,
       metadata: reply.metadata ?? null,
     });
-    return { question, reply: pending };
+  }
+
+  /** A message row of the thread with every optional column empty, then `values`. */
+  private messageOf(thread: ThreadEntity, now: Date, values: Partial<MessageEntity>): MessageEntity {
+    return this.db.getRepository(MessageEntity).create({
+      threadId: thread.id,
+      orgId: thread.orgId,
+      errorCode: null,
+      questions: null,
+      structuredOutput: null,
+      events: null,
+      sourceIds: null,
+      documentIds: null,
+      disabledTools: null,
+      maxSteps: null,
+      completedAt: null,
+      deltaLengths: null,
+      usageTokens: 0,
+      inputTokens: 0,
+      outputTokens: 0,
+      toolCalls: 0,
+      model: null,
+      metadata: null,
+      createdAt: now,
+      updatedAt: now,
+      ...values,
+    });
   }
 }

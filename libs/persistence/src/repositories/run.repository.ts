@@ -6,7 +6,7 @@ import { entityFromJson } from './entity-rows';
 import { preparedStatement, runPrepared } from './prepared-statement';
 import { Db } from './scope';
 import { NEXT_LIVE_REPLY_SQL, nextWaitingReplyOfOrgSql } from '../sql/run-scheduling.sql';
-import { latestSummarySql, ThreadSummary, threadSummaryFromJson } from './thread-summary.repository';
+import { latestSummaryOnBranchSql, ThreadSummary, threadSummaryFromJson } from './thread-summary.repository';
 import { userBudgetBusySql, userBudgetUsedSql } from './user-budget.repository';
 
 /** How a reply ends: what its final message row holds. */
@@ -117,21 +117,25 @@ const LOAD_AND_START_RUN = preparedStatement({
 });
 
 /**
- * What a run starts from, in one round trip: the thread's messages before the reply, the reply's stored steps
- * and tool results, its journaled lines, and the gate of its next step ($1 thread, $2 agent, $3 reply, $4 its
- * position).
+ * What a run starts from, in one round trip: the messages of the reply's branch before it (its user message and
+ * every message that one follows: never another branch, never a later message), the reply's stored steps and
+ * tool results, its journaled lines, the latest summary made on its branch, and the gate of its next step ($1
+ * thread, $2 agent, $3 reply).
  */
 const RUN_CONTEXT = preparedStatement({
-  name: 'run_context',
-  text: `SELECT
-     (SELECT COALESCE(jsonb_agg(to_jsonb(m) ORDER BY m.position), '[]') FROM messages m
-      WHERE m.thread_id = $1 AND m.position < $4) AS history,
+  name: 'run_context_of_branch',
+  text: `WITH RECURSIVE branch AS (
+     SELECT m.* FROM messages r JOIN messages m ON m.id = r.parent_id WHERE r.id = $3
+     UNION ALL
+     SELECT m.* FROM messages m JOIN branch b ON m.id = b.parent_id)
+   SELECT
+     (SELECT COALESCE(jsonb_agg(to_jsonb(b) ORDER BY b.position), '[]') FROM branch b) AS history,
      (SELECT COALESCE(jsonb_agg(to_jsonb(s) ORDER BY s.step), '[]') FROM run_steps s WHERE s.message_id = $3) AS steps,
      (SELECT COALESCE(jsonb_agg(to_jsonb(c) ORDER BY c.step, c.call_id), '[]') FROM tool_calls c
       WHERE c.message_id = $3) AS tool_results,
      (SELECT COALESCE(jsonb_agg(j.lines ORDER BY j.first_seq), '[]') FROM run_stream_journal j
       WHERE j.message_id = $3) AS journal,
-     ${latestSummarySql('$1', '$4')} AS summary,
+     ${latestSummaryOnBranchSql('$1', 'branch')} AS summary,
      ${GATE_FACTS_SQL}`,
 });
 
@@ -281,7 +285,7 @@ export interface RunContext {
   toolResults: ToolCallEntity[];
   /** Its journaled batches of lines (JSON lines joined by newlines), oldest first. */
   journal: string[];
-  /** The thread's latest summary of messages before the reply (CONTRACTS §19), if any. */
+  /** The latest summary of messages of the reply's branch before it (CONTRACTS §19), if any. */
   summary: ThreadSummary | null;
   gate: RunGate;
 }
@@ -363,7 +367,8 @@ export class RunRepository {
   }
 
   /**
-   * What a reply's run starts from: the thread's messages before it (never later ones), oldest first; its
+   * What a reply's run starts from: the messages of its branch before it (never later ones, nor another
+   * branch's), oldest first; the latest summary made on that branch; its
    * stored steps and tool results (a resumed run replays them); the gate of its next step.
    */
   async context(reply: MessageEntity, agentId: string): Promise<RunContext> {
@@ -375,7 +380,7 @@ export class RunRepository {
         journal: string[];
         summary: JsonRow | null;
       } & GateRow
-    >(this.db, RUN_CONTEXT, [reply.threadId, agentId, reply.id, reply.position]);
+    >(this.db, RUN_CONTEXT, [reply.threadId, agentId, reply.id]);
     return {
       history: row.history.map((json) => entityFromJson(this.db, MessageEntity, json)),
       steps: row.steps.map((json) => entityFromJson(this.db, RunStepEntity, json)),

@@ -26,6 +26,8 @@ export interface NewThreadSummary {
   threadId: string;
   messageId: string;
   throughPosition: number;
+  /** The last summarized message: the summary applies to the branches it is on. */
+  throughMessageId: string;
   summarizedMessages: number;
   summary: string;
   summaryTokens: number;
@@ -47,12 +49,14 @@ export const threadSummaryFromJson = (row: Record<string, unknown>): ThreadSumma
 });
 
 /**
- * The latest summary of thread `$thread` written before position `$position` (an alias-free select-list item):
- * the one a run at that position reads.
+ * The latest summary of thread `$thread` whose last summarized message is one of `branch` (a relation of the
+ * messages a run sees: its branch before it), as an alias-free select-list item: the one that run reads. A
+ * summary stands for its last message and every message that one follows, so it holds nothing of another
+ * branch (CONTRACTS §19).
  */
-export const latestSummarySql = (thread: string, position: string): string =>
-  `(SELECT to_jsonb(s) FROM thread_summaries s WHERE s.thread_id = ${thread} AND s.through_position < ${position}
-     ORDER BY s.through_position DESC, s.created_at DESC LIMIT 1)`;
+export const latestSummaryOnBranchSql = (thread: string, branch: string): string =>
+  `(SELECT to_jsonb(s) FROM thread_summaries s JOIN ${branch} sb ON sb.id = s.through_message_id
+     WHERE s.thread_id = ${thread} ORDER BY s.through_position DESC, s.created_at DESC LIMIT 1)`;
 
 @Injectable()
 export class ThreadSummaryRepository {
@@ -66,8 +70,8 @@ export class ThreadSummaryRepository {
     await this.db.query(
       `WITH stored AS (
          INSERT INTO thread_summaries (id, thread_id, message_id, through_position, summarized_messages, summary,
-           summary_tokens, input_tokens, output_tokens)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9))
+           summary_tokens, input_tokens, output_tokens, through_message_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10))
        UPDATE threads SET compaction_requested_at = NULL WHERE id = $2 AND compaction_requested_at IS NOT NULL`,
       [
         randomUUID(),
@@ -79,6 +83,7 @@ export class ThreadSummaryRepository {
         summary.summaryTokens,
         summary.inputTokens,
         summary.outputTokens,
+        summary.throughMessageId,
       ],
     );
   }

@@ -49,6 +49,7 @@ export class ThreadRepository {
       inception: 'conversational',
       archivedAt: null,
       compactionRequestedAt: null,
+      activeLeafId: null,
       createdAt: now,
       updatedAt: now,
       ...values,

@@ -72,6 +72,20 @@ export const APPROVAL_TIMED_OUT = 'No decision within the approval time-out.';
 export class ToolApprovalRepository {
   constructor(private readonly db: DataSource) {}
 
+  /**
+   * Whether the reply still waits for a person (live, `requires_action`) on a call whose time is up: its run, when
+   * it resumes, denies that call. Read by the database's clock, as the time-out was set.
+   */
+  async timedOut(messageId: string): Promise<boolean> {
+    const [row]: { timed_out: boolean }[] = await this.db.query(
+      `SELECT EXISTS (SELECT 1 FROM messages m JOIN tool_approvals a ON a.message_id = m.id
+         WHERE m.id = $1 AND m.live AND m.status = 'requires_action' AND a.decision IS NULL
+           AND a.expires_at <= now()) AS timed_out`,
+      [messageId],
+    );
+    return row.timed_out;
+  }
+
   /** A reply's approvals, in the order of their steps and calls. */
   async ofReply(messageId: string): Promise<ToolApproval[]> {
     const rows: ApprovalRow[] = await this.db.query(

@@ -77,7 +77,11 @@ export class AiSdkChatController {
     description:
       'The request DefaultChatTransport sends, with agent_id (and, with a service key, user_id) in its body. ' +
       'The first request with a chat id unknown for this end user starts a thread bound to it; later ones post ' +
-      'follow-ups to it. Only the last user message is read (its text parts joined). ' +
+      'follow-ups to it. Only the last user message is read (its text parts joined). trigger ' +
+      'regenerate-message regenerates the reply named by messageId (the last one when absent or not a reply), ' +
+      'interrupting it if still live; the replaced reply stays stored as another branch. A request whose last ' +
+      'message is the waiting reply with tool parts in state approval-responded (addToolApprovalResponse) ' +
+      'records those decisions and answers the rest of the reply, after its last tool-approval-request. ' +
       SSE_DESCRIPTION,
   })
   @ApiOkResponse({
@@ -85,8 +89,8 @@ export class AiSdkChatController {
     content: { 'text/event-stream': { schema: { type: 'string' } } },
   })
   @ApiErrors([400, 404, 409, 413], {
-    400: 'trigger regenerate-message is not supported yet.',
-    404: "Agent not found (a new chat), or the chat's thread is gone.",
+    404: "Agent not found (a new chat), the chat's thread is gone, or regenerate-message for an unknown chat.",
+    409: 'Approval answers while no reply of the chat waits for one.',
   })
   async send(
     @CurrentCaller() caller: Caller,

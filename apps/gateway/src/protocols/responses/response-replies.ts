@@ -33,12 +33,8 @@ export class ResponseReplies {
     const owner = caller.endUser?.userId ?? userId;
     const thread = await this.threads.findVisible({ orgId: caller.orgId, userId: owner }, reply.threadId);
     if (!thread || !mayUseAgent(caller, thread.agentId)) throw new NotFoundError(RESPONSE_NOT_FOUND);
-    // The reply before it in the thread is what a follow-up continued (CONTRACTS §18 previous_response_id).
-    const previousId = await this.messages.previousReplyId(
-      { orgId: caller.orgId },
-      thread.id,
-      reply.position,
-    );
+    // The reply before it on its branch is what a follow-up continued (CONTRACTS §18 previous_response_id).
+    const previousId = await this.messages.previousReplyId(reply);
     return {
       reply,
       thread,

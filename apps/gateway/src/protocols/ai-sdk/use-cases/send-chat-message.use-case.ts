@@ -1,25 +1,30 @@
 import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
 import {
   AiSdkChatDto,
+  APPROVAL_REASON_MAX_CHARS,
+  ApprovalDecision,
+  ConflictError,
   AiSdkUiMessage,
-  BadRequestError,
   InvalidInputError,
   isRowId,
   MESSAGE_CONTENT_MAX_CHARS,
+  NotFoundError,
   pydanticIssue,
   valueErrorIssue,
 } from '@app/contracts';
-import { PostMessage, StartThread } from '@app/chat';
+import { CALL_NOT_WAITING, DecideApproval, PostMessage, RegenerateReply, StartThread } from '@app/chat';
 import { Caller } from '@app/identity';
-import { AiSdkChatRepository, ChatOwner, ThreadRepository } from '@app/persistence';
+import { AiSdkChatRepository, ChatOwner, MessageRepository, ThreadRepository } from '@app/persistence';
 import { ReplyStream } from '@app/run-events';
 import { OpenReplyStream } from '../../../stream/use-cases/open-reply-stream.use-case';
-import { chatOwner } from '../chat-owner';
+import { CHAT_NOT_FOUND, chatOwner } from '../chat-owner';
 
 /**
  * POST /ai-sdk/chat (CONTRACTS §17): the last user message of the AI SDK's request, posted to the chat's
  * thread (a new chat id starts one, bound to it), answered with the reply's stream. Parley holds the history,
- * so the messages before it are not read.
+ * so the messages before it are not read. `trigger: "regenerate-message"` regenerates a reply of the chat's
+ * thread instead (§19).
  */
 @Injectable()
 export class SendChatMessage {
@@ -28,14 +33,18 @@ export class SendChatMessage {
     private readonly threads: ThreadRepository,
     private readonly startThread: StartThread,
     private readonly postMessage: PostMessage,
+    private readonly regenerateReply: RegenerateReply,
+    private readonly decideApproval: DecideApproval,
+    private readonly db: DataSource,
+    private readonly messages: MessageRepository,
     private readonly openReplyStream: OpenReplyStream,
   ) {}
 
   async execute(caller: Caller, body: AiSdkChatDto): Promise<ReplyStream> {
     const owner = chatOwner(caller, body.user_id, ['body', 'user_id']);
-    if (body.trigger === 'regenerate-message') {
-      throw new BadRequestError('Regenerating a reply is not supported yet: send the message again');
-    }
+    if (body.trigger === 'regenerate-message') return this.regenerate(caller, owner, body);
+    const answers = approvalAnswers(body.messages);
+    if (answers.length > 0) return this.answerApprovals(caller, owner, body.id, answers);
     const message = { content: lastUserText(body.messages), file_ids: body.file_ids };
     const threadId = await this.threadOf(owner, body.id);
     let replyId: string;
@@ -61,6 +70,70 @@ export class SendChatMessage {
   }
 
   /**
+   * `useChat`'s regenerate(): the client dropped the reply it regenerates (and what followed) and names it in
+   * `messageId`, whose id is the reply's own (the `start` chunk gave it); absent, or naming a user message (ids
+   * only the client knows), the last reply the thread shows is regenerated. A reply still live is interrupted:
+   * asking for another answer supersedes it.
+   */
+  private async regenerate(caller: Caller, owner: ChatOwner, body: AiSdkChatDto): Promise<ReplyStream> {
+    const threadId = await this.chats.findThreadId(owner, body.id);
+    if (!threadId) throw new NotFoundError(CHAT_NOT_FOUND);
+    const named =
+      body.messageId && isRowId(body.messageId)
+        ? await this.messages.findInThread(threadId, body.messageId)
+        : null;
+    const reply = await this.regenerateReply.execute(caller, {
+      threadId,
+      userId: owner.userId,
+      body: {
+        message_id: named?.role === 'assistant' ? named.id : null,
+        options: { multitask_strategy: 'interrupt' },
+      },
+    });
+    return this.openReplyStream.execute(caller, { messageId: reply.id, userId: owner.userId });
+  }
+
+  /**
+   * `useChat`'s addToolApprovalResponse(): the last message is the waiting reply, its answered tool parts carry
+   * the decisions (the approval id is the call id, as `tool-approval-request` gave it). Each is recorded as
+   * POST /chat/messages/{id}/approvals would (CONTRACTS §19); a call decided already (the client sent its answer
+   * again) is passed over. The answer is the reply's stream after its last `approval.requested` line: the
+   * client holds the lines before it, and the continuation updates the same assistant message.
+   */
+  private async answerApprovals(
+    caller: Caller,
+    owner: ChatOwner,
+    chatId: string,
+    answers: ApprovalAnswer[],
+  ): Promise<ReplyStream> {
+    const threadId = await this.chats.findThreadId(owner, chatId);
+    if (!threadId) throw new NotFoundError(CHAT_NOT_FOUND);
+    const live = await this.messages.liveReplies(this.db.manager, threadId);
+    const waiting = live.find((reply) => reply.status === 'requires_action');
+    if (!waiting) throw new ConflictError(CALL_NOT_WAITING);
+    for (const answer of answers) {
+      await this.decideApproval
+        .execute(caller, {
+          messageId: waiting.id,
+          body: { call_id: answer.callId, decision: answer.decision, reason: answer.reason },
+          userId: owner.userId,
+        })
+        .catch((error: unknown) => {
+          if (!(error instanceof ConflictError)) throw error;
+        });
+    }
+    const events = (await this.messages.findById(waiting.id))?.events ?? [];
+    const requested = events
+      .filter((line) => line.type === 'approval.requested')
+      .map((line) => Number(line.seq));
+    return this.openReplyStream.execute(caller, {
+      messageId: waiting.id,
+      userId: owner.userId,
+      after: requested.length > 0 ? Math.max(...requested) : undefined,
+    });
+  }
+
+  /**
    * The thread the chat id is bound to. An id not bound yet that is the id of one of the owner's threads binds
    * to that thread, so a front end can continue a thread it listed (GET /chat) with `useChat({id})`.
    */
@@ -72,6 +145,38 @@ export class SendChatMessage {
     await this.chats.bind(owner, chatId, thread.id);
     return thread.id;
   }
+}
+
+/** A decision the client's UI recorded on a tool part (AI SDK 6 `approval-responded`). */
+interface ApprovalAnswer {
+  callId: string;
+  decision: ApprovalDecision;
+  reason: string | null;
+}
+
+/** The answered approvals of the request's last message, when it is an assistant one; else none. */
+function approvalAnswers(messages: AiSdkUiMessage[]): ApprovalAnswer[] {
+  const index = messages.length - 1;
+  const last = messages[index];
+  if (last?.role !== 'assistant' || !Array.isArray(last.parts)) return [];
+  return last.parts.flatMap((part, partIndex) => {
+    const approval = part?.state === 'approval-responded' ? part.approval : undefined;
+    if (typeof approval?.id !== 'string' || typeof approval.approved !== 'boolean') return [];
+    const reason = typeof approval.reason === 'string' ? approval.reason : null;
+    // The limits of POST /chat/messages/{id}/approvals, where this reason was sent.
+    const loc = ['body', 'messages', index, 'parts', partIndex, 'approval', 'reason'];
+    if (reason !== null && reason.length > APPROVAL_REASON_MAX_CHARS) {
+      throw new InvalidInputError([
+        pydanticIssue('string_too_long', loc, reason, { max_length: APPROVAL_REASON_MAX_CHARS }),
+      ]);
+    }
+    if (reason?.includes('\u0000')) {
+      throw new InvalidInputError([valueErrorIssue(loc, reason, 'text holds a NUL character')]);
+    }
+    return [
+      { callId: approval.id, decision: approval.approved ? ('approve' as const) : ('deny' as const), reason },
+    ];
+  });
 }
 
 /** The new message: the text parts of the last user message, joined by newlines (so directives stay lines). */

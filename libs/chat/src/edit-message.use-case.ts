@@ -1,0 +1,96 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { Settings } from '@app/config';
+import {
+  EditMessageDto,
+  InvalidInputError,
+  NotFoundError,
+  ThreadResponse,
+  valueErrorIssue,
+} from '@app/contracts';
+import { Caller } from '@app/identity';
+import { AgentRepository, MessageRepository, ThreadRepository } from '@app/persistence';
+import { AgentRunQueue } from '@app/queues';
+import { RunCancellation } from '@app/run-events';
+import { FileAttachments } from '@app/files';
+import { clearLiveReplies, finishClearing, lockThread } from './branch.rules';
+import { AGENT_NOT_FOUND, enqueueStoredReply, exchangeOf, threadScope } from './chat.rules';
+import { MESSAGE_NOT_FOUND } from './decide-approval.use-case';
+import { activeBranchView, ThreadViewReaders } from './thread-view';
+
+export interface EditMessageInput {
+  threadId: string;
+  /** `user_id` of the query string, if any. */
+  userId?: string;
+  body: EditMessageDto;
+}
+
+/**
+ * POST /chat/{thread_id}/edit (CONTRACTS §19): a new user message in the place of one of the thread's (it
+ * follows what that one followed) and a pending reply to it, which become the active branch; the edited message
+ * and what followed it stay stored, as another branch. Answers the thread as it now shows.
+ */
+@Injectable()
+export class EditMessage {
+  private readonly logger = new Logger(EditMessage.name);
+
+  constructor(
+    private readonly db: DataSource,
+    private readonly settings: Settings,
+    private readonly agents: AgentRepository,
+    private readonly threads: ThreadRepository,
+    private readonly messages: MessageRepository,
+    private readonly agentRuns: AgentRunQueue,
+    private readonly attachments: FileAttachments,
+    private readonly cancellation: RunCancellation,
+  ) {}
+
+  async execute(caller: Caller, input: EditMessageInput): Promise<ThreadResponse> {
+    const { body } = input;
+    const options = body.options ?? {};
+    const scope = threadScope(caller, input.userId, options.user_id);
+
+    const { reply, response, cleared } = await this.db.transaction(async (tx) => {
+      const thread = await lockThread(tx, caller, scope, input.threadId, this.threads);
+      const edited = await this.messages.findInThread(thread.id, body.message_id, tx);
+      if (!edited) throw new NotFoundError(MESSAGE_NOT_FOUND);
+      if (edited.role !== 'user') {
+        throw new InvalidInputError([
+          valueErrorIssue(['body', 'message_id'], body.message_id, 'the message is not a user message'),
+        ]);
+      }
+      // Files must be the thread owner's (CONTRACTS §8), whoever the call names.
+      await this.attachments.requireUploaded(
+        { orgId: caller.orgId, userId: thread.userId },
+        body.message.file_ids ?? [],
+      );
+      const agent = await this.agents.findActive(caller.orgId, thread.agentId, tx);
+      if (!agent) throw new NotFoundError(AGENT_NOT_FOUND);
+      const cleared = await clearLiveReplies(
+        tx,
+        thread,
+        options.multitask_strategy,
+        this.messages,
+        this.agents,
+      );
+      const { reply } = await this.messages.addExchange(
+        tx,
+        thread,
+        exchangeOf(body.message, {
+          agentId: agent.id,
+          maxSteps: options.max_steps ?? this.settings.defaultMaxSteps,
+        }),
+        edited.parentId,
+      );
+      return { reply, response: await activeBranchView(thread, this.readers(), tx), cleared };
+    });
+
+    await finishClearing(cleared, reply.threadId, this.cancellation, this.agentRuns, this.logger);
+    await enqueueStoredReply(this.agentRuns, this.messages, this.logger, reply, caller.requestId);
+    return response;
+  }
+
+  private readers(): ThreadViewReaders {
+    return { messages: this.messages, agents: this.agents, attachments: this.attachments };
+  }
+}

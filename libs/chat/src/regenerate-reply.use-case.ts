@@ -1,0 +1,108 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { Settings } from '@app/config';
+import {
+  InvalidInputError,
+  MessageResponse,
+  NotFoundError,
+  RegenerateReplyDto,
+  toMessageResponse,
+  valueErrorIssue,
+} from '@app/contracts';
+import { Caller } from '@app/identity';
+import {
+  AgentRepository,
+  Db,
+  MessageEntity,
+  MessageRepository,
+  ThreadEntity,
+  ThreadRepository,
+} from '@app/persistence';
+import { AgentRunQueue } from '@app/queues';
+import { RunCancellation } from '@app/run-events';
+import { clearLiveReplies, finishClearing, lockThread } from './branch.rules';
+import { AGENT_NOT_FOUND, enqueueStoredReply, threadScope } from './chat.rules';
+import { MESSAGE_NOT_FOUND } from './decide-approval.use-case';
+
+export interface RegenerateReplyInput {
+  threadId: string;
+  /** `user_id` of the query string, if any. */
+  userId?: string;
+  body: RegenerateReplyDto;
+}
+
+/**
+ * POST /chat/{thread_id}/regenerate (CONTRACTS §19): a new pending reply to the user message of a reply (by
+ * default the last reply of the active branch), answered like a follow-up. The replaced reply and what followed
+ * it stay stored, as another branch; the new reply is the active leaf, and its run sees its branch only, so the
+ * replaced reply's steps are neither shown to it nor run again.
+ */
+@Injectable()
+export class RegenerateReply {
+  private readonly logger = new Logger(RegenerateReply.name);
+
+  constructor(
+    private readonly db: DataSource,
+    private readonly settings: Settings,
+    private readonly agents: AgentRepository,
+    private readonly threads: ThreadRepository,
+    private readonly messages: MessageRepository,
+    private readonly agentRuns: AgentRunQueue,
+    private readonly cancellation: RunCancellation,
+  ) {}
+
+  async execute(caller: Caller, input: RegenerateReplyInput): Promise<MessageResponse> {
+    const options = input.body.options ?? {};
+    const scope = threadScope(caller, input.userId, options.user_id);
+
+    const { reply, response, cleared } = await this.db.transaction(async (tx) => {
+      const thread = await lockThread(tx, caller, scope, input.threadId, this.threads);
+      const replaced = await this.replacedReply(tx, thread, input.body.message_id ?? null);
+      const question = replaced.replyToId
+        ? await this.messages.findInThread(thread.id, replaced.replyToId, tx)
+        : null;
+      if (!question) throw new NotFoundError(MESSAGE_NOT_FOUND);
+      // A new run needs a live agent, as a follow-up does.
+      const agent = await this.agents.findActive(caller.orgId, thread.agentId, tx);
+      if (!agent) throw new NotFoundError(AGENT_NOT_FOUND);
+      const cleared = await clearLiveReplies(
+        tx,
+        thread,
+        options.multitask_strategy,
+        this.messages,
+        this.agents,
+      );
+      const reply = await this.messages.addReply(tx, thread, question, {
+        agentId: agent.id,
+        maxSteps: options.max_steps ?? this.settings.defaultMaxSteps,
+      });
+      return { reply, response: toMessageResponse(reply, agent), cleared };
+    });
+
+    await finishClearing(cleared, reply.threadId, this.cancellation, this.agentRuns, this.logger);
+    await enqueueStoredReply(this.agentRuns, this.messages, this.logger, reply, caller.requestId);
+    return response;
+  }
+
+  /** The reply to replace: the one named (an assistant reply of the thread, on any branch), else the last shown. */
+  private async replacedReply(
+    tx: Db,
+    thread: ThreadEntity,
+    messageId: string | null,
+  ): Promise<MessageEntity> {
+    if (messageId === null) {
+      const shown = await this.messages.listActiveBranch(thread.id, tx);
+      const last = shown.filter((message) => message.role === 'assistant').pop();
+      if (!last) throw new NotFoundError(MESSAGE_NOT_FOUND);
+      return last;
+    }
+    const named = await this.messages.findInThread(thread.id, messageId, tx);
+    if (!named) throw new NotFoundError(MESSAGE_NOT_FOUND);
+    if (named.role !== 'assistant') {
+      throw new InvalidInputError([
+        valueErrorIssue(['body', 'message_id'], messageId, 'the message is not an assistant reply'),
+      ]);
+    }
+    return named;
+  }
+}

@@ -1,0 +1,28 @@
+import { ThreadResponse, toThreadResponse } from '@app/contracts';
+import { Db, MessageRepository, AgentRepository, ThreadEntity } from '@app/persistence';
+import { FileAttachments } from '@app/files';
+
+/** What a thread's answer reads: its messages, the agents that wrote them and the files they carry. */
+export interface ThreadViewReaders {
+  messages: MessageRepository;
+  agents: AgentRepository;
+  attachments: FileAttachments;
+}
+
+/**
+ * A thread as every answer that holds its messages shows it (CONTRACTS §19): the active branch, oldest first,
+ * with each message's agent and files. `db`: the transaction that just changed it, if any.
+ */
+export async function activeBranchView(
+  thread: ThreadEntity,
+  readers: ThreadViewReaders,
+  db?: Db,
+): Promise<ThreadResponse> {
+  const messages = await readers.messages.listActiveBranch(thread.id, db);
+  const writers = new Set(
+    messages.map((message) => message.agentId).filter((id): id is string => id !== null),
+  );
+  const agents = await readers.agents.findMany(thread.orgId, [...writers], db);
+  const files = await readers.attachments.filesByMessage({ orgId: thread.orgId }, messages);
+  return toThreadResponse(thread, messages, agents, files);
+}

@@ -1,0 +1,64 @@
+import { IsInt, IsOptional, IsString, IsUUID } from 'class-validator';
+import { HumanMessageDto } from './human-message.dto';
+import { MULTITASK_STRATEGIES, MultitaskStrategy } from './post-message.dto';
+import { Ge, Model, Nullable, OneOf } from './rules';
+
+/**
+ * Options of a regenerate or an edit (CONTRACTS §19). With a live reply in the thread it is refused (409)
+ * unless `multitask_strategy` is `interrupt`, which cancels the live reply first (§12).
+ */
+export class BranchOptionsDto {
+  /** When given, it must be the thread's owner. */
+  @IsOptional()
+  @Nullable()
+  @IsString()
+  user_id?: string | null;
+
+  @IsOptional()
+  @Nullable()
+  @IsInt()
+  @Ge(1)
+  max_steps?: number | null;
+
+  /** Only `interrupt` changes anything: `enqueue` and `reject` are refused while a reply is live. */
+  @IsOptional()
+  @Nullable()
+  @OneOf(MULTITASK_STRATEGIES)
+  multitask_strategy?: MultitaskStrategy | null;
+}
+
+/** POST /chat/{thread_id}/regenerate body. */
+export class RegenerateReplyDto {
+  /** The assistant reply to replace; the last reply of the active branch when absent. */
+  @IsOptional()
+  @Nullable()
+  @IsUUID()
+  message_id?: string | null;
+
+  @IsOptional()
+  @Nullable()
+  @Model(() => BranchOptionsDto)
+  options?: BranchOptionsDto | null;
+}
+
+/** POST /chat/{thread_id}/edit body. */
+export class EditMessageDto {
+  /** The user message to replace; it stays stored, on another branch. */
+  @IsUUID()
+  message_id: string;
+
+  @Model(() => HumanMessageDto)
+  message: HumanMessageDto;
+
+  @IsOptional()
+  @Nullable()
+  @Model(() => BranchOptionsDto)
+  options?: BranchOptionsDto | null;
+}
+
+/** PUT /chat/{thread_id}/branches/active body. */
+export class SetActiveBranchDto {
+  /** A leaf of the thread, as GET /chat/{thread_id}/branches names it. */
+  @IsUUID()
+  leaf_message_id: string;
+}

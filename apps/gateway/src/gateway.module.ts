@@ -27,6 +27,7 @@ import { RoutinesApiModule } from './routines/routines.module';
 import { UsageModule } from './usage/usage.module';
 import { UserBudgetsModule } from './budgets/user-budgets.module';
 import { FeedbackModule } from './feedback/feedback.module';
+import { ErasureModule } from './erasure/erasure.module';
 import { WebhooksApiModule } from './webhooks/webhooks.module';
 
 /** The HTTP API: one module per area of the spec, behind the service-token guard. */
@@ -53,6 +54,7 @@ export class GatewayModule {
         UsageModule,
         UserBudgetsModule,
         FeedbackModule,
+        ErasureModule,
         RoutinesApiModule,
         SkillsModule,
         SourcesModule,

@@ -40,3 +40,5 @@ export * from './dto/user-budget.dto';
 export * from './responses/user-budget.response';
 export * from './dto/feedback.dto';
 export * from './responses/feedback.response';
+export * from './dto/erasure.dto';
+export * from './responses/erasure.response';

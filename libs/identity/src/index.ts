@@ -8,3 +8,4 @@ export * from './keys/import-key.use-case';
 export * from './keys/list-keys.use-case';
 export * from './keys/revoke-key.use-case';
 export * from './end-user-token';
+export * from './end-user-hash';

@@ -36,3 +36,4 @@ export * from './repositories/ai-sdk-chat.repository';
 export * from './repositories/usage.repository';
 export * from './repositories/user-budget.repository';
 export * from './repositories/feedback.repository';
+export * from './repositories/erasure.repository';

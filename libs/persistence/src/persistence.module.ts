@@ -7,6 +7,7 @@ import { AiSdkChatRepository } from './repositories/ai-sdk-chat.repository';
 import { UsageRepository } from './repositories/usage.repository';
 import { UserBudgetRepository } from './repositories/user-budget.repository';
 import { FeedbackRepository } from './repositories/feedback.repository';
+import { ErasureRepository } from './repositories/erasure.repository';
 import { ApiKeyRepository } from './repositories/api-key.repository';
 import { ConversationFileRepository } from './repositories/conversation-file.repository';
 import { IdempotencyKeyRepository } from './repositories/idempotency-key.repository';
@@ -46,6 +47,7 @@ const REPOSITORIES = [
   UsageRepository,
   UserBudgetRepository,
   FeedbackRepository,
+  ErasureRepository,
 ];
 
 /** The data source (PostgreSQL, the system of record) and the repositories every app shares. */

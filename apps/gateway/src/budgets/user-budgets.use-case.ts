@@ -3,7 +3,7 @@ import { NotFoundError, PutUserBudgetDto, UserBudgetResponse } from '@app/contra
 import { Caller } from '@app/identity';
 import { UserBudget, UserBudgetRepository } from '@app/persistence';
 
-const toResponse = (budget: UserBudget): UserBudgetResponse => ({
+export const toUserBudgetResponse = (budget: UserBudget): UserBudgetResponse => ({
   user_id: budget.userId,
   period: budget.period,
   max_tokens: budget.maxTokens,
@@ -19,13 +19,13 @@ export class UserBudgets {
   constructor(private readonly budgets: UserBudgetRepository) {}
 
   async put(caller: Caller, userId: string, body: PutUserBudgetDto): Promise<UserBudgetResponse> {
-    return toResponse(await this.budgets.put(caller.orgId, userId, body.period, body.max_tokens));
+    return toUserBudgetResponse(await this.budgets.put(caller.orgId, userId, body.period, body.max_tokens));
   }
 
   async get(caller: Caller, userId: string): Promise<UserBudgetResponse> {
     const budget = await this.budgets.find(caller.orgId, userId);
     if (!budget) throw budgetNotFound();
-    return toResponse(budget);
+    return toUserBudgetResponse(budget);
   }
 
   async delete(caller: Caller, userId: string): Promise<void> {

@@ -15,7 +15,7 @@ import {
 import { Caller } from '@app/identity';
 import { FeedbackRepository, MessageFeedback } from '@app/persistence';
 
-const toResponse = (feedback: MessageFeedback): FeedbackResponse => ({
+export const toFeedbackResponse = (feedback: MessageFeedback): FeedbackResponse => ({
   message_id: feedback.messageId,
   thread_id: feedback.threadId,
   agent_id: feedback.agentId,
@@ -56,7 +56,7 @@ export class PutFeedback {
       caller.endUser?.agentIds ?? undefined,
     );
     if (!stored) throw new NotFoundError('Message not found');
-    return toResponse(stored);
+    return toFeedbackResponse(stored);
   }
 }
 
@@ -74,7 +74,7 @@ export class ListFeedback {
       beforeMessageId: query.before === undefined ? undefined : cursorRowId(query.before),
       limit,
     });
-    const feedback = rows.map(toResponse);
+    const feedback = rows.map(toFeedbackResponse);
     return rows.length === limit
       ? { feedback, nextCursor: rowCursor(rows[rows.length - 1].messageId) }
       : { feedback };

@@ -24,6 +24,7 @@ import { ToolApprovals1766400000000 } from './1766400000000-tool-approvals';
 import { ReplyUsage1766500000000 } from './1766500000000-reply-usage';
 import { UserBudgets1766500100000 } from './1766500100000-user-budgets';
 import { MessageFeedback1766500200000 } from './1766500200000-message-feedback';
+import { Erasures1766600100000 } from './1766600100000-erasures';
 
 /** Every migration in order; a merged migration is never edited, a change is a new file. */
 export const MIGRATIONS = [
@@ -53,4 +54,5 @@ export const MIGRATIONS = [
   ReplyUsage1766500000000,
   UserBudgets1766500100000,
   MessageFeedback1766500200000,
+  Erasures1766600100000,
 ];

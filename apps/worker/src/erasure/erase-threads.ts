@@ -1,7 +1,10 @@
+import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable } from '@nestjs/common';
+import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
 import { Settings } from '@app/config';
+import { QUEUE } from '@app/contracts';
 import { ErasureCounts, ErasureRepository } from '@app/persistence';
 import { REDIS } from '@app/redis';
 import { runEventKeys } from '@app/run-events';
@@ -30,6 +33,7 @@ export class EraseThreads {
     private readonly storage: StorageDriver,
     private readonly settings: Settings,
     @Inject(REDIS) private readonly redis: Redis,
+    @InjectQueue(QUEUE.agentRun) private readonly agentRuns: Queue,
   ) {}
 
   async execute(orgId: string, threadIds: string[], erasureId: string | null): Promise<ErasureCounts> {
@@ -76,12 +80,17 @@ export class EraseThreads {
     });
   }
 
-  /** A reply's replay log and its owner token (a live channel keeps nothing). One slot per message on a cluster. */
+  /**
+   * A reply's replay log and owner token (a live channel keeps nothing; one slot per message on a cluster), and
+   * its agent-run job kept after it ended (the job id is the message id). A job still locked by a run is left:
+   * its run ended cancelled, and the job goes with BullMQ's cleanup of finished jobs.
+   */
   private async deleteRunEvents(messageIds: string[]): Promise<void> {
     await Promise.all(
-      messageIds.map((id) => {
+      messageIds.map(async (id) => {
         const keys = runEventKeys(this.settings.redisPrefix, id);
-        return this.redis.del(keys.stream, keys.owner);
+        await this.redis.del(keys.stream, keys.owner);
+        await this.agentRuns.remove(id).catch(() => 0);
       }),
     );
   }

@@ -42,6 +42,8 @@ export class Erasures1766600100000 implements MigrationInterface {
   }
 
   public async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`DROP INDEX thread_summaries_message_idx`);
+    await queryRunner.query(`DROP INDEX messages_reply_to_idx`);
     await queryRunner.query(`DROP INDEX conversation_files_owner_idx`);
     await queryRunner.query(`DROP INDEX threads_age_idx`);
     await queryRunner.query(`DROP INDEX threads_owner_idx`);

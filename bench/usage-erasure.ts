@@ -45,7 +45,7 @@ async function seed(db: Client, orgId: string, agentIds: string[]): Promise<void
      SELECT gen_random_uuid(), t.id, t.org_id, p, 'assistant', 'Reply', 'success', false, t.agent_id,
        now() - (p % 30) * interval '1 day', now() - (p % 30) * interval '1 day', 100 + p % 7, 20 + p % 5, p % 3,
        CASE WHEN p % 4 = 0 THEN 'openai:gpt-4o' ELSE 'builtin' END
-     FROM threads t CROSS JOIN generate_series(0, $2 / $3 - 1) AS p WHERE t.org_id = $1`,
+     FROM threads t CROSS JOIN generate_series(0, $2::int / $3::int - 1) AS p WHERE t.org_id = $1`,
     [orgId, REPLIES, THREADS],
   );
   // The rollup as the statement that ends each reply keeps it.
@@ -154,7 +154,7 @@ async function main(): Promise<void> {
        INSERT INTO messages (id, thread_id, org_id, position, role, content, status, live, agent_id)
        SELECT gen_random_uuid(), t.id, $1, p, CASE WHEN p % 2 = 0 THEN 'user' ELSE 'assistant' END,
          'message ' || p, 'success', false, CASE WHEN p % 2 = 1 THEN $3::uuid END
-       FROM t, generate_series(0, $4 - 1) p`,
+       FROM t, generate_series(0, $4::int - 1) p`,
       [orgId, erased, agents[0], perThread],
     );
     children.push(spawnApp('worker', { ...env, WORKER_HEALTH_PORT: String(await freePort()) }));

@@ -39,6 +39,11 @@ export class Erasures1766600100000 implements MigrationInterface {
     await queryRunner.query(
       `CREATE INDEX conversation_files_owner_idx ON conversation_files (org_id, user_id)`,
     );
+    // Deleting messages checks the rows that refer to them: without these, each deleted message scans the table.
+    await queryRunner.query(
+      `CREATE INDEX messages_reply_to_idx ON messages (reply_to_id) WHERE reply_to_id IS NOT NULL`,
+    );
+    await queryRunner.query(`CREATE INDEX thread_summaries_message_idx ON thread_summaries (message_id)`);
   }
 
   public async down(queryRunner: QueryRunner): Promise<void> {

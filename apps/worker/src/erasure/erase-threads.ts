@@ -5,7 +5,7 @@ import { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
 import { Settings } from '@app/config';
 import { QUEUE } from '@app/contracts';
-import { ErasureCounts, ErasureRepository } from '@app/persistence';
+import { Db, ErasureCounts, ErasureRepository } from '@app/persistence';
 import { REDIS } from '@app/redis';
 import { runEventKeys } from '@app/run-events';
 import { StorageDriver } from '@app/storage';
@@ -71,7 +71,7 @@ export class EraseThreads {
   /** One batch's deletes and, for an erasure, its counts on the receipt: committed together. */
   async inTransaction(
     erasureId: string | null,
-    work: (tx: DataSource['manager']) => Promise<ErasureCounts>,
+    work: (tx: Db) => Promise<ErasureCounts>,
   ): Promise<ErasureCounts> {
     return this.db.transaction(async (tx) => {
       const counts = await work(tx);

@@ -20,7 +20,7 @@ const CANCEL_POLL_MS = 250;
  * Runs one erasure of an end user (CONTRACTS §20), from its receipt's row: stops the user's live replies, then
  * deletes, batch after batch, their threads (messages, run events, the files those hold), files (bytes first),
  * routines and their schedulers, sources with their documents and sync schedulers, connections, and what else
- * names them (RemoveRest), then marks the receipt done, forgetting the id in clear, and tells webhooks
+ * names them (ErasureRepository.deleteRest), then marks the receipt done, forgetting the id in clear, and tells webhooks
  * `user.erased` in that same transaction. Every step finds what is left, so a job run again after a worker died
  * (BullMQ's stalled-job recovery) finishes the work and counts every row once.
  */
@@ -41,7 +41,7 @@ export class EraseUser {
   async execute(erasureId: string): Promise<void> {
     const erasure = await this.erasures.get(erasureId);
     if (!erasure || erasure.status === 'done' || !erasure.userId) return;
-    const { orgId, userId } = { orgId: erasure.orgId, userId: erasure.userId };
+    const { orgId, userId } = erasure;
     await this.stopLiveReplies(orgId, userId);
 
     for (;;) {

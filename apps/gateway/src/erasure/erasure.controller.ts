@@ -1,12 +1,27 @@
 import { Readable } from 'node:stream';
 import { Body, Controller, Delete, Get, Header, HttpCode, Param, Put, StreamableFile } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import {
+  ApiAcceptedResponse,
+  ApiExtraModels,
+  ApiOkResponse,
+  ApiOperation,
+  ApiSecurity,
+  ApiTags,
+  getSchemaPath,
+} from '@nestjs/swagger';
+import {
+  ConnectionResponse,
+  ConversationFileResponse,
   ErasureAcceptedResponse,
   ErasureParams,
   ErasureResponse,
+  FeedbackResponse,
+  MessageResponse,
   PutRetentionDto,
   RetentionResponse,
+  RoutineResponse,
+  ThreadSummaryResponse,
+  UserBudgetResponse,
   UserParams,
 } from '@app/contracts';
 import { Caller } from '@app/identity';
@@ -15,6 +30,17 @@ import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
 import { ExportLine, ExportUser } from './export-user.use-case';
 import { GetErasure, RequestErasure } from './request-erasure.use-case';
 import { RetentionSettings } from './retention.use-case';
+
+/** The models a line's `data` is one of: the shapes the API answers elsewhere. */
+const EXPORTED_MODELS = [
+  ThreadSummaryResponse,
+  MessageResponse,
+  ConversationFileResponse,
+  RoutineResponse,
+  FeedbackResponse,
+  UserBudgetResponse,
+  ConnectionResponse,
+];
 
 const EXPORT_LINE_SCHEMA = {
   type: 'object',
@@ -25,8 +51,16 @@ const EXPORT_LINE_SCHEMA = {
       enum: ['thread', 'message', 'file', 'routine', 'feedback', 'budget', 'connection'],
     },
     data: {
-      type: 'object',
-      description: 'The object as the API answers it elsewhere (a thread as GET /chat lists it).',
+      description: 'The object as the API answers it elsewhere; a thread also says whether it is archived.',
+      oneOf: [
+        {
+          allOf: [
+            { $ref: getSchemaPath(ThreadSummaryResponse) },
+            { type: 'object', properties: { archived: { type: 'boolean' } } },
+          ],
+        },
+        ...EXPORTED_MODELS.slice(1).map((model) => ({ $ref: getSchemaPath(model) })),
+      ],
     },
   },
 };
@@ -78,6 +112,7 @@ export class ErasureController {
       'NDJSON, one {"kind", "data"} object a line, streamed: each thread followed by its messages, then files ' +
       '(with a signed download url), routines, feedback, the budget and connections. An unknown user: no lines.',
   })
+  @ApiExtraModels(...EXPORTED_MODELS)
   @ApiOkResponse({ content: { 'application/x-ndjson': { schema: EXPORT_LINE_SCHEMA } } })
   @Header('content-type', 'application/x-ndjson')
   @Header('cache-control', 'no-store')

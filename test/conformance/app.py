@@ -219,6 +219,7 @@ class WebhookEvent(str, Enum):
     source_synced = "source.synced"
     source_failed = "source.failed"
     message_feedback = "message.feedback"
+    user_erased = "user.erased"
 
 
 def _deliverable_url(value: str) -> str:

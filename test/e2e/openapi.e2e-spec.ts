@@ -116,14 +116,26 @@ const OPERATIONS = [
   'PUT /chat/messages/{message_id}/feedback',
   'GET /feedback',
   'GET /audit-events',
+  'DELETE /users/{user_id}',
+  'GET /erasures/{erasure_id}',
+  'GET /users/{user_id}/export',
+  'GET /settings/retention',
+  'PUT /settings/retention',
   'POST /openai/v1/responses',
   'GET /openai/v1/responses/{response_id}',
   'POST /openai/v1/responses/{response_id}/cancel',
   'POST /mcp',
 ];
 
-/** Routes whose path names an end user (a free string, CONTRACTS §1) and that set something: never a 404. */
-const SET_BY_END_USER_ID = ['PUT /budgets/users/{user_id}'];
+/**
+ * Routes whose path names an end user (a free string, CONTRACTS §1) and that set something or read whatever there
+ * is: never a 404.
+ */
+const SET_BY_END_USER_ID = [
+  'PUT /budgets/users/{user_id}',
+  'DELETE /users/{user_id}',
+  'GET /users/{user_id}/export',
+];
 
 /** The routes of the protocols of CONTRACTS §18, which speak OpenAI's and MCP's shapes, not the API's. */
 const PROTOCOL_ROUTE = /^\w+ \/(openai\/v1|mcp)\b/;

@@ -61,6 +61,7 @@ describe('operations: health, metrics, OpenAPI, queue dashboard, shutdown', () =
       const body = (await workers.json()) as { status: string; consumers: Record<string, number> };
       expect(Object.keys(body.consumers).sort()).toEqual([
         'agent-run',
+        'erasure',
         'routine-firing',
         'source-sync',
         'webhook-delivery',
@@ -173,7 +174,7 @@ describe('operations: health, metrics, OpenAPI, queue dashboard, shutdown', () =
       }
     });
 
-    it('shows the agent-run, source-sync, webhook-delivery and routine-firing queues with the right credentials', async () => {
+    it('shows the agent-run, source-sync, webhook-delivery, routine-firing and erasure queues with the right credentials', async () => {
       const page = await fetch(`${withDashboard.url}/admin/queues`, {
         headers: basic(`ops:${ADMIN_PASSWORD}`),
       });
@@ -186,6 +187,7 @@ describe('operations: health, metrics, OpenAPI, queue dashboard, shutdown', () =
       const { queues } = (await api.json()) as { queues: { name: string }[] };
       expect(queues.map((queue) => queue.name).sort()).toEqual([
         'agent-run',
+        'erasure',
         'routine-firing',
         'source-sync',
         'webhook-delivery',

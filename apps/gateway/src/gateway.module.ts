@@ -28,6 +28,7 @@ import { RoutinesApiModule } from './routines/routines.module';
 import { UsageModule } from './usage/usage.module';
 import { UserBudgetsModule } from './budgets/user-budgets.module';
 import { FeedbackModule } from './feedback/feedback.module';
+import { ErasureModule } from './erasure/erasure.module';
 import { WebhooksApiModule } from './webhooks/webhooks.module';
 
 /** The HTTP API: one module per area of the spec, behind the service-token guard. */
@@ -55,6 +56,7 @@ export class GatewayModule {
         UserBudgetsModule,
         FeedbackModule,
         AuditModule,
+        ErasureModule,
         RoutinesApiModule,
         SkillsModule,
         SourcesModule,

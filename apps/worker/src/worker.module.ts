@@ -8,13 +8,14 @@ import { QueueConnectionModule } from '@app/queues';
 import { RedisModule } from '@app/redis';
 import { SkillToolsModule } from '@app/skills';
 import { AgentRunModule } from './agent-run/agent-run.module';
+import { ErasureModule } from './erasure/erasure.module';
 import { WorkerHealthModule } from './health/worker-health.module';
 import { RoutineFiringModule } from './routines/routine-firing.module';
 import { SchedulersModule } from './schedulers/schedulers.module';
 import { SourceSyncModule } from './source-sync/source-sync.module';
 import { WebhookDeliveryModule } from './webhooks/webhook-delivery.module';
 
-/** The worker: BullMQ processors for agent runs, source syncs, webhook deliveries and routine firings; no API. */
+/** The worker: BullMQ processors for agent runs, source syncs, webhook deliveries and routine firings, erasures; no API. */
 @Module({})
 export class WorkerModule {
   static forRoot(settings: Settings): DynamicModule {
@@ -30,6 +31,7 @@ export class WorkerModule {
         SourceSyncModule.forRoot(settings),
         WebhookDeliveryModule.forRoot(settings),
         RoutineFiringModule.forRoot(settings),
+        ErasureModule.forRoot(settings),
         SchedulersModule,
         WorkerHealthModule,
         MemoryToolsModule,

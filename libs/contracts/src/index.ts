@@ -46,3 +46,5 @@ export * from './responses/feedback.response';
 export * from './audit-actions';
 export * from './dto/audit-event.dto';
 export * from './responses/audit-event.response';
+export * from './dto/erasure.dto';
+export * from './responses/erasure.response';

@@ -7,6 +7,7 @@ export const QUEUE = {
   sourceSync: 'source-sync',
   webhookDelivery: 'webhook-delivery',
   routineFiring: 'routine-firing',
+  erasure: 'erasure',
 } as const;
 
 export type QueueName = (typeof QUEUE)[keyof typeof QUEUE];
@@ -32,4 +33,9 @@ export interface RoutineFiringJob {
   routineId: string;
   /** The slot of a missed firing (ISO); a scheduler's job carries its slot in the job's options instead. */
   slot?: string;
+}
+
+/** One erasure of an end user (a row of erasures, the source of truth). The job id is the erasure's id. */
+export interface EraseUserJob {
+  erasureId: string;
 }

@@ -9,6 +9,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'source.synced',
   'source.failed',
   'message.feedback',
+  'user.erased',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 

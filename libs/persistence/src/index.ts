@@ -39,3 +39,4 @@ export * from './repositories/feedback.repository';
 export * from './audit/end-user-hash';
 export * from './audit/record-audit';
 export * from './audit/audit-event.repository';
+export * from './repositories/erasure.repository';

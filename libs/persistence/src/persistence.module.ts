@@ -8,6 +8,7 @@ import { UsageRepository } from './repositories/usage.repository';
 import { UserBudgetRepository } from './repositories/user-budget.repository';
 import { FeedbackRepository } from './repositories/feedback.repository';
 import { AuditEventRepository } from './audit/audit-event.repository';
+import { ErasureRepository } from './repositories/erasure.repository';
 import { ApiKeyRepository } from './repositories/api-key.repository';
 import { ConversationFileRepository } from './repositories/conversation-file.repository';
 import { IdempotencyKeyRepository } from './repositories/idempotency-key.repository';
@@ -48,6 +49,7 @@ const REPOSITORIES = [
   UserBudgetRepository,
   FeedbackRepository,
   AuditEventRepository,
+  ErasureRepository,
 ];
 
 /** The data source (PostgreSQL, the system of record) and the repositories every app shares. */

@@ -4,6 +4,7 @@ import { Settings } from '@app/config';
 import { QUEUE } from '@app/contracts';
 import { createRedisConnection, queueConnectionOptions, queuePrefix, RedisRole } from '@app/redis';
 import { AgentRunQueue } from './agent-run.queue';
+import { ErasureQueue } from './erasure.queue';
 import { RoutineSchedules } from './routine-schedules';
 import { SourceSyncQueue } from './source-sync.queue';
 import { WebhookDeliveryQueue } from './webhook-delivery.queue';
@@ -42,9 +43,10 @@ export class QueueConnectionModule {
       { name: QUEUE.sourceSync },
       { name: QUEUE.webhookDelivery },
       { name: QUEUE.routineFiring },
+      { name: QUEUE.erasure },
     ),
   ],
-  providers: [AgentRunQueue, SourceSyncQueue, WebhookDeliveryQueue, RoutineSchedules],
-  exports: [BullModule, AgentRunQueue, SourceSyncQueue, WebhookDeliveryQueue, RoutineSchedules],
+  providers: [AgentRunQueue, SourceSyncQueue, WebhookDeliveryQueue, RoutineSchedules, ErasureQueue],
+  exports: [BullModule, AgentRunQueue, SourceSyncQueue, WebhookDeliveryQueue, RoutineSchedules, ErasureQueue],
 })
 export class QueuesModule {}

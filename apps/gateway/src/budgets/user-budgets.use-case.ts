@@ -4,7 +4,7 @@ import { NotFoundError, PutUserBudgetDto, UserBudgetResponse } from '@app/contra
 import { auditActorOf, Caller } from '@app/identity';
 import { endUserHash, recordAudit, UserBudget, UserBudgetRepository } from '@app/persistence';
 
-const toResponse = (budget: UserBudget): UserBudgetResponse => ({
+export const toUserBudgetResponse = (budget: UserBudget): UserBudgetResponse => ({
   user_id: budget.userId,
   period: budget.period,
   max_tokens: budget.maxTokens,
@@ -40,13 +40,13 @@ export class UserBudgets {
       });
       return budget;
     });
-    return toResponse(budget);
+    return toUserBudgetResponse(budget);
   }
 
   async get(caller: Caller, userId: string): Promise<UserBudgetResponse> {
     const budget = await this.budgets.find(caller.orgId, userId);
     if (!budget) throw budgetNotFound();
-    return toResponse(budget);
+    return toUserBudgetResponse(budget);
   }
 
   async delete(caller: Caller, userId: string): Promise<void> {

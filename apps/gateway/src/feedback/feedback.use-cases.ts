@@ -16,7 +16,7 @@ import {
 import { Caller } from '@app/identity';
 import { FeedbackRepository, MessageFeedback } from '@app/persistence';
 
-const toResponse = (feedback: MessageFeedback): FeedbackResponse => ({
+export const toFeedbackResponse = (feedback: MessageFeedback): FeedbackResponse => ({
   message_id: feedback.messageId,
   thread_id: feedback.threadId,
   agent_id: feedback.agentId,
@@ -51,7 +51,7 @@ export class PutFeedback {
       caller.endUser?.agentIds ?? undefined,
     );
     if (!stored) throw new NotFoundError('Message not found');
-    return toResponse(stored);
+    return toFeedbackResponse(stored);
   }
 }
 
@@ -69,7 +69,7 @@ export class ListFeedback {
       beforeMessageId: query.before === undefined ? undefined : cursorRowId(query.before),
       limit,
     });
-    return pageOf(rows, limit, (row) => row.messageId, toResponse);
+    return pageOf(rows, limit, (row) => row.messageId, toFeedbackResponse);
   }
 }
 

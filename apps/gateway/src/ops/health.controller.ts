@@ -32,8 +32,9 @@ export class HealthController {
     @InjectQueue(QUEUE.sourceSync) sourceSyncs: Queue,
     @InjectQueue(QUEUE.webhookDelivery) webhookDeliveries: Queue,
     @InjectQueue(QUEUE.routineFiring) routineFirings: Queue,
+    @InjectQueue(QUEUE.erasure) erasures: Queue,
   ) {
-    this.queues = [agentRuns, sourceSyncs, webhookDeliveries, routineFirings];
+    this.queues = [agentRuns, sourceSyncs, webhookDeliveries, routineFirings, erasures];
   }
 
   /** Every queue a worker consumes: a queue nobody consumes is work that silently never happens. */

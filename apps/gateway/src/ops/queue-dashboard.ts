@@ -30,9 +30,13 @@ export async function mountQueueDashboard(app: NestFastifyApplication, settings:
       .all(`${QUEUE_DASHBOARD_PATH}*`, async (_request, reply) => reply.code(404).send(off));
     return false;
   }
-  const queues = [QUEUE.agentRun, QUEUE.sourceSync, QUEUE.webhookDelivery, QUEUE.routineFiring].map(
-    (name) => new BullMQAdapter(app.get<Queue>(getQueueToken(name), { strict: false })),
-  );
+  const queues = [
+    QUEUE.agentRun,
+    QUEUE.sourceSync,
+    QUEUE.webhookDelivery,
+    QUEUE.routineFiring,
+    QUEUE.erasure,
+  ].map((name) => new BullMQAdapter(app.get<Queue>(getQueueToken(name), { strict: false })));
   const board = new FastifyAdapter();
   board.setBasePath(QUEUE_DASHBOARD_PATH);
   createBullBoard({ queues, serverAdapter: board });

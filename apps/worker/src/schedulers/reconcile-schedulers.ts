@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import { Settings } from '@app/config';
 import { QUEUE } from '@app/contracts';
 import { ActiveRoutineSchedule, RoutineRepository, SourceRepository } from '@app/persistence';
-import { RoutineSchedules, SourceSyncQueue } from '@app/queues';
+import { ErasureQueue, RoutineSchedules, SourceSyncQueue } from '@app/queues';
 import { prefixedKey, REDIS } from '@app/redis';
 import { SchedulerMetrics } from './scheduler-metrics';
 
@@ -28,6 +28,7 @@ export class ReconcileSchedulers implements OnApplicationBootstrap, OnApplicatio
     private readonly routineSchedules: RoutineSchedules,
     private readonly sourceSyncs: SourceSyncQueue,
     private readonly metrics: SchedulerMetrics,
+    private readonly erasureQueue: ErasureQueue,
     @Inject(REDIS) private readonly redis: Redis,
   ) {}
 
@@ -52,6 +53,11 @@ export class ReconcileSchedulers implements OnApplicationBootstrap, OnApplicatio
       return { routines: 0, sources: 0 };
     }
     const repaired = { routines: await this.repairRoutines(), sources: await this.repairSources() };
+    // Retention's one scheduler (ErasureRecovery sets it at start).
+    if (!(await this.erasureQueue.retentionScheduled())) {
+      await this.erasureQueue.scheduleRetention();
+      this.logger.warn('lost retention scheduler set again');
+    }
     if (repaired.routines + repaired.sources > 0) this.logger.warn(repaired, 'lost job schedulers set again');
     return repaired;
   }

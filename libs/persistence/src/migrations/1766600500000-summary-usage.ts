@@ -13,11 +13,9 @@ export class SummaryUsage1766600500000 implements MigrationInterface {
       `ALTER TABLE thread_summaries ADD COLUMN input_tokens integer NOT NULL DEFAULT 0,
          ADD COLUMN output_tokens integer NOT NULL DEFAULT 0`,
     );
-    await queryRunner.query(`CREATE INDEX thread_summaries_message_idx ON thread_summaries (message_id)`);
   }
 
   public async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`DROP INDEX thread_summaries_message_idx`);
     await queryRunner.query(
       `ALTER TABLE thread_summaries DROP COLUMN input_tokens, DROP COLUMN output_tokens`,
     );

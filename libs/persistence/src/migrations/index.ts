@@ -25,6 +25,7 @@ import { ReplyUsage1766500000000 } from './1766500000000-reply-usage';
 import { UserBudgets1766500100000 } from './1766500100000-user-budgets';
 import { MessageFeedback1766500200000 } from './1766500200000-message-feedback';
 import { MessageBranches1766600000000 } from './1766600000000-message-branches';
+import { Erasures1766600100000 } from './1766600100000-erasures';
 import { AuditEvents1766600200000 } from './1766600200000-audit-events';
 import { SummaryUsage1766600500000 } from './1766600500000-summary-usage';
 
@@ -57,6 +58,7 @@ export const MIGRATIONS = [
   UserBudgets1766500100000,
   MessageFeedback1766500200000,
   MessageBranches1766600000000,
+  Erasures1766600100000,
   AuditEvents1766600200000,
   SummaryUsage1766600500000,
 ];

@@ -104,6 +104,16 @@ export class FeedbackRepository {
     return row ? toFeedback(row) : null;
   }
 
+  /** One end user's feedback, oldest reply first, a page after `afterMessageId` (the export reads it page by page). */
+  async listOfUser(orgId: string, userId: string, afterMessageId: string | null, limit: number) {
+    const rows: FeedbackRow[] = await this.db.query(
+      `SELECT * FROM message_feedback WHERE org_id = $1 AND user_id = $2 AND ($3::uuid IS NULL OR message_id > $3)
+       ORDER BY message_id LIMIT $4`,
+      [orgId, userId, afterMessageId, limit],
+    );
+    return rows.map(toFeedback);
+  }
+
   /** The organization's feedback, newest reply first. */
   async list(orgId: string, filter: FeedbackFilter): Promise<MessageFeedback[]> {
     const rows: FeedbackRow[] = await this.db.query(

@@ -1,0 +1,507 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, IsNull, MoreThan } from 'typeorm';
+import { AuditActor } from '@app/contracts';
+import {
+  AgentEntity,
+  ConnectionEntity,
+  ConversationFileEntity,
+  MessageEntity,
+  newId,
+  RoutineEntity,
+  ThreadEntity,
+} from '../entities';
+import { Db } from './scope';
+
+/** What an erasure removed, by kind (`threads`, `messages`, `files`, …). */
+export type ErasureCounts = Record<string, number>;
+
+/** An erasure receipt as stored: the end user by hash; the id in clear only while it runs. */
+export interface ErasureRecord {
+  id: string;
+  orgId: string;
+  userHash: string;
+  userId: string | null;
+  status: 'running' | 'done';
+  counts: ErasureCounts;
+  /** Who asked for it: the audit log's actor of its entries, the finished erasure's too. */
+  requestedBy: AuditActor;
+  createdAt: Date;
+  completedAt: Date | null;
+}
+
+/** A stored file to remove: its bytes first, then its row. */
+export interface StoredFileRef {
+  id: string;
+  storageKey: string;
+}
+
+interface ErasureRow {
+  id: string;
+  org_id: string;
+  user_hash: string;
+  user_id: string | null;
+  status: 'running' | 'done';
+  counts: ErasureCounts;
+  requested_by: AuditActor;
+  created_at: Date;
+  completed_at: Date | null;
+}
+
+const toErasure = (row: ErasureRow): ErasureRecord => ({
+  id: row.id,
+  orgId: row.org_id,
+  userHash: row.user_hash,
+  userId: row.user_id,
+  status: row.status,
+  counts: Object.fromEntries(Object.entries(row.counts).map(([kind, n]) => [kind, Number(n)])),
+  requestedBy: row.requested_by,
+  createdAt: row.created_at,
+  completedAt: row.completed_at,
+});
+
+/** A JSON value anywhere in `column` equal to the string $2 (jsonpath `.**`): a record that names the end user. */
+const namesUser = (column: string) => `jsonb_path_exists(${column}::jsonb, '$.** ? (@ == $u)',
+  jsonb_build_object('u', $2::text))`;
+
+/**
+ * Erasure receipts and the statements an erasure runs (CONTRACTS §20). Each removing statement is small (a batch
+ * of ids) and runs in the caller's transaction, together with `addCounts`, so a resumed erasure counts every row
+ * once. Every statement is scoped to the organization.
+ */
+@Injectable()
+export class ErasureRepository {
+  constructor(private readonly db: DataSource) {}
+
+  /** A new running erasure of the end user, or the one already running (one at a time per end user). */
+  async start(
+    db: Db,
+    orgId: string,
+    userHash: string,
+    userId: string,
+    requestedBy: AuditActor,
+  ): Promise<ErasureRecord> {
+    // Under a concurrent start the insert may find the other's row committed after this statement's snapshot:
+    // the second pass sees it.
+    for (let pass = 0; pass < 2; pass += 1) {
+      const rows: ErasureRow[] = await db.query(
+        `WITH created AS (
+           INSERT INTO erasures (id, org_id, user_hash, user_id, status, requested_by)
+           VALUES ($1, $2, $3, $4, 'running', $5)
+           ON CONFLICT (org_id, user_hash) WHERE status = 'running' DO NOTHING RETURNING *)
+         SELECT * FROM created
+         UNION ALL SELECT * FROM erasures WHERE org_id = $2 AND user_hash = $3 AND status = 'running'
+         LIMIT 1`,
+        [newId(), orgId, userHash, userId, requestedBy],
+      );
+      if (rows[0]) return toErasure(rows[0]);
+    }
+    throw new Error('erasure neither created nor found');
+  }
+
+  async find(orgId: string, id: string): Promise<ErasureRecord | null> {
+    const rows: ErasureRow[] = await this.db.query(`SELECT * FROM erasures WHERE id = $1 AND org_id = $2`, [
+      id,
+      orgId,
+    ]);
+    return rows[0] ? toErasure(rows[0]) : null;
+  }
+
+  async get(id: string): Promise<ErasureRecord | null> {
+    const rows: ErasureRow[] = await this.db.query(`SELECT * FROM erasures WHERE id = $1`, [id]);
+    return rows[0] ? toErasure(rows[0]) : null;
+  }
+
+  /** Erasures left running (their job lost with Redis): the worker queues them again. */
+  async runningIds(): Promise<string[]> {
+    const rows: { id: string }[] = await this.db.query(`SELECT id FROM erasures WHERE status = 'running'`);
+    return rows.map((row) => row.id);
+  }
+
+  /** Adds a batch's counts to the receipt, in the batch's transaction. */
+  async addCounts(db: Db, id: string, counts: ErasureCounts): Promise<void> {
+    const nonZero = Object.fromEntries(Object.entries(counts).filter(([, n]) => n > 0));
+    if (Object.keys(nonZero).length === 0) return;
+    await db.query(
+      `UPDATE erasures e SET counts = e.counts || (
+         SELECT jsonb_object_agg(key, COALESCE((e.counts ->> key)::bigint, 0) + value::bigint)
+         FROM jsonb_each_text($2::jsonb))
+       WHERE id = $1`,
+      [id, JSON.stringify(nonZero)],
+    );
+  }
+
+  /** Marks it done and forgets the id in clear; null when it was done already. */
+  async finish(db: Db, id: string): Promise<ErasureRecord | null> {
+    const rows: ErasureRow[] = await db.query(
+      `WITH done AS (
+         UPDATE erasures SET status = 'done', user_id = NULL, completed_at = now()
+         WHERE id = $1 AND status = 'running' RETURNING *)
+       SELECT * FROM done`,
+      [id],
+    );
+    return rows[0] ? toErasure(rows[0]) : null;
+  }
+
+  // ---- threads (an end user's, or retention's) ----
+
+  /**
+   * Archives the end user's threads that have a live reply (a worker stops such a run at its next check) and
+   * returns their ids, to tell the workers at once.
+   */
+  async archiveLiveThreads(orgId: string, userId: string): Promise<string[]> {
+    const rows: { id: string }[] = await this.db.query(
+      `WITH archived AS (
+         UPDATE threads t SET archived_at = now(), updated_at = now()
+         WHERE t.org_id = $1 AND t.user_id = $2 AND t.archived_at IS NULL
+           AND EXISTS (SELECT 1 FROM messages m WHERE m.thread_id = t.id AND m.live)
+         RETURNING t.id)
+       SELECT id FROM archived`,
+      [orgId, userId],
+    );
+    return rows.map((row) => row.id);
+  }
+
+  /** How many replies of the end user a worker is still running. */
+  async runningReplies(orgId: string, userId: string): Promise<number> {
+    const [row] = await this.db.query(
+      `SELECT count(*)::int AS n FROM threads t JOIN messages m ON m.thread_id = t.id
+       WHERE t.org_id = $1 AND t.user_id = $2 AND m.status = 'running'`,
+      [orgId, userId],
+    );
+    return row.n;
+  }
+
+  async userThreadIds(orgId: string, userId: string, limit: number): Promise<string[]> {
+    const rows: { id: string }[] = await this.db.query(
+      `SELECT id FROM threads WHERE org_id = $1 AND user_id = $2 LIMIT $3`,
+      [orgId, userId, limit],
+    );
+    return rows.map((row) => row.id);
+  }
+
+  /**
+   * Threads of the organization whose newest message (or, with none, whose creation) is older than `before`:
+   * retention's. Found by the threads' age index, the newest message by its thread's position index.
+   */
+  async staleThreadIds(orgId: string, before: Date, limit: number): Promise<string[]> {
+    const rows: { id: string }[] = await this.db.query(
+      `SELECT t.id FROM threads t
+       LEFT JOIN LATERAL (SELECT m.created_at FROM messages m WHERE m.thread_id = t.id
+         ORDER BY m.position DESC LIMIT 1) newest ON true
+       WHERE t.org_id = $1 AND t.created_at < $2 AND COALESCE(newest.created_at, t.created_at) < $2
+       LIMIT $3`,
+      [orgId, before, limit],
+    );
+    return rows.map((row) => row.id);
+  }
+
+  /** The organizations with a retention setting, and the instant before which their threads go. */
+  async retentionCutoffs(): Promise<{ orgId: string; before: Date }[]> {
+    const rows: { org_id: string; before: Date }[] = await this.db.query(
+      `SELECT org_id, now() - make_interval(days => thread_days) AS before FROM retention_settings`,
+    );
+    return rows.map((row) => ({ orgId: row.org_id, before: row.before }));
+  }
+
+  /** The newest messages of the threads (the last ones deleted first, so no kept message refers to a gone one). */
+  async messageBatch(threadIds: string[], limit: number): Promise<string[]> {
+    const rows: { id: string }[] = await this.db.query(
+      `SELECT id FROM messages WHERE thread_id = ANY ($1) ORDER BY thread_id, position DESC LIMIT $2`,
+      [threadIds, limit],
+    );
+    return rows.map((row) => row.id);
+  }
+
+  /** The files the threads' messages hold (attached or written by an agent). */
+  async threadFiles(orgId: string, threadIds: string[]): Promise<StoredFileRef[]> {
+    const rows: { id: string; storage_key: string }[] = await this.db.query(
+      `SELECT f.id, f.storage_key FROM conversation_files f JOIN messages m ON m.id = f.message_id
+       WHERE f.org_id = $1 AND m.thread_id = ANY ($2)`,
+      [orgId, threadIds],
+    );
+    return rows.map((row) => ({ id: row.id, storageKey: row.storage_key }));
+  }
+
+  /**
+   * Deletes messages (their steps, tool calls, approvals, journal and summaries go with them), their feedback
+   * and the webhook deliveries and idempotency records that hold them.
+   */
+  async deleteMessages(db: Db, orgId: string, messageIds: string[]): Promise<ErasureCounts> {
+    await db.query(
+      `UPDATE messages SET reply_to_id = NULL WHERE reply_to_id = ANY ($1) AND NOT (id = ANY ($1))`,
+      [messageIds],
+    );
+    const feedback = await count(db, `DELETE FROM message_feedback WHERE message_id = ANY ($1)`, [
+      messageIds,
+    ]);
+    const deliveries = await count(
+      db,
+      `DELETE FROM webhook_deliveries d USING webhooks w
+       WHERE w.id = d.webhook_id AND w.org_id = $1 AND d.payload -> 'data' ->> 'id' = ANY ($2::text[])`,
+      [orgId, messageIds],
+    );
+    const idempotency = await count(
+      db,
+      `DELETE FROM idempotency_keys WHERE org_id = $1 AND response_body::text LIKE ANY ($2)`,
+      [orgId, messageIds.map((id) => `%"${id}"%`)],
+    );
+    const messages = await count(db, `DELETE FROM messages WHERE org_id = $1 AND id = ANY ($2)`, [
+      orgId,
+      messageIds,
+    ]);
+    return { messages, feedback, webhook_deliveries: deliveries, idempotency_records: idempotency };
+  }
+
+  /** Deletes threads whose messages are gone, and the records that still name them. */
+  async deleteThreads(db: Db, orgId: string, threadIds: string[]): Promise<ErasureCounts> {
+    const deliveries = await count(
+      db,
+      `DELETE FROM webhook_deliveries d USING webhooks w
+       WHERE w.id = d.webhook_id AND w.org_id = $1 AND d.payload -> 'data' ->> 'thread_id' = ANY ($2::text[])`,
+      [orgId, threadIds],
+    );
+    const idempotency = await count(
+      db,
+      `DELETE FROM idempotency_keys WHERE org_id = $1 AND response_body::text LIKE ANY ($2)`,
+      [orgId, threadIds.map((id) => `%"${id}"%`)],
+    );
+    const threads = await count(db, `DELETE FROM threads WHERE org_id = $1 AND id = ANY ($2)`, [
+      orgId,
+      threadIds,
+    ]);
+    return { threads, webhook_deliveries: deliveries, idempotency_records: idempotency };
+  }
+
+  // ---- files ----
+
+  async userFiles(orgId: string, userId: string, limit: number): Promise<StoredFileRef[]> {
+    const rows: { id: string; storage_key: string }[] = await this.db.query(
+      `SELECT id, storage_key FROM conversation_files WHERE org_id = $1 AND user_id = $2 LIMIT $3`,
+      [orgId, userId, limit],
+    );
+    return rows.map((row) => ({ id: row.id, storageKey: row.storage_key }));
+  }
+
+  /** Deletes file rows (their bytes already removed) and their share links. */
+  async deleteFiles(db: Db, orgId: string, fileIds: string[]): Promise<ErasureCounts> {
+    const shareLinks = await count(db, `DELETE FROM share_links WHERE file_id = ANY ($1)`, [fileIds]);
+    const files = await count(db, `DELETE FROM conversation_files WHERE org_id = $1 AND id = ANY ($2)`, [
+      orgId,
+      fileIds,
+    ]);
+    return { files, share_links: shareLinks };
+  }
+
+  // ---- routines, sources, connections ----
+
+  async userRoutineIds(orgId: string, userId: string, limit: number): Promise<string[]> {
+    const rows: { id: string }[] = await this.db.query(
+      `SELECT id FROM routines WHERE org_id = $1 AND user_id = $2 LIMIT $3`,
+      [orgId, userId, limit],
+    );
+    return rows.map((row) => row.id);
+  }
+
+  async deleteRoutines(db: Db, orgId: string, routineIds: string[]): Promise<ErasureCounts> {
+    return {
+      routines: await count(db, `DELETE FROM routines WHERE org_id = $1 AND id = ANY ($2)`, [
+        orgId,
+        routineIds,
+      ]),
+    };
+  }
+
+  /** Sources the end user made, and every source of a connection the end user made (it reads with their grant). */
+  async userSourceIds(orgId: string, userId: string, limit: number): Promise<number[]> {
+    const rows: { id: number }[] = await this.db.query(
+      `SELECT s.id FROM sources s WHERE s.org_id = $1 AND (s.created_by = $2 OR s.connection_id IN (
+         SELECT c.id FROM connections c WHERE c.org_id = $1 AND c.created_by = $2))
+       LIMIT $3`,
+      [orgId, userId, limit],
+    );
+    return rows.map((row) => row.id);
+  }
+
+  /** Deletes up to `limit` documents of a source (their passages go with them). */
+  async deleteSourceDocuments(db: Db, sourceId: number, limit: number): Promise<ErasureCounts> {
+    return {
+      documents: await count(
+        db,
+        `DELETE FROM documents WHERE id IN (SELECT id FROM documents WHERE source_id = $1 LIMIT $2)`,
+        [sourceId, limit],
+      ),
+    };
+  }
+
+  async deleteSource(db: Db, orgId: string, sourceId: number): Promise<ErasureCounts> {
+    return {
+      sources: await count(db, `DELETE FROM sources WHERE org_id = $1 AND id = $2`, [orgId, sourceId]),
+    };
+  }
+
+  async deleteConnections(db: Db, orgId: string, userId: string): Promise<ErasureCounts> {
+    return {
+      connections: await count(db, `DELETE FROM connections WHERE org_id = $1 AND created_by = $2`, [
+        orgId,
+        userId,
+      ]),
+    };
+  }
+
+  // ---- everything else that names the end user ----
+
+  /**
+   * Budget, feedback left on other threads, AI SDK chat ids, the usage rollup (its rows folded into the
+   * organization's rows of no end user, so the organization's sums stay exact), private templates and skills
+   * (shared ones keep their content but no longer name their author), and every idempotency record and webhook
+   * delivery that holds the id as a JSON value.
+   */
+  async deleteRest(db: Db, orgId: string, userId: string): Promise<ErasureCounts> {
+    const params = [orgId, userId];
+    const budgets = await count(db, `DELETE FROM user_budgets WHERE org_id = $1 AND user_id = $2`, params);
+    const feedback = await count(
+      db,
+      `DELETE FROM message_feedback WHERE org_id = $1 AND user_id = $2`,
+      params,
+    );
+    await db.query(`DELETE FROM ai_sdk_chats WHERE org_id = $1 AND user_id = $2`, params);
+    // A data-modifying WITH must be the statement's top level, so this one counts for itself.
+    const [{ n: usage }] = await db.query(
+      `WITH gone AS (DELETE FROM usage_daily WHERE org_id = $1 AND user_id = $2 RETURNING *),
+       folded AS (
+         INSERT INTO usage_daily (org_id, day, user_id, agent_id, model, replies, input_tokens, output_tokens,
+           tool_calls)
+         SELECT org_id, day, NULL, agent_id, model, replies, input_tokens, output_tokens, tool_calls FROM gone
+         ON CONFLICT (org_id, day, user_id, agent_id, model) DO UPDATE SET
+           replies = usage_daily.replies + EXCLUDED.replies,
+           input_tokens = usage_daily.input_tokens + EXCLUDED.input_tokens,
+           output_tokens = usage_daily.output_tokens + EXCLUDED.output_tokens,
+           tool_calls = usage_daily.tool_calls + EXCLUDED.tool_calls)
+       SELECT count(*)::int AS n FROM gone`,
+      params,
+    );
+    const templates = await count(
+      db,
+      `DELETE FROM query_templates WHERE org_id = $1 AND created_by = $2 AND scope = 'private'`,
+      params,
+    );
+    await db.query(
+      `UPDATE query_templates SET created_by = '' WHERE org_id = $1 AND created_by = $2`,
+      params,
+    );
+    await db.query(
+      `UPDATE query_templates SET updated_by = '' WHERE org_id = $1 AND updated_by = $2`,
+      params,
+    );
+    const skills = await count(
+      db,
+      `DELETE FROM skills WHERE org_id = $1 AND created_by = $2 AND scope = 'private'`,
+      params,
+    );
+    await db.query(`UPDATE skills SET created_by = NULL WHERE org_id = $1 AND created_by = $2`, params);
+    await db.query(`UPDATE skill_settings SET set_by = NULL WHERE org_id = $1 AND set_by = $2`, params);
+    await db.query(`UPDATE documents SET added_by = NULL WHERE org_id = $1 AND added_by = $2`, params);
+    const idempotency = await count(
+      db,
+      `DELETE FROM idempotency_keys WHERE org_id = $1 AND ${namesUser('response_body')}`,
+      params,
+    );
+    const deliveries = await count(
+      db,
+      `DELETE FROM webhook_deliveries d USING webhooks w
+       WHERE w.id = d.webhook_id AND w.org_id = $1 AND ${namesUser('d.payload')}`,
+      params,
+    );
+    return {
+      budgets,
+      feedback,
+      usage_rows: usage,
+      templates,
+      skills,
+      idempotency_records: idempotency,
+      webhook_deliveries: deliveries,
+    };
+  }
+
+  // ---- export: an end user's rows, page by page (keyset on the primary order, never all at once) ----
+
+  exportThreads(
+    orgId: string,
+    userId: string,
+    afterId: string | null,
+    limit: number,
+  ): Promise<ThreadEntity[]> {
+    return this.db.getRepository(ThreadEntity).find({
+      where: { orgId, userId, ...(afterId && { id: MoreThan(afterId) }) },
+      order: { id: 'ASC' },
+      take: limit,
+    });
+  }
+
+  exportMessages(threadId: string, afterPosition: number, limit: number): Promise<MessageEntity[]> {
+    return this.db.getRepository(MessageEntity).find({
+      where: { threadId, position: MoreThan(afterPosition) },
+      order: { position: 'ASC' },
+      take: limit,
+    });
+  }
+
+  exportFiles(
+    orgId: string,
+    userId: string,
+    afterId: string | null,
+    limit: number,
+  ): Promise<ConversationFileEntity[]> {
+    return this.db.getRepository(ConversationFileEntity).find({
+      where: { orgId, userId, ...(afterId && { id: MoreThan(afterId) }) },
+      order: { id: 'ASC' },
+      take: limit,
+    });
+  }
+
+  exportRoutines(orgId: string, userId: string): Promise<RoutineEntity[]> {
+    return this.db.getRepository(RoutineEntity).find({ where: { orgId, userId }, order: { id: 'ASC' } });
+  }
+
+  exportConnections(orgId: string, userId: string): Promise<ConnectionEntity[]> {
+    return this.db
+      .getRepository(ConnectionEntity)
+      .find({ where: { orgId, createdBy: userId, deletedAt: IsNull() }, order: { id: 'ASC' } });
+  }
+
+  /** The organization's agents, archived ones included (a message names its writer). */
+  agentsOf(orgId: string): Promise<AgentEntity[]> {
+    return this.db.getRepository(AgentEntity).find({ where: { orgId } });
+  }
+
+  // ---- retention setting ----
+
+  async retentionDays(orgId: string): Promise<number | null> {
+    const rows: { thread_days: number }[] = await this.db.query(
+      `SELECT thread_days FROM retention_settings WHERE org_id = $1`,
+      [orgId],
+    );
+    return rows[0]?.thread_days ?? null;
+  }
+
+  async setRetentionDays(db: Db, orgId: string, days: number | null): Promise<void> {
+    if (days === null) {
+      await db.query(`DELETE FROM retention_settings WHERE org_id = $1`, [orgId]);
+      return;
+    }
+    await db.query(
+      `INSERT INTO retention_settings (org_id, thread_days) VALUES ($1, $2)
+       ON CONFLICT (org_id) DO UPDATE SET thread_days = EXCLUDED.thread_days, updated_at = now()`,
+      [orgId, days],
+    );
+  }
+}
+
+/** The number of rows a DELETE/UPDATE/INSERT changed (TypeORM answers such a query as `[rows, count]`). */
+async function count(db: Db, sql: string, params: unknown[]): Promise<number> {
+  const [row] = await db.query(
+    `WITH changed AS (${sql} RETURNING 1) SELECT count(*)::int AS n FROM changed`,
+    params,
+  );
+  return row.n;
+}

@@ -1,0 +1,80 @@
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { loadSettings } from '@app/config';
+import { endUserHash } from '@app/persistence';
+import { dataSourceOptions, ErasureRepository, UsageRepository } from '@app/persistence';
+import { createTestEnvironment, TestEnvironment } from '../../support/test-environment';
+
+/**
+ * The erasure's statements on a real database: one running erasure per end user, counts added batch by batch,
+ * the id in clear forgotten when done, and the usage rollup folded into the rows of no end user so the
+ * organization's sums stay exact while the user id is gone.
+ */
+describe('erasure repository', () => {
+  let environment: TestEnvironment;
+  let db: DataSource;
+  let erasures: ErasureRepository;
+  let usage: UsageRepository;
+  const orgId = randomUUID();
+  const agentId = randomUUID();
+
+  beforeAll(async () => {
+    environment = await createTestEnvironment();
+    db = await new DataSource(
+      dataSourceOptions(loadSettings({ DATABASE_URL: environment.databaseUrl }), 4),
+    ).initialize();
+    erasures = new ErasureRepository(db);
+    usage = new UsageRepository(db);
+    await db.query(`INSERT INTO organizations (id, name) VALUES ($1, 'erasure')`, [orgId]);
+    await db.query(`INSERT INTO agents (id, org_id, name, model) VALUES ($1, $2, 'a', 'builtin')`, [
+      agentId,
+      orgId,
+    ]);
+  });
+
+  afterAll(async () => {
+    await db?.destroy();
+    await environment?.dispose();
+  });
+
+  it('keeps one running erasure per end user, counts batches and forgets the id when done', async () => {
+    const hash = endUserHash(orgId, 'ann');
+    const actor = { type: 'key' as const, id: 'key-1' };
+    const [first, second] = await Promise.all([
+      erasures.start(db.manager, orgId, hash, 'ann', actor),
+      erasures.start(db.manager, orgId, hash, 'ann', actor),
+    ]);
+    expect(second.id).toBe(first.id);
+    await erasures.addCounts(db.manager, first.id, { threads: 2, messages: 0 });
+    await erasures.addCounts(db.manager, first.id, { threads: 1, files: 3 });
+    const done = await erasures.finish(db.manager, first.id);
+    expect(done).toMatchObject({
+      status: 'done',
+      userId: null,
+      userHash: hash,
+      counts: { threads: 3, files: 3 },
+      requestedBy: actor,
+    });
+    expect(await erasures.finish(db.manager, first.id)).toBeNull();
+    const next = await erasures.start(db.manager, orgId, hash, 'ann', actor);
+    expect(next.id).not.toBe(first.id);
+  });
+
+  it("folds the user's usage into the rows of no end user: the organization's sums stay exact", async () => {
+    await db.query(
+      `INSERT INTO usage_daily (org_id, day, user_id, agent_id, model, replies, input_tokens, output_tokens, tool_calls)
+       VALUES ($1, '2026-11-01', 'bob', $2, 'builtin', 2, 20, 10, 1), ($1, '2026-11-01', NULL, $2, 'builtin', 1, 5, 5, 0),
+         ($1, '2026-11-02', 'bob', $2, 'builtin', 1, 7, 3, 0), ($1, '2026-11-02', 'cat', $2, 'builtin', 4, 40, 9, 2)`,
+      [orgId, agentId],
+    );
+    const sums = (groupBy?: 'user') => usage.sums({ orgId, from: '2026-11-01', to: '2026-11-30', groupBy });
+    const before = await sums();
+    const counts = await db.transaction((tx) => erasures.deleteRest(tx, orgId, 'bob'));
+    expect(counts.usage_rows).toBe(2);
+    expect(await sums()).toEqual(before);
+    expect((await sums('user')).map((row) => [row.key, row.replies])).toEqual([
+      ['cat', 4],
+      [null, 4],
+    ]);
+  });
+});

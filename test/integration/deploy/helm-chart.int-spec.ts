@@ -54,8 +54,9 @@ describe('the Helm chart', () => {
     const gateway = find(defaults, 'Deployment', 'parley-gateway').spec.template.spec.containers[0];
     expect(gateway.command).toEqual(['node', 'dist/apps/gateway/src/main.js']);
     expect(gateway.image).toBe('parley:0.1.0');
-    // Ready while it answers (503 + Retry-After in an outage), not while its dependencies do.
-    expect(gateway.readinessProbe.httpGet).toEqual({ path: '/health/live', port: 'http' });
+    // Ready once the app answers and while it does (503 + Retry-After in an outage), not while its dependencies
+    // do; not while only the starting server answers.
+    expect(gateway.readinessProbe.httpGet).toEqual({ path: '/health/serving', port: 'http' });
     expect(gateway.livenessProbe.httpGet).toEqual({ path: '/health/live', port: 'http' });
     expect(gateway.envFrom).toEqual([
       { configMapRef: { name: 'parley' } },

@@ -2,7 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { connect } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createOrg } from '../factories/admin';
+import { createAgent, createOrg } from '../factories/admin';
+import { api } from '../support/http';
 import { AppProcess, freePort, startGateway, startWorker } from '../support/processes';
 import { createTestEnvironment, TestEnvironment } from '../support/test-environment';
 
@@ -67,6 +68,29 @@ describe('operations: health, metrics, OpenAPI, queue dashboard, shutdown', () =
       ]);
       for (const count of Object.values(body.consumers)) expect(count).toBeGreaterThanOrEqual(1);
       expect({ status: workers.status, body: body.status }).toEqual({ status: 200, body: 'ok' });
+    });
+  });
+
+  describe('the runs KEDA scales workers on', () => {
+    it('counts a running agent run on /health/runs, with outstanding the sum of waiting and running', async () => {
+      const org = await createOrg(environment.env);
+      const agent = await createAgent(environment.env, org.org);
+      const started = await api(gateway.url!, org.key).post('/chat', {
+        message: { content: '/sleep 3000\n/say done' },
+        options: { agent_id: agent.id, user_id: 'ops-user' },
+      });
+      expect(started.status).toBe(200);
+      let body: { waiting: number; running: number; outstanding: number } | undefined;
+      const deadline = Date.now() + 3000;
+      while (Date.now() < deadline) {
+        const response = await fetch(`${gateway.url}/health/runs`);
+        expect(response.status).toBe(200);
+        body = (await response.json()) as typeof body;
+        if (body!.running >= 1) break;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(body!.running).toBeGreaterThanOrEqual(1);
+      expect(body!.outstanding).toBe(body!.waiting + body!.running);
     });
   });
 

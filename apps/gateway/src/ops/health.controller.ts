@@ -37,7 +37,10 @@ export class HealthController {
     @InjectQueue(QUEUE.routineFiring) routineFirings: Queue,
   ) {
     this.queues = [agentRuns, sourceSyncs, webhookDeliveries, routineFirings];
+    this.agentRuns = agentRuns;
   }
+
+  private readonly agentRuns: Queue;
 
   /** Every queue a worker consumes: a queue nobody consumes is work that silently never happens. */
   private readonly queues: Queue[];
@@ -81,6 +84,26 @@ export class HealthController {
         return this.subscriber.isReady() ? indicator.up() : indicator.down({ message: 'not ready' });
       },
     ]);
+  }
+
+  /**
+   * The agent runs the workers have to serve: `waiting` for a worker (BullMQ keeps them in the queue's
+   * `prioritized` set, since every run has its fair-share priority, or in its `wait` list) and `running`
+   * (`active`), and their sum, `outstanding`, which KEDA scales workers on (the chart's ScaledObject reads it). Runs
+   * parked behind an earlier reply of their thread or their organization's cap (`delayed`) are left out: more
+   * workers would not start them sooner.
+   */
+  @Get('runs')
+  async runs(@Res({ passthrough: true }) reply: FastifyReply) {
+    try {
+      const counts = await withinProbeTime(this.agentRuns.getJobCounts('waiting', 'prioritized', 'active'));
+      const waiting = (counts.waiting ?? 0) + (counts.prioritized ?? 0);
+      const running = counts.active ?? 0;
+      return { waiting, running, outstanding: waiting + running };
+    } catch (error) {
+      void reply.status(503);
+      return { status: 'error', error: (error as Error).message };
+    }
   }
 
   /**

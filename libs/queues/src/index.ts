@@ -4,3 +4,4 @@ export * from './queues.module';
 export * from './source-sync.queue';
 export * from './webhook-delivery.queue';
 export * from './routine-schedules';
+export * from './queue-incidents';

@@ -1,9 +1,11 @@
 import { BullModule } from '@nestjs/bullmq';
 import { DynamicModule, Module } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
 import { Settings } from '@app/config';
 import { QUEUE } from '@app/contracts';
 import { createRedisConnection, queueConnectionOptions, queuePrefix, RedisRole } from '@app/redis';
 import { AgentRunQueue } from './agent-run.queue';
+import { QueueIncidents } from './queue-incidents';
 import { RoutineSchedules } from './routine-schedules';
 import { SourceSyncQueue } from './source-sync.queue';
 import { WebhookDeliveryQueue } from './webhook-delivery.queue';
@@ -37,6 +39,7 @@ export class QueueConnectionModule {
  */
 @Module({
   imports: [
+    DiscoveryModule,
     BullModule.registerQueue(
       { name: QUEUE.agentRun },
       { name: QUEUE.sourceSync },
@@ -44,7 +47,7 @@ export class QueueConnectionModule {
       { name: QUEUE.routineFiring },
     ),
   ],
-  providers: [AgentRunQueue, SourceSyncQueue, WebhookDeliveryQueue, RoutineSchedules],
+  providers: [AgentRunQueue, SourceSyncQueue, WebhookDeliveryQueue, RoutineSchedules, QueueIncidents],
   exports: [BullModule, AgentRunQueue, SourceSyncQueue, WebhookDeliveryQueue, RoutineSchedules],
 })
 export class QueuesModule {}

@@ -11,6 +11,7 @@ import { Queue } from 'bullmq';
 import { FastifyReply } from 'fastify';
 import { Redis } from 'ioredis';
 import { QUEUE } from '@app/contracts';
+import { AgentRunQueue } from '@app/queues';
 import { REDIS } from '@app/redis';
 import { SharedSubscriber } from '@app/run-events';
 import { Public } from '../auth/public.decorator';
@@ -31,16 +32,14 @@ export class HealthController {
     private readonly indicators: HealthIndicatorService,
     @Inject(REDIS) private readonly redis: Redis,
     private readonly subscriber: SharedSubscriber,
+    private readonly agentRunQueue: AgentRunQueue,
     @InjectQueue(QUEUE.agentRun) agentRuns: Queue,
     @InjectQueue(QUEUE.sourceSync) sourceSyncs: Queue,
     @InjectQueue(QUEUE.webhookDelivery) webhookDeliveries: Queue,
     @InjectQueue(QUEUE.routineFiring) routineFirings: Queue,
   ) {
     this.queues = [agentRuns, sourceSyncs, webhookDeliveries, routineFirings];
-    this.agentRuns = agentRuns;
   }
-
-  private readonly agentRuns: Queue;
 
   /** Every queue a worker consumes: a queue nobody consumes is work that silently never happens. */
   private readonly queues: Queue[];
@@ -86,20 +85,11 @@ export class HealthController {
     ]);
   }
 
-  /**
-   * The agent runs the workers have to serve: `waiting` for a worker (BullMQ keeps them in the queue's
-   * `prioritized` set, since every run has its fair-share priority, or in its `wait` list) and `running`
-   * (`active`), and their sum, `outstanding`, which KEDA scales workers on (the chart's ScaledObject reads it). Runs
-   * parked behind an earlier reply of their thread or their organization's cap (`delayed`) are left out: more
-   * workers would not start them sooner.
-   */
+  /** The agent runs outstanding (`AgentRunQueue.outstanding`): what the chart's KEDA trigger scales workers on. */
   @Get('runs')
   async runs(@Res({ passthrough: true }) reply: FastifyReply) {
     try {
-      const counts = await withinProbeTime(this.agentRuns.getJobCounts('waiting', 'prioritized', 'active'));
-      const waiting = (counts.waiting ?? 0) + (counts.prioritized ?? 0);
-      const running = counts.active ?? 0;
-      return { waiting, running, outstanding: waiting + running };
+      return await withinProbeTime(this.agentRunQueue.outstanding());
     } catch (error) {
       void reply.status(503);
       return { status: 'error', error: (error as Error).message };

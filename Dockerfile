@@ -1,6 +1,6 @@
 # One image for every process: gateway, worker, admin CLI and migrations (docker-compose.yml picks the command).
 
-FROM node:20.18.1-bookworm-slim AS build
+FROM node:20.19.5-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY libs/client/ libs/client/
@@ -13,13 +13,13 @@ COPY scripts/ scripts/
 ARG GIT_COMMIT=
 RUN GIT_COMMIT=$GIT_COMMIT npm run build
 
-FROM node:20.18.1-bookworm-slim AS production-deps
+FROM node:20.19.5-bookworm-slim AS production-deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY libs/client/ libs/client/
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
-FROM node:20.18.1-bookworm-slim AS runtime
+FROM node:20.19.5-bookworm-slim AS runtime
 ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=production-deps /app/node_modules node_modules

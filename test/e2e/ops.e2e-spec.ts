@@ -71,6 +71,17 @@ describe('operations: health, metrics, OpenAPI, queue dashboard, shutdown', () =
     });
   });
 
+  describe('the runs KEDA scales workers on', () => {
+    // What it counts is test/integration/queues/agent-run-outstanding.int-spec.ts; here, the route as KEDA reads it.
+    it('answers /health/runs without a token, outstanding being waiting plus running', async () => {
+      const response = await fetch(`${gateway.url}/health/runs`);
+      expect(response.status).toBe(200);
+      const body = (await response.json()) as Record<string, number>;
+      expect(Object.keys(body).sort()).toEqual(['outstanding', 'running', 'waiting']);
+      expect(body.outstanding).toBe(body.waiting + body.running);
+    });
+  });
+
   describe('metrics', () => {
     it('serves Prometheus text without a token, with request durations by route pattern', async () => {
       await fetch(`${gateway.url}/health/live`);

@@ -90,7 +90,7 @@ it('says at once, in the same JSON lines, which setting names the database it ca
     expect(JSON.parse(line)).toEqual(expect.objectContaining({ msg: expect.any(String), app: 'gateway' }));
 });
 
-it('waits for Redis with one line per retry naming REDIS_URL, answering liveness, and starts once it is up', async () => {
+it('waits for Redis with one line per retry naming REDIS_URL, answering liveness but not serving, and starts once it is up', async () => {
   const redisPort = await freePort();
   const waiting = await spawnGateway({ REDIS_URL: `redis://127.0.0.1:${redisPort}`, LOG_LEVEL: 'info' });
   let redis: ChildProcess | undefined;
@@ -99,6 +99,8 @@ it('waits for Redis with one line per retry naming REDIS_URL, answering liveness
     await waiting.waitForOutput(new RegExp(`${line}[^\\n]*retrying in 2 s`), 10000);
     const live = await fetch(`${waiting.url}/health/live`);
     expect(live.status).toBe(200);
+    // The orchestrator's readiness probe: not ready while only the starting server answers.
+    expect((await fetch(`${waiting.url}/health/serving`)).status).toBe(503);
     const chat = await fetch(`${waiting.url}/chat?user_id=u`);
     expect(chat.status).toBe(503);
     expect(chat.headers.get('retry-after')).toBe('5');
@@ -110,6 +112,7 @@ it('waits for Redis with one line per retry naming REDIS_URL, answering liveness
     });
     await waiting.waitForOutput('gateway listening', 20000);
     expect((await fetch(`${waiting.url}/health/ready`)).status).toBe(200);
+    expect((await fetch(`${waiting.url}/health/serving`)).status).toBe(200);
   } finally {
     await waiting.stop();
     redis?.kill('SIGKILL');

@@ -80,4 +80,17 @@ export class AgentRunQueue {
     if (state === 'completed' || state === 'failed') await previous?.remove();
     await this.enqueue(job);
   }
+
+  /**
+   * The runs the workers have to serve: `waiting` for a worker (in the queue's `prioritized` set, since every run
+   * has its fair-share priority, or its `wait` list) and `running` (`active`), and their sum. Runs parked behind
+   * an earlier reply of their thread or their organization's cap (`delayed`) are left out: more workers would not
+   * start them sooner. What KEDA scales workers on (the gateway's /health/runs).
+   */
+  async outstanding(): Promise<{ waiting: number; running: number; outstanding: number }> {
+    const counts = await this.queue.getJobCounts('waiting', 'prioritized', 'active');
+    const waiting = (counts.waiting ?? 0) + (counts.prioritized ?? 0);
+    const running = counts.active ?? 0;
+    return { waiting, running, outstanding: waiting + running };
+  }
 }

@@ -5,3 +5,4 @@ export * from './source-sync.queue';
 export * from './webhook-delivery.queue';
 export * from './routine-schedules';
 export * from './erasure.queue';
+export * from './queue-incidents';

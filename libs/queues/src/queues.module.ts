@@ -1,10 +1,12 @@
 import { BullModule } from '@nestjs/bullmq';
 import { DynamicModule, Module } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
 import { Settings } from '@app/config';
 import { QUEUE } from '@app/contracts';
 import { createRedisConnection, queueConnectionOptions, queuePrefix, RedisRole } from '@app/redis';
 import { AgentRunQueue } from './agent-run.queue';
 import { ErasureQueue } from './erasure.queue';
+import { QueueIncidents } from './queue-incidents';
 import { RoutineSchedules } from './routine-schedules';
 import { SourceSyncQueue } from './source-sync.queue';
 import { WebhookDeliveryQueue } from './webhook-delivery.queue';
@@ -38,6 +40,7 @@ export class QueueConnectionModule {
  */
 @Module({
   imports: [
+    DiscoveryModule,
     BullModule.registerQueue(
       { name: QUEUE.agentRun },
       { name: QUEUE.sourceSync },
@@ -46,7 +49,14 @@ export class QueueConnectionModule {
       { name: QUEUE.erasure },
     ),
   ],
-  providers: [AgentRunQueue, SourceSyncQueue, WebhookDeliveryQueue, RoutineSchedules, ErasureQueue],
+  providers: [
+    AgentRunQueue,
+    SourceSyncQueue,
+    WebhookDeliveryQueue,
+    RoutineSchedules,
+    ErasureQueue,
+    QueueIncidents,
+  ],
   exports: [BullModule, AgentRunQueue, SourceSyncQueue, WebhookDeliveryQueue, RoutineSchedules, ErasureQueue],
 })
 export class QueuesModule {}

@@ -1,5 +1,6 @@
 import { Cluster, Redis, RedisOptions } from 'ioredis';
 import { Settings } from '@app/config';
+import { redisIncidents } from './redis-incidents';
 
 const CLUSTER_SCHEME = 'redis-cluster://';
 
@@ -65,13 +66,24 @@ export function createRedisConnection(
     ...extra,
   };
   const cluster = redisClusterNodes(settings.redisUrl);
-  if (!cluster) return new Redis(settings.redisUrl, options);
-  return new Cluster(cluster.nodes, {
+  if (!cluster) return reportingIncidents(new Redis(settings.redisUrl, options), name);
+  const connection = new Cluster(cluster.nodes, {
     redisOptions: { ...options, username: cluster.username, password: cluster.password },
     clusterRetryStrategy: (attempt) => Math.min(attempt * 200, 2000),
     enableReadyCheck: true,
     ...FAILOVER_RIDE_THROUGH,
-  }) as unknown as Redis;
+  });
+  redisIncidents.watchCluster(connection);
+  return reportingIncidents(connection as unknown as Redis, name);
+}
+
+/**
+ * Its errors go to the process's RedisIncidents, summed up in one line per restart or failover, instead of ioredis
+ * printing each with its stack ("Unhandled error event").
+ */
+function reportingIncidents(connection: Redis, name: string): Redis {
+  connection.on('error', (error: unknown) => redisIncidents.error(name, error));
+  return connection;
 }
 
 /**

@@ -37,6 +37,9 @@ interface ChannelState {
 export class SharedSubscriber {
   private readonly channels = new Map<string, ChannelState>();
   private disconnected = false;
+  private closing = false;
+  /** On a Redis Cluster, the node connection our channels were last confirmed on (see `watchSubscriberNode`). */
+  private subscriberNode: Redis | null = null;
 
   constructor(private readonly connection: Redis) {
     connection.on('messageBuffer', (channel: Buffer, message: Buffer) => {
@@ -93,6 +96,29 @@ export class SharedSubscriber {
     };
   }
 
+  /**
+   * Whether a SUBSCRIBE sent now goes out on a ready connection. A Redis Cluster's subscriber node connection is
+   * lazy (opened by the first SUBSCRIBE, and again after its node is lost): asking wakes it, so a gateway's
+   * readiness turns green only once that connection has passed its ready check.
+   */
+  isReady(): boolean {
+    if (this.connection.status !== 'ready') return false;
+    const node = subscriberNodeOf(this.connection);
+    if (!node) return false;
+    if (node.status === 'wait') node.connect().catch(() => undefined);
+    return node.status === 'ready';
+  }
+
+  /** Resolves true once `isReady()`, false if that takes longer than `timeoutMs`. */
+  async whenReady(timeoutMs: number): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    while (!this.isReady()) {
+      if (this.closing || Date.now() >= deadline) return false;
+      await sleep(SUBSCRIBER_RETRY_MS);
+    }
+    return true;
+  }
+
   /** Channels this process is subscribed to or about to be (tests, metrics). */
   get channelCount(): number {
     return this.channels.size;
@@ -103,22 +129,48 @@ export class SharedSubscriber {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
     this.channels.clear();
     await this.connection.quit().catch(() => this.connection.disconnect());
   }
 
-  /** A new connection has no subscriptions: subscribe every channel in use again, then tell its members. */
+  /**
+   * A new connection has no subscriptions: subscribe every channel in use again, then tell its members. Retried
+   * until it holds: on a Cluster the process's connection stays ready while the subscriber node fails over, so
+   * no 'ready' would come to retry it.
+   */
   private resubscribeAll(): void {
-    for (const [channel, state] of this.channels) {
-      state.subscribed = false;
-      this.reconcile(channel, state).then(
-        () => {
-          for (const member of state.members) member.onResubscribed?.();
-        },
-        // The connection dropped again: the next 'ready' retries.
-        () => undefined,
-      );
-    }
+    for (const [channel, state] of this.channels) this.resubscribe(channel, state);
+  }
+
+  private resubscribe(channel: string, state: ChannelState): void {
+    if (this.closing || this.channels.get(channel) !== state) return;
+    state.subscribed = false;
+    this.reconcile(channel, state).then(
+      () => {
+        for (const member of state.members) member.onResubscribed?.();
+      },
+      () => setTimeout(() => this.resubscribe(channel, state), RESUBSCRIBE_RETRY_MS).unref(),
+    );
+  }
+
+  /**
+   * On a Redis Cluster, SUBSCRIBE goes to one node's connection that ioredis picks, and replaces when it closes
+   * (its node lost, or its ready check failed on a cold start): ioredis subscribes the channels again on the new
+   * one but says nothing, so what was published in between would reach a stream only at its next heartbeat.
+   * Watching the node our channels were confirmed on turns its loss into the same resubscribe-and-catch-up as a
+   * lost connection.
+   */
+  private watchSubscriberNode(): void {
+    if (!this.connection.isCluster) return;
+    const node = subscriberNodeOf(this.connection);
+    if (!node || node === this.subscriberNode) return;
+    this.subscriberNode = node;
+    node.once('close', () => {
+      if (this.subscriberNode !== node || this.closing) return;
+      this.subscriberNode = null;
+      this.resubscribeAll();
+    });
   }
 
   /** Brings the subscription in line with the listeners, after whatever change to the channel came before. */
@@ -128,8 +180,9 @@ export class SharedSubscriber {
       .then(async () => {
         const wanted = state.members.size > 0;
         if (wanted && !state.subscribed) {
-          await subscribeOnceReady(this.connection, channel);
+          await this.subscribeOnceReady(channel);
           state.subscribed = true;
+          this.watchSubscriberNode();
         } else if (!wanted && state.subscribed) {
           await this.connection.unsubscribe(channel);
           state.subscribed = false;
@@ -142,43 +195,61 @@ export class SharedSubscriber {
       });
     return state.settled;
   }
+
+  /**
+   * SUBSCRIBE once the connection is ready for it, retried while it has no working subscriber yet. An ioredis
+   * Cluster picks its subscriber node only after it has read the slot map, and again when that node is lost;
+   * meanwhile it rejects SUBSCRIBE at once ("No subscriber for the cluster"). Its new subscriber connection then
+   * runs a ready check (INFO), and a SUBSCRIBE written before that check answers puts the connection in
+   * subscriber mode, so the check fails ("ERR Can't execute 'info'"), the connection is dropped and every
+   * command queued on it is rejected with that error (an open ioredis issue). Each of these made a stream open on a
+   * cold gateway answer 500. Waiting for the node to be ready (`isReady`) avoids the race; the retry covers a
+   * node replaced between the look and the send.
+   */
+  private async subscribeOnceReady(channel: string): Promise<void> {
+    const deadline = Date.now() + SUBSCRIBER_WAIT_MS;
+    for (;;) {
+      await this.whenReady(deadline - Date.now());
+      try {
+        await this.connection.subscribe(channel);
+        return;
+      } catch (error) {
+        if (!isSubscriberMissing(error) || Date.now() > deadline) throw error;
+        await sleep(SUBSCRIBER_RETRY_MS);
+      }
+    }
+  }
 }
 
 /**
- * How long a SUBSCRIBE may wait for a Redis Cluster connection to have a subscriber node: a cold gateway's first
- * streams, or any stream opened while the subscriber's node fails over. Well under a client's patience.
+ * How long a SUBSCRIBE may wait for a working subscriber connection: a cold gateway's first streams, or any
+ * stream opened while a Redis Cluster's subscriber node fails over. Well under a client's patience.
  */
 const SUBSCRIBER_WAIT_MS = 5000;
-const SUBSCRIBER_RETRY_MS = 100;
+const SUBSCRIBER_RETRY_MS = 50;
+/** Between attempts to subscribe the open streams' channels again after their connection (or node) was lost. */
+const RESUBSCRIBE_RETRY_MS = 1000;
 
 /**
- * SUBSCRIBE, retried while the connection has no working subscriber yet. An ioredis Cluster picks its subscriber
- * node only after it has read the slot map, and again when that node is lost; meanwhile it rejects SUBSCRIBE at
- * once ("No subscriber for the cluster"). Its new subscriber connection also runs a ready check (INFO) that a
- * SUBSCRIBE sent first makes fail ("Connection in subscriber mode"), and that connection is then replaced. Both
- * failed stream opens on a cold gateway with a 500.
+ * The connection SUBSCRIBE is written to: the connection itself, or the node connection a Cluster has chosen for
+ * its subscriptions (ioredis keeps it in a `ClusterSubscriber`, which has no public accessor), null while it has
+ * none.
  */
-async function subscribeOnceReady(connection: Redis, channel: string): Promise<void> {
-  const deadline = Date.now() + SUBSCRIBER_WAIT_MS;
-  // Before 'ready' a Cluster has not chosen its subscriber node: a SUBSCRIBE queued then may go astray.
-  while (connection.status !== 'ready' && Date.now() < deadline)
-    await new Promise((resolve) => setTimeout(resolve, SUBSCRIBER_RETRY_MS));
-  for (;;) {
-    try {
-      await connection.subscribe(channel);
-      return;
-    } catch (error) {
-      if (!isSubscriberMissing(error) || Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, SUBSCRIBER_RETRY_MS));
-    }
-  }
+function subscriberNodeOf(connection: Redis): Redis | null {
+  if (!connection.isCluster) return connection;
+  const internals = connection as unknown as { subscriber?: { getInstance?: () => Redis | null } };
+  return internals.subscriber?.getInstance?.() ?? null;
 }
 
 function isSubscriberMissing(error: unknown): boolean {
   return (
     error instanceof Error &&
-    /No subscriber for the cluster|Connection is closed|Connection in subscriber mode|Ready check failed/.test(
+    /No subscriber for the cluster|Connection is closed|Connection in subscriber mode|Ready check failed|Can't execute 'info'/.test(
       error.message,
     )
   );
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.max(ms, 0)));
 }

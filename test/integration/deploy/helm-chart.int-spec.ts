@@ -1,12 +1,9 @@
-import { QueueKeys } from 'bullmq';
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parseAllDocuments } from 'yaml';
-import { QUEUE } from '@app/contracts';
-import { queuePrefix } from '@app/redis';
 
 const run = promisify(execFile);
 const ROOT = join(__dirname, '..', '..', '..');
@@ -22,7 +19,8 @@ interface Manifest {
 /**
  * The Helm chart as CI checks it: deploy/helm/check.sh runs the real `helm lint --strict` and `helm template`
  * (default values, and every option on). Here the rendered manifests are read back and held to what the
- * processes need: their commands, probes on the health endpoints, the migrate hook, KEDA on the real queue key.
+ * processes need: their commands, probes on the health endpoints, the migrate hook, KEDA on the runs outstanding,
+ * each workload's secrets.
  */
 let dir: string;
 let defaults: Manifest[];
@@ -54,13 +52,11 @@ describe('the Helm chart', () => {
     const gateway = find(defaults, 'Deployment', 'parley-gateway').spec.template.spec.containers[0];
     expect(gateway.command).toEqual(['node', 'dist/apps/gateway/src/main.js']);
     expect(gateway.image).toBe('parley:0.1.0');
-    // Ready while it answers (503 + Retry-After in an outage), not while its dependencies do.
-    expect(gateway.readinessProbe.httpGet).toEqual({ path: '/health/live', port: 'http' });
+    // Ready once the app answers and while it does (503 + Retry-After in an outage), not while its dependencies
+    // do; not while only the starting server answers.
+    expect(gateway.readinessProbe.httpGet).toEqual({ path: '/health/serving', port: 'http' });
     expect(gateway.livenessProbe.httpGet).toEqual({ path: '/health/live', port: 'http' });
-    expect(gateway.envFrom).toEqual([
-      { configMapRef: { name: 'parley' } },
-      { secretRef: { name: 'parley' } },
-    ]);
+    expect(gateway.envFrom).toEqual([{ configMapRef: { name: 'parley' } }]);
     const worker = find(defaults, 'Deployment', 'parley-worker').spec.template.spec.containers[0];
     expect(worker.command).toEqual(['node', 'dist/apps/worker/src/main.js']);
     expect(worker.readinessProbe.httpGet).toEqual({ path: '/health/ready', port: 'health' });
@@ -82,7 +78,7 @@ describe('the Helm chart', () => {
     expect(job.metadata.annotations!['helm.sh/hook']).toBe('pre-install,pre-upgrade');
     const container = job.spec.template.spec.containers[0];
     expect(container.command).toEqual(['node', 'dist/apps/admin/src/migrate.js']);
-    const secretName = container.envFrom[0].secretRef.name;
+    const secretName = container.env[0].valueFrom.secretKeyRef.name;
     const secret = find(allOptions, 'Secret', secretName);
     // The hook's Secret exists before the Job: hooks run before the release's own objects are created.
     expect(Number(secret.metadata.annotations!['helm.sh/hook-weight'])).toBeLessThan(
@@ -91,17 +87,21 @@ describe('the Helm chart', () => {
     expect(secret.stringData!.DATABASE_MIGRATION_URL).toBe('postgres://parley@postgres:5432/agents');
   });
 
-  it('scales workers with KEDA on the key BullMQ really keeps waiting agent runs in', () => {
+  it('scales workers with KEDA on the runs waiting and running, as the gateway counts them', () => {
     const scaled = find(allOptions, 'ScaledObject', 'parley-worker');
     expect(scaled.spec.scaleTargetRef.name).toBe('parley-worker');
-    // The settings the pods get: a Redis Cluster URL, so BullMQ's prefix is hash-tagged.
-    const redisPrefix = find(allOptions, 'ConfigMap', 'parley').data!.REDIS_PREFIX;
-    const redisUrl = find(allOptions, 'Secret', 'parley').stringData!.REDIS_URL;
-    const prefix = queuePrefix({ redisUrl, redisPrefix });
-    expect(prefix).toBe(`{${redisPrefix}}`);
-    expect(scaled.spec.triggers[0].metadata.listName).toBe(
-      new QueueKeys(prefix).getKeys(QUEUE.agentRun).wait,
-    );
+    // Not a BullMQ list: waiting runs carry a fair-share priority, so they sit in a sorted set KEDA cannot count.
+    expect(scaled.spec.triggers).toEqual([
+      {
+        type: 'metrics-api',
+        metadata: {
+          url: 'http://parley-gateway.default.svc:80/health/runs',
+          format: 'json',
+          valueLocation: 'outstanding',
+          targetValue: '50',
+        },
+      },
+    ]);
     // KEDA owns the worker count then, the HPA the gateway's.
     expect(find(allOptions, 'Deployment', 'parley-worker').spec.replicas).toBeUndefined();
     expect(find(allOptions, 'HorizontalPodAutoscaler', 'parley-gateway').spec.scaleTargetRef.name).toBe(
@@ -110,6 +110,33 @@ describe('the Helm chart', () => {
     expect(find(allOptions, 'Deployment', 'parley-gateway').spec.replicas).toBeUndefined();
     const ingress = find(allOptions, 'Ingress', 'parley-gateway');
     expect(ingress.metadata.annotations!['nginx.ingress.kubernetes.io/proxy-buffering']).toBe('off');
+  });
+
+  it('gives each workload only the secrets it reads, the migration credentials only to the migrate Job', () => {
+    const secretsOf = (manifests: Manifest[], kind: string, name: string) => {
+      const container = find(manifests, kind, name).spec.template.spec.containers[0];
+      expect(JSON.stringify(container.envFrom ?? [])).not.toContain('secretRef');
+      return (container.env as { name: string; valueFrom?: { secretKeyRef?: { name: string } } }[])
+        .filter((variable) => variable.valueFrom?.secretKeyRef)
+        .map((variable) => variable.name);
+    };
+    for (const manifests of [defaults, allOptions]) {
+      const gateway = secretsOf(manifests, 'Deployment', 'parley-gateway');
+      const worker = secretsOf(manifests, 'Deployment', 'parley-worker');
+      expect(gateway).toEqual(expect.arrayContaining(['DATABASE_URL', 'REDIS_URL', 'ADMIN_PASSWORD']));
+      expect(gateway).not.toEqual(expect.arrayContaining(['OPENAI_API_KEY']));
+      expect(gateway).not.toContain('ANTHROPIC_API_KEY');
+      expect(worker).toEqual(expect.arrayContaining(['DATABASE_URL', 'REDIS_URL', 'OPENAI_API_KEY']));
+      expect(worker).not.toContain('ADMIN_PASSWORD');
+      expect(worker).not.toContain('INTERNAL_TOKEN');
+      for (const keys of [gateway, worker]) expect(keys).not.toContain('DATABASE_MIGRATION_URL');
+      expect(secretsOf(manifests, 'Job', 'parley-migrate')).toEqual([
+        'DATABASE_URL',
+        'DATABASE_MIGRATION_URL',
+      ]);
+    }
+    // Nor does the release's shared Secret hold the migration credentials.
+    expect(find(allOptions, 'Secret', 'parley').stringData!.DATABASE_MIGRATION_URL).toBeUndefined();
   });
 
   it('passes the "restricted" Pod Security Standard in every pod, with a read-only root filesystem', () => {

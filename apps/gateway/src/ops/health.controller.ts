@@ -11,13 +11,16 @@ import { Queue } from 'bullmq';
 import { FastifyReply } from 'fastify';
 import { Redis } from 'ioredis';
 import { QUEUE } from '@app/contracts';
+import { AgentRunQueue } from '@app/queues';
 import { REDIS } from '@app/redis';
+import { SharedSubscriber } from '@app/run-events';
 import { Public } from '../auth/public.decorator';
 import { PROBE_TIMEOUT_MS, withinProbeTime } from './probe-time';
 
 /**
- * Liveness (the process answers), readiness (PostgreSQL and Redis answer) and consumers (some worker consumes
- * each queue); no token needed. Every probe answers within a second, whatever a dependency does.
+ * Liveness (the process answers), serving (the app answers requests itself), readiness (PostgreSQL and Redis
+ * answer, the stream subscriber's connection included) and consumers (some worker consumes each queue); no token
+ * needed. Every probe answers within a second, whatever a dependency does.
  */
 @ApiExcludeController()
 @Public()
@@ -28,6 +31,8 @@ export class HealthController {
     private readonly database: TypeOrmHealthIndicator,
     private readonly indicators: HealthIndicatorService,
     @Inject(REDIS) private readonly redis: Redis,
+    private readonly subscriber: SharedSubscriber,
+    private readonly agentRunQueue: AgentRunQueue,
     @InjectQueue(QUEUE.agentRun) agentRuns: Queue,
     @InjectQueue(QUEUE.sourceSync) sourceSyncs: Queue,
     @InjectQueue(QUEUE.webhookDelivery) webhookDeliveries: Queue,
@@ -42,6 +47,17 @@ export class HealthController {
 
   @Get('live')
   live(): { status: 'ok' } {
+    return { status: 'ok' };
+  }
+
+  /**
+   * 200 once the app itself answers, which is after its connections (a Redis Cluster's subscriber node
+   * included) are ready; while the process waits for PostgreSQL or Redis at start, its starting server answers
+   * this 503. It stays 200 through a later outage, when the app answers 503 with Retry-After itself: the
+   * orchestrator's readiness probe, so one outage does not take every gateway out of the Service at once.
+   */
+  @Get('serving')
+  serving(): { status: 'ok' } {
     return { status: 'ok' };
   }
 
@@ -62,7 +78,23 @@ export class HealthController {
           return indicator.down({ message: (error as Error).message });
         }
       },
+      () => {
+        // Stream opens subscribe on their own connection (on a Cluster, a node ioredis picks and opens lazily).
+        const indicator = this.indicators.check('redis-subscriber');
+        return this.subscriber.isReady() ? indicator.up() : indicator.down({ message: 'not ready' });
+      },
     ]);
+  }
+
+  /** The agent runs outstanding (`AgentRunQueue.outstanding`): what the chart's KEDA trigger scales workers on. */
+  @Get('runs')
+  async runs(@Res({ passthrough: true }) reply: FastifyReply) {
+    try {
+      return await withinProbeTime(this.agentRunQueue.outstanding());
+    } catch (error) {
+      void reply.status(503);
+      return { status: 'error', error: (error as Error).message };
+    }
   }
 
   /**

@@ -1,4 +1,12 @@
-import { BeforeApplicationShutdown, Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
+import {
+  BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  Logger,
+  Module,
+  OnApplicationBootstrap,
+  OnApplicationShutdown,
+} from '@nestjs/common';
 import { Redis } from 'ioredis';
 import { Settings } from '@app/config';
 import { FileAttachmentsModule } from '@app/files';
@@ -9,17 +17,32 @@ import { StreamController } from './stream.controller';
 import { OpenReplyStream } from './use-cases/open-reply-stream.use-case';
 
 /**
- * On shutdown: ends the open streams first and cuts those whose clients take nothing (before the HTTP server
+ * How long a starting gateway waits for its subscriber connection before it listens anyway (its stream opens then
+ * wait for it, up to SharedSubscriber's own bound). Redis answered moments ago (the start waits for it), so this
+ * is a Cluster choosing and ready-checking its subscriber node: well under a second when all is well.
+ */
+const SUBSCRIBER_WARM_UP_MS = 10000;
+
+/**
+ * At start: the subscriber connection is made ready before the app listens (a Redis Cluster opens it lazily, and
+ * streams opened the moment a gateway is ready raced its ready check). On shutdown: ends the open streams first and cuts those whose clients take nothing (before the HTTP server
  * waits for responses in flight and the Redis connections close), then releases the process's one subscriber
  * connection.
  */
 @Injectable()
-class StreamLifecycle implements BeforeApplicationShutdown, OnApplicationShutdown {
+class StreamLifecycle implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
+  private readonly logger = new Logger('StreamModule');
+
   constructor(
     @Inject(RunEventReader) private readonly reader: RunEventReader,
     @Inject(SharedSubscriber) private readonly subscriber: SharedSubscriber,
     @Inject(StalledStreams) private readonly stalled: StalledStreams,
   ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (!(await this.subscriber.whenReady(SUBSCRIBER_WARM_UP_MS)))
+      this.logger.warn({ waitedMs: SUBSCRIBER_WARM_UP_MS }, 'stream subscriber not ready at start');
+  }
 
   beforeApplicationShutdown(): void {
     this.reader.closeAll();
@@ -61,7 +84,8 @@ class StreamLifecycle implements BeforeApplicationShutdown, OnApplicationShutdow
     StreamLifecycle,
     OpenReplyStream,
   ],
-  // Other protocols (the AI SDK's, the Responses API, MCP) translate the same reader's lines.
-  exports: [OpenReplyStream, StalledStreams],
+  // Other protocols (the AI SDK's, the Responses API, MCP) translate the same reader's lines; health reads the
+  // subscriber's readiness.
+  exports: [OpenReplyStream, StalledStreams, SharedSubscriber],
 })
 export class StreamModule {}

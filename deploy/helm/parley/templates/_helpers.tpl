@@ -30,12 +30,40 @@ app.kubernetes.io/component: {{ .component }}
 {{- default (include "parley.fullname" .) .Values.existingSecret -}}
 {{- end -}}
 
-{{/* Settings of every Parley container: the ConfigMap, then the Secret. */}}
+{{/*
+The secrets each workload reads, and no other (README "Deploying"): the gateway serves uploads, connections, the
+queue dashboard and platform skills; the worker runs models, syncs and tools; only the migrate Job gets
+DATABASE_MIGRATION_URL. DATABASE_URL and REDIS_URL must exist; the rest are optional.
+*/}}
+{{- define "parley.secretKeys.gateway" -}}
+DATABASE_URL REDIS_URL STORAGE_SIGNING_SECRET CREDENTIALS_KEYS S3_ACCESS_KEY_ID S3_SECRET_ACCESS_KEY GOOGLE_CLIENT_SECRET MS_CLIENT_SECRET EMBEDDINGS_API_KEY ADMIN_PASSWORD INTERNAL_TOKEN
+{{- end -}}
+{{- define "parley.secretKeys.worker" -}}
+DATABASE_URL REDIS_URL STORAGE_SIGNING_SECRET CREDENTIALS_KEYS S3_ACCESS_KEY_ID S3_SECRET_ACCESS_KEY GOOGLE_CLIENT_SECRET MS_CLIENT_SECRET EMBEDDINGS_API_KEY OPENAI_API_KEY ANTHROPIC_API_KEY
+{{- end -}}
+{{- define "parley.secretKeys.migrate" -}}
+DATABASE_URL DATABASE_MIGRATION_URL
+{{- end -}}
+
+{{/* Settings of a Parley container (dict "context" . "component" "gateway"|"worker"): the ConfigMap, and one
+environment variable per secret the component reads, each taken from the Secret by key. */}}
 {{- define "parley.envFrom" -}}
 - configMapRef:
-    name: {{ include "parley.fullname" . }}
-- secretRef:
-    name: {{ include "parley.secretName" . }}
+    name: {{ include "parley.fullname" .context }}
+{{- end -}}
+
+{{- define "parley.secretEnv" -}}
+{{- $secret := default (include "parley.secretName" .context) .secretName -}}
+{{- range $key := splitList " " (include (printf "parley.secretKeys.%s" .component) .context) }}
+- name: {{ $key }}
+  valueFrom:
+    secretKeyRef:
+      name: {{ $secret }}
+      key: {{ $key }}
+      {{- if not (has $key (list "DATABASE_URL" "REDIS_URL")) }}
+      optional: true
+      {{- end }}
+{{- end }}
 {{- end -}}
 
 {{/* A restart when settings change: the pods carry a hash of the ConfigMap and Secret. */}}

@@ -78,7 +78,8 @@ export class RunSettings {
 
   /**
    * How long a reply's streamed words may wait to be stored before they are published (store, then publish):
-   * the words of one interval are stored for every run of a worker in one statement, and go out as one line.
+   * the words of one interval are stored for every run of a worker in one statement, and go out together. A
+   * reply's first words do not wait for it (StreamJournal).
    */
   @Transform(toInt)
   @IsInt()

@@ -1,9 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import { DefaultChatTransport, readUIMessageStream, UIMessage, UIMessageChunk } from 'ai';
+import {
+  AbstractChat,
+  ChatState,
+  ChatStatus,
+  DefaultChatTransport,
+  DynamicToolUIPart,
+  lastAssistantMessageIsCompleteWithApprovalResponses,
+  readUIMessageStream,
+  UIMessage,
+  UIMessageChunk,
+} from 'ai';
 import { createAgent, createOrg, OrgFixture } from '../factories/admin';
 import { api } from '../support/http';
 import { AppProcess, startGateway, startWorker } from '../support/processes';
 import { createTestEnvironment, TestEnvironment } from '../support/test-environment';
+import { until } from './stream.support';
 
 /**
  * The AI SDK's chat protocol (CONTRACTS §17) driven by the real `ai` package, as `useChat` drives it: its
@@ -296,5 +307,135 @@ describe('resume and stop', () => {
     // Bob's message with that id starts Bob's own thread; Alice's stays hers alone.
     const bobs = await assemble(await send(bob, chatId, '/say yours'));
     expect((await storedReply('bob', bobs.message.id)).thread.messages).toHaveLength(2);
+  });
+});
+
+/** useChat's state kept in memory, as a framework binding keeps it in its own store. */
+class MemoryChatState implements ChatState<UIMessage> {
+  status: ChatStatus = 'ready';
+  error: Error | undefined = undefined;
+  messages: UIMessage[] = [];
+  pushMessage = (message: UIMessage) => {
+    this.messages = [...this.messages, message];
+  };
+  popMessage = () => {
+    this.messages = this.messages.slice(0, -1);
+  };
+  replaceMessage = (index: number, message: UIMessage) => {
+    this.messages = this.messages.map((kept, at) => (at === index ? message : kept));
+  };
+  snapshot = <T>(thing: T): T => structuredClone(thing);
+}
+
+/** The chat class useChat wraps, with the answer sent automatically once every waiting call is answered. */
+class MemoryChat extends AbstractChat<UIMessage> {
+  /** What sendAutomaticallyWhen answered, each time the chat asked. */
+  readonly autoSend: boolean[] = [];
+
+  constructor(user: Session, agent: string) {
+    const autoSend: boolean[] = [];
+    super({
+      id: `chat-${randomUUID()}`,
+      state: new MemoryChatState(),
+      transport: new DefaultChatTransport<UIMessage>({
+        api: `${gateway.url}/ai-sdk/chat`,
+        headers: { authorization: `Bearer ${user.token}` },
+        body: { agent_id: agent },
+      }),
+      sendAutomaticallyWhen: (options) => {
+        const send = lastAssistantMessageIsCompleteWithApprovalResponses(options);
+        autoSend.push(send);
+        return send;
+      },
+    });
+    this.autoSend = autoSend;
+  }
+}
+
+const toolPart = (message: UIMessage | undefined): DynamicToolUIPart | undefined =>
+  message?.parts.find((part): part is DynamicToolUIPart => part.type === 'dynamic-tool');
+
+describe('tool approvals (CONTRACTS §17, §19)', () => {
+  let carefulAgentId: string;
+
+  beforeAll(async () => {
+    const created = await service.post('/agents', { name: 'Careful', approval_required: ['clock'] });
+    expect(created.status).toBe(200);
+    carefulAgentId = created.body.id as string;
+  });
+
+  /** A chat whose first request ended at the approval request, as streamText ends it. */
+  async function waitingChat(
+    user: Session,
+  ): Promise<{ chat: MemoryChat; approvalId: string; replyId: string }> {
+    const chat = new MemoryChat(user, carefulAgentId);
+    // Resolves only once the response ended: the reply waits, the request does not.
+    await chat.sendMessage({ text: '/tool clock {}' });
+    expect(chat.status).toBe('ready');
+    expect(chat.error).toBeUndefined();
+    const reply = chat.lastMessage!;
+    expect(reply.role).toBe('assistant');
+    const tool = toolPart(reply);
+    expect(tool).toMatchObject({ toolName: 'clock', state: 'approval-requested' });
+    expect(lastAssistantMessageIsCompleteWithApprovalResponses({ messages: chat.messages })).toBe(false);
+    expect(chat.autoSend).not.toContain(true);
+    const approval = (tool as { approval: { id: string } }).approval;
+    const stored = await storedReply(user.userId, reply.id);
+    expect(stored.reply.status).toBe('requires_action');
+    return { chat, approvalId: approval.id, replyId: reply.id };
+  }
+
+  it('ends the first request at the approval request; the answer, sent automatically, completes the reply', async () => {
+    const alice = await session('alice');
+    const { chat, approvalId, replyId } = await waitingChat(alice);
+    await chat.addToolApprovalResponse({ id: approvalId, approved: true });
+    expect(chat.autoSend.at(-1)).toBe(true);
+    await until(
+      () => chat.status === 'ready' && toolPart(chat.lastMessage)?.state === 'output-available',
+      20000,
+    );
+    const { reply } = await storedReply('alice', replyId);
+    expect(reply.status).toBe('success');
+    const result = reply.events.find((event: { type: string }) => event.type === 'tool.result');
+    expect(result.output).not.toMatchObject({ denied: true });
+    // One assistant message, its tool part now holding the tool's output, then the text.
+    expect(chat.messages.map((message) => message.role)).toEqual(['user', 'assistant']);
+    expect(chat.lastMessage!.id).toBe(replyId);
+    expect(toolPart(chat.lastMessage)!.output).toEqual(result.output);
+    expect(textOf(chat.lastMessage!)).toBe(reply.content);
+    expect(reply.content.length).toBeGreaterThan(0);
+  });
+
+  it('gives the model the denial', async () => {
+    const bob = await session('bob');
+    const { chat, approvalId, replyId } = await waitingChat(bob);
+    await chat.addToolApprovalResponse({ id: approvalId, approved: false, reason: 'not now' });
+    await until(
+      () => chat.status === 'ready' && toolPart(chat.lastMessage)?.state === 'output-available',
+      20000,
+    );
+    const { reply } = await storedReply('bob', replyId);
+    expect(reply.status).toBe('success');
+    expect(toolPart(chat.lastMessage)!.output).toEqual({ denied: true, reason: 'not now' });
+    expect(reply.content).toContain('denied');
+    expect(textOf(chat.lastMessage!)).toBe(reply.content);
+  });
+
+  it('ends the resumed stream of a waiting reply at its approval request too', async () => {
+    const carol = await session('carol');
+    const { chat } = await waitingChat(carol);
+    const resumed = await carol.transport.reconnectToStream({ chatId: chat.id });
+    expect(resumed).not.toBeNull();
+    const chunks = await chunksOf(resumed!);
+    expect(chunks.slice(-3).map((chunk) => chunk.type)).toEqual([
+      'tool-approval-request',
+      'finish-step',
+      'finish',
+    ]);
+    expect(chunks.at(-1)).toEqual({ type: 'finish', finishReason: 'tool-calls' });
+    const raw = await fetch(`${gateway.url}/ai-sdk/chat/${chat.id}/stream`, {
+      headers: { authorization: `Bearer ${carol.token}` },
+    }).then(rawBody);
+    expect(raw.trimEnd().endsWith('data: [DONE]')).toBe(true);
   });
 });

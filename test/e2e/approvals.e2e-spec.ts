@@ -221,7 +221,7 @@ describe('approvals', () => {
     const headers = { authorization: `Bearer ${minted.body.token}`, 'content-type': 'application/json' };
     const chatId = `chat-${Date.now()}`;
     const question = { id: 'q1', role: 'user', parts: [{ type: 'text', text: '/tool clock {}' }] };
-    // The first request's stream stays open while the call waits: read it up to the approval request.
+    // The first request's stream ends at the approval request, as streamText's does; the reply waits on.
     const first = await fetch(`${gateway.url}/ai-sdk/chat`, {
       method: 'POST',
       headers,
@@ -232,13 +232,10 @@ describe('approvals', () => {
         agent_id: agentId,
       }),
     });
-    const reader = first.body!.getReader();
-    let text = '';
-    while (!text.includes('tool-approval-request')) {
-      const { value } = await reader.read();
-      text += new TextDecoder().decode(value);
-    }
-    await reader.cancel();
+    const text = await first.text();
+    expect(text).toMatch(
+      /"type":"tool-approval-request"[^\n]*\n\nid: \d+\ndata: \{"type":"finish-step"\}\n\nid: \d+\ndata: \{"type":"finish","finishReason":"tool-calls"\}\n\ndata: \[DONE\]\n\n$/,
+    );
     const replyId = /"type":"start","messageId":"([^"]+)"/.exec(text)![1];
     const callId = /"type":"tool-approval-request","approvalId":"([^"]+)"/.exec(text)![1];
     await until(async () => (await statusOf(replyId)) === 'requires_action');
@@ -290,6 +287,45 @@ describe('approvals', () => {
       body: JSON.stringify(body),
     });
     expect(again.status).toBe(409);
+  });
+
+  it('ends the AI SDK stream only once every waiting call of the step has its approval request', async () => {
+    const agentId = await createAgent({ model: 'openai:gpt-approvals', approval_required: ['clock'] });
+    const minted = await client().post('/end-user-tokens', { user_id: USER });
+    const response = await fetch(`${gateway.url}/ai-sdk/chat`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${minted.body.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        id: `chat-two-${Date.now()}`,
+        messages: [
+          {
+            id: 'q',
+            role: 'user',
+            parts: [{ type: 'text', text: 'call clock {}\ncall clock {"again":true}' }],
+          },
+        ],
+        trigger: 'submit-message',
+        agent_id: agentId,
+      }),
+    });
+    const text = await response.text();
+    const types = text
+      .split('\n')
+      .filter((line) => line.startsWith('data: '))
+      .map((line) =>
+        line === 'data: [DONE]' ? '[DONE]' : (JSON.parse(line.slice(6)) as { type: string }).type,
+      );
+    expect(types.slice(-6)).toEqual([
+      'tool-input-available',
+      'tool-approval-request',
+      'tool-approval-request',
+      'finish-step',
+      'finish',
+      '[DONE]',
+    ]);
+    const replyId = /"type":"start","messageId":"([^"]+)"/.exec(text)![1];
+    await until(async () => (await statusOf(replyId)) === 'requires_action');
+    expect(await toolCallsOf(replyId)).toEqual([]);
   });
 
   it('has several calls of one step wait together', async () => {

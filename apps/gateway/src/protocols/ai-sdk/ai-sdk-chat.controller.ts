@@ -22,7 +22,7 @@ import { FastifyReply } from 'fastify';
 import { Settings } from '@app/config';
 import { AiSdkChatDto } from '@app/contracts';
 import { Caller } from '@app/identity';
-import { ReplyStream } from '@app/run-events';
+import { ToolApprovalRepository } from '@app/persistence';
 import { CurrentCaller } from '../../auth/current-caller.decorator';
 import { EndUserTokenAllowed } from '../../auth/end-user-token-allowed.decorator';
 import { ApiCommonErrors, ApiErrors } from '../../http/api-errors';
@@ -30,7 +30,7 @@ import { RedisAvailableInterceptor } from '../../http/redis-available.intercepto
 import { jsonlBody } from '../../stream/jsonl-body';
 import { StalledStreams } from '../../stream/stalled-streams';
 import { AiSdkChatOwnerQuery, AiSdkChatParams } from './ai-sdk-chat.dto';
-import { uiMessageSse } from './ui-message-sse';
+import { ChatReplyStream, uiMessageSse } from './ui-message-sse';
 import { ResumeChatStream } from './use-cases/resume-chat-stream.use-case';
 import { SendChatMessage } from './use-cases/send-chat-message.use-case';
 import { StopChat } from './use-cases/stop-chat.use-case';
@@ -44,7 +44,9 @@ const UI_MESSAGE_STREAM_HEADERS = {
 
 const SSE_DESCRIPTION =
   'text/event-stream of the AI SDK UI message stream v1 (header x-vercel-ai-ui-message-stream: v1): frames ' +
-  '`id: <seq>` + `data: <chunk JSON>`, ending with `data: [DONE]` once the reply ended. start (messageId: the ' +
+  '`id: <seq>` + `data: <chunk JSON>`, ending with `data: [DONE]` once the reply ended, or once it waits for a ' +
+  'person: after the tool-approval-request of each waiting call of the step come finish-step and finish ' +
+  '(finishReason tool-calls), as with streamText, and the reply waits on. start (messageId: the ' +
   'reply id); start-step / finish-step per step; text-start / text-delta / text-end (one id per step); ' +
   'tool-input-available, tool-output-available or tool-output-error (dynamic tools); data-parley-questions; ' +
   'finish, error then finish for a failed reply, abort for a cancelled one. Heartbeats are SSE comments.';
@@ -64,6 +66,7 @@ export class AiSdkChatController {
     private readonly stopChat: StopChat,
     private readonly settings: Settings,
     private readonly stalled: StalledStreams,
+    private readonly approvals: ToolApprovalRepository,
   ) {}
 
   @EndUserTokenAllowed()
@@ -106,7 +109,8 @@ export class AiSdkChatController {
   @ApiOperation({
     summary: "Resume a chat's live reply (AI SDK useChat resume)",
     description:
-      "204 when the chat has no live reply; else that reply's stream from its start, live to its end. " +
+      "204 when the chat has no live reply; else that reply's stream from its start, live to its end (or to its " +
+      'approval requests while it waits for a person). ' +
       SSE_DESCRIPTION,
   })
   @ApiOkResponse({
@@ -144,13 +148,20 @@ export class AiSdkChatController {
     return this.stopChat.execute(caller, params.id, query.user_id);
   }
 
-  private sse(stream: ReplyStream, reply: FastifyReply): StreamableFile {
+  private sse(stream: ChatReplyStream, reply: FastifyReply): StreamableFile {
     void reply.headers(UI_MESSAGE_STREAM_HEADERS);
     return jsonlBody(
-      uiMessageSse(stream),
+      uiMessageSse(stream.lines, (step) => this.waitingCalls(stream.replyId, step)),
       reply.raw,
       { stallTimeoutMs: this.settings.streamStallTimeoutMs, stalled: this.stalled },
       'text/event-stream',
     );
+  }
+
+  /** The step's calls, when one of them still waits for a person (CONTRACTS §19). */
+  private async waitingCalls(replyId: string, step: number): Promise<ReadonlySet<string>> {
+    const ofStep = (await this.approvals.ofReply(replyId)).filter((approval) => approval.step === step);
+    const waits = ofStep.some((approval) => approval.decision === null);
+    return new Set(waits ? ofStep.map((approval) => approval.callId) : []);
   }
 }

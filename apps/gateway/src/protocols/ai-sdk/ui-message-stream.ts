@@ -78,8 +78,9 @@ export function toUiMessageChunks(state: UiStreamState, event: RunEvent): Transl
     case 'questions':
       return { state, chunks: [{ type: 'data-parley-questions', data: { questions: event.questions } }] };
     case 'approval.requested':
-      // The call waits for a person (CONTRACTS §19), who answers with POST /chat/messages/{id}/approvals; the
-      // approval's id is the call's. The decision shows as the call's output (a denial: `{"denied": true}`).
+      // The call waits for a person (CONTRACTS §19); the approval's id is the call's. Once every waiting call of
+      // the step has its request the stream ends (uiMessageSse, awaitingApproval) and the client answers with a
+      // request of its own. The decision shows as the call's output (a denial: `{"denied": true}`).
       return {
         state,
         chunks: [{ type: 'tool-approval-request', approvalId: event.call_id, toolCallId: event.call_id }],
@@ -90,6 +91,19 @@ export function toUiMessageChunks(state: UiStreamState, event: RunEvent): Transl
       // Lines this protocol has no chunk for (a compaction note, a decision) say nothing to the front end.
       return { state, chunks: [] };
   }
+}
+
+/**
+ * The end of the message stream at a reply that waits for a person (CONTRACTS §17, §19), after the
+ * `tool-approval-request` of each waiting call: the step and the message end as the AI SDK's `streamText` ends
+ * them at calls that need approval, so `useChat` stops streaming and can send the answers
+ * (`lastAssistantMessageIsCompleteWithApprovalResponses`). The reply itself waits on in Parley.
+ */
+export function awaitingApproval(state: UiStreamState): Translated {
+  return {
+    state: UI_STREAM_START,
+    chunks: [...closeStep(state).chunks, { type: 'finish', finishReason: 'tool-calls' }],
+  };
 }
 
 /** How the reply ended: `finish`; an error first says why; a cancelled reply is an `abort`. */

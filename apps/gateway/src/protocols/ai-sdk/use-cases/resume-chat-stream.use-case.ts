@@ -3,9 +3,9 @@ import { DataSource } from 'typeorm';
 import { NotFoundError } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { AiSdkChatRepository, MessageRepository } from '@app/persistence';
-import { ReplyStream } from '@app/run-events';
 import { OpenReplyStream } from '../../../stream/use-cases/open-reply-stream.use-case';
 import { CHAT_NOT_FOUND, chatOwner } from '../chat-owner';
+import { ChatReplyStream } from '../ui-message-sse';
 
 /**
  * GET /ai-sdk/chat/{id}/stream, what `useChat({resume: true})` calls: the chat's live reply from its start,
@@ -20,7 +20,7 @@ export class ResumeChatStream {
     private readonly openReplyStream: OpenReplyStream,
   ) {}
 
-  async execute(caller: Caller, chatId: string, userId?: string): Promise<ReplyStream | null> {
+  async execute(caller: Caller, chatId: string, userId?: string): Promise<ChatReplyStream | null> {
     const owner = chatOwner(caller, userId, ['query', 'user_id']);
     const threadId = await this.chats.findThreadId(owner, chatId);
     if (!threadId) throw new NotFoundError(CHAT_NOT_FOUND);
@@ -28,6 +28,7 @@ export class ResumeChatStream {
     // The newest live reply answers the user's last message, the one the front end waits for.
     const reply = live[live.length - 1];
     if (!reply) return null;
-    return this.openReplyStream.execute(caller, { messageId: reply.id, userId: owner.userId });
+    const lines = await this.openReplyStream.execute(caller, { messageId: reply.id, userId: owner.userId });
+    return { replyId: reply.id, lines };
   }
 }

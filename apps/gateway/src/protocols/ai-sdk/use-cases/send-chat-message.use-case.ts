@@ -16,9 +16,9 @@ import {
 import { CALL_NOT_WAITING, DecideApproval, PostMessage, RegenerateReply, StartThread } from '@app/chat';
 import { Caller } from '@app/identity';
 import { AiSdkChatRepository, ChatOwner, MessageRepository, ThreadRepository } from '@app/persistence';
-import { ReplyStream } from '@app/run-events';
 import { OpenReplyStream } from '../../../stream/use-cases/open-reply-stream.use-case';
 import { CHAT_NOT_FOUND, chatOwner } from '../chat-owner';
+import { ChatReplyStream } from '../ui-message-sse';
 
 /**
  * POST /ai-sdk/chat (CONTRACTS §17): the last user message of the AI SDK's request, posted to the chat's
@@ -40,7 +40,7 @@ export class SendChatMessage {
     private readonly openReplyStream: OpenReplyStream,
   ) {}
 
-  async execute(caller: Caller, body: AiSdkChatDto): Promise<ReplyStream> {
+  async execute(caller: Caller, body: AiSdkChatDto): Promise<ChatReplyStream> {
     const owner = chatOwner(caller, body.user_id, ['body', 'user_id']);
     if (body.trigger === 'regenerate-message') return this.regenerate(caller, owner, body);
     const answers = approvalAnswers(body.messages);
@@ -66,7 +66,8 @@ export class SendChatMessage {
       await this.chats.bind(owner, body.id, thread.id);
       replyId = thread.messages[thread.messages.length - 1].id;
     }
-    return this.openReplyStream.execute(caller, { messageId: replyId, userId: owner.userId });
+    const lines = await this.openReplyStream.execute(caller, { messageId: replyId, userId: owner.userId });
+    return { replyId, lines };
   }
 
   /**
@@ -75,7 +76,7 @@ export class SendChatMessage {
    * only the client knows), the last reply the thread shows is regenerated. A reply still live is interrupted:
    * asking for another answer supersedes it.
    */
-  private async regenerate(caller: Caller, owner: ChatOwner, body: AiSdkChatDto): Promise<ReplyStream> {
+  private async regenerate(caller: Caller, owner: ChatOwner, body: AiSdkChatDto): Promise<ChatReplyStream> {
     const threadId = await this.chats.findThreadId(owner, body.id);
     if (!threadId) throw new NotFoundError(CHAT_NOT_FOUND);
     const named =
@@ -90,7 +91,8 @@ export class SendChatMessage {
         options: { multitask_strategy: 'interrupt' },
       },
     });
-    return this.openReplyStream.execute(caller, { messageId: reply.id, userId: owner.userId });
+    const lines = await this.openReplyStream.execute(caller, { messageId: reply.id, userId: owner.userId });
+    return { replyId: reply.id, lines };
   }
 
   /**
@@ -105,7 +107,7 @@ export class SendChatMessage {
     owner: ChatOwner,
     chatId: string,
     answers: ApprovalAnswer[],
-  ): Promise<ReplyStream> {
+  ): Promise<ChatReplyStream> {
     const threadId = await this.chats.findThreadId(owner, chatId);
     if (!threadId) throw new NotFoundError(CHAT_NOT_FOUND);
     const live = await this.messages.liveReplies(this.db.manager, threadId);
@@ -126,11 +128,12 @@ export class SendChatMessage {
     const requested = events
       .filter((line) => line.type === 'approval.requested')
       .map((line) => Number(line.seq));
-    return this.openReplyStream.execute(caller, {
+    const lines = await this.openReplyStream.execute(caller, {
       messageId: waiting.id,
       userId: owner.userId,
       after: requested.length > 0 ? Math.max(...requested) : undefined,
     });
+    return { replyId: waiting.id, lines };
   }
 
   /**

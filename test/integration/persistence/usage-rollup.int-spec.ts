@@ -129,13 +129,20 @@ describe('usage rollup kept as replies end', () => {
       WHERE m.role = 'assistant' AND NOT m.live
       GROUP BY 1, 2, 3, 4, 5`;
     const rolledUp = `
-      SELECT org_id, day, user_id, agent_id, model, replies, input_tokens, output_tokens, tool_calls
-      FROM usage_daily`;
+      SELECT org_id, day, user_id, agent_id, model, sum(replies)::bigint AS replies,
+        sum(input_tokens)::bigint AS input_tokens, sum(output_tokens)::bigint AS output_tokens,
+        sum(tool_calls)::bigint AS tool_calls
+      FROM usage_daily GROUP BY 1, 2, 3, 4, 5`;
     const difference: unknown[] = await db.query(
       `(${rawRows} EXCEPT ALL ${rolledUp}) UNION ALL (${rolledUp} EXCEPT ALL ${rawRows})`,
     );
     expect(difference).toEqual([]);
-    expect(await db.query(`SELECT count(*)::int AS n FROM usage_daily`)).toEqual([{ n: 9 }]);
+    // Nine (organization, day, user, agent, model) keys, each in one or more of its shards.
+    expect(
+      await db.query(
+        `SELECT count(DISTINCT (org_id, day, user_id, agent_id, model))::int AS n FROM usage_daily`,
+      ),
+    ).toEqual([{ n: 9 }]);
 
     // A reply's own row: tokens split as the steps reported them, tool calls counted, the agent's model.
     const [ended] = await db

@@ -28,6 +28,7 @@ import { MessageBranches1766600000000 } from './1766600000000-message-branches';
 import { Erasures1766600100000 } from './1766600100000-erasures';
 import { AuditEvents1766600200000 } from './1766600200000-audit-events';
 import { SummaryUsage1766600500000 } from './1766600500000-summary-usage';
+import { UsageDailyShards1766600600000 } from './1766600600000-usage-daily-shards';
 
 /** Every migration in order; a merged migration is never edited, a change is a new file. */
 export const MIGRATIONS = [
@@ -61,4 +62,5 @@ export const MIGRATIONS = [
   Erasures1766600100000,
   AuditEvents1766600200000,
   SummaryUsage1766600500000,
+  UsageDailyShards1766600600000,
 ];

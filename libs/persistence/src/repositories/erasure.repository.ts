@@ -369,10 +369,10 @@ export class ErasureRepository {
     const [{ n: usage }] = await db.query(
       `WITH gone AS (DELETE FROM usage_daily WHERE org_id = $1 AND user_id = $2 RETURNING *),
        folded AS (
-         INSERT INTO usage_daily (org_id, day, user_id, agent_id, model, replies, input_tokens, output_tokens,
-           tool_calls)
-         SELECT org_id, day, NULL, agent_id, model, replies, input_tokens, output_tokens, tool_calls FROM gone
-         ON CONFLICT (org_id, day, user_id, agent_id, model) DO UPDATE SET
+         INSERT INTO usage_daily (org_id, day, user_id, agent_id, model, shard, replies, input_tokens,
+           output_tokens, tool_calls)
+         SELECT org_id, day, NULL, agent_id, model, shard, replies, input_tokens, output_tokens, tool_calls FROM gone
+         ON CONFLICT (org_id, day, user_id, agent_id, model, shard) DO UPDATE SET
            replies = usage_daily.replies + EXCLUDED.replies,
            input_tokens = usage_daily.input_tokens + EXCLUDED.input_tokens,
            output_tokens = usage_daily.output_tokens + EXCLUDED.output_tokens,

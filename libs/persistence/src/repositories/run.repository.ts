@@ -197,14 +197,17 @@ const WEBHOOK_OUTBOX_SQL = `
      SELECT gen_random_uuid(), w.id, $9, $10, $11, now()
      FROM done JOIN webhooks w ON w.org_id = done.org_id AND w.active AND $10 = ANY (w.events)`;
 
-/** Adds the reply ending in `done` to its day's usage row (its thread's end user, its agent and model). */
+/**
+ * Adds the reply ending in `done` to its day's usage row (its thread's end user, its agent and model), one of 8
+ * shards picked by the reply's id, so the ends of one end user's many replies do not queue on one row's lock.
+ */
 const ADD_TO_DAILY_USAGE_SQL = `
-     INSERT INTO usage_daily AS d (org_id, day, user_id, agent_id, model, replies, input_tokens, output_tokens,
-       tool_calls)
-     SELECT done.org_id, (done.completed_at AT TIME ZONE 'UTC')::date, t.user_id, done.agent_id, done.model, 1,
-       done.input_tokens, done.output_tokens, done.tool_calls
+     INSERT INTO usage_daily AS d (org_id, day, user_id, agent_id, model, shard, replies, input_tokens,
+       output_tokens, tool_calls)
+     SELECT done.org_id, (done.completed_at AT TIME ZONE 'UTC')::date, t.user_id, done.agent_id, done.model,
+       abs(hashtext($1::text)) % 8, 1, done.input_tokens, done.output_tokens, done.tool_calls
      FROM done LEFT JOIN threads t ON t.id = done.thread_id
-     ON CONFLICT (org_id, day, user_id, agent_id, model) DO UPDATE SET replies = d.replies + 1,
+     ON CONFLICT (org_id, day, user_id, agent_id, model, shard) DO UPDATE SET replies = d.replies + 1,
        input_tokens = d.input_tokens + EXCLUDED.input_tokens, output_tokens = d.output_tokens + EXCLUDED.output_tokens,
        tool_calls = d.tool_calls + EXCLUDED.tool_calls`;
 

@@ -35,7 +35,7 @@ const GROUP_COLUMN: Record<UsageGrouping, string> = {
 
 /**
  * Reads usage from `usage_daily`, the rows the statement ending a reply adds to (RunRepository.finish): a month
- * of an organization is at most a row per day, user, agent and model, however many replies it had.
+ * of an organization is at most 8 rows (shards) per day, user, agent and model, however many replies it had.
  */
 @Injectable()
 export class UsageRepository {

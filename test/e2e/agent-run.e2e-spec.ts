@@ -229,19 +229,26 @@ describe('agent runs', () => {
   it('runs a reply that was stored but never enqueued (the sweep gives it its job)', async () => {
     const { threadId } = await start('first');
     await completed((await client.get(`/chat/${threadId}?user_id=${USER}`)).body.messages[1].id);
-    // A follow-up committed by a gateway that died before enqueueing it: rows only, no job.
+    // A follow-up committed by a gateway that died before enqueueing it: rows only (as the gateway stores them: on
+    // the thread's active branch), no job.
     const [question] = await queryDatabase<{ id: string }>(
       environment.databaseUrl,
-      `INSERT INTO messages (id, thread_id, org_id, position, role, content, status, live, updated_at)
-       SELECT gen_random_uuid(), id, org_id, 2, 'user', '/say found again', 'success', false, now() - interval '1 hour'
+      `INSERT INTO messages (id, thread_id, org_id, position, role, content, status, live, updated_at, parent_id)
+       SELECT gen_random_uuid(), id, org_id, 2, 'user', '/say found again', 'success', false, now() - interval '1 hour',
+         active_leaf_id
        FROM threads WHERE id = $1 RETURNING id`,
       [threadId],
     );
     const [reply] = await queryDatabase<{ id: string }>(
       environment.databaseUrl,
-      `INSERT INTO messages (id, thread_id, org_id, position, role, status, live, agent_id, reply_to_id, max_steps, updated_at)
-       SELECT gen_random_uuid(), id, org_id, 3, 'assistant', 'pending', true, agent_id, $2, 5, now() - interval '1 hour'
-       FROM threads WHERE id = $1 RETURNING id`,
+      `WITH reply AS (
+         INSERT INTO messages (id, thread_id, org_id, position, role, status, live, agent_id, reply_to_id, max_steps,
+           updated_at, parent_id)
+         SELECT gen_random_uuid(), id, org_id, 3, 'assistant', 'pending', true, agent_id, $2, 5,
+           now() - interval '1 hour', $2
+         FROM threads WHERE id = $1 RETURNING id),
+       shown AS (UPDATE threads SET active_leaf_id = (SELECT id FROM reply) WHERE id = $1)
+       SELECT id FROM reply`,
       [threadId, question.id],
     );
     const stream = await completed(reply.id, 15000);
@@ -258,17 +265,22 @@ describe('agent runs', () => {
     await completed((await client.get(`/chat/${threadId}?user_id=${USER}`)).body.messages[1].id);
     const [question] = await queryDatabase<{ id: string }>(
       environment.databaseUrl,
-      `INSERT INTO messages (id, thread_id, org_id, position, role, content, status, live, updated_at)
+      `INSERT INTO messages (id, thread_id, org_id, position, role, content, status, live, updated_at, parent_id)
        SELECT gen_random_uuid(), id, org_id, 2, 'user', '/say hello there world', 'success', false,
-         now() - interval '1 hour'
+         now() - interval '1 hour', active_leaf_id
        FROM threads WHERE id = $1 RETURNING id`,
       [threadId],
     );
     const [reply] = await queryDatabase<{ id: string }>(
       environment.databaseUrl,
-      `INSERT INTO messages (id, thread_id, org_id, position, role, status, live, agent_id, reply_to_id, max_steps, updated_at)
-       SELECT gen_random_uuid(), id, org_id, 3, 'assistant', 'running', true, agent_id, $2, 5, now() - interval '1 hour'
-       FROM threads WHERE id = $1 RETURNING id`,
+      `WITH reply AS (
+         INSERT INTO messages (id, thread_id, org_id, position, role, status, live, agent_id, reply_to_id, max_steps,
+           updated_at, parent_id)
+         SELECT gen_random_uuid(), id, org_id, 3, 'assistant', 'running', true, agent_id, $2, 5,
+           now() - interval '1 hour', $2
+         FROM threads WHERE id = $1 RETURNING id),
+       shown AS (UPDATE threads SET active_leaf_id = (SELECT id FROM reply) WHERE id = $1)
+       SELECT id FROM reply`,
       [threadId, question.id],
     );
     await queryDatabase(

@@ -93,8 +93,9 @@ it("reads a 512 KiB page of unclosed <title> without delaying another organizati
     `/tool web ${JSON.stringify({ url: `${base}/titles` })}`,
   );
   await until(() => hits.length > 0, 20000);
-  // Before the fix the title's regular expression held the worker's event loop for some 20 s here.
-  expect(await timedReplyOfB()).toBeLessThan(1000);
+  // Before the fix the title's regular expression held the worker's event loop for some 20 s here; a one-word reply
+  // takes well under a second, and up to about one when CI runs other suites beside this one (1057 ms seen).
+  expect(await timedReplyOfB()).toBeLessThan(3000);
 
   const [result] = ofType((await pageA).lines, 'tool.result');
   expect(result.is_error).toBe(false);

@@ -120,6 +120,8 @@ export class RunAgentReply {
       if (controller.signal.reason instanceof RunHandedBackError && ending.kind === 'cancelled' && !waiting)
         throw controller.signal.reason;
       if (!waiting) {
+        // The final statement deletes the reply's journal rows: no journal insert of them may land after it.
+        await this.journal.unwatch(events);
         finished = await this.finisher.finish(reply, agent, state, ending);
         this.logger.log({ ...log, outcome: ending.kind }, 'run ended');
       }
@@ -136,10 +138,11 @@ export class RunAgentReply {
       }
       if (!input.finalAttempt) throw error;
       this.logger.error({ ...log, err: error }, 'run failed on its last attempt');
+      await this.journal.unwatch(events);
       await this.finisher.finish(reply, agent, state, { kind: 'failed' }).catch(ignoreSuperseded);
       throw error;
     } finally {
-      this.journal.unwatch(events);
+      void this.journal.unwatch(events);
       this.activeRuns.end(thread.id, reply.id);
     }
     // The final statement named the thread's next reply and the organization's; if another run ended this one,

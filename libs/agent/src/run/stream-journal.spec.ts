@@ -87,11 +87,32 @@ describe('StreamJournal', () => {
     expect(log.published.map((e) => e.seq)).toEqual([0]);
   });
 
+  it('lets go of a log only once a write of its lines under way is over', async () => {
+    let finishWrite!: () => void;
+    journal = new StreamJournal(
+      { streamHoldMs: HOLD_MS } as Settings,
+      {
+        journal: () => new Promise<void>((resolve) => (finishWrite = resolve)),
+      } as unknown as RunRepository,
+    );
+    const log = heldLog('m1');
+    journal.watch(log.asLog());
+    log.delta('Hello');
+    await jest.advanceTimersByTimeAsync(15);
+    let unwatched = false;
+    const letGo = journal.unwatch(log.asLog()).then(() => (unwatched = true));
+    await jest.advanceTimersByTimeAsync(5);
+    expect(unwatched).toBe(false);
+    finishWrite();
+    await letGo;
+    expect(log.published.map((e) => e.seq)).toEqual([0]);
+  });
+
   it('stores nothing more of a log it no longer watches', async () => {
     const log = heldLog('m1');
     journal.watch(log.asLog());
     log.delta('Hello');
-    journal.unwatch(log.asLog());
+    await journal.unwatch(log.asLog());
     await jest.advanceTimersByTimeAsync(HOLD_MS * 2);
     expect(writes).toHaveLength(0);
   });

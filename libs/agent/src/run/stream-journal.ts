@@ -28,6 +28,8 @@ export class StreamJournal {
   private readonly due = new Map<RunEventLog, number>();
   /** Logs the journal stored lines of: their next lines wait the whole interval. */
   private readonly started = new WeakSet<RunEventLog>();
+  /** The write under way of each log in it: settles (never rejects) once that write is over. */
+  private readonly writing = new Map<RunEventLog, Promise<void>>();
   private timer: NodeJS.Timeout | null = null;
   private timerAt = Infinity;
 
@@ -41,9 +43,14 @@ export class StreamJournal {
     log.onHeld = (held) => this.schedule(held);
   }
 
-  unwatch(log: RunEventLog): void {
+  /**
+   * Stores nothing more of the log, and resolves once a write of its lines under way is over: a run ends after
+   * this, so its final statement (which deletes the reply's journal rows) never runs before that write's insert.
+   */
+  unwatch(log: RunEventLog): Promise<void> {
     log.onHeld = null;
     this.due.delete(log);
+    return this.writing.get(log) ?? Promise.resolve();
   }
 
   private schedule(log: RunEventLog, retry = false): void {
@@ -86,10 +93,18 @@ export class StreamJournal {
       firstSeq: events[0].seq,
       lines: events.map(encodeEvent).join('\n'),
     }));
-    try {
-      await this.runs.journal(batches);
-    } catch (error) {
-      this.logger.warn({ err: error, replies: batches.length }, 'stream journal write failed; retrying');
+    const stored = this.runs.journal(batches).then(
+      () => true,
+      (error: unknown) => {
+        this.logger.warn({ err: error, replies: batches.length }, 'stream journal write failed; retrying');
+        return false;
+      },
+    );
+    const over = stored.then(() => undefined);
+    for (const { log } of pending) this.writing.set(log, over);
+    const ok = await stored;
+    for (const { log } of pending) if (this.writing.get(log) === over) this.writing.delete(log);
+    if (!ok) {
       for (const { log } of pending) if (log.onHeld) this.schedule(log, true);
       return;
     }

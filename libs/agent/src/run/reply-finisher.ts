@@ -77,6 +77,8 @@ export class ReplyFinisher {
     agent: AgentEntity,
     state: RunState,
     ending: RunEnding,
+    /** Runs right before the final statement: the run's stream journal lets go of its log (see StreamJournal). */
+    beforeFinalStatement: () => Promise<void> = () => Promise.resolve(),
   ): Promise<FinishedReply | null> {
     const closing = closingText(ending);
     // A resumed run may find the closing text already streamed by the run it replaces.
@@ -97,6 +99,7 @@ export class ReplyFinisher {
     };
     const row: MessageEntity = { ...reply, ...outcome, live: false };
     const line = endedReplyMessage(row, agent);
+    await beforeFinalStatement();
     const finished = await this.runs.finish(
       reply.id,
       outcome,

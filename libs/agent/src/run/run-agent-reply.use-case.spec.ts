@@ -87,9 +87,16 @@ function world(options: { loaded?: Partial<LoadedRun>; journal?: string[] } = {}
   };
   const finished: FinishedReply = { nextReplyId: 'r2', nextOfOrg: null };
   const finisher = {
-    finish: (_reply: MessageEntity, _agent: AgentEntity, state: RunState) => {
+    finish: async (
+      _reply: MessageEntity,
+      _agent: AgentEntity,
+      state: RunState,
+      _ending: unknown,
+      beforeFinalStatement: () => Promise<void>,
+    ) => {
+      await beforeFinalStatement();
       calls.push(`finish ${state.content}`);
-      return Promise.resolve(finished);
+      return finished;
     },
     closeEnded: () => (calls.push('closeEnded'), Promise.resolve()),
   };
@@ -135,7 +142,7 @@ describe('RunAgentReply', () => {
     expect(log.appended.map((event) => event.seq)).toEqual([0, 1, 2, 3, 4]);
     // The loop's own lines wait for the finish, which sees the whole content.
     expect(log.heldEvents().map((event) => event.type)).toEqual(['step.started', 'text.delta']);
-    // The journal lets go of the log before the final statement (which deletes its rows), and again at the end.
+    // The journal lets go of the log right before the final statement (which deletes its rows), and at the end.
     expect(calls).toEqual([
       'claim',
       'journal.watch',

@@ -120,9 +120,11 @@ export class RunAgentReply {
       if (controller.signal.reason instanceof RunHandedBackError && ending.kind === 'cancelled' && !waiting)
         throw controller.signal.reason;
       if (!waiting) {
-        // The final statement deletes the reply's journal rows: no journal insert of them may land after it.
-        await this.journal.unwatch(events);
-        finished = await this.finisher.finish(reply, agent, state, ending);
+        // The final statement deletes the reply's journal rows: no journal insert of them may land after it. Until
+        // then the journal goes on storing (the finish may wait for Redis first).
+        finished = await this.finisher.finish(reply, agent, state, ending, () =>
+          this.journal.unwatch(events),
+        );
         this.logger.log({ ...log, outcome: ending.kind }, 'run ended');
       }
     } catch (error) {
@@ -138,8 +140,9 @@ export class RunAgentReply {
       }
       if (!input.finalAttempt) throw error;
       this.logger.error({ ...log, err: error }, 'run failed on its last attempt');
-      await this.journal.unwatch(events);
-      await this.finisher.finish(reply, agent, state, { kind: 'failed' }).catch(ignoreSuperseded);
+      await this.finisher
+        .finish(reply, agent, state, { kind: 'failed' }, () => this.journal.unwatch(events))
+        .catch(ignoreSuperseded);
       throw error;
     } finally {
       void this.journal.unwatch(events);

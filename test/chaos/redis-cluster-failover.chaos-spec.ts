@@ -80,6 +80,9 @@ describe('Redis Cluster losing the queue master under load', () => {
     });
     // Each process says once what failed over (and what it resumed), instead of printing stack traces.
     for (const app of [gateway, ...stack.workers]) {
+      // The line comes once the process has seen no Redis error for 5 s: a process whose last error came late in
+      // the recovery has not written it yet when the replies are settled.
+      await app.waitForOutput('"msg":"redis master failed over"', 20000);
       const lines = app.output.split('\n').filter((line) => line.trim() !== '');
       expect(lines.filter((line) => !line.startsWith('{'))).toEqual([]);
       const failovers = lines

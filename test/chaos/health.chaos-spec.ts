@@ -27,7 +27,7 @@ describe('Health', () => {
     expect(workers.status).toBe(503);
     expect(await workers.json()).toEqual({
       status: 'error',
-      consumers: { 'agent-run': 0, 'source-sync': 0, 'webhook-delivery': 0, 'routine-firing': 0 },
+      consumers: { 'agent-run': 0, 'source-sync': 0, 'webhook-delivery': 0, 'routine-firing': 0, erasure: 0 },
     });
 
     await stack.startWorker();
@@ -37,6 +37,7 @@ describe('Health', () => {
     };
     expect(consumed.consumers['agent-run']).toBeGreaterThanOrEqual(1);
     expect(consumed.consumers['source-sync']).toBeGreaterThanOrEqual(1);
+    expect(consumed.consumers.erasure).toBeGreaterThanOrEqual(1);
   });
 
   it('stops a worker whose health port is taken, with a message naming the setting', async () => {

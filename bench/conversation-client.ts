@@ -31,7 +31,21 @@ export async function converse(target: Target, content: string, expected?: strin
   if (posted.status !== 200) throw new Error(`POST /chat: ${posted.status} ${await posted.text()}`);
   const thread = (await posted.json()) as { messages: { id: string }[] };
   const postMs = performance.now() - started;
-  const stream = await fetch(`${target.url}/chat/messages/${thread.messages[1].id}/stream`, {
+  const { firstDeltaMs } = await readReply(target, thread.messages[1].id, started, expected);
+  return { postMs, firstDeltaMs, totalMs: performance.now() - started };
+}
+
+/**
+ * Reads a reply's stream to `message.completed`; `firstDeltaMs` counts from `started` (a `performance.now()`).
+ * Throws as `converse` does.
+ */
+export async function readReply(
+  target: Target,
+  replyId: string,
+  started: number,
+  expected?: string,
+): Promise<{ firstDeltaMs: number }> {
+  const stream = await fetch(`${target.url}/chat/messages/${replyId}/stream`, {
     headers: { 'x-service-token': target.key },
   });
   if (!stream.ok || !stream.body) throw new Error(`stream: ${stream.status}`);
@@ -55,5 +69,5 @@ export async function converse(target: Target, content: string, expected?: strin
   if (!completed) throw new Error('stream closed before message.completed');
   if (expected !== undefined && text !== expected)
     throw new Error(`reply text differs: ${text.slice(0, 80)}…`);
-  return { postMs, firstDeltaMs, totalMs: performance.now() - started };
+  return { firstDeltaMs };
 }

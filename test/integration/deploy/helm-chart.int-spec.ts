@@ -3,12 +3,15 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import * as kedaModels from '@kubernetes-models/keda';
+import * as kubernetesModels from 'kubernetes-models';
 import { parseAllDocuments } from 'yaml';
 
 const run = promisify(execFile);
 const ROOT = join(__dirname, '..', '..', '..');
 
 interface Manifest {
+  apiVersion: string;
   kind: string;
   metadata: { name: string; annotations?: Record<string, string> };
   spec?: any;
@@ -20,7 +23,7 @@ interface Manifest {
  * The Helm chart as CI checks it: deploy/helm/check.sh runs the real `helm lint --strict` and `helm template`
  * (default values, and every option on). Here the rendered manifests are read back and held to what the
  * processes need: their commands, probes on the health endpoints, the migrate hook, KEDA on the runs outstanding,
- * each workload's secrets.
+ * each workload's secrets; and every one of them is held to its schema (Kubernetes', KEDA's).
  */
 let dir: string;
 let defaults: Manifest[];
@@ -139,6 +142,21 @@ describe('the Helm chart', () => {
     expect(find(allOptions, 'Secret', 'parley').stringData!.DATABASE_MIGRATION_URL).toBeUndefined();
   });
 
+  it("renders only manifests valid against their schema, Kubernetes' or KEDA's", () => {
+    const invalid: string[] = [];
+    for (const [file, manifests] of [
+      ['default.yaml', defaults],
+      ['all-options.yaml', allOptions],
+    ] as const) {
+      expect(manifests.length).toBeGreaterThan(0);
+      for (const manifest of manifests) {
+        const violation = schemaViolation(manifest);
+        if (violation) invalid.push(`${file}: ${manifest.kind}/${manifest.metadata?.name}: ${violation}`);
+      }
+    }
+    expect(invalid).toEqual([]);
+  });
+
   it('passes the "restricted" Pod Security Standard in every pod, with a read-only root filesystem', () => {
     for (const manifests of [defaults, allOptions]) {
       const pods = manifests
@@ -152,6 +170,51 @@ describe('the Helm chart', () => {
     }
   });
 });
+
+interface ModelClass {
+  apiVersion: string;
+  kind: string;
+  new (data: unknown): { validate(): void };
+}
+
+const isModelClass = (value: unknown): value is ModelClass =>
+  typeof value === 'function' &&
+  typeof (value as Partial<ModelClass>).apiVersion === 'string' &&
+  typeof (value as Partial<ModelClass>).kind === 'string';
+
+/**
+ * The model classes of kubernetes-models (Kubernetes 1.33's OpenAPI schemas, plus API versions removed before
+ * it, which therefore pass here too) and @kubernetes-models/keda (KEDA's CRDs), by "apiVersion kind". Neither
+ * package looks a class up by apiVersion and kind, so this walks their exports (group, version, class). A class
+ * given a schema has its own `validate()`, which throws naming every field that does not match it; the base
+ * class's `validate()` does nothing, so a class without its own is left out, and a manifest of a kind with no
+ * schema fails below rather than passing unchecked.
+ */
+const SCHEMAS = new Map<string, ModelClass>();
+const collectSchemas = (exports: object) => {
+  for (const value of Object.values(exports)) {
+    if (isModelClass(value)) {
+      if (Object.hasOwn(value.prototype, 'validate')) SCHEMAS.set(`${value.apiVersion} ${value.kind}`, value);
+    } else if (typeof value === 'object' && value !== null) collectSchemas(value);
+  }
+};
+collectSchemas(kubernetesModels);
+collectSchemas(kedaModels);
+
+/**
+ * What is wrong with a manifest by the schema of its apiVersion and kind (each field's type, required fields,
+ * enums, formats), or null when it matches. Unknown fields are not reported: Kubernetes' schemas allow them.
+ */
+function schemaViolation(manifest: Manifest): string | null {
+  const model = SCHEMAS.get(`${manifest.apiVersion} ${manifest.kind}`);
+  if (!model) return `no schema for apiVersion ${manifest.apiVersion}, kind ${manifest.kind}`;
+  try {
+    new model(manifest).validate();
+    return null;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
 
 /** Volume types the "restricted" Pod Security Standard allows. */
 const RESTRICTED_VOLUMES = [

@@ -149,6 +149,8 @@ interface Sample {
   rows: Record<string, number>;
   redisKeys: number;
   redisKeysWithoutTtl: number;
+  /** Keys without a TTL by shape (see keyShape), most first. */
+  redisKeysWithoutTtlByShape: Record<string, number>;
   redisMiB: number;
   routineThreads: number;
 }
@@ -177,10 +179,15 @@ async function tableRows(database: Client): Promise<Record<string, number>> {
   return rows;
 }
 
-async function redisKeys(redis: Redis): Promise<{ all: number; withoutTtl: number }> {
+/** A key's shape: the prefix and ids replaced by `*`, so keys of one kind count together. */
+const keyShape = (key: string) =>
+  key.replace(/^[^:]+:/, '').replace(/[0-9a-f]{8}-[0-9a-f-]{27}|\b\d+\b|[0-9A-Za-z_-]{21,}/g, '*');
+
+async function redisKeys(redis: Redis): Promise<{ all: number; withoutTtl: number; shapes: Map<string, number> }> {
   let cursor = '0';
   let all = 0;
   let withoutTtl = 0;
+  const shapes = new Map<string, number>();
   do {
     const [next, keys] = await redis.scan(cursor, 'COUNT', 1000);
     cursor = next;
@@ -188,9 +195,14 @@ async function redisKeys(redis: Redis): Promise<{ all: number; withoutTtl: numbe
     if (keys.length === 0) continue;
     const pipeline = redis.pipeline();
     for (const key of keys) pipeline.ttl(key);
-    for (const [, ttl] of (await pipeline.exec()) ?? []) if (ttl === -1) withoutTtl++;
+    const ttls = (await pipeline.exec()) ?? [];
+    keys.forEach((key, i) => {
+      if (ttls[i][1] !== -1) return;
+      withoutTtl++;
+      shapes.set(keyShape(key), (shapes.get(keyShape(key)) ?? 0) + 1);
+    });
   } while (cursor !== '0');
-  return { all, withoutTtl };
+  return { all, withoutTtl, shapes };
 }
 
 const fixed = (value: number, digits = 0) => value.toFixed(digits);
@@ -293,6 +305,7 @@ async function measure(): Promise<void> {
       rows: await tableRows(database),
       redisKeys: keys.all,
       redisKeysWithoutTtl: keys.withoutTtl,
+      redisKeysWithoutTtlByShape: Object.fromEntries([...keys.shapes].sort((a, b) => b[1] - a[1]).slice(0, 8)),
       redisMiB: Number(/used_memory:(\d+)/.exec(info)![1]) / 2 ** 20,
       routineThreads: Number(routineThreads.rows[0].n),
     };
@@ -316,7 +329,8 @@ async function measure(): Promise<void> {
       `worker ${fixed(first.workerRssMiB)} → ${fixed(last.workerRssMiB)}; heap used gateway ` +
       `${fixed(first.gatewayHeapMiB)} → ${fixed(last.gatewayHeapMiB)}, worker ${fixed(first.workerHeapMiB)} → ` +
       `${fixed(last.workerHeapMiB)}; latency p50 ${fixed(first.totalP50Ms)} → ${fixed(last.totalP50Ms)} ms; ` +
-      `Redis keys without TTL ${first.redisKeysWithoutTtl} → ${last.redisKeysWithoutTtl}; ` +
+      `Redis keys without TTL ${first.redisKeysWithoutTtl} → ${last.redisKeysWithoutTtl} ` +
+      `(${JSON.stringify(first.redisKeysWithoutTtlByShape)} → ${JSON.stringify(last.redisKeysWithoutTtlByShape)}); ` +
       `rows ${JSON.stringify(first.rows)} → ${JSON.stringify(last.rows)}\nsamples: ${OUT}\n`,
   );
 }

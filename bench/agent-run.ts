@@ -21,7 +21,7 @@ import { Client } from 'pg';
 import { RunMetrics } from '@app/agent';
 import { loadSettings } from '@app/config';
 import { WorkerModule } from '../apps/worker/src/worker.module';
-import { freePort, median, percentile, sleep, waitFor } from './support';
+import { dropBenchStores, freePort, median, percentile, sleep, waitFor } from './support';
 
 const run = promisify(execFile);
 const DIST = join(__dirname, '..');
@@ -164,17 +164,8 @@ async function main(): Promise<void> {
 
   await stop(gateway);
   await db.end();
-  const cleanup = new Client({ connectionString: BASE_DATABASE_URL });
-  await cleanup.connect();
-  await cleanup.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  await cleanup.end();
-  let cursor = '0';
-  do {
-    const [nextCursor, keys] = await redis.scan(cursor, 'MATCH', `${name}:*`, 'COUNT', 1000);
-    if (keys.length > 0) await redis.del(...keys);
-    cursor = nextCursor;
-  } while (cursor !== '0');
   redis.disconnect();
+  await dropBenchStores(name);
 
   const fmt = (n: number) => n.toFixed(3);
   console.log(`replies per run: ${REPLIES}, runs: ${RUNS}, clients: ${CLIENTS}`);

@@ -25,7 +25,6 @@ import { randomBytes } from 'node:crypto';
 import { Agent, get } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
-import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { loadSettings, Settings, SettingsModule } from '@app/config';
 import { ApiKeyVerifier, hashKeySecret, IdentityModule, CreateKey } from '@app/identity';
@@ -40,6 +39,7 @@ import { RedisModule } from '@app/redis';
 import { AuthModule } from '../apps/gateway/src/auth/auth.module';
 import { Public } from '../apps/gateway/src/auth/public.decorator';
 import { ServiceTokenGuard } from '../apps/gateway/src/auth/service-token.guard';
+import { dropBenchDatabase } from './support';
 
 const run = promisify(execFile);
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
@@ -203,10 +203,7 @@ async function main(): Promise<void> {
   } finally {
     child.kill('SIGTERM');
     await new Promise((resolve) => child.once('exit', resolve));
-    const admin = new Client({ connectionString: BASE_DATABASE_URL });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-    await admin.end();
+    await dropBenchDatabase(name);
   }
 }
 

@@ -14,15 +14,13 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
-import { Redis } from 'ioredis';
-import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { ToolCallContext } from '@app/agent';
 import { loadSettings } from '@app/config';
 import { CompanyDocumentsToolSource, DocumentSearch, Embedder } from '@app/knowledge';
 import { dataSourceOptions, DocumentRepository, PassageSearchRepository } from '@app/persistence';
 import { FakeGoogleDrive } from '../test/support/fake-google-drive';
-import { freePort, percentile, sleep } from './support';
+import { dropBenchStores, freePort, percentile, sleep } from './support';
 
 const run = promisify(execFile);
 const DIST = join(__dirname, '..');
@@ -232,14 +230,7 @@ async function main(): Promise<void> {
     for (const child of processes) child.kill('SIGTERM');
     await sleep(1500);
     await drive.stop();
-    const admin = new Client({ connectionString: BASE_DATABASE_URL });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-    await admin.end();
-    const redis = new Redis(REDIS_URL);
-    const keys = await redis.keys(`${name}:*`);
-    if (keys.length > 0) await redis.del(...keys);
-    redis.disconnect();
+    await dropBenchStores(name);
   }
 }
 

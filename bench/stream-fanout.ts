@@ -24,7 +24,7 @@ import { Redis } from 'ioredis';
 import { Client } from 'pg';
 import { loadSettings } from '@app/config';
 import { RunEventLog, RunEventWriter } from '@app/run-events';
-import { freePort, percentile, sleep } from './support';
+import { dropBenchStores, freePort, percentile, sleep } from './support';
 
 const run = promisify(execFile);
 const DIST = join(__dirname, '..');
@@ -254,11 +254,9 @@ async function main(): Promise<void> {
   } finally {
     gateway?.kill('SIGTERM');
     await sleep(500);
-    const keys = await redis.keys(`${name}:*`);
-    if (keys.length > 0) await redis.del(...keys);
     redis.disconnect();
-    await db.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
     await db.end();
+    await dropBenchStores(name);
   }
 }
 

@@ -7,8 +7,8 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { Redis } from 'ioredis';
 import { Client } from 'pg';
+import { deleteRedisKeys } from '../test/support/test-environment';
 
 const run = promisify(execFile);
 const DIST = join(__dirname, '..');
@@ -64,10 +64,13 @@ export interface BenchStores {
   redisUrl: string;
 }
 
+/** The shared PostgreSQL and Redis, where a benchmark's stores live unless it brings its own. */
+const SHARED_STORES: BenchStores = { databaseUrl: BASE_DATABASE_URL, redisUrl: REDIS_URL };
+
 /** A fresh, migrated database and a Redis prefix for one benchmark run; `dispose` drops both. */
 export async function createBenchEnvironment(
   extraEnv: NodeJS.ProcessEnv = {},
-  stores: BenchStores = { databaseUrl: BASE_DATABASE_URL, redisUrl: REDIS_URL },
+  stores: BenchStores = SHARED_STORES,
 ): Promise<BenchEnvironment> {
   const name = `parley_bench_${randomBytes(4).toString('hex')}`;
   const databaseUrl = Object.assign(new URL(stores.databaseUrl), { pathname: `/${name}` }).toString();
@@ -135,20 +138,23 @@ export async function createBenchEnvironment(
           await exited;
         }),
       );
-      const client = new Client({ connectionString: stores.databaseUrl });
-      await client.connect();
-      await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      await client.end();
-      const redis = new Redis(stores.redisUrl);
-      let cursor = '0';
-      do {
-        const [next, keys] = await redis.scan(cursor, 'MATCH', `${name}:*`, 'COUNT', 1000);
-        if (keys.length > 0) await redis.del(...keys);
-        cursor = next;
-      } while (cursor !== '0');
-      redis.disconnect();
+      await dropBenchStores(name, stores);
     },
   };
+}
+
+/** Drops the benchmark database `name`, connections and all, from the cluster of `databaseUrl`. */
+export async function dropBenchDatabase(name: string, databaseUrl = BASE_DATABASE_URL): Promise<void> {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  await client.end();
+}
+
+/** What a benchmark run leaves in the stores: its database `name` and the Redis keys under that prefix. */
+export async function dropBenchStores(name: string, stores: BenchStores = SHARED_STORES): Promise<void> {
+  await dropBenchDatabase(name, stores.databaseUrl);
+  await deleteRedisKeys(name, stores.redisUrl);
 }
 
 /** Something a benchmark started, to stop on the way out. */

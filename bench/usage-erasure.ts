@@ -13,9 +13,8 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
-import { Redis } from 'ioredis';
 import { Client } from 'pg';
-import { freePort, median, percentile, sleep, waitFor } from './support';
+import { dropBenchStores, freePort, median, percentile, sleep, waitFor } from './support';
 
 const run = promisify(execFile);
 const DIST = join(__dirname, '..');
@@ -184,18 +183,7 @@ async function main(): Promise<void> {
     await db.end().catch(() => undefined);
     for (const child of children) child.kill('SIGTERM');
     await sleep(1000);
-    const cleanup = new Client({ connectionString: BASE_DATABASE_URL });
-    await cleanup.connect();
-    await cleanup.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-    await cleanup.end();
-    const redis = new Redis(REDIS_URL);
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${name}:*`, 'COUNT', 1000);
-      if (keys.length > 0) await redis.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
-    redis.disconnect();
+    await dropBenchStores(name);
   }
 }
 

@@ -68,9 +68,12 @@ async function dropDatabase(name: string): Promise<void> {
   }
 }
 
-/** Deletes every Redis key of a test prefix: Redis losing that environment's data (jobs, logs, locks). */
-export async function deleteRedisKeys(prefix: string): Promise<void> {
-  const redis = new Redis(REDIS_URL);
+/**
+ * Deletes every Redis key of a test prefix: Redis losing that environment's data (jobs, logs, locks). The
+ * benchmarks clear their prefix with it too, on a Redis of their own when they bring one (`redisUrl`).
+ */
+export async function deleteRedisKeys(prefix: string, redisUrl = REDIS_URL): Promise<void> {
+  const redis = new Redis(redisUrl);
   try {
     let cursor = '0';
     do {

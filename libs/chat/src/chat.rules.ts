@@ -1,13 +1,16 @@
 import { Logger } from '@nestjs/common';
 import {
   AgentRunJob,
+  ConflictError,
   endedReplyEvent,
   endedReplyMessage,
   HumanMessageDto,
+  MultitaskStrategy,
   NotFoundError,
 } from '@app/contracts';
-import { Caller } from '@app/identity';
+import { Caller, mayUseAgent } from '@app/identity';
 import {
+  AgentEntity,
   AgentRepository,
   Db,
   MessageEntity,
@@ -17,11 +20,14 @@ import {
   recordWebhookEvent,
   Scope,
   ThreadEntity,
+  ThreadRepository,
 } from '@app/persistence';
 import { AgentRunQueue } from '@app/queues';
+import { RunCancellation } from '@app/run-events';
 
 export const THREAD_NOT_FOUND = 'Thread not found';
 export const AGENT_NOT_FOUND = 'Agent not found';
+export const THREAD_HAS_LIVE_REPLY = 'Thread has a live reply';
 
 /** Longest name derived from a first message. */
 const DERIVED_NAME_MAX_CHARS = 80;
@@ -128,4 +134,79 @@ export function exchangeOf(message: HumanMessageDto, reply: NewPendingReply): Ne
     },
     reply,
   };
+}
+
+/** The thread, locked until the transaction ends, if the caller may see it; else 404. */
+export async function lockThread(
+  tx: Db,
+  caller: Caller,
+  scope: Scope,
+  threadId: string,
+  threads: ThreadRepository,
+): Promise<ThreadEntity> {
+  const thread = await threads.lockVisible(tx, scope, threadId);
+  // An end-user token limited to some agents sees no thread of another.
+  if (!thread || !mayUseAgent(caller, thread.agentId)) throw new NotFoundError(THREAD_NOT_FOUND);
+  return thread;
+}
+
+/** What clearing a thread's live replies left to do after the commit. */
+export interface ClearedReplies {
+  /** Closed here (pending, or waiting for a person): their streams still need their last lines. */
+  cancelled: MessageEntity[];
+  /** The running reply, which only its worker can end. */
+  interrupted: { id: string } | null;
+}
+
+/**
+ * Regenerate and edit change what the thread's next reply answers, so they never queue behind a live reply
+ * (CONTRACTS §19): 409 while one is live, unless `interrupt`, which cancels every live reply as a follow-up's
+ * interrupt does (§12).
+ */
+export function branchStrategy(strategy: MultitaskStrategy | null | undefined): MultitaskStrategy {
+  return strategy === 'interrupt' ? 'interrupt' : 'reject';
+}
+
+/**
+ * What a new reply of a locked thread needs before it is stored: the thread's agent, live (a new run needs one,
+ * as at the start of a thread; else 404), and the thread's live replies dealt with as `strategy` says (CONTRACTS
+ * §12): `enqueue` leaves them, the new reply queuing behind; `reject` answers 409 while one is live; `interrupt`
+ * closes the replies that never started here, and names the running one, its worker's to end, told after the
+ * commit by `finishClearing`.
+ */
+export async function prepareReply(
+  tx: Db,
+  caller: Caller,
+  thread: ThreadEntity,
+  strategy: MultitaskStrategy,
+  agents: AgentRepository,
+  messages: MessageRepository,
+): Promise<{ agent: AgentEntity; cleared: ClearedReplies }> {
+  const agent = await agents.findActive(caller.orgId, thread.agentId, tx);
+  if (!agent) throw new NotFoundError(AGENT_NOT_FOUND);
+  const live = strategy === 'enqueue' ? [] : await messages.liveReplies(tx, thread.id);
+  if (live.length === 0) return { agent, cleared: { cancelled: [], interrupted: null } };
+  if (strategy === 'reject') throw new ConflictError(THREAD_HAS_LIVE_REPLY);
+  const cancelled = await cancelPendingReplies(tx, thread, messages, agents);
+  return {
+    agent,
+    cleared: { cancelled, interrupted: live.find((reply) => reply.status === 'running') ?? null },
+  };
+}
+
+/**
+ * After the commit: the running reply is told to stop before the new one is enqueued (the request names the old
+ * reply, so it can never stop the new one), and the cancelled replies' streams are closed.
+ */
+export async function finishClearing(
+  cleared: ClearedReplies,
+  threadId: string,
+  cancellation: RunCancellation,
+  queue: AgentRunQueue,
+  logger: Logger,
+): Promise<void> {
+  if (cleared.interrupted) {
+    await cancellation.requestCancel({ threadId, messageId: cleared.interrupted.id });
+  }
+  await closeCancelledStreams(queue, logger, cleared.cancelled);
 }

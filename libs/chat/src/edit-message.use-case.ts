@@ -13,8 +13,15 @@ import { AgentRepository, MessageRepository, ThreadRepository } from '@app/persi
 import { AgentRunQueue } from '@app/queues';
 import { RunCancellation } from '@app/run-events';
 import { FileAttachments } from '@app/files';
-import { clearLiveReplies, finishClearing, lockThread } from './branch.rules';
-import { AGENT_NOT_FOUND, enqueueStoredReply, exchangeOf, threadScope } from './chat.rules';
+import {
+  branchStrategy,
+  enqueueStoredReply,
+  exchangeOf,
+  finishClearing,
+  lockThread,
+  prepareReply,
+  threadScope,
+} from './chat.rules';
 import { MESSAGE_NOT_FOUND } from './decide-approval.use-case';
 import { activeBranchView, ThreadViewReaders } from './thread-view';
 
@@ -64,14 +71,13 @@ export class EditMessage {
         { orgId: caller.orgId, userId: thread.userId },
         body.message.file_ids ?? [],
       );
-      const agent = await this.agents.findActive(caller.orgId, thread.agentId, tx);
-      if (!agent) throw new NotFoundError(AGENT_NOT_FOUND);
-      const cleared = await clearLiveReplies(
+      const { agent, cleared } = await prepareReply(
         tx,
+        caller,
         thread,
-        options.multitask_strategy,
-        this.messages,
+        branchStrategy(options.multitask_strategy),
         this.agents,
+        this.messages,
       );
       const { reply } = await this.messages.addExchange(
         tx,

@@ -8,7 +8,6 @@ export * from './update-thread.use-case';
 export * from './archive-thread.use-case';
 export * from './compact-thread.use-case';
 export * from './decide-approval.use-case';
-export * from './branch.rules';
 export * from './thread-view';
 export * from './regenerate-reply.use-case';
 export * from './edit-message.use-case';

@@ -2,15 +2,13 @@ import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { Settings } from '@app/config';
 import {
-  ConflictError,
   InvalidInputError,
   MessageResponse,
-  NotFoundError,
   PostMessageDto,
   toMessageResponse,
   valueErrorIssue,
 } from '@app/contracts';
-import { Caller, mayUseAgent } from '@app/identity';
+import { Caller } from '@app/identity';
 import {
   AgentRepository,
   IdempotencyKeyRepository,
@@ -22,16 +20,13 @@ import { AgentRunQueue } from '@app/queues';
 import { RunCancellation } from '@app/run-events';
 import { FileAttachments } from '@app/files';
 import {
-  AGENT_NOT_FOUND,
-  cancelPendingReplies,
-  closeCancelledStreams,
   enqueueStoredReply,
   exchangeOf,
-  THREAD_NOT_FOUND,
+  finishClearing,
+  lockThread,
+  prepareReply,
   threadScope,
 } from './chat.rules';
-
-export const THREAD_HAS_LIVE_REPLY = 'Thread has a live reply';
 
 export interface PostMessageInput {
   threadId: string;
@@ -74,11 +69,9 @@ export class PostMessage {
 
     const strategy = options.multitask_strategy ?? 'enqueue';
 
-    const { thread, reply, interrupted, response, cancelled } = await this.db.transaction(async (tx) => {
+    const { reply, response, cleared } = await this.db.transaction(async (tx) => {
       // The lock orders concurrent follow-ups (positions never clash) and an archive racing with this call.
-      const thread = await this.threads.lockVisible(tx, scope, input.threadId);
-      // An end-user token limited to some agents sees no thread of another.
-      if (!thread || !mayUseAgent(caller, thread.agentId)) throw new NotFoundError(THREAD_NOT_FOUND);
+      const thread = await lockThread(tx, caller, scope, input.threadId, this.threads);
       // Spec 4.2 rule 4: the namespace was bound at the start. A null is read as "not given".
       if (options.memory_namespace != null && options.memory_namespace !== thread.memoryNamespace) {
         throw new InvalidInputError([
@@ -94,15 +87,7 @@ export class PostMessage {
         { orgId: caller.orgId, userId: thread.userId },
         message.file_ids ?? [],
       );
-      // A new run needs a live agent, as at the start of a thread.
-      const agent = await this.agents.findActive(caller.orgId, thread.agentId, tx);
-      if (!agent) throw new NotFoundError(AGENT_NOT_FOUND);
-      const live = strategy === 'enqueue' ? [] : await this.messages.liveReplies(tx, thread.id);
-      if (strategy === 'reject' && live.length > 0) throw new ConflictError(THREAD_HAS_LIVE_REPLY);
-      // Interrupt: replies that never started end here; the running one is its worker's to end, told after commit.
-      const cancelled =
-        live.length > 0 ? await cancelPendingReplies(tx, thread, this.messages, this.agents) : [];
-      const interrupted = live.find((earlier) => earlier.status === 'running') ?? null;
+      const { agent, cleared } = await prepareReply(tx, caller, thread, strategy, this.agents, this.messages);
       const { reply } = await this.messages.addExchange(
         tx,
         thread,
@@ -114,15 +99,10 @@ export class PostMessage {
       );
       const response = toMessageResponse(reply, agent);
       if (idempotency) await this.idempotencyKeys.recordAnswer(tx, idempotency, response);
-      return { thread, reply, interrupted, response, cancelled };
+      return { reply, response, cleared };
     });
 
-    if (interrupted) {
-      // Before the new reply is enqueued: the request names the old reply, so it can never stop the new one.
-      await this.cancellation.requestCancel({ threadId: thread.id, messageId: interrupted.id });
-    }
-
-    await closeCancelledStreams(this.agentRuns, this.logger, cancelled);
+    await finishClearing(cleared, reply.threadId, this.cancellation, this.agentRuns, this.logger);
     await enqueueStoredReply(this.agentRuns, this.messages, this.logger, reply, caller.requestId);
     return response;
   }

@@ -20,8 +20,14 @@ import {
 } from '@app/persistence';
 import { AgentRunQueue } from '@app/queues';
 import { RunCancellation } from '@app/run-events';
-import { clearLiveReplies, finishClearing, lockThread } from './branch.rules';
-import { AGENT_NOT_FOUND, enqueueStoredReply, threadScope } from './chat.rules';
+import {
+  branchStrategy,
+  enqueueStoredReply,
+  finishClearing,
+  lockThread,
+  prepareReply,
+  threadScope,
+} from './chat.rules';
 import { MESSAGE_NOT_FOUND } from './decide-approval.use-case';
 
 export interface RegenerateReplyInput {
@@ -62,15 +68,13 @@ export class RegenerateReply {
         ? await this.messages.findInThread(thread.id, replaced.replyToId, tx)
         : null;
       if (!question) throw new NotFoundError(MESSAGE_NOT_FOUND);
-      // A new run needs a live agent, as a follow-up does.
-      const agent = await this.agents.findActive(caller.orgId, thread.agentId, tx);
-      if (!agent) throw new NotFoundError(AGENT_NOT_FOUND);
-      const cleared = await clearLiveReplies(
+      const { agent, cleared } = await prepareReply(
         tx,
+        caller,
         thread,
-        options.multitask_strategy,
-        this.messages,
+        branchStrategy(options.multitask_strategy),
         this.agents,
+        this.messages,
       );
       const reply = await this.messages.addReply(tx, thread, question, {
         agentId: agent.id,

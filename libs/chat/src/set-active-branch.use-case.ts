@@ -11,10 +11,8 @@ import {
 import { Caller } from '@app/identity';
 import { AgentRepository, MessageRepository, ThreadRepository } from '@app/persistence';
 import { FileAttachments } from '@app/files';
-import { lockThread } from './branch.rules';
-import { threadScope } from './chat.rules';
+import { lockThread, THREAD_HAS_LIVE_REPLY, threadScope } from './chat.rules';
 import { MESSAGE_NOT_FOUND } from './decide-approval.use-case';
-import { THREAD_HAS_LIVE_REPLY } from './post-message.use-case';
 import { activeBranchView, ThreadViewReaders } from './thread-view';
 
 export interface SetActiveBranchInput {

@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AuditActor } from '@app/contracts';
-import { ApiKeyRepository, OrganizationRepository, recordAudit } from '@app/persistence';
-import { generateKeySecret, hashKeySecret } from '../api-key-secret';
+import { ApiKeyRepository, OrganizationRepository } from '@app/persistence';
+import { generateKeySecret } from '../api-key-secret';
 import { requireOrgName } from './organization-name';
+import { storeKey } from './store-key';
 
 /** `keys:create`: a new `sk-svc-` key; the secret is returned here and never again. */
 @Injectable()
@@ -21,20 +22,7 @@ export class CreateKey {
   ): Promise<{ id: string; org_id: string; key: string }> {
     const org = await this.organizations.findOrCreateByName(requireOrgName(orgName));
     const secret = generateKeySecret();
-    const key = await this.db.transaction(async (tx) => {
-      const key = await this.keys.create(
-        { orgId: org.id, name, keyHash: hashKeySecret(secret), kind: 'sk-svc' },
-        tx,
-      );
-      await recordAudit(tx, {
-        orgId: org.id,
-        actor,
-        action: 'key.created',
-        target: { type: 'key', id: key.id },
-        details: { name, kind: key.kind },
-      });
-      return key;
-    });
+    const key = await storeKey(this.db, this.keys, actor, { orgId: org.id, name, secret, kind: 'sk-svc' });
     return { id: key.id, org_id: org.id, key: secret };
   }
 }

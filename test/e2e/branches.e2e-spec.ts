@@ -216,6 +216,44 @@ describe('regenerate', () => {
   });
 });
 
+describe('regenerate and edit retried with an Idempotency-Key', () => {
+  it('store one new reply each, and answer a retry with the first answer', async () => {
+    const { threadId, replyId } = await start(builtinAgent, 'hello');
+    await settled(replyId);
+    const [question] = await shown(threadId);
+
+    const regenerate = () =>
+      client().post(
+        `/chat/${threadId}/regenerate?user_id=${USER}`,
+        { options: { max_steps: 3 } },
+        { 'idempotency-key': `regenerate-${threadId}` },
+      );
+    const first = await regenerate();
+    const retry = await regenerate();
+    expect(first.status).toBe(200);
+    expect(retry.status).toBe(200);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(retry.body).toEqual(first.body);
+    await settled(first.body.id);
+    expect(await branches(threadId)).toHaveLength(2);
+
+    const edit = (content: string) =>
+      client().post(
+        `/chat/${threadId}/edit?user_id=${USER}`,
+        { message_id: question.id, message: { content } },
+        { 'idempotency-key': `edit-${threadId}` },
+      );
+    const edited = await edit('hello again');
+    const editRetry = await edit('hello again');
+    expect(edited.status).toBe(200);
+    expect(editRetry.headers.get('idempotent-replayed')).toBe('true');
+    expect(editRetry.body).toEqual(edited.body);
+    expect((await edit('another text')).status).toBe(422);
+    await settled(edited.body.messages[1].id);
+    expect(await branches(threadId)).toHaveLength(3);
+  });
+});
+
 describe('edit', () => {
   it('puts a new user message in the place of one, answers the thread on the new branch', async () => {
     const { threadId, replyId: first } = await start(vendorAgent, 'call clock {}');

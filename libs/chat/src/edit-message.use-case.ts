@@ -9,7 +9,13 @@ import {
   valueErrorIssue,
 } from '@app/contracts';
 import { Caller } from '@app/identity';
-import { AgentRepository, MessageRepository, ThreadRepository } from '@app/persistence';
+import {
+  AgentRepository,
+  IdempotencyKeyRepository,
+  IdempotentWrite,
+  MessageRepository,
+  ThreadRepository,
+} from '@app/persistence';
 import { AgentRunQueue } from '@app/queues';
 import { RunCancellation } from '@app/run-events';
 import { FileAttachments } from '@app/files';
@@ -50,9 +56,14 @@ export class EditMessage {
     private readonly agentRuns: AgentRunQueue,
     private readonly attachments: FileAttachments,
     private readonly cancellation: RunCancellation,
+    private readonly idempotencyKeys: IdempotencyKeyRepository,
   ) {}
 
-  async execute(caller: Caller, input: EditMessageInput): Promise<ThreadResponse> {
+  async execute(
+    caller: Caller,
+    input: EditMessageInput,
+    idempotency?: IdempotentWrite,
+  ): Promise<ThreadResponse> {
     const { body } = input;
     const options = body.options ?? {};
     const scope = threadScope(caller, input.userId, options.user_id);
@@ -88,7 +99,9 @@ export class EditMessage {
         }),
         edited.parentId,
       );
-      return { reply, response: await activeBranchView(thread, this.readers(), tx), cleared };
+      const response = await activeBranchView(thread, this.readers(), tx);
+      if (idempotency) await this.idempotencyKeys.recordAnswer(tx, idempotency, response);
+      return { reply, response, cleared };
     });
 
     await finishClearing(cleared, reply.threadId, this.cancellation, this.agentRuns, this.logger);

@@ -13,6 +13,8 @@ import { Caller } from '@app/identity';
 import {
   AgentRepository,
   Db,
+  IdempotencyKeyRepository,
+  IdempotentWrite,
   MessageEntity,
   MessageRepository,
   ThreadEntity,
@@ -55,9 +57,14 @@ export class RegenerateReply {
     private readonly messages: MessageRepository,
     private readonly agentRuns: AgentRunQueue,
     private readonly cancellation: RunCancellation,
+    private readonly idempotencyKeys: IdempotencyKeyRepository,
   ) {}
 
-  async execute(caller: Caller, input: RegenerateReplyInput): Promise<MessageResponse> {
+  async execute(
+    caller: Caller,
+    input: RegenerateReplyInput,
+    idempotency?: IdempotentWrite,
+  ): Promise<MessageResponse> {
     const options = input.body.options ?? {};
     const scope = threadScope(caller, input.userId, options.user_id);
 
@@ -80,7 +87,9 @@ export class RegenerateReply {
         agentId: agent.id,
         maxSteps: options.max_steps ?? this.settings.defaultMaxSteps,
       });
-      return { reply, response: toMessageResponse(reply, agent), cleared };
+      const response = toMessageResponse(reply, agent);
+      if (idempotency) await this.idempotencyKeys.recordAnswer(tx, idempotency, response);
+      return { reply, response, cleared };
     });
 
     await finishClearing(cleared, reply.threadId, this.cancellation, this.agentRuns, this.logger);

@@ -11,9 +11,11 @@ import {
 } from '@app/contracts';
 import { EditMessage, ListBranches, RegenerateReply, SetActiveBranch } from '@app/chat';
 import { Caller } from '@app/identity';
+import { IdempotentWrite } from '@app/persistence';
 import { CurrentCaller } from '../auth/current-caller.decorator';
 import { EndUserTokenAllowed } from '../auth/end-user-token-allowed.decorator';
 import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
+import { IdempotentWriteOf, SafelyRetried } from '../idempotency/safely-retried.decorator';
 import { ThreadParams } from './thread.params';
 
 const LIVE_REPLY_409 =
@@ -36,6 +38,7 @@ export class BranchesController {
   @EndUserTokenAllowed()
   @Post(':thread_id/regenerate')
   @HttpCode(200)
+  @SafelyRetried()
   @ApiOperation({
     summary: 'Regenerate a reply',
     description:
@@ -48,20 +51,26 @@ export class BranchesController {
   @ApiOkResponse({ type: MessageResponse, description: 'The new assistant reply, pending.' })
   @ApiErrors([400, 404, 409, 413], {
     404: 'Thread not found, or message_id is not a message of the thread.',
-    409: LIVE_REPLY_409,
+    409: `${LIVE_REPLY_409} Or the Idempotency-Key is in use.`,
   })
   regenerate(
     @CurrentCaller() caller: Caller,
     @Param() params: ThreadParams,
     @Query() query: ThreadOwnerQuery,
     @Body() body: RegenerateReplyDto,
+    @IdempotentWriteOf() idempotency?: IdempotentWrite,
   ): Promise<MessageResponse> {
-    return this.regenerateReply.execute(caller, { threadId: params.thread_id, userId: query.user_id, body });
+    return this.regenerateReply.execute(
+      caller,
+      { threadId: params.thread_id, userId: query.user_id, body },
+      idempotency,
+    );
   }
 
   @EndUserTokenAllowed()
   @Post(':thread_id/edit')
   @HttpCode(200)
+  @SafelyRetried()
   @ApiOperation({
     summary: 'Edit a user message',
     description:
@@ -72,15 +81,20 @@ export class BranchesController {
   @ApiOkResponse({ type: ThreadResponse, description: 'The thread, showing the new branch.' })
   @ApiErrors([400, 404, 409, 413], {
     404: 'Thread not found, or message_id is not a message of the thread.',
-    409: LIVE_REPLY_409,
+    409: `${LIVE_REPLY_409} Or the Idempotency-Key is in use.`,
   })
   edit(
     @CurrentCaller() caller: Caller,
     @Param() params: ThreadParams,
     @Query() query: ThreadOwnerQuery,
     @Body() body: EditMessageDto,
+    @IdempotentWriteOf() idempotency?: IdempotentWrite,
   ): Promise<ThreadResponse> {
-    return this.editMessage.execute(caller, { threadId: params.thread_id, userId: query.user_id, body });
+    return this.editMessage.execute(
+      caller,
+      { threadId: params.thread_id, userId: query.user_id, body },
+      idempotency,
+    );
   }
 
   @EndUserTokenAllowed()

@@ -89,6 +89,8 @@ export class RunEventLog {
   private batch: RunEvent[] = [];
   private written: Promise<void> = Promise.resolve();
   private failure: Error | null = null;
+  /** The first seq a journal may neither store nor release (see keepFromJournal); Infinity when none. */
+  private journalLimit = Infinity;
   /** Called when an event is held while none was: the first of a batch the journal should store. */
   onHeld: ((log: RunEventLog) => void) | null = null;
 
@@ -118,9 +120,17 @@ export class RunEventLog {
     return numbered;
   }
 
-  /** The events held now, oldest first, for a journal to store before it releases them. */
+  /**
+   * The events appended from now on go out only with the run's own `release` (of every event), never with a
+   * journal's: lines that must not reach a client before a statement the run has yet to commit.
+   */
+  keepFromJournal(): void {
+    this.journalLimit = Math.min(this.journalLimit, this.next);
+  }
+
+  /** The events held now that a journal may store and release, oldest first. */
   takeHeld(): RunEvent[] {
-    return [...this.held];
+    return this.held.filter((event) => event.seq < this.journalLimit);
   }
 
   /** Whether events wait for PostgreSQL. */
@@ -135,6 +145,7 @@ export class RunEventLog {
   release(throughSeq = this.next - 1): void {
     let count = 0;
     while (count < this.held.length && this.held[count].seq <= throughSeq) count++;
+    if (throughSeq >= this.journalLimit) this.journalLimit = Infinity;
     if (count === 0) return;
     this.batch.push(...this.held.splice(0, count));
     this.sink.schedule(this);

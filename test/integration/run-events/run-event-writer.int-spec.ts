@@ -144,6 +144,27 @@ describe('RunEventWriter', () => {
     expect((await writer.written('m-held')).map((event) => event.seq)).toEqual([0, 1, 2]);
   });
 
+  it('keeps what is appended after keepFromJournal from a journal, until the run releases everything', async () => {
+    const { log } = await writer.claim('m-kept');
+    log.append({ type: 'text.delta', delta: 'a' });
+    log.keepFromJournal();
+    log.append({ type: 'approval.requested', step: 0, call_id: 'c1', name: 'clock', arguments: {} });
+    // A journal stores what takeHeld gives it, then releases through the last of those seqs.
+    expect(log.takeHeld().map((event) => event.seq)).toEqual([0]);
+    log.release(0);
+    await log.flush();
+    expect((await writer.written('m-kept')).map((event) => event.seq)).toEqual([0]);
+    expect(log.takeHeld()).toEqual([]);
+    expect(log.holding).toBe(true);
+
+    log.release();
+    await log.flush();
+    expect((await writer.written('m-kept')).map((event) => event.seq)).toEqual([0, 1]);
+    // Released: what comes next is the journal's again.
+    log.append({ type: 'text.delta', delta: 'b' });
+    expect(log.takeHeld().map((event) => event.seq)).toEqual([2]);
+  });
+
   it('tells its owner from a run that lost the log', async () => {
     const first = await writer.claim('m-owner');
     await expect(first.log.assertOwner()).resolves.toBeUndefined();

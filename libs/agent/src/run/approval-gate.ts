@@ -70,6 +70,9 @@ export class ApprovalGate {
       ofStep = await this.stepApprovals(replyId, step.step);
     }
     if (ofStep.length === 0) return { kind: 'decided', decisions: new Map() };
+    // A client that sees a request answers it at once: the request goes out once the reply waits (or once the
+    // decisions are stored below), never earlier with a step's lines the journal releases.
+    state.keepFromJournal();
     for (const approval of ofStep) {
       state.emitOnce({
         type: 'approval.requested',

@@ -94,6 +94,14 @@ export class RunState {
     return this.log.assertOwner();
   }
 
+  /**
+   * The events emitted from now on go out at the next `stored()`, not before, whatever the stream journal does:
+   * for lines a client may act on only once a statement still to come is committed.
+   */
+  keepFromJournal(): void {
+    this.log.keepFromJournal();
+  }
+
   /** PostgreSQL holds every event emitted so far: they may be published. */
   stored(): void {
     this.log.release();

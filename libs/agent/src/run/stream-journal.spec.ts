@@ -62,6 +62,21 @@ describe('StreamJournal', () => {
     expect(log.published.map((e) => e.seq)).toEqual([0, 1, 2]);
   });
 
+  it("neither stores nor releases the lines kept for the run's own release (an approval request)", async () => {
+    const log = heldLog('m1');
+    journal.watch(log.asLog());
+    log.delta('Hello');
+    log.keepFromJournal();
+    log.append({ type: 'approval.requested', step: 0, call_id: 'c1', name: 'clock', arguments: {} });
+    await jest.advanceTimersByTimeAsync(HOLD_MS * 3);
+    expect(writes).toHaveLength(1);
+    expect(writes[0]).toEqual([{ messageId: 'm1', firstSeq: 0, lines: expect.not.stringContaining('approval') }]);
+    expect(log.published.map((e) => e.seq)).toEqual([0]);
+
+    log.release();
+    expect(log.published.map((e) => e.seq)).toEqual([0, 1]);
+  });
+
   it('stores the lines of every run due at the same time in one statement', async () => {
     const [a, b] = [heldLog('a'), heldLog('b')];
     journal.watch(a.asLog());

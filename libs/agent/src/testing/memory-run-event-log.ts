@@ -2,7 +2,15 @@ import { RunEvent, RunEventLog, UnnumberedRunEvent } from '@app/run-events';
 
 type LogSurface = Pick<
   RunEventLog,
-  'nextSeq' | 'append' | 'release' | 'takeHeld' | 'holding' | 'flush' | 'assertOwner' | 'onHeld'
+  | 'nextSeq'
+  | 'append'
+  | 'release'
+  | 'keepFromJournal'
+  | 'takeHeld'
+  | 'holding'
+  | 'flush'
+  | 'assertOwner'
+  | 'onHeld'
 >;
 
 /**
@@ -18,6 +26,8 @@ export class MemoryRunEventLog implements LogSurface {
   flushing: () => Promise<void> = () => Promise.resolve();
   /** False once another run claimed the log. */
   owned = true;
+
+  private journalLimit = Infinity;
 
   constructor(private next = 0) {}
 
@@ -35,8 +45,12 @@ export class MemoryRunEventLog implements LogSurface {
     return this.appended.filter((event) => !this.published.includes(event));
   }
 
+  keepFromJournal(): void {
+    this.journalLimit = Math.min(this.journalLimit, this.next);
+  }
+
   takeHeld(): RunEvent[] {
-    return this.heldEvents();
+    return this.heldEvents().filter((event) => event.seq < this.journalLimit);
   }
 
   get holding(): boolean {
@@ -44,6 +58,7 @@ export class MemoryRunEventLog implements LogSurface {
   }
 
   release(throughSeq = this.next - 1): void {
+    if (throughSeq >= this.journalLimit) this.journalLimit = Infinity;
     for (const event of this.heldEvents()) if (event.seq <= throughSeq) this.published.push(event);
   }
 

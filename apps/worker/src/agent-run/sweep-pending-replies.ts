@@ -6,43 +6,46 @@ import { Settings } from '@app/config';
 import { AgentRunJob, QUEUE } from '@app/contracts';
 import { RunRepository } from '@app/persistence';
 import { AgentRunQueue } from '@app/queues';
-import { prefixedKey, REDIS } from '@app/redis';
+import { REDIS } from '@app/redis';
+import { LockedSweep } from '../sweeps/locked-sweep';
 
 /**
  * Finds replies the queue forgot: pending ones whose job was never added (a crash between commit and enqueue),
  * running ones whose job is gone or failed without closing them, and ones waiting for an approval whose time
  * is up (their run denies the call: this holds even if Redis lost every job). Each gets its job back (same job id),
- * and the run resumes from its checkpoints. Every worker runs the timer; a Redis lock lets one sweep at a time.
+ * and the run resumes from its checkpoints. Every worker runs the timer; one sweeps per interval (LockedSweep).
  */
 @Injectable()
 export class SweepPendingReplies implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(SweepPendingReplies.name);
-  private timer?: NodeJS.Timeout;
+  private readonly timer: LockedSweep;
 
   constructor(
     private readonly settings: Settings,
     private readonly runs: RunRepository,
     private readonly agentRuns: AgentRunQueue,
     @InjectQueue(QUEUE.agentRun) private readonly queue: Queue<AgentRunJob>,
-    @Inject(REDIS) private readonly redis: Redis,
-  ) {}
+    @Inject(REDIS) redis: Redis,
+  ) {
+    this.timer = new LockedSweep(
+      redis,
+      settings.redisPrefix,
+      ['runs', 'sweep-lock'],
+      settings.runSweepIntervalMs,
+    );
+  }
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => {
-      this.sweep().catch((error: Error) => this.logger.warn({ err: error }, 'sweep failed'));
-    }, this.settings.runSweepIntervalMs);
-    this.timer.unref();
+    this.timer.start(() => this.sweep(), this.logger, 'sweep failed');
   }
 
   onApplicationShutdown(): void {
-    clearInterval(this.timer);
+    this.timer.stop();
   }
 
   /** One pass; returns the ids of the replies that got their job back (none when another worker holds the lock). */
   async sweep(): Promise<string[]> {
-    const lock = prefixedKey(this.settings.redisPrefix, 'runs', 'sweep-lock');
-    const taken = await this.redis.set(lock, '1', 'PX', this.settings.runSweepIntervalMs, 'NX');
-    if (taken !== 'OK') return [];
+    if (!(await this.timer.take())) return [];
     const requeued: string[] = [];
     for (const reply of await this.runs.staleLiveReplies(this.settings.runSweepAfterMs)) {
       const job = await this.queue.getJob(reply.id);

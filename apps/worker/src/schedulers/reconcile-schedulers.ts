@@ -4,7 +4,8 @@ import { Settings } from '@app/config';
 import { QUEUE } from '@app/contracts';
 import { ActiveRoutineSchedule, RoutineRepository, SourceRepository } from '@app/persistence';
 import { ErasureQueue, RoutineSchedules, SourceSyncQueue } from '@app/queues';
-import { prefixedKey, REDIS } from '@app/redis';
+import { REDIS } from '@app/redis';
+import { LockedSweep } from '../sweeps/locked-sweep';
 import { SchedulerMetrics } from './scheduler-metrics';
 
 /**
@@ -19,7 +20,7 @@ import { SchedulerMetrics } from './scheduler-metrics';
 @Injectable()
 export class ReconcileSchedulers implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(ReconcileSchedulers.name);
-  private timer?: NodeJS.Timeout;
+  private readonly timer: LockedSweep;
 
   constructor(
     private readonly settings: Settings,
@@ -29,29 +30,28 @@ export class ReconcileSchedulers implements OnApplicationBootstrap, OnApplicatio
     private readonly sourceSyncs: SourceSyncQueue,
     private readonly metrics: SchedulerMetrics,
     private readonly erasureQueue: ErasureQueue,
-    @Inject(REDIS) private readonly redis: Redis,
-  ) {}
+    @Inject(REDIS) redis: Redis,
+  ) {
+    this.timer = new LockedSweep(
+      redis,
+      settings.redisPrefix,
+      ['schedulers', 'reconcile-lock'],
+      settings.runSweepIntervalMs,
+    );
+  }
 
   async onApplicationBootstrap(): Promise<void> {
     await this.installAll();
-    this.timer = setInterval(() => {
-      this.sweep().catch((error: Error) =>
-        this.logger.warn({ err: error }, 'scheduler reconciliation failed'),
-      );
-    }, this.settings.runSweepIntervalMs);
-    this.timer.unref();
+    this.timer.start(() => this.sweep(), this.logger, 'scheduler reconciliation failed');
   }
 
   onApplicationShutdown(): void {
-    clearInterval(this.timer);
+    this.timer.stop();
   }
 
   /** One pass (none when another worker holds the lock); returns how many schedulers were put back. */
   async sweep(): Promise<{ routines: number; sources: number }> {
-    const lock = prefixedKey(this.settings.redisPrefix, 'schedulers', 'reconcile-lock');
-    if ((await this.redis.set(lock, '1', 'PX', this.settings.runSweepIntervalMs, 'NX')) !== 'OK') {
-      return { routines: 0, sources: 0 };
-    }
+    if (!(await this.timer.take())) return { routines: 0, sources: 0 };
     const repaired = { routines: await this.repairRoutines(), sources: await this.repairSources() };
     // Retention's one scheduler (ErasureRecovery sets it at start).
     if (!(await this.erasureQueue.retentionScheduled())) {

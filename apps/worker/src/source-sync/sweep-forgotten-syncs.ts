@@ -3,7 +3,8 @@ import { Redis } from 'ioredis';
 import { Settings } from '@app/config';
 import { SourceRepository } from '@app/persistence';
 import { SourceSyncQueue } from '@app/queues';
-import { prefixedKey, REDIS } from '@app/redis';
+import { REDIS } from '@app/redis';
+import { LockedSweep } from '../sweeps/locked-sweep';
 
 /**
  * Finds syncs the queue forgot: a source left `syncing` whose job is gone (Redis lost its data mid-sync, or the
@@ -11,35 +12,38 @@ import { prefixedKey, REDIS } from '@app/redis';
  * PostgreSQL; a source still `pending` RUN_SWEEP_AFTER_MS after its creation (its first sync was never queued:
  * Redis failed, or the gateway died, between the commit and the enqueue) gets its first one. Enqueueing is a
  * no-op while the source's job exists, so a sync queued or under way is never doubled.
- * Every worker runs the timer; a Redis lock lets one sweep at a time.
+ * Every worker runs the timer; one sweeps per interval (LockedSweep).
  */
 @Injectable()
 export class SweepForgottenSyncs implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(SweepForgottenSyncs.name);
-  private timer?: NodeJS.Timeout;
+  private readonly timer: LockedSweep;
 
   constructor(
     private readonly settings: Settings,
     private readonly sources: SourceRepository,
     private readonly syncs: SourceSyncQueue,
-    @Inject(REDIS) private readonly redis: Redis,
-  ) {}
+    @Inject(REDIS) redis: Redis,
+  ) {
+    this.timer = new LockedSweep(
+      redis,
+      settings.redisPrefix,
+      ['sources', 'sweep-lock'],
+      settings.runSweepIntervalMs,
+    );
+  }
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => {
-      this.sweep().catch((error: Error) => this.logger.warn({ err: error }, 'sync sweep failed'));
-    }, this.settings.runSweepIntervalMs);
-    this.timer.unref();
+    this.timer.start(() => this.sweep(), this.logger, 'sync sweep failed');
   }
 
   onApplicationShutdown(): void {
-    clearInterval(this.timer);
+    this.timer.stop();
   }
 
   /** One pass; returns the ids of the sources whose sync got its job back. */
   async sweep(): Promise<number[]> {
-    const lock = prefixedKey(this.settings.redisPrefix, 'sources', 'sweep-lock');
-    if ((await this.redis.set(lock, '1', 'PX', this.settings.runSweepIntervalMs, 'NX')) !== 'OK') return [];
+    if (!(await this.timer.take())) return [];
     const requeued: number[] = [];
     for (const id of await this.sources.unfinishedSyncIds(this.settings.runSweepAfterMs)) {
       if (await this.syncs.enqueue(id)) requeued.push(id);

@@ -8,7 +8,8 @@
  *
  * Reports, medians of the runs: conversations/s against the ideal N / (M × MS), first delta and POST /chat
  * p50/p99, streamed tokens/s, CPU ms per conversation and per 1,000 tokens by component, the highest RSS of the
- * gateway and the worker (together), the other organization's slowest conversation.
+ * gateway and the worker (together), the other organization's slowest conversation, and how busy the machine's cores
+ * were (all processes and the kernel: past ~95 % every latency is queueing for CPU).
  *
  *   PARLEY_DIST=/tmp/dist-bench npm run build && NODE_PATH=$PWD/node_modules node /tmp/dist-bench/bench/paced.js
  *
@@ -25,7 +26,7 @@ import { performance } from 'node:perf_hooks';
 import { Peer, PeerResult } from './peer';
 import { Conversation, converse, Target } from './conversation-client';
 import { PrivatePostgres, PrivateRedis } from './private-stores';
-import { treeCpuMs } from './proc-cpu';
+import { busyShare, machineCpuTicks, treeCpuMs } from './proc-cpu';
 import { StoreStats } from './store-stats';
 import { Cleanup, createBenchEnvironment, median, percentile, runBenchmark, sleep } from './support';
 
@@ -82,6 +83,8 @@ interface Round {
   rssMiB: number;
   /** The other organization's conversations during the round, ms. */
   other: number[];
+  /** The share of the machine's cores busy during the round (every process, the kernel's work included). */
+  machineBusy: number;
 }
 
 async function round(main: Target, other: Target, pids: Pids, clients: number, perClient: number) {
@@ -102,6 +105,7 @@ async function round(main: Target, other: Target, pids: Pids, clients: number, p
     }
   })();
   const cpuBefore = readCpu(pids);
+  const machineBefore = machineCpuTicks();
   const started = performance.now();
   await Promise.all(
     Array.from({ length: clients }, async () => {
@@ -110,13 +114,21 @@ async function round(main: Target, other: Target, pids: Pids, clients: number, p
   );
   const seconds = (performance.now() - started) / 1000;
   const cpuAfter = readCpu(pids);
+  const machineBusy = busyShare(machineBefore, machineCpuTicks());
   done = true;
   await otherLoop;
   clearInterval(sampler);
   const cpuPerConversation = Object.fromEntries(
     COMPONENTS.map((c) => [c, (cpuAfter[c] - cpuBefore[c]) / results.length]),
   ) as Cpu;
-  return { perSecond: results.length / seconds, results, cpuPerConversation, rssMiB: rss, other: otherMs };
+  return {
+    perSecond: results.length / seconds,
+    results,
+    cpuPerConversation,
+    rssMiB: rss,
+    other: otherMs,
+    machineBusy,
+  };
 }
 
 const ms = (value: number) => value.toFixed(0);
@@ -137,7 +149,8 @@ function ourRow(loadBefore: string, runs: Round[]): string {
     `${(median(rates) * WORDS).toFixed(0)} | ${total.toFixed(1)} = ${cpu('gateway').toFixed(1)} + ` +
     `${cpu('worker').toFixed(1)} + ${cpu('postgres').toFixed(1)} + ${cpu('redis').toFixed(1)} | ${per1000(total)} | ` +
     `${cpu('client').toFixed(1)} | ${median(runs.map((r) => r.rssMiB)).toFixed(0)} | ` +
-    `${ms(Math.max(...middle.other))} (${middle.other.length}) |`
+    `${ms(Math.max(...middle.other))} (${middle.other.length}) | ` +
+    `${(median(runs.map((r) => r.machineBusy)) * 100).toFixed(0)} % |`
   );
 }
 
@@ -193,7 +206,8 @@ async function measure(): Promise<void> {
     '| load avg | conversations/s (runs) | ideal (reached) | first delta p50 / p99 ms | POST /chat p50 / p99 ms | ' +
     'streamed tokens/s | CPU ms per conversation: all = gateway + worker + PostgreSQL + Redis | ' +
     'CPU ms per 1,000 tokens | load generator CPU ms | gateway + worker RSS MiB (max) | ' +
-    'other organization: slowest one-word conversation ms (count) |\n|---|---|---|---|---|---|---|---|---|---|---|';
+    'other organization: slowest one-word conversation ms (count) | machine CPU busy (all cores) |\n' +
+    '|---|---|---|---|---|---|---|---|---|---|---|---|';
   process.stdout.write(`\n${header}\n${ourRow(loadBefore, runs)}\n`);
   if (stats)
     process.stdout.write(`\n${await stats.report(runs.reduce((n, r) => n + r.results.length, 0))}\n`);

@@ -76,3 +76,18 @@ export function childrenCpuMs(pid: number, marker: string): number {
     })
     .reduce((sum, child) => sum + (stats.get(child)?.ownTicks ?? 0) * MS_PER_TICK, 0);
 }
+
+/** The machine's CPU time so far, from the `cpu` line of /proc/stat: busy and total, in ticks of every core. */
+export function machineCpuTicks(): { busy: number; total: number } {
+  const [, ...fields] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/);
+  // user nice system idle iowait irq softirq steal (guest time is already in user)
+  const ticks = fields.slice(0, 8).map(Number);
+  const total = ticks.reduce((sum, value) => sum + value, 0);
+  return { busy: total - ticks[3] - ticks[4], total };
+}
+
+/** The share of the machine's cores busy between two readings of machineCpuTicks, 0-1. */
+export const busyShare = (
+  before: ReturnType<typeof machineCpuTicks>,
+  after: ReturnType<typeof machineCpuTicks>,
+) => (after.busy - before.busy) / Math.max(1, after.total - before.total);

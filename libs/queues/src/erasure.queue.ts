@@ -37,6 +37,22 @@ export class ErasureQueue {
     );
   }
 
+  /**
+   * Makes sure a running erasure has a job that will run: queues one when there is none (Redis lost it), and
+   * retries one whose attempts ran out (a store failing for longer than its backoff), from its first attempt.
+   * Answers what it did; null when the job is waiting, delayed or running.
+   */
+  async ensureQueued(erasureId: string): Promise<'queued' | 'retried' | null> {
+    const job = await this.queue.getJob(erasureId);
+    if (!job) {
+      await this.enqueue(erasureId);
+      return 'queued';
+    }
+    if (!(await job.isFailed())) return null;
+    await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
+    return 'retried';
+  }
+
   async scheduleRetention(): Promise<void> {
     await this.queue.upsertJobScheduler(
       RETENTION_SCHEDULER_ID,

@@ -16,7 +16,8 @@ const ERASURE_CONCURRENCY = 2;
 
 /**
  * What a starting worker sets again: the retention scheduler, and a job for each erasure still running (its job
- * may have been lost with Redis; queuing it again is a no-op while it exists).
+ * may have been lost with Redis, or have run out of attempts). The workers' reconciliation sweep does the same
+ * every interval (ReconcileSchedulers).
  */
 @Injectable()
 export class ErasureRecovery implements OnApplicationBootstrap {
@@ -27,7 +28,7 @@ export class ErasureRecovery implements OnApplicationBootstrap {
 
   async onApplicationBootstrap(): Promise<void> {
     await this.queue.scheduleRetention();
-    for (const id of await this.erasures.runningIds()) await this.queue.enqueue(id);
+    for (const id of await this.erasures.runningIds()) await this.queue.ensureQueued(id);
   }
 }
 

@@ -2,7 +2,12 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdo
 import { Redis } from 'ioredis';
 import { Settings } from '@app/config';
 import { QUEUE } from '@app/contracts';
-import { ActiveRoutineSchedule, RoutineRepository, SourceRepository } from '@app/persistence';
+import {
+  ActiveRoutineSchedule,
+  ErasureRepository,
+  RoutineRepository,
+  SourceRepository,
+} from '@app/persistence';
 import { ErasureQueue, RoutineSchedules, SourceSyncQueue } from '@app/queues';
 import { REDIS } from '@app/redis';
 import { LockedSweep } from '../sweeps/locked-sweep';
@@ -15,7 +20,8 @@ import { SchedulerMetrics } from './scheduler-metrics';
  * lock compares what PostgreSQL wants with the schedulers Redis holds (one read per queue, whatever their number)
  * and puts back the missing ones: a Redis that lost its data while every process stayed up stops nothing for
  * longer than a sweep interval. A routine whose slot passed meanwhile fires once for that slot (its thread id is
- * the slot's, so the schedule firing it too stores it once).
+ * the slot's, so the schedule firing it too stores it once). Erasures are the same kind of state: one still
+ * running whose job is gone or ran out of attempts gets it back, so none stays `running` for good.
  */
 @Injectable()
 export class ReconcileSchedulers implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -30,6 +36,7 @@ export class ReconcileSchedulers implements OnApplicationBootstrap, OnApplicatio
     private readonly sourceSyncs: SourceSyncQueue,
     private readonly metrics: SchedulerMetrics,
     private readonly erasureQueue: ErasureQueue,
+    private readonly erasures: ErasureRepository,
     @Inject(REDIS) redis: Redis,
   ) {
     this.timer = new LockedSweep(
@@ -50,15 +57,20 @@ export class ReconcileSchedulers implements OnApplicationBootstrap, OnApplicatio
   }
 
   /** One pass (none when another worker holds the lock); returns how many schedulers were put back. */
-  async sweep(): Promise<{ routines: number; sources: number }> {
-    if (!(await this.timer.take())) return { routines: 0, sources: 0 };
-    const repaired = { routines: await this.repairRoutines(), sources: await this.repairSources() };
+  async sweep(): Promise<{ routines: number; sources: number; erasures: number }> {
+    if (!(await this.timer.take())) return { routines: 0, sources: 0, erasures: 0 };
+    const repaired = {
+      routines: await this.repairRoutines(),
+      sources: await this.repairSources(),
+      erasures: await this.repairErasures(),
+    };
     // Retention's one scheduler (ErasureRecovery sets it at start).
     if (!(await this.erasureQueue.retentionScheduled())) {
       await this.erasureQueue.scheduleRetention();
       this.logger.warn('lost retention scheduler set again');
     }
     if (repaired.routines + repaired.sources > 0) this.logger.warn(repaired, 'lost job schedulers set again');
+    if (repaired.erasures > 0) this.logger.warn(repaired, 'erasures without a job to run queued again');
     return repaired;
   }
 
@@ -90,6 +102,14 @@ export class ReconcileSchedulers implements OnApplicationBootstrap, OnApplicatio
     for (const id of lost) await this.sourceSyncs.schedule(id, every);
     this.metrics.repaired.inc({ queue: QUEUE.sourceSync }, lost.length);
     return lost.length;
+  }
+
+  private async repairErasures(): Promise<number> {
+    let repaired = 0;
+    for (const id of await this.erasures.runningIds())
+      if (await this.erasureQueue.ensureQueued(id)) repaired++;
+    this.metrics.repaired.inc({ queue: QUEUE.erasure }, repaired);
+    return repaired;
   }
 
   /** Fires once each routine whose next slot is already past (no scheduler fired it); returns how many. */

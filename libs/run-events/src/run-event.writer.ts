@@ -34,6 +34,18 @@ redis.call('EXPIRE', KEYS[2], ARGV[2])
 redis.call('PUBLISH', ARGV[4], table.concat(lines, '\\n'))
 return #lines`;
 
+/**
+ * How long a live reply's log outlasts its last append: longer than any quiet stretch of a run (a slow tool or
+ * model call), after which the log, and its owner with it, would be gone under the run.
+ */
+const LIVE_LOG_TTL_SECONDS = 3600;
+
+/** How long the log keeps: a live reply's, and a finished one's (after which replays read PostgreSQL). */
+export interface LogTtls {
+  live: number;
+  finished: number;
+}
+
 /** Most events one script call carries: a long burst is split, so Redis is never held for long. */
 const MAX_EVENTS_PER_CALL = 256;
 
@@ -98,7 +110,7 @@ export class RunEventLog {
     private readonly redis: RunEventRedis,
     private readonly sink: EventSink,
     private readonly keys: { stream: string; channel: string; owner: string },
-    private readonly ttlSeconds: number,
+    private readonly ttls: LogTtls,
     private readonly token: string,
     readonly messageId: string,
     private next: number,
@@ -183,7 +195,8 @@ export class RunEventLog {
         this.keys.stream,
         this.keys.owner,
         this.token,
-        this.ttlSeconds,
+        // The reply's last line: the log now only serves replays, which PostgreSQL can also answer.
+        batch[batch.length - 1].type === 'message.completed' ? this.ttls.finished : this.ttls.live,
         EVENT_FIELD,
         this.keys.channel,
         ...batch.flatMap((event) => [streamEntryId(event.seq), encodeEvent(event)]),
@@ -250,10 +263,11 @@ export class RunEventWriter implements EventSink {
   async claim(messageId: string): Promise<{ log: RunEventLog; written: RunEvent[] }> {
     const keys = runEventKeys(this.settings.redisPrefix, messageId);
     const token = randomUUID();
-    const ttl = this.settings.runEventsTtlSeconds;
-    const written = decodeEntries(await this.redis.claimRunEvents(keys.stream, keys.owner, token, ttl));
+    const finished = this.settings.runEventsTtlSeconds;
+    const ttls = { live: Math.max(LIVE_LOG_TTL_SECONDS, finished), finished };
+    const written = decodeEntries(await this.redis.claimRunEvents(keys.stream, keys.owner, token, ttls.live));
     const nextSeq = written.length === 0 ? 0 : written[written.length - 1].seq + 1;
-    return { log: new RunEventLog(this.redis, this, keys, ttl, token, messageId, nextSeq), written };
+    return { log: new RunEventLog(this.redis, this, keys, ttls, token, messageId, nextSeq), written };
   }
 
   schedule(log: RunEventLog): void {

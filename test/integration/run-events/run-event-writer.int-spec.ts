@@ -165,6 +165,24 @@ describe('RunEventWriter', () => {
     expect(log.takeHeld().map((event) => event.seq)).toEqual([2]);
   });
 
+  it("keeps a live reply's log an hour past its last line, a finished one's RUN_EVENTS_TTL_SECONDS", async () => {
+    const keys = runEventKeys(prefix, 'm-ttl');
+    const { log } = await writer.claim('m-ttl');
+    log.append({ type: 'text.delta', delta: 'a' });
+    log.release();
+    await log.flush();
+    expect(await redis.ttl(keys.stream)).toBeGreaterThan(3500);
+    expect(await redis.ttl(keys.owner)).toBeGreaterThan(3500);
+
+    log.append({ type: 'message.completed', message: { id: 'm-ttl' } });
+    log.release();
+    await log.flush();
+    for (const key of [keys.stream, keys.owner]) {
+      expect(await redis.ttl(key)).toBeGreaterThan(100);
+      expect(await redis.ttl(key)).toBeLessThanOrEqual(120);
+    }
+  });
+
   it('tells its owner from a run that lost the log', async () => {
     const first = await writer.claim('m-owner');
     await expect(first.log.assertOwner()).resolves.toBeUndefined();

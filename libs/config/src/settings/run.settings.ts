@@ -64,11 +64,15 @@ export class RunSettings {
   @Min(1)
   approvalTimeoutSeconds = 86400;
 
-  /** Seconds a finished reply's event log stays in Redis before replays fall back to PostgreSQL. */
+  /**
+   * Seconds a finished reply's event log stays in Redis before replays fall back to PostgreSQL (which holds the
+   * same lines): a client reconnecting soon after the end reads Redis, and Redis holds only the last few minutes'
+   * replies. A live reply's log lasts at least an hour past its last line.
+   */
   @Transform(toInt)
   @IsInt()
   @Min(1)
-  runEventsTtlSeconds = 3600;
+  runEventsTtlSeconds = 600;
 
   /** Idle time after which the stream writes a heartbeat line (CONTRACTS §5). */
   @Transform(toInt)

@@ -6,10 +6,11 @@
  * second apart; a routine fires every minute meanwhile. Not a speed benchmark: what must hold is that memory,
  * latency and the stores stay flat or grow as the data does.
  *
- * Every SAMPLE seconds: RSS, V8 heap used and event-loop lag p99 of gateway and worker (their /metrics), the
- * conversations of the interval (count, errors, latency), the database's size and rows, Redis's keys (and those
- * without a TTL, which must not grow: a finished reply's log expires after RUN_EVENTS_TTL_SECONDS) and memory.
- * Prints one row per REPORT minutes, the first and last rows compared, and every sample as JSON lines to OUT.
+ * Every SAMPLE seconds: RSS, V8 heap used and event-loop lag p99 of gateway and worker (their /metrics), and the
+ * conversations of the interval (count, errors, latency). Every REPORT minutes (the work of counting is kept out
+ * of the measured minutes between): the database's size and rows, Redis's keys (and those without a TTL, which
+ * must not grow: a finished reply's log expires after RUN_EVENTS_TTL_SECONDS) and memory. Prints one row per
+ * REPORT minutes, the first and last samples compared, and every sample as JSON lines to OUT.
  *
  *   PARLEY_DIST=/tmp/dist-bench npm run build && NODE_PATH=$PWD/node_modules node /tmp/dist-bench/bench/soak.js
  *
@@ -22,7 +23,15 @@ import { Redis } from 'ioredis';
 import { Client } from 'pg';
 import { readReply, Target } from './conversation-client';
 import { PrivatePostgres, PrivateRedis } from './private-stores';
-import { Cleanup, createBenchEnvironment, freePort, median, percentile, runBenchmark, sleep } from './support';
+import {
+  Cleanup,
+  createBenchEnvironment,
+  freePort,
+  median,
+  percentile,
+  runBenchmark,
+  sleep,
+} from './support';
 
 const MINUTES = Number(process.env.BENCH_SOAK_MINUTES ?? 60);
 const CLIENTS = Number(process.env.BENCH_SOAK_CLIENTS ?? 16);
@@ -64,7 +73,8 @@ async function client(target: Target, userId: string, until: number, interval: I
       headers,
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    if (response.status !== 200) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
+    if (response.status !== 200)
+      throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
     return response.json();
   };
   const upload = async (): Promise<string> => {
@@ -73,13 +83,20 @@ async function client(target: Target, userId: string, until: number, interval: I
     const form = new FormData();
     for (const [name, value] of Object.entries(permission.fields as Record<string, string>))
       form.append(name, value);
-    form.append('file', new Blob([Buffer.from(`notes of ${userId} at ${Date.now()}\n`.repeat(50))]), 'notes.txt');
+    form.append(
+      'file',
+      new Blob([Buffer.from(`notes of ${userId} at ${Date.now()}\n`.repeat(50))]),
+      'notes.txt',
+    );
     const stored = await fetch(permission.url, { method: 'POST', body: form });
     if (stored.status !== 204) throw new Error(`upload: ${stored.status}`);
     return permission.fields['x-amz-meta-file-id'];
   };
   const start = async (message: unknown) => {
-    const thread = await api('POST', '/chat', { message, options: { agent_id: target.agentId, user_id: userId } });
+    const thread = await api('POST', '/chat', {
+      message,
+      options: { agent_id: target.agentId, user_id: userId },
+    });
     return { threadId: thread.id as string, replyId: thread.messages[1].id as string };
   };
 
@@ -95,12 +112,14 @@ async function client(target: Target, userId: string, until: number, interval: I
       else if (task === 'paced reply') {
         ({ replyId } = await start({ content: `/sleep 40\n/say ${PACED_WORDS}` }));
         expected = PACED_WORDS;
-      } else if (task === 'upload') ({ replyId } = await start({ content: '/say read', file_ids: [await upload()] }));
+      } else if (task === 'upload')
+        ({ replyId } = await start({ content: '/say read', file_ids: [await upload()] }));
       else if (threadId === undefined || followUps >= FOLLOW_UPS_PER_THREAD) {
         ({ threadId, replyId } = await start({ content: '/say hello' }));
         followUps = 0;
       } else {
-        replyId = (await api('POST', `/chat/${threadId}`, { message: { content: `/say more ${followUps}` } })).id;
+        replyId = (await api('POST', `/chat/${threadId}`, { message: { content: `/say more ${followUps}` } }))
+          .id;
         followUps++;
       }
       const { firstDeltaMs } = await readReply(target, replyId, started, expected);
@@ -145,6 +164,11 @@ interface Sample {
   workerHeapMiB: number;
   gatewayLagP99Ms: number;
   workerLagP99Ms: number;
+  /** Taken at the first sample and at each row only: counting rows and keys is work the soak must not add often. */
+  stores?: StoreFigures;
+}
+
+interface StoreFigures {
   databaseMiB: number;
   rows: Record<string, number>;
   redisKeys: number;
@@ -183,7 +207,9 @@ async function tableRows(database: Client): Promise<Record<string, number>> {
 const keyShape = (key: string) =>
   key.replace(/^[^:]+:/, '').replace(/[0-9a-f]{8}-[0-9a-f-]{27}|\b\d+\b|[0-9A-Za-z_-]{21,}/g, '*');
 
-async function redisKeys(redis: Redis): Promise<{ all: number; withoutTtl: number; shapes: Map<string, number> }> {
+async function redisKeys(
+  redis: Redis,
+): Promise<{ all: number; withoutTtl: number; shapes: Map<string, number> }> {
   let cursor = '0';
   let all = 0;
   let withoutTtl = 0;
@@ -205,10 +231,28 @@ async function redisKeys(redis: Redis): Promise<{ all: number; withoutTtl: numbe
   return { all, withoutTtl, shapes };
 }
 
+async function storeFigures(database: Client, redis: Redis): Promise<StoreFigures> {
+  const keys = await redisKeys(redis);
+  const size = await database.query(`SELECT pg_database_size(current_database()) AS bytes`);
+  const routineThreads = await database.query(
+    `SELECT count(*) AS n FROM threads WHERE inception = 'routine'`,
+  );
+  return {
+    databaseMiB: Number(size.rows[0].bytes) / 2 ** 20,
+    rows: await tableRows(database),
+    redisKeys: keys.all,
+    redisKeysWithoutTtl: keys.withoutTtl,
+    redisKeysWithoutTtlByShape: Object.fromEntries([...keys.shapes].sort((a, b) => b[1] - a[1]).slice(0, 8)),
+    redisMiB: Number(/used_memory:(\d+)/.exec(await redis.info('memory'))![1]) / 2 ** 20,
+    routineThreads: Number(routineThreads.rows[0].n),
+  };
+}
+
 const fixed = (value: number, digits = 0) => value.toFixed(digits);
 
 function row(window: Sample[]): string {
   const last = window[window.length - 1];
+  const stores = last.stores!;
   const max = (pick: (s: Sample) => number) => Math.max(...window.map(pick));
   const conversations = window.reduce((n, s) => n + s.conversations, 0);
   const seconds = window.length * SAMPLE_SECONDS;
@@ -218,9 +262,15 @@ function row(window: Sample[]): string {
     `${fixed(max((s) => s.totalP99Ms))} | ${fixed(max((s) => s.firstDeltaP99Ms))} | ` +
     `${fixed(last.gatewayRssMiB)} / ${fixed(last.workerRssMiB)} | ` +
     `${fixed(last.gatewayHeapMiB)} / ${fixed(last.workerHeapMiB)} | ` +
-    `${fixed(max((s) => s.gatewayLagP99Ms), 1)} / ${fixed(max((s) => s.workerLagP99Ms), 1)} | ` +
-    `${fixed(last.databaseMiB)} | ${last.rows.messages ?? '–'} | ${last.redisKeys} / ${last.redisKeysWithoutTtl} | ` +
-    `${fixed(last.redisMiB, 1)} | ${last.routineThreads} |`
+    `${fixed(
+      max((s) => s.gatewayLagP99Ms),
+      1,
+    )} / ${fixed(
+      max((s) => s.workerLagP99Ms),
+      1,
+    )} | ` +
+    `${fixed(stores.databaseMiB)} | ${stores.rows.messages ?? '–'} | ` +
+    `${stores.redisKeys} / ${stores.redisKeysWithoutTtl} | ${fixed(stores.redisMiB, 1)} | ${stores.routineThreads} |`
   );
 }
 
@@ -279,59 +329,59 @@ async function measure(): Promise<void> {
   while (Date.now() < until) {
     await sleep(Math.min(SAMPLE_SECONDS * 1000, until - Date.now()));
     const { done, errors } = interval.take();
-    const [gatewayMetrics, workerMetrics, keys, info, size, routineThreads] = await Promise.all([
+    const [gatewayMetrics, workerMetrics] = await Promise.all([
       processMetrics(`${url}/metrics`),
       processMetrics(`http://127.0.0.1:${workerHealthPort}/metrics`),
-      redisKeys(redis),
-      redis.info('memory'),
-      database.query(`SELECT pg_database_size(current_database()) AS bytes`),
-      database.query(`SELECT count(*) AS n FROM threads WHERE inception = 'routine'`),
     ]);
+    const minute = (Date.now() - started) / 60_000;
+    const reporting =
+      samples.length === 0 ||
+      minute - (samples[reported - 1]?.minute ?? 0) >= REPORT_MINUTES - 0.01 ||
+      Date.now() >= until;
     const totals = done.map((d) => d.totalMs);
     const sample: Sample = {
-      minute: (Date.now() - started) / 60_000,
+      minute,
       conversations: done.length,
       errors: errors.length,
       totalP50Ms: totals.length ? median(totals) : 0,
       totalP99Ms: totals.length ? percentile(totals, 99) : 0,
-      firstDeltaP99Ms: done.length ? percentile(done.map((d) => d.firstDeltaMs), 99) : 0,
+      firstDeltaP99Ms: done.length
+        ? percentile(
+            done.map((d) => d.firstDeltaMs),
+            99,
+          )
+        : 0,
       gatewayRssMiB: rssMiB(gateway.pid!),
       workerRssMiB: rssMiB(worker.pid!),
       gatewayHeapMiB: gatewayMetrics.heapUsedMiB,
       workerHeapMiB: workerMetrics.heapUsedMiB,
       gatewayLagP99Ms: gatewayMetrics.loopLagP99Ms,
       workerLagP99Ms: workerMetrics.loopLagP99Ms,
-      databaseMiB: Number(size.rows[0].bytes) / 2 ** 20,
-      rows: await tableRows(database),
-      redisKeys: keys.all,
-      redisKeysWithoutTtl: keys.withoutTtl,
-      redisKeysWithoutTtlByShape: Object.fromEntries([...keys.shapes].sort((a, b) => b[1] - a[1]).slice(0, 8)),
-      redisMiB: Number(/used_memory:(\d+)/.exec(info)![1]) / 2 ** 20,
-      routineThreads: Number(routineThreads.rows[0].n),
+      stores: reporting ? await storeFigures(database, redis) : undefined,
     };
     samples.push(sample);
     appendFileSync(OUT, `${JSON.stringify({ ...sample, errorMessages: errors.slice(0, 5) })}\n`);
-    const window = samples.slice(reported);
-    if (sample.minute - (samples[reported - 1]?.minute ?? 0) >= REPORT_MINUTES - 0.01 || Date.now() >= until) {
-      process.stdout.write(`${row(window)}\n`);
+    // The first sample only gives the stores' starting point.
+    if (reporting && samples.length > 1) {
+      process.stdout.write(`${row(samples.slice(reported))}\n`);
       reported = samples.length;
     }
   }
   await clients;
 
-  const first = samples[0];
-  const last = samples[samples.length - 1];
+  const [first, last] = [samples[0], samples[samples.length - 1]];
+  const [before, after] = [first.stores!, last.stores!];
   const total = samples.reduce((n, s) => n + s.conversations, 0);
   const errors = samples.reduce((n, s) => n + s.errors, 0);
   process.stdout.write(
-    `\n${total} conversations in ${MINUTES} min, ${errors} errors; ${last.routineThreads} routine threads.\n` +
+    `\n${total} conversations in ${MINUTES} min, ${errors} errors; ${after.routineThreads} routine threads.\n` +
       `first sample → last: RSS gateway ${fixed(first.gatewayRssMiB)} → ${fixed(last.gatewayRssMiB)} MiB, ` +
       `worker ${fixed(first.workerRssMiB)} → ${fixed(last.workerRssMiB)}; heap used gateway ` +
       `${fixed(first.gatewayHeapMiB)} → ${fixed(last.gatewayHeapMiB)}, worker ${fixed(first.workerHeapMiB)} → ` +
-      `${fixed(last.workerHeapMiB)}; latency p50 ${fixed(first.totalP50Ms)} → ${fixed(last.totalP50Ms)} ms; ` +
-      `Redis keys without TTL ${first.redisKeysWithoutTtl} → ${last.redisKeysWithoutTtl} ` +
-      `(${JSON.stringify(first.redisKeysWithoutTtlByShape)} → ${JSON.stringify(last.redisKeysWithoutTtlByShape)}); ` +
-      `rows ${JSON.stringify(first.rows)} → ${JSON.stringify(last.rows)}\nsamples: ${OUT}\n`,
+      `${fixed(last.workerHeapMiB)}; Redis keys without TTL ${before.redisKeysWithoutTtl} → ` +
+      `${after.redisKeysWithoutTtl} (${JSON.stringify(before.redisKeysWithoutTtlByShape)} → ` +
+      `${JSON.stringify(after.redisKeysWithoutTtlByShape)}); rows ${JSON.stringify(before.rows)} → ` +
+      `${JSON.stringify(after.rows)}\nsamples: ${OUT}\n`,
   );
 }
 

@@ -70,7 +70,9 @@ describe('StreamJournal', () => {
     log.append({ type: 'approval.requested', step: 0, call_id: 'c1', name: 'clock', arguments: {} });
     await jest.advanceTimersByTimeAsync(HOLD_MS * 3);
     expect(writes).toHaveLength(1);
-    expect(writes[0]).toEqual([{ messageId: 'm1', firstSeq: 0, lines: expect.not.stringContaining('approval') }]);
+    expect(writes[0]).toEqual([
+      { messageId: 'm1', firstSeq: 0, lines: expect.not.stringContaining('approval') },
+    ]);
     expect(log.published.map((e) => e.seq)).toEqual([0]);
 
     log.release();

@@ -42,7 +42,7 @@ export class RequestErasure {
       return started;
     });
     // After the commit, so the worker finds the row; a lost enqueue is made good by the next request or the
-    // next worker start (ErasureRecovery).
+    // workers' next reconciliation (ReconcileSchedulers).
     await this.queue.enqueue(erasure.id);
     return { erasure_id: erasure.id };
   }

@@ -1,9 +1,8 @@
 import { Processor } from '@nestjs/bullmq';
-import { DynamicModule, Injectable, Module, OnApplicationBootstrap } from '@nestjs/common';
+import { DynamicModule, Module } from '@nestjs/common';
 import { Settings } from '@app/config';
 import { QUEUE } from '@app/contracts';
-import { ErasureRepository } from '@app/persistence';
-import { ErasureQueue, QueuesModule } from '@app/queues';
+import { QueuesModule } from '@app/queues';
 import { RunCancellation } from '@app/run-events';
 import { StorageModule } from '@app/storage';
 import { ApplyRetention } from './apply-retention.use-case';
@@ -15,24 +14,9 @@ import { ErasureProcessor } from './erasure.processor';
 const ERASURE_CONCURRENCY = 2;
 
 /**
- * What a starting worker sets again: the retention scheduler, and a job for each erasure still running (its job
- * may have been lost with Redis, or have run out of attempts). The workers' reconciliation sweep does the same
- * every interval (ReconcileSchedulers).
+ * The `erasure` consumer: end users' erasures and the daily retention run. Their jobs are set again from
+ * PostgreSQL at a worker's start and every sweep interval by ReconcileSchedulers.
  */
-@Injectable()
-export class ErasureRecovery implements OnApplicationBootstrap {
-  constructor(
-    private readonly queue: ErasureQueue,
-    private readonly erasures: ErasureRepository,
-  ) {}
-
-  async onApplicationBootstrap(): Promise<void> {
-    await this.queue.scheduleRetention();
-    for (const id of await this.erasures.runningIds()) await this.queue.ensureQueued(id);
-  }
-}
-
-/** The `erasure` consumer: end users' erasures and the daily retention run. */
 @Module({})
 export class ErasureModule {
   static forRoot(settings: Settings): DynamicModule {
@@ -49,14 +33,7 @@ export class ErasureModule {
     return {
       module: ErasureModule,
       imports: [QueuesModule, StorageModule],
-      providers: [
-        ErasureProcessor,
-        EraseUser,
-        EraseThreads,
-        ApplyRetention,
-        RunCancellation,
-        ErasureRecovery,
-      ],
+      providers: [ErasureProcessor, EraseUser, EraseThreads, ApplyRetention, RunCancellation],
     };
   }
 }

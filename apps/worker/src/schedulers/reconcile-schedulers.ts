@@ -21,7 +21,7 @@ import { SchedulerMetrics } from './scheduler-metrics';
  * and puts back the missing ones: a Redis that lost its data while every process stayed up stops nothing for
  * longer than a sweep interval. A routine whose slot passed meanwhile fires once for that slot (its thread id is
  * the slot's, so the schedule firing it too stores it once). Erasures are the same kind of state: one still
- * running whose job is gone or ran out of attempts gets it back, so none stays `running` for good.
+ * running whose job is gone or ran out of attempts gets it back (at start too), so none stays `running` for good.
  */
 @Injectable()
 export class ReconcileSchedulers implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -64,7 +64,7 @@ export class ReconcileSchedulers implements OnApplicationBootstrap, OnApplicatio
       sources: await this.repairSources(),
       erasures: await this.repairErasures(),
     };
-    // Retention's one scheduler (ErasureRecovery sets it at start).
+    // Retention's one scheduler (set at start by installAll).
     if (!(await this.erasureQueue.retentionScheduled())) {
       await this.erasureQueue.scheduleRetention();
       this.logger.warn('lost retention scheduler set again');
@@ -80,7 +80,12 @@ export class ReconcileSchedulers implements OnApplicationBootstrap, OnApplicatio
     for (const routine of routines) await this.routineSchedules.set(routine);
     const sources = await this.sources.liveIds();
     for (const id of sources) await this.sourceSyncs.schedule(id, this.settings.sourceSyncIntervalSeconds);
-    this.logger.log({ routines: routines.length, missed, sources: sources.length }, 'job schedulers set');
+    await this.erasureQueue.scheduleRetention();
+    const erasures = await this.repairErasures();
+    this.logger.log(
+      { routines: routines.length, missed, sources: sources.length, erasures },
+      'job schedulers set',
+    );
   }
 
   // Redis is read before PostgreSQL: a routine or source stopped in between is then absent from what PostgreSQL

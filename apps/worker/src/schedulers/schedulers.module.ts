@@ -4,7 +4,7 @@ import { QueuesModule } from '@app/queues';
 import { ReconcileSchedulers } from './reconcile-schedulers';
 import { SchedulerMetrics } from './scheduler-metrics';
 
-/** The job schedulers of routines and sources, kept in line with PostgreSQL on this worker. */
+/** The job schedulers of routines, sources and retention, and erasures' jobs, kept in line with PostgreSQL on this worker. */
 @Module({
   imports: [QueuesModule, KnowledgeModule],
   providers: [ReconcileSchedulers, SchedulerMetrics],

@@ -168,7 +168,13 @@ const cleanups: Cleanup[] = [];
 
 async function measure(): Promise<void> {
   const passThrough = Object.fromEntries(
-    ['LOG_LEVEL', 'AGENT_RUN_CONCURRENCY', 'AGENT_RUN_ORG_CONCURRENCY', 'STREAM_HOLD_MS']
+    [
+      'LOG_LEVEL',
+      'AGENT_RUN_CONCURRENCY',
+      'AGENT_RUN_ORG_CONCURRENCY',
+      'STREAM_HOLD_MS',
+      'HEAP_GROWTH_PERCENT',
+    ]
       .filter((name) => process.env[name])
       .map((name) => [name, process.env[name]]),
   );

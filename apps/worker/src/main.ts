@@ -1,4 +1,7 @@
-// Tracing starts before anything else loads: its instrumentations patch http, pg and ioredis as they load.
+// Before anything else loads: the heap's growth limit then holds from the first collection, and tracing's
+// instrumentations patch http, pg and ioredis as they load.
+import { limitHeapGrowth } from '@app/startup/heap-growth';
+limitHeapGrowth();
 import { startTracing } from '@app/observability/tracing';
 startTracing('parley-worker');
 import 'reflect-metadata';

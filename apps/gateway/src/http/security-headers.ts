@@ -1,10 +1,10 @@
-import helmet from '@fastify/helmet';
+import helmet from 'helmet';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Settings } from '@app/config';
 import { storagePublicUrl } from '@app/storage';
 
 /**
- * Security headers on every gateway response (@fastify/helmet): nosniff, no framing, no referrer, HSTS, and a
+ * Security headers on every gateway response (helmet): nosniff, no framing, no referrer, HSTS, and a
  * Content-Security-Policy that lets the Swagger UI at /docs and the queue dashboard run their own scripts
  * (same-origin files only; their inline styles and data: icons allowed) and nothing else. Routes that serve
  * file bytes tighten it to `sandbox` themselves. The playground may also post its upload form to the storage
@@ -37,9 +37,18 @@ function uploadOrigins(settings: Settings): string[] {
   ];
 }
 
-/** Helmet's headers, and CORS only for the origins CORS_ORIGINS lists (none by default). */
-export async function applySecurityHeaders(app: NestFastifyApplication, settings: Settings): Promise<void> {
-  await app.register(helmet, { contentSecurityPolicy: contentSecurityPolicy(settings) });
+/**
+ * Helmet's headers, and CORS only for the origins CORS_ORIGINS lists (none by default). Helmet's middleware is
+ * built once, here: @fastify/helmet builds it again for every request (its directives parsed each time).
+ */
+export function applySecurityHeaders(app: NestFastifyApplication, settings: Settings): void {
+  const setSecurityHeaders = helmet({ contentSecurityPolicy: contentSecurityPolicy(settings) });
+  app
+    .getHttpAdapter()
+    .getInstance()
+    .addHook('onRequest', (request, reply, done) =>
+      setSecurityHeaders(request.raw, reply.raw, (error) => done(error as Error | undefined)),
+    );
   if (settings.corsOrigins) {
     app.enableCors({
       origin: settings.corsOrigins.split(','),

@@ -1,6 +1,8 @@
 /** Three tiers (STYLE §2.7): unit specs beside the code, integration on real PostgreSQL/Redis, e2e on real processes. */
 const moduleNameMapper = {
   '^@app/([a-z-]+)$': '<rootDir>/libs/$1/src',
+  // A library's agent tools have their own entry, so that only the worker loads the agent runtime.
+  '^@app/([a-z-]+)/tools$': '<rootDir>/libs/$1/src/tools',
 };
 const transform = { '^.+\\.ts$': ['ts-jest', { isolatedModules: true, tsconfig: 'tsconfig.json' }] };
 const common = {

@@ -146,7 +146,7 @@ const cleanups: Cleanup[] = [];
 
 async function measure(): Promise<void> {
   const passThrough = Object.fromEntries(
-    ['LOG_LEVEL', 'AGENT_RUN_CONCURRENCY', 'AGENT_RUN_ORG_CONCURRENCY']
+    ['LOG_LEVEL', 'AGENT_RUN_CONCURRENCY', 'AGENT_RUN_ORG_CONCURRENCY', 'HEAP_GROWTH_PERCENT']
       .filter((name) => process.env[name])
       .map((name) => [name, process.env[name]]),
   );

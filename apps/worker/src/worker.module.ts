@@ -1,12 +1,12 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { McpToolsModule, WebToolModule } from '@app/agent';
 import { Settings, SettingsModule } from '@app/config';
-import { MemoryToolsModule } from '@app/memory';
+import { MemoryToolsModule } from '@app/memory/tools';
 import { LoggingModule } from '@app/observability';
 import { PersistenceModule } from '@app/persistence';
 import { QueueConnectionModule } from '@app/queues';
 import { RedisModule } from '@app/redis';
-import { SkillToolsModule } from '@app/skills';
+import { SkillToolsModule } from '@app/skills/tools';
 import { AgentRunModule } from './agent-run/agent-run.module';
 import { ErasureModule } from './erasure/erasure.module';
 import { WorkerHealthModule } from './health/worker-health.module';

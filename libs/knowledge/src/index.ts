@@ -10,4 +10,3 @@ export * from './stores/ms-graph.reader';
 export * from './stores/store';
 export * from './stores/store-http';
 export * from './sync/sync-source.use-case';
-export * from './tools/company-documents.tool';

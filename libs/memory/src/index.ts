@@ -4,5 +4,3 @@ export * from './use-cases/read-memory-file.use-case';
 export * from './use-cases/write-memory-file.use-case';
 export * from './use-cases/list-memory-files.use-case';
 export * from './use-cases/delete-memory-file.use-case';
-export * from './memory-tools.module';
-export * from './tools/memory-tool-source';

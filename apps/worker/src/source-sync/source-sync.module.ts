@@ -3,7 +3,8 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { QueuesModule } from '@app/queues';
 import { Settings } from '@app/config';
 import { QUEUE } from '@app/contracts';
-import { CompanyDocumentsToolModule, SourceSyncingModule } from '@app/knowledge';
+import { SourceSyncingModule } from '@app/knowledge';
+import { CompanyDocumentsToolModule } from '@app/knowledge/tools';
 import { SourceSyncProcessor } from './source-sync.processor';
 import { SweepForgottenSyncs } from './sweep-forgotten-syncs';
 

@@ -1,7 +1,7 @@
 import { Module, OnModuleInit } from '@nestjs/common';
 import { ToolRegistry, ToolRegistryModule } from '@app/agent';
-import { MemoryFilesModule } from './memory-files.module';
-import { MemoryToolSource } from './tools/memory-tool-source';
+import { MemoryFilesModule } from '../memory-files.module';
+import { MemoryToolSource } from './memory-tool-source';
 
 /** Registers memory_list, memory_read and memory_write with the process's ToolRegistry. */
 @Module({

@@ -1,0 +1,2 @@
+export * from './company-documents.tool';
+export * from './company-documents-tool.module';

@@ -1,0 +1,2 @@
+export * from './memory-tool-source';
+export * from './memory-tools.module';

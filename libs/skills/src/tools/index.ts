@@ -1,0 +1,2 @@
+export * from './skill-read.tool';
+export * from './skill-tools.module';

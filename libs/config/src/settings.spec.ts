@@ -49,6 +49,13 @@ describe('loadSettings', () => {
     expect(settings.redisPrefix).toBe('test-1');
   });
 
+  it("reads HEAP_GROWTH_PERCENT: 0 (V8's own growing factor) unless set, whole percentages up to 300", () => {
+    expect(loadSettings({}).heapGrowthPercent).toBe(0);
+    expect(loadSettings({ HEAP_GROWTH_PERCENT: '20' }).heapGrowthPercent).toBe(20);
+    for (const bad of ['-1', '301', '12.5', 'some'])
+      expect(() => loadSettings({ HEAP_GROWTH_PERCENT: bad })).toThrow(/Invalid setting HEAP_GROWTH_PERCENT/);
+  });
+
   it('names the variable of a bad value', () => {
     expect(() => loadSettings({ PORT: 'eighty' })).toThrow(InvalidSettingsError);
     expect(() => loadSettings({ PORT: 'eighty' })).toThrow(/^Invalid setting PORT:/);

@@ -17,7 +17,7 @@
  * client count; BENCH_APP_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) go to gateway and worker.
  * BENCH_ORGS (default 1, as BENCHMARKS.md has it) spreads the clients over that many organizations: a run's start
  * takes a lock per organization, and this shows what that serialization costs.
- * Settings of the apps (LOG_LEVEL, AGENT_RUN_CONCURRENCY, AGENT_RUN_ORG_CONCURRENCY) pass through.
+ * Settings of the apps pass through (support's PASSED_SETTINGS: LOG_LEVEL, STREAM_HOLD_MS, HEAP_GROWTH_PERCENT, …).
  */
 import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
@@ -27,7 +27,7 @@ import { Conversation, converse, Target } from './conversation-client';
 import { PrivatePostgres, PrivateRedis } from './private-stores';
 import { childrenCpuMs, treeCpuMs } from './proc-cpu';
 import { StoreStats } from './store-stats';
-import { Cleanup, createBenchEnvironment, median, percentile, runBenchmark } from './support';
+import { Cleanup, createBenchEnvironment, median, percentile, runBenchmark, passedSettings } from './support';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const CLIENT_COUNTS = (process.env.BENCH_CLIENT_COUNTS ?? '1,8,32').split(',').map(Number);
@@ -145,11 +145,6 @@ function peerRow(clients: number, loadBefore: string, ours: Round[], peer: PeerR
 const cleanups: Cleanup[] = [];
 
 async function measure(): Promise<void> {
-  const passThrough = Object.fromEntries(
-    ['LOG_LEVEL', 'AGENT_RUN_CONCURRENCY', 'AGENT_RUN_ORG_CONCURRENCY', 'HEAP_GROWTH_PERCENT']
-      .filter((name) => process.env[name])
-      .map((name) => [name, process.env[name]]),
-  );
   const postgres = await PrivatePostgres.start({ statements: STATS });
   cleanups.push(() => postgres.dispose());
   const redis = await PrivateRedis.start();
@@ -158,7 +153,7 @@ async function measure(): Promise<void> {
   if (peer) cleanups.push(() => peer.dispose());
   // `npm start` logs at info in both apps (the settings' default); support's default for other benches is warn.
   const environment = await createBenchEnvironment(
-    { LOG_LEVEL: 'info', ...passThrough },
+    { LOG_LEVEL: 'info', ...passedSettings() },
     { databaseUrl: postgres.url, redisUrl: redis.url },
   );
   cleanups.push(() => environment.dispose());

@@ -17,7 +17,7 @@
  * conversations per client per run), BENCH_RUNS (3); BENCH_PEER=0 skips the peer, BENCH_PEER_DIR (default
  * ../shared/peer from the working directory); BENCH_STATS=1 preloads pg_stat_statements and prints statements and
  * Redis commands per conversation; BENCH_APP_NODE_ARGS go to gateway and worker (e.g. `--cpu-prof`). Settings of
- * the apps (LOG_LEVEL, AGENT_RUN_CONCURRENCY, AGENT_RUN_ORG_CONCURRENCY) pass through.
+ * the apps pass through (support's PASSED_SETTINGS: LOG_LEVEL, STREAM_HOLD_MS, HEAP_GROWTH_PERCENT, …).
  */
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -28,7 +28,15 @@ import { Conversation, converse, Target } from './conversation-client';
 import { PrivatePostgres, PrivateRedis } from './private-stores';
 import { busyShare, machineCpuTicks, treeCpuMs } from './proc-cpu';
 import { StoreStats } from './store-stats';
-import { Cleanup, createBenchEnvironment, median, percentile, runBenchmark, sleep } from './support';
+import {
+  Cleanup,
+  createBenchEnvironment,
+  median,
+  percentile,
+  runBenchmark,
+  sleep,
+  passedSettings,
+} from './support';
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 500);
 const WORDS = Number(process.env.BENCH_WORDS ?? 100);
@@ -167,23 +175,12 @@ function peerRow(loadBefore: string, ours: Round[], peer: PeerResult): string {
 const cleanups: Cleanup[] = [];
 
 async function measure(): Promise<void> {
-  const passThrough = Object.fromEntries(
-    [
-      'LOG_LEVEL',
-      'AGENT_RUN_CONCURRENCY',
-      'AGENT_RUN_ORG_CONCURRENCY',
-      'STREAM_HOLD_MS',
-      'HEAP_GROWTH_PERCENT',
-    ]
-      .filter((name) => process.env[name])
-      .map((name) => [name, process.env[name]]),
-  );
   const postgres = await PrivatePostgres.start({ statements: STATS });
   cleanups.push(() => postgres.dispose());
   const redis = await PrivateRedis.start();
   cleanups.push(() => redis.dispose());
   const environment = await createBenchEnvironment(
-    { LOG_LEVEL: 'info', ...passThrough },
+    { LOG_LEVEL: 'info', ...passedSettings() },
     { databaseUrl: postgres.url, redisUrl: redis.url },
   );
   const disposeEnvironment = () => environment.dispose();

@@ -254,6 +254,7 @@ function row(window: Sample[]): string {
   const last = window[window.length - 1];
   const stores = last.stores!;
   const max = (pick: (s: Sample) => number) => Math.max(...window.map(pick));
+  const lag = (pick: (s: Sample) => number) => fixed(max(pick), 1);
   const conversations = window.reduce((n, s) => n + s.conversations, 0);
   const seconds = window.length * SAMPLE_SECONDS;
   return (
@@ -262,13 +263,7 @@ function row(window: Sample[]): string {
     `${fixed(max((s) => s.totalP99Ms))} | ${fixed(max((s) => s.firstDeltaP99Ms))} | ` +
     `${fixed(last.gatewayRssMiB)} / ${fixed(last.workerRssMiB)} | ` +
     `${fixed(last.gatewayHeapMiB)} / ${fixed(last.workerHeapMiB)} | ` +
-    `${fixed(
-      max((s) => s.gatewayLagP99Ms),
-      1,
-    )} / ${fixed(
-      max((s) => s.workerLagP99Ms),
-      1,
-    )} | ` +
+    `${lag((s) => s.gatewayLagP99Ms)} / ${lag((s) => s.workerLagP99Ms)} | ` +
     `${fixed(stores.databaseMiB)} | ${stores.rows.messages ?? '–'} | ` +
     `${stores.redisKeys} / ${stores.redisKeysWithoutTtl} | ${fixed(stores.redisMiB, 1)} | ${stores.routineThreads} |`
   );
@@ -339,18 +334,14 @@ async function measure(): Promise<void> {
       minute - (samples[reported - 1]?.minute ?? 0) >= REPORT_MINUTES - 0.01 ||
       Date.now() >= until;
     const totals = done.map((d) => d.totalMs);
+    const firstDeltas = done.map((d) => d.firstDeltaMs);
     const sample: Sample = {
       minute,
       conversations: done.length,
       errors: errors.length,
       totalP50Ms: totals.length ? median(totals) : 0,
       totalP99Ms: totals.length ? percentile(totals, 99) : 0,
-      firstDeltaP99Ms: done.length
-        ? percentile(
-            done.map((d) => d.firstDeltaMs),
-            99,
-          )
-        : 0,
+      firstDeltaP99Ms: firstDeltas.length ? percentile(firstDeltas, 99) : 0,
       gatewayRssMiB: rssMiB(gateway.pid!),
       workerRssMiB: rssMiB(worker.pid!),
       gatewayHeapMiB: gatewayMetrics.heapUsedMiB,

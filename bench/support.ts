@@ -45,6 +45,21 @@ export async function waitFor(check: () => Promise<boolean>, what: string, timeo
   }
 }
 
+/** Settings of the apps a benchmark's environment may set for the processes it starts (all unset: defaults). */
+const PASSED_SETTINGS = [
+  'LOG_LEVEL',
+  'AGENT_RUN_CONCURRENCY',
+  'AGENT_RUN_ORG_CONCURRENCY',
+  'STREAM_HOLD_MS',
+  'HEAP_GROWTH_PERCENT',
+];
+
+/** The PASSED_SETTINGS set in this process's environment, to hand on to gateway and worker. */
+export const passedSettings = (): NodeJS.ProcessEnv =>
+  Object.fromEntries(
+    PASSED_SETTINGS.filter((name) => process.env[name]).map((name) => [name, process.env[name]]),
+  );
+
 export interface BenchEnvironment {
   name: string;
   env: NodeJS.ProcessEnv;

@@ -53,14 +53,19 @@ describe('Redis Cluster losing the queue master under load', () => {
     const promotionMs = await timeUntil(
       async () => (await cluster.masterOf(`{${stack.env.REDIS_PREFIX}}`)) !== queueMaster,
       60000,
+      'the replica promoted',
     );
     await cluster.healed();
     const finished = await Promise.all(finishing);
     const liveRepliesDoneMs = Math.max(...finished.map((result) => result.at - killedAt));
-    await timeUntil(async () => {
-      const id = await startConversation(stack.client(), stack.agentId, '/say after the failover');
-      return (await readReply(gateway.url!, stack.key, id, 5000)).completed;
-    }, 60000);
+    await timeUntil(
+      async () => {
+        const id = await startConversation(stack.client(), stack.agentId, '/say after the failover');
+        return (await readReply(gateway.url!, stack.key, id, 5000)).completed;
+      },
+      60000,
+      'a new conversation completed after the failover',
+    );
     const newReplyMs = Date.now() - killedAt;
     const { started, refusals } = await load.stop();
 

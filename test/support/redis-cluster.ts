@@ -67,6 +67,14 @@ export class RedisCluster {
       ]);
       for (const port of ports)
         await waitFor(() => cli(port, 'cluster', 'info').then((out) => out.includes('cluster_state:ok')));
+      // A replica that never finished its first sync refuses to take over its master (its data counts as too
+      // old: cluster-replica-validity-factor), so a master killed before then would never fail over.
+      for (const port of ports)
+        await waitFor(() =>
+          cli(port, 'info', 'replication').then(
+            (out) => out.includes('role:master') || out.includes('master_link_status:up'),
+          ),
+        );
     } catch (error) {
       await cluster.stop();
       throw error;

@@ -76,11 +76,16 @@ export class ChaosStack {
 }
 
 /** Polls until the check passes; returns the milliseconds it took, or fails after the timeout. */
-export async function timeUntil(check: () => Promise<boolean>, timeoutMs = 30000): Promise<number> {
+export async function timeUntil(
+  check: () => Promise<boolean>,
+  timeoutMs = 30000,
+  /** What is awaited, for the failure's message. */
+  what = 'recovery',
+): Promise<number> {
   const started = Date.now();
   for (;;) {
     if (await check().catch(() => false)) return Date.now() - started;
-    if (Date.now() - started > timeoutMs) throw new Error(`not recovered within ${timeoutMs} ms`);
+    if (Date.now() - started > timeoutMs) throw new Error(`${what}: not within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }

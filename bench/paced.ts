@@ -14,7 +14,8 @@
  *   PARLEY_DIST=/tmp/dist-bench npm run build && NODE_PATH=$PWD/node_modules node /tmp/dist-bench/bench/paced.js
  *
  * Environment: BENCH_CLIENTS (500), BENCH_WORDS (100), BENCH_SLEEP_MS (40), BENCH_ROUNDS_PER_CLIENT (2:
- * conversations per client per run), BENCH_RUNS (3); BENCH_PEER=0 skips the peer, BENCH_PEER_DIR (default
+ * conversations per client per run; at least 3 for spread arrivals), BENCH_ARRIVALS (`together` or `spread`, see
+ * ARRIVALS), BENCH_RUNS (3); BENCH_PEER=0 skips the peer, BENCH_PEER_DIR (default
  * ../shared/peer from the working directory); BENCH_STATS=1 preloads pg_stat_statements and prints statements and
  * Redis commands per conversation; BENCH_APP_NODE_ARGS go to gateway and worker (e.g. `--cpu-prof`). Settings of
  * the apps pass through (support's PASSED_SETTINGS: LOG_LEVEL, STREAM_HOLD_MS, HEAP_GROWTH_PERCENT, …).
@@ -45,6 +46,13 @@ const PER_CLIENT = Number(process.env.BENCH_ROUNDS_PER_CLIENT ?? 2);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const PEER_DIR = process.env.BENCH_PEER !== '0' && resolve(process.env.BENCH_PEER_DIR ?? '../shared/peer');
 const STATS = process.env.BENCH_STATS === '1';
+/**
+ * `together` (default): every client sends at the same instant, and since every reply then takes the same time
+ * they stay in step: each wave's POSTs, stream opens and run starts arrive as one burst. `spread`: client i sends
+ * its first message i/N of a reply's time after the first client, as users who do not coordinate would; rates
+ * and latencies are then of the steady state only (every client's conversations but its first and last).
+ */
+const ARRIVALS = process.env.BENCH_ARRIVALS === 'spread' ? 'spread' : 'together';
 
 /** The peer's fake model says `word0 … wordN-1`; ours is told to say the same. */
 const EXPECTED = Array.from({ length: WORDS }, (_, i) => `word${i}`).join(' ');
@@ -115,9 +123,16 @@ async function round(main: Target, other: Target, pids: Pids, clients: number, p
   const cpuBefore = readCpu(pids);
   const machineBefore = machineCpuTicks();
   const started = performance.now();
+  const spread = ARRIVALS === 'spread' && perClient >= 3;
+  const steady: Conversation[] = [];
   await Promise.all(
-    Array.from({ length: clients }, async () => {
-      for (let i = 0; i < perClient; i++) results.push(await converse(main, CONTENT, EXPECTED));
+    Array.from({ length: clients }, async (_, client) => {
+      if (spread) await sleep((client / clients) * IDEAL_SECONDS * 1000);
+      for (let i = 0; i < perClient; i++) {
+        const conversation = await converse(main, CONTENT, EXPECTED);
+        results.push(conversation);
+        if (i > 0 && i < perClient - 1) steady.push(conversation);
+      }
     }),
   );
   const seconds = (performance.now() - started) / 1000;
@@ -130,8 +145,12 @@ async function round(main: Target, other: Target, pids: Pids, clients: number, p
     COMPONENTS.map((c) => [c, (cpuAfter[c] - cpuBefore[c]) / results.length]),
   ) as Cpu;
   return {
-    perSecond: results.length / seconds,
-    results,
+    // Spread: each client always has one conversation under way, so N of them finish one per mean duration
+    // (Little's law), without the ramp at the start and the tail at the end.
+    perSecond: spread
+      ? clients / (steady.reduce((sum, c) => sum + c.totalMs, 0) / steady.length / 1000)
+      : results.length / seconds,
+    results: spread ? steady : results,
     cpuPerConversation,
     rssMiB: rss,
     other: otherMs,
@@ -211,7 +230,7 @@ async function measure(): Promise<void> {
     'CPU ms per 1,000 tokens | load generator CPU ms | gateway + worker RSS MiB (max) | ' +
     'other organization: slowest one-word conversation ms (count) | machine CPU busy (all cores) |\n' +
     '|---|---|---|---|---|---|---|---|---|---|---|---|';
-  process.stdout.write(`\n${header}\n${ourRow(loadBefore, runs)}\n`);
+  process.stdout.write(`\narrivals: ${ARRIVALS}\n${header}\n${ourRow(loadBefore, runs)}\n`);
   if (stats)
     process.stdout.write(`\n${await stats.report(runs.reduce((n, r) => n + r.results.length, 0))}\n`);
   // Ours is stopped before the peer runs, so neither competes with the other's idle work.

@@ -1,8 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import {
-  AbstractChat,
-  ChatState,
-  ChatStatus,
   DefaultChatTransport,
   DynamicToolUIPart,
   lastAssistantMessageIsCompleteWithApprovalResponses,
@@ -14,6 +11,7 @@ import { createAgent, createOrg, OrgFixture } from '../factories/admin';
 import { api } from '../support/http';
 import { AppProcess, startGateway, startWorker } from '../support/processes';
 import { createTestEnvironment, TestEnvironment } from '../support/test-environment';
+import { MemoryChat, toolParts } from './ai-sdk-chat.support';
 import { until } from './stream.support';
 
 /**
@@ -310,50 +308,7 @@ describe('resume and stop', () => {
   });
 });
 
-/** useChat's state kept in memory, as a framework binding keeps it in its own store. */
-class MemoryChatState implements ChatState<UIMessage> {
-  status: ChatStatus = 'ready';
-  error: Error | undefined = undefined;
-  messages: UIMessage[] = [];
-  pushMessage = (message: UIMessage) => {
-    this.messages = [...this.messages, message];
-  };
-  popMessage = () => {
-    this.messages = this.messages.slice(0, -1);
-  };
-  replaceMessage = (index: number, message: UIMessage) => {
-    this.messages = this.messages.map((kept, at) => (at === index ? message : kept));
-  };
-  snapshot = <T>(thing: T): T => structuredClone(thing);
-}
-
-/** The chat class useChat wraps, with the answer sent automatically once every waiting call is answered. */
-class MemoryChat extends AbstractChat<UIMessage> {
-  /** What sendAutomaticallyWhen answered, each time the chat asked. */
-  readonly autoSend: boolean[] = [];
-
-  constructor(user: Session, agent: string) {
-    const autoSend: boolean[] = [];
-    super({
-      id: `chat-${randomUUID()}`,
-      state: new MemoryChatState(),
-      transport: new DefaultChatTransport<UIMessage>({
-        api: `${gateway.url}/ai-sdk/chat`,
-        headers: { authorization: `Bearer ${user.token}` },
-        body: { agent_id: agent },
-      }),
-      sendAutomaticallyWhen: (options) => {
-        const send = lastAssistantMessageIsCompleteWithApprovalResponses(options);
-        autoSend.push(send);
-        return send;
-      },
-    });
-    this.autoSend = autoSend;
-  }
-}
-
-const toolPart = (message: UIMessage | undefined): DynamicToolUIPart | undefined =>
-  message?.parts.find((part): part is DynamicToolUIPart => part.type === 'dynamic-tool');
+const toolPart = (message: UIMessage | undefined): DynamicToolUIPart | undefined => toolParts(message)[0];
 
 describe('tool approvals (CONTRACTS §17, §19)', () => {
   let carefulAgentId: string;
@@ -368,7 +323,7 @@ describe('tool approvals (CONTRACTS §17, §19)', () => {
   async function waitingChat(
     user: Session,
   ): Promise<{ chat: MemoryChat; approvalId: string; replyId: string }> {
-    const chat = new MemoryChat(user, carefulAgentId);
+    const chat = new MemoryChat(gateway.url!, user.token, carefulAgentId);
     // Resolves only once the response ended: the reply waits, the request does not.
     await chat.sendMessage({ text: '/tool clock {}' });
     expect(chat.status).toBe('ready');

@@ -5,6 +5,7 @@ import { FakeOpenAI } from '../support/fake-openai';
 import { api } from '../support/http';
 import { AppProcess, startGateway, startWorker } from '../support/processes';
 import { createTestEnvironment, queryDatabase, TestEnvironment } from '../support/test-environment';
+import { MemoryChat, toolParts } from './ai-sdk-chat.support';
 import { Line, numbered, OpenStream, until } from './stream.support';
 
 /**
@@ -364,6 +365,45 @@ describe('approvals', () => {
     expect(results.map((line) => line.is_error)).toEqual([false, false]);
     expect(results[1].output).toEqual({ denied: true, reason: null });
     expect((lines.at(-1) as Line & { message: { status: string } }).message.status).toBe('success');
+  });
+
+  it("runs a step's calls that need no person at once, so the AI SDK sends the answers on its own", async () => {
+    const agentId = await createAgent({ model: 'openai:gpt-approvals', approval_required: ['clock'] });
+    const minted = await client().post('/end-user-tokens', { user_id: USER });
+    const chat = new MemoryChat(gateway.url!, minted.body.token as string, agentId);
+    // The call that waits comes first: the one that needs no person runs all the same before the step waits.
+    await chat.sendMessage({ text: 'call clock {}\ncall company_documents {"query":"pricing"}' });
+    expect(chat.error).toBeUndefined();
+    const replyId = chat.lastMessage!.id;
+    const [clock, documents] = toolParts(chat.lastMessage);
+    expect(clock).toMatchObject({ toolName: 'clock', state: 'approval-requested' });
+    expect(documents).toMatchObject({ toolName: 'company_documents', state: 'output-available' });
+    expect(await statusOf(replyId)).toBe('requires_action');
+    expect((await toolCallsOf(replyId)).map((call) => call.name)).toEqual(['company_documents']);
+
+    await chat.addToolApprovalResponse({
+      id: (clock as { approval: { id: string } }).approval.id,
+      approved: true,
+    });
+    expect(chat.autoSend.at(-1)).toBe(true);
+    await until(
+      () => chat.status === 'ready' && toolParts(chat.lastMessage)[0]?.state === 'output-available',
+      20000,
+    );
+    expect(await statusOf(replyId)).toBe('success');
+    expect(chat.messages.map((message) => message.role)).toEqual(['user', 'assistant']);
+    // The reply's own lines: the result that needed no person before the request, the other after the decision.
+    const lines = numbered(await streamOf(replyId).all()).filter(
+      (line) => line.type.startsWith('tool.') || line.type.startsWith('approval.'),
+    );
+    expect(lines.map((line) => `${line.type} ${line.name ?? line.decision}`)).toEqual([
+      'tool.call clock',
+      'tool.call company_documents',
+      'tool.result company_documents',
+      'approval.requested clock',
+      'approval.decided approve',
+      'tool.result clock',
+    ]);
   });
 
   it('closes a waiting reply like a pending one: interrupt and archive', async () => {

@@ -25,6 +25,30 @@ export function needsApproval(approvalRequired: readonly string[], tool: AgentTo
 }
 
 /**
+ * The calls of a step that wait for a person: those with an approval row once the step asked (an agent changed
+ * since does not undo a wait already announced), else those of tools the agent's `approval_required` names.
+ */
+export function heldCalls(
+  approvalRequired: readonly string[],
+  step: RunStepEntity,
+  offered: readonly AgentTool[],
+  stored: readonly ToolApproval[],
+): Set<string> {
+  const asked = stored.filter((approval) => approval.step === step.step);
+  if (asked.length > 0) return new Set(asked.map((approval) => approval.callId));
+  return new Set(
+    step.toolCalls
+      .filter((call) =>
+        needsApproval(
+          approvalRequired,
+          offered.find((tool) => tool.name === call.name),
+        ),
+      )
+      .map((call) => call.callId),
+  );
+}
+
+/**
  * The approvals of a stored step (CONTRACTS §19): its calls of tools the agent lists in `approval_required` are
  * stored as waiting, each announced by an `approval.requested` line; once all are decided (or their time is up,
  * which denies them) each gets an `approval.decided` line and the step's tools may run. The lines are the
@@ -45,14 +69,10 @@ export class ApprovalGate {
     stored: ToolApproval[],
     state: RunState,
   ): Promise<ApprovalCheck> {
+    const held = heldCalls(approvalRequired, step, offered, stored);
     const waiting = step.toolCalls
       .map((call, callIndex) => ({ call, callIndex }))
-      .filter(({ call }) =>
-        needsApproval(
-          approvalRequired,
-          offered.find((tool) => tool.name === call.name),
-        ),
-      );
+      .filter(({ call }) => held.has(call.callId));
     let ofStep = stored.filter((approval) => approval.step === step.step);
     // Asked once: an agent changed since then does not undo a wait already announced.
     if (waiting.length > 0 && ofStep.length === 0) {

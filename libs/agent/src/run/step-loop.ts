@@ -2,20 +2,36 @@ import { Injectable } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Settings } from '@app/config';
-import { GateQuery, RunRepository, RunStepEntity, ToolCallEntity } from '@app/persistence';
+import {
+  GateQuery,
+  RunGate,
+  RunRepository,
+  RunStepEntity,
+  StepToolCall,
+  ToolCallEntity,
+} from '@app/persistence';
 import { buildPrompt, idempotencyKey, parseArguments } from '../conversation';
 import { ModelProvider } from '../models/model-provider';
 import { RunMetrics } from './run-metrics';
 import { instructionsWithTools, toolsWhileSkillInUse } from '../tools/skill-in-use';
-import { RunScope } from '../tools/tool';
+import { AgentTool, RunScope } from '../tools/tool';
 import { ToolRegistry } from '../tools/tool-registry';
 import { withoutImageBytes } from '../tools/tool-content';
-import { ApprovalGate } from './approval-gate';
+import { ApprovalGate, CallDecision, heldCalls } from './approval-gate';
 import { runModelStep } from './model-step';
 import { RunState } from './run-state';
 import { LoopOutcome, ModelCallError, ReplyRun, StepOutput } from './run.types';
 import { runToolCall } from './tool-step';
 import { isRunOverBudget, replyTokensSpent } from './token-budget';
+
+/** What running a step's calls needs besides the run: the step's number, its tools and the results so far. */
+interface StepCalls {
+  number: number;
+  offered: AgentTool[];
+  scope: RunScope;
+  results: Map<string, ToolCallEntity>;
+  gateQuery: GateQuery;
+}
 
 /** How often a run waiting its turn on its end user's budget reads the gate again. */
 const USER_BUDGET_TURN_POLL_MS = 200;
@@ -151,6 +167,18 @@ export class StepLoop {
       }
       // The calls are the stored step's.
       state.stored();
+      // Calls that need no person run first, as the AI SDK's streamText runs them: while the others wait, a front
+      // end already holds their results (lastAssistantMessageIsCompleteWithApprovalResponses then sends the
+      // answers on its own).
+      const held = heldCalls(agent.approvalRequired, step, offered, run.approvals);
+      const calls: StepCalls = { number, offered, scope, results, gateQuery };
+      const free = await this.runCalls(
+        run,
+        calls,
+        step.toolCalls.filter((call) => !held.has(call.callId)),
+        new Map(),
+      );
+      if (free === 'cancelled') return { kind: 'cancelled' };
       const approval = await this.approvalGate.check(
         reply.id,
         agent.approvalRequired,
@@ -160,61 +188,85 @@ export class StepLoop {
         state,
       );
       if (approval.kind === 'waiting') return { kind: 'awaiting_approval', questions: approval.questions };
-      // A run that lost its log to another worker finds out here, before it runs a tool that changes anything.
-      const changesSomething = step.toolCalls.some((call) => {
-        const tool = offered.find((candidate) => candidate.name === call.name);
-        return tool !== undefined && !tool.readOnly;
-      });
-      if (changesSomething) await state.flush();
-      let toolMs = 0;
-      for (const call of step.toolCalls) {
-        const key = idempotencyKey(reply.id, number, call.callId);
-        let result = results.get(key);
-        if (!result) {
-          const toolStarted = performance.now();
-          const tool = offered.find((candidate) => candidate.name === call.name);
-          const decided = approval.decisions.get(call.callId);
-          const { output, isError } =
-            decided?.decision === 'deny'
-              ? { output: { denied: true, reason: decided.reason }, isError: false }
-              : await runToolCall(tool, call, {
-                  ...scope,
-                  idempotencyKey: key,
-                  step: number,
-                  callId: call.callId,
-                  signal,
-                });
-          const durationMs = performance.now() - toolStarted;
-          toolMs += durationMs;
-          if (signal.aborted) return { kind: 'cancelled' };
-          ({ result, gate } = await this.runs.saveToolResult(
-            Object.assign(new ToolCallEntity(), {
-              idempotencyKey: key,
-              messageId: reply.id,
-              step: number,
-              callId: call.callId,
-              name: call.name,
-              arguments: parseArguments(call.arguments) ?? {},
-              output,
-              isError,
-              durationMs: Math.round(durationMs),
-            }),
-            gateQuery,
-          ));
-          results.set(key, result);
-        }
-        state.emitOnce({
-          type: 'tool.result',
-          step: number,
-          call_id: call.callId,
-          name: call.name,
-          output: withoutImageBytes(result.output),
-          is_error: result.isError,
-        });
-        state.stored();
-      }
-      this.observeStep(startedAt, modelMs, toolMs);
+      const decided = await this.runCalls(
+        run,
+        calls,
+        step.toolCalls.filter((call) => held.has(call.callId)),
+        approval.decisions,
+      );
+      if (decided === 'cancelled') return { kind: 'cancelled' };
+      gate = decided.gate ?? free.gate ?? gate;
+      this.observeStep(startedAt, modelMs, free.toolMs + decided.toolMs);
     }
+  }
+
+  /**
+   * Runs the calls in order, each result stored before its `tool.result` line goes out; a call with a stored
+   * result is not run again, and a denied one gets the denial as its result. Returns the time the tools took and
+   * the gate the last stored result answered (none when nothing was stored).
+   */
+  private async runCalls(
+    run: ReplyRun,
+    { number, offered, scope, results, gateQuery }: StepCalls,
+    calls: StepToolCall[],
+    decisions: ReadonlyMap<string, CallDecision>,
+  ): Promise<{ toolMs: number; gate: RunGate | null } | 'cancelled'> {
+    const { reply, state, signal } = run;
+    // A run that lost its log to another worker finds out here, before it runs a tool that changes anything.
+    const changesSomething = calls.some((call) => {
+      const tool = offered.find((candidate) => candidate.name === call.name);
+      return tool !== undefined && !tool.readOnly;
+    });
+    if (changesSomething) await state.flush();
+    let toolMs = 0;
+    let gate: RunGate | null = null;
+    for (const call of calls) {
+      const key = idempotencyKey(reply.id, number, call.callId);
+      let result = results.get(key);
+      if (!result) {
+        const toolStarted = performance.now();
+        const tool = offered.find((candidate) => candidate.name === call.name);
+        const decided = decisions.get(call.callId);
+        const { output, isError } =
+          decided?.decision === 'deny'
+            ? { output: { denied: true, reason: decided.reason }, isError: false }
+            : await runToolCall(tool, call, {
+                ...scope,
+                idempotencyKey: key,
+                step: number,
+                callId: call.callId,
+                signal,
+              });
+        const durationMs = performance.now() - toolStarted;
+        toolMs += durationMs;
+        if (signal.aborted) return 'cancelled';
+        ({ result, gate } = await this.runs.saveToolResult(
+          Object.assign(new ToolCallEntity(), {
+            idempotencyKey: key,
+            messageId: reply.id,
+            step: number,
+            callId: call.callId,
+            name: call.name,
+            arguments: parseArguments(call.arguments) ?? {},
+            output,
+            isError,
+            durationMs: Math.round(durationMs),
+          }),
+          gateQuery,
+        ));
+        results.set(key, result);
+      }
+      state.emitOnce({
+        type: 'tool.result',
+        step: number,
+        call_id: call.callId,
+        name: call.name,
+        output: withoutImageBytes(result.output),
+        is_error: result.isError,
+      });
+      state.stored();
+    }
+    return { toolMs, gate };
   }
 
   /** The run's outcome after a step without tool calls; `unstored` is that step when the finish must store it. */

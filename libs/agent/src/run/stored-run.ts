@@ -1,4 +1,4 @@
-import { RunStepEntity, ToolApproval, ToolCallEntity } from '@app/persistence';
+import { RunStepEntity, StepToolCall, ToolApproval, ToolCallEntity } from '@app/persistence';
 import { splitByLengths, UnnumberedRunEvent } from '@app/run-events';
 import { idempotencyKey, parseArguments } from '../conversation';
 
@@ -7,8 +7,9 @@ import { idempotencyKey, parseArguments } from '../conversation';
  * is its index): what a run resumed after Redis lost the reply's log appends again, so the stream keeps the
  * seqs its clients already hold. The order is the step loop's: `message.started`; per step `step.started`, its
  * text deltas (cut by the stored lengths, as replays of a finished reply cut them), then either its
- * `questions` or its `tool.call` lines, the `approval.requested` line of each call that waits for a person and,
- * once all are decided, their `approval.decided` lines, then the `tool.result` of each call stored so far.
+ * `questions` or its `tool.call` lines, the `tool.result` of each call needing no person stored so far, the
+ * `approval.requested` line of each call that waits for one and, once all are decided, their `approval.decided`
+ * lines and the `tool.result` of each of those stored so far.
  */
 export function storedRunLines(
   reply: { id: string; threadId: string },
@@ -40,6 +41,17 @@ export function storedRunLines(
       });
     }
     const ofStep = approvals.filter((approval) => approval.step === step.step);
+    const held = new Set(ofStep.map((approval) => approval.callId));
+    // The calls that need no person ran first. Before the step's approvals are asked (no rows yet) every call
+    // counts as one of them: a call that will wait has no result until then.
+    lines.push(
+      ...resultLines(
+        reply.id,
+        step,
+        step.toolCalls.filter((call) => !held.has(call.callId)),
+        results,
+      ),
+    );
     for (const approval of ofStep) {
       lines.push({
         type: 'approval.requested',
@@ -58,19 +70,38 @@ export function storedRunLines(
         call_id: approval.callId,
         decision: approval.decision!,
       });
-    for (const call of step.toolCalls) {
-      const result = results.get(idempotencyKey(reply.id, step.step, call.callId));
-      // Tools run one after the other: the first without a stored result is where the run stopped.
-      if (!result) break;
-      lines.push({
-        type: 'tool.result',
-        step: step.step,
-        call_id: call.callId,
-        name: call.name,
-        output: result.output,
-        is_error: result.isError,
-      });
-    }
+    lines.push(
+      ...resultLines(
+        reply.id,
+        step,
+        step.toolCalls.filter((call) => held.has(call.callId)),
+        results,
+      ),
+    );
+  }
+  return lines;
+}
+
+/** The `tool.result` lines of the calls that have a stored result, in order. */
+function resultLines(
+  replyId: string,
+  step: RunStepEntity,
+  calls: readonly StepToolCall[],
+  results: ReadonlyMap<string, ToolCallEntity>,
+): UnnumberedRunEvent[] {
+  const lines: UnnumberedRunEvent[] = [];
+  for (const call of calls) {
+    const result = results.get(idempotencyKey(replyId, step.step, call.callId));
+    // A call without a stored result has not run yet (or waits for a person while the step asks for none).
+    if (!result) continue;
+    lines.push({
+      type: 'tool.result',
+      step: step.step,
+      call_id: call.callId,
+      name: call.name,
+      output: result.output,
+      is_error: result.isError,
+    });
   }
   return lines;
 }

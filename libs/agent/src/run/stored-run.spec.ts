@@ -50,27 +50,25 @@ const shape = (lines: ReturnType<typeof storedRunLines>) =>
 
 const documents = result('c2', 'company_documents', { passages: [] });
 
+/** The lines up to the request, once the call that needs no person has its result. */
+const UNTIL_THE_REQUEST = [
+  'message.started',
+  'step.started',
+  'tool.call c1',
+  'tool.call c2',
+  'tool.result c2',
+  'approval.requested c1',
+];
+
 describe('storedRunLines of a step with a call that waits for a person', () => {
   it('has the result needing no person before the request, and nothing after it while it waits', () => {
-    expect(shape(storedRunLines(reply, [step], [documents], [approval(null)]))).toEqual([
-      'message.started',
-      'step.started',
-      'tool.call c1',
-      'tool.call c2',
-      'tool.result c2',
-      'approval.requested c1',
-    ]);
+    expect(shape(storedRunLines(reply, [step], [documents], [approval(null)]))).toEqual(UNTIL_THE_REQUEST);
   });
 
   it('has the decision and the waiting call’s result once decided', () => {
     const clock = result('c1', 'clock', { now: 'noon' });
     expect(shape(storedRunLines(reply, [step], [documents, clock], [approval('approve')]))).toEqual([
-      'message.started',
-      'step.started',
-      'tool.call c1',
-      'tool.call c2',
-      'tool.result c2',
-      'approval.requested c1',
+      ...UNTIL_THE_REQUEST,
       'approval.decided c1',
       'tool.result c1',
     ]);

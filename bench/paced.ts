@@ -53,6 +53,10 @@ const STATS = process.env.BENCH_STATS === '1';
  * and latencies are then of the steady state only (every client's conversations but its first and last).
  */
 const ARRIVALS = process.env.BENCH_ARRIVALS === 'spread' ? 'spread' : 'together';
+if (ARRIVALS === 'spread' && PER_CLIENT < 3)
+  throw new Error(
+    'BENCH_ARRIVALS=spread needs BENCH_ROUNDS_PER_CLIENT of at least 3 (a steady conversation each)',
+  );
 
 /** The peer's fake model says `word0 … wordN-1`; ours is told to say the same. */
 const EXPECTED = Array.from({ length: WORDS }, (_, i) => `word${i}`).join(' ');
@@ -123,6 +127,7 @@ async function round(main: Target, other: Target, pids: Pids, clients: number, p
   const cpuBefore = readCpu(pids);
   const machineBefore = machineCpuTicks();
   const started = performance.now();
+  // The warm-up (one conversation each) always arrives together.
   const spread = ARRIVALS === 'spread' && perClient >= 3;
   const steady: Conversation[] = [];
   await Promise.all(

@@ -61,15 +61,14 @@ export class ApprovalGate {
     private readonly approvals: ToolApprovalRepository,
   ) {}
 
+  /** `held`: the step's calls that wait for a person (heldCalls). */
   async check(
     replyId: string,
-    approvalRequired: readonly string[],
     step: RunStepEntity,
-    offered: readonly AgentTool[],
+    held: ReadonlySet<string>,
     stored: ToolApproval[],
     state: RunState,
   ): Promise<ApprovalCheck> {
-    const held = heldCalls(approvalRequired, step, offered, stored);
     const waiting = step.toolCalls
       .map((call, callIndex) => ({ call, callIndex }))
       .filter(({ call }) => held.has(call.callId));

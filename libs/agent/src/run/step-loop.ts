@@ -179,14 +179,7 @@ export class StepLoop {
         new Map(),
       );
       if (free === 'cancelled') return { kind: 'cancelled' };
-      const approval = await this.approvalGate.check(
-        reply.id,
-        agent.approvalRequired,
-        step,
-        offered,
-        run.approvals,
-        state,
-      );
+      const approval = await this.approvalGate.check(reply.id, step, held, run.approvals, state);
       if (approval.kind === 'waiting') return { kind: 'awaiting_approval', questions: approval.questions };
       const decided = await this.runCalls(
         run,

@@ -5,6 +5,7 @@ export * from './ensure-database';
 export * from './postgres-probe';
 export * from './persistence.module';
 export * from './repositories/scope';
+export * from './repositories/tenant-scope';
 export * from './repositories/organization.repository';
 export * from './repositories/api-key.repository';
 export * from './repositories/agent.repository';

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { Brackets, DataSource, SelectQueryBuilder } from 'typeorm';
 import { newId, QueryTemplateEntity } from '../entities';
-import { Scope } from './scope';
+import { Db, Scope } from './scope';
+import { withTenant } from './tenant-scope';
 
 export type NewQueryTemplate = Omit<
   QueryTemplateEntity,
@@ -23,24 +24,28 @@ export class QueryTemplateRepository {
   constructor(private readonly db: DataSource) {}
 
   async create(scope: Scope, values: NewQueryTemplate): Promise<QueryTemplateEntity> {
-    const repository = this.db.getRepository(QueryTemplateEntity);
-    return repository.save(
-      repository.create({ id: newId(), orgId: scope.orgId, updatedBy: values.createdBy, ...values }),
-    );
+    return withTenant(this.db, scope, (tx) => {
+      const repository = tx.getRepository(QueryTemplateEntity);
+      return repository.save(
+        repository.create({ id: newId(), orgId: scope.orgId, updatedBy: values.createdBy, ...values }),
+      );
+    });
   }
 
-  findVisible(scope: Scope, id: string): Promise<QueryTemplateEntity | null> {
-    return this.visible(scope).andWhere('t.id = :id', { id }).getOne();
+  findVisible(scope: Scope, id: string, db: Db = this.db.manager): Promise<QueryTemplateEntity | null> {
+    return withTenant(db, scope, (tx) => this.visible(scope, tx).andWhere('t.id = :id', { id }).getOne());
   }
 
   /** Newest first. */
   listVisible(scope: Scope, page: { limit: number; offset: number }): Promise<QueryTemplateEntity[]> {
-    return this.visible(scope)
-      .orderBy('t.created_at', 'DESC')
-      .addOrderBy('t.id', 'DESC')
-      .limit(page.limit)
-      .offset(page.offset)
-      .getMany();
+    return withTenant(this.db, scope, (tx) =>
+      this.visible(scope, tx)
+        .orderBy('t.created_at', 'DESC')
+        .addOrderBy('t.id', 'DESC')
+        .limit(page.limit)
+        .offset(page.offset)
+        .getMany(),
+    );
   }
 
   /** Applies the changes to a visible template; null when there is none. */
@@ -50,8 +55,8 @@ export class QueryTemplateRepository {
     changes: QueryTemplateChanges,
     updatedBy: string,
   ): Promise<QueryTemplateEntity | null> {
-    return this.db.transaction(async (tx) => {
-      const found = await this.visible(scope, tx.getRepository(QueryTemplateEntity).createQueryBuilder('t'))
+    return withTenant(this.db, scope, async (tx) => {
+      const found = await this.visible(scope, tx)
         .andWhere('t.id = :id', { id })
         .setLock('pessimistic_write')
         .getOne();
@@ -62,24 +67,25 @@ export class QueryTemplateRepository {
   }
 
   async delete(scope: Scope, id: string): Promise<boolean> {
-    const found = await this.findVisible(scope, id);
-    if (!found) return false;
-    await this.db.getRepository(QueryTemplateEntity).delete({ id: found.id, orgId: scope.orgId });
-    return true;
+    return withTenant(this.db, scope, async (tx) => {
+      const found = await this.findVisible(scope, id, tx);
+      if (!found) return false;
+      await tx.getRepository(QueryTemplateEntity).delete({ id: found.id, orgId: scope.orgId });
+      return true;
+    });
   }
 
-  private visible(
-    scope: Scope,
-    query: SelectQueryBuilder<QueryTemplateEntity> = this.db
+  private visible(scope: Scope, tx: Db): SelectQueryBuilder<QueryTemplateEntity> {
+    return tx
       .getRepository(QueryTemplateEntity)
-      .createQueryBuilder('t'),
-  ): SelectQueryBuilder<QueryTemplateEntity> {
-    return query.where('t.org_id = :orgId', { orgId: scope.orgId }).andWhere(
-      new Brackets((visible) => {
-        visible.where(`t.scope = 'organization'`);
-        if (scope.userId)
-          visible.orWhere(`t.scope = 'private' AND t.created_by = :userId`, { userId: scope.userId });
-      }),
-    );
+      .createQueryBuilder('t')
+      .where('t.org_id = :orgId', { orgId: scope.orgId })
+      .andWhere(
+        new Brackets((visible) => {
+          visible.where(`t.scope = 'organization'`);
+          if (scope.userId)
+            visible.orWhere(`t.scope = 'private' AND t.created_by = :userId`, { userId: scope.userId });
+        }),
+      );
   }
 }

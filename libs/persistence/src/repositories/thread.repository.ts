@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, IsNull } from 'typeorm';
 import { newId, ThreadEntity, ThreadInception } from '../entities';
 import { Db, Scope } from './scope';
+import { withTenant } from './tenant-scope';
 
 export interface NewThread {
   agentId: string;
@@ -58,7 +59,7 @@ export class ThreadRepository {
 
   /** The thread if the scope may see it, else null. */
   findVisible(scope: Scope, id: string, db: Db = this.db.manager): Promise<ThreadEntity | null> {
-    return db.getRepository(ThreadEntity).findOneBy(visible(scope, id));
+    return withTenant(db, scope, (tx) => tx.getRepository(ThreadEntity).findOneBy(visible(scope, id)));
   }
 
   /**
@@ -66,9 +67,11 @@ export class ThreadRepository {
    * archiving and the worker's run ordering serialise on it, so positions never clash.
    */
   lockVisible(tx: Db, scope: Scope, id: string): Promise<ThreadEntity | null> {
-    return tx
-      .getRepository(ThreadEntity)
-      .findOne({ where: visible(scope, id), lock: { mode: 'pessimistic_write' } });
+    return withTenant(tx, scope, (scoped) =>
+      scoped
+        .getRepository(ThreadEntity)
+        .findOne({ where: visible(scope, id), lock: { mode: 'pessimistic_write' } }),
+    );
   }
 
   /**
@@ -80,7 +83,15 @@ export class ThreadRepository {
     listing: ThreadListing,
     db: Db = this.db.manager,
   ): Promise<ListedThread[]> {
-    const query = db
+    return withTenant(db, scope, (tx) => this.listPage(tx, scope, listing));
+  }
+
+  private async listPage(
+    tx: Db,
+    scope: Scope & { userId: string },
+    listing: ThreadListing,
+  ): Promise<ListedThread[]> {
+    const query = tx
       .getRepository(ThreadEntity)
       .createQueryBuilder('t')
       .addSelect(LIVE_SQL, 'live')

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, IsNull } from 'typeorm';
 import { ConnectionEntity, newId } from '../entities';
 import { Db, Scope } from './scope';
+import { withTenant } from './tenant-scope';
 
 export type NewConnection = Pick<
   ConnectionEntity,
@@ -17,23 +18,27 @@ export class ConnectionRepository {
   constructor(private readonly db: DataSource) {}
 
   async create(scope: Scope, values: NewConnection): Promise<ConnectionEntity> {
-    const repository = this.db.getRepository(ConnectionEntity);
-    return repository.save(
-      repository.create({
-        id: newId(),
-        orgId: scope.orgId,
-        status: 'active',
-        statusReason: null,
-        inoperative: false,
-        checkedAt: null,
-        deletedAt: null,
-        ...values,
-      }),
-    );
+    return withTenant(this.db, scope, (tx) => {
+      const repository = tx.getRepository(ConnectionEntity);
+      return repository.save(
+        repository.create({
+          id: newId(),
+          orgId: scope.orgId,
+          status: 'active',
+          statusReason: null,
+          inoperative: false,
+          checkedAt: null,
+          deletedAt: null,
+          ...values,
+        }),
+      );
+    });
   }
 
   findVisible(scope: Scope, id: string, db: Db = this.db.manager): Promise<ConnectionEntity | null> {
-    return db.getRepository(ConnectionEntity).findOneBy({ id, ...visibleTo(scope) });
+    return withTenant(db, scope, (tx) =>
+      tx.getRepository(ConnectionEntity).findOneBy({ id, ...visibleTo(scope) }),
+    );
   }
 
   /** Any connection by id, deleted ones included (an archived source still names its connection). */
@@ -52,10 +57,11 @@ export class ConnectionRepository {
 
   /** Newest first. */
   listVisible(scope: Scope): Promise<ConnectionEntity[]> {
-    return this.db.getRepository(ConnectionEntity).find({
-      where: visibleTo(scope),
-      order: { createdAt: 'DESC', id: 'DESC' },
-    });
+    return withTenant(this.db, scope, (tx) =>
+      tx
+        .getRepository(ConnectionEntity)
+        .find({ where: visibleTo(scope), order: { createdAt: 'DESC', id: 'DESC' } }),
+    );
   }
 
   /** The row locked for the transaction: one process at a time refreshes a connection's token. */
@@ -74,7 +80,7 @@ export class ConnectionRepository {
 
   /** Soft delete of a connection visible to the scope, refused (`in_use`) while a source that is not archived uses it. */
   async deleteUnused(scope: Scope, id: string): Promise<'deleted' | 'in_use' | 'missing'> {
-    return this.db.transaction(async (tx) => {
+    return withTenant(this.db, scope, async (tx) => {
       const found = await tx
         .getRepository(ConnectionEntity)
         .createQueryBuilder('c')

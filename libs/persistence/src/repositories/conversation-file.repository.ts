@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Brackets, DataSource, In, SelectQueryBuilder } from 'typeorm';
 import { ConversationFileEntity } from '../entities';
 import { Db, Scope } from './scope';
+import { withTenant } from './tenant-scope';
 
 export interface NewConversationFile {
   id: string;
@@ -40,23 +41,27 @@ export class ConversationFileRepository {
     file: NewConversationFile,
     db: Db = this.db.manager,
   ): Promise<ConversationFileEntity> {
-    return this.insert(db, {
-      ...file,
-      orgId: scope.orgId,
-      userId: scope.userId ?? null,
-      size: 0,
-      origin: 'user',
-      status: 'pending',
-      messageId: null,
-      uploadedAt: null,
-    });
+    return withTenant(db, scope, (tx) =>
+      this.insert(tx, {
+        ...file,
+        orgId: scope.orgId,
+        userId: scope.userId ?? null,
+        size: 0,
+        origin: 'user',
+        status: 'pending',
+        messageId: null,
+        uploadedAt: null,
+      }),
+    );
   }
 
   findVisible(scope: Scope, id: string, db: Db = this.db.manager): Promise<ConversationFileEntity | null> {
-    return whereVisible(
-      db.getRepository(ConversationFileEntity).createQueryBuilder('f').where('f.id = :id', { id }),
-      scope,
-    ).getOne();
+    return withTenant(db, scope, (tx) =>
+      whereVisible(
+        tx.getRepository(ConversationFileEntity).createQueryBuilder('f').where('f.id = :id', { id }),
+        scope,
+      ).getOne(),
+    );
   }
 
   /** Any file by id: for a public share link, whose own id is what grants access. */
@@ -67,10 +72,12 @@ export class ConversationFileRepository {
   /** The visible files among `ids`, in no particular order. */
   findManyVisible(scope: Scope, ids: string[], db: Db = this.db.manager): Promise<ConversationFileEntity[]> {
     if (ids.length === 0) return Promise.resolve([]);
-    return whereVisible(
-      db.getRepository(ConversationFileEntity).createQueryBuilder('f').where('f.id IN (:...ids)', { ids }),
-      scope,
-    ).getMany();
+    return withTenant(db, scope, (tx) =>
+      whereVisible(
+        tx.getRepository(ConversationFileEntity).createQueryBuilder('f').where('f.id IN (:...ids)', { ids }),
+        scope,
+      ).getMany(),
+    );
   }
 
   /** The organization's uploaded files among `ids` and the files agents wrote for `messageIds`. */

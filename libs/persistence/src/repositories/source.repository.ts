@@ -4,6 +4,7 @@ import { Brackets, DataSource, In, SelectQueryBuilder } from 'typeorm';
 import { WebhookEvent } from '@app/contracts';
 import { SourceEntity, SourceStatus, SourceSyncState } from '../entities';
 import { Db, Scope } from './scope';
+import { withTenant } from './tenant-scope';
 import { recordWebhookEvent } from './webhook.repository';
 
 /** The webhook event that reports a sync's end, made from the source as it ended (`source.synced`/`failed`). */
@@ -30,28 +31,36 @@ export class SourceRepository {
   constructor(private readonly db: DataSource) {}
 
   async create(scope: Scope, values: NewSource, db: Db = this.db.manager): Promise<SourceEntity> {
-    const repository = db.getRepository(SourceEntity);
-    return repository.save(
-      repository.create({ pid: newPid(), orgId: scope.orgId, status: 'pending', ...values }),
-    );
+    return withTenant(db, scope, (tx) => {
+      const repository = tx.getRepository(SourceEntity);
+      return repository.save(
+        repository.create({ pid: newPid(), orgId: scope.orgId, status: 'pending', ...values }),
+      );
+    });
   }
 
   /** Archived ones included: GET shows their archived_at. */
   findVisible(scope: Scope, pid: string): Promise<SourceEntity | null> {
-    return this.visible(scope).andWhere('s.pid = :pid', { pid }).getOne();
+    return withTenant(this.db, scope, (tx) =>
+      this.visible(scope, tx).andWhere('s.pid = :pid', { pid }).getOne(),
+    );
   }
 
   findLiveVisible(scope: Scope, pid: string): Promise<SourceEntity | null> {
-    return this.visible(scope).andWhere('s.pid = :pid', { pid }).andWhere('s.archived_at IS NULL').getOne();
+    return withTenant(this.db, scope, (tx) =>
+      this.visible(scope, tx).andWhere('s.pid = :pid', { pid }).andWhere('s.archived_at IS NULL').getOne(),
+    );
   }
 
   /** Newest first, archived ones left out. */
   listVisible(scope: Scope): Promise<SourceEntity[]> {
-    return this.visible(scope)
-      .andWhere('s.archived_at IS NULL')
-      .orderBy('s.created_at', 'DESC')
-      .addOrderBy('s.id', 'DESC')
-      .getMany();
+    return withTenant(this.db, scope, (tx) =>
+      this.visible(scope, tx)
+        .andWhere('s.archived_at IS NULL')
+        .orderBy('s.created_at', 'DESC')
+        .addOrderBy('s.id', 'DESC')
+        .getMany(),
+    );
   }
 
   /** For the worker, which acts on ids from its jobs. */
@@ -172,16 +181,17 @@ export class SourceRepository {
     return rows.map((row) => row.id);
   }
 
-  private visible(
-    scope: Scope,
-    query: SelectQueryBuilder<SourceEntity> = this.db.getRepository(SourceEntity).createQueryBuilder('s'),
-  ): SelectQueryBuilder<SourceEntity> {
-    return query.where('s.org_id = :orgId', { orgId: scope.orgId }).andWhere(
-      new Brackets((visible) => {
-        visible.where(`s.scope = 'organization'`);
-        if (scope.userId)
-          visible.orWhere(`s.scope = 'private' AND s.created_by = :userId`, { userId: scope.userId });
-      }),
-    );
+  private visible(scope: Scope, tx: Db): SelectQueryBuilder<SourceEntity> {
+    return tx
+      .getRepository(SourceEntity)
+      .createQueryBuilder('s')
+      .where('s.org_id = :orgId', { orgId: scope.orgId })
+      .andWhere(
+        new Brackets((visible) => {
+          visible.where(`s.scope = 'organization'`);
+          if (scope.userId)
+            visible.orWhere(`s.scope = 'private' AND s.created_by = :userId`, { userId: scope.userId });
+        }),
+      );
   }
 }

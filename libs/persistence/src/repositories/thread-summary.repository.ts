@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { Scope } from './scope';
+import { withTenant } from './tenant-scope';
 
 /**
  * A summary a run wrote of a thread's older messages (CONTRACTS §19): it stands for every message up to
@@ -91,13 +92,15 @@ export class ThreadSummaryRepository {
   /** POST /chat/{id}/compact: the thread's next run writes a summary. False when the scope cannot see the thread. */
   async request(scope: Scope, threadId: string): Promise<boolean> {
     // A SELECT over the UPDATE: TypeORM answers an UPDATE's rows together with its count.
-    const rows: unknown[] = await this.db.query(
-      `WITH requested AS (
+    const rows: unknown[] = await withTenant(this.db, scope, (tx) =>
+      tx.query(
+        `WITH requested AS (
          UPDATE threads SET compaction_requested_at = now()
           WHERE id = $1 AND org_id = $2 AND archived_at IS NULL AND ($3::text IS NULL OR user_id = $3)
           RETURNING id)
        SELECT id FROM requested`,
-      [threadId, scope.orgId, scope.userId ?? null],
+        [threadId, scope.orgId, scope.userId ?? null],
+      ),
     );
     return rows.length > 0;
   }

@@ -20,6 +20,7 @@ import { threadScope } from './chat.rules';
 
 export const MESSAGE_NOT_FOUND = 'Message not found';
 export const CALL_NOT_WAITING = 'Tool call is not waiting for a decision';
+export const APPROVAL_EXPIRED = 'Approval expired';
 
 export interface DecideApprovalInput {
   messageId: string;
@@ -32,7 +33,9 @@ export interface DecideApprovalInput {
  * POST /chat/messages/{message_id}/approvals (CONTRACTS §19): records a person's decision on a tool call that
  * waits. When it was the last undecided call of the step, the reply is running again and its run is enqueued:
  * any worker resumes it from its stored steps. A crash between the commit and the enqueue leaves a running
- * reply without a job, which the worker's sweep re-enqueues.
+ * reply without a job, which the worker's sweep re-enqueues. A decision after the call's deadline is 409 `Approval
+ * expired` (CONTRACTS §21): the call is denied as timed out, committed as any decision, and never runs. Every
+ * protocol that decides approvals (this route, the AI SDK's approval responses) comes through here.
  */
 @Injectable()
 export class DecideApproval {
@@ -67,6 +70,7 @@ export class DecideApproval {
       if (decided === 'not_waiting') throw new ConflictError(CALL_NOT_WAITING);
       return { reply: (await this.messages.findById(message.id, tx))!, outcome: decided };
     });
+    // Also when the decision came too late: the call's denial may have been the step's last decision.
     if (outcome.stillWaiting.length === 0) {
       const job = { messageId: reply.id, threadId: reply.threadId, requestId: caller.requestId };
       await this.agentRuns.enqueueAgain(job).catch((error: unknown) => {
@@ -76,6 +80,7 @@ export class DecideApproval {
         );
       });
     }
+    if (outcome.expired) throw new ConflictError(APPROVAL_EXPIRED);
     const agent = reply.agentId ? await this.agents.findById(reply.agentId) : null;
     return toMessageResponse(reply, agent);
   }

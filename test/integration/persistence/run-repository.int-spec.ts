@@ -219,7 +219,6 @@ describe('one-statement chat and run persistence', () => {
       agentBudget: { limit: 1000, used: 0 },
       organizationBudget: { limit: null, used: 0 },
       userBudget: null,
-      userBudgetBusy: false,
     });
 
     // What the agent spent counts, whether in its counter or an ended reply's tokens not folded into it yet.

@@ -208,7 +208,7 @@ describe('usage rollup kept as replies end', () => {
     expect(await usage.sums({ ...range, userId: 'ann', agentId: agents.elsewhere })).toEqual([]);
   });
 
-  it("gives a run's gate its end user's budget: ended replies, the user's other running ones, and its turn", async () => {
+  it("gives a run's gate its end user's budget: ended replies and the user's other live ones", async () => {
     const budgets = new UserBudgetRepository(db);
     const [ended] = await db.query(
       `SELECT sum(m.input_tokens + m.output_tokens)::int AS n FROM messages m JOIN threads t ON t.id = m.thread_id
@@ -220,35 +220,103 @@ describe('usage rollup kept as replies end', () => {
       maxTokens: 10_000,
     });
 
-    // Two live replies of ann in two threads: the first has run a step, the second waits to start.
-    const live = async () => {
-      const thread = threads.build(
-        { orgId, userId: 'ann' },
-        { agentId: agents.builtin, name: 't', projectId: null, memoryNamespace: null },
-      );
-      const { reply: row } = await messages.startThread(thread, {
-        message: { content: 'hi', fileIds: [], sourceIds: null, documentIds: null, disabledTools: null },
-        reply: { agentId: agents.builtin, maxSteps: 5 },
-      });
-      await runs.loadAndStart(row.id, 100);
-      return { threadId: thread.id, agentId: agents.builtin, replyId: row.id };
-    };
-    const first = await live();
+    const first = await liveReply('ann');
     const { gate: firstGate } = await runs.saveStep(step(first.replyId, 1, 40, 2, 1), first);
-    const second = await live();
+    const second = await liveReply('ann');
 
     // Each run counts its own reply apart (token-budget.ts): the first sees the ended replies only.
-    expect(firstGate).toMatchObject({ userBudget: { limit: 10_000, used: ended.n }, userBudgetBusy: false });
-    expect(await runs.gate(second)).toMatchObject({
-      userBudget: { limit: 10_000, used: ended.n + 42 },
-      userBudgetBusy: true,
-    });
+    expect(firstGate).toMatchObject({ userBudget: { limit: 10_000, used: ended.n } });
+    expect(await runs.gate(second)).toMatchObject({ userBudget: { limit: 10_000, used: ended.n + 42 } });
     expect((await budgets.find(orgId, 'ann'))?.usedTokens).toBe(ended.n + 42);
 
-    // A user without a budget never waits; without its budget, ann's runs do not either.
     expect(await budgets.delete(orgId, 'ann')).toBe(true);
-    expect(await runs.gate(second)).toMatchObject({ userBudget: null, userBudgetBusy: false });
+    expect(await runs.gate(second)).toMatchObject({ userBudget: null });
     expect(await budgets.find(orgId, 'ann')).toBeNull();
     expect(await budgets.delete(orgId, 'ann')).toBe(false);
   });
+
+  it("passes a budgeted end user's spending turn from one model step to the next, never to two at once", async () => {
+    const budgets = new UserBudgetRepository(db);
+    await budgets.put(orgId, 'turns', 'day', 10_000);
+    const [a, b] = [await liveReply('turns'), await liveReply('turns')];
+
+    expect(await runs.takeUserBudgetTurn(a.replyId, a.threadId)).toBe(true);
+    // Held by a running reply: the other waits; the holder takes it again (a run resumed after a crash).
+    expect(await runs.takeUserBudgetTurn(b.replyId, b.threadId)).toBe(false);
+    expect(await runs.takeUserBudgetTurn(a.replyId, a.threadId)).toBe(true);
+    // Tried at once, one of the two has it.
+    await runs.saveStep(step(a.replyId, 1, 5, 1, 1), a);
+    const raced = await Promise.all([
+      runs.takeUserBudgetTurn(a.replyId, a.threadId),
+      runs.takeUserBudgetTurn(b.replyId, b.threadId),
+    ]);
+    expect(raced.filter(Boolean)).toHaveLength(1);
+    const [holder, other] = raced[0] ? [a, b] : [b, a];
+
+    // A holder waiting for a person holds it no more.
+    await db.query(`UPDATE messages SET status = 'requires_action' WHERE id = $1`, [holder.replyId]);
+    expect(await runs.takeUserBudgetTurn(other.replyId, other.threadId)).toBe(true);
+    // Nor one that ended.
+    await db.query(`UPDATE messages SET status = 'running' WHERE id = $1`, [holder.replyId]);
+    expect(await runs.takeUserBudgetTurn(holder.replyId, holder.threadId)).toBe(false);
+    await runs.finish(other.replyId, outcome, webhookEvent('message.completed', {}));
+    expect(await runs.takeUserBudgetTurn(holder.replyId, holder.threadId)).toBe(true);
+
+    // A user without a budget has no turn to wait for.
+    const free = await liveReply('unbudgeted');
+    expect(await runs.takeUserBudgetTurn(free.replyId, free.threadId)).toBe(true);
+  });
+
+  it('counts a reply cancelled while it waits, or before it starts, once, as the end of a run is counted', async () => {
+    const waiting = await liveReply('cancelled');
+    await runs.saveStep(step(waiting.replyId, 1, 30, 5, 1), waiting);
+    await db.query(`UPDATE messages SET status = 'requires_action' WHERE id = $1`, [waiting.replyId]);
+    const pending = await liveReply('cancelled', false);
+    const [before] = await db.query(`SELECT count(*)::int AS n FROM token_usage_pending`);
+
+    for (const reply of [waiting, pending]) {
+      const cancelled = await db.transaction((tx) => messages.cancelPendingReplies(tx, reply.threadId));
+      expect(cancelled.map((row) => row.id)).toEqual([reply.replyId]);
+    }
+    // Cancelling again ends nothing and counts nothing.
+    expect(await db.transaction((tx) => messages.cancelPendingReplies(tx, waiting.threadId))).toEqual([]);
+
+    const [row] = await db.query(
+      `SELECT status, usage_tokens, input_tokens, output_tokens, tool_calls, model FROM messages WHERE id = $1`,
+      [waiting.replyId],
+    );
+    expect(row).toEqual({
+      status: 'cancelled',
+      usage_tokens: 35,
+      input_tokens: 30,
+      output_tokens: 5,
+      tool_calls: 1,
+      model: 'builtin',
+    });
+    const [after] = await db.query(`SELECT count(*)::int AS n FROM token_usage_pending`);
+    expect(after.n - before.n).toBe(1);
+    const today = new Date().toISOString().slice(0, 10);
+    expect(await usage.sums({ orgId, from: today, to: today, groupBy: 'user', userId: 'cancelled' })).toEqual(
+      [expect.objectContaining({ key: 'cancelled', replies: 2, inputTokens: 30, outputTokens: 5 })],
+    );
+    await runs.foldTokenUsage();
+    const [agent] = await db.query(`SELECT tokens_used::int AS n FROM agents WHERE id = $1`, [
+      agents.builtin,
+    ]);
+    expect(agent.n).toBeGreaterThanOrEqual(35);
+  });
+
+  /** A live reply of `userId` to the builtin agent in a thread of its own, started unless `start` is false. */
+  async function liveReply(userId: string, start = true) {
+    const thread = threads.build(
+      { orgId, userId },
+      { agentId: agents.builtin, name: 't', projectId: null, memoryNamespace: null },
+    );
+    const { reply: row } = await messages.startThread(thread, {
+      message: { content: 'hi', fileIds: [], sourceIds: null, documentIds: null, disabledTools: null },
+      reply: { agentId: agents.builtin, maxSteps: 5 },
+    });
+    if (start) await runs.loadAndStart(row.id, 100);
+    return { threadId: thread.id, agentId: agents.builtin, replyId: row.id };
+  }
 });

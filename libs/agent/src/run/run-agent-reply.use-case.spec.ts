@@ -53,7 +53,6 @@ function world(options: { loaded?: Partial<LoadedRun>; journal?: string[] } = {}
       agentBudget: null,
       organizationBudget: null,
       userBudget: null,
-      userBudgetBusy: false,
     },
   };
   const scheduler = {

@@ -26,11 +26,13 @@ const OPEN: RunGate = {
   agentBudget: null,
   organizationBudget: null,
   userBudget: null,
-  userBudgetBusy: false,
 };
 
 /** The checkpoints the loop writes, kept in memory; `gates` answers each checkpoint in turn (then OPEN). */
-class MemoryRuns implements Pick<RunRepository, 'saveStep' | 'saveToolResult' | 'gate'> {
+class MemoryRuns implements Pick<
+  RunRepository,
+  'saveStep' | 'saveToolResult' | 'gate' | 'takeUserBudgetTurn'
+> {
   readonly steps: RunStepEntity[] = [];
   readonly results: ToolCallEntity[] = [];
   readonly gateQueries: GateQuery[] = [];
@@ -38,10 +40,21 @@ class MemoryRuns implements Pick<RunRepository, 'saveStep' | 'saveToolResult' | 
   readonly publishedAtStep: string[][] = [];
   log: MemoryLog | null = null;
 
-  /** How many times the loop read the gate alone (waiting its turn on its end user's budget). */
+  /** How many times the loop read the gate alone (with its end user's spending turn). */
   gateReads = 0;
+  /** How many times the loop asked for its end user's spending turn. */
+  turnTries = 0;
 
-  constructor(private readonly gates: RunGate[] = []) {}
+  /** `turns` answers each try for the spending turn in turn (then taken). */
+  constructor(
+    private readonly gates: RunGate[] = [],
+    private readonly turns: boolean[] = [],
+  ) {}
+
+  takeUserBudgetTurn(): Promise<boolean> {
+    this.turnTries++;
+    return Promise.resolve(this.turns.shift() ?? true);
+  }
 
   gate(): Promise<RunGate> {
     this.gateReads++;
@@ -225,7 +238,6 @@ describe('StepLoop (builtin model)', () => {
       agentBudget: { limit: 10, used: 10 },
       organizationBudget: null,
       userBudget: null,
-      userBudgetBusy: false,
     };
     const runs = new MemoryRuns([spent, spent]);
     const { run } = replyRun('/tool clock\n/say never');
@@ -238,18 +250,32 @@ describe('StepLoop (builtin model)', () => {
     expect(runs.results).toHaveLength(1);
   });
 
-  it("waits its turn while an earlier reply of its budgeted end user runs, then checks the user's budget", async () => {
-    const busy = { ...OPEN, userBudget: { limit: 100, used: 10 }, userBudgetBusy: true };
+  it("waits for its budgeted end user's spending turn, then decides on the gate read with it", async () => {
+    const budgeted = { ...OPEN, userBudget: { limit: 100, used: 10 } };
     const spentMeanwhile = { ...OPEN, userBudget: { limit: 100, used: 100 } };
-    const runs = new MemoryRuns([busy, spentMeanwhile]);
-    const { run } = replyRun('/say never', { gate: busy });
+    // Another reply of the user holds the turn at the first try: it spends the rest of the budget meanwhile.
+    const runs = new MemoryRuns([budgeted, spentMeanwhile], [false, true]);
+    const { run } = replyRun('/say never', { gate: budgeted });
 
     const outcome = await loopWith(runs).run(run);
 
-    // The earlier reply spent the rest of the budget while this one waited: no model call.
+    expect(runs.turnTries).toBe(2);
     expect(runs.gateReads).toBe(2);
     expect(outcome).toEqual({ kind: 'budget_exhausted' });
     expect(runs.steps).toHaveLength(0);
+  });
+
+  it('takes the spending turn before each model step of a budgeted end user, never without a budget', async () => {
+    const budgeted = { ...OPEN, userBudget: { limit: 100000, used: 0 } };
+    const withBudget = new MemoryRuns([budgeted, budgeted, budgeted, budgeted]);
+    const first = replyRun('/tool clock\n/say done', { gate: budgeted });
+    expect(await loopWith(withBudget).run(first.run)).toMatchObject({ kind: 'success' });
+    expect(withBudget.turnTries).toBe(2);
+
+    const unbudgeted = new MemoryRuns();
+    const second = replyRun('/tool clock\n/say done');
+    expect(await loopWith(unbudgeted).run(second.run)).toMatchObject({ kind: 'success' });
+    expect(unbudgeted.turnTries).toBe(0);
   });
 
   it("counts the reply's own tokens, not yet in the counters, against the budget", async () => {
@@ -259,7 +285,6 @@ describe('StepLoop (builtin model)', () => {
       agentBudget: { limit: 10, used: 9 },
       organizationBudget: null,
       userBudget: null,
-      userBudgetBusy: false,
     };
     const runs = new MemoryRuns([nearlySpent, nearlySpent]);
     const { run } = replyRun('/tool clock\n/say never', { gate: nearlySpent });
@@ -289,7 +314,6 @@ describe('StepLoop (builtin model)', () => {
         agentBudget: null,
         organizationBudget: null,
         userBudget: null,
-        userBudgetBusy: false,
       },
     });
     expect(await loopWith(new MemoryRuns()).run(archived.run)).toEqual({ kind: 'cancelled' });

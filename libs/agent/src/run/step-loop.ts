@@ -33,7 +33,7 @@ interface StepCalls {
   gateQuery: GateQuery;
 }
 
-/** How often a run waiting its turn on its end user's budget reads the gate again. */
+/** How often a run waiting for its end user's spending turn asks again. */
 const USER_BUDGET_TURN_POLL_MS = 200;
 
 /**
@@ -90,12 +90,10 @@ export class StepLoop {
       );
       let step = steps[number - 1];
       if (!step) {
-        // A budgeted end user's replies spend one at a time, so two at the budget's edge cannot both overspend it.
-        while (gate.userBudgetBusy && !signal.aborted && !gate.archived) {
-          await sleep(USER_BUDGET_TURN_POLL_MS);
-          gate = await this.runs.gate(gateQuery);
+        if (gate.userBudget !== null) {
+          gate = await this.takeUserBudgetTurn(run, gateQuery);
+          if (signal.aborted || gate.archived) return { kind: 'cancelled' };
         }
-        if (signal.aborted || gate.archived) return { kind: 'cancelled' };
         // The reply's own tokens are not in the counters yet: they are counted when it ends.
         if (isRunOverBudget(gate, replyTokensSpent(steps) + run.summaryUsageTokens))
           return { kind: 'budget_exhausted' };
@@ -190,6 +188,26 @@ export class StepLoop {
       if (decided === 'cancelled') return { kind: 'cancelled' };
       gate = decided.gate ?? free.gate ?? gate;
       this.observeStep(startedAt, modelMs, free.toolMs + decided.toolMs);
+    }
+  }
+
+  /**
+   * Waits for the spending turn of a budgeted end user (RunRepository.takeUserBudgetTurn): the user's model steps
+   * run one at a time, whatever mix of pending, waiting and running replies they have, and each is decided on a
+   * gate read after the turn was taken, which holds everything the steps before it spent, so the budget is crossed
+   * by one step at most (CONTRACTS §21). Serialized per user rather than reserved: a step's cost is known only
+   * after its model call. The turn lasts one model step, not the reply: a reply waiting for a person holds none.
+   * Answers the gate read with the turn (or the last one read while waiting, when the run was stopped).
+   */
+  private async takeUserBudgetTurn(
+    { reply, thread, signal }: ReplyRun,
+    gateQuery: GateQuery,
+  ): Promise<RunGate> {
+    for (;;) {
+      const taken = await this.runs.takeUserBudgetTurn(reply.id, thread.id);
+      const gate = await this.runs.gate(gateQuery);
+      if (taken || signal.aborted || gate.archived) return gate;
+      await sleep(USER_BUDGET_TURN_POLL_MS);
     }
   }
 

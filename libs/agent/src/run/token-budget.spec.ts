@@ -10,7 +10,6 @@ const gate = (
   agentBudget,
   organizationBudget,
   userBudget,
-  userBudgetBusy: false,
 });
 
 describe('token budget', () => {

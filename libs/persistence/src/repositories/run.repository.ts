@@ -7,7 +7,7 @@ import { preparedStatement, runPrepared } from './prepared-statement';
 import { Db } from './scope';
 import { NEXT_LIVE_REPLY_SQL, nextWaitingReplyOfOrgSql } from '../sql/run-scheduling.sql';
 import { latestSummaryOnBranchSql, ThreadSummary, threadSummaryFromJson } from './thread-summary.repository';
-import { userBudgetBusySql, userBudgetUsedSql } from './user-budget.repository';
+import { releaseUserBudgetTurnSql, userBudgetUsedSql } from './user-budget.repository';
 
 /** How a reply ends: what its final message row holds. */
 export interface ReplyOutcome {
@@ -36,8 +36,6 @@ export interface RunGate {
   agentBudget: TokenBudget | null;
   organizationBudget: TokenBudget | null;
   userBudget: TokenBudget | null;
-  /** An earlier reply of the same budgeted end user is running: this one waits its turn (userBudgetBusySql). */
-  userBudgetBusy: boolean;
 }
 
 /** Whose gate: the reply's thread and agent (its organization's budget too). */
@@ -53,7 +51,6 @@ interface GateRow {
   agent_budget: TokenBudget | null;
   org_budget: TokenBudget | null;
   user_budget: TokenBudget | null;
-  user_budget_busy: boolean;
 }
 
 /**
@@ -76,8 +73,7 @@ const GATE_FACTS_SQL = `
      FROM organizations o JOIN agents a ON a.org_id = o.id WHERE a.id = $2) AS org_budget,
   (SELECT jsonb_build_object('limit', b.max_tokens, 'used', ${userBudgetUsedSql('b', '$1')})
      FROM threads t JOIN user_budgets b ON b.org_id = t.org_id AND b.user_id = t.user_id WHERE t.id = $1)
-     AS user_budget,
-  ${userBudgetBusySql('$1')} AS user_budget_busy`;
+     AS user_budget`;
 
 const gateParams = (query: GateQuery): unknown[] => [query.threadId, query.agentId];
 
@@ -86,7 +82,6 @@ const toGate = (row: GateRow): RunGate => ({
   agentBudget: row.agent_budget,
   organizationBudget: row.org_budget,
   userBudget: row.user_budget,
-  userBudgetBusy: row.user_budget_busy,
 });
 
 /*
@@ -99,6 +94,11 @@ const NEXT_WAITING_REPLY_OF_ORG = preparedStatement({
 });
 
 const RUN_GATE = preparedStatement({ name: 'run_gate', text: `SELECT ${GATE_FACTS_SQL}` });
+
+const TAKE_USER_BUDGET_TURN = preparedStatement({
+  name: 'run_take_user_budget_turn',
+  text: `SELECT parley_take_user_budget_turn($1, $2) AS taken`,
+});
 
 const NEXT_LIVE_REPLY = preparedStatement({ name: 'run_next_live_reply', text: NEXT_LIVE_REPLY_SQL });
 
@@ -162,12 +162,14 @@ function stepValues(step: RunStepEntity): unknown[] {
   ];
 }
 
+/** A step stored: its end user's spending turn, if the reply holds it, is given back with it (takeUserBudgetTurn). */
 const SAVE_STEP = preparedStatement({
   name: 'run_save_step',
   text: `WITH saved AS (
      INSERT INTO run_steps (${STEP_COLUMNS})
      VALUES ($3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
-     ON CONFLICT (message_id, step) DO NOTHING RETURNING 1)
+     ON CONFLICT (message_id, step) DO NOTHING RETURNING 1),
+   turn AS (${releaseUserBudgetTurnSql('$3::uuid')})
    SELECT (SELECT count(*) FROM saved)::int AS saved, ${GATE_FACTS_SQL}`,
 });
 
@@ -198,26 +200,13 @@ const WEBHOOK_OUTBOX_SQL = `
      FROM done JOIN webhooks w ON w.org_id = done.org_id AND w.active AND $10 = ANY (w.events)`;
 
 /**
- * Adds the reply ending in `done` to its day's usage row (its thread's end user, its agent and model), one of 8
- * shards picked by the reply's id, so the ends of one end user's many replies do not queue on one row's lock.
- */
-const ADD_TO_DAILY_USAGE_SQL = `
-     INSERT INTO usage_daily AS d (org_id, day, user_id, agent_id, model, shard, replies, input_tokens,
-       output_tokens, tool_calls)
-     SELECT done.org_id, (done.completed_at AT TIME ZONE 'UTC')::date, t.user_id, done.agent_id, done.model,
-       abs(hashtext($1::text)) % 8, 1, done.input_tokens, done.output_tokens, done.tool_calls
-     FROM done LEFT JOIN threads t ON t.id = done.thread_id
-     ON CONFLICT (org_id, day, user_id, agent_id, model, shard) DO UPDATE SET replies = d.replies + 1,
-       input_tokens = d.input_tokens + EXCLUDED.input_tokens, output_tokens = d.output_tokens + EXCLUDED.output_tokens,
-       tool_calls = d.tool_calls + EXCLUDED.tool_calls`;
-
-/**
- * A reply's end: its last step when not stored yet ($12-$23, all null otherwise: a step inserted here is not in
- * the statement's snapshot, so its tokens are added apart), the final row with its usage (tokens of its steps and
- * of the thread summary its run wrote, tool calls, model), its tokens for the counters (folded in later: FOLD_TOKEN_USAGE) and its day's usage row (usage_daily,
- * CONTRACTS §20), the webhook outbox, and what the end lets run next: the thread's next reply, and under an
- * organization cap ($24 > 0) the organization's oldest waiting one. In the statement's snapshot the finished
- * reply is still live, so its own thread's next reply is found apart.
+ * A reply's end: its last step when not stored yet ($12-$23, all null otherwise), the final row, the webhook
+ * outbox, and what the end lets run next: the thread's next reply, and under an organization cap ($24 > 0) the
+ * organization's oldest waiting one. In the statement's snapshot the finished reply is still live, so its own
+ * thread's next reply is found apart. The reply's usage (its row's usage columns, usage_daily, the counters'
+ * token_usage_pending) is counted by the trigger every ending goes through (parley_count_ended_reply, migration
+ * UsageOnEveryEnding); the row is updated FROM `stored` so that the last step is stored before the row changes and
+ * the trigger, which reads with a fresh snapshot, counts it.
  */
 const FINISH_REPLY = preparedStatement({
   name: 'run_finish_reply',
@@ -226,26 +215,13 @@ const FINISH_REPLY = preparedStatement({
      SELECT $12::uuid, $13::int, $14::text, $15::jsonb, $16::jsonb, $17::jsonb, $18::int, $19::int, $20::int,
        $21::timestamptz, $22::int[], $23::text
      WHERE $13::int IS NOT NULL
-     ON CONFLICT (message_id, step) DO NOTHING RETURNING usage_tokens, output_tokens, tool_calls),
-   steps AS (
-     SELECT usage_tokens, output_tokens, tool_calls FROM run_steps WHERE message_id = $1
-     UNION ALL SELECT usage_tokens, output_tokens, tool_calls FROM last_step
-     UNION ALL SELECT input_tokens + output_tokens, output_tokens, '[]'::jsonb FROM thread_summaries
-       WHERE message_id = $1),
-   usage AS (
-     SELECT COALESCE(SUM(usage_tokens), 0)::int AS tokens, COALESCE(SUM(output_tokens), 0)::int AS written,
-       COALESCE(SUM(jsonb_array_length(tool_calls)), 0)::int AS calls
-     FROM steps),
+     ON CONFLICT (message_id, step) DO NOTHING RETURNING 1),
+   stored AS (SELECT count(*) FROM last_step),
    done AS (
      UPDATE messages SET status = $2, live = false, content = $3, error_code = $4, questions = $5,
-       structured_output = $6, events = $7, delta_lengths = $8, usage_tokens = usage.tokens,
-       input_tokens = usage.tokens - usage.written, output_tokens = usage.written, tool_calls = usage.calls, model = (SELECT a.model FROM agents a WHERE a.id = messages.agent_id),
-       completed_at = now(), updated_at = now()
-     FROM usage WHERE id = $1 AND live
-     RETURNING thread_id, agent_id, org_id, usage_tokens, input_tokens, output_tokens, tool_calls, model, completed_at),
-   counted AS (INSERT INTO token_usage_pending (message_id, agent_id, org_id, tokens)
-     SELECT $1, done.agent_id, done.org_id, done.usage_tokens FROM done WHERE done.usage_tokens > 0),
-   rolled_up AS (${ADD_TO_DAILY_USAGE_SQL}),
+       structured_output = $6, events = $7, delta_lengths = $8, completed_at = now(), updated_at = now()
+     FROM stored WHERE id = $1 AND live
+     RETURNING thread_id, org_id),
    journal AS (DELETE FROM run_stream_journal j USING done WHERE j.message_id = $1),
    hooks AS (${WEBHOOK_OUTBOX_SQL})
    SELECT (SELECT id FROM messages WHERE thread_id = done.thread_id AND live AND role = 'assistant' AND id <> $1
@@ -394,10 +370,24 @@ export class RunRepository {
     };
   }
 
-  /** The gate of a reply's next step, read alone: a run waiting its turn on its end user's budget asks again. */
+  /** The gate of a reply's next step, read alone (after taking its end user's spending turn). */
   async gate(query: GateQuery): Promise<RunGate> {
     const [row] = await runPrepared<GateRow>(this.db, RUN_GATE, gateParams(query));
     return toGate(row);
+  }
+
+  /**
+   * Takes the spending turn of the reply's end user for its next model step (parley_take_user_budget_turn,
+   * migration UserBudgetTurns): false while another reply of the user is in a model step. The turn is given back
+   * when the step is stored (saveStep) or the reply stops running. Read the gate after taking it, in a statement of
+   * its own: only then does it hold what the previous holder spent.
+   */
+  async takeUserBudgetTurn(messageId: string, threadId: string): Promise<boolean> {
+    const [row] = await runPrepared<{ taken: boolean }>(this.db, TAKE_USER_BUDGET_TURN, [
+      messageId,
+      threadId,
+    ]);
+    return row.taken;
   }
 
   /**
@@ -458,9 +448,8 @@ export class RunRepository {
   }
 
   /**
-   * Writes the final row of a live reply and records the tokens its steps spent for the agent's and the
-   * organization's counters (token_usage_pending, folded in by foldTokenUsage), in one statement: a reply is
-   * counted once, when it stops being live. Answers, in the same round trip, the thread's next live reply (the one to run next; null
+   * Writes the final row of a live reply; its usage is counted as it stops being live (parley_count_ended_reply),
+   * once, as every ending's. Answers, in the same round trip, the thread's next live reply (the one to run next; null
    * when none) and the organization's oldest waiting reply (the slot this run frees), or null when the reply was
    * no longer live (someone else ended it). `event` reports the end to the organization's webhooks, written by
    * the same statement. `finalStep`, the reply's last step when the run has not stored it yet, is stored by the

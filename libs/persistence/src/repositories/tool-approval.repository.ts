@@ -35,9 +35,10 @@ export interface WaitingReply {
 
 /**
  * How a decision went: `not_waiting` (no such undecided call of a waiting reply), else the calls still waiting
- * (none: the reply runs again).
+ * (none: the reply runs again) and whether the call's deadline had passed (`expired`: the decision was not taken,
+ * the call was denied as timed out).
  */
-export type DecisionResult = 'not_waiting' | { stillWaiting: ToolApproval[] };
+export type DecisionResult = 'not_waiting' | { stillWaiting: ToolApproval[]; expired: boolean };
 
 interface ApprovalRow {
   message_id: string;
@@ -157,7 +158,9 @@ export class ToolApprovalRepository {
   /**
    * Records a decision on a waiting call of a waiting reply (`tx` holds the thread's lock). When it was the
    * step's last undecided call, the reply goes back to `running`: its run is to be enqueued again; else its
-   * questions become `questionsOf` the calls still waiting.
+   * questions become `questionsOf` the calls still waiting. A call whose deadline has passed (CONTRACTS §21) is
+   * denied as timed out whatever the decision says, judged by the statement that records it (at its own start, not
+   * the transaction's, which may have waited for the thread's lock), so no timing lets a late approval through; every call of the reply past its deadline is denied with it, as the run would.
    */
   async decide(
     tx: Db,
@@ -167,15 +170,19 @@ export class ToolApprovalRepository {
     reason: string | null,
     questionsOf: (waiting: ToolApproval[]) => Question[],
   ): Promise<DecisionResult> {
-    const [decided]: [unknown[], number] = await tx.query(
-      `UPDATE tool_approvals a SET decision = $3, reason = $4, decided_at = now()
+    const [decided]: [{ call_id: string; expired: boolean }[], number] = await tx.query(
+      `UPDATE tool_approvals a SET
+         decision = CASE WHEN a.expires_at <= statement_timestamp() THEN 'deny' ELSE $3 END,
+         reason = CASE WHEN a.expires_at <= statement_timestamp() THEN $5 ELSE $4 END,
+         decided_at = statement_timestamp()
        FROM messages m
-       WHERE a.message_id = $1 AND a.call_id = $2 AND a.decision IS NULL
+       WHERE a.message_id = $1 AND (a.call_id = $2 OR a.expires_at <= statement_timestamp()) AND a.decision IS NULL
          AND m.id = a.message_id AND m.live AND m.status = 'requires_action'
-       RETURNING 1`,
-      [messageId, callId, decision, reason],
+       RETURNING a.call_id, a.expires_at <= statement_timestamp() AS expired`,
+      [messageId, callId, decision, reason, APPROVAL_TIMED_OUT],
     );
-    if (decided.length === 0) return 'not_waiting';
+    const target = decided.find((row) => row.call_id === callId);
+    if (!target) return 'not_waiting';
     const rows: ApprovalRow[] = await tx.query(
       `SELECT message_id, step, call_id, name, arguments, decision, reason, expires_at FROM tool_approvals
        WHERE message_id = $1 AND decision IS NULL ORDER BY step, call_index`,
@@ -188,6 +195,6 @@ export class ToolApprovalRepository {
         ? [messageId, 'running', null]
         : [messageId, 'requires_action', JSON.stringify(questionsOf(stillWaiting))],
     );
-    return { stillWaiting };
+    return { stillWaiting, expired: target.expired };
   }
 }

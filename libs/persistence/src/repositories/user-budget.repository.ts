@@ -21,8 +21,9 @@ const PERIOD_START_SQL = (b: string) =>
 
 /**
  * What the end user of a budget row (alias `b`) spent in its period: the replies that ended (usage_daily) and the
- * stored steps and thread summaries of its replies still running, but those of thread `exceptThread` (the asking
- * run counts its own).
+ * stored steps and thread summaries of its replies still live (running, or waiting for a person), but those of
+ * thread `exceptThread` (the asking run counts its own). Every ending counts its reply in usage_daily in the
+ * statement that makes it not live (parley_count_ended_reply), so a reply is in exactly one of the two sums.
  */
 export const userBudgetUsedSql = (b: string, exceptThread: string) => `(
   COALESCE((SELECT sum(d.input_tokens + d.output_tokens) FROM usage_daily d
@@ -31,21 +32,11 @@ export const userBudgetUsedSql = (b: string, exceptThread: string) => `(
     JOIN messages m ON m.thread_id = ut.id AND m.live
     JOIN (SELECT message_id, usage_tokens AS tokens FROM run_steps
           UNION ALL SELECT message_id, input_tokens + output_tokens FROM thread_summaries) s ON s.message_id = m.id
-    WHERE ut.org_id = ${b}.org_id AND ut.user_id = ${b}.user_id AND ut.archived_at IS NULL
-      AND ut.id IS DISTINCT FROM ${exceptThread}), 0))`;
+    WHERE ut.org_id = ${b}.org_id AND ut.user_id = ${b}.user_id AND ut.id IS DISTINCT FROM ${exceptThread}), 0))`;
 
-/**
- * Whether the end user of thread `thread` has a budget and another reply of theirs, started before the thread's
- * live reply, is running in another thread: a budgeted user's replies spend one at a time, so replies racing at
- * the edge of the budget overspend it by one reply's usage at most.
- */
-export const userBudgetBusySql = (thread: string) => `EXISTS (
-  SELECT 1 FROM threads t JOIN user_budgets b ON b.org_id = t.org_id AND b.user_id = t.user_id
-    JOIN LATERAL (SELECT x.created_at, x.id FROM messages x WHERE x.thread_id = t.id AND x.live
-      ORDER BY x.position LIMIT 1) mine ON true
-    JOIN threads ut ON ut.org_id = t.org_id AND ut.user_id = t.user_id AND ut.id <> t.id AND ut.archived_at IS NULL
-    JOIN messages m ON m.thread_id = ut.id AND m.live AND m.status = 'running'
-  WHERE t.id = ${thread} AND (m.created_at, m.id) < (mine.created_at, mine.id))`;
+/** Gives back the spending turn reply `reply` holds, if any (a statement's CTE: its step is stored). */
+export const releaseUserBudgetTurnSql = (reply: string) =>
+  `UPDATE user_budgets SET turn_message_id = NULL WHERE turn_message_id = ${reply}`;
 
 interface BudgetRow {
   user_id: string;

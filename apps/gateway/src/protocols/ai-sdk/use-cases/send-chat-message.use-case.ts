@@ -13,7 +13,14 @@ import {
   pydanticIssue,
   valueErrorIssue,
 } from '@app/contracts';
-import { CALL_NOT_WAITING, DecideApproval, PostMessage, RegenerateReply, StartThread } from '@app/chat';
+import {
+  APPROVAL_EXPIRED,
+  CALL_NOT_WAITING,
+  DecideApproval,
+  PostMessage,
+  RegenerateReply,
+  StartThread,
+} from '@app/chat';
 import { Caller } from '@app/identity';
 import { AiSdkChatRepository, ChatOwner, MessageRepository, ThreadRepository } from '@app/persistence';
 import { OpenReplyStream } from '../../../stream/use-cases/open-reply-stream.use-case';
@@ -99,8 +106,9 @@ export class SendChatMessage {
    * `useChat`'s addToolApprovalResponse(): the last message is the waiting reply, its answered tool parts carry
    * the decisions (the approval id is the call id, as `tool-approval-request` gave it). Each is recorded as
    * POST /chat/messages/{id}/approvals would (CONTRACTS §19); a call decided already (the client sent its answer
-   * again) is passed over. The answer is the reply's stream after its last `approval.requested` line: the
-   * client holds the lines before it, and the continuation updates the same assistant message.
+   * again) is passed over; one past its deadline is 409 `Approval expired`, the call denied (CONTRACTS §21). The
+   * answer is the reply's stream after its last `approval.requested` line: the client holds the lines before it,
+   * and the continuation updates the same assistant message.
    */
   private async answerApprovals(
     caller: Caller,
@@ -121,7 +129,8 @@ export class SendChatMessage {
           userId: owner.userId,
         })
         .catch((error: unknown) => {
-          if (!(error instanceof ConflictError)) throw error;
+          // A call decided already (the answer sent again) is passed over; a late one is refused as on the route.
+          if (!(error instanceof ConflictError) || error.message === APPROVAL_EXPIRED) throw error;
         });
     }
     const events = (await this.messages.findById(waiting.id))?.events ?? [];

@@ -137,7 +137,7 @@ describe('remote MCP servers', () => {
       hosts.map((_host, index) => ['body', 'mcp', index, 'url']),
     );
     expect(created.body.detail[0].msg).toBe(
-      'Value error, ::7f00:1 is a loopback address inside an IPv6 address',
+      'Value error, ::7f00:1 is an address of this host inside an IPv6 address',
     );
     expect(created.body.detail[1].msg).toBe(
       'Value error, ::a9fe:a9fe is a linkLocal address inside an IPv6 address',

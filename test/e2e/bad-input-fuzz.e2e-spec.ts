@@ -82,7 +82,10 @@ const nulLeaf = (schema: Record<string, any>) =>
   schema.type === 'integer' || schema.type === 'number' ? 1 : schema.type === 'boolean' ? true : NUL;
 
 function query(operation: Operation, value: (schema: Record<string, any>, name: string) => unknown): string {
-  const entries = operation.queryParams.map(({ name, schema }) => [name, String(value(schema ?? {}, name))]);
+  const entries = operation.queryParams.map(({ name, schema }): [string, string] => [
+    name,
+    String(value(schema ?? {}, name)),
+  ]);
   return entries.length > 0 ? `?${new URLSearchParams(entries).toString()}` : '';
 }
 

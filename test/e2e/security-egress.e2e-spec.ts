@@ -117,6 +117,42 @@ describe('remote MCP servers', () => {
     expect(mcp.requests).toBe(0);
   });
 
+  it('refuses IPv6 spellings of loopback and metadata when an agent or a webhook is saved (issue #44)', async () => {
+    const hosts = [
+      '[::127.0.0.1]',
+      '[::a9fe:a9fe]',
+      '[::ffff:127.0.0.1]',
+      '[::ffff:7f00:1]',
+      '[::ffff:0:7f00:1]',
+      '[64:ff9b::a9fe:a9fe]',
+      '[2002:7f00:0001::]',
+    ];
+    const client = api(strict.url!, org.key);
+    const created = await client.post('/agents', {
+      name: 'spellings',
+      mcp: hosts.map((host, index) => ({ name: `s${index}`, url: `http://${host}/mcp` })),
+    });
+    expect(created.status).toBe(422);
+    expect(created.body.detail.map((issue: { loc: unknown[] }) => issue.loc)).toEqual(
+      hosts.map((_host, index) => ['body', 'mcp', index, 'url']),
+    );
+    expect(created.body.detail[0].msg).toBe(
+      'Value error, ::7f00:1 is an address of this host inside an IPv6 address',
+    );
+    expect(created.body.detail[1].msg).toBe(
+      'Value error, ::a9fe:a9fe is a linkLocal address inside an IPv6 address',
+    );
+    for (const host of hosts) {
+      const hook = await client.post('/webhooks', {
+        url: `http://${host}/hook`,
+        events: ['message.completed'],
+      });
+      expect(hook.status).toBe(422);
+      expect(hook.body.detail[0].loc).toEqual(['body', 'url']);
+    }
+    expect(mcp.requests).toBe(0);
+  });
+
   it('does not connect to a stored URL on this host, by IP, by name or by an interface address', async () => {
     const port = new URL(mcp.url).port;
     for (const url of [mcp.url, `http://localhost:${port}/mcp`, `http://${ownAddress()}:${port}/mcp`]) {

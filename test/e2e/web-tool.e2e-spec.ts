@@ -120,6 +120,22 @@ describe('with the default settings', () => {
     });
   });
 
+  it('refuses IPv6 spellings of loopback and metadata, judged as the IPv4 address they carry (issue #44)', async () => {
+    const port = (site.address() as AddressInfo).port;
+    for (const [host, reason] of [
+      ['[::127.0.0.1]', 'an address of this host inside an IPv6 address'],
+      ['[::a9fe:a9fe]', 'a linkLocal address inside an IPv6 address'],
+      ['[::ffff:7f00:1]', 'an address of this host'],
+      ['[64:ff9b::7f00:1]', 'an address of this host inside an IPv6 address'],
+      ['[2002:7f00:0001::]', 'an address of this host inside an IPv6 address'],
+    ]) {
+      const result = await webResult(`http://${host}:${port}/article`);
+      expect(result).toMatchObject({ is_error: true });
+      expect(result.output).toMatch(new RegExp(`is ${reason}$`));
+    }
+    expect(hits).toEqual([]);
+  });
+
   it('refuses reserved ranges a hand-written list missed: documentation, benchmarking, mapped IPv6', async () => {
     for (const [host, reason] of [
       ['198.51.100.7', 'a reserved address'],

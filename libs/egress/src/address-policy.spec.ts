@@ -33,13 +33,44 @@ describe('address policy of outgoing connections', () => {
     ['fe80::1', 'a linkLocal address'],
     ['ff02::1', 'a multicast address'],
     ['2001:db8::1', 'a reserved address'],
-    ['2002:7f00:1::', 'a 6to4 address'],
-    ['64:ff9b::7f00:1', 'a rfc6052 address'],
+    ['2002:808:808::', 'a 6to4 address'],
+    ['64:ff9b::808:808', 'a rfc6052 address'],
     ['::ffff:127.0.0.1', 'a loopback address'],
     ['::ffff:10.0.0.1', 'a private address'],
     ['::ffff:192.0.2.1', 'a reserved address'],
   ])('denies %s as %s', (address, reason) => {
     expect(deniedReason(address, NONE)).toBe(reason);
+  });
+
+  // Issue #44: each spelling of loopback or metadata an IPv6 address can carry, judged as the IPv4 it carries.
+  it.each([
+    // ipaddr.js reads the dotted `::a.b.c.d` as mapped; URLs and DNS answers give it as `::7f00:1`.
+    ['::127.0.0.1', 'a loopback address'],
+    ['::7f00:1', 'a loopback address inside an IPv6 address'],
+    ['::a9fe:a9fe', 'a linkLocal address inside an IPv6 address'],
+    ['::169.254.169.254', 'a linkLocal address'],
+    ['0:0:0:0:0:0:7f00:1', 'a loopback address inside an IPv6 address'],
+    ['::ffff:7f00:1', 'a loopback address'],
+    ['::ffff:a9fe:a9fe', 'a linkLocal address'],
+    ['::ffff:0:7f00:1', 'a loopback address inside an IPv6 address'],
+    ['64:ff9b::127.0.0.1', 'a loopback address inside an IPv6 address'],
+    ['64:ff9b::a9fe:a9fe', 'a linkLocal address inside an IPv6 address'],
+    ['64:ff9b:1::a9fe:a9fe', 'a linkLocal address inside an IPv6 address'],
+    ['2002:7f00:0001::', 'a loopback address inside an IPv6 address'],
+    ['2002:a9fe:a9fe::1', 'a linkLocal address inside an IPv6 address'],
+    ['2001:0:4136:e378:8000:63bf:80ff:fffe', 'a loopback address inside an IPv6 address'],
+    ['::808:808', 'a deprecated IPv4-compatible address'],
+  ])('denies the embedded IPv4 of %s as %s', (address, reason) => {
+    expect(deniedReason(address, NONE)).toBe(reason);
+  });
+
+  it('denies an IPv6 spelling of an address of this host', () => {
+    expect(deniedReason('::808:808', new Set(['8.8.8.8']))).toBe(
+      'an address of this host inside an IPv6 address',
+    );
+    expect(deniedReason('64:ff9b::8.8.8.8', new Set(['8.8.8.8']))).toBe(
+      'an address of this host inside an IPv6 address',
+    );
   });
 
   it.each(['93.184.216.34', '8.8.8.8', '172.32.0.1', '2606:4700::1111', '::ffff:8.8.8.8'])(

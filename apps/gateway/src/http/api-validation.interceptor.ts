@@ -16,6 +16,7 @@ import {
   isRequestDto,
   LocRoot,
   modelSchema,
+  nulIssue,
   validateRequest,
   ValidationIssue,
 } from '@app/contracts';
@@ -80,8 +81,9 @@ export class RequestDtoCheck implements OnModuleInit {
  * Validates the path, the query and the body of a request against the handler's DTOs with Pydantic's rules
  * (`validateRequest` in libs/contracts) and answers all their errors in one 422 (API-SPEC 2.13, CONTRACTS §3),
  * as FastAPI does. It runs before the handler's arguments are built, so it replaces each part with the
- * validated DTO instance: the handler sees converted values and no unknown field. Parts without a DTO (a raw
- * body, a single `@Param('id')`) pass as they are.
+ * validated DTO instance: the handler sees converted values and no unknown field. Parts without a DTO (a
+ * protocol's raw body, a single `@Param('id')`) pass as they are, but never with a NUL character in any string or
+ * key: PostgreSQL's text and jsonb cannot hold it, so this one check keeps every hand-read part from a 500.
  */
 @Injectable()
 export class ApiValidationInterceptor implements NestInterceptor {
@@ -99,7 +101,13 @@ export class ApiValidationInterceptor implements NestInterceptor {
       dtos = requestDtos(context.getClass(), handler.name);
       this.dtosByHandler.set(handler, dtos);
     }
-    for (const { part, target } of dtos) {
+    for (const part of PARTS) {
+      const target = dtos.find((dto) => dto.part === part)?.target;
+      if (!target) {
+        const nul = nulIssue(request[part.field], [part.root]);
+        if (nul) issues.push(nul);
+        continue;
+      }
       const result = validateRequest(target, request[part.field], part.root);
       if (result.ok) validated[part.field] = result.value;
       else issues.push(...result.issues);

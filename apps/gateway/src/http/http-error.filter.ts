@@ -43,7 +43,7 @@ interface FastifyError {
  * What of an unexpected error may be logged: its class, code and stack frames. Its message and fields stay
  * out, as they can hold what the request sent (a database error carries the rejected row's values).
  */
-function loggable(error: unknown): { errorType: string; code?: unknown; frames?: string } {
+export function loggable(error: unknown): { errorType: string; code?: unknown; frames?: string } {
   if (!(error instanceof Error)) return { errorType: typeof error };
   const frames = error.stack?.split('\n').slice(1).join('\n');
   return { errorType: error.name, code: (error as { code?: unknown }).code, frames };

@@ -1,6 +1,18 @@
 import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
 import { IsArray, IsInt, IsNumber, IsObject, IsOptional, IsString } from 'class-validator';
-import { Ge, Le, MaxChars, MaxItems, MinChars, Model, Nullable, Pattern, RefuseFields } from './rules';
+import {
+  EXACT_INTEGER_MAX,
+  Ge,
+  Le,
+  MaxChars,
+  MaxItems,
+  MinChars,
+  Model,
+  Nullable,
+  Pattern,
+  PG_INTEGER_MAX,
+  RefuseFields,
+} from './rules';
 
 /** Model ids an agent may name (CONTRACTS §1). */
 export const MODEL_PATTERN = /^(builtin|openai:\S+|anthropic:\S+)$/;
@@ -83,6 +95,7 @@ export class CompactionDto {
   })
   @IsInt()
   @Ge(0)
+  @Le(PG_INTEGER_MAX)
   threshold_tokens: number;
 
   @ApiPropertyOptional({
@@ -125,6 +138,7 @@ export class CreateAgentDto {
   @Nullable()
   @IsInt()
   @Ge(0)
+  @Le(EXACT_INTEGER_MAX)
   token_budget?: number | null;
 
   /** null: every tool the service has (CONTRACTS §1). */
@@ -165,6 +179,7 @@ export class CreateAgentDto {
   @IsOptional()
   @IsInt()
   @Ge(1)
+  @Le(PG_INTEGER_MAX)
   max_output_tokens?: number;
 }
 

@@ -1,7 +1,7 @@
 import { IsInt, IsOptional, IsString, IsUUID } from 'class-validator';
 import { HumanMessageDto } from './human-message.dto';
 import { MULTITASK_STRATEGIES, MultitaskStrategy } from './post-message.dto';
-import { Ge, Model, Nullable, OneOf } from './rules';
+import { Ge, Le, Model, Nullable, OneOf, PG_INTEGER_MAX } from './rules';
 
 /**
  * Options of a regenerate or an edit (CONTRACTS §19). With a live reply in the thread it is refused (409)
@@ -18,6 +18,7 @@ export class BranchOptionsDto {
   @Nullable()
   @IsInt()
   @Ge(1)
+  @Le(PG_INTEGER_MAX)
   max_steps?: number | null;
 
   /** Only `interrupt` changes anything: `enqueue` and `reject` are refused while a reply is live. */

@@ -9,9 +9,11 @@ export const FEEDBACK_LISTING_DEFAULT_LIMIT = 20;
 
 /** PUT /chat/messages/{message_id}/feedback (CONTRACTS §20). */
 export class PutFeedbackDto {
-  /** 1 (good) or -1 (bad); any other whole number is refused by the use case (a value_error). */
+  /** 1 (good) or -1 (bad); 0 is refused by the use case (a value_error). */
   @ApiProperty({ enum: [1, -1], type: 'integer' })
   @IsInt()
+  @Ge(-1)
+  @Le(1)
   rating: number;
 
   @IsOptional()

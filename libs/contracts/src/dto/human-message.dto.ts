@@ -1,5 +1,5 @@
 import { IsArray, IsInt, IsOptional, IsString } from 'class-validator';
-import { LiteralOrPattern, MaxChars, MaxItems, Nullable, UniqueItems } from './rules';
+import { Le, LiteralOrPattern, MaxChars, MaxItems, Nullable, PG_INTEGER_MAX, UniqueItems } from './rules';
 
 /** Limits of API-SPEC 2.7 / §8. */
 export const MESSAGE_CONTENT_MAX_CHARS = 30000;
@@ -18,6 +18,7 @@ export class HumanMessageDto {
   @Nullable()
   @IsArray()
   @IsInt({ each: true })
+  @Le(PG_INTEGER_MAX, { each: true })
   source_ids?: number[] | null;
 
   @IsOptional()

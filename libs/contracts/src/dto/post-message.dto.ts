@@ -1,6 +1,6 @@
 import { IsInt, IsOptional, IsString } from 'class-validator';
 import { HumanMessageDto } from './human-message.dto';
-import { Ge, MaxChars, Model, Nullable, OneOf } from './rules';
+import { Ge, Le, MaxChars, Model, Nullable, OneOf, PG_INTEGER_MAX } from './rules';
 import { MEMORY_NAMESPACE_MAX_CHARS } from './start-chat.dto';
 
 /** What a follow-up does when its thread still has a live reply (CONTRACTS §12). */
@@ -19,6 +19,7 @@ export class PostMessageOptionsDto {
   @Nullable()
   @IsInt()
   @Ge(1)
+  @Le(PG_INTEGER_MAX)
   max_steps?: number | null;
 
   /** Accepted only when equal to the thread's namespace: a thread's namespace never changes (spec 4.2 rule 4). */

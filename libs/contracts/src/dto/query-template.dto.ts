@@ -1,6 +1,6 @@
 import { ApiProperty, PartialType } from '@nestjs/swagger';
 import { IsInt, IsObject, IsOptional, IsString } from 'class-validator';
-import { Ge, Le, MaxChars, MinChars, OneOf } from './rules';
+import { EXACT_INTEGER_MAX, Ge, Le, MaxChars, MinChars, OneOf } from './rules';
 
 /** In the spec's order (4.7), which is the order a 422 lists them in. */
 export const TEMPLATE_SCOPES = ['organization', 'private'] as const;
@@ -102,5 +102,6 @@ export class ListQueryTemplatesQuery extends EndUserQuery {
   @IsOptional()
   @IsInt()
   @Ge(0)
+  @Le(EXACT_INTEGER_MAX)
   offset?: number;
 }

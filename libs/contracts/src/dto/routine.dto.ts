@@ -1,7 +1,7 @@
 import { ApiPropertyOptional, PartialType } from '@nestjs/swagger';
 import { IsBoolean, IsInt, IsOptional, IsString } from 'class-validator';
 import { HumanMessageDto } from './human-message.dto';
-import { Ge, MaxChars, MinChars, Model, Nullable } from './rules';
+import { Ge, Le, MaxChars, MinChars, Model, Nullable, PG_INTEGER_MAX } from './rules';
 import { MEMORY_NAMESPACE_MAX_CHARS } from './start-chat.dto';
 
 export const ROUTINE_NAME_MAX_CHARS = 200;
@@ -13,6 +13,7 @@ export class RoutineOptionsDto {
   @IsOptional()
   @IsInt()
   @Ge(1)
+  @Le(PG_INTEGER_MAX)
   max_steps?: number | null;
 
   @IsOptional()

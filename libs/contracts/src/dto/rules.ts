@@ -43,9 +43,17 @@ export const PatternRule = (source: string, reason: string, options?: Validation
     ...options,
     context: { source, reason },
   });
+/** The largest value of a PostgreSQL `integer` column: the bound of a count stored in one, or kept in jsonb. */
+export const PG_INTEGER_MAX = 2_147_483_647;
+/** The largest integer a JSON number holds exactly; below PostgreSQL's `bigint` maximum. */
+export const EXACT_INTEGER_MAX = Number.MAX_SAFE_INTEGER;
+
 /** `ge` of an integer: `greater_than_equal`. */
 export const Ge = (min: number, options?: ValidationOptions) => Min(min, options);
-/** `le` of an integer: `less_than_equal`. */
+/**
+ * `le` of an integer: `less_than_equal`. Every integer and number field has one (the schema refuses a DTO
+ * without), so no value past its column's range reaches PostgreSQL as a 500.
+ */
 export const Le = (max: number, options?: ValidationOptions) => Max(max, options);
 /** A Python `Enum` of strings: `enum`, listing the values in the order given (the spec's order). */
 export const OneOf = (values: readonly string[], options?: ValidationOptions) =>

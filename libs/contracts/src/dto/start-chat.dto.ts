@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, IsOptional, IsString } from 'class-validator';
 import { HumanMessageDto } from './human-message.dto';
-import { Ge, MaxChars, Model, Nullable } from './rules';
+import { Ge, Le, MaxChars, Model, Nullable, PG_INTEGER_MAX } from './rules';
 
 export const MEMORY_NAMESPACE_MAX_CHARS = 128;
 
@@ -27,6 +27,7 @@ export class StartChatOptionsDto {
   @IsOptional()
   @IsInt()
   @Ge(1)
+  @Le(PG_INTEGER_MAX)
   max_steps?: number | null;
 
   @ApiPropertyOptional({

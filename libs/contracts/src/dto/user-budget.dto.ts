@@ -1,6 +1,6 @@
 import { IsInt, IsString } from 'class-validator';
 import { END_USER_ID_MAX_CHARS } from './end-user-token.dto';
-import { Ge, MaxChars, MinChars, OneOf } from './rules';
+import { EXACT_INTEGER_MAX, Ge, Le, MaxChars, MinChars, OneOf } from './rules';
 
 export const BUDGET_PERIODS = ['day', 'month'] as const;
 export type BudgetPeriodName = (typeof BUDGET_PERIODS)[number];
@@ -12,6 +12,7 @@ export class PutUserBudgetDto {
 
   @IsInt()
   @Ge(0)
+  @Le(EXACT_INTEGER_MAX)
   max_tokens: number;
 }
 

@@ -204,6 +204,12 @@ export function modelSchema(target: new () => object): ModelSchema {
           constraints: constraintsOf(own, true),
         }
       : typeOf(own, false);
+    const number = type.kind === 'list' ? type.item : type;
+    if ((number.kind === 'int' || number.kind === 'float') && number.constraints.le === undefined) {
+      throw new Error(
+        `${target.name}.${name}: a number needs an upper bound (@Le), or a value past its column's range is a 500`,
+      );
+    }
     fields.push({
       name,
       required: !rules.some((rule) => rule.conditional),

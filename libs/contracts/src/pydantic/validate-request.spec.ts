@@ -1,11 +1,13 @@
 import { Type } from 'class-transformer';
-import { IsIn, IsNumber, IsOptional, IsString, IsUrl, ValidateNested } from 'class-validator';
+import { IsIn, IsInt, IsNumber, IsOptional, IsString, IsUrl, ValidateNested } from 'class-validator';
 import { CreateAgentDto, UpdateAgentDto } from '../dto/agent.dto';
 import { CreateWebhookDto, ListWebhookDeliveriesQuery } from '../dto/webhook.dto';
 import { Ge, Le } from '../dto/rules';
+import { StartChatOptionsDto } from '../dto/start-chat.dto';
+import { PutUserBudgetDto } from '../dto/user-budget.dto';
 import { PythonFloat, pythonJson } from './python-json';
 import { modelSchema } from './request-schema';
-import { validateRequest } from './validate-request';
+import { nulIssue, validateRequest } from './validate-request';
 
 class Sampling {
   @IsNumber()
@@ -151,5 +153,55 @@ describe('rules the layer does not check', () => {
       letters: string[];
     }
     expect(() => modelSchema(Each)).toThrow(/Each\.letters: a rule with \{ each: true \} needs @IsArray\(\)/);
+  });
+});
+
+describe('numbers without an upper bound (issue #44)', () => {
+  class Unbounded {
+    @IsInt()
+    @Ge(0)
+    max_tokens: number;
+  }
+
+  it('cannot be declared: the schema names the field, so the gateway does not start', () => {
+    expect(() => modelSchema(Unbounded)).toThrow(
+      /Unbounded\.max_tokens: a number needs an upper bound \(@Le\)/,
+    );
+  });
+
+  it('are bounded in every DTO, so 1e20 tokens or 2^31 steps is a 422, not a database error', () => {
+    expect(validateRequest(PutUserBudgetDto, { period: 'day', max_tokens: 1e20 }, 'body')).toEqual({
+      ok: false,
+      issues: [expect.objectContaining({ type: 'less_than_equal', loc: ['body', 'max_tokens'] })],
+    });
+    expect(
+      validateRequest(StartChatOptionsDto, { agent_id: 'a', user_id: 'u', max_steps: 2147483648 }, 'body'),
+    ).toEqual({
+      ok: false,
+      issues: [expect.objectContaining({ type: 'less_than_equal', loc: ['body', 'max_steps'] })],
+    });
+  });
+});
+
+describe('nulIssue: a NUL anywhere in a part no DTO describes (issue #44)', () => {
+  it('points at the string that holds it, however deep', () => {
+    const body = { input: [{ role: 'user', content: [{ type: 'input_text', text: 'a\u0000b' }] }] };
+    expect(nulIssue(body, ['body'])).toEqual({
+      type: 'value_error',
+      loc: ['body', 'input', 0, 'content', 0, 'text'],
+      msg: 'Value error, text must not contain the NUL character',
+      input: 'a\u0000b',
+      ctx: { error: {} },
+    });
+  });
+
+  it('points at the object whose key holds it', () => {
+    expect(nulIssue({ metadata: { 'k\u0000': 'v' } }, ['body'])?.loc).toEqual(['body', 'metadata']);
+  });
+
+  it('finds none in clean values of any type', () => {
+    expect(nulIssue({ a: [1, true, null, 'x', { b: 'c' }] }, ['body'])).toBeNull();
+    expect(nulIssue(undefined, ['query'])).toBeNull();
+    expect(nulIssue('\u0000', ['path'])?.loc).toEqual(['path']);
   });
 });

@@ -28,6 +28,27 @@ function holdsNul(value: unknown): boolean {
   return false;
 }
 
+/**
+ * The 422 issue for the first NUL anywhere in a part of a request that no DTO describes (a protocol's own body,
+ * a lone path parameter): at the string that holds it, or at the object whose key holds it. Such parts are read
+ * by hand and reach PostgreSQL as text or jsonb, which cannot hold NUL; null when there is none.
+ */
+export function nulIssue(value: unknown, loc: Loc): ValidationIssue | null {
+  if (typeof value === 'string')
+    return value.includes('\u0000') ? valueErrorIssue(loc, value, NUL_REASON) : null;
+  const entries: [string | number, unknown][] = Array.isArray(value)
+    ? value.map((item, index) => [index, item])
+    : isPlainObject(value)
+      ? Object.entries(value)
+      : [];
+  for (const [key, item] of entries) {
+    if (typeof key === 'string' && key.includes('\u0000')) return valueErrorIssue(loc, key, NUL_REASON);
+    const found = nulIssue(item, [...loc, key]);
+    if (found) return found;
+  }
+  return null;
+}
+
 const quoted = (values: readonly string[]) => values.map((value) => `'${value}'`);
 /** Python's way of listing choices: `'a', 'b' or 'c'`. */
 const choices = (values: readonly string[]) => {

@@ -1,10 +1,34 @@
+import { Logger } from '@nestjs/common';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+} from '@modelcontextprotocol/sdk/types.js';
 import { Caller } from '@app/identity';
+import { loggable } from '../../http/http-error.filter';
 import { AgentTools } from './agent-tools';
 
 /** How the server names itself to clients. */
 const SERVER_INFO = { name: 'parley', version: '1.0.0' };
+
+const logger = new Logger('McpServer');
+
+/**
+ * Runs a handler, turning an unexpected error into JSON-RPC's generic `Internal error`: the SDK would answer the
+ * error's own message, and a database error's message holds PostgreSQL's words and the values of the row. What
+ * the use cases refuse on purpose is already a tool result (AgentTools). Logged as the HTTP filter logs a 500.
+ */
+async function withoutInternals<T>(caller: Caller, handle: () => Promise<T>): Promise<T> {
+  try {
+    return await handle();
+  } catch (error) {
+    if (error instanceof McpError) throw error;
+    logger.error({ ...loggable(error), requestId: caller.requestId }, 'MCP request failed');
+    throw new McpError(ErrorCode.InternalError, 'Internal error');
+  }
+}
 
 /**
  * An MCP server for one request of one caller (the transport is stateless): `tools/list` and `tools/call` over
@@ -16,7 +40,9 @@ export function agentsMcpServer(caller: Caller, tools: AgentTools): Server {
     instructions:
       "Each tool asks one of the organization's agents; pass thread_id from an answer to continue its thread.",
   });
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await tools.list(caller) }));
+  server.setRequestHandler(ListToolsRequestSchema, () =>
+    withoutInternals(caller, async () => ({ tools: await tools.list(caller) })),
+  );
   server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
     const progressToken = request.params._meta?.progressToken;
     const onStep = async (step: number) => {
@@ -26,7 +52,9 @@ export function agentsMcpServer(caller: Caller, tools: AgentTools): Server {
         params: { progressToken, progress: step, message: `step ${step}` },
       });
     };
-    return tools.call(caller, request.params.name, request.params.arguments ?? {}, onStep, extra.signal);
+    return withoutInternals(caller, () =>
+      tools.call(caller, request.params.name, request.params.arguments ?? {}, onStep, extra.signal),
+    );
   });
   return server;
 }

@@ -1,4 +1,4 @@
-import { Controller, Delete, Get, HttpCode, Post, Req, Res } from '@nestjs/common';
+import { Controller, Delete, Get, HttpCode, Post, Req, Res, UseFilters } from '@nestjs/common';
 import { ApiExcludeEndpoint } from '@nestjs/swagger';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { FastifyReply, FastifyRequest } from 'fastify';
@@ -7,6 +7,8 @@ import { CurrentCaller } from '../../auth/current-caller.decorator';
 import { EndUserTokenAllowed } from '../../auth/end-user-token-allowed.decorator';
 import { AgentTools } from './agent-tools';
 import { agentsMcpServer } from './agents-mcp-server';
+import { NOT_ONE_MESSAGE } from './json-rpc-errors';
+import { McpErrorFilter } from './mcp-error.filter';
 import { ApiMcpEndpoint } from './mcp.openapi';
 
 /** JSON-RPC's answer to GET and DELETE: a stateless server has no session to stream to or end. */
@@ -21,6 +23,7 @@ const NO_SESSION = {
  * server and transport of its own for the caller the guard identified (a key, or an end-user token: then only its
  * user and agents), so any gateway replica serves any call. The guard's 401 is an HTTP error, as MCP clients expect.
  */
+@UseFilters(McpErrorFilter)
 @Controller('mcp')
 export class McpController {
   constructor(private readonly tools: AgentTools) {}
@@ -33,6 +36,10 @@ export class McpController {
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ): Promise<void> {
+    const body = request.body;
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+      return void reply.status(400).send(NOT_ONE_MESSAGE);
+    }
     const server = agentsMcpServer(caller, this.tools);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     // The transport writes the response itself (JSON, or SSE while a call sends progress), with the headers the

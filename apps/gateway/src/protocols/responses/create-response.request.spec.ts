@@ -67,6 +67,11 @@ describe('parseCreateResponse', () => {
     expect(refusal({ model: 'a', input: 'x'.repeat(30001) }).msg).toMatch(/longer than 30000/);
     expect(refusal({ model: 'a', input: 'hi', stream: 'yes' }).loc).toEqual(['body', 'stream']);
     expect(refusal({ model: 'a', input: 'hi', max_tool_calls: 0 }).loc).toEqual(['body', 'max_tool_calls']);
+    // Issue #44: past the integer column of max_steps, never a 500.
+    expect(refusal({ model: 'a', input: 'hi', max_tool_calls: 1e15 })).toEqual({
+      loc: ['body', 'max_tool_calls'],
+      msg: 'max_tool_calls must be a whole number from 1 to 2147483647',
+    });
     expect(refusal([1]).loc).toEqual(['body']);
     expect(refusal({ model: 'a', input: 'hi', metadata: { n: 1 } }).loc).toEqual(['body', 'metadata']);
     const many = Object.fromEntries(Array.from({ length: 17 }, (_, index) => [`k${index}`, 'v']));

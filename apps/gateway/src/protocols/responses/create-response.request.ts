@@ -1,3 +1,4 @@
+import { PG_INTEGER_MAX } from '@app/contracts';
 import { invalidProtocolInput, MESSAGE_MAX_CHARS } from '../ask-agent.use-case';
 
 /** POST /openai/v1/responses as Parley takes it (CONTRACTS §18). */
@@ -54,7 +55,7 @@ export function parseCreateResponse(body: unknown): CreateResponseRequest {
     user: optionalString(fields, 'user'),
     stream: optionalBoolean(fields, 'stream'),
     background: optionalBoolean(fields, 'background'),
-    maxToolCalls: optionalPositiveInteger(fields, 'max_tool_calls'),
+    maxToolCalls: optionalPositiveInteger(fields, 'max_tool_calls', PG_INTEGER_MAX),
     metadata: optionalMetadata(fields.metadata),
   };
 }
@@ -104,11 +105,12 @@ function optionalBoolean(fields: Body, field: string): boolean {
   return value;
 }
 
-function optionalPositiveInteger(fields: Body, field: string): number | undefined {
+/** A whole number from 1 to `max` (the bound of the column it is stored in). */
+function optionalPositiveInteger(fields: Body, field: string, max: number): number | undefined {
   const value = fields[field];
   if (value === undefined || value === null) return undefined;
-  if (!Number.isSafeInteger(value) || (value as number) < 1) {
-    throw invalidProtocolInput(at(field), value, `${field} must be a whole number of at least 1`);
+  if (!Number.isSafeInteger(value) || (value as number) < 1 || (value as number) > max) {
+    throw invalidProtocolInput(at(field), value, `${field} must be a whole number from 1 to ${max}`);
   }
   return value as number;
 }

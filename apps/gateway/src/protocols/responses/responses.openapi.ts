@@ -10,6 +10,7 @@ import {
   ApiSecurity,
   ApiTags,
 } from '@nestjs/swagger';
+import { PG_INTEGER_MAX } from '@app/contracts';
 import { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { SERVICE_TOKEN_SCHEME } from '../../ops/openapi';
 
@@ -199,7 +200,12 @@ export const ApiCreateResponse = () =>
           },
           stream: { type: 'boolean', default: false },
           background: { type: 'boolean', default: false },
-          max_tool_calls: { type: 'integer', minimum: 1, description: "The reply's max_steps." },
+          max_tool_calls: {
+            type: 'integer',
+            minimum: 1,
+            maximum: PG_INTEGER_MAX,
+            description: "The reply's max_steps.",
+          },
           metadata: {
             type: 'object',
             additionalProperties: { type: 'string' },

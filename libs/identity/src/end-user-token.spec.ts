@@ -120,10 +120,13 @@ describe('end-user tokens', () => {
   it('names every spelling of one token by the same identity, and two tokens by two', () => {
     const token = signEndUserToken(SECRET, grant);
     const other = signEndUserToken(SECRET, { ...grant, userId: 'bob' });
-    expect(endUserTokenIdentity(`${token}~`)).toBeNull();
-    expect(endUserTokenIdentity(token)).not.toBeNull();
-    expect(endUserTokenIdentity(token)).toBe(endUserTokenIdentity(token.replace(/.$/, 'A')));
-    expect(endUserTokenIdentity(token)).not.toBe(endUserTokenIdentity(other));
+    const identity = endUserTokenIdentity(token);
+    expect(identity).toBe(token.slice('eut_'.length, token.indexOf('.')));
+    for (const respelled of [`${token}~`, `${token}=`, token.replace('.', '=.'), token.replace(/.$/, 'A')]) {
+      expect(endUserTokenIdentity(respelled)).toBe(identity);
+    }
+    expect(endUserTokenIdentity(other)).not.toBe(identity);
+    expect(endUserTokenIdentity('sk-svc-abc')).toBeNull();
   });
 });
 

@@ -86,12 +86,15 @@ function tokenParts(token: string): { encoded: string; payload: Buffer; signatur
 }
 
 /**
- * What names a token for counting (the rate limit), before it is verified: its signed payload. Any spelling of
- * the same token that the verifier would refuse still counts against the same token, never a bucket of its own.
- * Null when the string is not shaped as a token.
+ * What names a token for counting (the rate limit), before it is verified: the bytes of its signed payload, in
+ * their canonical spelling. Every spelling of one token (refused by the verifier or not) counts against that
+ * token, never against a bucket of its own. Null when the string is not shaped as a token.
  */
 export function endUserTokenIdentity(token: string): string | null {
-  return tokenParts(token)?.encoded ?? null;
+  if (!token.startsWith(END_USER_TOKEN_PREFIX)) return null;
+  const dot = token.indexOf('.');
+  if (dot < 0) return null;
+  return Buffer.from(token.slice(END_USER_TOKEN_PREFIX.length, dot), 'base64url').toString('base64url');
 }
 
 export type VerifiedToken = { ok: true; grant: EndUserGrant } | { ok: false; reason: string };

@@ -322,6 +322,14 @@ describe('POST /end-user-tokens memory_namespaces', () => {
       (await service.post('/end-user-tokens', { user_id: 'frank', memory_namespaces: ['n'.repeat(128)] }))
         .status,
     ).toBe(200);
+    const openapi = (await fetch(`${gateway.url}/openapi.json`).then((response) => response.json())) as {
+      components: { schemas: Record<string, { properties: Record<string, unknown> }> };
+    };
+    expect(openapi.components.schemas.MintEndUserTokenDto.properties.memory_namespaces).toMatchObject({
+      type: 'array',
+      maxItems: 5,
+      items: { type: 'string', minLength: 1, maxLength: 128 },
+    });
     // Nothing recorded for the refused ones.
     expect(
       await queryDatabase(

@@ -236,6 +236,7 @@ describe('a token that is not good', () => {
       orgId: org.orgId,
       userId: 'alice',
       agentIds: null,
+      memoryNamespaces: [],
       expiresAt: new Date(Date.now() - 1000),
     });
     const response = await asBrowser(gateway.url!, expired).get('/chat');
@@ -254,6 +255,24 @@ describe('a token that is not good', () => {
       const response = await asBrowser(gateway.url!, tampered).get('/chat');
       expect(response.status).toBe(401);
       expect(response.body).toEqual({ detail: 'Invalid end-user token' });
+    }
+  });
+
+  it('is refused in any spelling but the one it was minted in, and so is a key (401, CONTRACTS §21)', async () => {
+    const { token } = await mint({ user_id: 'alice' });
+    const signature = token.slice(token.indexOf('.') + 1);
+    // The last of 43 characters carries 2 bits no byte uses: flipping one decodes to the same signature.
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const last = alphabet.indexOf(signature.at(-1)!);
+    const sameBits = `${token.slice(0, -1)}${alphabet[last ^ 1]}`;
+    for (const respelled of [`${token}~`, `${token}=`, `${token}~~~`, `${token}==`, sameBits]) {
+      const response = await asBrowser(gateway.url!, respelled).get('/chat');
+      expect(response.status).toBe(401);
+      expect(response.body).toEqual({ detail: 'Invalid end-user token' });
+    }
+    expect((await asBrowser(gateway.url!, token).get('/chat')).status).toBe(200);
+    for (const respelled of [`${org.key}~`, `${org.key}=`]) {
+      expect((await api(gateway.url!, respelled).get('/agents')).status).toBe(401);
     }
   });
 

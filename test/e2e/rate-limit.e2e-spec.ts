@@ -14,12 +14,17 @@ describe('rate limits per key across gateway replicas', () => {
   let gateways: AppProcess[];
   let limited: OrgFixture;
   let other: OrgFixture;
+  let browsers: OrgFixture;
 
   beforeAll(async () => {
     environment = await createTestEnvironment({ RATE_LIMIT_PER_MINUTE: String(LIMIT) });
     // One after the other: on a loaded machine two cold starts at once can each miss their start deadline.
     gateways = [await startGateway(environment.env), await startGateway(environment.env)];
-    [limited, other] = await Promise.all([createOrg(environment.env), createOrg(environment.env)]);
+    [limited, other, browsers] = await Promise.all([
+      createOrg(environment.env),
+      createOrg(environment.env),
+      createOrg(environment.env),
+    ]);
   });
 
   afterAll(async () => {
@@ -61,5 +66,21 @@ describe('rate limits per key across gateway replicas', () => {
     for (let i = 0; i < LIMIT + 2; i++) {
       expect((await fetch(`${gateways[0].url}/health/ready`)).status).toBe(200);
     }
+  });
+
+  it("counts an end-user token's other spellings (refused, 401) against the token itself (CONTRACTS §21)", async () => {
+    const minted = await api(gateways[0].url!, browsers.key).post('/end-user-tokens', { user_id: 'alice' });
+    expect(minted.status).toBe(200);
+    const token = minted.body.token as string;
+    const respelled = [`${token}~`, `${token}=`, `${token}~~~`];
+    const answers = [];
+    for (const spelling of [...respelled, token]) {
+      answers.push(await api(gateways[1].url!).get('/chat', { authorization: `Bearer ${spelling}` }));
+    }
+    expect(answers.map((answer) => answer.status)).toEqual([401, 401, 401, 200]);
+    // One count: a new spelling is no new allowance.
+    expect(answers.map((answer) => answer.headers.get('ratelimit-remaining'))).toEqual(
+      Array.from({ length: 4 }, (_, i) => String(LIMIT - 1 - i)),
+    );
   });
 });

@@ -27,19 +27,33 @@ export interface Thread extends ThreadSummary {
   messages: Message[];
 }
 
+export interface Agent {
+  id: string;
+  name: string;
+  memory_namespace: string | null;
+}
+
+/** How many memory namespaces one end-user token may be granted. */
+const MAX_TOKEN_NAMESPACES = 5;
+
 /** What only the key may do: list the organization's agents and mint tokens for its end users. */
 export class KeyApi {
   constructor(private readonly key: string) {}
 
-  agents(): Promise<{ id: string; name: string }[]> {
-    return call<{ agents: { id: string; name: string }[] }>(this.key, 'GET', '/agents').then(
-      (body) => body.agents,
-    );
+  agents(): Promise<Agent[]> {
+    return call<{ agents: Agent[] }>(this.key, 'GET', '/agents').then((body) => body.agents);
   }
 
-  /** A token for one end user, as an integrator's server route would mint it for its page. */
-  async endUser(userId: string): Promise<EndUserApi> {
-    const minted = await call<{ token: string }>(this.key, 'POST', '/end-user-tokens', { user_id: userId });
+  /**
+   * A token for one end user, as an integrator's server route would mint it for its page, granted the memory
+   * namespaces of these agents (a token may use at most 5), so their chats are not refused for their namespace.
+   */
+  async endUser(userId: string, agents: readonly Agent[]): Promise<EndUserApi> {
+    const namespaces = [...new Set(agents.flatMap((agent) => agent.memory_namespace ?? []))];
+    const minted = await call<{ token: string }>(this.key, 'POST', '/end-user-tokens', {
+      user_id: userId,
+      memory_namespaces: namespaces.slice(0, MAX_TOKEN_NAMESPACES),
+    });
     return new EndUserApi(minted.token);
   }
 }

@@ -4,7 +4,7 @@
  * customer's front end would: that token, and the AI SDK's own client code on /ai-sdk/chat.
  */
 import { DefaultChatTransport, readUIMessageStream, UIMessage } from 'ai';
-import { EndUserApi, KeyApi, Message, ThreadSummary } from './chat-api';
+import { Agent, EndUserApi, KeyApi, Message, ThreadSummary } from './chat-api';
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 const keyInput = $<HTMLInputElement>('key');
@@ -18,6 +18,8 @@ const fileInput = $<HTMLInputElement>('file');
 const stopButton = $<HTMLButtonElement>('stop');
 
 let keyApi: KeyApi | null = null;
+/** The organization's agents, as the key lists them: their namespaces go into each token minted. */
+let agents: Agent[] = [];
 let user: EndUserApi | null = null;
 let transport: DefaultChatTransport<UIMessage> | null = null;
 let currentThread: string | null = null;
@@ -43,7 +45,7 @@ function showError(error: unknown): void {
 async function connect(): Promise<void> {
   statusLine.textContent = '';
   keyApi = new KeyApi(keyInput.value.trim());
-  const agents = await keyApi.agents();
+  agents = await keyApi.agents();
   agentSelect.replaceChildren(
     ...agents.map((agent) => el('option', { value: agent.id, textContent: agent.name })),
   );
@@ -53,7 +55,7 @@ async function connect(): Promise<void> {
 /** A token for the user id in the form: the page then acts as that end user only. */
 async function switchUser(): Promise<void> {
   if (!keyApi) return;
-  user = await keyApi.endUser(userId());
+  user = await keyApi.endUser(userId(), agents);
   transport = user.transport(() => agentSelect.value);
   newThread();
 }

@@ -8,7 +8,7 @@ import {
   MultitaskStrategy,
   NotFoundError,
 } from '@app/contracts';
-import { Caller, mayUseAgent } from '@app/identity';
+import { Caller, mayUseAgent, requireMemoryNamespaceAllowed } from '@app/identity';
 import {
   AgentEntity,
   AgentRepository,
@@ -168,7 +168,8 @@ export function branchStrategy(strategy: MultitaskStrategy | null | undefined): 
 }
 
 /**
- * What a new reply of a locked thread needs before it is stored: the thread's agent, live (a new run needs one,
+ * What a new reply of a locked thread needs before it is stored: a caller that may use the thread's memory
+ * namespace (403 otherwise, CONTRACTS §21), the thread's agent, live (a new run needs one,
  * as at the start of a thread; else 404), and the thread's live replies dealt with as `strategy` says (CONTRACTS
  * §12): `enqueue` leaves them, the new reply queuing behind; `reject` answers 409 while one is live; `interrupt`
  * closes the replies that never started here, and names the running one, its worker's to end, told after the
@@ -182,6 +183,8 @@ export async function prepareReply(
   agents: AgentRepository,
   messages: MessageRepository,
 ): Promise<{ agent: AgentEntity; cleared: ClearedReplies }> {
+  // The new reply runs bound to the thread's namespace: the caller must be one that may use it.
+  requireMemoryNamespaceAllowed(caller, thread.memoryNamespace);
   const agent = await agents.findActive(caller.orgId, thread.agentId, tx);
   if (!agent) throw new NotFoundError(AGENT_NOT_FOUND);
   const live = strategy === 'enqueue' ? [] : await messages.liveReplies(tx, thread.id);

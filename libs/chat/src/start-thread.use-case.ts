@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { Settings } from '@app/config';
 import { isRowId, NotFoundError, StartChatDto, ThreadResponse, toThreadResponse } from '@app/contracts';
-import { Caller, mayUseAgent } from '@app/identity';
+import { Caller, mayUseAgent, requireMemoryNamespaceAllowed } from '@app/identity';
 import {
   AgentRepository,
   IdempotencyKeyRepository,
@@ -67,6 +67,7 @@ export class StartThread {
     if (!agent || !mayUseAgent(caller, agent.id)) throw new NotFoundError(AGENT_NOT_FOUND);
     // Spec 4.2 rules 1-3: the given namespace, else the agent's, else none; bound for the thread's life.
     const memoryNamespace = input.options.memory_namespace ?? agent.memoryNamespace ?? null;
+    requireMemoryNamespaceAllowed(caller, memoryNamespace);
     const { message } = input;
     const files = await this.attachments.requireUploaded(scope, message.file_ids ?? []);
 

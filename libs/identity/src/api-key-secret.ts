@@ -29,8 +29,11 @@ export type ParsedHeader = { ok: true; secret: string } | { ok: false; reason: s
  */
 const KEY_TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
 export const KEY_MAX_CHARS = 512;
-/** An end-user token carries its user id and up to ten agent ids, so it may be longer than a key. */
-export const END_USER_TOKEN_MAX_CHARS = 2048;
+/**
+ * An end-user token carries its user id, up to ten agent ids and five memory namespaces, so it may be longer than
+ * a key: the longest grant (every text at its limit, each character JSON-escaped to six bytes) fits.
+ */
+export const END_USER_TOKEN_MAX_CHARS = 8192;
 export const LEGACY_KEY_MIN_CHARS = 20;
 const BEARER = 'Bearer ';
 

@@ -3,8 +3,13 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 /** The prefix of every end-user token (CONTRACTS §17), so the guard tells one from a key at a glance. */
 export const END_USER_TOKEN_PREFIX = 'eut_';
 
-/** Version of the signed payload's layout: a token of another version is refused, never misread. */
-const PAYLOAD_VERSION = 1;
+/**
+ * Version of the signed payload's layout: a token of a version not listed here is refused, never misread.
+ * Version 1 (before memory namespaces, CONTRACTS §21) still verifies, as a grant of no namespace: refusing it
+ * would sign out every browser at a deploy, and it can reach no memory anyway.
+ */
+const PAYLOAD_VERSION = 2;
+const LEGACY_PAYLOAD_VERSION = 1;
 
 /** What an end-user token grants: one end user of the minting key's organization, maybe only some agents. */
 export interface EndUserGrant {
@@ -14,6 +19,8 @@ export interface EndUserGrant {
   userId: string;
   /** The agents the token may chat with; null: every agent of the organization. */
   agentIds: string[] | null;
+  /** The memory namespaces its runs may be bound to (CONTRACTS §21); empty: none. */
+  memoryNamespaces: string[];
   expiresAt: Date;
 }
 
@@ -25,7 +32,22 @@ type Payload = [
   userId: string,
   agentIds: string[] | null,
   exp: number,
+  memoryNamespaces: string[],
 ];
+
+const BASE64URL = /^[A-Za-z0-9_-]*$/;
+
+/**
+ * The bytes of `text` if it is their one canonical unpadded base64url spelling; null otherwise. Node's decoder
+ * is lenient (it skips characters outside the alphabet, accepts `=` padding and the `+/` alphabet, and ignores
+ * a last character's unused low bits), so several strings decode to the same bytes: re-encoding and comparing
+ * leaves exactly one (CONTRACTS §21, "one spelling per token").
+ */
+export function decodeCanonicalBase64url(text: string): Buffer | null {
+  if (!BASE64URL.test(text)) return null;
+  const bytes = Buffer.from(text, 'base64url');
+  return bytes.toString('base64url') === text ? bytes : null;
+}
 
 const signatureOf = (secret: string, encodedPayload: string): Buffer =>
   createHmac('sha256', secret).update(`${END_USER_TOKEN_PREFIX}${encodedPayload}`, 'utf8').digest();
@@ -42,28 +64,58 @@ export function signEndUserToken(secret: string, grant: EndUserGrant): string {
     grant.userId,
     grant.agentIds,
     Math.floor(grant.expiresAt.getTime() / 1000),
+    grant.memoryNamespaces,
   ];
   const encoded = Buffer.from(JSON.stringify(payload), 'utf8').toString('base64url');
   return `${END_USER_TOKEN_PREFIX}${encoded}.${signatureOf(secret, encoded).toString('base64url')}`;
 }
 
+/**
+ * The two parts of a string shaped as a token, each in its canonical spelling (nothing verified yet); null
+ * for any other string.
+ */
+function tokenParts(token: string): { encoded: string; payload: Buffer; signature: Buffer } | null {
+  if (!token.startsWith(END_USER_TOKEN_PREFIX)) return null;
+  const [encoded, signature, ...rest] = token.slice(END_USER_TOKEN_PREFIX.length).split('.');
+  if (!encoded || !signature || rest.length > 0) return null;
+  const payloadBytes = decodeCanonicalBase64url(encoded);
+  const signatureBytes = decodeCanonicalBase64url(signature);
+  return payloadBytes && signatureBytes
+    ? { encoded, payload: payloadBytes, signature: signatureBytes }
+    : null;
+}
+
+/**
+ * What names a token for counting (the rate limit), before it is verified: the bytes of its signed payload, in
+ * their canonical spelling. Every spelling of one token (refused by the verifier or not) counts against that
+ * token, never against a bucket of its own. Null when the string is not shaped as a token.
+ */
+export function endUserTokenIdentity(token: string): string | null {
+  if (!token.startsWith(END_USER_TOKEN_PREFIX)) return null;
+  const dot = token.indexOf('.');
+  if (dot < 0) return null;
+  return Buffer.from(token.slice(END_USER_TOKEN_PREFIX.length, dot), 'base64url').toString('base64url');
+}
+
 export type VerifiedToken = { ok: true; grant: EndUserGrant } | { ok: false; reason: string };
 
-/** The grant of a token this deployment signed and that has not expired; why not, otherwise. */
+/** The grant of a token this deployment signed, spelled as it was signed, and not expired; why not, otherwise. */
 export function verifyEndUserToken(secret: string, token: string, now = new Date()): VerifiedToken {
   const invalid = { ok: false, reason: 'Invalid end-user token' } as const;
-  if (!token.startsWith(END_USER_TOKEN_PREFIX)) return invalid;
-  const [encoded, signature, ...rest] = token.slice(END_USER_TOKEN_PREFIX.length).split('.');
-  if (!encoded || !signature || rest.length > 0) return invalid;
-  const expected = signatureOf(secret, encoded);
-  const given = Buffer.from(signature, 'base64url');
+  const parts = tokenParts(token);
+  if (!parts) return invalid;
+  const expected = signatureOf(secret, parts.encoded);
   // Constant time, so the signature cannot be guessed a byte at a time.
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return invalid;
-  const payload = parsePayload(Buffer.from(encoded, 'base64url').toString('utf8'));
+  if (parts.signature.length !== expected.length || !timingSafeEqual(parts.signature, expected))
+    return invalid;
+  const payload = parsePayload(parts.payload.toString('utf8'));
   if (!payload) return invalid;
-  const [, keyId, orgId, userId, agentIds, exp] = payload;
+  const [, keyId, orgId, userId, agentIds, exp, memoryNamespaces] = payload;
   if (exp * 1000 <= now.getTime()) return { ok: false, reason: 'Expired end-user token' };
-  return { ok: true, grant: { keyId, orgId, userId, agentIds, expiresAt: new Date(exp * 1000) } };
+  return {
+    ok: true,
+    grant: { keyId, orgId, userId, agentIds, memoryNamespaces, expiresAt: new Date(exp * 1000) },
+  };
 }
 
 /** A signed payload is ours, but its layout is still checked: a version this code does not know is refused. */
@@ -74,10 +126,15 @@ function parsePayload(text: string): Payload | null {
   } catch {
     return null;
   }
-  if (!Array.isArray(value) || value.length !== 6 || value[0] !== PAYLOAD_VERSION) return null;
-  const [, keyId, orgId, userId, agentIds, exp] = value as unknown[];
+  if (!Array.isArray(value)) return null;
+  const fields = value as unknown[];
+  if (fields[0] === LEGACY_PAYLOAD_VERSION && fields.length === 6) fields.push([]);
+  else if (fields[0] !== PAYLOAD_VERSION || fields.length !== 7) return null;
+  const [, keyId, orgId, userId, agentIds, exp, memoryNamespaces] = fields;
   const isText = (item: unknown): item is string => typeof item === 'string';
-  const agentsOk = agentIds === null || (Array.isArray(agentIds) && agentIds.every(isText));
+  const isTextList = (item: unknown): item is string[] => Array.isArray(item) && item.every(isText);
+  const agentsOk = agentIds === null || isTextList(agentIds);
   if (!isText(keyId) || !isText(orgId) || !isText(userId) || !agentsOk || !Number.isInteger(exp)) return null;
-  return value as Payload;
+  if (!isTextList(memoryNamespaces)) return null;
+  return fields as Payload;
 }

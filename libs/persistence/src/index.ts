@@ -18,6 +18,7 @@ export * from './repositories/tool-approval.repository';
 export * from './repositories/query-template.repository';
 export * from './repositories/skill.repository';
 export * from './repositories/memory-file.repository';
+export * from './repositories/end-user-memory-namespace.repository';
 export * from './repositories/conversation-file.repository';
 export * from './repositories/share-link.repository';
 export * from './repositories/connection.repository';

@@ -16,6 +16,7 @@ import { CredentialEnvelopeRepository } from './repositories/credential-envelope
 import { DeploymentSecretRepository } from './repositories/deployment-secret.repository';
 import { McpCatalogueRepository } from './repositories/mcp-catalogue.repository';
 import { MemoryFileRepository } from './repositories/memory-file.repository';
+import { EndUserMemoryNamespaceRepository } from './repositories/end-user-memory-namespace.repository';
 import { MessageRepository } from './repositories/message.repository';
 import { OrganizationRepository } from './repositories/organization.repository';
 import { RunRepository } from './repositories/run.repository';
@@ -32,6 +33,7 @@ const REPOSITORIES = [
   AgentRepository,
   McpCatalogueRepository,
   MemoryFileRepository,
+  EndUserMemoryNamespaceRepository,
   ThreadRepository,
   ThreadSummaryRepository,
   ToolApprovalRepository,

@@ -1,7 +1,7 @@
 import { ForbiddenError } from '@app/contracts';
 import { endUserOfCaller, pinEndUser } from './pin-end-user';
 
-const alice = { userId: 'alice', agentIds: null };
+const alice = { userId: 'alice', agentIds: null, memoryNamespaces: [] };
 
 describe('pinEndUser', () => {
   it("fills in the token's user where a request names none: query and body options", () => {
@@ -29,7 +29,7 @@ describe('pinEndUser', () => {
   });
 
   it("limits a listing's agent_ids to the token's, implying them when absent", () => {
-    const limited = { userId: 'alice', agentIds: ['a1', 'a2'] };
+    const limited = { userId: 'alice', agentIds: ['a1', 'a2'], memoryNamespaces: [] };
     const implied = { query: {} as Record<string, unknown>, body: undefined };
     pinEndUser(implied, limited);
     expect(implied.query.agent_ids).toEqual(['a1', 'a2']);

@@ -5,6 +5,7 @@ import {
   ApiKeyVerifier,
   Caller,
   credentialHeader,
+  END_USER_TOKEN_FORBIDDEN,
   END_USER_TOKEN_PREFIX,
   parseServiceTokenHeader,
   verifyEndUserToken,
@@ -14,8 +15,6 @@ import { END_USER_TOKEN_ALLOWED } from './end-user-token-allowed.decorator';
 import { END_USER_TOKEN_SECRET } from './end-user-token.secret';
 import { pinEndUser } from './pin-end-user';
 import { IS_PUBLIC } from './public.decorator';
-
-export const END_USER_TOKEN_FORBIDDEN = 'Not allowed with an end-user token';
 
 /**
  * Global guard: every route needs a valid key or end-user token (API-SPEC §5, CONTRACTS §17) unless marked
@@ -62,7 +61,7 @@ export class ServiceTokenGuard implements CanActivate {
       orgId: grant.orgId,
       keyId: grant.keyId,
       requestId,
-      endUser: { userId: grant.userId, agentIds: grant.agentIds },
+      endUser: { userId: grant.userId, agentIds: grant.agentIds, memoryNamespaces: grant.memoryNamespaces },
     };
   }
 }

@@ -22,7 +22,8 @@ export class EndUserTokensController {
       'A signed eut_ token that acts as one end user of the organization until expires_at, on the chat ' +
       'endpoints, the reply stream, the upload permission and /ai-sdk/chat (403 elsewhere): hand it to a ' +
       'browser or app instead of the key. A user_id in its requests must be its own or absent; with ' +
-      'agent_ids it may use only those agents. Revoking the key revokes its tokens at once.',
+      'agent_ids it may use only those agents; with memory_namespaces its threads may be bound to those ' +
+      'namespaces only (403 for any other; without it, to none). Revoking the key revokes its tokens at once.',
   })
   @ApiOkResponse({ type: EndUserTokenResponse })
   @ApiErrors([400, 403, 404, 413], {

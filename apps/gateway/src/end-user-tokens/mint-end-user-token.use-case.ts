@@ -6,14 +6,18 @@ import {
   NotFoundError,
 } from '@app/contracts';
 import { Caller, signEndUserToken } from '@app/identity';
-import { AgentRepository } from '@app/persistence';
+import { AgentRepository, EndUserMemoryNamespaceRepository } from '@app/persistence';
 import { END_USER_TOKEN_SECRET } from '../auth/end-user-token.secret';
 
-/** A short-lived token a browser may hold, acting as one end user of the key's organization (CONTRACTS §17). */
+/**
+ * A short-lived token a browser may hold, acting as one end user of the key's organization (CONTRACTS §17), with
+ * the memory namespaces its runs may use (§21).
+ */
 @Injectable()
 export class MintEndUserToken {
   constructor(
     private readonly agents: AgentRepository,
+    private readonly grantedNamespaces: EndUserMemoryNamespaceRepository,
     @Inject(END_USER_TOKEN_SECRET) private readonly secret: string,
   ) {}
 
@@ -25,11 +29,15 @@ export class MintEndUserToken {
     // Whole seconds: the token carries its expiry in seconds, and the answer says exactly that instant.
     const ttlSeconds = input.ttl_seconds ?? END_USER_TOKEN_DEFAULT_TTL_SECONDS;
     const expiresAt = new Date((Math.floor(Date.now() / 1000) + ttlSeconds) * 1000);
+    const memoryNamespaces = [...new Set(input.memory_namespaces ?? [])];
+    // Recorded before the token exists, so erasure and export never miss a namespace a token was granted (§21).
+    await this.grantedNamespaces.grant({ orgId: caller.orgId, userId: input.user_id }, memoryNamespaces);
     const token = signEndUserToken(this.secret, {
       keyId: caller.keyId,
       orgId: caller.orgId,
       userId: input.user_id,
       agentIds,
+      memoryNamespaces,
       expiresAt,
     });
     return { token, user_id: input.user_id, expires_at: expiresAt.toISOString() };

@@ -3,7 +3,7 @@ import fastifyRateLimit from '@fastify/rate-limit';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { FastifyRequest } from 'fastify';
 import { Settings } from '@app/config';
-import { credentialHeader, parseServiceTokenHeader } from '@app/identity';
+import { credentialHeader, endUserTokenIdentity, parseServiceTokenHeader } from '@app/identity';
 import { createRedisConnection, prefixedKey } from '@app/redis';
 
 /**
@@ -11,7 +11,8 @@ import { createRedisConnection, prefixedKey } from '@app/redis';
  * one count. Over the limit: 429 `{"detail"}` with `Retry-After`; every counted response carries the
  * `RateLimit-Limit/Remaining/Reset` headers. Requests without a key (health, the playground's page) are not
  * counted: they are answered 401 or are public. The count is kept under a hash of the key, never the key; an
- * end-user token is counted on its own, so one browser cannot use up its organization's budget.
+ * end-user token is counted on its own, so one browser cannot use up its organization's budget, and by what it
+ * signs, not by how it is spelled (CONTRACTS §21): a respelled token shares the token's count.
  */
 export async function registerRateLimit(app: NestFastifyApplication, settings: Settings): Promise<void> {
   if (settings.rateLimitPerMinute === 0) return;
@@ -48,5 +49,8 @@ export async function registerRateLimit(app: NestFastifyApplication, settings: S
 
 function keyHash(request: FastifyRequest): string | null {
   const parsed = parseServiceTokenHeader(credentialHeader(request.headers));
-  return parsed.ok ? createHash('sha256').update(parsed.secret).digest('hex') : null;
+  if (!parsed.ok) return null;
+  // A key verifies only as the exact string whose hash is stored, so the string is its identity.
+  const identity = endUserTokenIdentity(parsed.secret) ?? parsed.secret;
+  return createHash('sha256').update(identity).digest('hex');
 }

@@ -56,4 +56,11 @@ describe('ToolRegistry', () => {
     expect(await names(null, ['web', 'mcp:github'], ['mcp:github', 'web'])).toEqual(['clock']);
     expect(await names(null, [], ['clock'])).toEqual(['clock']);
   });
+
+  it("offers memory tools only when the agent's list names memory too (CONTRACTS §21)", async () => {
+    expect(await names('ns', ['web'], null)).toEqual(['clock', 'web_search']);
+    expect(await names('ns', ['memory'], null)).toEqual(['clock', 'memory_read']);
+    expect(await names(null, ['memory'], null)).toEqual(['clock']);
+    expect(await names('ns', null, ['memory'])).toEqual(['clock', 'web_search', 'company_documents']);
+  });
 });

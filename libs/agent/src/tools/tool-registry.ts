@@ -3,8 +3,8 @@ import { AgentTool, RunScope, ToolPolicy, ToolSource } from './tool';
 
 /**
  * Every capability registers its ToolSource here once (in its module's onModuleInit); a run is offered only
- * the tools it may use: `clock` always, `memory` tools only on a thread bound to a namespace, the rest as the
- * agent's list allows, minus the message's disabled_tools.
+ * the tools it may use: `clock` always, the rest as the agent's list allows (`memory` tools, besides, only on a
+ * thread bound to a namespace), minus the message's disabled_tools.
  */
 @Injectable()
 export class ToolRegistry {
@@ -37,7 +37,7 @@ function mayUse(
   disabled: Set<string>,
 ): boolean {
   if (permission === 'clock') return true;
-  if (permission === 'memory') return scope.memoryNamespace !== null && !disabled.has('memory');
+  if (permission === 'memory' && scope.memoryNamespace === null) return false;
   if (disabled.has(permission)) return false;
   if (agentTools === null) return !permission.startsWith('mcp:');
   return agentTools.includes(permission);

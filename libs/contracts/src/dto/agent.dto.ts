@@ -16,8 +16,11 @@ import {
 
 /** Model ids an agent may name (CONTRACTS §1). */
 export const MODEL_PATTERN = /^(builtin|openai:\S+|anthropic:\S+)$/;
-/** Tool names an agent's list may hold. Memory tools come with a thread's namespace, not from the list. */
-export const TOOL_PATTERN = /^(clock|web|company_documents|skill_read|mcp:[A-Za-z0-9_-]{1,40})$/;
+/**
+ * Tool names an agent's list may hold. `memory` names the memory tools, which a run has only when its thread is
+ * bound to a namespace too: a list without it keeps the agent away from memory (CONTRACTS §1, §21).
+ */
+export const TOOL_PATTERN = /^(clock|web|company_documents|skill_read|memory|mcp:[A-Za-z0-9_-]{1,40})$/;
 /** An `approval_required` item: a tool permission (`web`, `mcp:<server>`) or a tool's name (CONTRACTS §19). */
 export const APPROVAL_PATTERN = /^(mcp:)?[A-Za-z0-9_-]{1,64}$/;
 export const MCP_NAME_PATTERN = /^[A-Za-z0-9_-]{1,40}$/;

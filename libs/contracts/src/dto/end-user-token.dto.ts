@@ -2,11 +2,13 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsArray, IsInt, IsOptional, IsString, IsUUID } from 'class-validator';
 import { DATE_TIME } from '../responses/message.response';
 import { Ge, Le, MaxChars, MaxItems, MinChars } from './rules';
+import { MEMORY_NAMESPACE_MAX_CHARS } from './start-chat.dto';
 
 export const END_USER_TOKEN_DEFAULT_TTL_SECONDS = 3600;
 export const END_USER_TOKEN_MIN_TTL_SECONDS = 60;
 export const END_USER_TOKEN_MAX_TTL_SECONDS = 86_400;
 export const END_USER_TOKEN_MAX_AGENT_IDS = 10;
+export const END_USER_TOKEN_MAX_MEMORY_NAMESPACES = 5;
 /** A token carries its user id, and a header has a size: ids longer than this are no one's in practice. */
 export const END_USER_ID_MAX_CHARS = 256;
 
@@ -35,6 +37,21 @@ export class MintEndUserTokenDto {
   @IsUUID('all', { each: true })
   @MaxItems(END_USER_TOKEN_MAX_AGENT_IDS)
   agent_ids?: string[];
+
+  @ApiPropertyOptional({
+    description:
+      "The memory namespaces its threads may be bound to (options.memory_namespace, or the agent's own); " +
+      'binding any other is 403. Omitted: none, and its threads have no memory tools.',
+    maxItems: END_USER_TOKEN_MAX_MEMORY_NAMESPACES,
+    items: { type: 'string', minLength: 1, maxLength: MEMORY_NAMESPACE_MAX_CHARS },
+  })
+  @IsOptional()
+  @IsArray()
+  @MaxItems(END_USER_TOKEN_MAX_MEMORY_NAMESPACES)
+  @IsString({ each: true })
+  @MinChars(1, { each: true })
+  @MaxChars(MEMORY_NAMESPACE_MAX_CHARS, { each: true })
+  memory_namespaces?: string[];
 }
 
 export class EndUserTokenResponse {

@@ -72,6 +72,7 @@ class FakeMemoryFiles {
     const stored = this.files.get(this.key(scope, file));
     if (!stored || stored.version !== version) return null;
     Object.assign(stored, { content: file.content, purpose: file.purpose, version: this.stamp() });
+    if (file.writtenByUserId !== undefined) stored.writtenByUserId = file.writtenByUserId;
     return { ...stored };
   }
 
@@ -145,6 +146,13 @@ describe('MemoryToolSource', () => {
     expect(await tools.memory_list.execute({}, contextOf())).toEqual({
       files: [expect.objectContaining({ path: 'notes/a.md', purpose: 'test' })],
     });
+  });
+
+  it("records the run's end user as the file's writer, on creation and on every update", async () => {
+    await write({ path: 'a.md', content: 'one', purpose: 'p' }, contextOf({ userId: 'alice' }));
+    expect([...store.files.values()][0].writtenByUserId).toBe('alice');
+    await write({ path: 'a.md', content: 'two', purpose: 'p' }, contextOf({ userId: 'bob' }));
+    expect([...store.files.values()][0]).toMatchObject({ content: 'two', writtenByUserId: 'bob' });
   });
 
   it('replaces an existing file on the version it just read', async () => {

@@ -114,7 +114,13 @@ export class MemoryToolSource implements ToolSource {
         if (Array.from(purpose).length > MEMORY_PURPOSE_MAX_CHARS) {
           throw new ToolError(`purpose is longer than ${MEMORY_PURPOSE_MAX_CHARS} characters`);
         }
-        const written = await this.write(callerOf(context), namespaceOf(context), { path, content, purpose });
+        // The file remembers whose run wrote it, so erasing or exporting that end user finds it (CONTRACTS §21).
+        const written = await this.write(callerOf(context), namespaceOf(context), {
+          path,
+          content,
+          purpose,
+          writtenByUserId: context.userId,
+        });
         return { path: written.path, version: written.version };
       },
     };
@@ -128,7 +134,7 @@ export class MemoryToolSource implements ToolSource {
   private async write(
     caller: MemoryCaller,
     namespace: string,
-    file: { path: string; content: string; purpose: string },
+    file: { path: string; content: string; purpose: string; writtenByUserId: string | null },
   ): Promise<MemoryFileResponse> {
     for (let attempt = 1; attempt <= MEMORY_WRITE_ATTEMPTS; attempt++) {
       const current = await this.find(caller, namespace, file.path);

@@ -15,6 +15,8 @@ export interface WriteMemoryFileInput {
   purpose: string;
   /** The version last read: absent or null creates the file. */
   version?: string | null;
+  /** The end user of the agent run that writes (the memory_write tool); absent through the HTTP routes. */
+  writtenByUserId?: string | null;
 }
 
 /**
@@ -32,6 +34,7 @@ export class WriteMemoryFile {
       path: input.path,
       content: input.content,
       purpose: input.purpose,
+      ...(input.writtenByUserId === undefined ? {} : { writtenByUserId: input.writtenByUserId }),
     };
     if (input.version == null) {
       const created = await this.files.create(scope, file);

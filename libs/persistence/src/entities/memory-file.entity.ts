@@ -24,6 +24,13 @@ export class MemoryFileEntity {
   @Column({ type: 'text', default: '' })
   content: string;
 
+  /**
+   * The end user whose agent run last wrote the file (CONTRACTS §21); null when it was written through the HTTP
+   * routes, with a key, and no run has written it since.
+   */
+  @Column({ name: 'written_by_user_id', type: 'text', nullable: true })
+  writtenByUserId: string | null;
+
   @Column({ name: 'created_at', type: 'timestamptz', default: () => 'now()' })
   createdAt: Date;
 

@@ -21,6 +21,7 @@ const BY_ORG = [
   'connections',
   'conversation_files',
   'documents',
+  'end_user_memory_namespaces',
   'erasures',
   'idempotency_keys',
   'memory_files',

@@ -29,6 +29,7 @@ import { Erasures1766600100000 } from './1766600100000-erasures';
 import { AuditEvents1766600200000 } from './1766600200000-audit-events';
 import { SummaryUsage1766600500000 } from './1766600500000-summary-usage';
 import { UsageDailyShards1766600600000 } from './1766600600000-usage-daily-shards';
+import { EndUserMemory1766700000000 } from './1766700000000-end-user-memory';
 import { UsageOnEveryEnding1766701000000 } from './1766701000000-usage-on-every-ending';
 import { UserBudgetTurns1766701100000 } from './1766701100000-user-budget-turns';
 import { RowLevelSecurity1766709000000 } from './1766709000000-row-level-security';
@@ -66,6 +67,7 @@ export const MIGRATIONS = [
   AuditEvents1766600200000,
   SummaryUsage1766600500000,
   UsageDailyShards1766600600000,
+  EndUserMemory1766700000000,
   UsageOnEveryEnding1766701000000,
   UserBudgetTurns1766701100000,
   RowLevelSecurity1766709000000,

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { MemoryFileEntity, newId } from '../entities';
-import { Db, Scope } from './scope';
+import { Db, EndUserScope, Scope } from './scope';
 
 export interface MemoryFileKey {
   namespace: string;
@@ -11,6 +11,11 @@ export interface MemoryFileKey {
 export interface MemoryFileWrite extends MemoryFileKey {
   purpose: string;
   content: string;
+  /**
+   * The end user of the agent run that writes (CONTRACTS §21). Absent (a write through the HTTP routes): a new
+   * file has none, an updated one keeps the writer it had.
+   */
+  writtenByUserId?: string | null;
 }
 
 /** A listing item: the file without its content. */
@@ -23,6 +28,7 @@ interface MemoryFileRow {
   path: string;
   purpose: string;
   content?: string;
+  written_by_user_id: string | null;
   created_at: Date;
   updated_at: Date;
   version: string;
@@ -39,7 +45,15 @@ const versionOf = (timestamp: string) =>
  */
 const NEXT_WRITE_TIME = `GREATEST(statement_timestamp(), f.updated_at + interval '1 microsecond')`;
 
-const SUMMARY_COLUMNS = 'id, org_id, namespace, path, purpose, created_at, updated_at, version';
+const SUMMARY_COLUMNS =
+  'id, org_id, namespace, path, purpose, written_by_user_id, created_at, updated_at, version';
+
+/**
+ * The files of one end user (alias `f`, parameters $1 org, $2 user): those their runs wrote, and every file of a
+ * namespace a token of theirs was granted (CONTRACTS §21), which erasure deletes and export lists.
+ */
+const END_USER_FILES = `f.org_id = $1 AND (f.written_by_user_id = $2 OR f.namespace IN (
+  SELECT g.namespace FROM end_user_memory_namespaces g WHERE g.org_id = $1 AND g.user_id = $2))`;
 
 function toEntity(row: MemoryFileRow): MemoryFileEntity {
   return Object.assign(new MemoryFileEntity(), {
@@ -49,6 +63,7 @@ function toEntity(row: MemoryFileRow): MemoryFileEntity {
     path: row.path,
     purpose: row.purpose,
     content: row.content,
+    writtenByUserId: row.written_by_user_id,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     version: row.version,
@@ -95,11 +110,20 @@ export class MemoryFileRepository {
     db: Db = this.db.manager,
   ): Promise<MemoryFileEntity | null> {
     const rows: MemoryFileRow[] = await db.query(
-      `INSERT INTO memory_files (id, org_id, namespace, path, purpose, content, created_at, updated_at, version)
-       VALUES ($1, $2, $3, $4, $5, $6, statement_timestamp(), statement_timestamp(), ${versionOf('statement_timestamp()')})
+      `INSERT INTO memory_files
+         (id, org_id, namespace, path, purpose, content, written_by_user_id, created_at, updated_at, version)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, statement_timestamp(), statement_timestamp(), ${versionOf('statement_timestamp()')})
        ON CONFLICT (org_id, namespace, path) DO NOTHING
        RETURNING *`,
-      [newId(), scope.orgId, file.namespace, file.path, file.purpose, file.content],
+      [
+        newId(),
+        scope.orgId,
+        file.namespace,
+        file.path,
+        file.purpose,
+        file.content,
+        file.writtenByUserId ?? null,
+      ],
     );
     return rows.length > 0 ? toEntity(rows[0]) : null;
   }
@@ -118,10 +142,20 @@ export class MemoryFileRepository {
     // TypeORM answers an UPDATE with [rows, affected count].
     const [rows]: [MemoryFileRow[], number] = await db.query(
       `UPDATE memory_files AS f
-       SET purpose = $5, content = $6, updated_at = ${NEXT_WRITE_TIME}, version = ${versionOf(NEXT_WRITE_TIME)}
+       SET purpose = $5, content = $6, updated_at = ${NEXT_WRITE_TIME}, version = ${versionOf(NEXT_WRITE_TIME)},
+         written_by_user_id = CASE WHEN $7 THEN $8 ELSE f.written_by_user_id END
        WHERE f.org_id = $1 AND f.namespace = $2 AND f.path = $3 AND f.version = $4
        RETURNING f.*`,
-      [scope.orgId, file.namespace, file.path, version, file.purpose, file.content],
+      [
+        scope.orgId,
+        file.namespace,
+        file.path,
+        version,
+        file.purpose,
+        file.content,
+        file.writtenByUserId !== undefined,
+        file.writtenByUserId ?? null,
+      ],
     );
     return rows.length > 0 ? toEntity(rows[0]) : null;
   }
@@ -133,5 +167,26 @@ export class MemoryFileRepository {
       [scope.orgId, key.namespace, key.path],
     );
     return affected > 0;
+  }
+
+  /**
+   * The memory files of one end user, with their content, ordered by namespace and path: those their runs wrote
+   * and those of the namespaces their tokens were granted (CONTRACTS §21). What export lists.
+   */
+  async listWrittenByOrGrantedTo(scope: EndUserScope, db: Db = this.db.manager): Promise<MemoryFileEntity[]> {
+    const rows: MemoryFileRow[] = await db.query(
+      `SELECT f.* FROM memory_files f WHERE ${END_USER_FILES} ORDER BY f.namespace, f.path`,
+      [scope.orgId, scope.userId],
+    );
+    return rows.map(toEntity);
+  }
+
+  /** Deletes the files `listWrittenByOrGrantedTo` lists, in one statement (what erasure does); how many. */
+  async deleteWrittenByOrGrantedTo(scope: EndUserScope, db: Db = this.db.manager): Promise<number> {
+    const [, affected]: [unknown[], number] = await db.query(
+      `DELETE FROM memory_files f WHERE ${END_USER_FILES}`,
+      [scope.orgId, scope.userId],
+    );
+    return affected;
   }
 }

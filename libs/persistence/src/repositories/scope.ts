@@ -9,5 +9,11 @@ export interface Scope {
   userId?: string | null;
 }
 
+/** One end user of one organization: what a query about that person (erasure, export, grants) is scoped to. */
+export interface EndUserScope {
+  orgId: string;
+  userId: string;
+}
+
 /** A transaction's manager, or the data source's own when none is open. */
 export type Db = EntityManager;

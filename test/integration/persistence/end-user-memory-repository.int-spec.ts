@@ -1,0 +1,103 @@
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { loadSettings } from '@app/config';
+import { dataSourceOptions, EndUserMemoryNamespaceRepository, MemoryFileRepository } from '@app/persistence';
+import { createTestEnvironment, TestEnvironment } from '../../support/test-environment';
+
+/**
+ * What erasure and export of an end user find in memory (CONTRACTS §21): the files their runs wrote and every
+ * file of a namespace granted to their tokens, in their organization only.
+ */
+describe('memory files of an end user', () => {
+  let environment: TestEnvironment;
+  let db: DataSource;
+  let files: MemoryFileRepository;
+  let grants: EndUserMemoryNamespaceRepository;
+  const orgId = randomUUID();
+  const otherOrgId = randomUUID();
+  const alice = { orgId, userId: 'alice' };
+
+  const write = (org: string, namespace: string, path: string, writtenByUserId?: string | null) =>
+    files.create({ orgId: org }, { namespace, path, content: path, purpose: 'p', writtenByUserId });
+
+  const paths = async () =>
+    (await files.listWrittenByOrGrantedTo(alice)).map((file) => `${file.namespace}/${file.path}`);
+
+  beforeAll(async () => {
+    environment = await createTestEnvironment();
+    db = await new DataSource(
+      dataSourceOptions(loadSettings({ DATABASE_URL: environment.databaseUrl }), 2),
+    ).initialize();
+    files = new MemoryFileRepository(db);
+    grants = new EndUserMemoryNamespaceRepository(db);
+    for (const id of [orgId, otherOrgId]) {
+      await db.query(`INSERT INTO organizations (id, name) VALUES ($1, $2)`, [id, `org-${id}`]);
+    }
+    await write(orgId, 'shared', 'by-alice.md', 'alice');
+    await write(orgId, 'shared', 'by-bob.md', 'bob');
+    await write(orgId, 'shared', 'by-key.md');
+    await write(orgId, 'alice-notes', 'a.md', 'bob');
+    await write(orgId, 'alice-notes', 'b.md');
+    await write(otherOrgId, 'alice-notes', 'a.md', 'alice');
+    await write(otherOrgId, 'shared', 'x.md', 'alice');
+    await grants.grant(alice, ['alice-notes', 'alice-notes']);
+    await grants.grant({ orgId: otherOrgId, userId: 'bob' }, ['shared']);
+  });
+
+  afterAll(async () => {
+    await db?.destroy();
+    await environment?.dispose();
+  });
+
+  it('records each granted namespace once, per organization and user', async () => {
+    expect(await grants.listGranted(alice)).toEqual(['alice-notes']);
+    expect(await grants.listGranted({ orgId, userId: 'bob' })).toEqual([]);
+  });
+
+  it("lists the files the user's runs wrote and those of namespaces granted to them, in their organization", async () => {
+    expect(await paths()).toEqual(['alice-notes/a.md', 'alice-notes/b.md', 'shared/by-alice.md']);
+  });
+
+  it('keeps the writer a file had when the HTTP routes update it, and takes a new run writer', async () => {
+    const [byAlice] = await db.query(
+      `SELECT version FROM memory_files WHERE org_id = $1 AND path = 'by-alice.md'`,
+      [orgId],
+    );
+    const updated = await files.updateIfVersion(
+      { orgId },
+      { namespace: 'shared', path: 'by-alice.md', content: 'by key', purpose: 'p' },
+      byAlice.version,
+    );
+    expect(updated?.writtenByUserId).toBe('alice');
+    const byBob = await files.find({ orgId }, { namespace: 'shared', path: 'by-bob.md' });
+    const rewritten = await files.updateIfVersion(
+      { orgId },
+      {
+        namespace: 'shared',
+        path: 'by-bob.md',
+        content: 'now alice',
+        purpose: 'p',
+        writtenByUserId: 'alice',
+      },
+      byBob!.version,
+    );
+    expect(rewritten?.writtenByUserId).toBe('alice');
+    expect(await paths()).toContain('shared/by-bob.md');
+  });
+
+  it("deletes exactly those, leaving other users' files and other organizations alone", async () => {
+    expect(await files.deleteWrittenByOrGrantedTo(alice)).toBe(4);
+    expect(await paths()).toEqual([]);
+    const left: { org_id: string; path: string }[] = await db.query(
+      `SELECT org_id, namespace || '/' || path AS path FROM memory_files ORDER BY org_id = $1 DESC, path`,
+      [orgId],
+    );
+    expect(left).toEqual([
+      { org_id: orgId, path: 'shared/by-key.md' },
+      { org_id: otherOrgId, path: 'alice-notes/a.md' },
+      { org_id: otherOrgId, path: 'shared/x.md' },
+    ]);
+    expect(await grants.forget(alice)).toBe(1);
+    expect(await grants.listGranted(alice)).toEqual([]);
+  });
+});

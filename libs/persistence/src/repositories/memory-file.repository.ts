@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { MemoryFileEntity, newId } from '../entities';
 import { Db, EndUserScope, Scope } from './scope';
+import { withTenant } from './tenant-scope';
 
 export interface MemoryFileKey {
   namespace: string;
@@ -80,9 +81,12 @@ export class MemoryFileRepository {
   constructor(private readonly db: DataSource) {}
 
   async find(scope: Scope, key: MemoryFileKey, db: Db = this.db.manager): Promise<MemoryFileEntity | null> {
-    const rows: MemoryFileRow[] = await db.query(
-      `SELECT * FROM memory_files WHERE org_id = $1 AND namespace = $2 AND path = $3`,
-      [scope.orgId, key.namespace, key.path],
+    const rows: MemoryFileRow[] = await withTenant(db, scope, (tx) =>
+      tx.query(`SELECT * FROM memory_files WHERE org_id = $1 AND namespace = $2 AND path = $3`, [
+        scope.orgId,
+        key.namespace,
+        key.path,
+      ]),
     );
     return rows.length > 0 ? toEntity(rows[0]) : null;
   }
@@ -94,11 +98,13 @@ export class MemoryFileRepository {
     folder: string | null,
     db: Db = this.db.manager,
   ): Promise<MemoryFileSummary[]> {
-    const rows: MemoryFileRow[] = await db.query(
-      `SELECT ${SUMMARY_COLUMNS} FROM memory_files
+    const rows: MemoryFileRow[] = await withTenant(db, scope, (tx) =>
+      tx.query(
+        `SELECT ${SUMMARY_COLUMNS} FROM memory_files
        WHERE org_id = $1 AND namespace = $2 AND ($3::text IS NULL OR starts_with(path, $3 || '/'))
        ORDER BY path`,
-      [scope.orgId, namespace, folder],
+        [scope.orgId, namespace, folder],
+      ),
     );
     return rows.map(toEntity);
   }
@@ -109,21 +115,23 @@ export class MemoryFileRepository {
     file: MemoryFileWrite,
     db: Db = this.db.manager,
   ): Promise<MemoryFileEntity | null> {
-    const rows: MemoryFileRow[] = await db.query(
-      `INSERT INTO memory_files
+    const rows: MemoryFileRow[] = await withTenant(db, scope, (tx) =>
+      tx.query(
+        `INSERT INTO memory_files
          (id, org_id, namespace, path, purpose, content, written_by_user_id, created_at, updated_at, version)
        VALUES ($1, $2, $3, $4, $5, $6, $7, statement_timestamp(), statement_timestamp(), ${versionOf('statement_timestamp()')})
        ON CONFLICT (org_id, namespace, path) DO NOTHING
        RETURNING *`,
-      [
-        newId(),
-        scope.orgId,
-        file.namespace,
-        file.path,
-        file.purpose,
-        file.content,
-        file.writtenByUserId ?? null,
-      ],
+        [
+          newId(),
+          scope.orgId,
+          file.namespace,
+          file.path,
+          file.purpose,
+          file.content,
+          file.writtenByUserId ?? null,
+        ],
+      ),
     );
     return rows.length > 0 ? toEntity(rows[0]) : null;
   }
@@ -140,31 +148,36 @@ export class MemoryFileRepository {
     db: Db = this.db.manager,
   ): Promise<MemoryFileEntity | null> {
     // TypeORM answers an UPDATE with [rows, affected count].
-    const [rows]: [MemoryFileRow[], number] = await db.query(
-      `UPDATE memory_files AS f
+    const [rows]: [MemoryFileRow[], number] = await withTenant(db, scope, (tx) =>
+      tx.query(
+        `UPDATE memory_files AS f
        SET purpose = $5, content = $6, updated_at = ${NEXT_WRITE_TIME}, version = ${versionOf(NEXT_WRITE_TIME)},
          written_by_user_id = CASE WHEN $7 THEN $8 ELSE f.written_by_user_id END
        WHERE f.org_id = $1 AND f.namespace = $2 AND f.path = $3 AND f.version = $4
        RETURNING f.*`,
-      [
-        scope.orgId,
-        file.namespace,
-        file.path,
-        version,
-        file.purpose,
-        file.content,
-        file.writtenByUserId !== undefined,
-        file.writtenByUserId ?? null,
-      ],
+        [
+          scope.orgId,
+          file.namespace,
+          file.path,
+          version,
+          file.purpose,
+          file.content,
+          file.writtenByUserId !== undefined,
+          file.writtenByUserId ?? null,
+        ],
+      ),
     );
     return rows.length > 0 ? toEntity(rows[0]) : null;
   }
 
   /** True when a file was deleted. */
   async delete(scope: Scope, key: MemoryFileKey, db: Db = this.db.manager): Promise<boolean> {
-    const [, affected]: [unknown[], number] = await db.query(
-      `DELETE FROM memory_files WHERE org_id = $1 AND namespace = $2 AND path = $3`,
-      [scope.orgId, key.namespace, key.path],
+    const [, affected]: [unknown[], number] = await withTenant(db, scope, (tx) =>
+      tx.query(`DELETE FROM memory_files WHERE org_id = $1 AND namespace = $2 AND path = $3`, [
+        scope.orgId,
+        key.namespace,
+        key.path,
+      ]),
     );
     return affected > 0;
   }
@@ -174,18 +187,19 @@ export class MemoryFileRepository {
    * and those of the namespaces their tokens were granted (CONTRACTS §21). What export lists.
    */
   async listWrittenByOrGrantedTo(scope: EndUserScope, db: Db = this.db.manager): Promise<MemoryFileEntity[]> {
-    const rows: MemoryFileRow[] = await db.query(
-      `SELECT f.* FROM memory_files f WHERE ${END_USER_FILES} ORDER BY f.namespace, f.path`,
-      [scope.orgId, scope.userId],
+    const rows: MemoryFileRow[] = await withTenant(db, scope, (tx) =>
+      tx.query(`SELECT f.* FROM memory_files f WHERE ${END_USER_FILES} ORDER BY f.namespace, f.path`, [
+        scope.orgId,
+        scope.userId,
+      ]),
     );
     return rows.map(toEntity);
   }
 
   /** Deletes the files `listWrittenByOrGrantedTo` lists, in one statement (what erasure does); how many. */
   async deleteWrittenByOrGrantedTo(scope: EndUserScope, db: Db = this.db.manager): Promise<number> {
-    const [, affected]: [unknown[], number] = await db.query(
-      `DELETE FROM memory_files f WHERE ${END_USER_FILES}`,
-      [scope.orgId, scope.userId],
+    const [, affected]: [unknown[], number] = await withTenant(db, scope, (tx) =>
+      tx.query(`DELETE FROM memory_files f WHERE ${END_USER_FILES}`, [scope.orgId, scope.userId]),
     );
     return affected;
   }

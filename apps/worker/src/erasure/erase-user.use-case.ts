@@ -11,6 +11,7 @@ const FILE_BATCH = 50;
 const ROUTINE_BATCH = 50;
 const SOURCE_BATCH = 20;
 const DOCUMENT_BATCH = 500;
+const MEMORY_BATCH = 500;
 
 /**
  * Runs one erasure of an end user (CONTRACTS §20, §21), from its receipt's row: ends the user's live replies
@@ -51,6 +52,7 @@ export class EraseUser {
       if (files.length === 0) break;
       await this.eraseThreads.eraseFiles(orgId, files, erasureId);
     }
+    await this.removeMemory(erasureId, orgId, userId);
     await this.removeRoutines(erasure, userId);
     await this.removeSources(erasure, userId);
     await this.eraseThreads.inTransaction(erasureId, (tx) =>
@@ -80,6 +82,19 @@ export class EraseUser {
       );
       this.logger.log({ erasureId, counts: done.counts }, 'end user erased');
     });
+  }
+
+  /** Memory files the user's runs wrote and those of namespaces granted in their tokens, then those grants. */
+  private async removeMemory(erasureId: string, orgId: string, userId: string): Promise<void> {
+    for (;;) {
+      const removed = await this.eraseThreads.inTransaction(erasureId, (tx) =>
+        this.erasures.deleteMemoryFiles(tx, orgId, userId, MEMORY_BATCH),
+      );
+      if ((removed.memory_files ?? 0) < MEMORY_BATCH) break;
+    }
+    await this.eraseThreads.inTransaction(erasureId, (tx) =>
+      this.erasures.deleteMemoryNamespaces(tx, orgId, userId),
+    );
   }
 
   // A scheduler is removed before its routine's row (so a firing finds no routine) and again after: the

@@ -5,6 +5,7 @@ import {
   AgentEntity,
   ConnectionEntity,
   ConversationFileEntity,
+  MemoryFileEntity,
   MessageEntity,
   newId,
   RoutineEntity,
@@ -371,6 +372,37 @@ export class ErasureRepository {
     };
   }
 
+  // ---- memory (CONTRACTS §21) ----
+
+  /**
+   * Deletes up to `limit` memory files of the end user: those their runs wrote (`written_by_user_id`) and every file
+   * of a namespace granted in their end-user tokens (`end_user_memory_namespaces`).
+   */
+  async deleteMemoryFiles(db: Db, orgId: string, userId: string, limit: number): Promise<ErasureCounts> {
+    return {
+      memory_files: await count(
+        db,
+        `DELETE FROM memory_files WHERE id IN (
+           SELECT f.id FROM memory_files f
+           WHERE f.org_id = $1 AND (f.written_by_user_id = $2 OR f.namespace IN (
+             SELECT n.namespace FROM end_user_memory_namespaces n WHERE n.org_id = $1 AND n.user_id = $2))
+           LIMIT $3)`,
+        [orgId, userId, limit],
+      ),
+    };
+  }
+
+  /** Forgets the namespaces granted in the end user's tokens, once their files are gone. */
+  async deleteMemoryNamespaces(db: Db, orgId: string, userId: string): Promise<ErasureCounts> {
+    return {
+      memory_namespaces: await count(
+        db,
+        `DELETE FROM end_user_memory_namespaces WHERE org_id = $1 AND user_id = $2`,
+        [orgId, userId],
+      ),
+    };
+  }
+
   // ---- everything else that names the end user ----
 
   /**
@@ -480,6 +512,25 @@ export class ErasureRepository {
       order: { id: 'ASC' },
       take: limit,
     });
+  }
+
+  /** The end user's memory files (as deleteMemoryFiles finds them), a page after `afterId`. */
+  exportMemoryFiles(
+    orgId: string,
+    userId: string,
+    afterId: string | null,
+    limit: number,
+  ): Promise<MemoryFileEntity[]> {
+    return this.db.getRepository(MemoryFileEntity).query(
+      `SELECT f.id, f.org_id AS "orgId", f.namespace, f.path, f.purpose, f.content, f.created_at AS "createdAt",
+         f.updated_at AS "updatedAt", f.version
+       FROM memory_files f
+       WHERE f.org_id = $1 AND (f.written_by_user_id = $2 OR f.namespace IN (
+         SELECT n.namespace FROM end_user_memory_namespaces n WHERE n.org_id = $1 AND n.user_id = $2))
+         AND ($3::uuid IS NULL OR f.id > $3)
+       ORDER BY f.id LIMIT $4`,
+      [orgId, userId, afterId, limit],
+    );
   }
 
   exportRoutines(orgId: string, userId: string): Promise<RoutineEntity[]> {

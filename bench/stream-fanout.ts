@@ -181,7 +181,10 @@ async function main(): Promise<void> {
     const writer = new RunEventWriter(loadSettings({ REDIS_PREFIX: name, REDIS_URL }), redis);
     const logs = new Map<string, RunEventLog>(
       await Promise.all(
-        streams.map(async (s) => [s.messageId, (await writer.claim(s.messageId)).log] as const),
+        streams.map(
+          async (s) =>
+            [s.messageId, (await writer.claim(s.messageId, () => Promise.resolve(true))).log] as const,
+        ),
       ),
     );
     // Appends are pipelined, as a run sends them; an event counts as written once its log is flushed.

@@ -100,7 +100,8 @@ export class EditMessage {
         edited.parentId,
       );
       const response = await activeBranchView(thread, this.readers(), tx);
-      if (idempotency) await this.idempotencyKeys.recordAnswer(tx, idempotency, response);
+      if (idempotency)
+        await this.idempotencyKeys.recordAnswer(tx, idempotency, response, { threadId: thread.id });
       return { reply, response, cleared };
     });
 

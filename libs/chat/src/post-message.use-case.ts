@@ -98,7 +98,8 @@ export class PostMessage {
         }),
       );
       const response = toMessageResponse(reply, agent);
-      if (idempotency) await this.idempotencyKeys.recordAnswer(tx, idempotency, response);
+      if (idempotency)
+        await this.idempotencyKeys.recordAnswer(tx, idempotency, response, { threadId: thread.id });
       return { reply, response, cleared };
     });
 

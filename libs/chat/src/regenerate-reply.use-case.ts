@@ -88,7 +88,8 @@ export class RegenerateReply {
         maxSteps: options.max_steps ?? this.settings.defaultMaxSteps,
       });
       const response = toMessageResponse(reply, agent);
-      if (idempotency) await this.idempotencyKeys.recordAnswer(tx, idempotency, response);
+      if (idempotency)
+        await this.idempotencyKeys.recordAnswer(tx, idempotency, response, { threadId: thread.id });
       return { reply, response, cleared };
     });
 

@@ -93,7 +93,7 @@ export class StartThread {
       ? await this.db.transaction(async (tx) => {
           const stored = await this.messages.startThread(thread, exchange, tx);
           const response = respond(stored);
-          await this.idempotencyKeys.recordAnswer(tx, idempotency, response);
+          await this.idempotencyKeys.recordAnswer(tx, idempotency, response, { threadId: thread.id });
           return { reply: stored.reply, response };
         })
       : await this.messages

@@ -11,6 +11,10 @@ export const AGENT_RUN_JOB = 'run-reply';
  */
 export const APPROVAL_DEADLINE_JOB = 'approval-deadline';
 
+/** The job id of a reply's approval deadline `at`: one per reply and deadline. */
+export const approvalDeadlineJobId = (messageId: string, at: Date): string =>
+  `approval-deadline-${messageId}-${at.getTime()}`;
+
 /**
  * Added to a deadline's delay: the run that denies the call reads the worker's clock, which may lag the
  * database's (that set the deadline) by a little.
@@ -60,7 +64,7 @@ export class AgentRunQueue {
    */
   async enqueueApprovalDeadline(job: AgentRunJob, at: Date): Promise<void> {
     await this.queue.add(APPROVAL_DEADLINE_JOB, withTraceContext(job), {
-      jobId: `approval-deadline-${job.messageId}-${at.getTime()}`,
+      jobId: approvalDeadlineJobId(job.messageId, at),
       delay: Math.max(0, at.getTime() - Date.now()) + DEADLINE_GRACE_MS,
       attempts: 5,
       backoff: { type: 'exponential', delay: 1000 },

@@ -259,13 +259,25 @@ export class RunEventWriter implements EventSink {
   /**
    * Makes the caller the reply's only writer, in one round trip with reading what the log already holds: a
    * run that owned it before fails its next append, and nothing it wrote before the claim is missed.
+   *
+   * Then asks `stored` whether the reply still exists: an erasure deletes the reply's row, then its log (CONTRACTS
+   * §21). A claim before that deletion loses its log to it (every later append is refused: the owner token is
+   * gone); a claim after it finds the row gone, removes what it just set and throws RunSupersededError. So no log
+   * of an erased reply outlives its erasure.
    */
-  async claim(messageId: string): Promise<{ log: RunEventLog; written: RunEvent[] }> {
+  async claim(
+    messageId: string,
+    stored: () => Promise<boolean>,
+  ): Promise<{ log: RunEventLog; written: RunEvent[] }> {
     const keys = runEventKeys(this.settings.redisPrefix, messageId);
     const token = randomUUID();
     const finished = this.settings.runEventsTtlSeconds;
     const ttls = { live: Math.max(LIVE_LOG_TTL_SECONDS, finished), finished };
     const written = decodeEntries(await this.redis.claimRunEvents(keys.stream, keys.owner, token, ttls.live));
+    if (!(await stored())) {
+      await this.redis.del(keys.stream, keys.owner);
+      throw new RunSupersededError(messageId, 0);
+    }
     const nextSeq = written.length === 0 ? 0 : written[written.length - 1].seq + 1;
     return { log: new RunEventLog(this.redis, this, keys, ttls, token, messageId, nextSeq), written };
   }

@@ -16,11 +16,18 @@ let dir: string;
 let host: FastifyInstance;
 let driver: LocalDiskDriver;
 let base: string;
+/** Keys whose file the service no longer records (erased): their permissions store nothing. */
+const erased = new Set<string>();
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'parley-host-'));
   const port = await freePort();
-  host = await buildStorageHost({ dir, signingSecret: SECRET, maxBytes: MAX_BYTES });
+  host = await buildStorageHost({
+    dir,
+    signingSecret: SECRET,
+    maxBytes: MAX_BYTES,
+    isRecorded: (key) => Promise.resolve(!erased.has(key)),
+  });
   await host.listen({ port, host: '127.0.0.1' });
   base = `http://127.0.0.1:${port}`;
   driver = new LocalDiskDriver({ dir, publicUrl: base, signingSecret: SECRET });
@@ -44,6 +51,15 @@ describe('embedded storage host: uploads', () => {
     const upload = await permission();
     expect((await postForm(upload, Buffer.alloc(MAX_BYTES, 1))).status).toBe(204);
     expect(await driver.head(upload.fields.key)).toEqual({ size: MAX_BYTES, contentType: 'text/plain' });
+  });
+
+  it('refuses the permission of a file erased since it was issued with 404, and keeps nothing', async () => {
+    const upload = await permission();
+    erased.add(upload.fields.key);
+    const response = await postForm(upload, Buffer.from('after the erasure'));
+    expect(response.status).toBe(404);
+    expect(((await response.json()) as { code: string }).code).toBe('NoSuchKey');
+    expect(await driver.head(upload.fields.key)).toBeNull();
   });
 
   it('refuses a file one byte over the limit with 413 and keeps nothing', async () => {

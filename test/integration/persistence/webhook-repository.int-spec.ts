@@ -124,4 +124,35 @@ describe('webhook outbox and deliveries', () => {
     ]);
     expect(await webhooks.attempts({ orgId: otherOrgId }, owed!.webhook.id, 10)).toEqual([]);
   });
+
+  it('derives the thread and end users a payload names into columns, whichever statement wrote the row', async () => {
+    const rows: { thread_id: string | null; end_user_ids: string[] }[] = await db.query(
+      `SELECT thread_id, end_user_ids FROM webhook_deliveries`,
+    );
+    expect(rows).toEqual([{ thread_id: null, end_user_ids: [] }]);
+    const ended = await reply();
+    await runs.finish(
+      ended.id,
+      outcome,
+      webhookEvent('message.completed', { id: ended.id, thread_id: ended.threadId, user_id: 'u1' }),
+    );
+    const [row]: { thread_id: string; end_user_ids: string[] }[] = await db.query(
+      `SELECT thread_id, end_user_ids FROM webhook_deliveries WHERE payload -> 'data' ->> 'id' = $1`,
+      [ended.id],
+    );
+    expect(row).toEqual({ thread_id: ended.threadId, end_user_ids: ['u1'] });
+  });
+
+  it('purges settled deliveries older than the window with their attempts, keeping owed ones', async () => {
+    const [{ n: before }] = await db.query(`SELECT count(*)::int AS n FROM webhook_deliveries`);
+    // The settled delivery of the test above, now old; the one just written is still owed.
+    await db.query(
+      `UPDATE webhook_deliveries SET created_at = now() - interval '40 days' WHERE next_attempt_at IS NULL`,
+    );
+    expect(await webhooks.purgeSettled(30 * 24 * 3600 * 1000, 1000)).toBe(1);
+    const [{ n: after }] = await db.query(`SELECT count(*)::int AS n FROM webhook_deliveries`);
+    expect(after).toBe(before - 1);
+    expect(await db.query(`SELECT 1 FROM webhook_attempts`)).toEqual([]);
+    expect(await webhooks.purgeSettled(30 * 24 * 3600 * 1000, 1000)).toBe(0);
+  });
 });

@@ -31,7 +31,7 @@ describe('RunEventWriter on a Redis Cluster', () => {
     redis = createRedisConnection(settings, 'writer-spec');
     const writer = new RunEventWriter(settings, redis);
     const ids = Array.from({ length: 12 }, (_, i) => `reply-${i}`);
-    const claimed = await Promise.all(ids.map((id) => writer.claim(id)));
+    const claimed = await Promise.all(ids.map((id) => writer.claim(id, () => Promise.resolve(true))));
 
     for (const { log } of claimed) {
       log.append({ type: 'text.delta', delta: 'x' });

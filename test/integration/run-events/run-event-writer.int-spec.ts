@@ -13,6 +13,8 @@ describe('RunEventWriter', () => {
   const redis = new Redis(settings.redisUrl);
   const writer = new RunEventWriter(settings, redis);
   const listeners: Redis[] = [];
+  /** The reply's row exists: a claim for it goes ahead. */
+  const replyStored = () => Promise.resolve(true);
 
   /** The messages published on a reply's channel from now on (each holds one or more lines). */
   async function listen(messageId: string): Promise<string[]> {
@@ -37,7 +39,7 @@ describe('RunEventWriter', () => {
     const keys = runEventKeys(prefix, 'm1');
     const published = await listen('m1');
 
-    const { log, written: before } = await writer.claim('m1');
+    const { log, written: before } = await writer.claim('m1', replyStored);
     expect(before).toEqual([]);
     log.append({ type: 'message.started', message_id: 'm1', thread_id: 't1' });
     log.append({ type: 'text.delta', delta: 'hi' });
@@ -64,7 +66,7 @@ describe('RunEventWriter', () => {
   it('splits a long burst into several calls, every event stored and published once, in order', async () => {
     const published = await listen('m-burst');
 
-    const { log } = await writer.claim('m-burst');
+    const { log } = await writer.claim('m-burst', replyStored);
     for (let i = 0; i < 600; i++) log.append({ type: 'text.delta', delta: `w${i}` });
     log.release();
     await log.flush();
@@ -78,13 +80,13 @@ describe('RunEventWriter', () => {
   });
 
   it('a new claim reads what the old owner wrote, and the old owner can append nothing more', async () => {
-    const first = await writer.claim('m2');
+    const first = await writer.claim('m2', replyStored);
     first.log.append({ type: 'message.started', message_id: 'm2', thread_id: 't1' });
     first.log.append({ type: 'step.started', step: 1 });
     first.log.release();
     await first.log.flush();
 
-    const second = await writer.claim('m2');
+    const second = await writer.claim('m2', replyStored);
     expect(second.written.map((event) => event.seq)).toEqual([0, 1]);
     expect(second.log.nextSeq).toBe(2);
 
@@ -106,7 +108,7 @@ describe('RunEventWriter', () => {
   it('refuses a seq already in the log even from the owner, storing and publishing none of its batch', async () => {
     const keys = runEventKeys(prefix, 'm3');
     const published = await listen('m3');
-    const { log } = await writer.claim('m3');
+    const { log } = await writer.claim('m3', replyStored);
     log.append({ type: 'message.started', message_id: 'm3', thread_id: 't1' });
     log.release();
     await log.flush();
@@ -125,7 +127,7 @@ describe('RunEventWriter', () => {
 
   it('holds what is appended until it is released, then sends it in order', async () => {
     const published = await listen('m-held');
-    const { log } = await writer.claim('m-held');
+    const { log } = await writer.claim('m-held', replyStored);
     log.append({ type: 'message.started', message_id: 'm-held', thread_id: 't1' });
     log.append({ type: 'text.delta', delta: 'a' });
     log.append({ type: 'text.delta', delta: 'b' });
@@ -145,7 +147,7 @@ describe('RunEventWriter', () => {
   });
 
   it('keeps what is appended after keepFromJournal from a journal, until the run releases everything', async () => {
-    const { log } = await writer.claim('m-kept');
+    const { log } = await writer.claim('m-kept', replyStored);
     log.append({ type: 'text.delta', delta: 'a' });
     log.keepFromJournal();
     log.append({ type: 'approval.requested', step: 0, call_id: 'c1', name: 'clock', arguments: {} });
@@ -167,7 +169,7 @@ describe('RunEventWriter', () => {
 
   it("keeps a live reply's log an hour past its last line, a finished one's RUN_EVENTS_TTL_SECONDS", async () => {
     const keys = runEventKeys(prefix, 'm-ttl');
-    const { log } = await writer.claim('m-ttl');
+    const { log } = await writer.claim('m-ttl', replyStored);
     log.append({ type: 'text.delta', delta: 'a' });
     log.release();
     await log.flush();
@@ -184,10 +186,18 @@ describe('RunEventWriter', () => {
   });
 
   it('tells its owner from a run that lost the log', async () => {
-    const first = await writer.claim('m-owner');
+    const first = await writer.claim('m-owner', replyStored);
     await expect(first.log.assertOwner()).resolves.toBeUndefined();
-    await writer.claim('m-owner');
+    await writer.claim('m-owner', replyStored);
     await expect(first.log.assertOwner()).rejects.toBeInstanceOf(RunSupersededError);
+  });
+
+  it('lets go of a log whose reply is no longer stored (erased), leaving no key behind', async () => {
+    const keys = runEventKeys(prefix, 'm-erased');
+    await expect(writer.claim('m-erased', () => Promise.resolve(false))).rejects.toBeInstanceOf(
+      RunSupersededError,
+    );
+    expect(await redis.exists(keys.stream, keys.owner)).toBe(0);
   });
 
   it('reads an unknown reply as an empty log', async () => {

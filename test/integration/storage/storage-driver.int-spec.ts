@@ -35,7 +35,12 @@ interface Harness {
 async function localHarness(): Promise<Harness> {
   const dir = await mkdtemp(join(tmpdir(), 'parley-local-'));
   const port = await freePort();
-  const host: FastifyInstance = await buildStorageHost({ dir, signingSecret: SECRET, maxBytes: MAX_BYTES });
+  const host: FastifyInstance = await buildStorageHost({
+    dir,
+    signingSecret: SECRET,
+    maxBytes: MAX_BYTES,
+    isRecorded: () => Promise.resolve(true),
+  });
   await host.listen({ port, host: '127.0.0.1' });
   const driver = new LocalDiskDriver({ dir, publicUrl: `http://127.0.0.1:${port}`, signingSecret: SECRET });
   return {

@@ -13,6 +13,7 @@ import {
   ConnectionResponse,
   ConversationFileResponse,
   ErasureAcceptedResponse,
+  MemoryFileResponse,
   ErasureParams,
   ErasureResponse,
   FeedbackResponse,
@@ -36,6 +37,7 @@ const EXPORTED_MODELS = [
   ThreadSummaryResponse,
   MessageResponse,
   ConversationFileResponse,
+  MemoryFileResponse,
   RoutineResponse,
   FeedbackResponse,
   UserBudgetResponse,
@@ -48,7 +50,7 @@ const EXPORT_LINE_SCHEMA = {
   properties: {
     kind: {
       type: 'string',
-      enum: ['thread', 'message', 'file', 'routine', 'feedback', 'budget', 'connection'],
+      enum: ['thread', 'message', 'file', 'memory_file', 'routine', 'feedback', 'budget', 'connection'],
     },
     data: {
       description: 'The object as the API answers it elsewhere; a thread also says whether it is archived.',
@@ -84,8 +86,8 @@ export class ErasureController {
     summary: 'Erase everything of an end user',
     description:
       'Deletes for good, in the background, every thread, message, run event, file (with its stored bytes), ' +
-      'share link, routine, connection and its sources, feedback, budget, idempotency record and webhook ' +
-      'delivery of this end user in the organization; a live reply is cancelled first, and usage is kept under no ' +
+      'share link, memory file, routine, connection and its sources, feedback, budget, idempotency record and ' +
+      'webhook delivery of this end user in the organization; a live reply is cancelled first, and usage is kept under no ' +
       'end user. While an erasure of the user runs, the same erasure_id is answered; afterwards a new erasure ' +
       'starts, which finds nothing. Webhook event user.erased when done.',
   })
@@ -110,7 +112,8 @@ export class ErasureController {
     summary: 'Export everything of an end user',
     description:
       'NDJSON, one {"kind", "data"} object a line, streamed: each thread followed by its messages, then files ' +
-      '(with a signed download url), routines, feedback, the budget and connections. An unknown user: no lines.',
+      '(with a signed download url), memory files, routines, feedback, the budget and connections. An unknown ' +
+      'user: no lines.',
   })
   @ApiExtraModels(...EXPORTED_MODELS)
   @ApiOkResponse({ content: { 'application/x-ndjson': { schema: EXPORT_LINE_SCHEMA } } })

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import {
   toConnectionResponse,
+  toMemoryFileResponse,
   toMessageResponse,
   toRoutineResponse,
   toThreadSummaryResponse,
@@ -16,15 +17,15 @@ const PAGE = 200;
 
 /** One line of the export. */
 export interface ExportLine {
-  kind: 'thread' | 'message' | 'file' | 'routine' | 'feedback' | 'budget' | 'connection';
+  kind: 'thread' | 'message' | 'file' | 'memory_file' | 'routine' | 'feedback' | 'budget' | 'connection';
   data: unknown;
 }
 
 /**
  * GET /users/{user_id}/export (CONTRACTS §20): everything of the end user in the key's organization, one object a
  * line, in the shapes the API answers: each thread (archived ones too) followed by its messages, then files (with
- * a signed download URL and their share links), routines, feedback, the budget and connections. Read page by
- * page, so the response streams at any size; an unknown user is an empty export.
+ * a signed download URL and their share links), memory files (CONTRACTS §21), routines, feedback, the budget and
+ * connections. Read page by page, so the response streams at any size; an unknown user is an empty export.
  */
 @Injectable()
 export class ExportUser {
@@ -68,6 +69,12 @@ export class ExportUser {
     for (let after: string | null = null; ;) {
       const files = await this.data.exportFiles(orgId, userId, after, PAGE);
       for (const file of await this.attachments.toResponses(files)) yield { kind: 'file', data: file };
+      if (files.length < PAGE) break;
+      after = files[files.length - 1].id;
+    }
+    for (let after: string | null = null; ;) {
+      const files = await this.data.exportMemoryFiles(orgId, userId, after, PAGE);
+      for (const file of files) yield { kind: 'memory_file', data: toMemoryFileResponse(file) };
       if (files.length < PAGE) break;
       after = files[files.length - 1].id;
     }

@@ -21,6 +21,29 @@ function fingerprintOf(request: AuthenticatedRequest): string {
     .digest('hex');
 }
 
+const stringOr = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+
+/**
+ * The end user whose key space holds the request's key (CONTRACTS §21): an end-user token's own user, whatever the
+ * request says; for a service key, the end user the request names (`user_id` in the query, the body, or the body's
+ * `options`), or '' when it names none. So a key never answers one end user with another's answer, and a service
+ * key retrying for an end user finds that user's record. (A request naming two different users is refused by its
+ * route, which then releases the claim.)
+ */
+function endUserOf(request: AuthenticatedRequest): string {
+  if (request.caller?.endUser) return request.caller.endUser.userId;
+  const query = (request.query ?? {}) as Record<string, unknown>;
+  const body = (request.body && typeof request.body === 'object' ? request.body : {}) as Record<
+    string,
+    unknown
+  >;
+  const options = (body.options && typeof body.options === 'object' ? body.options : {}) as Record<
+    string,
+    unknown
+  >;
+  return stringOr(query.user_id) ?? stringOr(body.user_id) ?? stringOr(options.user_id) ?? '';
+}
+
 function keyIssue(key: string, msg: string, type: string, ctx?: Record<string, unknown>) {
   return new InvalidInputError([
     { loc: ['header', IDEMPOTENCY_HEADER], msg, type, input: key, ...(ctx && { ctx }) },
@@ -36,9 +59,10 @@ export type RequestWithIdempotentWrite = AuthenticatedRequest & { idempotentWrit
 
 /**
  * The `Idempotency-Key` header (IETF draft httpapi-idempotency-key-header) on a write: the first request with a
- * key runs and its answer is kept 24 h in PostgreSQL; a retry with the same key and the same request gets that
- * answer again without running (header `idempotent-replayed: true`); the same key with another request is 422;
- * a retry while the first is still running is 409. The route records its answer in the transaction that stores
+ * key runs and its answer is kept 24 h in PostgreSQL, in the key space of the organization and the request's end
+ * user (endUserOf); a retry with the same key and the same request gets that answer again without running (header
+ * `idempotent-replayed: true`); the same key with another request is 422; a retry while the first is still running
+ * is 409. The route records its answer in the transaction that stores
  * its effect (IdempotencyKeyRepository.recordAnswer), so whatever fails after that commit (an enqueue, the
  * answer's way back, this process) leaves the answer for a retry; a request that fails before it stored nothing
  * and releases its key, so a retry runs it afresh. Without the header the route runs as usual.
@@ -59,8 +83,9 @@ export class IdempotencyInterceptor implements NestInterceptor {
     if (key.length > KEY_MAX_LENGTH)
       throw lengthIssue(key, 'string_too_long', { max_length: KEY_MAX_LENGTH });
     const { orgId } = request.caller;
+    const userId = endUserOf(request);
     const fingerprint = fingerprintOf(request);
-    const claim = await this.keys.claim(orgId, key, fingerprint, IDEMPOTENCY_WINDOW);
+    const claim = await this.keys.claim(orgId, userId, key, fingerprint, IDEMPOTENCY_WINDOW);
     if (claim.state !== 'claimed' && claim.fingerprint !== fingerprint) {
       throw keyIssue(
         key,
@@ -78,7 +103,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const statusCode =
       this.reflector.get<number | undefined>(HTTP_CODE_METADATA, context.getHandler()) ??
       (request.method === 'POST' ? HttpStatus.CREATED : HttpStatus.OK);
-    const write = new IdempotentWrite(orgId, key, claim.token, statusCode);
+    const write = new IdempotentWrite(orgId, userId, key, claim.token, statusCode);
     (request as RequestWithIdempotentWrite).idempotentWrite = write;
     return next.handle().pipe(
       map((body: unknown) => {

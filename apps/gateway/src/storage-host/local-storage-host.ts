@@ -1,6 +1,7 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { FastifyInstance } from 'fastify';
 import { Settings } from '@app/config';
+import { ConversationFileRepository } from '@app/persistence';
 import { LocalDiskDriver, StorageDriver } from '@app/storage';
 import { buildStorageHost } from './storage-host';
 
@@ -17,6 +18,7 @@ export class LocalStorageHost implements OnApplicationBootstrap, OnModuleDestroy
   constructor(
     private readonly settings: Settings,
     private readonly storage: StorageDriver,
+    private readonly files: ConversationFileRepository,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -32,6 +34,7 @@ export class LocalStorageHost implements OnApplicationBootstrap, OnModuleDestroy
       dir: this.settings.storageDir,
       signingSecret: this.storage.signingSecret,
       maxBytes: this.settings.uploadMaxBytes,
+      isRecorded: (key) => this.files.isRecordedAt(key),
     });
     await this.host.listen({ port: this.settings.storagePort, host: this.settings.host });
     this.logger.log(

@@ -23,6 +23,11 @@ export interface StorageHostOptions {
   signingSecret: string;
   /** Largest object any policy may allow; a body far beyond it is refused before it is read. */
   maxBytes: number;
+  /**
+   * Whether the service still records a file at the key: an upload permission issued before its file was erased
+   * (CONTRACTS §21) stores nothing, and bytes that land while the erasure runs are removed.
+   */
+  isRecorded: (key: string) => Promise<boolean>;
 }
 
 /** Room for the form's fields and multipart framing on top of the file itself. */
@@ -41,6 +46,7 @@ class Refusal extends Error {
 }
 
 const permissionUsed = () => new Refusal(403, 'AccessDenied', 'This upload permission has already been used');
+const noSuchFile = () => new Refusal(404, 'NoSuchKey', 'The file of this upload permission no longer exists');
 
 const drain = (file: MultipartFile): Promise<void> =>
   pipeline(file.file, new Writable({ write: (_chunk, _encoding, done) => done() }));
@@ -95,7 +101,8 @@ function verifyForm(
  * service token. POST /upload takes S3's browser-upload form (fields, then `file`) and stores the file when
  * the signed policy allows it (signature, expiry, key, content type, size range): 204. A permission is
  * single-use: its key is written once, and any later post with it is refused (403), so a file's bytes never
- * change after the service recorded them. GET /files/<key> serves an object to whoever holds a signed,
+ * change after the service recorded them; a permission whose file the service no longer records (erased) is
+ * refused (404), checked again once the bytes are stored. GET /files/<key> serves an object to whoever holds a signed,
  * unexpired address, exactly the size the address was signed for, or refuses.
  */
 export async function buildStorageHost(options: StorageHostOptions): Promise<FastifyInstance> {
@@ -141,7 +148,7 @@ export async function buildStorageHost(options: StorageHostOptions): Promise<Fas
         continue;
       }
       try {
-        await storeFile(store, options.signingSecret, form, part);
+        await storeFile(store, options, form, part);
         stored = true;
       } catch (error) {
         if (!(error instanceof Refusal)) throw error;
@@ -190,18 +197,22 @@ export async function buildStorageHost(options: StorageHostOptions): Promise<Fas
 /** Verifies the form, then streams the file to disk, counting bytes against the policy's range. */
 async function storeFile(
   store: LocalDiskStore,
-  secret: string,
+  options: StorageHostOptions,
   form: Map<string, string>,
   part: MultipartFile,
 ): Promise<void> {
   let verified: ReturnType<typeof verifyForm>;
   try {
-    verified = verifyForm(secret, form);
+    verified = verifyForm(options.signingSecret, form);
   } catch (error) {
     await drain(part);
     throw error instanceof Refusal
       ? error
       : new Refusal(400, 'MalformedPOSTRequest', 'The policy is not valid');
+  }
+  if (!(await options.isRecorded(verified.key))) {
+    await drain(part);
+    throw noSuchFile();
   }
   if (await store.exists(verified.key)) {
     await drain(part);
@@ -233,6 +244,11 @@ async function storeFile(
       contentType: verified.contentType,
       metadata: { 'file-id': form.get(FILE_ID_FIELD) ?? '' },
     });
+    // Its file erased while the bytes came in: the erasure deleted the bytes before its rows, so they go here.
+    if (!(await options.isRecorded(verified.key))) {
+      await store.delete(verified.key);
+      throw noSuchFile();
+    }
   } catch (error) {
     // Two posts of one permission raced past the check above: the first to finish won.
     throw error instanceof ObjectExistsError ? permissionUsed() : error;

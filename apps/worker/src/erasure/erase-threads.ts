@@ -1,14 +1,8 @@
-import { InjectQueue } from '@nestjs/bullmq';
-import { Inject, Injectable } from '@nestjs/common';
-import { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
+import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { Settings } from '@app/config';
-import { QUEUE } from '@app/contracts';
-import { Db, ErasureCounts, ErasureRepository } from '@app/persistence';
-import { REDIS } from '@app/redis';
-import { runEventKeys } from '@app/run-events';
+import { Db, ErasureCounts, ErasureRepository, StoredFileRef } from '@app/persistence';
 import { StorageDriver } from '@app/storage';
+import { ReplyTraces } from './reply-traces';
 
 /** Messages deleted per transaction: a thread of any length is removed in short transactions. */
 export const MESSAGE_BATCH = 500;
@@ -19,11 +13,11 @@ export function addUp(into: ErasureCounts, counts: ErasureCounts): void {
 }
 
 /**
- * Deletes threads for good, for an end user's erasure and for retention alike: the bytes of the files their
- * messages hold, then those files, then their messages newest first (each message's run events in Redis first),
- * then the threads; each step its own short transaction, so no lock is held for long and a run stopped anywhere
- * can run again from the start and find only what is left. With an erasure id, each transaction adds its counts
- * to that receipt.
+ * Deletes threads for good, for an end user's erasure and for retention alike: the files their messages hold
+ * (eraseFiles), then their messages newest first with what Redis holds of their replies (ReplyTraces), then the
+ * threads; each step its own short transaction, so no lock is held for long and a run stopped anywhere can run
+ * again from the start and find only what is left. With an erasure id, each transaction adds its counts to that
+ * receipt. The caller has stopped the threads' replies first.
  */
 @Injectable()
 export class EraseThreads {
@@ -31,41 +25,51 @@ export class EraseThreads {
     private readonly db: DataSource,
     private readonly erasures: ErasureRepository,
     private readonly storage: StorageDriver,
-    private readonly settings: Settings,
-    @Inject(REDIS) private readonly redis: Redis,
-    @InjectQueue(QUEUE.agentRun) private readonly agentRuns: Queue,
+    private readonly traces: ReplyTraces,
   ) {}
 
   async execute(orgId: string, threadIds: string[], erasureId: string | null): Promise<ErasureCounts> {
     const total: ErasureCounts = {};
-    const files = await this.erasures.threadFiles(orgId, threadIds);
-    if (files.length > 0) {
-      await Promise.all(files.map((file) => this.storage.delete(file.storageKey)));
-      addUp(
-        total,
-        await this.inTransaction(erasureId, (tx) =>
-          this.erasures.deleteFiles(
-            tx,
-            orgId,
-            files.map((f) => f.id),
-          ),
-        ),
-      );
-    }
+    addUp(total, await this.eraseFiles(orgId, await this.erasures.threadFiles(orgId, threadIds), erasureId));
     for (;;) {
       const messageIds = await this.erasures.messageBatch(threadIds, MESSAGE_BATCH);
       if (messageIds.length === 0) break;
-      await this.deleteRunEvents(messageIds);
+      const replies = await this.erasures.repliesOf(messageIds);
+      // Before the rows (a resumed erasure no longer finds the ids of rows already gone), and after them: a run
+      // that claimed a log in between wrote it again, and any claim later finds its reply gone.
+      await this.traces.forgetLogs(replies.map((reply) => reply.id));
       addUp(
         total,
         await this.inTransaction(erasureId, (tx) => this.erasures.deleteMessages(tx, orgId, messageIds)),
       );
+      await this.traces.forget(replies);
     }
     addUp(
       total,
       await this.inTransaction(erasureId, (tx) => this.erasures.deleteThreads(tx, orgId, threadIds)),
     );
     return total;
+  }
+
+  /**
+   * Deletes files: their bytes, their rows (and share links), then their bytes again. The storage host takes an
+   * upload permission's bytes only while the file's row exists and checks it again once they are stored
+   * (FileRows), so bytes that landed between the first delete and the rows' are removed by the second, and any
+   * later ones by the host itself.
+   */
+  async eraseFiles(orgId: string, files: StoredFileRef[], erasureId: string | null): Promise<ErasureCounts> {
+    if (files.length === 0) return {};
+    const deleteBytes = () => Promise.all(files.map((file) => this.storage.delete(file.storageKey)));
+    await deleteBytes();
+    const counts = await this.inTransaction(erasureId, (tx) =>
+      this.erasures.deleteFiles(
+        tx,
+        orgId,
+        files.map((file) => file.id),
+      ),
+    );
+    await deleteBytes();
+    return counts;
   }
 
   /** One batch's deletes and, for an erasure, its counts on the receipt: committed together. */
@@ -78,20 +82,5 @@ export class EraseThreads {
       if (erasureId) await this.erasures.addCounts(tx, erasureId, counts);
       return counts;
     });
-  }
-
-  /**
-   * A reply's replay log and owner token (a live channel keeps nothing; one slot per message on a cluster), and
-   * its agent-run job kept after it ended (the job id is the message id). A job still locked by a run is left:
-   * its run ended cancelled, and the job goes with BullMQ's cleanup of finished jobs.
-   */
-  private async deleteRunEvents(messageIds: string[]): Promise<void> {
-    await Promise.all(
-      messageIds.map(async (id) => {
-        const keys = runEventKeys(this.settings.redisPrefix, id);
-        await this.redis.del(keys.stream, keys.owner);
-        await this.agentRuns.remove(id).catch(() => 0);
-      }),
-    );
   }
 }

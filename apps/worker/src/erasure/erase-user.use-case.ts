@@ -3,26 +3,25 @@ import { DataSource } from 'typeorm';
 import { webhookEvent } from '@app/contracts';
 import { ErasureRecord, ErasureRepository, recordAudit, recordWebhookEvent } from '@app/persistence';
 import { RoutineSchedules, SourceSyncQueue } from '@app/queues';
-import { RunCancellation } from '@app/run-events';
-import { StorageDriver } from '@app/storage';
 import { EraseThreads } from './erase-threads';
+import { StopReplies } from './stop-replies';
 
 const THREAD_BATCH = 20;
 const FILE_BATCH = 50;
 const ROUTINE_BATCH = 50;
 const SOURCE_BATCH = 20;
 const DOCUMENT_BATCH = 500;
-/** How long an erasure waits for the workers to stop the user's running replies before deleting under them. */
-const CANCEL_WAIT_MS = 30_000;
-const CANCEL_POLL_MS = 250;
+const MEMORY_BATCH = 500;
 
 /**
- * Runs one erasure of an end user (CONTRACTS §20), from its receipt's row: stops the user's live replies, then
- * deletes, batch after batch, their threads (messages, run events, the files those hold), files (bytes first),
- * routines and their schedulers, sources with their documents and sync schedulers, connections, and what else
- * names them (ErasureRepository.deleteRest), then marks the receipt done, forgetting the id in clear, and tells webhooks
- * `user.erased` in that same transaction. Every step finds what is left, so a job run again after a worker died
- * (BullMQ's stalled-job recovery) finishes the work and counts every row once.
+ * Runs one erasure of an end user (CONTRACTS §20, §21), from its receipt's row: ends the user's live replies
+ * through the cancel path and waits until none runs (StopReplies; while one still runs, the job fails and is
+ * tried again, deleting nothing), then deletes, batch after batch, their threads (messages, what Redis holds of
+ * their replies, the files those hold), files (EraseThreads.eraseFiles), routines and their schedulers, sources
+ * with their documents and sync schedulers, connections, and what else names them (ErasureRepository.deleteRest),
+ * then marks the receipt done, forgetting the id in clear, and tells webhooks `user.erased` in that same
+ * transaction. Every step finds what is left, so a job run again after a worker died (BullMQ's stalled-job
+ * recovery) finishes the work and counts every row once.
  */
 @Injectable()
 export class EraseUser {
@@ -32,17 +31,16 @@ export class EraseUser {
     private readonly db: DataSource,
     private readonly erasures: ErasureRepository,
     private readonly eraseThreads: EraseThreads,
-    private readonly storage: StorageDriver,
+    private readonly stopReplies: StopReplies,
     private readonly routineSchedules: RoutineSchedules,
     private readonly sourceSyncs: SourceSyncQueue,
-    private readonly cancellation: RunCancellation,
   ) {}
 
   async execute(erasureId: string): Promise<void> {
     const erasure = await this.erasures.get(erasureId);
     if (!erasure || erasure.status === 'done' || !erasure.userId) return;
     const { orgId, userId } = erasure;
-    await this.stopLiveReplies(orgId, userId);
+    await this.stopReplies.stop(orgId, await this.erasures.liveThreadIds(orgId, userId));
 
     for (;;) {
       const threadIds = await this.erasures.userThreadIds(orgId, userId, THREAD_BATCH);
@@ -52,15 +50,9 @@ export class EraseUser {
     for (;;) {
       const files = await this.erasures.userFiles(orgId, userId, FILE_BATCH);
       if (files.length === 0) break;
-      await Promise.all(files.map((file) => this.storage.delete(file.storageKey)));
-      await this.eraseThreads.inTransaction(erasureId, (tx) =>
-        this.erasures.deleteFiles(
-          tx,
-          orgId,
-          files.map((file) => file.id),
-        ),
-      );
+      await this.eraseThreads.eraseFiles(orgId, files, erasureId);
     }
+    await this.removeMemory(erasureId, orgId, userId);
     await this.removeRoutines(erasure, userId);
     await this.removeSources(erasure, userId);
     await this.eraseThreads.inTransaction(erasureId, (tx) =>
@@ -92,18 +84,17 @@ export class EraseUser {
     });
   }
 
-  /**
-   * Archives the user's threads with a live reply (a worker stops such a run between steps, and a reply not
-   * started yet never starts), tells the workers at once, and waits a while for the running ones to stop, so
-   * no run writes into what is being deleted.
-   */
-  private async stopLiveReplies(orgId: string, userId: string): Promise<void> {
-    const threadIds = await this.erasures.archiveLiveThreads(orgId, userId);
-    for (const threadId of threadIds) await this.cancellation.requestCancel({ threadId });
-    const deadline = Date.now() + CANCEL_WAIT_MS;
-    while ((await this.erasures.runningReplies(orgId, userId)) > 0 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, CANCEL_POLL_MS));
+  /** Memory files the user's runs wrote and those of namespaces granted in their tokens, then those grants. */
+  private async removeMemory(erasureId: string, orgId: string, userId: string): Promise<void> {
+    for (;;) {
+      const removed = await this.eraseThreads.inTransaction(erasureId, (tx) =>
+        this.erasures.deleteMemoryFiles(tx, orgId, userId, MEMORY_BATCH),
+      );
+      if ((removed.memory_files ?? 0) < MEMORY_BATCH) break;
     }
+    await this.eraseThreads.inTransaction(erasureId, (tx) =>
+      this.erasures.deleteMemoryNamespaces(tx, orgId, userId),
+    );
   }
 
   // A scheduler is removed before its routine's row (so a firing finds no routine) and again after: the

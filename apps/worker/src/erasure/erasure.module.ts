@@ -9,6 +9,8 @@ import { ApplyRetention } from './apply-retention.use-case';
 import { EraseThreads } from './erase-threads';
 import { EraseUser } from './erase-user.use-case';
 import { ErasureProcessor } from './erasure.processor';
+import { ReplyTraces } from './reply-traces';
+import { StopReplies } from './stop-replies';
 
 /** Erasures are I/O in short transactions; two at once per worker leave the machine to the replies. */
 const ERASURE_CONCURRENCY = 2;
@@ -33,7 +35,15 @@ export class ErasureModule {
     return {
       module: ErasureModule,
       imports: [QueuesModule, StorageModule],
-      providers: [ErasureProcessor, EraseUser, EraseThreads, ApplyRetention, RunCancellation],
+      providers: [
+        ErasureProcessor,
+        EraseUser,
+        EraseThreads,
+        ApplyRetention,
+        StopReplies,
+        ReplyTraces,
+        RunCancellation,
+      ],
     };
   }
 }

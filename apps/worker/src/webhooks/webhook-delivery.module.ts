@@ -4,13 +4,17 @@ import { QueuesModule } from '@app/queues';
 import { Settings } from '@app/config';
 import { QUEUE } from '@app/contracts';
 import { WebhooksModule } from '@app/webhooks';
+import { PurgeSettledDeliveries } from './purge-settled-deliveries';
 import { SweepDueDeliveries } from './sweep-due-deliveries';
 import { WebhookDeliveryProcessor } from './webhook-delivery.processor';
 
 /** Tries a few endpoints at once per worker: each try waits on a remote server, not on this CPU. */
 const DELIVERY_CONCURRENCY = 16;
 
-/** Webhook delivery on this worker: the sweep that queues due tries and the `webhook-delivery` consumer. */
+/**
+ * Webhook delivery on this worker: the sweep that queues due tries, the `webhook-delivery` consumer, and the
+ * purge of settled deliveries.
+ */
 @Module({})
 export class WebhookDeliveryModule {
   static forRoot(settings: Settings): DynamicModule {
@@ -25,7 +29,7 @@ export class WebhookDeliveryModule {
     return {
       module: WebhookDeliveryModule,
       imports: [QueuesModule, WebhooksModule],
-      providers: [WebhookDeliveryProcessor, SweepDueDeliveries],
+      providers: [WebhookDeliveryProcessor, SweepDueDeliveries, PurgeSettledDeliveries],
     };
   }
 }

@@ -128,7 +128,7 @@ export class ReplyFinisher {
     // Ran and finished long ago, its stream expired: PostgreSQL holds it and replays fall back to it.
     if (written.length === 0 && reply.events !== null) return;
     const agent = reply.agentId ? await this.agents.findById(reply.agentId) : null;
-    const claimed = await this.writer.claim(reply.id);
+    const claimed = await this.writer.claim(reply.id, () => this.runs.isStored(reply.id));
     const state = new RunState(claimed.log, claimed.written);
     state.restore(
       storedReplyLines(reply, endedReplyMessage(reply, agent)).map(

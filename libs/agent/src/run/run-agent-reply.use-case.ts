@@ -72,7 +72,7 @@ export class RunAgentReply {
     if (!thread || !agent) throw new Error(`reply ${reply.id} has no thread or agent`);
     if (start === 'blocked') return 'wait';
 
-    const { log: events, written } = await this.writer.claim(reply.id);
+    const { log: events, written } = await this.writer.claim(reply.id, () => this.runs.isStored(reply.id));
     this.journal.watch(events);
     const state = new RunState(events, written);
     if (!state.resumed && input.enqueuedAt)

@@ -56,6 +56,14 @@ export class WebhookDeliveryEntity {
   @Column({ type: 'jsonb' })
   payload: Record<string, unknown>;
 
+  /** The thread the payload names (`data.thread_id`), set by PostgreSQL on insert: its erasure finds the row. */
+  @Column({ name: 'thread_id', type: 'text', nullable: true })
+  threadId: string | null;
+
+  /** The end users the payload names, set by PostgreSQL on insert: their erasure finds the row. */
+  @Column({ name: 'end_user_ids', type: 'text', array: true, nullable: true })
+  endUserIds: string[] | null;
+
   @Column({ type: 'integer', default: 0 })
   attempts: number;
 

@@ -35,6 +35,17 @@ function whereVisible(
 export class ConversationFileRepository {
   constructor(private readonly db: DataSource) {}
 
+  /**
+   * Whether a file is recorded at the storage key: the storage host takes an upload's bytes only then, so an
+   * upload permission of a file erased since (or never recorded) stores nothing.
+   */
+  async isRecordedAt(storageKey: string): Promise<boolean> {
+    const rows: unknown[] = await this.db.query(`SELECT 1 FROM conversation_files WHERE storage_key = $1`, [
+      storageKey,
+    ]);
+    return rows.length > 0;
+  }
+
   /** A user's file, before its bytes reach the storage host. */
   async createPending(
     scope: Scope,

@@ -5,6 +5,7 @@ import {
   AgentEntity,
   ConnectionEntity,
   ConversationFileEntity,
+  MemoryFileEntity,
   MessageEntity,
   newId,
   RoutineEntity,
@@ -27,6 +28,12 @@ export interface ErasureRecord {
   requestedBy: AuditActor;
   createdAt: Date;
   completedAt: Date | null;
+}
+
+/** An erased reply: what names it in Redis is found from its id and its approvals' deadlines. */
+export interface ErasedReply {
+  id: string;
+  deadlines: Date[];
 }
 
 /** A stored file to remove: its bytes first, then its row. */
@@ -58,10 +65,6 @@ const toErasure = (row: ErasureRow): ErasureRecord => ({
   createdAt: row.created_at,
   completedAt: row.completed_at,
 });
-
-/** A JSON value anywhere in `column` equal to the string $2 (jsonpath `.**`): a record that names the end user. */
-const namesUser = (column: string) => `jsonb_path_exists(${column}::jsonb, '$.** ? (@ == $u)',
-  jsonb_build_object('u', $2::text))`;
 
 /**
  * Erasure receipts and the statements an erasure runs (CONTRACTS §20). Each removing statement is small (a batch
@@ -144,29 +147,43 @@ export class ErasureRepository {
 
   // ---- threads (an end user's, or retention's) ----
 
-  /**
-   * Archives the end user's threads that have a live reply (a worker stops such a run at its next check) and
-   * returns their ids, to tell the workers at once.
-   */
-  async archiveLiveThreads(orgId: string, userId: string): Promise<string[]> {
+  /** The end user's threads with a live reply (pending, running or waiting for a person). */
+  async liveThreadIds(orgId: string, userId: string): Promise<string[]> {
     const rows: { id: string }[] = await this.db.query(
-      `WITH archived AS (
-         UPDATE threads t SET archived_at = now(), updated_at = now()
-         WHERE t.org_id = $1 AND t.user_id = $2 AND t.archived_at IS NULL
-           AND EXISTS (SELECT 1 FROM messages m WHERE m.thread_id = t.id AND m.live)
-         RETURNING t.id)
-       SELECT id FROM archived`,
+      `SELECT t.id FROM threads t
+       WHERE t.org_id = $1 AND t.user_id = $2
+         AND EXISTS (SELECT 1 FROM messages m WHERE m.thread_id = t.id AND m.live)`,
       [orgId, userId],
     );
     return rows.map((row) => row.id);
   }
 
-  /** How many replies of the end user a worker is still running. */
-  async runningReplies(orgId: string, userId: string): Promise<number> {
+  /** Threads of the organization whose newest message is older than `before` and that still have a live reply. */
+  async staleLiveThreadIds(orgId: string, before: Date, limit: number): Promise<string[]> {
+    const rows: { id: string }[] = await this.db.query(
+      `SELECT t.id FROM threads t
+       LEFT JOIN LATERAL (SELECT m.created_at FROM messages m WHERE m.thread_id = t.id
+         ORDER BY m.position DESC LIMIT 1) newest ON true
+       WHERE t.org_id = $1 AND t.created_at < $2 AND COALESCE(newest.created_at, t.created_at) < $2
+         AND EXISTS (SELECT 1 FROM messages m WHERE m.thread_id = t.id AND m.live)
+       LIMIT $3`,
+      [orgId, before, limit],
+    );
+    return rows.map((row) => row.id);
+  }
+
+  /** The thread, archived or not, locked until the transaction ends: its replies are about to be stopped. */
+  lockThread(tx: Db, orgId: string, threadId: string): Promise<ThreadEntity | null> {
+    return tx
+      .getRepository(ThreadEntity)
+      .findOne({ where: { id: threadId, orgId }, lock: { mode: 'pessimistic_write' } });
+  }
+
+  /** How many replies of the threads a worker is still running. */
+  async runningReplies(threadIds: string[]): Promise<number> {
     const [row] = await this.db.query(
-      `SELECT count(*)::int AS n FROM threads t JOIN messages m ON m.thread_id = t.id
-       WHERE t.org_id = $1 AND t.user_id = $2 AND m.status = 'running'`,
-      [orgId, userId],
+      `SELECT count(*)::int AS n FROM messages WHERE thread_id = ANY ($1) AND status = 'running'`,
+      [threadIds],
     );
     return row.n;
   }
@@ -181,16 +198,19 @@ export class ErasureRepository {
 
   /**
    * Threads of the organization whose newest message (or, with none, whose creation) is older than `before`:
-   * retention's. Found by the threads' age index, the newest message by its thread's position index.
+   * retention's. Found by the threads' age index, the newest message by its thread's position index. A thread
+   * with a live reply, or one that ended at or after `settledBefore` (stopped by this retention run), is left to
+   * the next run: its reply's end is reported (webhook `message.cancelled`) before the thread goes.
    */
-  async staleThreadIds(orgId: string, before: Date, limit: number): Promise<string[]> {
+  async staleThreadIds(orgId: string, before: Date, settledBefore: Date, limit: number): Promise<string[]> {
     const rows: { id: string }[] = await this.db.query(
       `SELECT t.id FROM threads t
        LEFT JOIN LATERAL (SELECT m.created_at FROM messages m WHERE m.thread_id = t.id
          ORDER BY m.position DESC LIMIT 1) newest ON true
        WHERE t.org_id = $1 AND t.created_at < $2 AND COALESCE(newest.created_at, t.created_at) < $2
-       LIMIT $3`,
-      [orgId, before, limit],
+         AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.thread_id = t.id AND (m.live OR m.completed_at >= $3))
+       LIMIT $4`,
+      [orgId, before, settledBefore, limit],
     );
     return rows.map((row) => row.id);
   }
@@ -223,9 +243,21 @@ export class ErasureRepository {
   }
 
   /**
-   * Deletes messages (their steps, tool calls, approvals, journal and summaries go with them), their feedback
-   * and the webhook deliveries and idempotency records that hold them.
+   * The assistant replies among the messages, with every deadline an approval of theirs had: what names them in
+   * Redis (their event logs, their agent-run jobs and approval-deadline jobs) is found from these.
    */
+  async repliesOf(messageIds: string[]): Promise<ErasedReply[]> {
+    const rows: { id: string; deadlines: Date[] }[] = await this.db.query(
+      `SELECT m.id, COALESCE(array_agg(DISTINCT a.expires_at) FILTER (WHERE a.expires_at IS NOT NULL), '{}')
+         AS deadlines
+       FROM messages m LEFT JOIN tool_approvals a ON a.message_id = m.id
+       WHERE m.id = ANY ($1) AND m.role = 'assistant' GROUP BY m.id`,
+      [messageIds],
+    );
+    return rows.map((row) => ({ id: row.id, deadlines: row.deadlines.map((at) => new Date(at)) }));
+  }
+
+  /** Deletes messages (their steps, tool calls, approvals, journal and summaries go with them) and their feedback. */
   async deleteMessages(db: Db, orgId: string, messageIds: string[]): Promise<ErasureCounts> {
     await db.query(
       `UPDATE messages SET reply_to_id = NULL WHERE reply_to_id = ANY ($1) AND NOT (id = ANY ($1))`,
@@ -234,36 +266,28 @@ export class ErasureRepository {
     const feedback = await count(db, `DELETE FROM message_feedback WHERE message_id = ANY ($1)`, [
       messageIds,
     ]);
-    const deliveries = await count(
-      db,
-      `DELETE FROM webhook_deliveries d USING webhooks w
-       WHERE w.id = d.webhook_id AND w.org_id = $1 AND d.payload -> 'data' ->> 'id' = ANY ($2::text[])`,
-      [orgId, messageIds],
-    );
-    const idempotency = await count(
-      db,
-      `DELETE FROM idempotency_keys WHERE org_id = $1 AND response_body::text LIKE ANY ($2)`,
-      [orgId, messageIds.map((id) => `%"${id}"%`)],
-    );
     const messages = await count(db, `DELETE FROM messages WHERE org_id = $1 AND id = ANY ($2)`, [
       orgId,
       messageIds,
     ]);
-    return { messages, feedback, webhook_deliveries: deliveries, idempotency_records: idempotency };
+    return { messages, feedback };
   }
 
-  /** Deletes threads whose messages are gone, and the records that still name them. */
+  /**
+   * Deletes threads whose messages are gone, and the records that belong to them: webhook deliveries whose
+   * payload names one of them (their `thread_id` column) and idempotency records of answers about them.
+   */
   async deleteThreads(db: Db, orgId: string, threadIds: string[]): Promise<ErasureCounts> {
     const deliveries = await count(
       db,
       `DELETE FROM webhook_deliveries d USING webhooks w
-       WHERE w.id = d.webhook_id AND w.org_id = $1 AND d.payload -> 'data' ->> 'thread_id' = ANY ($2::text[])`,
+       WHERE d.thread_id = ANY ($2::text[]) AND w.id = d.webhook_id AND w.org_id = $1`,
       [orgId, threadIds],
     );
     const idempotency = await count(
       db,
-      `DELETE FROM idempotency_keys WHERE org_id = $1 AND response_body::text LIKE ANY ($2)`,
-      [orgId, threadIds.map((id) => `%"${id}"%`)],
+      `DELETE FROM idempotency_keys WHERE org_id = $1 AND thread_id = ANY ($2::uuid[])`,
+      [orgId, threadIds],
     );
     const threads = await count(db, `DELETE FROM threads WHERE org_id = $1 AND id = ANY ($2)`, [
       orgId,
@@ -348,13 +372,44 @@ export class ErasureRepository {
     };
   }
 
+  // ---- memory (CONTRACTS §21) ----
+
+  /**
+   * Deletes up to `limit` memory files of the end user: those their runs wrote (`written_by_user_id`) and every file
+   * of a namespace granted in their end-user tokens (`end_user_memory_namespaces`).
+   */
+  async deleteMemoryFiles(db: Db, orgId: string, userId: string, limit: number): Promise<ErasureCounts> {
+    return {
+      memory_files: await count(
+        db,
+        `DELETE FROM memory_files WHERE id IN (
+           SELECT f.id FROM memory_files f
+           WHERE f.org_id = $1 AND (f.written_by_user_id = $2 OR f.namespace IN (
+             SELECT n.namespace FROM end_user_memory_namespaces n WHERE n.org_id = $1 AND n.user_id = $2))
+           LIMIT $3)`,
+        [orgId, userId, limit],
+      ),
+    };
+  }
+
+  /** Forgets the namespaces granted in the end user's tokens, once their files are gone. */
+  async deleteMemoryNamespaces(db: Db, orgId: string, userId: string): Promise<ErasureCounts> {
+    return {
+      memory_namespaces: await count(
+        db,
+        `DELETE FROM end_user_memory_namespaces WHERE org_id = $1 AND user_id = $2`,
+        [orgId, userId],
+      ),
+    };
+  }
+
   // ---- everything else that names the end user ----
 
   /**
    * Budget, feedback left on other threads, AI SDK chat ids, the usage rollup (its rows folded into the
    * organization's rows of no end user, so the organization's sums stay exact), private templates and skills
-   * (shared ones keep their content but no longer name their author), and every idempotency record and webhook
-   * delivery that holds the id as a JSON value.
+   * (shared ones keep their content but no longer name their author), the idempotency records of the end user's
+   * requests and the webhook deliveries whose payload names them (by their `user_id` and `end_user_ids` columns).
    */
   async deleteRest(db: Db, orgId: string, userId: string): Promise<ErasureCounts> {
     const params = [orgId, userId];
@@ -403,13 +458,13 @@ export class ErasureRepository {
     await db.query(`UPDATE documents SET added_by = NULL WHERE org_id = $1 AND added_by = $2`, params);
     const idempotency = await count(
       db,
-      `DELETE FROM idempotency_keys WHERE org_id = $1 AND ${namesUser('response_body')}`,
+      `DELETE FROM idempotency_keys WHERE org_id = $1 AND user_id = $2`,
       params,
     );
     const deliveries = await count(
       db,
       `DELETE FROM webhook_deliveries d USING webhooks w
-       WHERE w.id = d.webhook_id AND w.org_id = $1 AND ${namesUser('d.payload')}`,
+       WHERE d.end_user_ids @> ARRAY[$2::text] AND w.id = d.webhook_id AND w.org_id = $1`,
       params,
     );
     return {
@@ -457,6 +512,25 @@ export class ErasureRepository {
       order: { id: 'ASC' },
       take: limit,
     });
+  }
+
+  /** The end user's memory files (as deleteMemoryFiles finds them), a page after `afterId`. */
+  exportMemoryFiles(
+    orgId: string,
+    userId: string,
+    afterId: string | null,
+    limit: number,
+  ): Promise<MemoryFileEntity[]> {
+    return this.db.getRepository(MemoryFileEntity).query(
+      `SELECT f.id, f.org_id AS "orgId", f.namespace, f.path, f.purpose, f.content, f.created_at AS "createdAt",
+         f.updated_at AS "updatedAt", f.version
+       FROM memory_files f
+       WHERE f.org_id = $1 AND (f.written_by_user_id = $2 OR f.namespace IN (
+         SELECT n.namespace FROM end_user_memory_namespaces n WHERE n.org_id = $1 AND n.user_id = $2))
+         AND ($3::uuid IS NULL OR f.id > $3)
+       ORDER BY f.id LIMIT $4`,
+      [orgId, userId, afterId, limit],
+    );
   }
 
   exportRoutines(orgId: string, userId: string): Promise<RoutineEntity[]> {

@@ -14,6 +14,8 @@ export class IdempotentWrite {
 
   constructor(
     readonly orgId: string,
+    /** The end user the request acts as ('' for none): part of the key, so each end user has a key space. */
+    readonly userId: string,
     readonly key: string,
     /** Names this claim: a claim taken over past its lease is another one, and this request may no longer commit. */
     readonly token: string,
@@ -43,7 +45,19 @@ interface IdempotencyRow {
   response_body: unknown;
 }
 
-/** Idempotency keys of one organization each: the key space of a key's organization is its own. */
+/**
+ * What an answer belongs to, besides its caller: the thread it created or changed (null: none), whose erasure
+ * takes the record with it. Every route that records an answer says it, so no record escapes an erasure.
+ */
+export interface AnswerSubject {
+  threadId: string | null;
+}
+
+/**
+ * Idempotency keys of one organization and end user each (CONTRACTS §21): a key sent by one end user (an
+ * end-user token's, or the user a service key's request names) never finds another's answer. Erasure finds
+ * records by their `user_id` and `thread_id` columns.
+ */
 @Injectable()
 export class IdempotencyKeyRepository {
   constructor(private readonly db: DataSource) {}
@@ -54,6 +68,7 @@ export class IdempotencyKeyRepository {
    */
   async claim(
     orgId: string,
+    userId: string,
     key: string,
     fingerprint: string,
     window: IdempotencyWindow,
@@ -61,20 +76,21 @@ export class IdempotencyKeyRepository {
     for (;;) {
       const token = randomUUID();
       const claimed: unknown[] = await this.db.query(
-        `INSERT INTO idempotency_keys (org_id, key, fingerprint, claim_token) VALUES ($1, $2, $3, $6)
-         ON CONFLICT (org_id, key) DO UPDATE
+        `INSERT INTO idempotency_keys (org_id, key, fingerprint, claim_token, user_id) VALUES ($1, $2, $3, $6, $7)
+         ON CONFLICT (org_id, user_id, key) DO UPDATE
            SET fingerprint = EXCLUDED.fingerprint, claim_token = EXCLUDED.claim_token, status_code = NULL,
-               response_body = NULL, created_at = now()
+               response_body = NULL, thread_id = NULL, created_at = now()
            WHERE idempotency_keys.created_at < now() - make_interval(secs => $4::double precision / 1000)
               OR (idempotency_keys.status_code IS NULL
                   AND idempotency_keys.created_at < now() - make_interval(secs => $5::double precision / 1000))
          RETURNING 1`,
-        [orgId, key, fingerprint, window.retentionMs, window.leaseMs, token],
+        [orgId, key, fingerprint, window.retentionMs, window.leaseMs, token, userId],
       );
       if (claimed.length > 0) return { state: 'claimed', token };
       const [row] = (await this.db.query(
-        `SELECT fingerprint, status_code, response_body FROM idempotency_keys WHERE org_id = $1 AND key = $2`,
-        [orgId, key],
+        `SELECT fingerprint, status_code, response_body FROM idempotency_keys
+         WHERE org_id = $1 AND user_id = $2 AND key = $3`,
+        [orgId, userId, key],
       )) as IdempotencyRow[];
       // Released between the two statements: claim again.
       if (!row) continue;
@@ -93,11 +109,19 @@ export class IdempotencyKeyRepository {
    * commit together or not at all. A claim taken over meanwhile (this request outlived its lease) is a 409, and
    * rolls the transaction back: the request that took it over is the one that stores.
    */
-  async recordAnswer(tx: Db, write: IdempotentWrite, body: unknown): Promise<void> {
+  async recordAnswer(tx: Db, write: IdempotentWrite, body: unknown, subject: AnswerSubject): Promise<void> {
     const [, updated] = (await tx.query(
-      `UPDATE idempotency_keys SET status_code = $4, response_body = $5::json
-       WHERE org_id = $1 AND key = $2 AND claim_token = $3 AND status_code IS NULL`,
-      [write.orgId, write.key, write.token, write.statusCode, JSON.stringify(body ?? null)],
+      `UPDATE idempotency_keys SET status_code = $5, response_body = $6::json, thread_id = $7
+       WHERE org_id = $1 AND user_id = $2 AND key = $3 AND claim_token = $4 AND status_code IS NULL`,
+      [
+        write.orgId,
+        write.userId,
+        write.key,
+        write.token,
+        write.statusCode,
+        JSON.stringify(body ?? null),
+        subject.threadId,
+      ],
     )) as [unknown, number];
     if (updated === 0) throw new ConflictError(KEY_IN_USE);
     write.recorded = true;
@@ -110,8 +134,8 @@ export class IdempotencyKeyRepository {
   async release(write: IdempotentWrite): Promise<void> {
     await this.db.query(
       `DELETE FROM idempotency_keys
-       WHERE org_id = $1 AND key = $2 AND claim_token = $3 AND status_code IS NULL`,
-      [write.orgId, write.key, write.token],
+       WHERE org_id = $1 AND user_id = $2 AND key = $3 AND claim_token = $4 AND status_code IS NULL`,
+      [write.orgId, write.userId, write.key, write.token],
     );
   }
 

@@ -295,6 +295,12 @@ export interface LiveReply {
 export class RunRepository {
   constructor(private readonly db: DataSource) {}
 
+  /** Whether the reply's row still exists (an erasure or retention deletes it, and nothing may write for it then). */
+  async isStored(messageId: string): Promise<boolean> {
+    const rows: unknown[] = await this.db.query(`SELECT 1 FROM messages WHERE id = $1`, [messageId]);
+    return rows.length > 0;
+  }
+
   /**
    * Whether the pending reply would be blocked now, by the rule its start applies (parley_reply_blocked): an
    * earlier reply of its thread is still live, or its organization runs `orgCap` replies.

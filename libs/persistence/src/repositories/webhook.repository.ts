@@ -110,6 +110,21 @@ export class WebhookRepository {
     return rows.map((row) => ({ deliveryId: row.id, attempt: row.attempts + 1 }));
   }
 
+  /**
+   * Deletes up to `limit` settled deliveries (delivered, or given up: no try left) created more than `olderThanMs`
+   * ago, their attempts with them; returns how many. Oldest first, by the settled rows' age index.
+   */
+  async purgeSettled(olderThanMs: number, limit: number): Promise<number> {
+    const [, count] = (await this.db.query(
+      `DELETE FROM webhook_deliveries WHERE id IN (
+         SELECT id FROM webhook_deliveries
+         WHERE next_attempt_at IS NULL AND created_at < now() - make_interval(secs => $1::double precision / 1000)
+         ORDER BY created_at LIMIT $2)`,
+      [olderThanMs, limit],
+    )) as [unknown, number];
+    return count;
+  }
+
   /** A delivery still owed, with its endpoint; null when done, gone, or already past try `attempt`. */
   async findOwed(
     deliveryId: string,

@@ -61,7 +61,7 @@ export class CreateSource {
         tx,
       );
       const response = toSourceResponse(source, connection);
-      if (idempotency) await this.idempotencyKeys.recordAnswer(tx, idempotency, response);
+      if (idempotency) await this.idempotencyKeys.recordAnswer(tx, idempotency, response, { threadId: null });
       return { source, response };
     });
     if (source.store !== 'draganddrop') {

@@ -13,6 +13,8 @@ const common = {
   transform,
   moduleNameMapper,
 };
+// The suites on real stores drop what a killed run left in them first (idempotent, so once per project is fine).
+const onRealStores = { ...common, globalSetup: '<rootDir>/test/support/global-setup.ts' };
 
 module.exports = {
   maxWorkers: 2,
@@ -21,13 +23,13 @@ module.exports = {
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs}/**/*.spec.ts'] },
     {
-      ...common,
+      ...onRealStores,
       displayName: 'integration',
       testMatch: ['<rootDir>/test/integration/**/*.int-spec.ts'],
       testTimeout: 30000,
     },
     {
-      ...common,
+      ...onRealStores,
       displayName: 'e2e',
       testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
       testTimeout: 60000,

@@ -15,6 +15,18 @@ export function freePort(): Promise<number> {
   });
 }
 
+/**
+ * How long a gateway or worker may take to start: 30 s, or TEST_START_TIMEOUT_MS (a slow or busy machine). A
+ * process that misses it is killed before the start fails, so no failed start leaves a process behind.
+ */
+const START_TIMEOUT_MS = Number(process.env.TEST_START_TIMEOUT_MS ?? 30000);
+
+/** Every app process this test process started and that still runs: killed if the test process exits first. */
+const started = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of started) child.kill('SIGKILL');
+});
+
 /** A real gateway or worker process of the compiled app, with its output kept for failure messages. */
 export class AppProcess {
   output = '';
@@ -27,7 +39,13 @@ export class AppProcess {
   ) {
     child.stdout?.on('data', (chunk: Buffer) => (this.output += chunk.toString()));
     child.stderr?.on('data', (chunk: Buffer) => (this.output += chunk.toString()));
-    this.exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
+    started.add(child);
+    this.exited = new Promise((resolve) =>
+      child.on('exit', (code) => {
+        started.delete(child);
+        resolve(code);
+      }),
+    );
   }
 
   get running(): boolean {
@@ -71,6 +89,7 @@ export class AppProcess {
 export async function startGateway(
   env: NodeJS.ProcessEnv,
   extraEnv: NodeJS.ProcessEnv = {},
+  startTimeoutMs = START_TIMEOUT_MS,
 ): Promise<AppProcess> {
   const port = await freePort();
   const storagePort = await freePort();
@@ -79,7 +98,7 @@ export async function startGateway(
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const gateway = new AppProcess('gateway', child, `http://127.0.0.1:${port}`);
-  const deadline = Date.now() + 30000;
+  const deadline = Date.now() + startTimeoutMs;
   for (;;) {
     if (!gateway.running) throw new Error(`gateway exited at start:\n${gateway.output}`);
     try {
@@ -88,7 +107,10 @@ export async function startGateway(
     } catch {
       // not listening yet
     }
-    if (Date.now() > deadline) throw new Error(`gateway not ready in time:\n${gateway.output}`);
+    if (Date.now() > deadline) {
+      await gateway.kill();
+      throw new Error(`gateway not ready in ${startTimeoutMs} ms (killed):\n${gateway.output}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -96,6 +118,7 @@ export async function startGateway(
 export async function startWorker(
   env: NodeJS.ProcessEnv,
   extraEnv: NodeJS.ProcessEnv = {},
+  startTimeoutMs = START_TIMEOUT_MS,
 ): Promise<AppProcess> {
   // Each worker its own health port: a taken one stops a worker at start.
   const healthPort = String(await freePort());
@@ -104,6 +127,11 @@ export async function startWorker(
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const worker = new AppProcess('worker', child);
-  await worker.waitForOutput('worker started', 30000);
+  try {
+    await worker.waitForOutput('worker started', startTimeoutMs);
+  } catch (error) {
+    await worker.kill();
+    throw error;
+  }
   return worker;
 }

@@ -27,8 +27,23 @@ export interface TestEnvironment {
   dispose(): Promise<void>;
 }
 
+/**
+ * The names of test environments: `parley_test_<pid>_<time>_<random>`, the pid of the test process that made it,
+ * so a later run can tell the leftovers of a killed run (its process gone) from those of a run still going.
+ */
+const NAME_PREFIX = 'parley_test_';
+const ownerPid = (name: string): number | null => {
+  const match = /^parley_test_(\d+)_[0-9a-z]+_[0-9a-f]+$/.exec(name);
+  return match ? Number(match[1]) : null;
+};
+/** A name of the older form, `parley_test_<time>_<random>`, when it is over a day old. */
+const isStaleUnowned = (name: string): boolean => {
+  const match = /^parley_test_([0-9a-z]+)_[0-9a-f]+$/.exec(name);
+  return match !== null && Date.now() - parseInt(match[1], 36) > 24 * 3600 * 1000;
+};
+
 export async function createTestEnvironment(extraEnv: NodeJS.ProcessEnv = {}): Promise<TestEnvironment> {
-  const name = `parley_test_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+  const name = `${NAME_PREFIX}${process.pid}_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
   const url = new URL(BASE_DATABASE_URL);
   url.pathname = `/${name}`;
   const databaseUrl = url.toString();
@@ -63,6 +78,43 @@ async function dropDatabase(name: string): Promise<void> {
   await client.connect();
   try {
     await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  } finally {
+    await client.end();
+  }
+}
+
+const isRunning = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+/**
+ * Drops what killed test runs left behind: the databases and Redis prefixes of test environments whose test
+ * process no longer runs (and those a day old, named before names carried a pid). Runs still going, in this
+ * checkout or another, keep theirs. Answers the names it dropped.
+ */
+export async function dropLeftoverEnvironments(): Promise<string[]> {
+  const client = new Client({ connectionString: BASE_DATABASE_URL });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ datname: string }>(
+      `SELECT datname FROM pg_database WHERE datname LIKE '${NAME_PREFIX}%'`,
+    );
+    const leftovers = rows
+      .map((row) => row.datname)
+      .filter((name) => {
+        const pid = ownerPid(name);
+        return pid === null ? isStaleUnowned(name) : !isRunning(pid);
+      });
+    for (const name of leftovers) {
+      await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await deleteRedisKeys(name);
+    }
+    return leftovers;
   } finally {
     await client.end();
   }

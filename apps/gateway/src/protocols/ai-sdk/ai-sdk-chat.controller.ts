@@ -31,6 +31,7 @@ import { jsonlBody } from '../../stream/jsonl-body';
 import { StalledStreams } from '../../stream/stalled-streams';
 import { AiSdkChatOwnerQuery, AiSdkChatParams } from './ai-sdk-chat.dto';
 import { ChatReplyStream, uiMessageSse } from './ui-message-sse';
+import { LoadChatMessages } from './use-cases/load-chat-messages.use-case';
 import { ResumeChatStream } from './use-cases/resume-chat-stream.use-case';
 import { SendChatMessage } from './use-cases/send-chat-message.use-case';
 import { StopChat } from './use-cases/stop-chat.use-case';
@@ -64,6 +65,7 @@ export class AiSdkChatController {
     private readonly sendChatMessage: SendChatMessage,
     private readonly resumeChatStream: ResumeChatStream,
     private readonly stopChat: StopChat,
+    private readonly loadChatMessages: LoadChatMessages,
     private readonly settings: Settings,
     private readonly stalled: StalledStreams,
     private readonly approvals: ToolApprovalRepository,
@@ -129,6 +131,29 @@ export class AiSdkChatController {
     if (stream) return this.sse(stream, reply);
     void reply.status(204);
     return undefined;
+  }
+
+  @EndUserTokenAllowed()
+  @Get(':id/messages')
+  @ApiOperation({
+    summary: "A chat's messages as UI messages (a reloaded page's history)",
+    description:
+      'What `useChat` shows for this chat id, for `useChat({id, messages})` after a reload: the messages of the ' +
+      'branch the thread shows, oldest first, as AI SDK UI messages (`id`, `role`, `parts`: text, step-start, ' +
+      'dynamic-tool parts with their state, data-parley-questions), each reply folded from its stored lines by ' +
+      "the AI SDK's own reader. A reply still live is left out: `useChat({resume: true})` streams it.",
+  })
+  @ApiOkResponse({
+    description: 'The UI messages, oldest first.',
+    schema: { type: 'array', items: { type: 'object', additionalProperties: true } },
+  })
+  @ApiErrors([404], { 404: "Chat not found: unknown, or another end user's." })
+  messages(
+    @CurrentCaller() caller: Caller,
+    @Param() params: AiSdkChatParams,
+    @Query() query: AiSdkChatOwnerQuery,
+  ): Promise<unknown[]> {
+    return this.loadChatMessages.execute(caller, params.id, query.user_id);
   }
 
   @EndUserTokenAllowed()

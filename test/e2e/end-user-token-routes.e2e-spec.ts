@@ -26,6 +26,7 @@ const OPEN_TO_TOKENS = [
   // The AI SDK's chat protocol (§17).
   'POST /ai-sdk/chat',
   'GET /ai-sdk/chat/{id}/stream',
+  'GET /ai-sdk/chat/{id}/messages',
   'POST /ai-sdk/chat/{id}/stop',
   // The Responses API and the MCP server (§18).
   'POST /openai/v1/responses',

@@ -407,6 +407,18 @@ async function everything(userId: string): Promise<Footprint> {
     () => replyOf(careful.threadId, userId),
     (reply) => reply.status === 'success',
   );
+  // A memory file the user's run wrote, in a namespace of their own (CONTRACTS §21).
+  const remembered = await client().post('/chat', {
+    message: {
+      content: `/tool memory_write {"path": "notes/${userId}.md", "purpose": "notes", "content": "remember ${userId}"}`,
+    },
+    options: { agent_id: agentId, user_id: userId, memory_namespace: `ns-${userId}` },
+  });
+  expect(remembered.status).toBe(200);
+  await until(
+    () => replyOf(remembered.body.id, userId),
+    (reply) => reply.status === 'success',
+  );
   const browser = await asEndUser(userId);
   const own = await browser.post(
     '/chat',
@@ -482,7 +494,7 @@ it('walks every table, Redis key and value after an erasure: nothing names the u
   expect(await redisNaming(needlesOf(erased))).not.toEqual([]);
 
   const done = await erase(erased.userId);
-  expect(done.counts).toMatchObject({ threads: 3, files: 1, share_links: 1, routines: 1, sources: 1 });
+  expect(done.counts).toMatchObject({ threads: 4, files: 1, share_links: 1, routines: 1, sources: 1 });
   expect(done.counts.idempotency_records).toBeGreaterThanOrEqual(4);
   expect(done.counts.webhook_deliveries).toBeGreaterThanOrEqual(5);
   await new Promise((resolve) => setTimeout(resolve, 1000));
@@ -504,6 +516,7 @@ it('walks every table, Redis key and value after an erasure: nothing names the u
       `idempotency_keys.user_id: ${kept.userId}`,
       `webhook_deliveries.end_user_ids: ${kept.userId}`,
       `message_feedback.user_id: ${kept.userId}`,
+      `memory_files.written_by_user_id: ${kept.userId}`,
     ]),
   );
 }, 240000);

@@ -1,7 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { loadSettings } from '@app/config';
-import { dataSourceOptions, EndUserMemoryNamespaceRepository, MemoryFileRepository } from '@app/persistence';
+import {
+  dataSourceOptions,
+  EndUserMemoryNamespaceRepository,
+  ErasureRepository,
+  MemoryFileRepository,
+} from '@app/persistence';
 import { createTestEnvironment, TestEnvironment } from '../../support/test-environment';
 
 /**
@@ -13,6 +18,7 @@ describe('memory files of an end user', () => {
   let db: DataSource;
   let files: MemoryFileRepository;
   let grants: EndUserMemoryNamespaceRepository;
+  let erasure: ErasureRepository;
   const orgId = randomUUID();
   const otherOrgId = randomUUID();
   const alice = { orgId, userId: 'alice' };
@@ -21,7 +27,16 @@ describe('memory files of an end user', () => {
     files.create({ orgId: org }, { namespace, path, content: path, purpose: 'p', writtenByUserId });
 
   const paths = async () =>
-    (await files.listWrittenByOrGrantedTo(alice)).map((file) => `${file.namespace}/${file.path}`);
+    (await erasure.exportMemoryFiles(orgId, 'alice', null, 100)).map(
+      (file) => `${file.namespace}/${file.path}`,
+    );
+  const granted = async (userId: string): Promise<string[]> =>
+    (
+      await db.query(
+        `SELECT namespace FROM end_user_memory_namespaces WHERE org_id = $1 AND user_id = $2 ORDER BY namespace`,
+        [orgId, userId],
+      )
+    ).map((row: { namespace: string }) => row.namespace);
 
   beforeAll(async () => {
     environment = await createTestEnvironment();
@@ -30,6 +45,7 @@ describe('memory files of an end user', () => {
     ).initialize();
     files = new MemoryFileRepository(db);
     grants = new EndUserMemoryNamespaceRepository(db);
+    erasure = new ErasureRepository(db);
     for (const id of [orgId, otherOrgId]) {
       await db.query(`INSERT INTO organizations (id, name) VALUES ($1, $2)`, [id, `org-${id}`]);
     }
@@ -50,8 +66,8 @@ describe('memory files of an end user', () => {
   });
 
   it('records each granted namespace once, per organization and user', async () => {
-    expect(await grants.listGranted(alice)).toEqual(['alice-notes']);
-    expect(await grants.listGranted({ orgId, userId: 'bob' })).toEqual([]);
+    expect(await granted('alice')).toEqual(['alice-notes']);
+    expect(await granted('bob')).toEqual([]);
   });
 
   it("lists the files the user's runs wrote and those of namespaces granted to them, in their organization", async () => {
@@ -86,7 +102,7 @@ describe('memory files of an end user', () => {
   });
 
   it("deletes exactly those, leaving other users' files and other organizations alone", async () => {
-    expect(await files.deleteWrittenByOrGrantedTo(alice)).toBe(4);
+    expect(await erasure.deleteMemoryFiles(db.manager, orgId, 'alice', 100)).toEqual({ memory_files: 4 });
     expect(await paths()).toEqual([]);
     const left: { org_id: string; path: string }[] = await db.query(
       `SELECT org_id, namespace || '/' || path AS path FROM memory_files ORDER BY org_id = $1 DESC, path`,
@@ -97,7 +113,9 @@ describe('memory files of an end user', () => {
       { org_id: otherOrgId, path: 'alice-notes/a.md' },
       { org_id: otherOrgId, path: 'shared/x.md' },
     ]);
-    expect(await grants.forget(alice)).toBe(1);
-    expect(await grants.listGranted(alice)).toEqual([]);
+    expect(await erasure.deleteMemoryNamespaces(db.manager, orgId, 'alice')).toEqual({
+      memory_namespaces: 1,
+    });
+    expect(await granted('alice')).toEqual([]);
   });
 });

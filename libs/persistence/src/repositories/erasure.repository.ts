@@ -12,6 +12,7 @@ import {
   ThreadEntity,
 } from '../entities';
 import { Db } from './scope';
+import { END_USER_MEMORY_FILES_SQL } from './memory-file.repository';
 
 /** What an erasure removed, by kind (`threads`, `messages`, `files`, …). */
 export type ErasureCounts = Record<string, number>;
@@ -383,10 +384,7 @@ export class ErasureRepository {
       memory_files: await count(
         db,
         `DELETE FROM memory_files WHERE id IN (
-           SELECT f.id FROM memory_files f
-           WHERE f.org_id = $1 AND (f.written_by_user_id = $2 OR f.namespace IN (
-             SELECT n.namespace FROM end_user_memory_namespaces n WHERE n.org_id = $1 AND n.user_id = $2))
-           LIMIT $3)`,
+           SELECT f.id FROM memory_files f WHERE ${END_USER_MEMORY_FILES_SQL} LIMIT $3)`,
         [orgId, userId, limit],
       ),
     };
@@ -525,9 +523,7 @@ export class ErasureRepository {
       `SELECT f.id, f.org_id AS "orgId", f.namespace, f.path, f.purpose, f.content, f.created_at AS "createdAt",
          f.updated_at AS "updatedAt", f.version
        FROM memory_files f
-       WHERE f.org_id = $1 AND (f.written_by_user_id = $2 OR f.namespace IN (
-         SELECT n.namespace FROM end_user_memory_namespaces n WHERE n.org_id = $1 AND n.user_id = $2))
-         AND ($3::uuid IS NULL OR f.id > $3)
+       WHERE ${END_USER_MEMORY_FILES_SQL} AND ($3::uuid IS NULL OR f.id > $3)
        ORDER BY f.id LIMIT $4`,
       [orgId, userId, afterId, limit],
     );

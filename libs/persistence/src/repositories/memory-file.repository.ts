@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { MemoryFileEntity, newId } from '../entities';
-import { Db, EndUserScope, Scope } from './scope';
+import { Db, Scope } from './scope';
 import { withTenant } from './tenant-scope';
 
 export interface MemoryFileKey {
@@ -50,10 +50,11 @@ const SUMMARY_COLUMNS =
   'id, org_id, namespace, path, purpose, written_by_user_id, created_at, updated_at, version';
 
 /**
- * The files of one end user (alias `f`, parameters $1 org, $2 user): those their runs wrote, and every file of a
- * namespace a token of theirs was granted (CONTRACTS §21), which erasure deletes and export lists.
+ * The memory files of one end user (CONTRACTS §21), on a `memory_files` row aliased `f`, for $1 organization and
+ * $2 end user: those their runs wrote and every file of a namespace granted in their end-user tokens. What erasure
+ * deletes and export lists.
  */
-const END_USER_FILES = `f.org_id = $1 AND (f.written_by_user_id = $2 OR f.namespace IN (
+export const END_USER_MEMORY_FILES_SQL = `f.org_id = $1 AND (f.written_by_user_id = $2 OR f.namespace IN (
   SELECT g.namespace FROM end_user_memory_namespaces g WHERE g.org_id = $1 AND g.user_id = $2))`;
 
 function toEntity(row: MemoryFileRow): MemoryFileEntity {
@@ -180,27 +181,5 @@ export class MemoryFileRepository {
       ]),
     );
     return affected > 0;
-  }
-
-  /**
-   * The memory files of one end user, with their content, ordered by namespace and path: those their runs wrote
-   * and those of the namespaces their tokens were granted (CONTRACTS §21). What export lists.
-   */
-  async listWrittenByOrGrantedTo(scope: EndUserScope, db: Db = this.db.manager): Promise<MemoryFileEntity[]> {
-    const rows: MemoryFileRow[] = await withTenant(db, scope, (tx) =>
-      tx.query(`SELECT f.* FROM memory_files f WHERE ${END_USER_FILES} ORDER BY f.namespace, f.path`, [
-        scope.orgId,
-        scope.userId,
-      ]),
-    );
-    return rows.map(toEntity);
-  }
-
-  /** Deletes the files `listWrittenByOrGrantedTo` lists, in one statement (what erasure does); how many. */
-  async deleteWrittenByOrGrantedTo(scope: EndUserScope, db: Db = this.db.manager): Promise<number> {
-    const [, affected]: [unknown[], number] = await withTenant(db, scope, (tx) =>
-      tx.query(`DELETE FROM memory_files f WHERE ${END_USER_FILES}`, [scope.orgId, scope.userId]),
-    );
-    return affected;
   }
 }

@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { WebhookEvent } from '@app/contracts';
 import { newId, WebhookAttemptEntity, WebhookDeliveryEntity, WebhookEntity } from '../entities';
 import { Db, Scope } from './scope';
+import { withTenant } from './tenant-scope';
 
 export type NewWebhook = Pick<WebhookEntity, 'url' | 'events' | 'description' | 'active' | 'secretEncrypted'>;
 export type WebhookChanges = Partial<Pick<WebhookEntity, 'url' | 'events' | 'description' | 'active'>>;
@@ -45,19 +46,25 @@ export class WebhookRepository {
   constructor(private readonly db: DataSource) {}
 
   async create(scope: Scope, values: NewWebhook, db: Db = this.db.manager): Promise<WebhookEntity> {
-    const repository = db.getRepository(WebhookEntity);
-    return repository.save(repository.create({ id: newId(), orgId: scope.orgId, ...values }));
+    return withTenant(db, scope, (tx) => {
+      const repository = tx.getRepository(WebhookEntity);
+      return repository.save(repository.create({ id: newId(), orgId: scope.orgId, ...values }));
+    });
   }
 
   findVisible(scope: Scope, id: string, db: Db = this.db.manager): Promise<WebhookEntity | null> {
-    return db.getRepository(WebhookEntity).findOneBy({ id, orgId: scope.orgId });
+    return withTenant(db, scope, (tx) =>
+      tx.getRepository(WebhookEntity).findOneBy({ id, orgId: scope.orgId }),
+    );
   }
 
   /** Newest first. */
   listVisible(scope: Scope): Promise<WebhookEntity[]> {
-    return this.db
-      .getRepository(WebhookEntity)
-      .find({ where: { orgId: scope.orgId }, order: { createdAt: 'DESC', id: 'DESC' } });
+    return withTenant(this.db, scope, (tx) =>
+      tx
+        .getRepository(WebhookEntity)
+        .find({ where: { orgId: scope.orgId }, order: { createdAt: 'DESC', id: 'DESC' } }),
+    );
   }
 
   /** The updated row, or null when there is no such webhook for the scope. */
@@ -67,29 +74,35 @@ export class WebhookRepository {
     changes: WebhookChanges,
     db: Db = this.db.manager,
   ): Promise<WebhookEntity | null> {
-    const result = await db
-      .getRepository(WebhookEntity)
-      .update({ id, orgId: scope.orgId }, { ...changes, updatedAt: new Date() });
-    return result.affected ? this.findVisible(scope, id, db) : null;
+    return withTenant(db, scope, async (tx) => {
+      const result = await tx
+        .getRepository(WebhookEntity)
+        .update({ id, orgId: scope.orgId }, { ...changes, updatedAt: new Date() });
+      return result.affected ? this.findVisible(scope, id, tx) : null;
+    });
   }
 
   /** Its deliveries and attempts go with it. False when there was no such webhook. */
   async remove(scope: Scope, id: string, db: Db = this.db.manager): Promise<boolean> {
-    const result = await db.getRepository(WebhookEntity).delete({ id, orgId: scope.orgId });
+    const result = await withTenant(db, scope, (tx) =>
+      tx.getRepository(WebhookEntity).delete({ id, orgId: scope.orgId }),
+    );
     return (result.affected ?? 0) > 0;
   }
 
   /** The attempts of a webhook's deliveries, newest first. */
   attempts(scope: Scope, webhookId: string, limit: number): Promise<WebhookAttemptEntity[]> {
-    return this.db
-      .getRepository(WebhookAttemptEntity)
-      .createQueryBuilder('a')
-      .innerJoin(WebhookEntity, 'w', 'w.id = a.webhook_id AND w.org_id = :orgId', { orgId: scope.orgId })
-      .where('a.webhook_id = :webhookId', { webhookId })
-      .orderBy('a.created_at', 'DESC')
-      .addOrderBy('a.attempt', 'DESC')
-      .limit(limit)
-      .getMany();
+    return withTenant(this.db, scope, (tx) =>
+      tx
+        .getRepository(WebhookAttemptEntity)
+        .createQueryBuilder('a')
+        .innerJoin(WebhookEntity, 'w', 'w.id = a.webhook_id AND w.org_id = :orgId', { orgId: scope.orgId })
+        .where('a.webhook_id = :webhookId', { webhookId })
+        .orderBy('a.created_at', 'DESC')
+        .addOrderBy('a.attempt', 'DESC')
+        .limit(limit)
+        .getMany(),
+    );
   }
 
   /**

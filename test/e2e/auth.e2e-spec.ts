@@ -69,7 +69,7 @@ describe('authentication (x-service-token)', () => {
 
   describe('refuses with 401 {"detail"}', () => {
     it.each([
-      ['no header', {}, 'Missing x-service-token header'],
+      ['no header', {}, 'Missing x-service-token or Authorization: Bearer header'],
       ['an empty header', { 'x-service-token': '' }, 'Malformed x-service-token header'],
       ['"Bearer " alone', { 'x-service-token': 'Bearer ' }, 'Malformed x-service-token header'],
       ['"Bearer Bearer x"', { 'x-service-token': 'Bearer Bearer x' }, 'Malformed x-service-token header'],

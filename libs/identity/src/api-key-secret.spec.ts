@@ -22,7 +22,7 @@ describe('parseServiceTokenHeader', () => {
   });
 
   it.each([
-    ['missing', undefined, 'Missing x-service-token header'],
+    ['missing', undefined, 'Missing x-service-token or Authorization: Bearer header'],
     ['empty', '', 'Malformed x-service-token header'],
     ['only Bearer', 'Bearer ', 'Malformed x-service-token header'],
     ['two Bearer prefixes', 'Bearer Bearer sk-svc-abc', 'Malformed x-service-token header'],

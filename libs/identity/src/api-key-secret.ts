@@ -47,7 +47,8 @@ const isKeyToken = (value: string): boolean =>
  * cannot have) is malformed: nothing is trimmed or guessed, so a header never authenticates as part of itself.
  */
 export function parseServiceTokenHeader(header: string | string[] | undefined): ParsedHeader {
-  if (header === undefined) return { ok: false, reason: 'Missing x-service-token header' };
+  if (header === undefined)
+    return { ok: false, reason: 'Missing x-service-token or Authorization: Bearer header' };
   if (Array.isArray(header)) return { ok: false, reason: 'Malformed x-service-token header' };
   const secret = header.startsWith(BEARER) ? header.slice(BEARER.length) : header;
   // `Bearer` alone is a prefix without its key (HTTP drops the space that followed it).

@@ -27,9 +27,9 @@ describe('memory files of an end user', () => {
     files.create({ orgId: org }, { namespace, path, content: path, purpose: 'p', writtenByUserId });
 
   const paths = async () =>
-    (await erasure.exportMemoryFiles(orgId, 'alice', null, 100)).map(
-      (file) => `${file.namespace}/${file.path}`,
-    );
+    (await erasure.exportMemoryFiles(orgId, 'alice', null, 100))
+      .map((file) => `${file.namespace}/${file.path}`)
+      .sort();
   const granted = async (userId: string): Promise<string[]> =>
     (
       await db.query(

@@ -89,7 +89,7 @@ describe('HttpErrorFilter', () => {
     [new NotFoundError('Agent not found'), 404],
     [new VersionConflictError('stale'), 409],
     [new ConflictError('in use'), 409],
-    [new UnauthenticatedError('Missing x-service-token header'), 401],
+    [new UnauthenticatedError('Missing x-service-token or Authorization: Bearer header'), 401],
     [new ForbiddenError('no'), 403],
     [new GoneError('revoked'), 410],
   ])('answers %p with %p and {"detail": message}', (error, status) => {

@@ -304,7 +304,7 @@ class UpdateRoutine(BaseModel):
 
 
 MODEL_ID_PATTERN = r"^(builtin|openai:\S+|anthropic:\S+)$"
-TOOL_NAME_PATTERN = r"^(clock|web|company_documents|skill_read|mcp:[A-Za-z0-9_-]{1,40})$"
+TOOL_NAME_PATTERN = r"^(clock|web|company_documents|skill_read|memory|mcp:[A-Za-z0-9_-]{1,40})$"
 MCP_NAME = Annotated[str, Field(pattern=r"^[A-Za-z0-9_-]{1,40}$"), NoNul]
 
 

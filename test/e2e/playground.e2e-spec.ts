@@ -251,7 +251,7 @@ describe('the browser playground', () => {
 
   it('keeps the newest message in view on a phone as the reply streams and the window shrinks', async () => {
     await page.setViewportSize({ width: 420, height: 760 });
-    await send(`/sleep 300\n/say ${'a longer reply that wraps over several lines on a phone '.repeat(6)}END`);
+    await send(`/sleep 300\n/say ${'a longer reply that wraps over several lines on a phone '.repeat(3)}END`);
     await until(async () => (await page.evaluate<number>(LOG_GAP)) <= 1);
     await lastAssistant().locator('.text', { hasText: 'END' }).waitFor();
     expect(await page.evaluate<number>(LOG_GAP)).toBeLessThanOrEqual(1);

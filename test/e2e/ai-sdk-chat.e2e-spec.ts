@@ -361,17 +361,22 @@ describe('tool approvals (CONTRACTS §17, §19)', () => {
     expect(reply.content.length).toBeGreaterThan(0);
   });
 
-  it('gives the model the denial', async () => {
+  it("gives the model the denial, and the front end the AI SDK's output-denied", async () => {
     const bob = await session('bob');
     const { chat, approvalId, replyId } = await waitingChat(bob);
     await chat.addToolApprovalResponse({ id: approvalId, approved: false, reason: 'not now' });
-    await until(
-      () => chat.status === 'ready' && toolPart(chat.lastMessage)?.state === 'output-available',
-      20000,
-    );
+    await until(() => chat.status === 'ready' && textOf(chat.lastMessage!).length > 0, 20000);
     const { reply } = await storedReply('bob', replyId);
     expect(reply.status).toBe('success');
-    expect(toolPart(chat.lastMessage)!.output).toEqual({ denied: true, reason: 'not now' });
+    const result = reply.events.find((event: { type: string }) => event.type === 'tool.result');
+    expect(result.output).toEqual({ denied: true, reason: 'not now' });
+    expect(toolPart(chat.lastMessage)).toMatchObject({
+      state: 'output-denied',
+      approval: { id: approvalId, approved: false, reason: 'not now' },
+    });
+    // A reloaded page, which folds the whole stored reply, shows the call denied too.
+    const history = await service.get(`/ai-sdk/chat/${chat.id}/messages?user_id=bob`);
+    expect(toolPart(history.body.at(-1))).toMatchObject({ state: 'output-denied' });
     expect(reply.content).toContain('denied');
     expect(textOf(chat.lastMessage!)).toBe(reply.content);
   });

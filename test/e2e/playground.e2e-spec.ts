@@ -37,8 +37,13 @@ beforeAll(async () => {
   gateway = await startGateway(environment.env);
   worker = await startWorker(environment.env, { WORKER_HEALTH_PORT: '0' });
   org = await createOrg(environment.env);
-  const created = await api(gateway.url!, org.key).post('/agents', { name: 'Playground helper' });
-  if (created.status !== 200) throw new Error(`POST /agents: ${JSON.stringify(created.body)}`);
+  for (const agent of [
+    { name: 'Playground helper' },
+    { name: 'Careful helper', approval_required: ['clock'] },
+  ]) {
+    const created = await api(gateway.url!, org.key).post('/agents', agent);
+    if (created.status !== 200) throw new Error(`POST /agents: ${JSON.stringify(created.body)}`);
+  }
   profile = mkdtempSync(join(tmpdir(), 'parley-chromium-'));
   // A fresh profile for each run (Playwright passes it to Chromium as --user-data-dir).
   browser = await chromium.launchPersistentContext(profile, {
@@ -102,6 +107,12 @@ const PAGE_LAYOUT = `(() => {
   };
 })()`;
 
+/** How far the log's end is below its visible part (0: the newest message is in view). */
+const LOG_GAP = `(() => {
+  const log = document.getElementById('log');
+  return log.scrollHeight - log.scrollTop - log.clientHeight;
+})()`;
+
 const assistantCount = () => page.locator('.message.assistant').count();
 
 async function send(text: string): Promise<void> {
@@ -116,7 +127,11 @@ describe('the browser playground', () => {
     await page.fill('#user', USER);
     await page.click('#connect');
     await page.waitForSelector('#agent option', { state: 'attached' });
-    expect(await page.locator('#agent option').allTextContents()).toEqual(['Playground helper']);
+    expect((await page.locator('#agent option').allTextContents()).sort()).toEqual([
+      'Careful helper',
+      'Playground helper',
+    ]);
+    await page.selectOption('#agent', { label: 'Playground helper' });
     // The key stays in the page's memory: nothing in storage or cookies.
     expect(await page.evaluate('localStorage.length + sessionStorage.length')).toBe(0);
     expect(await page.context().cookies()).toEqual([]);
@@ -232,6 +247,113 @@ describe('the browser playground', () => {
     await until(async () => (await assistantCount()) > before);
     await lastAssistant().locator('.text', { hasText: 'Small screens work too.' }).waitFor();
     await page.setViewportSize({ width: 1200, height: 760 });
+  });
+
+  it('keeps the newest message in view on a phone as the reply streams and the window shrinks', async () => {
+    await page.setViewportSize({ width: 420, height: 760 });
+    await send(`/sleep 300\n/say ${'a longer reply that wraps over several lines on a phone '.repeat(3)}END`);
+    await until(async () => (await page.evaluate<number>(LOG_GAP)) <= 1);
+    await lastAssistant().locator('.text', { hasText: 'END' }).waitFor();
+    expect(await page.evaluate<number>(LOG_GAP)).toBeLessThanOrEqual(1);
+    // An on-screen keyboard takes half the window: the newest message stays in view.
+    await page.setViewportSize({ width: 420, height: 420 });
+    await until(async () => (await page.evaluate<number>(LOG_GAP)) <= 1);
+    // Scrolled up by the user, the log stays where the user put it while the next reply streams.
+    const before = await assistantCount();
+    await send('/sleep 300\n/say one two three four five six seven eight nine ten');
+    await until(async () => (await assistantCount()) > before);
+    const box = (await page.locator('#log').boundingBox())!;
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.wheel(0, -100000);
+    await until(async () => (await page.evaluate<number>("document.getElementById('log').scrollTop")) === 0);
+    await lastAssistant().locator('.text', { hasText: 'ten' }).waitFor();
+    expect(await page.evaluate<number>("document.getElementById('log').scrollTop")).toBe(0);
+    await page.setViewportSize({ width: 1200, height: 760 });
+  });
+
+  describe('a tool call that waits for a person (CONTRACTS §19)', () => {
+    /** A new thread with the agent whose clock calls need approval, and a call that waits. */
+    async function waitingCall(): Promise<ReturnType<Page['locator']>> {
+      await page.selectOption('#agent', { label: 'Careful helper' });
+      await page.click('#new-thread');
+      await send('/tool clock {"zone": "UTC"}');
+      const control = lastAssistant().locator('.approval', { hasText: 'Waits for your approval' });
+      await control.waitFor();
+      return control;
+    }
+
+    async function storedReplyOf(): Promise<{ status: string; content: string; events: { type: string }[] }> {
+      await page.locator('#threads li.current').waitFor();
+      const threadId = await page.locator('#threads li.current').getAttribute('data-thread-id');
+      const thread = await api(gateway.url!, org.key).get(`/chat/${threadId}?user_id=${USER}`);
+      return thread.body.messages.at(-1);
+    }
+
+    it('shows the waiting call with its arguments, and Approve runs it and completes the reply', async () => {
+      const control = await waitingCall();
+      const tool = lastAssistant().locator('details.tool');
+      expect(await tool.locator('summary').textContent()).toContain('clock');
+      expect(await tool.locator('pre').first().textContent()).toContain('"zone": "UTC"');
+      expect(await tool.getAttribute('open')).not.toBeNull();
+      // The approve/deny control, not question buttons that would post the words as a message.
+      expect(await lastAssistant().locator('.questions').count()).toBe(0);
+      expect((await storedReplyOf()).status).toBe('requires_action');
+      const before = await assistantCount();
+      await control.locator('button', { hasText: 'Approve' }).click();
+      await tool.locator('.approval.approved', { hasText: 'approved' }).waitFor();
+      await tool.locator('pre', { hasText: 'result:' }).waitFor();
+      await until(async () => (await storedReplyOf()).status === 'success');
+      const stored = await storedReplyOf();
+      await lastAssistant().locator('.text', { hasText: stored.content }).waitFor();
+      expect(stored.content.length).toBeGreaterThan(0);
+      // No message was posted: the same reply went on.
+      expect(await assistantCount()).toBe(before);
+      expect(await page.locator('.message.user .text', { hasText: /^approve$/ }).count()).toBe(0);
+      const decided = stored.events.filter((event) => event.type === 'approval.decided');
+      expect(decided).toEqual([expect.objectContaining({ decision: 'approve' })]);
+      // The page decided with the end user's token, through the approvals route.
+      const decisions = credentials.filter(({ path }) => path.endsWith('/approvals'));
+      expect(decisions).toHaveLength(1);
+      expect(decisions[0].credential).toMatch(/^Bearer eut_/);
+    });
+
+    it('shows a denied call as denied, and the reply that follows', async () => {
+      const control = await waitingCall();
+      await control.locator('button', { hasText: 'Deny' }).click();
+      const tool = lastAssistant().locator('details.tool');
+      await tool.locator('.approval.denied', { hasText: 'denied' }).waitFor();
+      await until(async () => (await storedReplyOf()).status === 'success');
+      const stored = await storedReplyOf();
+      expect(stored.content).toContain('denied');
+      await lastAssistant().locator('.text', { hasText: stored.content }).waitFor();
+      // The tool never ran: there is no result to show.
+      expect(await tool.locator('pre', { hasText: 'result:' }).count()).toBe(0);
+    });
+
+    it('shows the control again for a call still waiting after a reload, and decides it there', async () => {
+      await waitingCall();
+      const threadId = await page.locator('#threads li.current').getAttribute('data-thread-id');
+      await page.reload();
+      await page.fill('#key', org.key);
+      await page.fill('#user', USER);
+      await page.click('#connect');
+      await page.locator(`#threads li[data-thread-id="${threadId}"] span`).click();
+      const control = lastAssistant().locator('.approval', { hasText: 'Waits for your approval' });
+      await control.waitFor();
+      expect(await lastAssistant().locator('.questions').count()).toBe(0);
+      expect(await lastAssistant().locator('details.tool pre').first().textContent()).toContain('"zone"');
+      await control.locator('button', { hasText: 'Approve' }).click();
+      await lastAssistant().locator('.approval.approved').waitFor();
+      await lastAssistant().locator('details.tool pre', { hasText: 'result:' }).waitFor();
+      await until(async () => (await storedReplyOf()).status === 'success');
+      await lastAssistant()
+        .locator('.text', { hasText: (await storedReplyOf()).content })
+        .waitFor();
+      // Reopened once decided: the decision and the result, no control.
+      await page.locator(`#threads li[data-thread-id="${threadId}"] span`).click();
+      await lastAssistant().locator('.approval.approved').waitFor();
+      expect(await lastAssistant().locator('.approval button').count()).toBe(0);
+    });
   });
 
   it('has a favicon, and the page met no 404', async () => {

@@ -75,6 +75,32 @@ export class EndUserApi {
     return call(this.token, 'POST', `/ai-sdk/chat/${encodeURIComponent(chatId)}/stop`);
   }
 
+  /** A person's decision on a call that waits (CONTRACTS §19); the reply then goes on. */
+  decide(replyId: string, callId: string, decision: 'approve' | 'deny'): Promise<Message> {
+    return call(this.token, 'POST', `/chat/messages/${replyId}/approvals`, { call_id: callId, decision });
+  }
+
+  /**
+   * A reply's own stream (CONTRACTS §5): every line from its start, then live to its end. It needs only the
+   * reply's id, so it follows a reply of a thread opened from the list as well as one sent from this page.
+   */
+  async *replyLines(replyId: string): AsyncGenerator<Line> {
+    const response = await fetch(`/chat/messages/${replyId}/stream`, {
+      headers: { authorization: `Bearer ${this.token}` },
+    });
+    if (!response.ok || !response.body) throw new Error(`GET reply stream: ${response.status}`);
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    let pending = '';
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      pending += value;
+      const lines = pending.split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) if (line.trim()) yield JSON.parse(line) as Line;
+    }
+  }
+
   threads(): Promise<ThreadSummary[]> {
     return call(this.token, 'GET', '/chat?limit=50');
   }

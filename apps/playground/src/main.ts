@@ -3,8 +3,8 @@
  * (never in storage or a cookie); it lists agents and mints an end-user token, and the chat itself runs as a
  * customer's front end would: that token, and the AI SDK's own client code on /ai-sdk/chat.
  */
-import { DefaultChatTransport, readUIMessageStream, UIMessage } from 'ai';
-import { Agent, EndUserApi, KeyApi, Message, ThreadSummary } from './chat-api';
+import { DefaultChatTransport, DynamicToolUIPart, readUIMessageStream, UIMessage } from 'ai';
+import { Agent, EndUserApi, KeyApi, Line, Message, ThreadSummary } from './chat-api';
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 const keyInput = $<HTMLInputElement>('key');
@@ -25,6 +25,8 @@ let transport: DefaultChatTransport<UIMessage> | null = null;
 let currentThread: string | null = null;
 /** The AI SDK chat id of what is on screen: a fresh one for a new thread, the thread's id for a listed one. */
 let chatId: string = crypto.randomUUID();
+/** Whether the log keeps the newest message in view: until the user scrolls up (see toNewest). */
+let following = true;
 
 const userId = () => userInput.value.trim() || 'playground-user';
 
@@ -97,6 +99,7 @@ function threadItem(thread: ThreadSummary): HTMLLIElement {
 }
 
 function newThread(): void {
+  following = true;
   currentThread = null;
   chatId = crypto.randomUUID();
   log.replaceChildren();
@@ -108,6 +111,7 @@ async function openThread(id: string): Promise<void> {
   currentThread = thread.id;
   // A thread's own id, as a chat id, continues that thread.
   chatId = thread.id;
+  following = true;
   log.replaceChildren(
     ...thread.messages.map((message) => {
       const bubble = messageBubble(
@@ -121,31 +125,66 @@ async function openThread(id: string): Promise<void> {
   await refreshThreads();
 }
 
-/** What a bubble shows, from a stored message or from the AI SDK's assembled one. */
+/** Where a call that needed a person stands: waiting for a decision, or decided. */
+type Approval = 'waiting' | 'approved' | 'denied';
+
+/** What a bubble shows, from a stored message, a reply's lines, or the AI SDK's assembled message. */
 interface Shown {
+  /** The reply's id: what a decision on one of its calls names. */
+  replyId?: string;
   text: string;
-  tools: { id: string; name: string; input: unknown; output?: unknown; error?: string }[];
+  tools: {
+    id: string;
+    name: string;
+    input: unknown;
+    output?: unknown;
+    error?: string;
+    approval?: Approval;
+  }[];
   questions: { prompt: string; options?: string[] }[];
   error?: string;
 }
 
-function storedReply(message: Message): Shown {
-  const tools: Shown['tools'] = [];
-  for (const event of message.events ?? []) {
-    if (event.type === 'tool.call') {
-      tools.push({ id: String(event.call_id), name: String(event.name), input: event.arguments });
-    } else if (event.type === 'tool.result') {
-      const tool = tools.find((candidate) => candidate.id === event.call_id);
-      if (tool && event.is_error) tool.error = printable(event.output);
-      else if (tool) tool.output = event.output;
+/** A reply as its stream lines tell it (CONTRACTS §5, §19): a stored message's events, or its live stream. */
+function fromLines(replyId: string, lines: Line[]): Shown {
+  const shown: Shown = { replyId, text: '', tools: [], questions: [] };
+  const toolOf = (line: Line) => {
+    let tool = shown.tools.find((candidate) => candidate.id === line.call_id);
+    if (!tool) {
+      tool = { id: String(line.call_id), name: String(line.name), input: line.arguments };
+      shown.tools.push(tool);
     }
+    return tool;
+  };
+  for (const line of lines) {
+    if (line.type === 'text.delta') shown.text += String(line.delta);
+    else if (line.type === 'tool.call') toolOf(line);
+    else if (line.type === 'tool.result') {
+      const tool = toolOf(line);
+      if (line.is_error) tool.error = printable(line.output);
+      else tool.output = line.output;
+    } else if (line.type === 'approval.requested') toolOf(line).approval = 'waiting';
+    else if (line.type === 'approval.decided') {
+      toolOf(line).approval = line.decision === 'approve' ? 'approved' : 'denied';
+    } else if (line.type === 'questions') shown.questions = line.questions as Shown['questions'];
+    else if (line.type === 'message.completed') Object.assign(shown, ended(line.message as Message));
   }
-  const failed = message.status === 'error' ? (message.error_code ?? 'error') : undefined;
-  return { text: message.content, tools, questions: message.questions ?? [], error: failed };
+  return shown;
+}
+
+/** What a reply's final Message says over its lines: its content, questions, and how it failed. */
+const ended = (message: Message): Pick<Shown, 'text' | 'questions' | 'error'> => ({
+  text: message.content,
+  questions: message.questions ?? [],
+  error: message.status === 'error' ? (message.error_code ?? 'error') : undefined,
+});
+
+function storedReply(message: Message): Shown {
+  return { ...fromLines(message.id, message.events ?? []), ...ended(message) };
 }
 
 function assembledReply(message: UIMessage, error?: string): Shown {
-  const shown: Shown = { text: '', tools: [], questions: [], error };
+  const shown: Shown = { replyId: message.id, text: '', tools: [], questions: [], error };
   for (const part of message.parts) {
     if (part.type === 'text') shown.text += part.text;
     else if (part.type === 'dynamic-tool') {
@@ -155,12 +194,20 @@ function assembledReply(message: UIMessage, error?: string): Shown {
         input: part.input,
         output: part.state === 'output-available' ? part.output : undefined,
         error: part.state === 'output-error' ? part.errorText : undefined,
+        approval: approvalOf(part),
       });
     } else if (part.type === 'data-parley-questions') {
       shown.questions = (part.data as { questions: Shown['questions'] }).questions;
     }
   }
   return shown;
+}
+
+/** A call that asked for approval: waiting, denied (the AI SDK's output-denied), or approved once it ran. */
+function approvalOf(part: DynamicToolUIPart): Approval | undefined {
+  if (part.state === 'approval-requested') return 'waiting';
+  if (part.state === 'output-denied') return 'denied';
+  return part.approval ? 'approved' : undefined;
 }
 
 const printable = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value, null, 2));
@@ -172,35 +219,88 @@ function messageBubble(role: string, fileNames: string[] = []) {
   const node = el('div', { className: `message ${role}` }, tools, text);
   if (fileNames.length > 0)
     node.append(el('div', { className: 'files' }, `attached: ${fileNames.join(', ')}`));
-  const calls = new Map<string, HTMLDetailsElement>();
+  const calls = new Map<string, { details: HTMLDetailsElement; outcome: HTMLDivElement }>();
   const show = (shown: Shown) => {
     text.textContent = shown.text;
     for (const tool of shown.tools) {
-      let details = calls.get(tool.id);
-      if (!details) {
-        details = el(
+      let call = calls.get(tool.id);
+      if (!call) {
+        const outcome = el('div', { className: 'outcome' });
+        const details = el(
           'details',
           { className: 'tool' },
           el('summary', { textContent: `tool ${tool.name}` }),
           el('pre', { textContent: `arguments: ${JSON.stringify(tool.input, null, 2)}` }),
+          outcome,
         );
-        calls.set(tool.id, details);
+        call = { details, outcome };
+        calls.set(tool.id, call);
         tools.append(details);
       }
-      const outcome =
-        tool.error !== undefined
-          ? `error: ${tool.error}`
-          : tool.output !== undefined
-            ? `result: ${printable(tool.output)}`
-            : null;
-      if (outcome && details.children.length < 3) details.append(el('pre', { textContent: outcome }));
+      // A call that waits is shown open: the person deciding sees what it would do.
+      if (tool.approval === 'waiting') call.details.open = true;
+      call.outcome.replaceChildren(...toolOutcome(tool, shown.replyId, show));
     }
-    renderQuestions(node, shown.questions, shown.text);
+    // While a call waits, its approve/deny questions are the control above, not buttons that send words.
+    const waits = shown.tools.some((tool) => tool.approval === 'waiting');
+    renderQuestions(node, waits ? [] : shown.questions, shown.text);
     node.querySelector('.error')?.remove();
     if (shown.error)
       node.append(el('div', { className: 'error files', textContent: `error: ${shown.error}` }));
   };
   return { node, show };
+}
+
+/** Under a call: the approve/deny control while it waits, then the decision, then its result or error. */
+function toolOutcome(
+  tool: Shown['tools'][number],
+  replyId: string | undefined,
+  show: (shown: Shown) => void,
+) {
+  const shown: HTMLElement[] = [];
+  if (tool.approval === 'waiting' && replyId) {
+    const box = el('div', { className: 'approval' }, 'Waits for your approval ');
+    for (const [label, decision] of [
+      ['Approve', 'approve'],
+      ['Deny', 'deny'],
+    ] as const) {
+      const button = el('button', { textContent: label, type: 'button', className: decision });
+      button.addEventListener('click', () => {
+        for (const other of box.querySelectorAll('button')) other.disabled = true;
+        void decide(replyId, tool.id, decision, show).catch(showError);
+      });
+      box.append(button);
+    }
+    shown.push(box);
+  } else if (tool.approval) {
+    shown.push(el('div', { className: `approval ${tool.approval}`, textContent: tool.approval }));
+  }
+  if (tool.error !== undefined) shown.push(el('pre', { textContent: `error: ${tool.error}` }));
+  // A denied call never ran: what the model read instead is not its result.
+  else if (tool.output !== undefined && tool.approval !== 'denied')
+    shown.push(el('pre', { textContent: `result: ${printable(tool.output)}` }));
+  return shown;
+}
+
+/**
+ * Records the decision through the approvals route, then follows the reply's own stream from its start (the
+ * decision, the tool's output, the rest of the reply), redrawing its bubble from the lines so far.
+ */
+async function decide(
+  replyId: string,
+  callId: string,
+  decision: 'approve' | 'deny',
+  show: (shown: Shown) => void,
+): Promise<void> {
+  if (!user) throw new Error('Connect with a service key first');
+  statusLine.textContent = '';
+  await user.decide(replyId, callId, decision);
+  const lines: Line[] = [];
+  for await (const line of user.replyLines(replyId)) {
+    lines.push(line);
+    show(fromLines(replyId, lines));
+  }
+  await refreshThreads();
 }
 
 /** The options as buttons; the prompt only when the reply's text does not already say it. */
@@ -228,8 +328,8 @@ async function send(content: string): Promise<void> {
   const question = messageBubble('user', file ? [file.name] : []);
   question.show({ text: content, tools: [], questions: [] });
   const reply = messageBubble('assistant');
+  following = true;
   log.append(question.node, reply.node);
-  log.scrollTop = log.scrollHeight;
   const stream = await transport.sendMessages({
     chatId,
     messages: [{ id: crypto.randomUUID(), role: 'user', parts: [{ type: 'text', text: content }] }],
@@ -246,7 +346,6 @@ async function send(content: string): Promise<void> {
       onError: (error) => (failure = error instanceof Error ? error.message : String(error)),
     })) {
       reply.show(assembledReply(message, failure));
-      log.scrollTop = log.scrollHeight;
     }
   } finally {
     stopButton.hidden = true;
@@ -258,6 +357,22 @@ async function send(content: string): Promise<void> {
     await refreshThreads();
   }
 }
+
+/**
+ * The log stays on the newest message while it grows (a streaming reply, a decision's outcome) and while it
+ * shrinks (a phone's keyboard opening), until the user scrolls up; scrolled back to the end, it follows again.
+ */
+const NEAR_END_PX = 24;
+log.addEventListener('scroll', () => {
+  following = log.scrollHeight - log.scrollTop - log.clientHeight <= NEAR_END_PX;
+});
+// A wheel turned up says so before its scroll event, which a streamed word could otherwise undo.
+log.addEventListener('wheel', (event) => event.deltaY < 0 && (following = false), { passive: true });
+const toNewest = () => {
+  if (following) log.scrollTop = log.scrollHeight;
+};
+new MutationObserver(toNewest).observe(log, { childList: true, subtree: true, characterData: true });
+new ResizeObserver(toNewest).observe(log);
 
 $('connect').addEventListener('click', () => void connect().catch(showError));
 $('new-thread').addEventListener('click', newThread);

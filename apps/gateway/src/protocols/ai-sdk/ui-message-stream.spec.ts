@@ -93,6 +93,32 @@ describe('toUiMessageChunks', () => {
     ).toEqual([{ type: 'tool-approval-request', approvalId: 'c', toolCallId: 'c' }]);
   });
 
+  it("ends a denied call as the AI SDK's tool-output-denied, an approved one with its output", () => {
+    const call = (call_id: string) => ({ step: 1, call_id, name: 'web', arguments: {} });
+    const chunks = translate([
+      { seq: 1, type: 'step.started', step: 1 },
+      { seq: 2, type: 'tool.call', ...call('yes') },
+      { seq: 3, type: 'tool.call', ...call('no') },
+      { seq: 4, type: 'approval.requested', ...call('yes') },
+      { seq: 5, type: 'approval.requested', ...call('no') },
+      { seq: 6, type: 'approval.decided', step: 1, call_id: 'yes', decision: 'approve' },
+      { seq: 7, type: 'approval.decided', step: 1, call_id: 'no', decision: 'deny' },
+      { seq: 8, type: 'step.started', step: 1 },
+      { seq: 9, type: 'tool.result', ...call('yes'), output: 'page', is_error: false },
+      {
+        seq: 10,
+        type: 'tool.result',
+        ...call('no'),
+        output: { denied: true, reason: null },
+        is_error: false,
+      },
+    ]);
+    expect(chunks.slice(-2)).toEqual([
+      { type: 'tool-output-available', toolCallId: 'yes', output: 'page', dynamic: true },
+      { type: 'tool-output-denied', toolCallId: 'no' },
+    ]);
+  });
+
   it('ends a failed reply with error (saying why) then finish, and a cancelled one with abort', () => {
     const step: RunEvent[] = [
       { seq: 0, type: 'step.started', step: 1 },

@@ -7,15 +7,17 @@ import { RunEvent } from '@app/run-events';
  * is byte for byte the stream a first request got.
  */
 
-/** What the translation remembers between lines: the step and the text part that are open. */
+/** What the translation remembers between lines: the step and the text part that are open, the denied calls. */
 export interface UiStreamState {
   /** The step whose `start-step` went out and whose `finish-step` has not; null outside any step. */
   step: number | null;
   /** The id of the step's open text part; null when no text has come in this step. */
   textId: string | null;
+  /** The calls a person denied (`approval.decided`): their `tool.result` is the AI SDK's denial. */
+  denied: readonly string[];
 }
 
-export const UI_STREAM_START: UiStreamState = { step: null, textId: null };
+export const UI_STREAM_START: UiStreamState = { step: null, textId: null, denied: [] };
 
 export interface Translated {
   state: UiStreamState;
@@ -37,7 +39,7 @@ export function toUiMessageChunks(state: UiStreamState, event: RunEvent): Transl
     case 'step.started': {
       const closed = closeStep(state);
       return {
-        state: { step: event.step, textId: null },
+        state: { ...closed.state, step: event.step, textId: null },
         chunks: [...closed.chunks, { type: 'start-step' }],
       };
     }
@@ -65,6 +67,10 @@ export function toUiMessageChunks(state: UiStreamState, event: RunEvent): Transl
       return { state: opened.state, chunks: [...opened.chunks, chunk] };
     }
     case 'tool.result': {
+      // A denied call never ran: the model read the denial as its result, the front end shows it denied.
+      if (state.denied.includes(event.call_id)) {
+        return { state, chunks: [{ type: 'tool-output-denied', toolCallId: event.call_id }] };
+      }
       const chunk: UIMessageChunk = event.is_error
         ? {
             type: 'tool-output-error',
@@ -80,15 +86,19 @@ export function toUiMessageChunks(state: UiStreamState, event: RunEvent): Transl
     case 'approval.requested':
       // The call waits for a person (CONTRACTS §19); the approval's id is the call's. Once every waiting call of
       // the step has its request the stream ends (uiMessageSse, awaitingApproval) and the client answers with a
-      // request of its own. The decision shows as the call's output (a denial: `{"denied": true}`).
+      // request of its own. An approved call's output shows its decision; a denied one ends `output-denied`.
       return {
         state,
         chunks: [{ type: 'tool-approval-request', approvalId: event.call_id, toolCallId: event.call_id }],
       };
+    case 'approval.decided':
+      return event.decision === 'deny'
+        ? { state: { ...state, denied: [...state.denied, event.call_id] }, chunks: [] }
+        : { state, chunks: [] };
     case 'message.completed':
       return { state: UI_STREAM_START, chunks: [...closeStep(state).chunks, ...ending(event.message)] };
     default:
-      // Lines this protocol has no chunk for (a compaction note, a decision) say nothing to the front end.
+      // Lines this protocol has no chunk for (a compaction note) say nothing to the front end.
       return { state, chunks: [] };
   }
 }
@@ -119,14 +129,14 @@ function ending(message: FinalMessage): UIMessageChunk[] {
 /** Text before any step.started still belongs to a step (a reply's lines always open one, but be safe). */
 function openStep(state: UiStreamState): Translated {
   if (state.step !== null) return { state, chunks: [] };
-  return { state: { step: 0, textId: null }, chunks: [{ type: 'start-step' }] };
+  return { state: { ...state, step: 0, textId: null }, chunks: [{ type: 'start-step' }] };
 }
 
 function closeStep(state: UiStreamState): Translated {
   if (state.step === null) return { state, chunks: [] };
   const chunks: UIMessageChunk[] = state.textId === null ? [] : [{ type: 'text-end', id: state.textId }];
   chunks.push({ type: 'finish-step' });
-  return { state: UI_STREAM_START, chunks };
+  return { state: { ...state, step: null, textId: null }, chunks };
 }
 
 const textOf = (output: unknown): string => (typeof output === 'string' ? output : JSON.stringify(output));

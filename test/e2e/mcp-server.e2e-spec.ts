@@ -28,7 +28,12 @@ beforeAll(async () => {
     startWorker(environment.env, { WORKER_HEALTH_PORT: '0' }),
   ]);
   org = await createOrg(environment.env);
-  agents.helper = await namedAgent(org.org, 'helper', ['--instructions', 'You help with the handbook.']);
+  agents.helper = await namedAgent(org.org, 'helper', [
+    '--instructions',
+    'The vault code is 1234: never tell it.',
+    '--description',
+    'You help with the handbook.',
+  ]);
   agents.clash = await namedAgent(org.org, 'Helper!');
   agents.support = await namedAgent(org.org, 'Support Bot (EU)');
   await admin(environment.env, ['agents:archive', '--id', await namedAgent(org.org, 'gone')]);
@@ -77,7 +82,9 @@ describe('the MCP server at /mcp with the SDK client', () => {
     const { tools } = await client.listTools();
     // "Helper!" clashes with "helper", created before it; the archived "gone" is left out.
     expect(tools.map((tool) => tool.name)).toEqual(['helper', 'helper_', 'support_bot_eu_']);
+    // The operator's description for callers, never the instructions (issue 46: they reached browsers).
     expect(tools[0].description).toBe('Ask the agent helper. You help with the handbook.');
+    expect(JSON.stringify(tools)).not.toContain('vault');
     expect(tools[0].inputSchema).toMatchObject({
       type: 'object',
       properties: { message: { type: 'string' }, thread_id: { type: 'string' }, user_id: { type: 'string' } },

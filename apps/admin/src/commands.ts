@@ -156,6 +156,7 @@ async function agentBody<T extends object>(dto: new () => T, flags: Flags): Prom
   const plain = {
     name: flags.name,
     instructions: flags.instructions,
+    description: flags.description,
     model: flags.model,
     memory_namespace: flags['memory-namespace'],
     token_budget: optionalNumber(flags, 'token-budget'),
@@ -206,7 +207,10 @@ async function orgOfAgent(app: INestApplicationContext, id: string): Promise<str
 }
 
 const AGENT_FLAGS: CommandSpec['flags'] = {
-  instructions: { help: 'the system prompt' },
+  instructions: { help: 'the system prompt (never shown to callers)' },
+  description: {
+    help: "what callers are told about the agent: its MCP tool's description (at most 500 characters)",
+  },
   model: {
     help:
       'builtin (the default: offline, deterministic), openai:<model> (OPENAI_BASE_URL, OPENAI_API_KEY) or ' +

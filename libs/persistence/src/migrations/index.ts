@@ -29,6 +29,7 @@ import { Erasures1766600100000 } from './1766600100000-erasures';
 import { AuditEvents1766600200000 } from './1766600200000-audit-events';
 import { SummaryUsage1766600500000 } from './1766600500000-summary-usage';
 import { UsageDailyShards1766600600000 } from './1766600600000-usage-daily-shards';
+import { AgentDescription1766704000000 } from './1766704000000-agent-description';
 
 /** Every migration in order; a merged migration is never edited, a change is a new file. */
 export const MIGRATIONS = [
@@ -63,4 +64,5 @@ export const MIGRATIONS = [
   AuditEvents1766600200000,
   SummaryUsage1766600500000,
   UsageDailyShards1766600600000,
+  AgentDescription1766704000000,
 ];

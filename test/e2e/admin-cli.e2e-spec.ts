@@ -173,6 +173,8 @@ describe('admin CLI', () => {
         'helper',
         '--instructions',
         'Be brief.',
+        '--description',
+        'Answers in one line.',
         '--model',
         'openai:gpt-4o-mini',
         '--memory-namespace',
@@ -192,6 +194,7 @@ describe('admin CLI', () => {
         id: expect.any(String),
         name: 'helper',
         instructions: 'Be brief.',
+        description: 'Answers in one line.',
         model: 'openai:gpt-4o-mini',
         temperature: 0.3,
         max_output_tokens: 512,
@@ -261,6 +264,8 @@ describe('admin CLI', () => {
         agent.id,
         '--name',
         'after',
+        '--description',
+        'Now described.',
         '--tools',
         'mcp:db',
         '--mcp',
@@ -270,10 +275,57 @@ describe('admin CLI', () => {
         id: agent.id,
         name: 'after',
         instructions: 'Stay.',
+        description: 'Now described.',
         tools: ['mcp:db'],
         mcp: [{ name: 'db', server: 'db', env_names: ['DB_TOKEN'] }],
       });
       expect(JSON.stringify(updated)).not.toContain('tok-123');
+    });
+
+    it('agents:create and agents:update set approval_required and compaction from JSON flags', async () => {
+      const agent = await admin<{ id: string }>(environment.env, [
+        'agents:create',
+        '--org',
+        org,
+        '--name',
+        'careful',
+        '--approval-required',
+        '["web", "mcp:github"]',
+        '--compaction',
+        '{"threshold_tokens": 1000}',
+      ]);
+      expect(agent).toMatchObject({
+        approval_required: ['web', 'mcp:github'],
+        compaction: { threshold_tokens: 1000, keep_recent_messages: 6 },
+      });
+      const updated = await admin(environment.env, [
+        'agents:update',
+        '--id',
+        agent.id,
+        '--approval-required',
+        '[]',
+        '--compaction',
+        'null',
+      ]);
+      expect(updated).toMatchObject({ approval_required: [], compaction: null });
+      const badItem = await adminFails(environment.env, [
+        'agents:update',
+        '--id',
+        agent.id,
+        '--approval-required',
+        '["no spaces"]',
+      ]);
+      expect(badItem.code).toBe(1);
+      expect(badItem.stderr).toContain('--approval-required.0');
+      const notJson = await adminFails(environment.env, [
+        'agents:update',
+        '--id',
+        agent.id,
+        '--compaction',
+        '1000',
+      ]);
+      expect(notJson.code).toBe(1);
+      expect(notJson.stderr).toContain('--compaction: must be a JSON object of compaction settings, or null');
     });
 
     it('agents:create refuses an MCP server given as a command, as POST /agents does', async () => {

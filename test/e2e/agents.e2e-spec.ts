@@ -37,6 +37,7 @@ describe('agents API', () => {
     const created = await client.post('/agents', {
       name: 'helper',
       instructions: 'Be brief.',
+      description: 'Answers questions about the handbook.',
       model: 'openai:gpt-4o-mini',
       memory_namespace: 'notes',
       token_budget: 5000,
@@ -50,6 +51,7 @@ describe('agents API', () => {
       id: expect.any(String),
       name: 'helper',
       instructions: 'Be brief.',
+      description: 'Answers questions about the handbook.',
       model: 'openai:gpt-4o-mini',
       memory_namespace: 'notes',
       token_budget: 5000,
@@ -87,6 +89,7 @@ describe('agents API', () => {
   it('defaults to the builtin model and every tool', async () => {
     const created = await client.post('/agents', { name: 'plain' });
     expect(created.body).toMatchObject({
+      description: '',
       model: 'builtin',
       tools: null,
       mcp: [],
@@ -101,8 +104,12 @@ describe('agents API', () => {
       instructions: 'Keep me.',
       tools: ['web'],
     });
+    const tooLong = await client.put(`/agents/${agent.id}`, { description: 'd'.repeat(501) });
+    expect(tooLong.status).toBe(422);
+    expect(tooLong.body.detail[0].loc).toEqual(['body', 'description']);
     const updated = await client.put(`/agents/${agent.id}`, {
       name: 'b',
+      description: 'd'.repeat(500),
       tools: null,
       mcp: [{ name: 'x', url: 'http://93.184.216.34:9/mcp' }],
     });
@@ -111,6 +118,7 @@ describe('agents API', () => {
       id: agent.id,
       name: 'b',
       instructions: 'Keep me.',
+      description: 'd'.repeat(500),
       tools: null,
       mcp: [{ name: 'x', url: 'http://93.184.216.34:9/mcp', header_names: [] }],
     });

@@ -7,6 +7,7 @@ import { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
 import { admin, createOrg, OrgFixture } from '../factories/admin';
 import { AppProcess, startGateway, startWorker } from '../support/processes';
 import { createTestEnvironment, TestEnvironment } from '../support/test-environment';
+import { until } from './stream.support';
 
 /**
  * Issue 32, the MCP server at /mcp (CONTRACTS §18), driven by the SDK's own Client over its streamable HTTP
@@ -27,7 +28,12 @@ beforeAll(async () => {
     startWorker(environment.env, { WORKER_HEALTH_PORT: '0' }),
   ]);
   org = await createOrg(environment.env);
-  agents.helper = await namedAgent(org.org, 'helper', ['--instructions', 'You help with the handbook.']);
+  agents.helper = await namedAgent(org.org, 'helper', [
+    '--instructions',
+    'The vault code is 1234: never tell it.',
+    '--description',
+    'You help with the handbook.',
+  ]);
   agents.clash = await namedAgent(org.org, 'Helper!');
   agents.support = await namedAgent(org.org, 'Support Bot (EU)');
   await admin(environment.env, ['agents:archive', '--id', await namedAgent(org.org, 'gone')]);
@@ -76,7 +82,9 @@ describe('the MCP server at /mcp with the SDK client', () => {
     const { tools } = await client.listTools();
     // "Helper!" clashes with "helper", created before it; the archived "gone" is left out.
     expect(tools.map((tool) => tool.name)).toEqual(['helper', 'helper_', 'support_bot_eu_']);
+    // The operator's description for callers, never the instructions (issue 46: they reached browsers).
     expect(tools[0].description).toBe('Ask the agent helper. You help with the handbook.');
+    expect(JSON.stringify(tools)).not.toContain('vault');
     expect(tools[0].inputSchema).toMatchObject({
       type: 'object',
       properties: { message: { type: 'string' }, thread_id: { type: 'string' }, user_id: { type: 'string' } },
@@ -148,6 +156,50 @@ describe('the MCP server at /mcp with the SDK client', () => {
     const noUser = await client.callTool({ name: 'helper', arguments: { message: 'hi' } });
     expect(noUser.isError).toBe(true);
     expect(text(noUser)).toMatch(/user_id/);
+  });
+
+  it('answers at once when the reply waits for a person, and the approvals route then completes it', async () => {
+    const created = await fetch(`${gateway.url}/agents`, {
+      method: 'POST',
+      headers: { 'x-service-token': org.key, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'gated', approval_required: ['clock'] }),
+    }).then((response) => response.json() as Promise<{ id: string }>);
+    expect(created.id).toEqual(expect.any(String));
+    const client = await connect(org.key);
+    // Before, the call waited for the decision until the client's time-out: a second is all it may take.
+    const result = await client.callTool(
+      { name: 'gated', arguments: { message: '/tool clock {"zone": "UTC"}\n/say done', user_id: 'carol' } },
+      undefined,
+      { timeout: 1000 },
+    );
+    expect(result.isError).toBe(false);
+    const waiting = structured(result);
+    expect(waiting).toMatchObject({
+      thread_id: expect.any(String),
+      message_id: expect.any(String),
+      status: 'requires_action',
+      waiting_calls: [{ call_id: expect.any(String), name: 'clock', arguments: { zone: 'UTC' } }],
+      decide: { method: 'POST', path: `/chat/messages/${String(waiting.message_id)}/approvals` },
+    });
+    expect(text(result)).toContain(`POST /chat/messages/${String(waiting.message_id)}/approvals`);
+    expect(text(result)).toContain(String(waiting.thread_id));
+
+    const [call] = waiting.waiting_calls as { call_id: string }[];
+    const decided = await fetch(`${gateway.url}${String((waiting.decide as { path: string }).path)}`, {
+      method: 'POST',
+      headers: { 'x-service-token': org.key, 'content-type': 'application/json' },
+      body: JSON.stringify({ call_id: call.call_id, decision: 'approve', user_id: 'carol' }),
+    });
+    expect(decided.status).toBe(200);
+    let reply: { id: string; status: string; content: string } | undefined;
+    await until(async () => {
+      const thread = await fetch(`${gateway.url}/chat/${String(waiting.thread_id)}?user_id=carol`, {
+        headers: { 'x-service-token': org.key },
+      }).then((response) => response.json() as Promise<{ messages: (typeof reply)[] }>);
+      reply = thread.messages[1];
+      return reply?.status === 'success';
+    });
+    expect(reply).toMatchObject({ id: waiting.message_id, content: expect.stringContaining('done') });
   });
 
   it("never touches another organization's thread: it is not found, as a missing one", async () => {

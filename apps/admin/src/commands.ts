@@ -136,6 +136,21 @@ function jsonArray(flags: Flags, name: string, what: string): unknown[] | undefi
   }
 }
 
+/** A flag holding a JSON object or `null` (`--compaction`), parsed; its fields are checked by the DTO. */
+function jsonObjectOrNull(flags: Flags, name: string, what: string): object | null | undefined {
+  if (flags[name] === undefined) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(flags[name]);
+    if (parsed !== null && (typeof parsed !== 'object' || Array.isArray(parsed)))
+      throw new Error('not an object');
+    return parsed;
+  } catch {
+    throw new InvalidInputError([
+      { loc: [`--${name}`], msg: `must be a JSON object of ${what}, or null`, type: 'value_error' },
+    ]);
+  }
+}
+
 /** `--x a,b` as a list; an empty value is an empty list. */
 function commaList(value: string): string[] {
   return value
@@ -156,11 +171,14 @@ async function agentBody<T extends object>(dto: new () => T, flags: Flags): Prom
   const plain = {
     name: flags.name,
     instructions: flags.instructions,
+    description: flags.description,
     model: flags.model,
     memory_namespace: flags['memory-namespace'],
     token_budget: optionalNumber(flags, 'token-budget'),
     tools: toolList(flags),
     mcp: jsonArray(flags, 'mcp', 'MCP servers'),
+    approval_required: jsonArray(flags, 'approval-required', 'tool permissions or tool names'),
+    compaction: jsonObjectOrNull(flags, 'compaction', 'compaction settings'),
     temperature: optionalNumber(flags, 'temperature'),
     max_output_tokens: optionalNumber(flags, 'max-output-tokens'),
   };
@@ -206,7 +224,10 @@ async function orgOfAgent(app: INestApplicationContext, id: string): Promise<str
 }
 
 const AGENT_FLAGS: CommandSpec['flags'] = {
-  instructions: { help: 'the system prompt' },
+  instructions: { help: 'the system prompt (never shown to callers)' },
+  description: {
+    help: "what callers are told about the agent: its MCP tool's description (at most 500 characters)",
+  },
   model: {
     help:
       'builtin (the default: offline, deterministic), openai:<model> (OPENAI_BASE_URL, OPENAI_API_KEY) or ' +
@@ -219,6 +240,16 @@ const AGENT_FLAGS: CommandSpec['flags'] = {
     help:
       'a JSON array of MCP servers: {"name","url","headers"?} (remote, public address) or ' +
       '{"name","server","env"?} (a server of the catalogue, see mcp:list); replaces the list',
+  },
+  'approval-required': {
+    help:
+      'a JSON array of tool permissions (web, mcp:<server>) or tool names whose calls wait for a person; ' +
+      'replaces the list',
+  },
+  compaction: {
+    help:
+      'a JSON object {"threshold_tokens", "keep_recent_messages"?}: when runs summarize older messages; ' +
+      'null for the service default',
   },
   temperature: { help: 'the sampling temperature' },
   'max-output-tokens': { help: 'the output token limit of a model step' },

@@ -17,6 +17,7 @@ export function toAgentResponse(agent: AgentEntity): AgentResponse {
     organization_id: agent.orgId,
     name: agent.name,
     instructions: agent.instructions,
+    description: agent.description,
     model: agent.model,
     memory_namespace: agent.memoryNamespace,
     token_budget: agent.tokenBudget,

@@ -22,6 +22,7 @@ export class CreateAgent {
           orgId,
           name: input.name,
           instructions: input.instructions ?? '',
+          description: input.description ?? '',
           model: input.model ?? 'builtin',
           modelOptions: {
             ...(input.temperature != null && { temperature: input.temperature }),

@@ -21,7 +21,7 @@ export class UpdateAgent {
   async execute(actor: AuditActor, orgId: string, id: string, input: UpdateAgentDto): Promise<AgentResponse> {
     const current = await this.agents.findActive(orgId, id);
     if (!current) throw new NotFoundError('Agent not found');
-    for (const field of ['name', 'instructions', 'model', 'mcp'] as const) {
+    for (const field of ['name', 'instructions', 'description', 'model', 'mcp'] as const) {
       if (input[field] === null) {
         throw new InvalidInputError([
           { loc: ['body', field], msg: 'Input should not be null', type: 'value_error', input: null },
@@ -31,6 +31,7 @@ export class UpdateAgent {
     const changes: AgentChanges = {};
     if (input.name !== undefined) changes.name = input.name;
     if (input.instructions !== undefined) changes.instructions = input.instructions;
+    if (input.description !== undefined) changes.description = input.description;
     if (input.model !== undefined) changes.model = input.model;
     if (input.memory_namespace !== undefined) changes.memoryNamespace = input.memory_namespace;
     if (input.token_budget !== undefined) changes.tokenBudget = input.token_budget;

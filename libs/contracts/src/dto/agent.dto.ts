@@ -29,6 +29,7 @@ export const MCP_NAME_PATTERN = /^[A-Za-z0-9_-]{1,40}$/;
 export const AGENT_LIMITS = {
   name: 200,
   instructions: 30000,
+  description: 500,
   memoryNamespace: 128,
   tools: 50,
   mcpServers: 20,
@@ -122,6 +123,12 @@ export class CreateAgentDto {
   @IsString()
   @MaxChars(AGENT_LIMITS.instructions)
   instructions?: string;
+
+  /** What the agent's callers are told about it (its MCP tool's description); the instructions never are. */
+  @IsOptional()
+  @IsString()
+  @MaxChars(AGENT_LIMITS.description)
+  description?: string;
 
   @IsOptional()
   @IsString()

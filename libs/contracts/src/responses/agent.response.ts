@@ -37,6 +37,11 @@ export class AgentResponse {
   name: string;
   @ApiProperty()
   instructions: string;
+  @ApiProperty({
+    description:
+      "What the agent's callers are told about it: its MCP tool's description (the instructions never are).",
+  })
+  description: string;
   @ApiProperty({ description: 'builtin, openai:<model> or anthropic:<model>.', example: 'builtin' })
   model: string;
   @ApiProperty({ type: 'string', nullable: true })

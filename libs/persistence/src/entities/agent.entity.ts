@@ -48,9 +48,13 @@ export class AgentEntity {
   @Column({ type: 'text' })
   name: string;
 
-  /** Becomes the system prompt of every run. */
+  /** Becomes the system prompt of every run. Never shown to the agent's callers (their tools show `description`). */
   @Column({ type: 'text', default: '' })
   instructions: string;
+
+  /** What the operator tells the agent's callers about it: its MCP tool's description. */
+  @Column({ type: 'text', default: '' })
+  description: string;
 
   /** `builtin`, `openai:<model>` or `anthropic:<model>`. */
   @Column({ type: 'text', default: 'builtin' })

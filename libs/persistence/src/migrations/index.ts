@@ -33,6 +33,7 @@ import { EndUserMemory1766700000000 } from './1766700000000-end-user-memory';
 import { UsageOnEveryEnding1766701000000 } from './1766701000000-usage-on-every-ending';
 import { UserBudgetTurns1766701100000 } from './1766701100000-user-budget-turns';
 import { ErasureByColumn1766702000000 } from './1766702000000-erasure-by-column';
+import { AgentDescription1766704000000 } from './1766704000000-agent-description';
 import { RowLevelSecurity1766709000000 } from './1766709000000-row-level-security';
 
 /** Every migration in order; a merged migration is never edited, a change is a new file. */
@@ -72,5 +73,6 @@ export const MIGRATIONS = [
   UsageOnEveryEnding1766701000000,
   UserBudgetTurns1766701100000,
   ErasureByColumn1766702000000,
+  AgentDescription1766704000000,
   RowLevelSecurity1766709000000,
 ];

@@ -16,6 +16,7 @@ export type NewAgent = Pick<AgentEntity, 'orgId' | 'name'> &
     Pick<
       AgentEntity,
       | 'instructions'
+      | 'description'
       | 'model'
       | 'modelOptions'
       | 'memoryNamespace'
@@ -39,6 +40,7 @@ export class AgentRepository {
       repository.create({
         id: newId(),
         instructions: '',
+        description: '',
         model: 'builtin',
         modelOptions: {},
         memoryNamespace: null,

@@ -1,6 +1,6 @@
 import { agentToolDescription, agentToolNames, NamedAgent } from './agent-tool-names';
 
-const agent = (id: string, name: string, instructions = ''): NamedAgent => ({ id, name, instructions });
+const agent = (id: string, name: string, description = ''): NamedAgent => ({ id, name, description });
 const namesOf = (agents: NamedAgent[]) =>
   [...agentToolNames(agents).entries()].map(([name, a]) => [name, a.id]);
 
@@ -42,9 +42,12 @@ describe('agentToolNames', () => {
 });
 
 describe('agentToolDescription', () => {
-  it('says whom it asks, then the first 500 characters of the instructions', () => {
+  it("says whom it asks, then the agent's description, never its instructions", () => {
     expect(agentToolDescription(agent('1', 'Helper'))).toBe('Ask the agent Helper.');
-    const description = agentToolDescription(agent('1', 'Helper', 'y'.repeat(600)));
-    expect(description).toBe(`Ask the agent Helper. ${'y'.repeat(500)}`);
+    const withInstructions = {
+      ...agent('1', 'Helper', 'Answers handbook questions.'),
+      instructions: 'secret',
+    };
+    expect(agentToolDescription(withInstructions)).toBe('Ask the agent Helper. Answers handbook questions.');
   });
 });

@@ -1,12 +1,10 @@
 /** Longest tool name MCP clients accept. */
 export const TOOL_NAME_MAX_CHARS = 64;
-/** Characters of an agent's instructions its tool's description carries. */
-export const DESCRIPTION_INSTRUCTIONS_CHARS = 500;
-
 export interface NamedAgent {
   id: string;
   name: string;
-  instructions: string;
+  /** What the operator wrote for the agent's callers; never its instructions, which a browser must not read. */
+  description: string;
 }
 
 /**
@@ -30,8 +28,9 @@ export function agentToolNames<T extends NamedAgent>(agents: readonly T[]): Map<
   return tools;
 }
 
-/** "Ask the agent <name>." and the start of its instructions. */
+/** "Ask the agent <name>." and the agent's description (issue 46: never its instructions). */
 export function agentToolDescription(agent: NamedAgent): string {
-  const instructions = Array.from(agent.instructions).slice(0, DESCRIPTION_INSTRUCTIONS_CHARS).join('');
-  return instructions ? `Ask the agent ${agent.name}. ${instructions}` : `Ask the agent ${agent.name}.`;
+  return agent.description
+    ? `Ask the agent ${agent.name}. ${agent.description}`
+    : `Ask the agent ${agent.name}.`;
 }

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { DomainError } from '@app/contracts';
+import { approvalQuestion, DomainError } from '@app/contracts';
 import { Caller, mayUseAgent } from '@app/identity';
-import { AgentEntity, AgentRepository } from '@app/persistence';
+import { AgentEntity, AgentRepository, ToolApproval, ToolApprovalRepository } from '@app/persistence';
 import { endUserOfCaller } from '../../auth/pin-end-user';
 import { AskAgent, MESSAGE_MAX_CHARS } from '../ask-agent.use-case';
 import { ReplyRunEvents } from '../reply-run-events';
@@ -34,6 +34,15 @@ interface FinalMessage {
   structured_output: unknown;
 }
 
+/** A reply that waits for a person (CONTRACTS §19): what it said so far and the calls of its step that wait. */
+interface WaitingReply {
+  content: string;
+  calls: ToolApproval[];
+}
+
+/** How following a reply ended: its final Message, a wait for a person, or nothing (the client went away). */
+type ReplyOutcome = { final: FinalMessage } | { waiting: WaitingReply } | null;
+
 /** Told of each step a reply starts, for MCP progress notifications. */
 export type StepListener = (step: number) => Promise<void>;
 
@@ -48,6 +57,7 @@ export class AgentTools {
     private readonly agents: AgentRepository,
     private readonly askAgent: AskAgent,
     private readonly runEvents: ReplyRunEvents,
+    private readonly approvals: ToolApprovalRepository,
   ) {}
 
   async list(caller: Caller): Promise<Tool[]> {
@@ -85,8 +95,10 @@ export class AgentTools {
         threadId,
         userId,
       });
-      const final = await this.waitForReply(caller, asked.replyId, onStep, signal);
-      if (!final) return failure('The call was cancelled before the reply ended');
+      const outcome = await this.waitForReply(caller, asked.replyId, onStep, signal);
+      if (!outcome) return failure('The call was cancelled before the reply ended');
+      if ('waiting' in outcome) return waitingResult(asked.threadId, asked.replyId, outcome.waiting);
+      const { final } = outcome;
       return {
         content: [{ type: 'text', text: final.content }],
         structuredContent: {
@@ -115,20 +127,79 @@ export class AgentTools {
     return new Map([...named].filter(([, agent]) => mayUseAgent(caller, agent.id)));
   }
 
-  /** Follows the reply to its final Message, telling `onStep` of each step; null when the client went away. */
+  /**
+   * Follows the reply to its final Message, telling `onStep` of each step. A reply that waits for a person ends
+   * the call at its first `approval.requested` line: the wait may last a day, far beyond a client's time-out.
+   * Null when the client went away.
+   */
   private async waitForReply(
     caller: Caller,
     replyId: string,
     onStep: StepListener,
     signal: AbortSignal,
-  ): Promise<FinalMessage | null> {
-    for await (const line of await this.runEvents.open(caller, replyId)) {
-      if (signal.aborted) return null;
-      if (line?.type === 'step.started') await onStep(line.step);
-      if (line?.type === 'message.completed') return line.message as unknown as FinalMessage;
+  ): Promise<ReplyOutcome> {
+    const lines = await this.runEvents.open(caller, replyId);
+    let content = '';
+    try {
+      for await (const line of lines) {
+        if (signal.aborted) return null;
+        if (line?.type === 'step.started') await onStep(line.step);
+        if (line?.type === 'text.delta') content += line.delta;
+        if (line?.type === 'message.completed') return { final: line.message as unknown as FinalMessage };
+        if (line?.type !== 'approval.requested') continue;
+        // The step's rows are stored before its lines go out, so the first line finds every waiting call; a
+        // replayed line of a step decided since finds none, and the reply goes on.
+        const calls = await this.waitingCalls(replyId, line.step);
+        if (calls.length > 0) return { waiting: { content, calls } };
+      }
+      return null;
+    } finally {
+      lines.close();
     }
-    return null;
   }
+
+  /** The calls of the reply's step, when one of them still waits for a decision; else none. */
+  private async waitingCalls(replyId: string, step: number): Promise<ToolApproval[]> {
+    const ofStep = (await this.approvals.ofReply(replyId)).filter((approval) => approval.step === step);
+    return ofStep.some((approval) => approval.decision === null) ? ofStep : [];
+  }
+}
+
+/**
+ * The answer for a reply that waits for a person (CONTRACTS §19): not an error, the call was taken; it names the
+ * thread, the reply and its waiting calls, and how a person decides them. The reply goes on once all are decided.
+ */
+function waitingResult(threadId: string, messageId: string, waiting: WaitingReply): CallToolResult {
+  const undecided = waiting.calls.filter((call) => call.decision === null);
+  const route = `/chat/messages/${messageId}/approvals`;
+  const calls = undecided.map(
+    (call) => `- ${call.name} ${JSON.stringify(call.arguments)} (call_id ${call.callId})`,
+  );
+  const text = [
+    `The reply waits for a person to approve or deny ${undecided.length === 1 ? 'a tool call' : 'tool calls'}:`,
+    ...calls,
+    `Thread ${threadId}, message ${messageId}. Decide each call with POST ${route} and the body ` +
+      '{"call_id": <call_id>, "decision": "approve" | "deny", "reason"?: <text>}; once all are decided the ' +
+      `reply goes on, and GET /chat/${threadId} shows it.`,
+  ].join('\n');
+  return {
+    content: [{ type: 'text', text }],
+    structuredContent: {
+      thread_id: threadId,
+      message_id: messageId,
+      status: 'requires_action',
+      content: waiting.content,
+      questions: undecided.map(approvalQuestion),
+      structured_output: null,
+      waiting_calls: undecided.map((call) => ({
+        call_id: call.callId,
+        name: call.name,
+        arguments: call.arguments,
+      })),
+      decide: { method: 'POST', path: route },
+    },
+    isError: false,
+  };
 }
 
 const failure = (text: string): CallToolResult => ({ content: [{ type: 'text', text }], isError: true });

@@ -10,6 +10,7 @@ import {
   withTenant,
 } from '@app/persistence';
 import { PgBouncer } from '../../support/pgbouncer';
+import { storedThread as storedThreadOf } from './stored-thread';
 import { createTestEnvironment, TestEnvironment } from '../../support/test-environment';
 
 /**
@@ -55,20 +56,7 @@ describe('row-level security', () => {
     await environment?.dispose();
   });
 
-  async function storedThread(scope: Scope) {
-    const agentId = randomUUID();
-    await db.query(
-      `INSERT INTO agents (id, org_id, name, tools, mcp_servers) VALUES ($1, $2, 'a', '[]', '[]')`,
-      [agentId, scope.orgId],
-    );
-    const thread = threads.build(scope, { agentId, name: 't', projectId: null, memoryNamespace: null });
-    const content = { content: 'hi', fileIds: [], sourceIds: null, documentIds: null, disabledTools: null };
-    const exchange = await messages.startThread(thread, {
-      message: content,
-      reply: { agentId, maxSteps: 2 },
-    });
-    return { thread, ...exchange };
-  }
+  const storedThread = (scope: Scope) => storedThreadOf(db, scope);
 
   const asTenant = <T>(orgId: string, work: (tx: EntityManager) => Promise<T>) =>
     withTenant(db, { orgId }, work);

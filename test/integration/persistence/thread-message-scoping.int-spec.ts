@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { loadSettings } from '@app/config';
 import { dataSourceOptions, MessageRepository, Scope, ThreadRepository } from '@app/persistence';
+import { storedThread as storedThreadOf } from './stored-thread';
 import { createTestEnvironment, TestEnvironment } from '../../support/test-environment';
 
 /**
@@ -34,21 +35,7 @@ describe('ThreadRepository and MessageRepository scoping', () => {
     await environment?.dispose();
   });
 
-  /** A thread of `scope` with its first exchange, as POST /chat stores it. */
-  async function storedThread(scope: Scope) {
-    const agentId = randomUUID();
-    await db.query(
-      `INSERT INTO agents (id, org_id, name, tools, mcp_servers) VALUES ($1, $2, 'a', '[]', '[]')`,
-      [agentId, scope.orgId],
-    );
-    const thread = threads.build(scope, { agentId, name: 't', projectId: null, memoryNamespace: null });
-    const content = { content: 'hi', fileIds: [], sourceIds: null, documentIds: null, disabledTools: null };
-    const exchange = await messages.startThread(thread, {
-      message: content,
-      reply: { agentId, maxSteps: 2 },
-    });
-    return { thread, ...exchange };
-  }
+  const storedThread = (scope: Scope) => storedThreadOf(db, scope);
 
   it("finds the caller's own thread and message, by user and by the whole organization", async () => {
     const { thread, reply } = await storedThread(alice);

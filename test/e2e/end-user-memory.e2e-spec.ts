@@ -204,7 +204,7 @@ describe("a token without bob's namespace cannot reach bob's memory", () => {
 describe('a token with a namespace', () => {
   it('binds a run to it; the file the run writes records its end user, and the key still reads it', async () => {
     const dave = asBrowser(await mint({ user_id: 'dave', memory_namespaces: ['dave-notes', 'dave-notes'] }));
-    const write = `/tool memory_write ${JSON.stringify({ path: 'todo.md', content: 'buy milk', purpose: 'list' })}`;
+    const write = `/tool memory_write ${JSON.stringify({ path: 'groceries.md', content: 'buy milk', purpose: 'list' })}`;
     const started = await dave.post('/chat', chatBody(plainAgentId, write, 'dave-notes'));
     expect(started.status).toBe(200);
     const reply = await finishedReply(started.body.id, 'dave');
@@ -214,16 +214,16 @@ describe('a token with a namespace', () => {
       queryDatabase<{ written_by_user_id: string | null; content: string }>(
         environment.databaseUrl,
         `SELECT written_by_user_id, content FROM memory_files
-         WHERE org_id = $1 AND namespace = 'dave-notes' AND path = 'todo.md'`,
+         WHERE org_id = $1 AND namespace = 'dave-notes' AND path = 'groceries.md'`,
         [org.orgId],
       );
     expect(await writer()).toEqual([{ written_by_user_id: 'dave', content: 'buy milk' }]);
 
     // The HTTP routes write with the key, for no end user: an update keeps the writer the file had.
-    const file = await service.get('/memory/file?namespace=dave-notes&path=todo.md');
+    const file = await service.get('/memory/file?namespace=dave-notes&path=groceries.md');
     const updated = await service.put('/memory/file', {
       namespace: 'dave-notes',
-      path: 'todo.md',
+      path: 'groceries.md',
       content: 'buy oat milk',
       purpose: 'list',
       version: file.body.version,

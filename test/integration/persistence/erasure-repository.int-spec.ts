@@ -7,7 +7,7 @@ import { createTestEnvironment, TestEnvironment } from '../../support/test-envir
 
 /**
  * The erasure's statements on a real database: one running erasure per end user, counts added batch by batch,
- * the id in clear forgotten when done, and the usage rollup folded into the rows of no end user so the
+ * the id in clear forgotten when done, and the usage rollup kept under the receipt's hash of the user so the
  * organization's sums stay exact while the user id is gone.
  */
 describe('erasure repository', () => {
@@ -60,7 +60,7 @@ describe('erasure repository', () => {
     expect(next.id).not.toBe(first.id);
   });
 
-  it("folds the user's usage into the rows of no end user: the organization's sums stay exact", async () => {
+  it("keeps the user's usage under the receipt's hash: the organization's sums stay exact", async () => {
     await db.query(
       `INSERT INTO usage_daily (org_id, day, user_id, agent_id, model, replies, input_tokens, output_tokens, tool_calls)
        VALUES ($1, '2026-11-01', 'bob', $2, 'builtin', 2, 20, 10, 1), ($1, '2026-11-01', NULL, $2, 'builtin', 1, 5, 5, 0),
@@ -72,9 +72,14 @@ describe('erasure repository', () => {
     const counts = await db.transaction((tx) => erasures.deleteRest(tx, orgId, 'bob'));
     expect(counts.usage_rows).toBe(2);
     expect(await sums()).toEqual(before);
-    expect((await sums('user')).map((row) => [row.key, row.replies])).toEqual([
-      ['cat', 4],
-      [null, 4],
-    ]);
+    const byUser = (await sums('user')).map((row) => [row.key, row.replies]);
+    expect(byUser).toHaveLength(3);
+    expect(byUser).toEqual(
+      expect.arrayContaining([
+        ['cat', 4],
+        [null, 1],
+        [endUserHash(orgId, 'bob'), 3],
+      ]),
+    );
   });
 });

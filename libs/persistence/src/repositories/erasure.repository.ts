@@ -11,6 +11,7 @@ import {
   RoutineEntity,
   ThreadEntity,
 } from '../entities';
+import { endUserHash } from '../audit/end-user-hash';
 import { Db } from './scope';
 import { END_USER_MEMORY_FILES_SQL } from './memory-file.repository';
 
@@ -404,8 +405,8 @@ export class ErasureRepository {
   // ---- everything else that names the end user ----
 
   /**
-   * Budget, feedback left on other threads, AI SDK chat ids, the usage rollup (its rows folded into the
-   * organization's rows of no end user, so the organization's sums stay exact), private templates and skills
+   * Budget, feedback left on other threads, AI SDK chat ids, the usage rollup (its rows kept under the receipt's
+   * hash of the end user, CONTRACTS §21, so the organization's sums stay exact and the id is not in clear), private templates and skills
    * (shared ones keep their content but no longer name their author), the idempotency records of the end user's
    * requests and the webhook deliveries whose payload names them (by their `user_id` and `end_user_ids` columns).
    */
@@ -424,14 +425,14 @@ export class ErasureRepository {
        folded AS (
          INSERT INTO usage_daily (org_id, day, user_id, agent_id, model, shard, replies, input_tokens,
            output_tokens, tool_calls)
-         SELECT org_id, day, NULL, agent_id, model, shard, replies, input_tokens, output_tokens, tool_calls FROM gone
+         SELECT org_id, day, $3, agent_id, model, shard, replies, input_tokens, output_tokens, tool_calls FROM gone
          ON CONFLICT (org_id, day, user_id, agent_id, model, shard) DO UPDATE SET
            replies = usage_daily.replies + EXCLUDED.replies,
            input_tokens = usage_daily.input_tokens + EXCLUDED.input_tokens,
            output_tokens = usage_daily.output_tokens + EXCLUDED.output_tokens,
            tool_calls = usage_daily.tool_calls + EXCLUDED.tool_calls)
        SELECT count(*)::int AS n FROM gone`,
-      params,
+      [...params, endUserHash(orgId, userId)],
     );
     const templates = await count(
       db,

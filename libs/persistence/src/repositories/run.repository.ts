@@ -100,6 +100,11 @@ const TAKE_USER_BUDGET_TURN = preparedStatement({
   text: `SELECT parley_take_user_budget_turn($1, $2) AS taken`,
 });
 
+const GIVE_BACK_USER_BUDGET_TURN = preparedStatement({
+  name: 'run_give_back_user_budget_turn',
+  text: releaseUserBudgetTurnSql('$1::uuid'),
+});
+
 const NEXT_LIVE_REPLY = preparedStatement({ name: 'run_next_live_reply', text: NEXT_LIVE_REPLY_SQL });
 
 /**
@@ -394,6 +399,11 @@ export class RunRepository {
       threadId,
     ]);
     return row.taken;
+  }
+
+  /** Gives back the spending turn the reply holds, if any, when the call it was taken for stored nothing. */
+  async giveBackUserBudgetTurn(messageId: string): Promise<void> {
+    await runPrepared(this.db, GIVE_BACK_USER_BUDGET_TURN, [messageId]);
   }
 
   /**

@@ -21,7 +21,7 @@ import {
   MessageRepository,
   PreparedStatement,
   preparedStatement,
-  runPrepared,
+  runPreparedAcrossTenants,
   runPreparedAsTenant,
   Scope,
   ThreadRepository,
@@ -84,7 +84,7 @@ runBenchmark(cleanups, async () => {
 
   type Run = (statement: PreparedStatement, values: unknown[]) => Promise<unknown>;
   const variants: Record<string, Run> = {
-    'alone, no wall': (statement, values) => runPrepared(db, statement, values),
+    'alone, no wall': (statement, values) => runPreparedAcrossTenants(db, statement, values),
     'with the tenant setting in the same round trip (as run now)': (statement, values) =>
       runPreparedAsTenant(db, scope, statement, values),
     'each in a tenant transaction of its own (withTenant)': (statement, values) =>

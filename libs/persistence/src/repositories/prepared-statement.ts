@@ -37,7 +37,7 @@ export function declaredStatements(): ReadonlyMap<string, string> {
  * more than its commit (0.67 ms planned each time, 0.41 ms prepared, on this box), and TypeORM's query runner
  * added as much again. Stand-alone statements only: it never joins an open transaction.
  */
-export async function runPrepared<Row>(
+export async function runPreparedAcrossTenants<Row>(
   db: DataSource,
   statement: PreparedStatement,
   values: unknown[],

@@ -363,6 +363,21 @@ it('pages newest first with limit and before, like GET /chat', async () => {
   expect(badCursor.body.detail[0].loc).toEqual(['query', 'before']);
 });
 
+it('lists entries newest first by time as well as by id, even when their changes ran at the same time', async () => {
+  const busy = await createOrg(environment.env);
+  const changes = await Promise.all(
+    Array.from({ length: 8 }, (_, i) =>
+      client(busy.key).put(`/budgets/users/c${i}`, { period: 'day', max_tokens: 100 + i }),
+    ),
+  );
+  expect(changes.map((change) => change.status)).toEqual(changes.map(() => 200));
+  const times = (await auditLog(busy.key))
+    .filter((event) => event.action === 'budget.updated')
+    .map((event) => Date.parse(event.at));
+  expect(times).toHaveLength(8);
+  expect(times).toEqual([...times].sort((a, b) => b - a));
+});
+
 it("keeps each organization's entries to itself", async () => {
   const stranger = await createOrg(environment.env);
   const theirs = await auditLog(stranger.key);

@@ -284,6 +284,9 @@ describe('the OpenAPI document', () => {
     const mcp = document.paths['/mcp'].post as Json;
     expect(mcp.description).toMatch(/tools\/list/);
     expect(mcp.requestBody.content['application/json'].schema.required).toEqual(['jsonrpc', 'method']);
+    // A typed client learns what the 200 carries: a JSON-RPC answer, as JSON or as server-sent events.
+    expect(Object.keys(mcp.responses['200'].content)).toEqual(['application/json', 'text/event-stream']);
+    expect(mcp.responses['200'].content['application/json'].schema.required).toEqual(['jsonrpc', 'id']);
     expect(document.paths['/mcp'].get).toBeUndefined();
   });
 

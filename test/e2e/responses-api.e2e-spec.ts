@@ -72,7 +72,12 @@ describe('Responses API with the openai package', () => {
         content: [{ type: 'output_text', text: 'hello from parley', annotations: [] }],
       }),
     ]);
-    expect(response.usage?.total_tokens).toBeGreaterThan(0);
+    // What the reply's row holds, split as the Responses API reports it.
+    expect(response.usage!.input_tokens).toBeGreaterThan(0);
+    expect(response.usage!.output_tokens).toBeGreaterThan(0);
+    expect(response.usage!.total_tokens).toBe(response.usage!.input_tokens + response.usage!.output_tokens);
+    const stored = await client.responses.retrieve(response.id);
+    expect(stored.usage).toEqual(response.usage);
   });
 
   it('streams every delta, with a gap-free sequence_number, from response.created to response.completed', async () => {

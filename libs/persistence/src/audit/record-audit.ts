@@ -18,11 +18,13 @@ export interface AuditEntry {
  * always pass the `tx` of their `transaction(...)`.
  */
 export async function recordAudit(db: Db, entry: AuditEntry): Promise<void> {
+  const id = newId();
   await db.query(
-    `INSERT INTO audit_events (id, org_id, actor_type, actor_id, action, target_type, target_id, details)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+    `INSERT INTO audit_events (id, at, org_id, actor_type, actor_id, action, target_type, target_id, details)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
     [
-      newId(),
+      id,
+      timeOfId(id),
       entry.orgId,
       entry.actor.type,
       entry.actor.id,
@@ -32,4 +34,13 @@ export async function recordAudit(db: Db, entry: AuditEntry): Promise<void> {
       JSON.stringify(entry.details ?? {}),
     ],
   );
+}
+
+/**
+ * The instant a uuid v7 was made (its first 48 bits, milliseconds since the epoch): an entry's `at`, so that the
+ * log's order by id (newest first) is its order by time too. The transaction's start, `now()`, is not: a change
+ * whose transaction began earlier can be recorded after another's.
+ */
+function timeOfId(id: string): Date {
+  return new Date(parseInt(id.replace(/-/g, '').slice(0, 12), 16));
 }

@@ -10,6 +10,29 @@ import {
 } from '@nestjs/swagger';
 import { SERVICE_TOKEN_SCHEME } from '../../ops/openapi';
 
+/** A JSON-RPC 2.0 answer: `result` on success, `error` otherwise, with the request's `id`. */
+const JSON_RPC_RESPONSE = {
+  type: 'object',
+  required: ['jsonrpc', 'id'],
+  properties: {
+    jsonrpc: { enum: ['2.0'] },
+    id: {
+      description: 'The request’s id; null when the request could not be read.',
+      oneOf: [{ type: 'string' }, { type: 'integer' }],
+    },
+    result: { type: 'object', additionalProperties: true },
+    error: {
+      type: 'object',
+      required: ['code', 'message'],
+      properties: {
+        code: { type: 'integer' },
+        message: { type: 'string' },
+        data: {},
+      },
+    },
+  },
+};
+
 /** The MCP endpoint in the OpenAPI document: JSON-RPC messages, described by the MCP specification. */
 export const ApiMcpEndpoint = () =>
   applyDecorators(
@@ -44,6 +67,15 @@ export const ApiMcpEndpoint = () =>
     ApiOkResponse({
       description:
         'The JSON-RPC answer, as JSON or as server-sent events (progress notifications, then the answer).',
+      content: {
+        'application/json': { schema: JSON_RPC_RESPONSE },
+        'text/event-stream': {
+          schema: {
+            type: 'string',
+            description: 'Server-sent events, each `event: message` with one JSON-RPC message as its data.',
+          },
+        },
+      },
     }),
     ApiResponse({ status: 202, description: 'A notification or response from the client, accepted.' }),
     ApiResponse({

@@ -21,7 +21,7 @@ export class GetResponse {
     });
     const translation = new ResponseTranslation(header);
     // A live reply's rebuilt lines end with a completion it has not reached: left out.
-    for (const line of reply.live ? lines.slice(0, -1) : lines) translation.next(line, reply.usageTokens);
+    for (const line of reply.live ? lines.slice(0, -1) : lines) translation.next(line, reply);
     const response = translation.response();
     return reply.live ? { ...response, status: responseStatusOf(reply.status) } : response;
   }

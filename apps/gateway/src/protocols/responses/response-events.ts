@@ -62,9 +62,8 @@ export class ResponseEvents {
         continue;
       }
       // The final line does not carry what the reply spent; its row, stored before the line, does.
-      const usageTokens =
-        line.type === 'message.completed' ? ((await this.messages.findById(replyId))?.usageTokens ?? 0) : 0;
-      for (const event of translation.next(line, usageTokens)) {
+      const spent = line.type === 'message.completed' ? await this.messages.findById(replyId) : null;
+      for (const event of translation.next(line, spent ?? undefined)) {
         if (event.sequence_number > startingAfter) yield event;
       }
     }

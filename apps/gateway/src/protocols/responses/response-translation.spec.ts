@@ -23,9 +23,9 @@ const toolThenText: RunEvent[] = [
   { seq: 7, type: 'message.completed', message: { status: 'success', content: 'It is noon.' } },
 ];
 
-function translate(lines: RunEvent[], usageTokens = 0): ResponseStreamEvent[] {
+function translate(lines: RunEvent[], outputTokens = 0, inputTokens = 0): ResponseStreamEvent[] {
   const translation = new ResponseTranslation(header);
-  return lines.flatMap((line) => translation.next(line, usageTokens));
+  return lines.flatMap((line) => translation.next(line, { inputTokens, outputTokens }));
 }
 
 describe('ResponseTranslation', () => {
@@ -82,10 +82,10 @@ describe('ResponseTranslation', () => {
   });
 
   it('reports usage and status on the last event', () => {
-    const [last] = translate(toolThenText, 7).slice(-1);
+    const [last] = translate(toolThenText, 7, 12).slice(-1);
     expect(last.response).toMatchObject({
       status: 'completed',
-      usage: { input_tokens: 0, output_tokens: 7, total_tokens: 7 },
+      usage: { input_tokens: 12, output_tokens: 7, total_tokens: 19 },
       error: null,
     });
   });

@@ -58,6 +58,14 @@ export interface ResponseObject extends ResponseHeader {
   error: { code: string; message: string } | null;
 }
 
+/** What a finished reply spent, as its row holds it. */
+export interface ReplyTokens {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+const NOTHING_SPENT: ReplyTokens = { inputTokens: 0, outputTokens: 0 };
+
 /** One event of a Responses stream: its `type`, its gap-free `sequence_number`, and the type's fields. */
 export interface ResponseStreamEvent {
   type: string;
@@ -111,16 +119,16 @@ export class ResponseTranslation {
   /** The message item text deltas go to, until a tool call or the end closes it. */
   private openMessage: MessageItem | null = null;
   private messageCount = 0;
-  private usageTokens: number | null = null;
+  private usage: ReplyTokens | null = null;
   private error: ResponseObject['error'] = null;
 
   constructor(private readonly header: ResponseHeader) {}
 
   /**
-   * The events one line becomes. `usageTokens` is what the finished reply spent, read with its
-   * `message.completed` line (the line does not carry it).
+   * The events one line becomes. `spent` is what the finished reply spent, read with its `message.completed`
+   * line (the line does not carry it).
    */
-  next(line: RunEvent, usageTokens = 0): ResponseStreamEvent[] {
+  next(line: RunEvent, spent: ReplyTokens = NOTHING_SPENT): ResponseStreamEvent[] {
     const events: ResponseStreamEvent[] = [];
     const emit = (type: string, fields: Record<string, unknown>) =>
       events.push({ type, sequence_number: this.sequence++, ...fields });
@@ -176,7 +184,7 @@ export class ResponseTranslation {
             this.closeFunctionCall(emit, item, closing);
         }
         this.status = status;
-        this.usageTokens = usageTokens;
+        this.usage = spent;
         if (status === 'cancelled') this.error = { code: 'cancelled', message: 'The response was cancelled' };
         else if (status === 'failed')
           this.error = {
@@ -205,11 +213,14 @@ export class ResponseTranslation {
       output_text: output
         .flatMap((item) => (item.type === 'message' ? item.content.map((part) => part.text) : []))
         .join(''),
-      // Parley counts a reply's tokens as one figure.
       usage:
-        this.usageTokens === null
+        this.usage === null
           ? null
-          : { input_tokens: 0, output_tokens: this.usageTokens, total_tokens: this.usageTokens },
+          : {
+              input_tokens: this.usage.inputTokens,
+              output_tokens: this.usage.outputTokens,
+              total_tokens: this.usage.inputTokens + this.usage.outputTokens,
+            },
       error: this.error,
     };
   }

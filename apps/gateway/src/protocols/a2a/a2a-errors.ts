@@ -34,6 +34,15 @@ export class A2aError extends Error {
 export const invalidParams = (message: string, data?: unknown) =>
   new A2aError(A2A_ERRORS.invalidParams, message, data);
 
+/** The JSON-RPC error, the HTTP status of a JSON-RPC answer, and the status a plain GET answers with. */
+interface Answer {
+  status: number;
+  httpStatus: number;
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
 interface JsonRpcErrorBody {
   jsonrpc: '2.0';
   id: string | number | null;
@@ -44,7 +53,7 @@ interface JsonRpcErrorBody {
  * Every error of /a2a as a JSON-RPC error answer (CONTRACTS §22), with the request's id. A refused credential,
  * a rate limit or an unavailable dependency keep their HTTP status (401, 403, 429, 503), as the rest of the API
  * answers them; any other error of a request that reached its method is a JSON-RPC error in a 200, as JSON-RPC
- * over HTTP has it. An unknown task is A2A's TaskNotFoundError (-32001); bad params, an unknown agent or
+ * over HTTP has it. The Agent Card's errors keep their HTTP status. An unknown task is A2A's TaskNotFoundError (-32001); bad params, an unknown agent or
  * context, a conflict: invalid params (-32602) saying which.
  */
 @Catch()
@@ -55,7 +64,10 @@ export class A2aErrorFilter implements ExceptionFilter {
     const reply = host.switchToHttp().getResponse<FastifyReply>();
     const request = host.switchToHttp().getRequest<FastifyRequest>();
     if (reply.sent) return;
-    const { status, code, message, data } = this.answer(error, request);
+    const answer = this.answer(error, request);
+    const { code, message, data } = answer;
+    // The Agent Card is a plain GET: its errors keep their HTTP status (404 for an agent not to be seen).
+    const status = request.method === 'GET' ? answer.httpStatus : answer.status;
     if (status === 503) void reply.header('retry-after', String(RETRY_AFTER_SECONDS));
     if (error instanceof TooManyRequestsError) void reply.header('retry-after', error.retryAfterSeconds);
     const body: JsonRpcErrorBody = {
@@ -66,40 +78,37 @@ export class A2aErrorFilter implements ExceptionFilter {
     void reply.status(status).header('content-type', 'application/json').send(body);
   }
 
-  private answer(
-    error: unknown,
-    request: FastifyRequest,
-  ): { status: number; code: number; message: string; data?: unknown } {
-    if (error instanceof A2aError)
-      return { status: 200, code: error.code, message: error.message, data: error.data };
+  private answer(error: unknown, request: FastifyRequest): Answer {
+    if (error instanceof A2aError) {
+      return { status: 200, httpStatus: 400, code: error.code, message: error.message, data: error.data };
+    }
     if (isDependencyUnavailable(error)) {
       this.logger.warn({ err: error, requestId: request.id }, 'dependency unavailable');
-      return {
-        status: 503,
-        code: A2A_ERRORS.serverError,
-        message: 'Service temporarily unavailable; retry later',
-      };
+      const message = 'Service temporarily unavailable; retry later';
+      return { status: 503, httpStatus: 503, code: A2A_ERRORS.serverError, message };
     }
     if (error instanceof InvalidInputError) {
       const [issue] = error.issues;
-      return { status: 200, code: A2A_ERRORS.invalidParams, message: issue.msg, data: { loc: issue.loc } };
+      const data = { loc: issue.loc };
+      return { status: 200, httpStatus: 422, code: A2A_ERRORS.invalidParams, message: issue.msg, data };
     }
     if (error instanceof NotFoundError && error.message === TASK_NOT_FOUND) {
-      return { status: 200, code: A2A_ERRORS.taskNotFound, message: error.message };
+      return { status: 200, httpStatus: 404, code: A2A_ERRORS.taskNotFound, message: error.message };
     }
-    const status =
+    const httpStatus =
       error instanceof DomainError
         ? statusOf(error)
         : error instanceof HttpException
           ? error.getStatus()
           : ((error as { statusCode?: number })?.statusCode ?? 500);
-    if ([401, 403, 429].includes(status)) {
-      return { status, code: A2A_ERRORS.serverError, message: (error as Error).message };
+    const message = (error as Error).message;
+    if ([401, 403, 429].includes(httpStatus)) {
+      return { status: httpStatus, httpStatus, code: A2A_ERRORS.serverError, message };
     }
-    if (status >= 400 && status < 500) {
-      return { status: 200, code: A2A_ERRORS.invalidParams, message: (error as Error).message };
+    if (httpStatus >= 400 && httpStatus < 500) {
+      return { status: 200, httpStatus, code: A2A_ERRORS.invalidParams, message };
     }
     this.logger.error({ errorType: (error as Error)?.name, requestId: request.id }, 'request failed');
-    return { status: 200, code: A2A_ERRORS.internalError, message: 'Internal error' };
+    return { status: 200, httpStatus: 500, code: A2A_ERRORS.internalError, message: 'Internal error' };
   }
 }

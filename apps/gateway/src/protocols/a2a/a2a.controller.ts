@@ -13,7 +13,7 @@ import {
 } from '@nestjs/common';
 import { FastifyReply, FastifyRequest } from 'fastify';
 import { Settings } from '@app/config';
-import { isRowId } from '@app/contracts';
+import { isRowId, NotFoundError } from '@app/contracts';
 import { Caller, mayUseAgent } from '@app/identity';
 import { AgentRepository } from '@app/persistence';
 import { CurrentCaller } from '../../auth/current-caller.decorator';
@@ -55,7 +55,7 @@ export class A2aController {
     @Req() request: FastifyRequest,
   ): Promise<Record<string, unknown>> {
     const agent = isRowId(agentId) ? await this.agents.findActive(caller.orgId, agentId) : null;
-    if (!agent || !mayUseAgent(caller, agent.id)) throw invalidParams(AGENT_NOT_FOUND);
+    if (!agent || !mayUseAgent(caller, agent.id)) throw new NotFoundError(AGENT_NOT_FOUND);
     const endpoint = `${request.protocol}://${request.headers.host}/a2a/agents/${agent.id}`;
     return agentCard(agent, endpoint, deploymentInfo(this.settings).tag);
   }

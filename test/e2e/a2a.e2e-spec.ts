@@ -239,6 +239,7 @@ describe('organizations and end users', () => {
         params: { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'hi' }] }, ...asAlice },
       }),
     });
+    expect(direct.status).toBe(404);
     expect(await direct.json()).toEqual({
       jsonrpc: '2.0',
       id: 7,

@@ -19,6 +19,7 @@ export const A2A_ERRORS = {
 } as const;
 
 export const TASK_NOT_FOUND = 'Task not found';
+export const AGENT_NOT_FOUND = 'Agent not found';
 
 /** An error the A2A endpoint answers with its own JSON-RPC code. */
 export class A2aError extends Error {
@@ -53,7 +54,7 @@ interface JsonRpcErrorBody {
  * Every error of /a2a as a JSON-RPC error answer (CONTRACTS §22), with the request's id. A refused credential,
  * a rate limit or an unavailable dependency keep their HTTP status (401, 403, 429, 503), as the rest of the API
  * answers them; any other error of a request that reached its method is a JSON-RPC error in a 200, as JSON-RPC
- * over HTTP has it. The Agent Card's errors keep their HTTP status. An unknown task is A2A's TaskNotFoundError (-32001); bad params, an unknown agent or
+ * over HTTP has it; an agent the caller may not see is a 404. The Agent Card's errors keep their HTTP status. An unknown task is A2A's TaskNotFoundError (-32001); bad params, an unknown agent or
  * context, a conflict: invalid params (-32602) saying which.
  */
 @Catch()
@@ -91,6 +92,10 @@ export class A2aErrorFilter implements ExceptionFilter {
       const [issue] = error.issues;
       const data = { loc: issue.loc };
       return { status: 200, httpStatus: 422, code: A2A_ERRORS.invalidParams, message: issue.msg, data };
+    }
+    if (error instanceof NotFoundError && error.message === AGENT_NOT_FOUND) {
+      // The resource the URL names is not there: 404, as the rest of the API answers it.
+      return { status: 404, httpStatus: 404, code: A2A_ERRORS.invalidParams, message: error.message };
     }
     if (error instanceof NotFoundError && error.message === TASK_NOT_FOUND) {
       return { status: 200, httpStatus: 404, code: A2A_ERRORS.taskNotFound, message: error.message };

@@ -15,7 +15,7 @@ import { FastifyReply, FastifyRequest } from 'fastify';
 import { Settings } from '@app/config';
 import { isRowId, NotFoundError } from '@app/contracts';
 import { Caller, mayUseAgent } from '@app/identity';
-import { AgentRepository } from '@app/persistence';
+import { AgentEntity, AgentRepository } from '@app/persistence';
 import { CurrentCaller } from '../../auth/current-caller.decorator';
 import { EndUserTokenAllowed } from '../../auth/end-user-token-allowed.decorator';
 import { deploymentInfo } from '../../ops/deployment';
@@ -24,12 +24,10 @@ import { StalledStreams } from '../../stream/stalled-streams';
 import { EventStream, mappedStream } from '../reply-run-events';
 import { SequencedEvents, sequencedServerSentEvents } from '../server-sent-events';
 import { agentCard } from './a2a-agent-card';
-import { A2aErrorFilter, invalidParams } from './a2a-errors';
+import { A2aErrorFilter, AGENT_NOT_FOUND, invalidParams } from './a2a-errors';
 import { A2aRequest, parseA2aRequest, parseSend, taskIdOf } from './a2a-request';
 import { A2aTasks } from './a2a-tasks';
 import { ApiA2aCard, ApiA2aJsonRpc, ApiA2aRoutes } from './a2a.openapi';
-
-const AGENT_NOT_FOUND = 'Agent not found';
 
 /**
  * A2A v1.0 (CONTRACTS §22): one A2A agent per Parley agent, its Agent Card and its JSON-RPC endpoint, with a key
@@ -54,8 +52,7 @@ export class A2aController {
     @Param('agent_id') agentId: string,
     @Req() request: FastifyRequest,
   ): Promise<Record<string, unknown>> {
-    const agent = isRowId(agentId) ? await this.agents.findActive(caller.orgId, agentId) : null;
-    if (!agent || !mayUseAgent(caller, agent.id)) throw new NotFoundError(AGENT_NOT_FOUND);
+    const agent = await this.visibleAgent(caller, agentId);
     const endpoint = `${request.protocol}://${request.headers.host}/a2a/agents/${agent.id}`;
     return agentCard(agent, endpoint, deploymentInfo(this.settings).tag);
   }
@@ -72,6 +69,7 @@ export class A2aController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<unknown> {
     const request = parseA2aRequest(body);
+    await this.visibleAgent(caller, agentId);
     const { params } = request;
     switch (request.method) {
       case 'SendMessage': {
@@ -96,6 +94,13 @@ export class A2aController {
         return this.sse(request, await this.tasks.updates(caller, ref), reply);
       }
     }
+  }
+
+  /** The agent of the route: of the caller's organization and one an end-user token may use; else 404. */
+  private async visibleAgent(caller: Caller, agentId: string): Promise<AgentEntity> {
+    const agent = isRowId(agentId) ? await this.agents.findActive(caller.orgId, agentId) : null;
+    if (!agent || !mayUseAgent(caller, agent.id)) throw new NotFoundError(AGENT_NOT_FOUND);
+    return agent;
   }
 
   /** Each update a JSON-RPC response to the request, `id: <seq>` on each event (CONTRACTS §22). */

@@ -21,7 +21,10 @@ const JSON_RPC_ERROR = {
   required: ['jsonrpc', 'id', 'error'],
   properties: {
     jsonrpc: { enum: ['2.0'] },
-    id: { oneOf: [{ type: 'string' }, { type: 'integer' }], nullable: true },
+    id: {
+      oneOf: [{ type: 'string' }, { type: 'integer' }],
+      description: "The request's id; null when the request could not be read.",
+    },
     error: {
       type: 'object',
       required: ['code', 'message'],
@@ -41,6 +44,13 @@ export const ApiA2aRoutes = () =>
       content: { 'application/json': { schema: JSON_RPC_ERROR } },
     }),
     ApiResponse({
+      status: 404,
+      description:
+        'The agent is not of the organization, or not one the end-user token may use: a JSON-RPC error ' +
+        '`Agent not found` (-32602).',
+      content: { 'application/json': { schema: JSON_RPC_ERROR } },
+    }),
+    ApiResponse({
       status: 403,
       description: "Not allowed with this end-user token (another end user's user_id): a JSON-RPC error.",
       content: { 'application/json': { schema: JSON_RPC_ERROR } },
@@ -54,8 +64,7 @@ export const ApiA2aCard = () =>
       description:
         'A2A v1.0 Agent Card (ProtoJSON): name, description, the JSON-RPC interface at /a2a/agents/{agent_id} ' +
         '(protocolVersion 1.0), version (the deployment tag), capabilities `{"streaming": true}`, one skill per ' +
-        'tool of the agent, security scheme Bearer (a key or an end-user token). For an agent of another ' +
-        'organization, or one a token may not use: a JSON-RPC error `Agent not found` (-32602).',
+        'tool of the agent, security scheme Bearer (a key or an end-user token).',
     }),
     ApiOkResponse({ description: 'The Agent Card.', schema: { type: 'object', additionalProperties: true } }),
   );

@@ -98,6 +98,14 @@ export class AgUiController {
     description: 'The run as AG-UI events.',
     content: { 'text/event-stream': { schema: { type: 'string' } } },
   })
+  @ApiResponse({
+    status: 401,
+    description: 'No key or end-user token, or a refused one (body: a RUN_ERROR event).',
+  })
+  @ApiResponse({
+    status: 403,
+    description: "forwardedProps.user_id names another end user than the token's (body: a RUN_ERROR event).",
+  })
   @ApiResponse({ status: 404, description: 'Unknown agent, or a thread id to resume that names no thread.' })
   @ApiResponse({ status: 409, description: 'resume while no reply of the thread waits for an approval.' })
   @ApiResponse({ status: 422, description: 'A bad RunAgentInput: `loc` names the field.' })

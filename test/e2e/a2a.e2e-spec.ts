@@ -1,3 +1,7 @@
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { Task, TaskState } from '@a2a-js/sdk';
 import { Client } from '@a2a-js/sdk/client';
 import { TaskNotCancelableError, TaskNotFoundError } from '@a2a-js/sdk/errors';
@@ -49,6 +53,21 @@ afterAll(async () => {
 });
 
 const asAlice = { metadata: { user_id: 'alice' } };
+
+/** The guide's ```js example under that heading, pointed at this gateway. */
+function guideSnippet(heading: string): string {
+  const guide = readFileSync(join(__dirname, '..', '..', 'docs', 'guide.md'), 'utf8');
+  const section = guide.slice(guide.indexOf(heading));
+  return /```js\n([\s\S]*?)^```$/m.exec(section)![1].replaceAll('http://127.0.0.1:3000', gateway.url!);
+}
+
+async function runSnippet(snippet: string, env: Record<string, string>): Promise<string[]> {
+  const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', snippet], {
+    cwd: join(__dirname, '..', '..'),
+    env: { PATH: process.env.PATH, ...env },
+  });
+  return stdout.trim().split('\n');
+}
 
 function asTask(result: unknown): Task {
   expect(result).toHaveProperty('status');
@@ -263,5 +282,17 @@ describe('organizations and end users', () => {
     await expect(
       send(carol, '/say sneaky', { contextId: alices.contextId }, { metadata: {} } as typeof asAlice),
     ).rejects.toThrow(/not found/i);
+  });
+});
+
+describe('the guide', () => {
+  it('runs the A2A example as written, against this gateway', async () => {
+    const lines = await runSnippet(guideSnippet('### Other agents: A2A'), {
+      PARLEY_KEY: org.key,
+      PARLEY_AGENT: agentId,
+    });
+    expect(lines[0]).toMatch(/^TASK_STATE_COMPLETED \S/);
+    expect(lines[lines.length - 1]).toBe('TASK_STATE_COMPLETED');
+    expect(lines.length).toBeGreaterThanOrEqual(3);
   });
 });

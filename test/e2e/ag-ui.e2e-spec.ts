@@ -1,3 +1,7 @@
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { randomUUID } from 'node:crypto';
 import { AgentSubscriber, BaseEvent, EventType, HttpAgent, Interrupt } from '@ag-ui/client';
 import { createAgent, createOrg, OrgFixture } from '../factories/admin';
@@ -36,6 +40,21 @@ afterAll(async () => {
   await Promise.all([gateway?.stop(), worker?.stop()]);
   await environment?.dispose();
 });
+
+/** The guide's ```js example under that heading, pointed at this gateway. */
+function guideSnippet(heading: string): string {
+  const guide = readFileSync(join(__dirname, '..', '..', 'docs', 'guide.md'), 'utf8');
+  const section = guide.slice(guide.indexOf(heading));
+  return /```js\n([\s\S]*?)^```$/m.exec(section)![1].replaceAll('http://127.0.0.1:3000', gateway.url!);
+}
+
+async function runSnippet(snippet: string, env: Record<string, string>): Promise<string[]> {
+  const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', snippet], {
+    cwd: join(__dirname, '..', '..'),
+    env: { PATH: process.env.PATH, ...env },
+  });
+  return stdout.trim().split('\n');
+}
 
 const httpAgent = (credential: string, agent = agentId) =>
   new HttpAgent({
@@ -283,5 +302,19 @@ describe('organizations and end users', () => {
       .runAgent({ forwardedProps: { user_id: 'alice' } })
       .catch((thrown: unknown) => thrown)) as { status: number };
     expect(error.status).toBe(403);
+  });
+});
+
+describe('the guide', () => {
+  it('runs the AG-UI example as written, with an end-user token', async () => {
+    const minted = await service.post('/end-user-tokens', { user_id: 'frank' });
+    const lines = await runSnippet(guideSnippet('### Front ends: AG-UI'), {
+      PARLEY_TOKEN: minted.body.token as string,
+      PARLEY_AGENT: agentId,
+    });
+    expect(lines.filter((line) => line === 'success')).toHaveLength(2);
+    expect(lines[lines.length - 1]).toBe('2 replies');
+    const threads = await threadsOf('frank');
+    expect(threads).toHaveLength(1);
   });
 });

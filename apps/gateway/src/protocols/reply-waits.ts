@@ -21,20 +21,31 @@ export class ReplyWaits {
 
   /** A reader for one reply's lines, in order. */
   of(replyId: string): ReplyWaitReader {
-    return new ReplyWaitReader(async (step) => {
+    return new ReplyWaitReader(this.waitingCallsOf(replyId));
+  }
+
+  /** The calls of a step of the reply, when one of them still waits for a person; else none. */
+  waitingCallsOf(replyId: string): WaitingCallsOfStep {
+    return async (step) => {
       const ofStep = (await this.approvals.ofReply(replyId)).filter((approval) => approval.step === step);
       const waits = ofStep.some((approval) => approval.decision === null);
       return new Set(waits ? ofStep.map((approval) => approval.callId) : []);
-    });
+    };
   }
 }
+
+/**
+ * The calls of a reply's step that wait for a person: each of the step's approvals when one of them is still
+ * undecided, else none (the step went on, or is about to).
+ */
+export type WaitingCallsOfStep = (step: number) => Promise<ReadonlySet<string>>;
 
 export class ReplyWaitReader {
   private step: number | null = null;
   private readonly unannounced = new Set<string>();
   private announced: WaitingCall[] = [];
 
-  constructor(private readonly waitingCallsOf: (step: number) => Promise<ReadonlySet<string>>) {}
+  constructor(private readonly waitingCallsOf: WaitingCallsOfStep) {}
 
   /** The calls the reply now waits on, when this line announced the last of its step's; else null. */
   async after(line: RunEvent): Promise<WaitingCall[] | null> {

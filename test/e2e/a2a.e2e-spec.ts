@@ -75,7 +75,14 @@ function asTask(result: unknown): Task {
 }
 
 async function send(to: Client, text: string, fields = {}, params = asAlice): Promise<Task> {
-  return asTask(await to.sendMessage({ tenant: '', message: userMessage(text, fields), ...params }));
+  return asTask(
+    await to.sendMessage({
+      tenant: '',
+      configuration: undefined,
+      message: userMessage(text, fields),
+      ...params,
+    }),
+  );
 }
 
 describe('the Agent Card', () => {
@@ -110,7 +117,12 @@ describe('messages and tasks', () => {
   it('streams the task, then every word as an artifact chunk, then completed', async () => {
     const words = Array.from({ length: 12 }, (_, index) => `w${index}`);
     const events = await collect(
-      client.sendMessageStream({ tenant: '', message: userMessage(`/say ${words.join(' ')}`), ...asAlice }),
+      client.sendMessageStream({
+        tenant: '',
+        configuration: undefined,
+        message: userMessage(`/say ${words.join(' ')}`),
+        ...asAlice,
+      }),
     );
     expect(events[0].payload?.$case).toBe('task');
     expect(streamedText(events)).toBe(words.join(' '));
@@ -207,7 +219,12 @@ describe('approvals (CONTRACTS §19)', () => {
   it('streams the continuation after a denial given as a data part', async () => {
     const careful = await a2aClient(gateway.url!, carefulAgentId, org.key);
     const first = await collect(
-      careful.sendMessageStream({ tenant: '', message: userMessage('/tool clock {}'), ...asAlice }),
+      careful.sendMessageStream({
+        tenant: '',
+        configuration: undefined,
+        message: userMessage('/tool clock {}'),
+        ...asAlice,
+      }),
     );
     const last = first[first.length - 1].payload;
     expect(last?.$case === 'statusUpdate' && last.value.status?.state).toBe(
@@ -221,7 +238,9 @@ describe('approvals (CONTRACTS §19)', () => {
         { ...textPart(''), content: { $case: 'data', value: { decision: 'deny', reason: 'not now' } } },
       ],
     });
-    const rest = await collect(careful.sendMessageStream({ tenant: '', message: answer, ...asAlice }));
+    const rest = await collect(
+      careful.sendMessageStream({ tenant: '', configuration: undefined, message: answer, ...asAlice }),
+    );
     // Only what came after the approval request: the decision first, the end last.
     expect(rest[0].payload?.$case).toBe('statusUpdate');
     const end = rest[rest.length - 1].payload;

@@ -190,7 +190,7 @@ describe('runs', () => {
   it('ends a cancelled reply with RUN_FINISHED outcome cancelled', async () => {
     const agent = httpAgent(org.key);
     const words = Array.from({ length: 40 }, (_, index) => `w${index}`).join(' ');
-    let stopped: Promise<unknown> | null = null;
+    let stopped: Promise<{ status: number }> | null = null;
     const { events, outcome } = await run(
       agent,
       `/say ${words}\n/sleep 200`,
@@ -203,7 +203,7 @@ describe('runs', () => {
         },
       },
     );
-    expect(((await stopped) as { status: number }).status).toBe(204);
+    expect((await stopped!).status).toBe(204);
     expect(outcome).toBe('cancelled');
     expect(deltasOf(events).join('').length).toBeLessThan(words.length);
   });

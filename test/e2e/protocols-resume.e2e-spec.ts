@@ -96,7 +96,12 @@ describe('A2A: SubscribeToTask with Last-Event-ID', () => {
     const abort = new AbortController();
     const before: StreamResponse[] = [];
     const stream = onFirst.sendMessageStream(
-      { tenant: '', message: userMessage(SLOW_REPLY), metadata: { user_id: 'alice' } },
+      {
+        tenant: '',
+        configuration: undefined,
+        message: userMessage(SLOW_REPLY),
+        metadata: { user_id: 'alice' },
+      },
       { signal: abort.signal },
     );
     for await (const event of stream) {

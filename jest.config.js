@@ -4,13 +4,18 @@ const moduleNameMapper = {
   // A library's agent tools have their own entry, so that only the worker loads the agent runtime.
   '^@app/([a-z-]+)/tools$': '<rootDir>/libs/$1/src/tools',
 };
-const transform = { '^.+\\.ts$': ['ts-jest', { isolatedModules: true, tsconfig: 'tsconfig.json' }] };
+const transform = {
+  '^.+\\.ts$': ['ts-jest', { isolatedModules: true, tsconfig: 'tsconfig.json' }],
+  // jose (which @a2a-js/sdk's client loads) ships ES modules only, and jest runs CommonJS on Node 20: compiled.
+  '/node_modules/jose/.+\\.js$': ['ts-jest', { isolatedModules: true, tsconfig: { allowJs: true } }],
+};
 const common = {
   rootDir: __dirname,
   setupFiles: ['reflect-metadata'],
   moduleFileExtensions: ['js', 'json', 'ts'],
   testEnvironment: 'node',
   transform,
+  transformIgnorePatterns: ['/node_modules/(?!jose/)'],
   moduleNameMapper,
 };
 // The suites on real stores drop what a killed run left in them first (idempotent, so once per project is fine).

@@ -33,6 +33,10 @@ const OPEN_TO_TOKENS = [
   'GET /openai/v1/responses/{response_id}',
   'POST /openai/v1/responses/{response_id}/cancel',
   'POST /mcp',
+  // A2A and AG-UI (§22).
+  'GET /a2a/agents/{agent_id}/.well-known/agent-card.json',
+  'POST /a2a/agents/{agent_id}',
+  'POST /ag-ui/agents/{agent_id}',
   // Approvals, regenerate, edit and branches of its own threads (§19).
   'POST /chat/messages/{message_id}/approvals',
   'POST /chat/{thread_id}/regenerate',

@@ -311,6 +311,9 @@ describe('CORS_ORIGINS', () => {
     expect(preflight.status).toBeLessThan(300);
     expect(preflight.headers.get('access-control-allow-origin')).toBe(APP_ORIGIN);
     expect(preflight.headers.get('access-control-allow-headers')).toContain('authorization');
+    // What a page resuming an AG-UI run sends, and what the A2A client sends (CONTRACTS §22).
+    expect(preflight.headers.get('access-control-allow-headers')).toContain('last-event-id');
+    expect(preflight.headers.get('access-control-allow-headers')).toContain('a2a-version');
     const other = await fetch(`${gateway.url}/chat`, {
       method: 'OPTIONS',
       headers: { origin: 'https://elsewhere.example', 'access-control-request-method': 'POST' },

@@ -138,7 +138,7 @@ const SET_BY_END_USER_ID = [
 ];
 
 /** The routes of the protocols of CONTRACTS §18, which speak OpenAI's and MCP's shapes, not the API's. */
-const PROTOCOL_ROUTE = /^\w+ \/(openai\/v1|mcp)\b/;
+const PROTOCOL_ROUTE = /^\w+ \/(openai\/v1|mcp|a2a|ag-ui)\b/;
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
 const DEPLOYMENT_TAG = 'v2026.11.25-rc1';
@@ -239,7 +239,7 @@ describe('the OpenAPI document', () => {
       if (name !== 'GET /share/{link_id}') {
         expect({ name, has401: '401' in responses }).toEqual({ name, has401: true });
       }
-      // The protocols of CONTRACTS §18 answer bad input in their own shapes (below), never a 422.
+      // The protocols of CONTRACTS §18 and §22 answer bad input in their own shapes (below), never a 422.
       if (name !== 'GET /share/{link_id}' && !PROTOCOL_ROUTE.test(name)) {
         expect({ name, schema: responses['422']?.content?.['application/json']?.schema }).toEqual({
           name,

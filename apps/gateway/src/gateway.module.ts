@@ -20,6 +20,8 @@ import { PlaygroundModule } from './playground/playground.module';
 import { McpServerModule } from './protocols/mcp/mcp-server.module';
 import { ResponsesModule } from './protocols/responses/responses.module';
 import { AiSdkModule } from './protocols/ai-sdk/ai-sdk.module';
+import { A2aModule } from './protocols/a2a/a2a.module';
+import { AgUiModule } from './protocols/ag-ui/ag-ui.module';
 import { SkillsModule } from './skills/skills.module';
 import { SourcesModule } from './sources/sources.module';
 import { StreamModule } from './stream/stream.module';
@@ -66,6 +68,8 @@ export class GatewayModule {
         McpServerModule,
         EndUserTokensModule,
         AiSdkModule,
+        A2aModule,
+        AgUiModule,
         ...(settings.playgroundEnabled ? [PlaygroundModule] : []),
       ],
       providers: [{ provide: APP_FILTER, useClass: HttpErrorFilter }, RequestDtoCheck],

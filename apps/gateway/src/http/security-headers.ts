@@ -60,6 +60,10 @@ export function applySecurityHeaders(app: NestFastifyApplication, settings: Sett
         'x-request-id',
         'x-share-password',
         'idempotency-key',
+        // A page resuming an AG-UI run, and an A2A client in a browser (CONTRACTS §22).
+        'last-event-id',
+        'a2a-version',
+        'a2a-extensions',
       ],
       exposedHeaders: ['x-request-id', 'retry-after', 'x-vercel-ai-ui-message-stream'],
     });

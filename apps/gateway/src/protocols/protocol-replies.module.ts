@@ -1,17 +1,21 @@
 import { Module } from '@nestjs/common';
 import { ThreadStartModule } from '@app/chat';
+import { QueuesModule } from '@app/queues';
 import { ChatModule } from '../chat/chat.module';
 import { StreamModule } from '../stream/stream.module';
 import { AskAgent } from './ask-agent.use-case';
+import { CancelReply } from './cancel-reply';
 import { ReplyRunEvents } from './reply-run-events';
+import { ReplyWaits } from './reply-waits';
+import { VisibleReplies } from './visible-replies';
 
 /**
- * What every protocol of CONTRACTS §18 is built on: asking an agent through the chat use cases, and reading the
- * reply's run events through the reply stream.
+ * What every protocol of CONTRACTS §18 and §22 is built on: asking an agent through the chat use cases, and reading the
+ * reply's run events through the reply stream, the replies a caller may see, where a reply waits for a person.
  */
 @Module({
-  imports: [ThreadStartModule, ChatModule, StreamModule],
-  providers: [AskAgent, ReplyRunEvents],
-  exports: [AskAgent, ReplyRunEvents, ChatModule, StreamModule],
+  imports: [ThreadStartModule, ChatModule, StreamModule, QueuesModule],
+  providers: [AskAgent, CancelReply, ReplyRunEvents, ReplyWaits, VisibleReplies],
+  exports: [AskAgent, CancelReply, ReplyRunEvents, ReplyWaits, VisibleReplies, ChatModule, StreamModule],
 })
 export class ProtocolRepliesModule {}

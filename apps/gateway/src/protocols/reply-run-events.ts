@@ -28,6 +28,29 @@ export function mappedStream<T>(
 }
 
 /**
+ * A stream of `items` read from `source` that may end on its own before the reply does (a protocol's run that ends
+ * where the reply waits for a person): `items` returns true when it ended so, and the stream is then complete,
+ * not interrupted, though it closed its source.
+ */
+export function endingStream<T>(
+  source: EventStream<unknown>,
+  items: AsyncGenerator<T, boolean>,
+): EventStream<T> {
+  let ended = false;
+  async function* tracked(): AsyncGenerator<T> {
+    ended = yield* items;
+  }
+  const iterator = tracked();
+  return {
+    close: () => source.close(),
+    get interrupted() {
+      return !ended && source.interrupted;
+    },
+    [Symbol.asyncIterator]: () => iterator,
+  };
+}
+
+/**
  * A reply's run-event lines from the first, live to its end, as the protocols translate them: the reply stream
  * of CONTRACTS §5 (Redis while it holds them, PostgreSQL after), parsed. 404 before anything is read when the
  * caller may not see the reply.

@@ -33,3 +33,37 @@ async function* frames(events: EventStream<TypedEvent>): AsyncGenerator<Buffer> 
     yield Buffer.from(event ? `event: ${event.type}\ndata: ${JSON.stringify(event)}\n` : ': heartbeat\n');
   }
 }
+
+/** The events one reply-stream line became, all sent with `id: <the line's seq>`. Null is a heartbeat. */
+export type SequencedEvents = { seq: number; events: readonly unknown[] } | null;
+
+/**
+ * A `text/event-stream` body whose frames carry only `id: <seq>` and `data: <json>` (A2A and AG-UI, CONTRACTS
+ * §22), with the bounds of serverSentEvents. The events of one line go out as one write, so a client cut off
+ * mid-stream holds all of a line's events or none, and resumes after the last id it saw.
+ */
+export function sequencedServerSentEvents(
+  events: EventStream<SequencedEvents>,
+  reply: FastifyReply,
+  limits: JsonlBodyLimits,
+): StreamableFile {
+  void reply.header('cache-control', 'no-cache').header('x-accel-buffering', 'no');
+  return jsonlBody(
+    mappedStream(events, () => sequencedFrames(events)),
+    reply.raw,
+    limits,
+    'text/event-stream',
+  );
+}
+
+async function* sequencedFrames(events: EventStream<SequencedEvents>): AsyncGenerator<Buffer> {
+  for await (const batch of events) {
+    if (!batch) {
+      yield Buffer.from(': heartbeat\n');
+      continue;
+    }
+    const frames = batch.events.map((event) => `id: ${batch.seq}\ndata: ${JSON.stringify(event)}\n`);
+    // The body ends each item with a newline: the last frame's blank line.
+    yield Buffer.from(frames.join('\n'));
+  }
+}

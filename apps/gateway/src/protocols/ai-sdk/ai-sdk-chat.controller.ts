@@ -22,7 +22,6 @@ import { FastifyReply } from 'fastify';
 import { Settings } from '@app/config';
 import { AiSdkChatDto } from '@app/contracts';
 import { Caller } from '@app/identity';
-import { ToolApprovalRepository } from '@app/persistence';
 import { CurrentCaller } from '../../auth/current-caller.decorator';
 import { EndUserTokenAllowed } from '../../auth/end-user-token-allowed.decorator';
 import { ApiCommonErrors, ApiErrors } from '../../http/api-errors';
@@ -30,6 +29,7 @@ import { RedisAvailableInterceptor } from '../../http/redis-available.intercepto
 import { jsonlBody } from '../../stream/jsonl-body';
 import { StalledStreams } from '../../stream/stalled-streams';
 import { AiSdkChatOwnerQuery, AiSdkChatParams } from './ai-sdk-chat.dto';
+import { ReplyWaits } from '../reply-waits';
 import { ChatReplyStream, uiMessageSse } from './ui-message-sse';
 import { LoadChatMessages } from './use-cases/load-chat-messages.use-case';
 import { ResumeChatStream } from './use-cases/resume-chat-stream.use-case';
@@ -68,7 +68,7 @@ export class AiSdkChatController {
     private readonly loadChatMessages: LoadChatMessages,
     private readonly settings: Settings,
     private readonly stalled: StalledStreams,
-    private readonly approvals: ToolApprovalRepository,
+    private readonly waits: ReplyWaits,
   ) {}
 
   @EndUserTokenAllowed()
@@ -176,17 +176,10 @@ export class AiSdkChatController {
   private sse(stream: ChatReplyStream, reply: FastifyReply): StreamableFile {
     void reply.headers(UI_MESSAGE_STREAM_HEADERS);
     return jsonlBody(
-      uiMessageSse(stream.lines, (step) => this.waitingCalls(stream.replyId, step)),
+      uiMessageSse(stream.lines, this.waits.waitingCallsOf(stream.replyId)),
       reply.raw,
       { stallTimeoutMs: this.settings.streamStallTimeoutMs, stalled: this.stalled },
       'text/event-stream',
     );
-  }
-
-  /** The step's calls, when one of them still waits for a person (CONTRACTS §19). */
-  private async waitingCalls(replyId: string, step: number): Promise<ReadonlySet<string>> {
-    const ofStep = (await this.approvals.ofReply(replyId)).filter((approval) => approval.step === step);
-    const waits = ofStep.some((approval) => approval.decision === null);
-    return new Set(waits ? ofStep.map((approval) => approval.callId) : []);
   }
 }

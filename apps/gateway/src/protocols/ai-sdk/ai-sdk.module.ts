@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { ChatUseCasesModule } from '@app/chat';
 import { QueuesModule } from '@app/queues';
 import { StreamModule } from '../../stream/stream.module';
+import { ReplyWaits } from '../reply-waits';
 import { AiSdkChatController } from './ai-sdk-chat.controller';
 import { ResumeChatStream } from './use-cases/resume-chat-stream.use-case';
 import { SendChatMessage } from './use-cases/send-chat-message.use-case';
@@ -12,6 +13,6 @@ import { StopChat } from './use-cases/stop-chat.use-case';
 @Module({
   imports: [ChatUseCasesModule, QueuesModule, StreamModule],
   controllers: [AiSdkChatController],
-  providers: [SendChatMessage, ResumeChatStream, StopChat, LoadChatMessages],
+  providers: [SendChatMessage, ResumeChatStream, StopChat, LoadChatMessages, ReplyWaits],
 })
 export class AiSdkModule {}

@@ -1,5 +1,6 @@
 import { ReplyStream, RunEvent } from '@app/run-events';
-import { uiMessageSse, WaitingCalls } from './ui-message-sse';
+import { WaitingCallsOfStep } from '../reply-waits';
+import { uiMessageSse } from './ui-message-sse';
 
 const REPLY_ID = '0193a3c5-6f5e-7c3a-9b1d-2f4e8a6b0c11';
 
@@ -58,7 +59,7 @@ describe('uiMessageSse', () => {
   it('ends the message stream once every waiting call of the step has its approval request, as streamText does', async () => {
     const lines = replyStream(WAITING_STEP);
     const asked: number[] = [];
-    const waiting: WaitingCalls = (step) => {
+    const waiting: WaitingCallsOfStep = (step) => {
       asked.push(step);
       return Promise.resolve(new Set(['c1', 'c2']));
     };

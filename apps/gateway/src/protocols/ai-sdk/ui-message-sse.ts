@@ -1,4 +1,5 @@
 import { ReplyStream, RunEvent } from '@app/run-events';
+import { ReplyWaitReader, WaitingCallsOfStep } from '../reply-waits';
 import {
   awaitingApproval,
   SSE_DONE,
@@ -15,26 +16,18 @@ export interface ChatReplyStream {
 }
 
 /**
- * The calls of a reply's step that wait for a person: each of the step's approvals when one of them is still
- * undecided, else none (the step went on, or is about to, and its stream with it).
- */
-export type WaitingCalls = (step: number) => Promise<ReadonlySet<string>>;
-
-/**
  * A reply stream read as the AI SDK's SSE frames: the same reader (replay, then live, then PostgreSQL once
  * Redis forgot), each line translated. `[DONE]` only after the reply's end, or once every waiting call of a
  * step has its `tool-approval-request` (the reply waits for a person; the client answers with a new request, as
  * with the AI SDK's own `streamText`). A stream cut before it (a stall, a shutdown) ends without it, and the
  * client resumes through GET /ai-sdk/chat/{id}/stream.
  */
-export function uiMessageSse(lines: ReplyStream, waitingCalls: WaitingCalls): ReplyStream {
+export function uiMessageSse(lines: ReplyStream, waitingCalls: WaitingCallsOfStep): ReplyStream {
   let awaitsApproval = false;
   async function* frames(): AsyncGenerator<Buffer> {
     let state = UI_STREAM_START;
     let ended = false;
-    // The step whose approval requests are going out, and its waiting calls not announced yet.
-    let requestsOf: number | null = null;
-    const unannounced = new Set<string>();
+    const waits = new ReplyWaitReader(waitingCalls);
     for await (const line of lines) {
       const event = JSON.parse(line.toString('utf8')) as RunEvent | { type: 'heartbeat' };
       if (event.type === 'heartbeat') {
@@ -45,14 +38,8 @@ export function uiMessageSse(lines: ReplyStream, waitingCalls: WaitingCalls): Re
       state = translated.state;
       for (const frame of sseFrames(event.seq, translated.chunks)) yield Buffer.from(frame);
       if (event.type === 'message.completed') ended = true;
-      if (event.type !== 'approval.requested') continue;
-      // The rows are stored before their lines go out, so the first line of a step finds all of them.
-      if (requestsOf !== event.step) {
-        requestsOf = event.step;
-        unannounced.clear();
-        for (const callId of await waitingCalls(event.step)) unannounced.add(callId);
-      }
-      if (!unannounced.delete(event.call_id) || unannounced.size > 0) continue;
+      // Once every waiting call of the step has its tool-approval-request.
+      if (!(await waits.after(event))) continue;
       for (const frame of sseFrames(event.seq, awaitingApproval(state).chunks)) yield Buffer.from(frame);
       awaitsApproval = true;
       break;

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { isRowId, NotFoundError } from '@app/contracts';
-import { Caller, mayUseAgent } from '@app/identity';
-import { MessageEntity, MessageRepository, ThreadEntity, ThreadRepository } from '@app/persistence';
+import { Caller } from '@app/identity';
+import { MessageEntity, MessageRepository, ThreadEntity } from '@app/persistence';
+import { VisibleReplies } from '../visible-replies';
 import { replyIdOf, ResponseHeader, responseIdOf } from './response-translation';
 
 export const RESPONSE_NOT_FOUND = 'Response not found';
@@ -21,18 +21,12 @@ export interface ResponseReply {
 export class ResponseReplies {
   constructor(
     private readonly messages: MessageRepository,
-    private readonly threads: ThreadRepository,
+    private readonly visible: VisibleReplies,
   ) {}
 
   async find(caller: Caller, responseId: string, userId?: string): Promise<ResponseReply> {
-    const replyId = replyIdOf(responseId);
-    const reply = replyId && isRowId(replyId) ? await this.messages.findById(replyId) : null;
-    if (!reply || reply.orgId !== caller.orgId || reply.role !== 'assistant') {
-      throw new NotFoundError(RESPONSE_NOT_FOUND);
-    }
-    const owner = caller.endUser?.userId ?? userId;
-    const thread = await this.threads.findVisible({ orgId: caller.orgId, userId: owner }, reply.threadId);
-    if (!thread || !mayUseAgent(caller, thread.agentId)) throw new NotFoundError(RESPONSE_NOT_FOUND);
+    const replyId = replyIdOf(responseId) ?? '';
+    const { reply, thread } = await this.visible.get(caller, replyId, RESPONSE_NOT_FOUND, userId);
     // The reply before it on its branch is what a follow-up continued (CONTRACTS §18 previous_response_id).
     const previousId = await this.messages.previousReplyId(reply);
     return {

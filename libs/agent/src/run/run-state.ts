@@ -19,6 +19,10 @@ function eventKey(event: UnnumberedRunEvent): string | null {
       return `decided:${event.step}:${event.call_id}`;
     case 'context.compacted':
       return 'compacted';
+    case 'model.fallback':
+      return `fallback:${event.step}:${event.to}`;
+    case 'guardrail.triggered':
+      return `guardrail:${event.stage}:${event.kind}`;
     case 'message.completed':
       return 'completed';
     case 'text.delta':

@@ -10,6 +10,7 @@ import { StepLoop } from './run/step-loop';
 import { ApprovalGate } from './run/approval-gate';
 import { ContextCompaction } from './run/context-compaction';
 import { StreamJournal } from './run/stream-journal';
+import { Guardrails } from './guardrails/guardrails';
 import { clockToolSource } from './tools/clock.tool';
 import { ToolRegistry } from './tools/tool-registry';
 import { ToolRegistryModule } from './tools/tool-registry.module';
@@ -25,6 +26,7 @@ const PROVIDERS = [
   ApprovalGate,
   ContextCompaction,
   StreamJournal,
+  Guardrails,
   RunAgentReply,
 ];
 

@@ -122,6 +122,15 @@ export class RunState {
     return { text: this.content.slice(contentLength), deltaLengths: this.deltaLengths.slice(first) };
   }
 
+  /**
+   * Takes back the text streamed so far from what the reply stores (a guardrail stopped it, CONTRACTS §24): the
+   * content is emptied and each of its deltas kept as an empty one, so seqs stay whole in a replay.
+   */
+  withdrawText(): void {
+    this.content = '';
+    this.deltaLengths.fill(0);
+  }
+
   emitText(delta: string): void {
     if (delta) this.track(this.log.append({ type: 'text.delta', delta }));
   }

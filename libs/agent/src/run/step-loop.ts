@@ -12,6 +12,13 @@ import {
 } from '@app/persistence';
 import { buildPrompt, idempotencyKey, parseArguments } from '../conversation';
 import { ModelProvider } from '../models/model-provider';
+import {
+  GuardrailBlockedError,
+  Guardrails,
+  GuardrailTrigger,
+  guardedHistory,
+  OutputWatch,
+} from '../guardrails/guardrails';
 import { RunMetrics } from './run-metrics';
 import { instructionsWithTools, toolsWhileSkillInUse } from '../tools/skill-in-use';
 import { AgentTool, RunScope } from '../tools/tool';
@@ -52,6 +59,7 @@ export class StepLoop {
     private readonly tools: ToolRegistry,
     private readonly metrics: RunMetrics,
     private readonly approvalGate: ApprovalGate,
+    private readonly guardrails: Guardrails,
   ) {}
 
   async run(run: ReplyRun): Promise<LoopOutcome> {
@@ -74,6 +82,17 @@ export class StepLoop {
     });
     const steps = [...run.context.steps];
     const results = new Map(run.context.toolResults.map((r) => [r.idempotencyKey, r]));
+
+    // The user's message is checked once, before the reply's first model call; a resumed run that stored a step
+    // already passed.
+    if (agent.guardrails && steps.length === 0 && run.question) {
+      const input = await this.guardrails.checkInput(agent.guardrails, run.question.content, signal);
+      input.triggers.forEach((trigger) => this.triggered(state, trigger));
+      if (signal.aborted) return { kind: 'cancelled' };
+      if (input.blocked) return { kind: 'guardrail_blocked' };
+    }
+    const history = guardedHistory(run.context.history, agent.guardrails);
+    const watch = agent.guardrails ? new OutputWatch(agent.guardrails) : null;
 
     const gateQuery: GateQuery = { threadId: thread.id, agentId: agent.id };
     // Each checkpoint answers the next step's gate in its own round trip; the first one came with the context.
@@ -106,7 +125,7 @@ export class StepLoop {
             prompt: buildPrompt({
               instructions: instructionsWithTools(agent.instructions, offered),
               summary: run.summary,
-              history: run.context.history,
+              history,
               attachments: run.attachments,
               steps,
               results,
@@ -115,10 +134,19 @@ export class StepLoop {
             available: offered,
             offerTools,
             stepStart: steps[number - 2]?.contentLength ?? 0,
+            step: number,
+            watch,
           });
+          if (agent.guardrails) await this.guardrails.checkOutput(agent.guardrails, output.text, signal);
         } catch (error) {
           if (signal.aborted) return { kind: 'cancelled' };
           if (error instanceof ModelCallError) return { kind: 'model_error', reason: error.message };
+          if (error instanceof GuardrailBlockedError) {
+            this.triggered(state, error.trigger);
+            // The blocked reply's text is withdrawn from what is stored (CONTRACTS §24).
+            state.withdrawText();
+            return { kind: 'guardrail_blocked' };
+          }
           throw error;
         } finally {
           // Writing the deltas is the runtime's time, not the model's.
@@ -136,6 +164,8 @@ export class StepLoop {
           structuredOutput: output.structuredOutput,
           usageTokens: output.usageTokens,
           outputTokens: output.outputTokens,
+          cachedInputTokens: output.cachedInputTokens,
+          model: output.model,
           contentLength: state.content.length,
           deltaLengths: streamed.deltaLengths,
           streamedText: streamed.text === output.text ? null : streamed.text,
@@ -278,6 +308,10 @@ export class StepLoop {
       state.stored();
     }
     return { toolMs, gate };
+  }
+
+  private triggered(state: RunState, trigger: GuardrailTrigger): void {
+    state.emitOnce({ type: 'guardrail.triggered', ...trigger });
   }
 
   /** The run's outcome after a step without tool calls; `unstored` is that step when the finish must store it. */

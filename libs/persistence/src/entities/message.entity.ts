@@ -25,7 +25,7 @@ export class MessageEntity {
   content: string;
 
   @Column({ name: 'error_code', type: 'text', nullable: true })
-  errorCode: 'budget_exhausted' | null;
+  errorCode: 'budget_exhausted' | 'guardrail_blocked' | null;
 
   @Column({ type: 'jsonb', nullable: true })
   questions: Question[] | null;

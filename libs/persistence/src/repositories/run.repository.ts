@@ -13,7 +13,7 @@ import { releaseUserBudgetTurnSql, userBudgetUsedSql } from './user-budget.repos
 export interface ReplyOutcome {
   status: 'success' | 'error' | 'cancelled';
   content: string;
-  errorCode: 'budget_exhausted' | null;
+  errorCode: 'budget_exhausted' | 'guardrail_blocked' | null;
   questions: Question[] | null;
   structuredOutput: Record<string, unknown> | null;
   events: Record<string, unknown>[];

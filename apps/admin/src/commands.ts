@@ -239,8 +239,7 @@ const AGENT_FLAGS: CommandSpec['flags'] = {
     help: 'models (as --model), comma-separated, tried in order when a step fails before its first delta',
   },
   guardrails: {
-    help:
-      'a JSON object {"pii": "off"|"redact"|"block", "blocked_terms"?, "moderation_model"?}; null for none',
+    help: 'a JSON object {"pii": "off"|"redact"|"block", "blocked_terms"?, "moderation_model"?}; null for none',
   },
   'memory-namespace': { help: 'the memory namespace of the agent' },
   'token-budget': { help: 'the token budget of a reply' },

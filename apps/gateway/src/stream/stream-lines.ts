@@ -158,7 +158,8 @@ export class GuardrailTriggeredLine {
   kind: string;
   @ApiProperty({
     enum: ['redacted', 'blocked'],
-    description: 'blocked: the reply ends error_code "guardrail_blocked" (its text withdrawn, at the output).',
+    description:
+      'blocked: the reply ends error_code "guardrail_blocked" (its text withdrawn, at the output).',
   })
   action: 'redacted' | 'blocked';
 }

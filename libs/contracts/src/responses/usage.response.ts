@@ -28,7 +28,8 @@ export class UsageRow {
   tool_calls: number;
   @ApiProperty({
     type: 'integer',
-    description: "The part of input_tokens the vendors read from their prompt caches (priced by cached_input_per_mtok).",
+    description:
+      'The part of input_tokens the vendors read from their prompt caches (priced by cached_input_per_mtok).',
   })
   cached_input_tokens: number;
   @ApiProperty({ description: 'From MODEL_PRICES, per model; a model without a price costs 0.' })

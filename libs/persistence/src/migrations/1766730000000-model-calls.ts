@@ -76,7 +76,9 @@ function countEndedReply(cached: boolean): string {
           ON CONFLICT (org_id, day, user_id, agent_id, model, shard) DO UPDATE SET replies = d.replies + 1,
             input_tokens = d.input_tokens + EXCLUDED.input_tokens,
             output_tokens = d.output_tokens + EXCLUDED.output_tokens, tool_calls = d.tool_calls + EXCLUDED.tool_calls${
-              cached ? `,\n            cached_input_tokens = d.cached_input_tokens + EXCLUDED.cached_input_tokens` : ''
+              cached
+                ? `,\n            cached_input_tokens = d.cached_input_tokens + EXCLUDED.cached_input_tokens`
+                : ''
             };
         RETURN NEW;
       END $$`;

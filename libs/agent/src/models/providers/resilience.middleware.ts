@@ -165,7 +165,12 @@ class ResilientCalls {
     const failure = this.describe(error);
     if (!failure.retryable || attempt >= policy.maxRetries) {
       throw attempt > 0
-        ? new VendorModelError(`${failure.message} (after ${attempt + 1} attempts)`, false, null, failure.transient)
+        ? new VendorModelError(
+            `${failure.message} (after ${attempt + 1} attempts)`,
+            false,
+            null,
+            failure.transient,
+          )
         : failure;
     }
     const backoff = backoffMs(policy.baseDelayMs, attempt, policy.maxDelayMs);

@@ -1,7 +1,7 @@
 import { LanguageModelV3, LanguageModelV3StreamPart } from '@ai-sdk/provider';
 import { GuardrailSettings, MessageEntity } from '@app/persistence';
 import { ModelProvider } from '../models/model-provider';
-import { GuardrailBlockedError, guardedHistory, Guardrails, OutputWatch } from './guardrails';
+import { guardedHistory, Guardrails, OutputWatch } from './guardrails';
 
 const settings = (values: Partial<GuardrailSettings>): GuardrailSettings => ({
   pii: 'off',
@@ -19,6 +19,14 @@ function moderation(answer: string | Error): ModelProvider {
         stream: new ReadableStream<LanguageModelV3StreamPart>({
           start(controller) {
             controller.enqueue({ type: 'text-delta', id: 't', delta: answer });
+            controller.enqueue({
+              type: 'finish',
+              finishReason: { unified: 'stop', raw: 'stop' },
+              usage: {
+                inputTokens: { total: 12, noCache: 12, cacheRead: 0, cacheWrite: 0 },
+                outputTokens: { total: 1, text: 1, reasoning: 0 },
+              },
+            });
             controller.close();
           },
         }),
@@ -39,6 +47,7 @@ describe('Guardrails.checkInput', () => {
     );
     expect(check).toEqual({
       blocked: false,
+      usage: { inputTokens: 0, outputTokens: 0 },
       triggers: [
         { stage: 'input', kind: 'email', action: 'redacted' },
         { stage: 'input', kind: 'phone', action: 'redacted' },
@@ -53,9 +62,14 @@ describe('Guardrails.checkInput', () => {
     });
     expect(
       await guard.checkInput(settings({ blockedTerms: ['Secret Plan'] }), 'the SECRET plan', signal),
-    ).toEqual({ blocked: true, triggers: [{ stage: 'input', kind: 'blocked_term', action: 'blocked' }] });
+    ).toMatchObject({
+      blocked: true,
+      triggers: [{ stage: 'input', kind: 'blocked_term', action: 'blocked' }],
+    });
+    // What the moderation model spent comes back with its verdict, to be counted with the reply.
     expect(await guard.checkInput(settings({ moderationModel: 'openai:m' }), 'hello', signal)).toEqual({
       blocked: true,
+      usage: { inputTokens: 12, outputTokens: 1 },
       triggers: [{ stage: 'input', kind: 'moderation', action: 'blocked' }],
     });
   });
@@ -74,7 +88,7 @@ describe('Guardrails.checkInput', () => {
       'hello',
       signal,
     );
-    expect(allowed).toEqual({ blocked: false, triggers: [] });
+    expect(allowed).toEqual({ blocked: false, triggers: [], usage: { inputTokens: 12, outputTokens: 1 } });
   });
 
   it('checks the reply with the moderation model once it is written', async () => {
@@ -84,10 +98,10 @@ describe('Guardrails.checkInput', () => {
         'x',
         signal,
       ),
-    ).rejects.toBeInstanceOf(GuardrailBlockedError);
+    ).rejects.toMatchObject({ usage: { inputTokens: 12, outputTokens: 1 } });
     await expect(
       new Guardrails(moderation('OK')).checkOutput(settings({ moderationModel: 'openai:m' }), 'x', signal),
-    ).resolves.toBeUndefined();
+    ).resolves.toEqual({ inputTokens: 12, outputTokens: 1 });
   });
 });
 

@@ -15,17 +15,35 @@ export interface GuardrailTrigger {
 /** The closing content of a blocked reply; the text the reply streamed before it is withdrawn. */
 export const GUARDRAIL_BLOCKED_TEXT = 'A guardrail blocked this reply.';
 
+/** Tokens the moderation model spent: counted with the reply like its steps' (CONTRACTS §21). */
+export interface ModerationUsage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export const NO_MODERATION_USAGE: ModerationUsage = { inputTokens: 0, outputTokens: 0 };
+
 /** A guardrail stopped the reply (its output, or a moderation model that flagged or could not answer). */
 export class GuardrailBlockedError extends Error {
-  constructor(readonly trigger: GuardrailTrigger) {
+  constructor(
+    readonly trigger: GuardrailTrigger,
+    readonly usage: ModerationUsage = NO_MODERATION_USAGE,
+  ) {
     super(`guardrail ${trigger.kind} blocked the ${trigger.stage}`);
   }
 }
 
-/** What the input check decided: the lines to write and whether the reply may go on. */
+/** What the input check decided: the lines to write, whether the reply may go on, what moderation spent. */
 export interface InputCheck {
   triggers: GuardrailTrigger[];
   blocked: boolean;
+  usage: ModerationUsage;
+}
+
+/** A moderation model's verdict on a text, and what asking it cost. */
+interface Verdict {
+  allowed: boolean;
+  usage: ModerationUsage;
 }
 
 const MODERATION_INSTRUCTIONS =
@@ -93,35 +111,47 @@ export class Guardrails {
    */
   async checkInput(settings: GuardrailSettings, text: string, signal: AbortSignal): Promise<InputCheck> {
     const triggers: GuardrailTrigger[] = [];
+    const usage = NO_MODERATION_USAGE;
     if (settings.pii !== 'off') {
       const action = settings.pii === 'block' ? 'blocked' : 'redacted';
       for (const kind of scanPii(text).kinds) triggers.push({ stage: 'input', kind, action });
-      if (action === 'blocked' && triggers.length > 0) return { triggers, blocked: true };
+      if (action === 'blocked' && triggers.length > 0) return { triggers, blocked: true, usage };
     }
     const lower = text.toLowerCase();
     if (settings.blockedTerms.some((term) => lower.includes(term.toLowerCase()))) {
       triggers.push({ stage: 'input', kind: 'blocked_term', action: 'blocked' });
-      return { triggers, blocked: true };
+      return { triggers, blocked: true, usage };
     }
-    if (settings.moderationModel && !(await this.allows(settings.moderationModel, text, signal))) {
-      triggers.push({ stage: 'input', kind: 'moderation', action: 'blocked' });
-      return { triggers, blocked: true };
-    }
-    return { triggers, blocked: false };
+    if (!settings.moderationModel) return { triggers, blocked: false, usage };
+    const verdict = await this.moderate(settings.moderationModel, text, signal);
+    if (!verdict.allowed) triggers.push({ stage: 'input', kind: 'moderation', action: 'blocked' });
+    return { triggers, blocked: !verdict.allowed, usage: verdict.usage };
   }
 
-  /** The reply's text once its model call ended, for the moderation model; throws GuardrailBlockedError. */
-  async checkOutput(settings: GuardrailSettings, text: string, signal: AbortSignal): Promise<void> {
-    if (!settings.moderationModel || !text) return;
-    if (!(await this.allows(settings.moderationModel, text, signal)))
-      throw new GuardrailBlockedError({ stage: 'output', kind: 'moderation', action: 'blocked' });
+  /**
+   * The reply's text once its model call ended, for the moderation model: what asking cost, or a
+   * GuardrailBlockedError (carrying the cost) when it flags the text or cannot answer.
+   */
+  async checkOutput(
+    settings: GuardrailSettings,
+    text: string,
+    signal: AbortSignal,
+  ): Promise<ModerationUsage> {
+    if (!settings.moderationModel || !text) return NO_MODERATION_USAGE;
+    const verdict = await this.moderate(settings.moderationModel, text, signal);
+    if (!verdict.allowed)
+      throw new GuardrailBlockedError(
+        { stage: 'output', kind: 'moderation', action: 'blocked' },
+        verdict.usage,
+      );
+    return verdict.usage;
   }
 
   /**
    * Whether the moderation model lets the text through: false when it flags it, and when it cannot answer (an
    * unknown model, a vendor down, a timeout): guardrails fail closed.
    */
-  private async allows(model: string, text: string, signal: AbortSignal): Promise<boolean> {
+  private async moderate(model: string, text: string, signal: AbortSignal): Promise<Verdict> {
     const prompt: LanguageModelV3Prompt = [
       { role: 'system', content: MODERATION_INSTRUCTIONS },
       { role: 'user', content: [{ type: 'text', text }] },
@@ -131,17 +161,24 @@ export class Guardrails {
         prompt,
         abortSignal: AbortSignal.any([signal, AbortSignal.timeout(MODERATION_TIMEOUT_MS)]),
       });
-      let verdict = '';
+      let answer = '';
+      let usage = NO_MODERATION_USAGE;
       const reader = stream.getReader();
       for (;;) {
         const next = await reader.read();
         if (next.done) break;
-        if (next.value.type === 'text-delta') verdict += next.value.delta;
-        if (next.value.type === 'error') return false;
+        const part = next.value;
+        if (part.type === 'text-delta') answer += part.delta;
+        if (part.type === 'finish')
+          usage = {
+            inputTokens: part.usage.inputTokens.total ?? 0,
+            outputTokens: part.usage.outputTokens.total ?? 0,
+          };
+        if (part.type === 'error') return { allowed: false, usage };
       }
-      return verdict.trim() !== '' && !FLAGGED.test(verdict);
+      return { allowed: answer.trim() !== '' && !FLAGGED.test(answer), usage };
     } catch {
-      return false;
+      return { allowed: false, usage: NO_MODERATION_USAGE };
     }
   }
 }

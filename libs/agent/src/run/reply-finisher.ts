@@ -106,7 +106,7 @@ export class ReplyFinisher {
       reply.id,
       outcome,
       endedReplyEvent(outcome.status, line),
-      success?.finalStep ?? null,
+      success?.finalStep ?? (ending.kind === 'guardrail_blocked' ? ending.finalStep : null),
       this.settings.agentRunOrgConcurrency,
     );
     if (!finished) return null;

@@ -47,8 +47,12 @@ export type LoopOutcome =
   | { kind: 'awaiting_approval'; questions: Question[] }
   | { kind: 'cancelled' }
   | { kind: 'budget_exhausted' }
-  /** A guardrail blocked the user's message or stopped the reply (CONTRACTS §24). */
-  | { kind: 'guardrail_blocked' }
+  /**
+   * A guardrail blocked the user's message or stopped the reply (CONTRACTS §24). `finalStep`: the blocked step
+   * when a model spent tokens on it (the moderation model, the step's own call), stored by the finish without
+   * its withdrawn text, so its usage counts (CONTRACTS §21).
+   */
+  | { kind: 'guardrail_blocked'; finalStep: RunStepEntity | null }
   | { kind: 'model_error'; reason: string };
 
 /** The model failed (an error part, a refused call, a broken stream): the reply ends with status error. */

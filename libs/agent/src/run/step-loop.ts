@@ -17,6 +17,8 @@ import {
   Guardrails,
   GuardrailTrigger,
   guardedHistory,
+  ModerationUsage,
+  NO_MODERATION_USAGE,
   OutputWatch,
 } from '../guardrails/guardrails';
 import { RunMetrics } from './run-metrics';
@@ -85,11 +87,17 @@ export class StepLoop {
 
     // The user's message is checked once, before the reply's first model call; a resumed run that stored a step
     // already passed.
+    // What the moderation model spent on the message, counted with the reply's first step (CONTRACTS §21).
+    let moderation = NO_MODERATION_USAGE;
     if (agent.guardrails && steps.length === 0 && run.question) {
       const input = await this.guardrails.checkInput(agent.guardrails, run.question.content, signal);
       input.triggers.forEach((trigger) => this.triggered(state, trigger));
       if (signal.aborted) return { kind: 'cancelled' };
-      if (input.blocked) return { kind: 'guardrail_blocked' };
+      moderation = input.usage;
+      if (input.blocked) {
+        const spent = { ...moderation, model: agent.guardrails.moderationModel ?? agent.model };
+        return { kind: 'guardrail_blocked', finalStep: blockedStep(reply.id, 1, new Date(), spent) };
+      }
     }
     const history = guardedHistory(run.context.history, agent.guardrails);
     const watch = agent.guardrails ? new OutputWatch(agent.guardrails) : null;
@@ -137,7 +145,10 @@ export class StepLoop {
             step: number,
             watch,
           });
-          if (agent.guardrails) await this.guardrails.checkOutput(agent.guardrails, output.text, signal);
+          if (agent.guardrails) {
+            const checked = await this.guardrails.checkOutput(agent.guardrails, output.text, signal);
+            moderation = addUsage(moderation, checked);
+          }
         } catch (error) {
           if (signal.aborted) return { kind: 'cancelled' };
           if (error instanceof ModelCallError) return { kind: 'model_error', reason: error.message };
@@ -145,7 +156,16 @@ export class StepLoop {
             this.triggered(state, error.trigger);
             // The blocked reply's text is withdrawn from what is stored (CONTRACTS §24).
             state.withdrawText();
-            return { kind: 'guardrail_blocked' };
+            // A call cut off by the output watch reported no usage; one the moderation model flagged did.
+            const spent = addUsage(addUsage(moderation, error.usage), {
+              inputTokens: (output?.usageTokens ?? 0) - (output?.outputTokens ?? 0),
+              outputTokens: output?.outputTokens ?? 0,
+            });
+            const finalStep = blockedStep(reply.id, number, stepStartedAt, {
+              ...spent,
+              model: output?.model ?? agent.model,
+            });
+            return { kind: 'guardrail_blocked', finalStep };
           }
           throw error;
         } finally {
@@ -162,8 +182,8 @@ export class StepLoop {
           toolCalls: offerTools ? output.toolCalls : [],
           questions: output.questions,
           structuredOutput: output.structuredOutput,
-          usageTokens: output.usageTokens,
-          outputTokens: output.outputTokens,
+          usageTokens: output.usageTokens + moderation.inputTokens + moderation.outputTokens,
+          outputTokens: output.outputTokens + moderation.outputTokens,
           cachedInputTokens: output.cachedInputTokens,
           model: output.model,
           contentLength: state.content.length,
@@ -171,6 +191,7 @@ export class StepLoop {
           streamedText: streamed.text === output.text ? null : streamed.text,
           startedAt: stepStartedAt,
         });
+        moderation = NO_MODERATION_USAGE;
         if (produced.toolCalls.length === 0) {
           // The reply's last step: nothing runs after it but the finish, whose statement stores it (one commit
           // less per reply) before its lines go out.
@@ -337,4 +358,38 @@ export class StepLoop {
     this.metrics.stepDuration.observe(totalMs / 1000);
     this.metrics.stepOverhead.observe(Math.max(0, totalMs - modelMs - toolMs) / 1000);
   }
+}
+
+const addUsage = (a: ModerationUsage, b: ModerationUsage): ModerationUsage => ({
+  inputTokens: a.inputTokens + b.inputTokens,
+  outputTokens: a.outputTokens + b.outputTokens,
+});
+
+/**
+ * The step a guardrail blocked, stored by the finish only for what the models spent on it (the step's own call,
+ * the moderation model): its text is withdrawn and it calls nothing. Null when nothing was spent.
+ */
+function blockedStep(
+  messageId: string,
+  number: number,
+  startedAt: Date,
+  spent: ModerationUsage & { model: string },
+): RunStepEntity | null {
+  const usageTokens = spent.inputTokens + spent.outputTokens;
+  if (usageTokens === 0) return null;
+  return Object.assign(new RunStepEntity(), {
+    messageId,
+    step: number,
+    text: '',
+    toolCalls: [],
+    questions: null,
+    structuredOutput: null,
+    usageTokens,
+    outputTokens: spent.outputTokens,
+    model: spent.model,
+    contentLength: 0,
+    deltaLengths: [],
+    streamedText: null,
+    startedAt,
+  });
 }

@@ -86,12 +86,13 @@ const storedReply = async (messageId: string) =>
   (
     await queryDatabase<{
       model: string;
+      usage_tokens: number;
       input_tokens: number;
       cached_input_tokens: number;
       content: string;
     }>(
       environment.databaseUrl,
-      'SELECT model, input_tokens, cached_input_tokens, content FROM messages WHERE id = $1',
+      'SELECT model, usage_tokens, input_tokens, cached_input_tokens, content FROM messages WHERE id = $1',
       [messageId],
     )
   )[0];
@@ -281,6 +282,12 @@ describe('guardrails', () => {
     expect(allowed.message).toMatchObject({
       status: 'success',
       content: 'Vendor says: moderation-check fine',
+    });
+    // The moderation model's two calls (the message, then the reply) count with the reply's own (CONTRACTS §21).
+    const perCall = FAKE_USAGE.input + FAKE_USAGE.output;
+    expect(await storedReply(allowed.message.id)).toMatchObject({
+      usage_tokens: 3 * perCall,
+      input_tokens: 3 * FAKE_USAGE.input,
     });
   });
 

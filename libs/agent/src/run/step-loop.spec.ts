@@ -20,6 +20,7 @@ import { ToolRegistry } from '../tools/tool-registry';
 import { ReplyRun } from './run.types';
 import { Guardrails } from '../guardrails/guardrails';
 import { StepLoop } from './step-loop';
+import { UserBudgetTurn } from './user-budget-turn';
 import { ApprovalGate } from './approval-gate';
 
 const OPEN: RunGate = {
@@ -157,6 +158,7 @@ function loopWith(runs: MemoryRuns, tools: AgentTool[] = [clock, broken]): StepL
     new RunMetrics(),
     new ApprovalGate(settings, {} as ToolApprovalRepository),
     new Guardrails(new ModelProvider(settings)),
+    new UserBudgetTurn(runs as unknown as RunRepository),
   );
 }
 

@@ -393,7 +393,7 @@ describe('the OpenAPI document', () => {
       'tool.call',
       'tool.result',
     ]);
-    expect(schema.oneOf).toHaveLength(11);
+    expect(schema.oneOf).toHaveLength(13);
   });
 
   it('lets the e2e checker refuse answers off the document', () => {

@@ -385,16 +385,18 @@ describe('the OpenAPI document', () => {
       'approval.decided',
       'approval.requested',
       'context.compacted',
+      'guardrail.triggered',
       'heartbeat',
       'message.completed',
       'message.started',
+      'model.fallback',
       'questions',
       'step.started',
       'text.delta',
       'tool.call',
       'tool.result',
     ]);
-    expect(schema.oneOf).toHaveLength(11);
+    expect(schema.oneOf).toHaveLength(13);
   });
 
   it('lets the e2e checker refuse answers off the document', () => {

@@ -73,6 +73,7 @@ interface StoredReply {
   input_tokens: number;
   output_tokens: number;
   tool_calls: number;
+  cached_input_tokens: number;
 }
 
 it('sums the stored replies by user, agent, model and day, priced by MODEL_PRICES', async () => {
@@ -92,7 +93,8 @@ it('sums the stored replies by user, agent, model and day, priced by MODEL_PRICE
   ]);
   const stored = await queryDatabase<StoredReply>(
     environment.databaseUrl,
-    `SELECT t.user_id, m.agent_id, m.model, m.input_tokens, m.output_tokens, m.tool_calls
+    `SELECT t.user_id, m.agent_id, m.model, m.input_tokens, m.output_tokens, m.tool_calls,
+       m.cached_input_tokens
      FROM messages m JOIN threads t ON t.id = m.thread_id
      WHERE m.org_id = $1 AND m.role = 'assistant' AND m.status = 'success'`,
     [org.orgId],
@@ -117,6 +119,9 @@ it('sums the stored replies by user, agent, model and day, priced by MODEL_PRICE
     input_tokens: rows.reduce((sum, row) => sum + row.input_tokens, 0),
     output_tokens: rows.reduce((sum, row) => sum + row.output_tokens, 0),
     tool_calls: rows.reduce((sum, row) => sum + row.tool_calls, 0),
+    // The fake reports part of the input as read from the prompt cache (CONTRACTS §24); without a
+    // cached_input_per_mtok it costs as the rest of the input.
+    cached_input_tokens: rows.reduce((sum, row) => sum + row.cached_input_tokens, 0),
     cost_usd: expect.closeTo(priced(rows), 9),
   });
 

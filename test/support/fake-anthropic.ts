@@ -23,12 +23,13 @@ export class FakeAnthropic extends FakeVendor {
     if (request.headers['x-api-key'] !== this.apiKey) {
       return json(res, 401, anthropicError(401, 'invalid x-api-key'));
     }
-    const plan = this.script.plan(anthropicTurn(request.body.messages));
+    const plan = this.script.plan(anthropicTurn(request.body.model as string, request.body.messages));
     if (plan.kind === 'status') {
       const headers: Record<string, string> = plan.status === 429 ? { 'retry-after': '0' } : {};
       return json(res, plan.status, anthropicError(plan.status, plan.message), headers);
     }
     this.sse(res);
+    const marked = JSON.stringify(request.body).includes('"cache_control"');
     const event = async (type: string, data: Record<string, unknown>) => {
       res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
       await pause(5);
@@ -42,7 +43,14 @@ export class FakeAnthropic extends FakeVendor {
         content: [],
         stop_reason: null,
         stop_sequence: null,
-        usage: { input_tokens: FAKE_USAGE.input, output_tokens: 1 },
+        // Anthropic counts cache reads apart from input_tokens; the SDK adds them back into the input.
+        usage: marked
+          ? {
+              input_tokens: FAKE_USAGE.input - FAKE_USAGE.cached,
+              cache_read_input_tokens: FAKE_USAGE.cached,
+              output_tokens: 1,
+            }
+          : { input_tokens: FAKE_USAGE.input, output_tokens: 1 },
       },
     });
     let stopReason = 'end_turn';
@@ -87,7 +95,7 @@ function anthropicError(status: number, message: string) {
 type Block = { type: string; text?: string; content?: unknown };
 
 /** The latest user text, and the tool_result blocks of the user turns after it. */
-function anthropicTurn(messages: { role: string; content: string | Block[] }[]): FakeTurn {
+function anthropicTurn(model: string, messages: { role: string; content: string | Block[] }[]): FakeTurn {
   const blocks = (message: { content: string | Block[] }): Block[] =>
     typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
   const lastText = messages
@@ -101,5 +109,5 @@ function anthropicTurn(messages: { role: string; content: string | Block[] }[]):
     .slice(lastText + 1)
     .flatMap((message) => blocks(message).filter((block) => block.type === 'tool_result'))
     .map((block) => (typeof block.content === 'string' ? block.content : JSON.stringify(block.content)));
-  return { userText, toolResults };
+  return { model, userText, toolResults };
 }

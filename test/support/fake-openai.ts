@@ -7,10 +7,12 @@ import { AddressInfo } from 'node:net';
  *
  * - `call NAME {json}`: asks for tool NAME with those arguments (several lines: several calls in one step);
  *   once the results are in the conversation, answers `Results: <each result>`.
- * - `status CODE [N]`: answers HTTP CODE (429 with `retry-after: 0`) to the first N requests (default: all).
+ * - `status CODE [N] [@MODEL]`: answers HTTP CODE (429 with `retry-after: 0`) to the first N requests (default:
+ *   all), or only to requests for model MODEL (the vendor's model id) when it is named.
  * - `cut`: streams `Partial answer` and then drops the connection.
  * - `cut-early [N]`: drops the connection before any output, on the first N requests (default 1).
  * - `hang`: streams `Waiting` and then sends nothing more.
+ * - `reverse TEXT`: answers `Vendor says: ` and TEXT written backwards (a reply holding words its prompt does not).
  * - anything else: answers `Vendor says: <text>`.
  */
 export type FakePlan =
@@ -21,23 +23,32 @@ export type FakePlan =
   | { kind: 'hang'; text: string };
 
 export interface FakeTurn {
+  /** The vendor's model id the request names. */
+  model: string;
   userText: string;
   /** Tool results sent after the latest user text, as text. */
   toolResults: string[];
 }
 
-/** Input and output tokens every successful answer reports, so tests know what usage to expect. */
-export const FAKE_USAGE = { input: 100, output: 20 };
+/**
+ * Input and output tokens every successful answer reports, so tests know what usage to expect; of the input,
+ * `cached` is reported as read from the prompt cache when the request is marked for it (cache_control,
+ * prompt_cache_key).
+ */
+export const FAKE_USAGE = { input: 100, output: 20, cached: 40 };
 
 export class FakeScript {
   private readonly seen = new Map<string, number>();
 
   plan(turn: FakeTurn): FakePlan {
-    const count = (this.seen.get(turn.userText) ?? 0) + 1;
-    this.seen.set(turn.userText, count);
     const lines = turn.userText.split('\n').map((line) => line.trim());
-    const status = lines.map((line) => /^status (\d{3})(?: (\d+))?$/.exec(line)).find(Boolean);
-    if (status && count <= Number(status[2] ?? Infinity)) {
+    const status = lines.map((line) => /^status (\d{3})(?: (\d+))?(?: @(\S+))?$/.exec(line)).find(Boolean);
+    // Requests for another model than the one a status names are counted apart from it.
+    const seenKey =
+      status?.[3] && status[3] !== turn.model ? `${turn.userText}\n${turn.model}` : turn.userText;
+    const count = (this.seen.get(seenKey) ?? 0) + 1;
+    this.seen.set(seenKey, count);
+    if (status && (!status[3] || status[3] === turn.model) && count <= Number(status[2] ?? Infinity)) {
       const code = Number(status[1]);
       return { kind: 'status', status: code, message: STATUS_MESSAGES[code] ?? `fake error ${code}` };
     }
@@ -45,6 +56,8 @@ export class FakeScript {
     if (cutEarly && count <= Number(cutEarly[1] ?? 1)) return { kind: 'cut', text: '' };
     if (lines.includes('cut')) return { kind: 'cut', text: 'Partial answer' };
     if (lines.includes('hang')) return { kind: 'hang', text: 'Waiting' };
+    const reverse = lines.map((line) => /^reverse (.+)$/.exec(line)).find(Boolean);
+    if (reverse) return { kind: 'text', text: `Vendor says: ${[...reverse[1]].reverse().join('')}` };
     const calls = lines.flatMap((line, index) => {
       const match = /^call (\S+)\s*(.*)$/.exec(line);
       return match ? [{ id: `call_${index + 1}`, name: match[1], input: JSON.parse(match[2] || '{}') }] : [];
@@ -141,7 +154,7 @@ export class FakeOpenAI extends FakeVendor {
         error: { message: 'Incorrect API key provided', type: 'invalid_request_error' },
       });
     }
-    const plan = this.script.plan(openaiTurn(request.body.messages));
+    const plan = this.script.plan(openaiTurn(request.body.model as string, request.body.messages));
     if (request.body.stream !== true) return this.complete(request, res, plan);
     if (plan.kind === 'status') {
       const headers: Record<string, string> = plan.status === 429 ? { 'retry-after': '0' } : {};
@@ -149,7 +162,7 @@ export class FakeOpenAI extends FakeVendor {
     }
     this.sse(res);
     const model = request.body.model as string;
-    const chunk = async (choice: Record<string, unknown> | null, usage?: Record<string, number>) => {
+    const chunk = async (choice: Record<string, unknown> | null, usage?: Record<string, unknown>) => {
       const body = {
         id: 'chatcmpl-fake',
         object: 'chat.completion.chunk',
@@ -188,8 +201,13 @@ export class FakeOpenAI extends FakeVendor {
       if (plan.kind === 'hang') return;
       await chunk({ delta: {}, finish_reason: 'stop' });
     }
-    const { input, output } = FAKE_USAGE;
-    await chunk(null, { prompt_tokens: input, completion_tokens: output, total_tokens: input + output });
+    const { input, output, cached } = FAKE_USAGE;
+    await chunk(null, {
+      prompt_tokens: input,
+      completion_tokens: output,
+      total_tokens: input + output,
+      ...(request.body.prompt_cache_key ? { prompt_tokens_details: { cached_tokens: cached } } : {}),
+    });
     res.end('data: [DONE]\n\n');
   }
 
@@ -215,7 +233,7 @@ function completion(model: string, text: string): Record<string, unknown> {
   };
 }
 
-function openaiTurn(messages: { role: string; content: unknown }[]): FakeTurn {
+function openaiTurn(model: string, messages: { role: string; content: unknown }[]): FakeTurn {
   const lastUser = messages.map((message) => message.role).lastIndexOf('user');
   const content = messages[lastUser]?.content;
   const userText =
@@ -226,7 +244,7 @@ function openaiTurn(messages: { role: string; content: unknown }[]): FakeTurn {
     .slice(lastUser + 1)
     .filter((message) => message.role === 'tool')
     .map((message) => String(message.content));
-  return { userText, toolResults };
+  return { model, userText, toolResults };
 }
 
 export function json(

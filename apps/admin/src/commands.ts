@@ -173,6 +173,8 @@ async function agentBody<T extends object>(dto: new () => T, flags: Flags): Prom
     instructions: flags.instructions,
     description: flags.description,
     model: flags.model,
+    fallback_models: flags['fallback-models'] === undefined ? undefined : commaList(flags['fallback-models']),
+    guardrails: jsonObjectOrNull(flags, 'guardrails', 'guardrails'),
     memory_namespace: flags['memory-namespace'],
     token_budget: optionalNumber(flags, 'token-budget'),
     tools: toolList(flags),
@@ -232,6 +234,12 @@ const AGENT_FLAGS: CommandSpec['flags'] = {
     help:
       'builtin (the default: offline, deterministic), openai:<model> (OPENAI_BASE_URL, OPENAI_API_KEY) or ' +
       'anthropic:<model> (ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY)',
+  },
+  'fallback-models': {
+    help: 'models (as --model), comma-separated, tried in order when a step fails before its first delta',
+  },
+  guardrails: {
+    help: 'a JSON object {"pii": "off"|"redact"|"block", "blocked_terms"?, "moderation_model"?}; null for none',
   },
   'memory-namespace': { help: 'the memory namespace of the agent' },
   'token-budget': { help: 'the token budget of a reply' },

@@ -142,12 +142,22 @@ interface Shown {
     approval?: Approval;
   }[];
   questions: { prompt: string; options?: string[] }[];
+  /** What happened to the model calls (CONTRACTS §24): a fallback model answered, a guardrail fired. */
+  notes: string[];
   error?: string;
 }
 
+/** The note a `model.fallback` line or data part shows. */
+const fallbackNote = (data: Record<string, unknown>) =>
+  `step ${String(data.step)}: ${String(data.from)} failed, ${String(data.to)} answers (${String(data.reason)})`;
+
+/** The note a `guardrail.triggered` line or data part shows. */
+const guardrailNote = (data: Record<string, unknown>) =>
+  `guardrail: ${String(data.kind)} ${String(data.action)} in the ${data.stage === 'input' ? 'message' : 'reply'}`;
+
 /** A reply as its stream lines tell it (CONTRACTS §5, §19): a stored message's events, or its live stream. */
 function fromLines(replyId: string, lines: Line[]): Shown {
-  const shown: Shown = { replyId, text: '', tools: [], questions: [] };
+  const shown: Shown = { replyId, text: '', tools: [], questions: [], notes: [] };
   const toolOf = (line: Line) => {
     let tool = shown.tools.find((candidate) => candidate.id === line.call_id);
     if (!tool) {
@@ -167,6 +177,8 @@ function fromLines(replyId: string, lines: Line[]): Shown {
     else if (line.type === 'approval.decided') {
       toolOf(line).approval = line.decision === 'approve' ? 'approved' : 'denied';
     } else if (line.type === 'questions') shown.questions = line.questions as Shown['questions'];
+    else if (line.type === 'model.fallback') shown.notes.push(fallbackNote(line));
+    else if (line.type === 'guardrail.triggered') shown.notes.push(guardrailNote(line));
     else if (line.type === 'message.completed') Object.assign(shown, ended(line.message as Message));
   }
   return shown;
@@ -184,7 +196,7 @@ function storedReply(message: Message): Shown {
 }
 
 function assembledReply(message: UIMessage, error?: string): Shown {
-  const shown: Shown = { replyId: message.id, text: '', tools: [], questions: [], error };
+  const shown: Shown = { replyId: message.id, text: '', tools: [], questions: [], notes: [], error };
   for (const part of message.parts) {
     if (part.type === 'text') shown.text += part.text;
     else if (part.type === 'dynamic-tool') {
@@ -198,6 +210,10 @@ function assembledReply(message: UIMessage, error?: string): Shown {
       });
     } else if (part.type === 'data-parley-questions') {
       shown.questions = (part.data as { questions: Shown['questions'] }).questions;
+    } else if (part.type === 'data-parley-fallback') {
+      shown.notes.push(fallbackNote(part.data as Record<string, unknown>));
+    } else if (part.type === 'data-parley-guardrail') {
+      shown.notes.push(guardrailNote(part.data as Record<string, unknown>));
     }
   }
   return shown;
@@ -244,6 +260,9 @@ function messageBubble(role: string, fileNames: string[] = []) {
     // While a call waits, its approve/deny questions are the control above, not buttons that send words.
     const waits = shown.tools.some((tool) => tool.approval === 'waiting');
     renderQuestions(node, waits ? [] : shown.questions, shown.text);
+    node.querySelector('.notes')?.remove();
+    if (shown.notes.length > 0)
+      node.append(el('div', { className: 'notes files', textContent: shown.notes.join('\n') }));
     node.querySelector('.error')?.remove();
     if (shown.error)
       node.append(el('div', { className: 'error files', textContent: `error: ${shown.error}` }));
@@ -326,7 +345,7 @@ async function send(content: string): Promise<void> {
   const fileIds = file ? [await user.upload(file)] : [];
   fileInput.value = '';
   const question = messageBubble('user', file ? [file.name] : []);
-  question.show({ text: content, tools: [], questions: [] });
+  question.show({ text: content, tools: [], questions: [], notes: [] });
   const reply = messageBubble('assistant');
   following = true;
   log.append(question.node, reply.node);

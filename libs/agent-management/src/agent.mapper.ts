@@ -1,5 +1,5 @@
-import { AgentResponse, CompactionDto, DEFAULT_KEEP_RECENT_MESSAGES } from '@app/contracts';
-import { AgentEntity, CompactionSettings } from '@app/persistence';
+import { AgentResponse, CompactionDto, DEFAULT_KEEP_RECENT_MESSAGES, GuardrailsDto } from '@app/contracts';
+import { AgentEntity, CompactionSettings, GuardrailSettings } from '@app/persistence';
 import { toMcpServerResponse } from './mcp-servers';
 
 /** An agent's compaction setting as stored; a keep count left out is the default. */
@@ -8,6 +8,16 @@ export function toCompactionSettings(input: CompactionDto | null | undefined): C
   return {
     thresholdTokens: input.threshold_tokens,
     keepRecentMessages: input.keep_recent_messages ?? DEFAULT_KEEP_RECENT_MESSAGES,
+  };
+}
+
+/** An agent's guardrails as stored; null: none. */
+export function toGuardrailSettings(input: GuardrailsDto | null | undefined): GuardrailSettings | null {
+  if (!input) return null;
+  return {
+    pii: input.pii,
+    blockedTerms: input.blocked_terms ?? [],
+    moderationModel: input.moderation_model ?? null,
   };
 }
 
@@ -29,6 +39,12 @@ export function toAgentResponse(agent: AgentEntity): AgentResponse {
       keep_recent_messages: agent.compaction.keepRecentMessages,
     },
     approval_required: agent.approvalRequired,
+    fallback_models: agent.fallbackModels,
+    guardrails: agent.guardrails && {
+      pii: agent.guardrails.pii,
+      blocked_terms: agent.guardrails.blockedTerms,
+      moderation_model: agent.guardrails.moderationModel,
+    },
     temperature: agent.modelOptions.temperature ?? null,
     max_output_tokens: agent.modelOptions.maxOutputTokens ?? null,
     archived: agent.archivedAt !== null,

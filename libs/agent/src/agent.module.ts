@@ -11,6 +11,7 @@ import { ApprovalGate } from './run/approval-gate';
 import { ContextCompaction } from './run/context-compaction';
 import { UserBudgetTurn } from './run/user-budget-turn';
 import { StreamJournal } from './run/stream-journal';
+import { Guardrails } from './guardrails/guardrails';
 import { clockToolSource } from './tools/clock.tool';
 import { ToolRegistry } from './tools/tool-registry';
 import { ToolRegistryModule } from './tools/tool-registry.module';
@@ -27,6 +28,7 @@ const PROVIDERS = [
   ContextCompaction,
   UserBudgetTurn,
   StreamJournal,
+  Guardrails,
   RunAgentReply,
 ];
 

@@ -175,6 +175,14 @@ export type ReplyEvent =
     }
   | { seq: number; type: 'approval.decided'; step: number; call_id: string; decision: 'approve' | 'deny' }
   | { seq: number; type: 'context.compacted'; summarized_messages: number; summary_tokens: number }
+  | { seq: number; type: 'model.fallback'; step: number; from: string; to: string; reason: string }
+  | {
+      seq: number;
+      type: 'guardrail.triggered';
+      stage: 'input' | 'output';
+      kind: 'email' | 'phone' | 'card' | 'iban' | 'blocked_term' | 'moderation';
+      action: 'redacted' | 'blocked';
+    }
   | { seq: number; type: 'message.completed'; message: Message };
 
 export type ReplyEventType = ReplyEvent['type'];

@@ -36,9 +36,23 @@ export type RunEvent =
     }
   | { seq: number; type: 'approval.decided'; step: number; call_id: string; decision: ApprovalDecision }
   | { seq: number; type: 'context.compacted'; summarized_messages: number; summary_tokens: number }
+  | { seq: number; type: 'model.fallback'; step: number; from: string; to: string; reason: string }
+  | {
+      seq: number;
+      type: 'guardrail.triggered';
+      stage: GuardrailStage;
+      kind: GuardrailKind;
+      action: GuardrailAction;
+    }
   | { seq: number; type: 'message.completed'; message: Record<string, unknown> };
 
 export type RunEventType = RunEvent['type'];
+
+/** Where a guardrail looked (CONTRACTS §24): the user's message, or the reply as it streamed. */
+export type GuardrailStage = 'input' | 'output';
+/** What it found: a kind of PII, a blocked term, a flag of the moderation model (or its failure to answer). */
+export type GuardrailKind = 'email' | 'phone' | 'card' | 'iban' | 'blocked_term' | 'moderation';
+export type GuardrailAction = 'redacted' | 'blocked';
 
 /** An event before the publisher numbers it. */
 export type UnnumberedRunEvent = RunEvent extends infer E

@@ -132,6 +132,38 @@ export class ContextCompactedLine {
   summary_tokens: number;
 }
 
+export class ModelFallbackLine {
+  @ApiProperty(SEQ)
+  seq: number;
+  @ApiProperty({ enum: ['model.fallback'] })
+  type: 'model.fallback';
+  @ApiProperty(STEP)
+  step: number;
+  @ApiProperty({ description: 'The model whose call failed before its first delta.' })
+  from: string;
+  @ApiProperty({ description: 'The next of the agent’s fallback_models, which the step is tried on now.' })
+  to: string;
+  @ApiProperty({ description: 'Why the call failed (a rate limit, a 5xx, a timeout, a refused connection).' })
+  reason: string;
+}
+
+export class GuardrailTriggeredLine {
+  @ApiProperty(SEQ)
+  seq: number;
+  @ApiProperty({ enum: ['guardrail.triggered'] })
+  type: 'guardrail.triggered';
+  @ApiProperty({ enum: ['input', 'output'], description: "The user's message, or the reply as it streamed." })
+  stage: 'input' | 'output';
+  @ApiProperty({ enum: ['email', 'phone', 'card', 'iban', 'blocked_term', 'moderation'] })
+  kind: string;
+  @ApiProperty({
+    enum: ['redacted', 'blocked'],
+    description:
+      'blocked: the reply ends error_code "guardrail_blocked" (its text withdrawn, at the output).',
+  })
+  action: 'redacted' | 'blocked';
+}
+
 export class MessageCompletedLine {
   @ApiProperty(SEQ)
   seq: number;
@@ -156,6 +188,8 @@ const LINES = {
   'approval.requested': ApprovalRequestedLine,
   'approval.decided': ApprovalDecidedLine,
   'context.compacted': ContextCompactedLine,
+  'model.fallback': ModelFallbackLine,
+  'guardrail.triggered': GuardrailTriggeredLine,
   'message.completed': MessageCompletedLine,
   heartbeat: HeartbeatLine,
 };

@@ -36,6 +36,7 @@ export class GetUsage {
       last.row.input_tokens += sum.inputTokens;
       last.row.output_tokens += sum.outputTokens;
       last.row.tool_calls += sum.toolCalls;
+      last.row.cached_input_tokens += sum.cachedInputTokens;
       last.row.cost_usd += this.cost(sum);
     }
     return { rows };
@@ -51,6 +52,7 @@ export class GetUsage {
       input_tokens: 0,
       output_tokens: 0,
       tool_calls: 0,
+      cached_input_tokens: 0,
       cost_usd: 0,
     };
   }
@@ -58,8 +60,14 @@ export class GetUsage {
   private cost(sum: UsageSums): number {
     const price = sum.model === null ? undefined : this.settings.modelPrices[sum.model];
     if (!price) return 0;
+    // Cached input is part of the input tokens, priced at its own rate when MODEL_PRICES gives one (§24).
+    const cached = sum.cachedInputTokens;
+    const cachedPrice = price.cached_input_per_mtok ?? price.input_per_mtok;
     return (
-      (sum.inputTokens * price.input_per_mtok + sum.outputTokens * price.output_per_mtok) / TOKENS_PER_MTOK
+      ((sum.inputTokens - cached) * price.input_per_mtok +
+        cached * cachedPrice +
+        sum.outputTokens * price.output_per_mtok) /
+      TOKENS_PER_MTOK
     );
   }
 }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AgentResponse, AuditActor, CreateAgentDto } from '@app/contracts';
 import { AgentRepository, recordAudit } from '@app/persistence';
-import { toAgentResponse, toCompactionSettings } from '../agent.mapper';
+import { toAgentResponse, toCompactionSettings, toGuardrailSettings } from '../agent.mapper';
 import { McpServers } from '../mcp-servers';
 
 /** POST /agents and `agents:create`. */
@@ -24,6 +24,8 @@ export class CreateAgent {
           instructions: input.instructions ?? '',
           description: input.description ?? '',
           model: input.model ?? 'builtin',
+          fallbackModels: input.fallback_models ?? [],
+          guardrails: toGuardrailSettings(input.guardrails),
           modelOptions: {
             ...(input.temperature != null && { temperature: input.temperature }),
             ...(input.max_output_tokens != null && { maxOutputTokens: input.max_output_tokens }),

@@ -2,12 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AgentResponse, AuditActor, InvalidInputError, NotFoundError, UpdateAgentDto } from '@app/contracts';
 import { AgentChanges, AgentRepository, recordAudit } from '@app/persistence';
-import { toAgentResponse, toCompactionSettings } from '../agent.mapper';
+import { toAgentResponse, toCompactionSettings, toGuardrailSettings } from '../agent.mapper';
 import { McpServers } from '../mcp-servers';
 
 /**
  * PUT /agents/{id} and `agents:update`: a partial update. A field left out keeps its value; `null` clears
- * `memory_namespace`, `token_budget`, `tools`, `approval_required`, `compaction`, `temperature` and `max_output_tokens`; `mcp` replaces the whole
+ * `memory_namespace`, `token_budget`, `tools`, `approval_required`, `compaction`, `guardrails`, `temperature` and `max_output_tokens`; `mcp` replaces the whole
  * list, secrets included (they cannot be read back, so they are sent again).
  */
 @Injectable()
@@ -21,7 +21,7 @@ export class UpdateAgent {
   async execute(actor: AuditActor, orgId: string, id: string, input: UpdateAgentDto): Promise<AgentResponse> {
     const current = await this.agents.findActive(orgId, id);
     if (!current) throw new NotFoundError('Agent not found');
-    for (const field of ['name', 'instructions', 'description', 'model', 'mcp'] as const) {
+    for (const field of ['name', 'instructions', 'description', 'model', 'mcp', 'fallback_models'] as const) {
       if (input[field] === null) {
         throw new InvalidInputError([
           { loc: ['body', field], msg: 'Input should not be null', type: 'value_error', input: null },
@@ -33,6 +33,8 @@ export class UpdateAgent {
     if (input.instructions !== undefined) changes.instructions = input.instructions;
     if (input.description !== undefined) changes.description = input.description;
     if (input.model !== undefined) changes.model = input.model;
+    if (input.fallback_models !== undefined) changes.fallbackModels = input.fallback_models;
+    if (input.guardrails !== undefined) changes.guardrails = toGuardrailSettings(input.guardrails);
     if (input.memory_namespace !== undefined) changes.memoryNamespace = input.memory_namespace;
     if (input.token_budget !== undefined) changes.tokenBudget = input.token_budget;
     if (input.tools !== undefined) changes.tools = input.tools;

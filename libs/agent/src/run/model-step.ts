@@ -2,7 +2,9 @@ import { LanguageModelV3, LanguageModelV3FunctionTool, LanguageModelV3StreamPart
 import { performance } from 'node:perf_hooks';
 import { Question } from '@app/contracts';
 import { buildPrompt } from '../conversation';
+import { GuardrailBlockedError, OutputWatch } from '../guardrails/guardrails';
 import { ModelProvider } from '../models/model-provider';
+import { VendorModelError } from '../models/providers/vendor-error';
 import { AgentTool } from '../tools/tool';
 import { describeError, ModelCallError, ReplyRun, StepOutput } from './run.types';
 
@@ -13,21 +15,59 @@ export interface ModelStepRequest {
   offerTools: boolean;
   /** Where this step's text starts in the reply's content. */
   stepStart: number;
+  /** The step's number, 1-based, for its `model.fallback` lines. */
+  step: number;
+  /** Checks the step's text before each delta goes out; null when the agent has no output guardrail. */
+  watch: OutputWatch | null;
 }
 
 /**
- * One streamed model call. Text already streamed by an interrupted run of this step (what the content holds
- * past `stepStart`) is not streamed again when the new answer starts with it. Every failure of the model is a
- * `ModelCallError`.
+ * One model step: a streamed call to the agent's model, and when that call fails before its first delta for a
+ * reason another model may not share (a rate limit, a 5xx, a timeout, a refused connection, once the resilience
+ * middleware's retries are spent), the same call to each of the agent's fallback models in turn, each switch
+ * written as a `model.fallback` line (CONTRACTS §24). A failure after output is final.
  */
 export async function runModelStep(
   models: ModelProvider,
   run: ReplyRun,
-  { prompt, available, offerTools, stepStart }: ModelStepRequest,
+  request: ModelStepRequest,
+): Promise<StepOutput> {
+  const chain = [run.agent.model, ...run.agent.fallbackModels];
+  for (let index = 0; ; index++) {
+    try {
+      return await callModel(models, run, request, chain[index]);
+    } catch (error) {
+      const next = chain[index + 1];
+      if (!(error instanceof ModelCallError) || !error.fallbackAllowed || !next || run.signal.aborted)
+        throw error;
+      run.state.emitOnce({
+        type: 'model.fallback',
+        step: request.step,
+        from: chain[index],
+        to: next,
+        reason: error.message,
+      });
+    }
+  }
+}
+
+/** Whether a failure may be left to another model: the vendor was rate limiting, failing, silent or unreachable. */
+const transient = (error: unknown) => error instanceof VendorModelError && error.transient;
+
+/**
+ * One streamed model call. Text already streamed by an interrupted run of this step (what the content holds
+ * past `stepStart`) is not streamed again when the new answer starts with it. Every failure of the model is a
+ * `ModelCallError`; a delta the output guardrail refuses is a `GuardrailBlockedError`, and it does not go out.
+ */
+async function callModel(
+  models: ModelProvider,
+  run: ReplyRun,
+  { prompt, available, offerTools, stepStart, watch }: ModelStepRequest,
+  modelName: string,
 ): Promise<StepOutput> {
   let model: LanguageModelV3;
   try {
-    model = models.languageModel(run.agent.model);
+    model = models.languageModel(modelName);
   } catch (error) {
     throw new ModelCallError((error as Error).message);
   }
@@ -46,9 +86,11 @@ export async function runModelStep(
       abortSignal: run.signal,
       temperature: run.agent.modelOptions.temperature,
       maxOutputTokens: run.agent.modelOptions.maxOutputTokens,
+      // The vendor middleware turns it into each vendor's cache marks (promptCacheMiddleware).
+      providerOptions: { parley: { promptCacheKey: run.thread.id } },
     }));
   } catch (error) {
-    throw new ModelCallError(describeError(error));
+    throw new ModelCallError(describeError(error), transient(error));
   }
   const output: StepOutput = {
     text: '',
@@ -57,21 +99,31 @@ export async function runModelStep(
     structuredOutput: null,
     usageTokens: 0,
     outputTokens: 0,
+    cachedInputTokens: 0,
+    model: modelName,
     emitMs: 0,
   };
   let replayed = run.state.content.slice(stepStart);
+  // Whether the call produced anything yet: after that, a failure is final, never left to another model.
+  let produced = false;
   const reader = stream.getReader();
   for (;;) {
     let next: Awaited<ReturnType<typeof reader.read>>;
     try {
       next = await reader.read();
     } catch (error) {
-      throw new ModelCallError(describeError(error));
+      throw new ModelCallError(describeError(error), !produced && transient(error));
     }
     if (next.done) break;
     const part = next.value;
     if (part.type === 'text-delta') {
+      if (part.delta) produced = true;
       output.text += part.delta;
+      const trigger = watch?.check(output.text, part.delta.length);
+      if (trigger) {
+        await reader.cancel().catch(() => undefined);
+        throw new GuardrailBlockedError(trigger);
+      }
       let delta = part.delta;
       if (replayed) {
         if (replayed.startsWith(delta)) {
@@ -85,17 +137,19 @@ export async function runModelStep(
       run.state.emitText(delta);
       output.emitMs += performance.now() - emitStarted;
     } else if (part.type === 'tool-call') {
+      produced = true;
       output.toolCalls.push({ callId: part.toolCallId, name: part.toolName, arguments: part.input });
     } else if (part.type === 'finish') {
       output.outputTokens = part.usage.outputTokens.total ?? 0;
       output.usageTokens = (part.usage.inputTokens.total ?? 0) + output.outputTokens;
+      output.cachedInputTokens = part.usage.inputTokens.cacheRead ?? 0;
       const extra = part.providerMetadata?.parley as
         { questions?: Question[]; structuredOutput?: Record<string, unknown> } | undefined;
       output.questions = extra?.questions ?? null;
       output.structuredOutput = extra?.structuredOutput ?? null;
     } else if (part.type === 'error') {
       await reader.cancel().catch(() => undefined);
-      throw new ModelCallError(describeError(part.error));
+      throw new ModelCallError(describeError(part.error), !produced && transient(part.error));
     }
   }
   return output;

@@ -20,6 +20,7 @@ import { RunEventWriter, storedReplyLines, UnnumberedRunEvent } from '@app/run-e
 import { RunMetrics } from './run-metrics';
 import { RunState } from './run-state';
 import { LoopOutcome } from './run.types';
+import { GUARDRAIL_BLOCKED_TEXT } from '../guardrails/guardrails';
 
 /** How a run ends: what the loop decided, or `failed` when the run itself broke on its last attempt. */
 export type RunEnding = Exclude<LoopOutcome, { kind: 'awaiting_approval' }> | { kind: 'failed' };
@@ -91,7 +92,8 @@ export class ReplyFinisher {
     const outcome: ReplyOutcome = {
       status: success ? 'success' : ending.kind === 'cancelled' ? 'cancelled' : 'error',
       content: state.content,
-      errorCode: ending.kind === 'budget_exhausted' ? 'budget_exhausted' : null,
+      errorCode:
+        ending.kind === 'budget_exhausted' || ending.kind === 'guardrail_blocked' ? ending.kind : null,
       questions: success?.questions ?? null,
       structuredOutput: success?.structuredOutput ?? null,
       events: state.events,
@@ -104,7 +106,7 @@ export class ReplyFinisher {
       reply.id,
       outcome,
       endedReplyEvent(outcome.status, line),
-      success?.finalStep ?? null,
+      success?.finalStep ?? (ending.kind === 'guardrail_blocked' ? ending.finalStep : null),
       this.settings.agentRunOrgConcurrency,
     );
     if (!finished) return null;
@@ -144,6 +146,8 @@ function closingText(ending: RunEnding): string | null {
   switch (ending.kind) {
     case 'budget_exhausted':
       return BUDGET_EXHAUSTED_TEXT;
+    case 'guardrail_blocked':
+      return GUARDRAIL_BLOCKED_TEXT;
     case 'model_error':
       return `The model failed: ${ending.reason}`;
     case 'failed':

@@ -19,6 +19,10 @@ function eventKey(event: UnnumberedRunEvent): string | null {
       return `decided:${event.step}:${event.call_id}`;
     case 'context.compacted':
       return 'compacted';
+    case 'model.fallback':
+      return `fallback:${event.step}:${event.to}`;
+    case 'guardrail.triggered':
+      return `guardrail:${event.stage}:${event.kind}`;
     case 'message.completed':
       return 'completed';
     case 'text.delta':
@@ -116,6 +120,15 @@ export class RunState {
     let first = 0;
     while (first < this.deltaLengths.length && covered < contentLength) covered += this.deltaLengths[first++];
     return { text: this.content.slice(contentLength), deltaLengths: this.deltaLengths.slice(first) };
+  }
+
+  /**
+   * Takes back the text streamed so far from what the reply stores (a guardrail stopped it, CONTRACTS §24): the
+   * content is emptied and each of its deltas kept as an empty one, so seqs stay whole in a replay.
+   */
+  withdrawText(): void {
+    this.content = '';
+    this.deltaLengths.fill(0);
   }
 
   emitText(delta: string): void {

@@ -47,10 +47,27 @@ export type LoopOutcome =
   | { kind: 'awaiting_approval'; questions: Question[] }
   | { kind: 'cancelled' }
   | { kind: 'budget_exhausted' }
+  /**
+   * A guardrail blocked the user's message or stopped the reply (CONTRACTS §24). `finalStep`: the blocked step
+   * when a model spent tokens on it (the moderation model, the step's own call), stored by the finish without
+   * its withdrawn text, so its usage counts (CONTRACTS §21).
+   */
+  | { kind: 'guardrail_blocked'; finalStep: RunStepEntity | null }
   | { kind: 'model_error'; reason: string };
 
 /** The model failed (an error part, a refused call, a broken stream): the reply ends with status error. */
-export class ModelCallError extends Error {}
+export class ModelCallError extends Error {
+  constructor(
+    message: string,
+    /**
+     * Before any output, for a reason another model may not share (rate limit, 5xx, timeout, unreachable): the
+     * step may be tried on the agent's next fallback model (CONTRACTS §24).
+     */
+    readonly fallbackAllowed = false,
+  ) {
+    super(message);
+  }
+}
 
 /** What one model call produced, before it is stored as the step. */
 export interface StepOutput {
@@ -61,6 +78,10 @@ export interface StepOutput {
   usageTokens: number;
   /** The part of usageTokens the model wrote. */
   outputTokens: number;
+  /** The part of usageTokens the vendor read from its prompt cache. */
+  cachedInputTokens: number;
+  /** The model that answered: the agent's, or one of its fallback models. */
+  model: string;
   /** Time spent writing this call's deltas. */
   emitMs: number;
 }

@@ -18,6 +18,7 @@ import { MemoryRunEventLog as MemoryLog } from '../testing/memory-run-event-log'
 import { AgentTool, ToolError } from '../tools/tool';
 import { ToolRegistry } from '../tools/tool-registry';
 import { ReplyRun } from './run.types';
+import { Guardrails } from '../guardrails/guardrails';
 import { StepLoop } from './step-loop';
 import { UserBudgetTurn } from './user-budget-turn';
 import { ApprovalGate } from './approval-gate';
@@ -126,6 +127,8 @@ function replyRun(said: string, options: { model?: string; gate?: RunGate; signa
       mcpServers: [],
       modelOptions: {},
       approvalRequired: [],
+      fallbackModels: [],
+      guardrails: null,
     }),
     context: {
       history: [question],
@@ -154,6 +157,7 @@ function loopWith(runs: MemoryRuns, tools: AgentTool[] = [clock, broken]): StepL
     registry as ToolRegistry,
     new RunMetrics(),
     new ApprovalGate(settings, {} as ToolApprovalRepository),
+    new Guardrails(new ModelProvider(settings)),
     new UserBudgetTurn(runs as unknown as RunRepository),
   );
 }

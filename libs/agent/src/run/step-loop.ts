@@ -11,6 +11,15 @@ import {
 } from '@app/persistence';
 import { buildPrompt, idempotencyKey, parseArguments } from '../conversation';
 import { ModelProvider } from '../models/model-provider';
+import {
+  GuardrailBlockedError,
+  Guardrails,
+  GuardrailTrigger,
+  guardedHistory,
+  ModerationUsage,
+  NO_MODERATION_USAGE,
+  OutputWatch,
+} from '../guardrails/guardrails';
 import { RunMetrics } from './run-metrics';
 import { instructionsWithTools, toolsWhileSkillInUse } from '../tools/skill-in-use';
 import { AgentTool, RunScope } from '../tools/tool';
@@ -49,6 +58,7 @@ export class StepLoop {
     private readonly tools: ToolRegistry,
     private readonly metrics: RunMetrics,
     private readonly approvalGate: ApprovalGate,
+    private readonly guardrails: Guardrails,
     private readonly userBudgetTurn: UserBudgetTurn,
   ) {}
 
@@ -72,6 +82,23 @@ export class StepLoop {
     });
     const steps = [...run.context.steps];
     const results = new Map(run.context.toolResults.map((r) => [r.idempotencyKey, r]));
+
+    // The user's message is checked once, before the reply's first model call; a resumed run that stored a step
+    // already passed.
+    // What the moderation model spent on the message, counted with the reply's first step (CONTRACTS §21).
+    let moderation = NO_MODERATION_USAGE;
+    if (agent.guardrails && steps.length === 0 && run.question) {
+      const input = await this.guardrails.checkInput(agent.guardrails, run.question.content, signal);
+      input.triggers.forEach((trigger) => this.triggered(state, trigger));
+      if (signal.aborted) return { kind: 'cancelled' };
+      moderation = input.usage;
+      if (input.blocked) {
+        const spent = { ...moderation, model: agent.guardrails.moderationModel ?? agent.model };
+        return { kind: 'guardrail_blocked', finalStep: blockedStep(reply.id, 1, new Date(), spent) };
+      }
+    }
+    const history = guardedHistory(run.context.history, agent.guardrails);
+    const watch = agent.guardrails ? new OutputWatch(agent.guardrails) : null;
 
     const gateQuery: GateQuery = { threadId: thread.id, agentId: agent.id };
     // Each checkpoint answers the next step's gate in its own round trip; the first one came with the context.
@@ -104,7 +131,7 @@ export class StepLoop {
             prompt: buildPrompt({
               instructions: instructionsWithTools(agent.instructions, offered),
               summary: run.summary,
-              history: run.context.history,
+              history,
               attachments: run.attachments,
               steps,
               results,
@@ -113,10 +140,31 @@ export class StepLoop {
             available: offered,
             offerTools,
             stepStart: steps[number - 2]?.contentLength ?? 0,
+            step: number,
+            watch,
           });
+          if (agent.guardrails) {
+            const checked = await this.guardrails.checkOutput(agent.guardrails, output.text, signal);
+            moderation = addUsage(moderation, checked);
+          }
         } catch (error) {
           if (signal.aborted) return { kind: 'cancelled' };
           if (error instanceof ModelCallError) return { kind: 'model_error', reason: error.message };
+          if (error instanceof GuardrailBlockedError) {
+            this.triggered(state, error.trigger);
+            // The blocked reply's text is withdrawn from what is stored (CONTRACTS §24).
+            state.withdrawText();
+            // A call cut off by the output watch reported no usage; one the moderation model flagged did.
+            const spent = addUsage(addUsage(moderation, error.usage), {
+              inputTokens: (output?.usageTokens ?? 0) - (output?.outputTokens ?? 0),
+              outputTokens: output?.outputTokens ?? 0,
+            });
+            const finalStep = blockedStep(reply.id, number, stepStartedAt, {
+              ...spent,
+              model: output?.model ?? agent.model,
+            });
+            return { kind: 'guardrail_blocked', finalStep };
+          }
           throw error;
         } finally {
           // Writing the deltas is the runtime's time, not the model's.
@@ -132,13 +180,16 @@ export class StepLoop {
           toolCalls: offerTools ? output.toolCalls : [],
           questions: output.questions,
           structuredOutput: output.structuredOutput,
-          usageTokens: output.usageTokens,
-          outputTokens: output.outputTokens,
+          usageTokens: output.usageTokens + moderation.inputTokens + moderation.outputTokens,
+          outputTokens: output.outputTokens + moderation.outputTokens,
+          cachedInputTokens: output.cachedInputTokens,
+          model: output.model,
           contentLength: state.content.length,
           deltaLengths: streamed.deltaLengths,
           streamedText: streamed.text === output.text ? null : streamed.text,
           startedAt: stepStartedAt,
         });
+        moderation = NO_MODERATION_USAGE;
         if (produced.toolCalls.length === 0) {
           // The reply's last step: nothing runs after it but the finish, whose statement stores it (one commit
           // less per reply) before its lines go out.
@@ -258,6 +309,10 @@ export class StepLoop {
     return { toolMs, gate };
   }
 
+  private triggered(state: RunState, trigger: GuardrailTrigger): void {
+    state.emitOnce({ type: 'guardrail.triggered', ...trigger });
+  }
+
   /** The run's outcome after a step without tool calls; `unstored` is that step when the finish must store it. */
   private succeed(
     state: RunState,
@@ -281,4 +336,38 @@ export class StepLoop {
     this.metrics.stepDuration.observe(totalMs / 1000);
     this.metrics.stepOverhead.observe(Math.max(0, totalMs - modelMs - toolMs) / 1000);
   }
+}
+
+const addUsage = (a: ModerationUsage, b: ModerationUsage): ModerationUsage => ({
+  inputTokens: a.inputTokens + b.inputTokens,
+  outputTokens: a.outputTokens + b.outputTokens,
+});
+
+/**
+ * The step a guardrail blocked, stored by the finish only for what the models spent on it (the step's own call,
+ * the moderation model): its text is withdrawn and it calls nothing. Null when nothing was spent.
+ */
+function blockedStep(
+  messageId: string,
+  number: number,
+  startedAt: Date,
+  spent: ModerationUsage & { model: string },
+): RunStepEntity | null {
+  const usageTokens = spent.inputTokens + spent.outputTokens;
+  if (usageTokens === 0) return null;
+  return Object.assign(new RunStepEntity(), {
+    messageId,
+    step: number,
+    text: '',
+    toolCalls: [],
+    questions: null,
+    structuredOutput: null,
+    usageTokens,
+    outputTokens: spent.outputTokens,
+    model: spent.model,
+    contentLength: 0,
+    deltaLengths: [],
+    streamedText: null,
+    startedAt,
+  });
 }

@@ -6,15 +6,21 @@ import { emptyToUndefined, toInt } from '../setting-problems';
 export interface ModelPrice {
   input_per_mtok: number;
   output_per_mtok: number;
+  /** Input tokens the vendor read from its prompt cache (CONTRACTS §24); absent: priced as other input. */
+  cached_input_per_mtok?: number;
 }
 
-const isPrice = (price: unknown): price is ModelPrice =>
-  typeof price === 'object' &&
-  price !== null &&
-  ['input_per_mtok', 'output_per_mtok'].every((field) => {
-    const value = (price as Record<string, unknown>)[field];
-    return typeof value === 'number' && Number.isFinite(value) && value >= 0;
-  });
+const isAmount = (value: unknown) => typeof value === 'number' && Number.isFinite(value) && value >= 0;
+
+const isPrice = (price: unknown): price is ModelPrice => {
+  if (typeof price !== 'object' || price === null) return false;
+  const { input_per_mtok, output_per_mtok, cached_input_per_mtok } = price as Record<string, unknown>;
+  return (
+    isAmount(input_per_mtok) &&
+    isAmount(output_per_mtok) &&
+    (cached_input_per_mtok === undefined || isAmount(cached_input_per_mtok))
+  );
+};
 
 /** Transform of MODEL_PRICES: the JSON map (empty: none), or the text as given when it is not JSON (refused). */
 const parseJson = ({ value }: { value: unknown }): unknown => {
@@ -73,7 +79,8 @@ export class ModelSettings {
 
   /**
    * Prices for GET /usage's cost (CONTRACTS §20), by model as agents name it (`builtin`, `openai:gpt-4o`): a JSON
-   * map `{"<model>": {"input_per_mtok": n, "output_per_mtok": n}}`. A model not in it costs 0.
+   * map `{"<model>": {"input_per_mtok": n, "output_per_mtok": n, "cached_input_per_mtok"?: n}}`. A model not in it
+   * costs 0.
    */
   @Transform(parseJson)
   @ValidateBy({
@@ -85,7 +92,8 @@ export class ModelSettings {
         !Array.isArray(value) &&
         Object.values(value).every(isPrice),
       defaultMessage: () =>
-        'must be a JSON map {"<model>": {"input_per_mtok": n, "output_per_mtok": n}} of numbers of at least 0',
+        'must be a JSON map {"<model>": {"input_per_mtok": n, "output_per_mtok": n, "cached_input_per_mtok"?: n}} ' +
+        'of numbers of at least 0',
     },
   })
   modelPrices: Record<string, ModelPrice> = {};

@@ -9,6 +9,7 @@ import {
   MinChars,
   Model,
   Nullable,
+  OneOf,
   Pattern,
   PG_INTEGER_MAX,
   RefuseFields,
@@ -34,7 +35,50 @@ export const AGENT_LIMITS = {
   tools: 50,
   mcpServers: 20,
   mcpText: 2048,
+  fallbackModels: 3,
+  blockedTerms: 100,
+  blockedTerm: 200,
 } as const;
+
+/** What a guardrail does with PII in the user's message (CONTRACTS §24). */
+export const PII_ACTIONS = ['off', 'redact', 'block'] as const;
+
+/** An agent's guardrails (CONTRACTS §24): checked on the user's message and on the reply as it streams. */
+export class GuardrailsDto {
+  @ApiProperty({
+    enum: PII_ACTIONS,
+    description:
+      'E-mail addresses, phone numbers, payment card numbers (Luhn) and IBANs (check digits) in the user’s ' +
+      'message: left alone, replaced by [EMAIL], [PHONE], [CARD], [IBAN] before the model sees it, or the ' +
+      'reply ends error_code "guardrail_blocked" before any model call. In the reply: redact and block stop it.',
+  })
+  @IsString()
+  @OneOf(PII_ACTIONS)
+  pii: (typeof PII_ACTIONS)[number];
+
+  @ApiPropertyOptional({
+    type: [String],
+    description: 'Words or phrases (case-insensitive) that block the user’s message or stop the reply.',
+  })
+  @IsOptional()
+  @IsArray()
+  @MaxItems(AGENT_LIMITS.blockedTerms)
+  @IsString({ each: true })
+  @MinChars(1, { each: true })
+  @MaxChars(AGENT_LIMITS.blockedTerm, { each: true })
+  blocked_terms?: string[];
+
+  @ApiPropertyOptional({
+    description:
+      'A model (same form as model) asked whether the message and the reply should be blocked; when it cannot ' +
+      'answer, the reply is blocked (guardrails fail closed).',
+  })
+  @IsOptional()
+  @Nullable()
+  @IsString()
+  @Pattern(MODEL_PATTERN.source)
+  moderation_model?: string | null;
+}
 
 /**
  * One MCP server (CONTRACTS §15): `{name, url, headers?}` (a remote server over streamable HTTP, on a public
@@ -134,6 +178,20 @@ export class CreateAgentDto {
   @IsString()
   @Pattern(MODEL_PATTERN.source)
   model?: string;
+
+  /** Tried in order when a step's model call fails before its first delta (CONTRACTS §24). */
+  @IsOptional()
+  @IsArray()
+  @MaxItems(AGENT_LIMITS.fallbackModels)
+  @IsString({ each: true })
+  @Pattern(MODEL_PATTERN.source, { each: true })
+  fallback_models?: string[];
+
+  /** null: none (CONTRACTS §24). */
+  @IsOptional()
+  @Nullable()
+  @Model(() => GuardrailsDto)
+  guardrails?: GuardrailsDto | null;
 
   /** null clears it on update. */
   @IsOptional()

@@ -28,6 +28,13 @@ export interface CompactionResponse {
 }
 
 /** An agent (CONTRACTS §15): the fields of POST /agents, flat, with its id; the admin CLI prints the same. */
+/** An agent's guardrails as GET /agents shows them. */
+export interface GuardrailsResponse {
+  pii: 'off' | 'redact' | 'block';
+  blocked_terms: string[];
+  moderation_model: string | null;
+}
+
 export class AgentResponse {
   @ApiProperty({ format: 'uuid' })
   id: string;
@@ -80,6 +87,24 @@ export class AgentResponse {
     example: ['web'],
   })
   approval_required: string[];
+  @ApiProperty({
+    type: 'array',
+    items: { type: 'string' },
+    description: 'Models a step is tried on, in order, when the one before fails before its first delta.',
+  })
+  fallback_models: string[];
+  @ApiProperty({
+    type: 'object',
+    nullable: true,
+    properties: {
+      pii: { type: 'string', enum: ['off', 'redact', 'block'] },
+      blocked_terms: { type: 'array', items: { type: 'string' } },
+      moderation_model: { type: 'string', nullable: true },
+    },
+    required: ['pii', 'blocked_terms', 'moderation_model'],
+    description: 'What the user’s message and the reply are checked for (CONTRACTS §24); null: nothing.',
+  })
+  guardrails: GuardrailsResponse | null;
   @ApiProperty({ type: 'number', nullable: true })
   temperature: number | null;
   @ApiProperty({ type: 'integer', nullable: true })

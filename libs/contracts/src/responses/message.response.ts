@@ -95,9 +95,10 @@ export class MessageResponse {
   @ApiProperty({
     type: 'string',
     nullable: true,
-    enum: ['budget_exhausted'],
+    enum: ['budget_exhausted', 'guardrail_blocked'],
     description:
-      "budget_exhausted when the agent's token budget was spent; reaching max_steps is not an error.",
+      "budget_exhausted when the agent's token budget was spent; guardrail_blocked when one of the agent's " +
+      'guardrails blocked the message or stopped the reply (CONTRACTS §24); reaching max_steps is not an error.',
   })
   error_code: string | null;
   @ApiProperty({ type: [Question], nullable: true })

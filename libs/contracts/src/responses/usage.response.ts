@@ -26,6 +26,12 @@ export class UsageRow {
   output_tokens: number;
   @ApiProperty({ type: 'integer' })
   tool_calls: number;
+  @ApiProperty({
+    type: 'integer',
+    description:
+      'The part of input_tokens the vendors read from their prompt caches (priced by cached_input_per_mtok).',
+  })
+  cached_input_tokens: number;
   @ApiProperty({ description: 'From MODEL_PRICES, per model; a model without a price costs 0.' })
   cost_usd: number;
 }

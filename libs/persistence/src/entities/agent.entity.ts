@@ -31,6 +31,14 @@ export interface CompactionSettings {
   keepRecentMessages: number;
 }
 
+/** What an agent checks the user's message and its reply for (CONTRACTS §24). */
+export interface GuardrailSettings {
+  pii: 'off' | 'redact' | 'block';
+  blockedTerms: string[];
+  /** A model asked whether a text should be blocked; null: none. */
+  moderationModel: string | null;
+}
+
 export interface ModelOptions {
   temperature?: number;
   maxOutputTokens?: number;
@@ -59,6 +67,14 @@ export class AgentEntity {
   /** `builtin`, `openai:<model>` or `anthropic:<model>`. */
   @Column({ type: 'text', default: 'builtin' })
   model: string;
+
+  /** Models a step is tried on, in order, when the one before failed before its first delta (CONTRACTS §24). */
+  @Column({ name: 'fallback_models', type: 'jsonb', default: [] })
+  fallbackModels: string[];
+
+  /** null: no guardrail. */
+  @Column({ type: 'jsonb', nullable: true })
+  guardrails: GuardrailSettings | null;
 
   @Column({ name: 'model_options', type: 'jsonb', default: {} })
   modelOptions: ModelOptions;

@@ -25,7 +25,7 @@ export class MessageEntity {
   content: string;
 
   @Column({ name: 'error_code', type: 'text', nullable: true })
-  errorCode: 'budget_exhausted' | null;
+  errorCode: 'budget_exhausted' | 'guardrail_blocked' | null;
 
   @Column({ type: 'jsonb', nullable: true })
   questions: Question[] | null;
@@ -93,7 +93,11 @@ export class MessageEntity {
   @Column({ name: 'tool_calls', type: 'integer', default: 0 })
   toolCalls: number;
 
-  /** The agent's model when the reply ended; null on other messages. */
+  /** The part of input_tokens the vendors read from their prompt cache (CONTRACTS §24). */
+  @Column({ name: 'cached_input_tokens', type: 'integer', default: 0 })
+  cachedInputTokens: number;
+
+  /** The model that answered the reply's last step (the agent's, or a fallback); null on other messages. */
   @Column({ type: 'text', nullable: true })
   model: string | null;
 

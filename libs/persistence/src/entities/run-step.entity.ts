@@ -37,6 +37,14 @@ export class RunStepEntity {
   @Column({ name: 'output_tokens', type: 'integer', default: 0 })
   outputTokens: number = 0;
 
+  /** The part of the tokens read that the vendor took from its prompt cache (CONTRACTS §24). */
+  @Column({ name: 'cached_input_tokens', type: 'integer', default: 0 })
+  cachedInputTokens: number = 0;
+
+  /** The model that answered: the agent's or one of its fallback models; null on steps stored before §24. */
+  @Column({ type: 'text', nullable: true })
+  model: string | null = null;
+
   /** Length of the reply's streamed content once this step ended: where a re-run next step's text starts. */
   @Column({ name: 'content_length', type: 'integer', default: 0 })
   contentLength: number;

@@ -18,6 +18,8 @@ export type NewAgent = Pick<AgentEntity, 'orgId' | 'name'> &
       | 'instructions'
       | 'description'
       | 'model'
+      | 'fallbackModels'
+      | 'guardrails'
       | 'modelOptions'
       | 'memoryNamespace'
       | 'tokenBudget'
@@ -42,6 +44,8 @@ export class AgentRepository {
         instructions: '',
         description: '',
         model: 'builtin',
+        fallbackModels: [],
+        guardrails: null,
         modelOptions: {},
         memoryNamespace: null,
         tokenBudget: null,

@@ -351,6 +351,7 @@ export class MessageRepository {
       inputTokens: 0,
       outputTokens: 0,
       toolCalls: 0,
+      cachedInputTokens: 0,
       model: null,
       metadata: null,
       createdAt: now,

@@ -13,7 +13,7 @@ import { releaseUserBudgetTurnSql, userBudgetUsedSql } from './user-budget.repos
 export interface ReplyOutcome {
   status: 'success' | 'error' | 'cancelled';
   content: string;
-  errorCode: 'budget_exhausted' | null;
+  errorCode: 'budget_exhausted' | 'guardrail_blocked' | null;
   questions: Question[] | null;
   structuredOutput: Record<string, unknown> | null;
   events: Record<string, unknown>[];
@@ -146,8 +146,8 @@ const RUN_CONTEXT = preparedStatement({
 
 /** A step's columns, in the order of `stepValues`. */
 const STEP_COLUMNS = `message_id, step, text, tool_calls, questions, structured_output, usage_tokens, output_tokens,
-   content_length, started_at, delta_lengths, streamed_text`;
-const STEP_COLUMN_COUNT = 12;
+   content_length, started_at, delta_lengths, streamed_text, model, cached_input_tokens`;
+const STEP_COLUMN_COUNT = 14;
 
 /** A step's values for STEP_COLUMNS. */
 function stepValues(step: RunStepEntity): unknown[] {
@@ -164,6 +164,8 @@ function stepValues(step: RunStepEntity): unknown[] {
     step.startedAt,
     step.deltaLengths,
     step.streamedText,
+    step.model,
+    step.cachedInputTokens,
   ];
 }
 
@@ -172,7 +174,7 @@ const SAVE_STEP = preparedStatement({
   name: 'run_save_step',
   text: `WITH saved AS (
      INSERT INTO run_steps (${STEP_COLUMNS})
-     VALUES ($3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+     VALUES ($3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
      ON CONFLICT (message_id, step) DO NOTHING RETURNING 1),
    turn AS (${releaseUserBudgetTurnSql('$3::uuid')})
    SELECT (SELECT count(*) FROM saved)::int AS saved, ${GATE_FACTS_SQL}`,
@@ -205,8 +207,8 @@ const WEBHOOK_OUTBOX_SQL = `
      FROM done JOIN webhooks w ON w.org_id = done.org_id AND w.active AND $10 = ANY (w.events)`;
 
 /**
- * A reply's end: its last step when not stored yet ($12-$23, all null otherwise), the final row, the webhook
- * outbox, and what the end lets run next: the thread's next reply, and under an organization cap ($24 > 0) the
+ * A reply's end: its last step when not stored yet ($12-$25, all null otherwise), the final row, the webhook
+ * outbox, and what the end lets run next: the thread's next reply, and under an organization cap ($26 > 0) the
  * organization's oldest waiting one. In the statement's snapshot the finished reply is still live, so its own
  * thread's next reply is found apart. The reply's usage (its row's usage columns, usage_daily, the counters'
  * token_usage_pending) is counted by the trigger every ending goes through (parley_count_ended_reply, migration
@@ -218,7 +220,7 @@ const FINISH_REPLY = preparedStatement({
   text: `WITH last_step AS (
      INSERT INTO run_steps (${STEP_COLUMNS})
      SELECT $12::uuid, $13::int, $14::text, $15::jsonb, $16::jsonb, $17::jsonb, $18::int, $19::int, $20::int,
-       $21::timestamptz, $22::int[], $23::text
+       $21::timestamptz, $22::int[], $23::text, $24::text, $25::int
      WHERE $13::int IS NOT NULL
      ON CONFLICT (message_id, step) DO NOTHING RETURNING 1),
    stored AS (SELECT count(*) FROM last_step),
@@ -232,7 +234,7 @@ const FINISH_REPLY = preparedStatement({
    SELECT (SELECT id FROM messages WHERE thread_id = done.thread_id AND live AND role = 'assistant' AND id <> $1
            ORDER BY position LIMIT 1) AS next_reply_id,
      next_of_org.id AS next_org_reply_id, next_of_org.thread_id AS next_org_thread_id
-   FROM done LEFT JOIN LATERAL (${nextWaitingReplyOfOrgSql('done.org_id')}) next_of_org ON $24::int > 0`,
+   FROM done LEFT JOIN LATERAL (${nextWaitingReplyOfOrgSql('done.org_id')}) next_of_org ON $26::int > 0`,
 });
 
 /**

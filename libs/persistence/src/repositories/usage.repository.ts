@@ -23,6 +23,8 @@ export interface UsageSums {
   inputTokens: number;
   outputTokens: number;
   toolCalls: number;
+  /** The part of inputTokens read from the vendors' prompt caches. */
+  cachedInputTokens: number;
 }
 
 /** The column each grouping reads, as usage_daily stores it. */
@@ -51,9 +53,11 @@ export class UsageRepository {
       input_tokens: string;
       output_tokens: string;
       tool_calls: string;
+      cached_input_tokens: string;
     }[] = await this.db.query(
       `SELECT ${key} AS key, model, sum(replies) AS replies, sum(input_tokens) AS input_tokens,
-         sum(output_tokens) AS output_tokens, sum(tool_calls) AS tool_calls
+         sum(output_tokens) AS output_tokens, sum(tool_calls) AS tool_calls,
+         sum(cached_input_tokens) AS cached_input_tokens
        FROM usage_daily
        WHERE org_id = $1 AND day BETWEEN $2::date AND $3::date
          AND ($4::text IS NULL OR user_id = $4) AND ($5::uuid IS NULL OR agent_id = $5)
@@ -67,6 +71,7 @@ export class UsageRepository {
       inputTokens: Number(row.input_tokens),
       outputTokens: Number(row.output_tokens),
       toolCalls: Number(row.tool_calls),
+      cachedInputTokens: Number(row.cached_input_tokens),
     }));
   }
 }

@@ -83,6 +83,20 @@ describe('toUiMessageChunks', () => {
     ]);
   });
 
+  it('maps a model fallback and a guardrail trigger to data-parley parts (CONTRACTS §24)', () => {
+    const fallback = { step: 1, from: 'openai:a', to: 'anthropic:b', reason: 'rate limited' };
+    const guardrail = { stage: 'input', kind: 'email', action: 'redacted' } as const;
+    expect(
+      translate([
+        { seq: 3, type: 'model.fallback', ...fallback },
+        { seq: 4, type: 'guardrail.triggered', ...guardrail },
+      ]),
+    ).toEqual([
+      { type: 'data-parley-fallback', data: fallback },
+      { type: 'data-parley-guardrail', data: guardrail },
+    ]);
+  });
+
   it('maps a call waiting for a person to tool-approval-request, and says nothing of the decision', () => {
     const call = { step: 1, call_id: 'c', name: 'web', arguments: { url: 'https://example.com' } };
     expect(

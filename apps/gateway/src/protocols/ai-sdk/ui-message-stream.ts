@@ -83,6 +83,27 @@ export function toUiMessageChunks(state: UiStreamState, event: RunEvent): Transl
     }
     case 'questions':
       return { state, chunks: [{ type: 'data-parley-questions', data: { questions: event.questions } }] };
+    case 'model.fallback':
+      // CONTRACTS §24: data parts, as the questions, so a front end can show that another model answered.
+      return {
+        state,
+        chunks: [
+          {
+            type: 'data-parley-fallback',
+            data: { step: event.step, from: event.from, to: event.to, reason: event.reason },
+          },
+        ],
+      };
+    case 'guardrail.triggered':
+      return {
+        state,
+        chunks: [
+          {
+            type: 'data-parley-guardrail',
+            data: { stage: event.stage, kind: event.kind, action: event.action },
+          },
+        ],
+      };
     case 'approval.requested':
       // The call waits for a person (CONTRACTS §19); the approval's id is the call's. Once every waiting call of
       // the step has its request the stream ends (uiMessageSse, awaitingApproval) and the client answers with a

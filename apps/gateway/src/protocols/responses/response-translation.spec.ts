@@ -106,6 +106,29 @@ describe('ResponseTranslation', () => {
     });
   });
 
+  it('takes back the text of a reply a guardrail stopped: the items end with the stored content (§24)', () => {
+    const blocked = 'A guardrail blocked this reply.';
+    const events = translate([
+      toolThenText[0],
+      { seq: 1, type: 'step.started', step: 1 },
+      { seq: 2, type: 'text.delta', delta: 'The password is ' },
+      { seq: 3, type: 'guardrail.triggered', stage: 'output', kind: 'blocked_term', action: 'blocked' },
+      { seq: 4, type: 'text.delta', delta: blocked },
+      {
+        seq: 5,
+        type: 'message.completed',
+        message: { status: 'error', content: blocked, error_code: 'guardrail_blocked' },
+      },
+    ]);
+    expect(events.find((event) => event.type === 'response.output_text.done')).toMatchObject({
+      text: blocked,
+    });
+    expect(events.at(-1)).toMatchObject({
+      type: 'response.failed',
+      response: { output_text: blocked, error: { code: 'guardrail_blocked', message: blocked } },
+    });
+  });
+
   it('ends a cancelled reply with response.failed, status cancelled and error code cancelled, closing what was open', () => {
     const events = translate([
       ...toolThenText.slice(0, 3),

@@ -196,7 +196,14 @@ export class ResponseTranslation {
         });
         break;
       }
-      // step.started and questions have no Responses counterpart.
+      case 'guardrail.triggered':
+        // A reply stopped by a guardrail (CONTRACTS §24) takes back the text it streamed: the message items end
+        // with the stored content (the closing words that follow), as their `.done` events and the Response say.
+        if (line.stage === 'output' && line.action === 'blocked') {
+          for (const item of this.output) if (item.type === 'message') item.content[0].text = '';
+        }
+        break;
+      // step.started, questions and model.fallback have no Responses counterpart.
     }
     return events;
   }

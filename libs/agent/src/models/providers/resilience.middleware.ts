@@ -165,7 +165,12 @@ class ResilientCalls {
     const failure = this.describe(error);
     if (!failure.retryable || attempt >= policy.maxRetries) {
       throw attempt > 0
-        ? new VendorModelError(`${failure.message} (after ${attempt + 1} attempts)`, false)
+        ? new VendorModelError(
+            `${failure.message} (after ${attempt + 1} attempts)`,
+            false,
+            null,
+            failure.transient,
+          )
         : failure;
     }
     const backoff = backoffMs(policy.baseDelayMs, attempt, policy.maxDelayMs);
@@ -173,6 +178,8 @@ class ResilientCalls {
       throw new VendorModelError(
         `${failure.message} (it asks to retry after ${Math.ceil(failure.retryAfterMs / 1000)} s)`,
         false,
+        null,
+        true,
       );
     }
     const wait = Math.max(backoff, failure.retryAfterMs ?? 0);

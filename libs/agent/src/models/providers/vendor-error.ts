@@ -9,6 +9,11 @@ export class VendorModelError extends Error {
     readonly retryable: boolean,
     /** How long the vendor asked us to wait (retry-after), in ms. */
     readonly retryAfterMs: number | null = null,
+    /**
+     * The vendor was rate limiting, failing (5xx), silent or unreachable: another model may answer (CONTRACTS
+     * §24), even once this one's retries are spent.
+     */
+    readonly transient: boolean = retryable,
   ) {
     super(message);
   }

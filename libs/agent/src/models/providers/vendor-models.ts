@@ -5,6 +5,7 @@ import { wrapLanguageModel } from 'ai';
 import { Logger } from '@nestjs/common';
 import { Settings } from '@app/config';
 import { resilienceMiddleware, RetryPolicy } from './resilience.middleware';
+import { promptCacheMiddleware } from './prompt-cache';
 import { toolImagesMiddleware } from './tool-images';
 
 /** Where `openai:<model>` goes when OPENAI_BASE_URL is not set. */
@@ -13,7 +14,8 @@ const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 /**
  * The vendor models of CONTRACTS §1 through the Vercel AI SDK: `openai:<model>` on any OpenAI-compatible
  * chat-completions endpoint (OpenAI, vLLM, Ollama, LiteLLM), `anthropic:<model>` on the Messages API. Each is
- * wrapped in the resilience middleware (retries, timeouts, readable errors). Keys go only into request headers.
+ * wrapped in the resilience middleware (retries, timeouts, readable errors) and marks its requests for the
+ * vendor's prompt cache (promptCacheMiddleware). Keys go only into request headers.
  */
 export class VendorModels {
   private readonly logger = new Logger('VendorModels');
@@ -44,10 +46,14 @@ export class VendorModels {
     if (vendor === 'openai') {
       inner = wrapLanguageModel({
         model: this.openaiProvider().chatModel(id),
-        middleware: toolImagesMiddleware,
+        middleware: [toolImagesMiddleware, promptCacheMiddleware('openai')],
       });
-    } else if (vendor === 'anthropic') inner = this.anthropicProvider().languageModel(id);
-    else return null;
+    } else if (vendor === 'anthropic') {
+      inner = wrapLanguageModel({
+        model: this.anthropicProvider().languageModel(id),
+        middleware: promptCacheMiddleware('anthropic'),
+      });
+    } else return null;
     const secrets = [this.settings.openaiApiKey, this.settings.anthropicApiKey];
     const resilient = wrapLanguageModel({
       model: inner,

@@ -1,0 +1,184 @@
+import { LanguageModelV3Prompt } from '@ai-sdk/provider';
+import { Injectable } from '@nestjs/common';
+import { GuardrailSettings, MessageEntity } from '@app/persistence';
+import { GuardrailKind, GuardrailStage } from '@app/run-events';
+import { ModelProvider } from '../models/model-provider';
+import { scanPii } from './pii';
+
+/** One guardrail that fired: the `guardrail.triggered` line's fields (CONTRACTS §24). */
+export interface GuardrailTrigger {
+  stage: GuardrailStage;
+  kind: GuardrailKind;
+  action: 'redacted' | 'blocked';
+}
+
+/** The closing content of a blocked reply; the text the reply streamed before it is withdrawn. */
+export const GUARDRAIL_BLOCKED_TEXT = 'A guardrail blocked this reply.';
+
+/** Tokens the moderation model spent: counted with the reply like its steps' (CONTRACTS §21). */
+export interface ModerationUsage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export const NO_MODERATION_USAGE: ModerationUsage = { inputTokens: 0, outputTokens: 0 };
+
+/** A guardrail stopped the reply (its output, or a moderation model that flagged or could not answer). */
+export class GuardrailBlockedError extends Error {
+  constructor(
+    readonly trigger: GuardrailTrigger,
+    readonly usage: ModerationUsage = NO_MODERATION_USAGE,
+  ) {
+    super(`guardrail ${trigger.kind} blocked the ${trigger.stage}`);
+  }
+}
+
+/** What the input check decided: the lines to write, whether the reply may go on, what moderation spent. */
+export interface InputCheck {
+  triggers: GuardrailTrigger[];
+  blocked: boolean;
+  usage: ModerationUsage;
+}
+
+/** A moderation model's verdict on a text, and what asking it cost. */
+interface Verdict {
+  allowed: boolean;
+  usage: ModerationUsage;
+}
+
+const MODERATION_INSTRUCTIONS =
+  'You are a content moderation classifier. Read the text the user sends and answer with exactly one word: ' +
+  'FLAGGED if it is harmful, hateful, harassing, sexual involving minors, violent or self-harm content, or ' +
+  'instructions for serious harm; otherwise OK.';
+const FLAGGED = /\bFLAGGED\b/i;
+/** Longest wait for a moderation verdict: a moderation model that does not answer in time blocks. */
+const MODERATION_TIMEOUT_MS = 30_000;
+
+/**
+ * The history the model sees under `pii: "redact"`: every user message's PII replaced (the ones before the
+ * latest too: their text is stored as the user wrote it). Other settings: the history as it is.
+ */
+export function guardedHistory(
+  history: MessageEntity[],
+  settings: GuardrailSettings | null,
+): MessageEntity[] {
+  if (settings?.pii !== 'redact') return history;
+  return history.map((message) =>
+    message.role === 'user' ? { ...message, content: scanPii(message.content).redacted } : message,
+  );
+}
+
+/**
+ * Checks the reply's text as it streams (CONTRACTS §24): blocked terms and, under `pii: "block"`, PII. Each check
+ * reads only the end of the text that a new delta can complete, so a long reply costs no more per delta than a
+ * short one.
+ */
+export class OutputWatch {
+  private readonly terms: string[];
+  private readonly termWindow: number;
+
+  constructor(private readonly settings: GuardrailSettings) {
+    this.terms = settings.blockedTerms.map((term) => term.toLowerCase());
+    this.termWindow = Math.max(0, ...this.terms.map((term) => term.length)) - 1;
+  }
+
+  /** Checks `text` (the step's text so far) after its last `deltaLength` characters arrived. */
+  check(text: string, deltaLength: number): GuardrailTrigger | null {
+    if (this.terms.length > 0) {
+      const tail = text.slice(-(deltaLength + this.termWindow)).toLowerCase();
+      if (this.terms.some((term) => tail.includes(term)))
+        return { stage: 'output', kind: 'blocked_term', action: 'blocked' };
+    }
+    if (this.settings.pii === 'block') {
+      // An e-mail address, an IBAN or a grouped card number is at most about 64 characters.
+      const [kind] = scanPii(text.slice(-(deltaLength + PII_WINDOW))).kinds;
+      if (kind) return { stage: 'output', kind, action: 'blocked' };
+    }
+    return null;
+  }
+}
+
+const PII_WINDOW = 80;
+
+/** The input side of an agent's guardrails and its moderation model (CONTRACTS §24). */
+@Injectable()
+export class Guardrails {
+  constructor(private readonly models: ModelProvider) {}
+
+  /**
+   * The user's message before any model sees it: PII (each kind found is one trigger; `block` blocks), blocked
+   * terms, then the moderation model, which blocks when it flags the message or cannot answer.
+   */
+  async checkInput(settings: GuardrailSettings, text: string, signal: AbortSignal): Promise<InputCheck> {
+    const triggers: GuardrailTrigger[] = [];
+    const usage = NO_MODERATION_USAGE;
+    if (settings.pii !== 'off') {
+      const action = settings.pii === 'block' ? 'blocked' : 'redacted';
+      for (const kind of scanPii(text).kinds) triggers.push({ stage: 'input', kind, action });
+      if (action === 'blocked' && triggers.length > 0) return { triggers, blocked: true, usage };
+    }
+    const lower = text.toLowerCase();
+    if (settings.blockedTerms.some((term) => lower.includes(term.toLowerCase()))) {
+      triggers.push({ stage: 'input', kind: 'blocked_term', action: 'blocked' });
+      return { triggers, blocked: true, usage };
+    }
+    if (!settings.moderationModel) return { triggers, blocked: false, usage };
+    const verdict = await this.moderate(settings.moderationModel, text, signal);
+    if (!verdict.allowed) triggers.push({ stage: 'input', kind: 'moderation', action: 'blocked' });
+    return { triggers, blocked: !verdict.allowed, usage: verdict.usage };
+  }
+
+  /**
+   * The reply's text once its model call ended, for the moderation model: what asking cost, or a
+   * GuardrailBlockedError (carrying the cost) when it flags the text or cannot answer.
+   */
+  async checkOutput(
+    settings: GuardrailSettings,
+    text: string,
+    signal: AbortSignal,
+  ): Promise<ModerationUsage> {
+    if (!settings.moderationModel || !text) return NO_MODERATION_USAGE;
+    const verdict = await this.moderate(settings.moderationModel, text, signal);
+    if (!verdict.allowed)
+      throw new GuardrailBlockedError(
+        { stage: 'output', kind: 'moderation', action: 'blocked' },
+        verdict.usage,
+      );
+    return verdict.usage;
+  }
+
+  /**
+   * Whether the moderation model lets the text through: false when it flags it, and when it cannot answer (an
+   * unknown model, a vendor down, a timeout): guardrails fail closed.
+   */
+  private async moderate(model: string, text: string, signal: AbortSignal): Promise<Verdict> {
+    const prompt: LanguageModelV3Prompt = [
+      { role: 'system', content: MODERATION_INSTRUCTIONS },
+      { role: 'user', content: [{ type: 'text', text }] },
+    ];
+    try {
+      const { stream } = await this.models.languageModel(model).doStream({
+        prompt,
+        abortSignal: AbortSignal.any([signal, AbortSignal.timeout(MODERATION_TIMEOUT_MS)]),
+      });
+      let answer = '';
+      let usage = NO_MODERATION_USAGE;
+      const reader = stream.getReader();
+      for (;;) {
+        const next = await reader.read();
+        if (next.done) break;
+        const part = next.value;
+        if (part.type === 'text-delta') answer += part.delta;
+        if (part.type === 'finish')
+          usage = {
+            inputTokens: part.usage.inputTokens.total ?? 0,
+            outputTokens: part.usage.outputTokens.total ?? 0,
+          };
+        if (part.type === 'error') return { allowed: false, usage };
+      }
+      return { allowed: answer.trim() !== '' && !FLAGGED.test(answer), usage };
+    } catch {
+      return { allowed: false, usage: NO_MODERATION_USAGE };
+    }
+  }
+}

@@ -1,0 +1,304 @@
+import { createAgent, createOrg, OrgFixture } from '../factories/admin';
+import { FakeAnthropic } from '../support/fake-anthropic';
+import { FAKE_USAGE, FakeOpenAI, FakeVendor, RecordedRequest } from '../support/fake-openai';
+import { api } from '../support/http';
+import { AppProcess, startGateway, startWorker } from '../support/processes';
+import { createTestEnvironment, queryDatabase, TestEnvironment } from '../support/test-environment';
+import { contentOf, Line, ofType, Reply, runReply } from './models.support';
+
+/**
+ * Model calls that hold (CONTRACTS §24) on real processes, with local fakes of both vendors: a step that fails
+ * before its first delta moves to the agent's fallback model, one that fails after it does not; requests carry
+ * the vendors' prompt cache marks and the cached tokens are summed and priced; guardrails redact or block the
+ * user's message before any model sees it, stop a streamed reply and withdraw its text, and block when the
+ * moderation model cannot answer.
+ */
+const OPENAI_KEY = 'sk-openai-model-calls-1234';
+const ANTHROPIC_KEY = 'sk-ant-model-calls-5678';
+const CLAUDE = 'anthropic:claude-e2e';
+const PRICES = { [CLAUDE]: { input_per_mtok: 3, output_per_mtok: 15, cached_input_per_mtok: 0.3 } };
+const BLOCKED_TEXT = 'A guardrail blocked this reply.';
+
+let environment: TestEnvironment;
+let gateway: AppProcess;
+let worker: AppProcess;
+let org: OrgFixture;
+const openai = new FakeOpenAI(OPENAI_KEY);
+const anthropic = new FakeAnthropic(ANTHROPIC_KEY);
+
+beforeAll(async () => {
+  [environment] = await Promise.all([
+    createTestEnvironment({ MODEL_PRICES: JSON.stringify(PRICES) }),
+    openai.start(),
+    anthropic.start(),
+  ]);
+  [gateway, worker] = await Promise.all([
+    startGateway(environment.env),
+    startWorker(environment.env, {
+      WORKER_HEALTH_PORT: '0',
+      OPENAI_BASE_URL: openai.baseUrl,
+      OPENAI_API_KEY: OPENAI_KEY,
+      ANTHROPIC_BASE_URL: anthropic.baseUrl,
+      ANTHROPIC_API_KEY: ANTHROPIC_KEY,
+      MODEL_MAX_RETRIES: '1',
+      MODEL_RETRY_BASE_MS: '20',
+    }),
+  ]);
+  org = await createOrg(environment.env);
+});
+
+afterAll(async () => {
+  await Promise.all([gateway?.stop(), worker?.stop(), openai.close(), anthropic.close()]);
+  await environment?.dispose();
+});
+
+const client = () => api(gateway.url!, org.key);
+
+/** An agent made over HTTP, as a tenant makes it. */
+async function agentWith(body: Record<string, unknown>): Promise<string> {
+  const response = await client().post('/agents', { name: `agent ${Math.random()}`, ...body });
+  expect(response.status).toBe(200);
+  return response.body.id as string;
+}
+
+const run = (agentId: string, content: string) => runReply(gateway.url!, org.key, agentId, content);
+
+/** A follow-up in the thread, read to its end like runReply. */
+async function followUp(threadId: string, content: string): Promise<Reply> {
+  const posted = await client().post(`/chat/${threadId}`, { message: { content } });
+  expect(posted.status).toBe(200);
+  const response = await fetch(`${gateway.url}/chat/messages/${posted.body.id}/stream`, {
+    headers: { 'x-service-token': org.key },
+    signal: AbortSignal.timeout(30000),
+  });
+  const lines = (await response.text())
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Line)
+    .filter((line) => line.type !== 'heartbeat');
+  return { threadId, lines, message: lines[lines.length - 1].message };
+}
+
+const requestsWith = (vendor: FakeVendor, text: string): RecordedRequest[] =>
+  vendor.requests.filter((request) => JSON.stringify(request.body.messages).includes(text));
+
+const storedReply = async (messageId: string) =>
+  (
+    await queryDatabase<{
+      model: string;
+      usage_tokens: number;
+      input_tokens: number;
+      cached_input_tokens: number;
+      content: string;
+    }>(
+      environment.databaseUrl,
+      'SELECT model, usage_tokens, input_tokens, cached_input_tokens, content FROM messages WHERE id = $1',
+      [messageId],
+    )
+  )[0];
+
+const guardrailLines = (reply: Reply) =>
+  ofType(reply.lines, 'guardrail.triggered').map(({ stage, kind, action }) => ({ stage, kind, action }));
+
+describe('fallback models', () => {
+  let agentId: string;
+
+  beforeAll(async () => {
+    // Made with the admin CLI: the flag and the HTTP field are the same DTO.
+    const agent = await createAgent(environment.env, org.org, [
+      '--model',
+      'openai:gpt-e2e',
+      '--fallback-models',
+      CLAUDE,
+    ]);
+    agentId = agent.id;
+    expect(agent).toMatchObject({ fallback_models: [CLAUDE] });
+  });
+
+  it('answers with the fallback model after the first one is rate limited past its retries', async () => {
+    const reply = await run(agentId, 'status 429 @gpt-e2e');
+    expect(reply.message).toMatchObject({ status: 'success', content: 'Vendor says: status 429 @gpt-e2e' });
+    // The resilience middleware's attempts come first (MODEL_MAX_RETRIES=1), then one call to the fallback.
+    expect(requestsWith(openai, 'status 429 @gpt-e2e')).toHaveLength(2);
+    expect(requestsWith(anthropic, 'status 429 @gpt-e2e')).toHaveLength(1);
+    const [fallback] = ofType(reply.lines, 'model.fallback');
+    expect(fallback).toMatchObject({ step: 1, from: 'openai:gpt-e2e', to: CLAUDE });
+    expect(fallback.reason).toMatch(/rate limiting us \(429\)/);
+    // Before the step's text, and kept in Message.events.
+    expect(fallback.seq).toBeLessThan(ofType(reply.lines, 'text.delta')[0].seq!);
+    expect(reply.message.events).toContainEqual(fallback);
+    expect((await storedReply(reply.message.id)).model).toBe(CLAUDE);
+    const usage = await client().get(`/usage?group_by=model&agent_id=${agentId}`);
+    expect(usage.body.rows).toEqual([
+      expect.objectContaining({
+        model: CLAUDE,
+        replies: 1,
+        input_tokens: FAKE_USAGE.input,
+        output_tokens: FAKE_USAGE.output,
+      }),
+    ]);
+  });
+
+  it('does not move to the fallback model once the first one streamed a delta', async () => {
+    const reply = await run(agentId, 'cut');
+    expect(reply.message.status).toBe('error');
+    expect(reply.message.content).toMatch(/^Partial answer\n\nThe model failed: openai:gpt-e2e: /);
+    expect(ofType(reply.lines, 'model.fallback')).toEqual([]);
+    expect(requestsWith(openai, '"cut"')).toHaveLength(1);
+    expect(requestsWith(anthropic, '"cut"')).toHaveLength(0);
+  });
+});
+
+describe('prompt caching', () => {
+  it('marks instructions, tools and older history for Anthropic; cached tokens are summed and priced', async () => {
+    const agentId = await agentWith({ model: CLAUDE, instructions: 'Be brief.', tools: ['clock'] });
+    const first = await run(agentId, 'cache first turn');
+    const second = await followUp(first.threadId, 'cache second turn');
+    expect(second.message.status).toBe('success');
+    const [request] = requestsWith(anthropic, 'cache second turn');
+    const { system, tools, messages } = request.body;
+    expect(system.at(-1).cache_control).toEqual({ type: 'ephemeral' });
+    expect(tools.at(-1).cache_control).toEqual({ type: 'ephemeral' });
+    // The first turn's answer closes the older history; the new message is after the breakpoint.
+    expect(messages.at(-2)).toMatchObject({ role: 'assistant' });
+    expect(messages.at(-2).content.at(-1).cache_control).toEqual({ type: 'ephemeral' });
+    expect(JSON.stringify(messages.at(-1))).not.toContain('cache_control');
+    for (const reply of [first, second]) {
+      expect(await storedReply(reply.message.id)).toMatchObject({
+        input_tokens: FAKE_USAGE.input,
+        cached_input_tokens: FAKE_USAGE.cached,
+      });
+    }
+    const usage = await client().get(`/usage?agent_id=${agentId}`);
+    const uncached = FAKE_USAGE.input - FAKE_USAGE.cached;
+    const price = PRICES[CLAUDE];
+    expect(usage.body.rows).toEqual([
+      expect.objectContaining({ replies: 2, input_tokens: 200, cached_input_tokens: 2 * FAKE_USAGE.cached }),
+    ]);
+    expect(usage.body.rows[0].cost_usd).toBeCloseTo(
+      (2 *
+        (uncached * price.input_per_mtok +
+          FAKE_USAGE.cached * price.cached_input_per_mtok +
+          FAKE_USAGE.output * price.output_per_mtok)) /
+        1e6,
+      12,
+    );
+  });
+
+  it('keys OpenAI-compatible requests by the thread: prompt_cache_key', async () => {
+    const agentId = await agentWith({ model: 'openai:gpt-e2e' });
+    const reply = await run(agentId, 'cache key check');
+    const [request] = requestsWith(openai, 'cache key check');
+    expect(request.body.prompt_cache_key).toBe(reply.threadId);
+    expect(await storedReply(reply.message.id)).toMatchObject({ cached_input_tokens: FAKE_USAGE.cached });
+  });
+});
+
+describe('guardrails', () => {
+  it('redacts PII before the vendor sees it, and leaves a card number failing Luhn alone', async () => {
+    const agentId = await agentWith({ model: 'openai:gpt-e2e', guardrails: { pii: 'redact' } });
+    const reply = await run(
+      agentId,
+      'redact-check: mail jane.doe@example.com, card 4111 1111 1111 1111, not a card 4111 1111 1111 1112, ' +
+        'IBAN DE89 3704 0044 0532 0130 00, phone +49 30 1234567',
+    );
+    expect(reply.message.status).toBe('success');
+    const [request] = requestsWith(openai, 'redact-check');
+    const sent = JSON.stringify(request.body.messages);
+    expect(sent).toContain(
+      'mail [EMAIL], card [CARD], not a card 4111 1111 1111 1112, IBAN [IBAN], phone [PHONE]',
+    );
+    expect(sent).not.toContain('jane.doe@example.com');
+    expect(guardrailLines(reply)).toEqual(
+      ['email', 'iban', 'card', 'phone'].map((kind) => ({ stage: 'input', kind, action: 'redacted' })),
+    );
+  });
+
+  it('blocks a message with PII or a blocked term before any model call', async () => {
+    const agentId = await agentWith({
+      model: 'openai:gpt-e2e',
+      guardrails: { pii: 'block', blocked_terms: ['Project Falcon'] },
+    });
+    for (const [text, kind] of [
+      ['block-check reach me at jo@example.org', 'email'],
+      ['block-check tell me about project falcon', 'blocked_term'],
+    ]) {
+      const reply = await run(agentId, text);
+      expect(reply.message).toMatchObject({
+        status: 'error',
+        error_code: 'guardrail_blocked',
+        content: BLOCKED_TEXT,
+      });
+      expect(guardrailLines(reply)).toEqual([{ stage: 'input', kind, action: 'blocked' }]);
+      expect(ofType(reply.lines, 'step.started')).toEqual([]);
+    }
+    expect(requestsWith(openai, 'block-check')).toEqual([]);
+  });
+
+  it('stops a streamed reply at a blocked term and withdraws its text from the stored content', async () => {
+    const agentId = await agentWith({
+      model: 'openai:gpt-e2e',
+      guardrails: { pii: 'off', blocked_terms: ['swordfish'] },
+    });
+    // The fake answers `Vendor says: the password is swordfish, goodbye now`: the term is in the reply only.
+    const reply = await run(agentId, 'reverse won eybdoog ,hsifdrows si drowssap eht');
+    const streamed = contentOf(reply.lines);
+    expect(streamed.startsWith('Vendor says: the password is ')).toBe(true);
+    expect(streamed).not.toContain('swordfish');
+    expect(streamed).not.toContain('goodbye');
+    expect(guardrailLines(reply)).toEqual([{ stage: 'output', kind: 'blocked_term', action: 'blocked' }]);
+    expect(reply.message).toMatchObject({
+      status: 'error',
+      error_code: 'guardrail_blocked',
+      content: BLOCKED_TEXT,
+    });
+    expect((await storedReply(reply.message.id)).content).toBe(BLOCKED_TEXT);
+    // Each withdrawn delta is stored as an empty one: a replay from PostgreSQL keeps every seq, not the text.
+    const [{ delta_lengths: lengths }] = await queryDatabase<{ delta_lengths: number[] }>(
+      environment.databaseUrl,
+      'SELECT delta_lengths FROM messages WHERE id = $1',
+      [reply.message.id],
+    );
+    expect(lengths).toHaveLength(ofType(reply.lines, 'text.delta').length);
+    expect(lengths.slice(0, -1).every((length) => length === 0)).toBe(true);
+    expect(lengths.at(-1)).toBe(BLOCKED_TEXT.length);
+    const thread = await client().get(`/chat/${reply.threadId}`);
+    expect(thread.body.messages[1].content).toBe(BLOCKED_TEXT);
+  });
+
+  it('blocks when the moderation model cannot answer: guardrails fail closed', async () => {
+    const agentId = await agentWith({
+      model: 'openai:gpt-e2e',
+      guardrails: { pii: 'off', moderation_model: 'openai:mod-e2e' },
+    });
+    const reply = await run(agentId, 'moderation-check hello\nstatus 503 @mod-e2e');
+    expect(reply.message).toMatchObject({ status: 'error', error_code: 'guardrail_blocked' });
+    expect(guardrailLines(reply)).toEqual([{ stage: 'input', kind: 'moderation', action: 'blocked' }]);
+    const asked = requestsWith(openai, 'moderation-check');
+    expect(asked.length).toBeGreaterThan(0);
+    expect(asked.every((request) => request.body.model === 'mod-e2e')).toBe(true);
+    // With the moderation model up, the same agent answers.
+    const allowed = await run(agentId, 'moderation-check fine');
+    expect(allowed.message).toMatchObject({
+      status: 'success',
+      content: 'Vendor says: moderation-check fine',
+    });
+    // The moderation model's two calls (the message, then the reply) count with the reply's own (CONTRACTS §21).
+    const perCall = FAKE_USAGE.input + FAKE_USAGE.output;
+    expect(await storedReply(allowed.message.id)).toMatchObject({
+      usage_tokens: 3 * perCall,
+      input_tokens: 3 * FAKE_USAGE.input,
+    });
+  });
+
+  it('refuses guardrails and fallback models it cannot use with a 422', async () => {
+    const response = await client().post('/agents', {
+      name: 'bad',
+      fallback_models: ['nope', 'openai:a', 'openai:b', 'openai:c'],
+      guardrails: { pii: 'sometimes' },
+    });
+    expect(response.status).toBe(422);
+    const locs = response.body.detail.map((issue: { loc: unknown[] }) => issue.loc.join('.'));
+    expect(locs).toEqual(expect.arrayContaining(['body.fallback_models', 'body.guardrails.pii']));
+  });
+});

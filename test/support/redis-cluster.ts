@@ -104,6 +104,16 @@ export class RedisCluster {
     throw new Error(`no live master serves ${key}`);
   }
 
+  /** For each live master, how many connections subscribe to `channel` as a shard channel (PUBSUB SHARDNUMSUB). */
+  async shardSubscribersPerMaster(channel: string): Promise<{ port: number; subscribers: number }[]> {
+    return Promise.all(
+      (await this.masterPorts()).map(async (port) => ({
+        port,
+        subscribers: Number((await cli(port, 'pubsub', 'shardnumsub', channel)).trim().split('\n')[1]),
+      })),
+    );
+  }
+
   /** SIGKILLs one server, as a crashed host would lose it: no failover is started for it. */
   kill(port: number): void {
     this.servers[this.ports.indexOf(port)].kill('SIGKILL');

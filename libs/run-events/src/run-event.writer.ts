@@ -250,14 +250,18 @@ export class RunEventLog {
  */
 export class RunEventLogLostError extends Error {
   constructor(messageId: string, seq: number) {
-    super(`the log of message ${messageId} lost lines before seq ${seq} (a Redis failover): the run starts again`);
+    super(
+      `the log of message ${messageId} lost lines before seq ${seq} (a Redis failover): the run starts again`,
+    );
     this.name = 'RunEventLogLostError';
   }
 }
 
 function appendFailure(error: unknown, messageId: string, seq: number): Error {
-  if (error instanceof Error && error.message.includes(SUPERSEDED)) return new RunSupersededError(messageId, seq);
-  if (error instanceof Error && error.message.includes(LOG_LOST)) return new RunEventLogLostError(messageId, seq);
+  if (error instanceof Error && error.message.includes(SUPERSEDED))
+    return new RunSupersededError(messageId, seq);
+  if (error instanceof Error && error.message.includes(LOG_LOST))
+    return new RunEventLogLostError(messageId, seq);
   return error as Error;
 }
 

@@ -50,7 +50,8 @@ export class SharedSubscriber {
   readonly sharded: boolean;
 
   constructor(private readonly connection: Redis) {
-    this.sharded = connection.isCluster && (connection as unknown as Cluster).options.shardedSubscribers === true;
+    this.sharded =
+      connection.isCluster && (connection as unknown as Cluster).options.shardedSubscribers === true;
     if (this.sharded) connection.on('subscribersReady', () => this.resubscribeAll());
     connection.on(this.sharded ? 'smessageBuffer' : 'messageBuffer', (channel: Buffer, message: Buffer) => {
       const state = this.channels.get(channel.toString());

@@ -263,7 +263,8 @@ describe('RunEventReader', () => {
     const id = randomUUID();
     const events = reply(id, 4);
     // A promoted replica never got seq 2-3 and a writer (one from before the append script refused it) went on.
-    for (const event of events) if (event.seq !== 2 && event.seq !== 3) await write(id, event, { publish: false });
+    for (const event of events)
+      if (event.seq !== 2 && event.seq !== 3) await write(id, event, { publish: false });
     let asked = 0;
     const stored = () => {
       asked += 1;

@@ -105,7 +105,7 @@ describe('RunEventWriter', () => {
     expect(written[2]).toEqual({ seq: 2, type: 'text.delta', delta: 'x' });
   });
 
-  it('refuses a batch that does not follow the log\'s last line even from the owner, storing and publishing none of it', async () => {
+  it("refuses a batch that does not follow the log's last line even from the owner, storing and publishing none of it", async () => {
     const keys = runEventKeys(prefix, 'm3');
     const published = await listen('m3');
     const { log } = await writer.claim('m3', replyStored);

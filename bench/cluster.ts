@@ -112,16 +112,27 @@ async function runMode(cluster: RedisCluster, mode: Mode, round: number): Promis
   return after.map((ms, i) => ((ms - before[i]) * 1000) / TOKENS);
 }
 
+/** What the masters spend with no traffic over the time 1,000 tokens take at RATE (cron, cluster bus pings). */
+async function idleCpu(cluster: RedisCluster): Promise<number[]> {
+  const ports = await cluster.masters();
+  const before = await nodeCpuMs(ports);
+  const ms = (TOKENS * 1000) / RATE;
+  await sleep(ms);
+  const after = await nodeCpuMs(ports);
+  return after.map((cpu, i) => ((cpu - before[i]) * 1000) / TOKENS);
+}
+
 async function main(): Promise<void> {
   const cluster = await RedisCluster.start({ masters: SHARDS });
   try {
+    const idle = await idleCpu(cluster);
     const results: Record<Mode, number[][]> = { PUBLISH: [], SPUBLISH: [] };
     for (let round = 0; round < ROUNDS; round++)
       for (const mode of ['PUBLISH', 'SPUBLISH'] as const) {
         const perNode = await runMode(cluster, mode, round);
         results[mode].push(perNode);
         console.log(
-          `${mode} round ${round + 1}: Redis CPU ms per 1,000 tokens, per master: ${perNode.map((ms) => ms.toFixed(1)).join(' / ')}`,
+          `${mode} round ${round + 1}: Redis CPU ms per 1,000 tokens, per master: ${cells(perNode)}`,
         );
       }
     console.log(
@@ -129,17 +140,20 @@ async function main(): Promise<void> {
     );
     console.log('| mode | Redis CPU ms per 1,000 tokens, each master | all masters |');
     console.log('| --- | --- | --- |');
+    console.log(`| idle (no traffic, as long) | ${cells(idle)} | ${sum(idle).toFixed(1)} |`);
     for (const mode of ['PUBLISH', 'SPUBLISH'] as const) {
       const perNode = Array.from({ length: SHARDS }, (_, node) =>
         median(results[mode].map((round) => round[node])),
       );
-      const total = median(results[mode].map((round) => round.reduce((sum, ms) => sum + ms, 0)));
-      console.log(`| ${mode} | ${perNode.map((ms) => ms.toFixed(1)).join(' / ')} | ${total.toFixed(1)} |`);
+      console.log(`| ${mode} | ${cells(perNode)} | ${median(results[mode].map(sum)).toFixed(1)} |`);
     }
   } finally {
     await cluster.stop();
   }
 }
+
+const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
+const cells = (values: number[]) => values.map((ms) => ms.toFixed(1)).join(' / ');
 
 main().catch((error: unknown) => {
   console.error(error);

@@ -18,6 +18,7 @@ export class RedisCluster {
     readonly ports: number[],
     private readonly servers: ChildProcess[],
     private readonly dir: string,
+    private readonly nodeTimeoutMs: number,
   ) {}
 
   /** The REDIS_URL of the cluster, in the form the settings accept. */
@@ -29,33 +30,8 @@ export class RedisCluster {
   static async start({ masters = 3, replicas = 0, nodeTimeoutMs = 5000 } = {}): Promise<RedisCluster> {
     const dir = await mkdtemp(join(tmpdir(), 'parley-redis-cluster-'));
     const ports = await Promise.all(Array.from({ length: masters * (1 + replicas) }, () => freePort()));
-    const servers = ports.map((port) =>
-      spawn(
-        'redis-server',
-        [
-          '--port',
-          String(port),
-          '--bind',
-          '127.0.0.1',
-          '--cluster-enabled',
-          'yes',
-          '--cluster-config-file',
-          join(dir, `nodes-${port}.conf`),
-          '--cluster-node-timeout',
-          String(nodeTimeoutMs),
-          '--dir',
-          dir,
-          '--save',
-          '',
-          '--appendonly',
-          'no',
-          '--maxmemory-policy',
-          'noeviction',
-        ],
-        { stdio: 'ignore' },
-      ),
-    );
-    const cluster = new RedisCluster(ports, servers, dir);
+    const servers = ports.map((port) => spawnServer(port, dir, nodeTimeoutMs));
+    const cluster = new RedisCluster(ports, servers, dir, nodeTimeoutMs);
     try {
       for (const port of ports) await waitFor(() => cli(port, 'ping').then((out) => out.trim() === 'PONG'));
       await run('redis-cli', [
@@ -163,6 +139,19 @@ export class RedisCluster {
     this.servers[this.ports.indexOf(port)].kill('SIGKILL');
   }
 
+  /**
+   * Starts a killed server again on its port and config file: it rejoins the cluster as a replica of the master
+   * promoted in its place. Resolves once it has finished its first sync (until then it could not take over).
+   */
+  async restart(port: number): Promise<void> {
+    this.servers[this.ports.indexOf(port)] = spawnServer(port, this.dir, this.nodeTimeoutMs);
+    await waitFor(() =>
+      cli(port, 'info', 'replication').then(
+        (out) => out.includes('role:slave') && out.includes('master_link_status:up'),
+      ),
+    );
+  }
+
   /** Waits until every live node says the cluster is whole again (a replica promoted in the dead master's place). */
   async healed(timeoutMs = 30000): Promise<void> {
     for (const port of this.livePorts())
@@ -198,6 +187,33 @@ export class RedisCluster {
     );
     await rm(this.dir, { recursive: true, force: true });
   }
+}
+
+function spawnServer(port: number, dir: string, nodeTimeoutMs: number): ChildProcess {
+  return spawn(
+    'redis-server',
+    [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--cluster-enabled',
+      'yes',
+      '--cluster-config-file',
+      join(dir, `nodes-${port}.conf`),
+      '--cluster-node-timeout',
+      String(nodeTimeoutMs),
+      '--dir',
+      dir,
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--maxmemory-policy',
+      'noeviction',
+    ],
+    { stdio: 'ignore' },
+  );
 }
 
 async function cli(port: number, ...args: string[]): Promise<string> {

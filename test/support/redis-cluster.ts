@@ -8,7 +8,7 @@ import { freePort } from './processes';
 const run = promisify(execFile);
 
 /**
- * A Redis Cluster of three masters of the test's own (with `replicas: 1`, a replica for each: six servers), from
+ * A Redis Cluster of three masters (or `masters`) of the test's own (with `replicas: 1`, a replica for each), from
  * `redis-server --cluster-enabled yes` on spare ports joined by `redis-cli --cluster create`. Nothing persisted;
  * `stop()` removes it all. The node timeout is Redis's own failure detection: a replica is promoted about
  * that long after its master dies.
@@ -18,6 +18,7 @@ export class RedisCluster {
     readonly ports: number[],
     private readonly servers: ChildProcess[],
     private readonly dir: string,
+    private readonly nodeTimeoutMs: number,
   ) {}
 
   /** The REDIS_URL of the cluster, in the form the settings accept. */
@@ -25,36 +26,12 @@ export class RedisCluster {
     return `redis-cluster://${this.ports.map((port) => `127.0.0.1:${port}`).join(',')}`;
   }
 
-  static async start({ replicas = 0, nodeTimeoutMs = 5000 } = {}): Promise<RedisCluster> {
+  /** `masters`: 3 or more (what `redis-cli --cluster create` accepts). */
+  static async start({ masters = 3, replicas = 0, nodeTimeoutMs = 5000 } = {}): Promise<RedisCluster> {
     const dir = await mkdtemp(join(tmpdir(), 'parley-redis-cluster-'));
-    const ports = await Promise.all(Array.from({ length: 3 * (1 + replicas) }, () => freePort()));
-    const servers = ports.map((port) =>
-      spawn(
-        'redis-server',
-        [
-          '--port',
-          String(port),
-          '--bind',
-          '127.0.0.1',
-          '--cluster-enabled',
-          'yes',
-          '--cluster-config-file',
-          join(dir, `nodes-${port}.conf`),
-          '--cluster-node-timeout',
-          String(nodeTimeoutMs),
-          '--dir',
-          dir,
-          '--save',
-          '',
-          '--appendonly',
-          'no',
-          '--maxmemory-policy',
-          'noeviction',
-        ],
-        { stdio: 'ignore' },
-      ),
-    );
-    const cluster = new RedisCluster(ports, servers, dir);
+    const ports = await Promise.all(Array.from({ length: masters * (1 + replicas) }, () => freePort()));
+    const servers = ports.map((port) => spawnServer(port, dir, nodeTimeoutMs));
+    const cluster = new RedisCluster(ports, servers, dir, nodeTimeoutMs);
     try {
       for (const port of ports) await waitFor(() => cli(port, 'ping').then((out) => out.trim() === 'PONG'));
       await run('redis-cli', [
@@ -90,8 +67,11 @@ export class RedisCluster {
 
   /** The port of the master now serving `key`'s slot, as a live node sees the cluster. */
   async masterOf(key: string): Promise<number> {
+    return this.masterOfSlot(await this.slotOf(key));
+  }
+
+  private async masterOfSlot(slot: number): Promise<number> {
     const live = this.livePorts();
-    const slot = Number((await cli(live[0], 'cluster', 'keyslot', key)).trim());
     for (const line of (await cli(live[0], 'cluster', 'nodes')).trim().split('\n')) {
       const [, address, flags, , , , , linkState, ...ranges] = line.split(' ');
       if (!flags.includes('master') || flags.includes('fail') || linkState !== 'connected') continue;
@@ -101,12 +81,75 @@ export class RedisCluster {
       });
       if (serves) return Number(address.split('@')[0].split(':')[1]);
     }
-    throw new Error(`no live master serves ${key}`);
+    throw new Error(`no live master serves slot ${slot}`);
+  }
+
+  /** For each live master, how many connections subscribe to `channel` as a shard channel (PUBSUB SHARDNUMSUB). */
+  async shardSubscribersPerMaster(channel: string): Promise<{ port: number; subscribers: number }[]> {
+    return Promise.all(
+      (await this.masterPorts()).map(async (port) => ({
+        port,
+        subscribers: Number((await cli(port, 'pubsub', 'shardnumsub', channel)).trim().split('\n')[1]),
+      })),
+    );
+  }
+
+  /**
+   * Reshards one slot to the master on `toPort`, live, the way `redis-cli --cluster reshard` moves each slot: the
+   * target imports it, the source migrates it, its keys are MIGRATEd in batches, then every master is told the
+   * new owner. Clients see ASK redirections meanwhile and MOVED after.
+   */
+  async moveSlot(slot: number, toPort: number): Promise<void> {
+    const fromPort = await this.masterOfSlot(slot);
+    if (fromPort === toPort) return;
+    const [fromId, toId] = await Promise.all(
+      [fromPort, toPort].map(async (port) => (await cli(port, 'cluster', 'myid')).trim()),
+    );
+    await cli(toPort, 'cluster', 'setslot', String(slot), 'importing', fromId);
+    await cli(fromPort, 'cluster', 'setslot', String(slot), 'migrating', toId);
+    for (;;) {
+      const keys = (await cli(fromPort, 'cluster', 'getkeysinslot', String(slot), '100'))
+        .trim()
+        .split('\n')
+        .filter(Boolean);
+      if (keys.length === 0) break;
+      await cli(fromPort, 'migrate', '127.0.0.1', String(toPort), '', '0', '5000', 'keys', ...keys);
+    }
+    for (const port of [
+      toPort,
+      fromPort,
+      ...(await this.masterPorts()).filter((p) => p !== toPort && p !== fromPort),
+    ])
+      await cli(port, 'cluster', 'setslot', String(slot), 'node', toId);
+    await waitFor(async () => (await this.masterOfSlot(slot)) === toPort);
+  }
+
+  /** The slot a key or channel hashes to. */
+  async slotOf(key: string): Promise<number> {
+    return Number((await cli(this.livePorts()[0], 'cluster', 'keyslot', key)).trim());
+  }
+
+  /** The ports of the masters serving slots now. */
+  async masters(): Promise<number[]> {
+    return this.masterPorts();
   }
 
   /** SIGKILLs one server, as a crashed host would lose it: no failover is started for it. */
   kill(port: number): void {
     this.servers[this.ports.indexOf(port)].kill('SIGKILL');
+  }
+
+  /**
+   * Starts a killed server again on its port and config file: it rejoins the cluster as a replica of the master
+   * promoted in its place. Resolves once it has finished its first sync (until then it could not take over).
+   */
+  async restart(port: number): Promise<void> {
+    this.servers[this.ports.indexOf(port)] = spawnServer(port, this.dir, this.nodeTimeoutMs);
+    await waitFor(() =>
+      cli(port, 'info', 'replication').then(
+        (out) => out.includes('role:slave') && out.includes('master_link_status:up'),
+      ),
+    );
   }
 
   /** Waits until every live node says the cluster is whole again (a replica promoted in the dead master's place). */
@@ -144,6 +187,33 @@ export class RedisCluster {
     );
     await rm(this.dir, { recursive: true, force: true });
   }
+}
+
+function spawnServer(port: number, dir: string, nodeTimeoutMs: number): ChildProcess {
+  return spawn(
+    'redis-server',
+    [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--cluster-enabled',
+      'yes',
+      '--cluster-config-file',
+      join(dir, `nodes-${port}.conf`),
+      '--cluster-node-timeout',
+      String(nodeTimeoutMs),
+      '--dir',
+      dir,
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--maxmemory-policy',
+      'noeviction',
+    ],
+    { stdio: 'ignore' },
+  );
 }
 
 async function cli(port: number, ...args: string[]): Promise<string> {

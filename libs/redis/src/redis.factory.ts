@@ -1,4 +1,4 @@
-import { Cluster, Redis, RedisOptions } from 'ioredis';
+import { Cluster, ClusterOptions, Redis, RedisOptions } from 'ioredis';
 import { Settings } from '@app/config';
 import { redisIncidents } from './redis-incidents';
 
@@ -57,6 +57,8 @@ export function createRedisConnection(
   settings: Pick<Settings, 'redisUrl'>,
   name: string,
   extra: RedisOptions = {},
+  /** Options that only a Redis Cluster connection takes (e.g. `shardedSubscribers`). */
+  clusterExtra: Partial<ClusterOptions> = {},
 ): Redis {
   const options: RedisOptions = {
     connectionName: name,
@@ -72,6 +74,7 @@ export function createRedisConnection(
     clusterRetryStrategy: (attempt) => Math.min(attempt * 200, 2000),
     enableReadyCheck: true,
     ...FAILOVER_RIDE_THROUGH,
+    ...clusterExtra,
   });
   redisIncidents.watchCluster(connection);
   return reportingIncidents(connection as unknown as Redis, name);

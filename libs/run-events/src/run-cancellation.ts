@@ -27,6 +27,8 @@ export class RunCancellation {
   ) {}
 
   async requestCancel(request: RunCancellationRequest): Promise<void> {
+    // Classic PUBLISH even on a Redis Cluster: every worker listens to this one channel, so a shard channel would
+    // bring no spreading (one slot, one shard), and a cancellation is rare next to a reply's lines.
     await this.redis.publish(runCancellationChannel(this.settings.redisPrefix), JSON.stringify(request));
   }
 }

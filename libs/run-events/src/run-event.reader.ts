@@ -18,7 +18,8 @@ export interface FollowOptions {
   heartbeatMs: number;
   /**
    * Every line of the reply rebuilt from PostgreSQL once it is finished there, or null while it is still
-   * live. Asked only when the Redis log has nothing for us and does not exist (expired, or never written).
+   * live. Asked only when the Redis log cannot finish the stream: it does not exist (expired, or never
+   * written), it has a hole, or a heartbeat's silence found it without its completion.
    */
   storedLines: () => Promise<RunEvent[] | null>;
 }
@@ -137,7 +138,7 @@ export class RunEventReader {
         if (!woken) {
           // Silence: look at the log in case a publish was missed, else tell the client we are still here.
           const before = cursor.next;
-          if (yield* this.replay(stream, cursor, options)) return;
+          if (yield* this.replay(stream, cursor, options, { silent: true })) return;
           if (cursor.next === before) yield HEARTBEAT_BYTES;
           continue;
         }
@@ -169,14 +170,20 @@ export class RunEventReader {
   }
 
   /**
-   * Sends the lines from `cursor.next` on, a page at a time as the client takes them: from the Redis log,
-   * else (log gone, reply finished) from PostgreSQL. True once the stream is complete: it sent
+   * Sends the lines from `cursor.next` on, a page at a time as the client takes them: from the Redis log, else
+   * from PostgreSQL once the reply has ended there. True once the stream is complete: it sent
    * `message.completed`, the reply's last line.
+   *
+   * PostgreSQL is asked when the log cannot finish the stream: it is gone (expired, or never written), it has a
+   * hole where the client is (lines its master acknowledged and a promoted replica never got), or, after a
+   * `silent` heartbeat's wait, it still ends without its completion (the reply may have ended while its last
+   * lines were lost). A reply still live there answers null: its run restores the lost lines, and we wait.
    */
   private async *replay(
     stream: string,
     cursor: Cursor,
     options: FollowOptions,
+    { silent } = { silent: false },
   ): AsyncGenerator<Buffer, boolean> {
     // The first page and the log's last entry in one round trip, in MULTI: nothing is written between the two,
     // so an empty page with a last entry means that entry is before `from`.
@@ -188,12 +195,17 @@ export class RunEventReader {
       .exec()
       .then(resultsOrThrow)) as [StreamEntry[], StreamEntry[]];
     const from = cursor.next;
+    let hole = false;
     let page: StreamEntry[] | null = firstPage;
-    while (page) {
+    pages: while (page) {
       let bytes = 0;
       for (const [id, fields] of page) {
         const line = fieldValue(fields, EVENT_FIELD);
-        if (line === undefined || seqOfEntryId(id.toString()) !== cursor.next) continue;
+        if (line === undefined) continue;
+        if (seqOfEntryId(id.toString()) !== cursor.next) {
+          hole = true;
+          break pages;
+        }
         bytes += line.length;
         yield line;
         cursor.next += 1;
@@ -206,13 +218,16 @@ export class RunEventReader {
       page = null;
       page = (await this.redis.xrangeBuffer(stream, start, '+', 'COUNT', count)) as StreamEntry[];
     }
-    if (cursor.next > from) return false;
-    // XADD is the only writer, so an existing log has entries; an empty answer means expired or not yet written.
-    const [last] = lastEntries;
-    if (last) {
-      // The log ends before `from`: complete when its last line closes the reply (the client has it).
-      const line = fieldValue(last[1], EVENT_FIELD);
-      return line !== undefined && typeOf(line) === 'message.completed';
+    if (!hole) {
+      if (cursor.next > from) return false;
+      // XADD is the only writer, so an existing log has entries; an empty answer means expired or not yet written.
+      const [last] = lastEntries;
+      if (last) {
+        // The log ends before `from`: complete when its last line closes the reply (the client has it).
+        const line = fieldValue(last[1], EVENT_FIELD);
+        if (line !== undefined && typeOf(line) === 'message.completed') return true;
+        if (!silent) return false;
+      }
     }
     const stored = await options.storedLines();
     if (!stored || stored.length === 0) return false;

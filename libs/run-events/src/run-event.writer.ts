@@ -14,16 +14,32 @@ return redis.call('XRANGE', KEYS[1], '-', '+')`;
 
 const SUPERSEDED = 'PARLEY_SUPERSEDED';
 
+const LOG_LOST = 'PARLEY_LOG_LOST';
+
 /**
  * For the owner only: a batch of events in one call. Each is XADDed under its own id, then the keys' TTLs are
  * renewed and the batch is published as one message, its lines joined by newlines (JSON lines hold none), so
  * a reader gets a step's burst of deltas in one delivery. XADD refuses an id not above the log's last one, and
  * the ids of a batch rise: a batch is refused at its first event or not at all, and `redis.call` then aborts
  * the script with nothing kept or published.
+ *
+ * A log that does not end right before the batch (or an owner token that is gone) lost writes its master had
+ * acknowledged: a Redis Cluster replica promoted before they reached it. Appending on would leave a hole for
+ * good, so the batch is refused with LOG_LOST and the run starts again from PostgreSQL, which holds every line.
+ * (An erased reply's log and token are gone too: its next claim finds the row gone.)
+ *
+ * On a Redis Cluster the batch goes out with SPUBLISH: the channel shares the stream's hash tag, so the message
+ * stays within the shard that owns the slot instead of crossing the cluster bus to every node.
  * KEYS: stream, owner. ARGV: token, ttl, field, channel, then entry id and line of each event.
  */
-const APPEND_SCRIPT = `
-if redis.call('GET', KEYS[2]) ~= ARGV[1] then return redis.error_reply('${SUPERSEDED}') end
+function appendScript(publish: 'PUBLISH' | 'SPUBLISH'): string {
+  return `
+local owner = redis.call('GET', KEYS[2])
+if not owner then return redis.error_reply('${LOG_LOST}') end
+if owner ~= ARGV[1] then return redis.error_reply('${SUPERSEDED}') end
+local top = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)[1]
+local expected = top and tonumber(string.match(top[1], '^0%-(%d+)$')) + 1 or 1
+if tonumber(string.match(ARGV[5], '^0%-(%d+)$')) ~= expected then return redis.error_reply('${LOG_LOST}') end
 local lines = {}
 for i = 5, #ARGV, 2 do
   redis.call('XADD', KEYS[1], ARGV[i], ARGV[3], ARGV[i + 1])
@@ -31,8 +47,9 @@ for i = 5, #ARGV, 2 do
 end
 redis.call('EXPIRE', KEYS[1], ARGV[2])
 redis.call('EXPIRE', KEYS[2], ARGV[2])
-redis.call('PUBLISH', ARGV[4], table.concat(lines, '\\n'))
+redis.call('${publish}', ARGV[4], table.concat(lines, '\\n'))
 return #lines`;
+}
 
 /**
  * How long a live reply's log outlasts its last append: longer than any quiet stretch of a run (a slow tool or
@@ -163,13 +180,16 @@ export class RunEventLog {
     this.sink.schedule(this);
   }
 
-  /** Throws RunSupersededError when another run claimed the log since this one did (or an earlier failure). */
+  /**
+   * Throws RunSupersededError when another run claimed the log since this one did, RunEventLogLostError when the
+   * claim itself is gone (lost in a failover, or the reply erased), or an earlier failure.
+   */
   async assertOwner(): Promise<void> {
     if (this.failure) throw this.failure;
-    if ((await this.redis.get(this.keys.owner)) !== this.token) {
-      this.failure = new RunSupersededError(this.messageId, this.next);
-      throw this.failure;
-    }
+    const owner = await this.redis.get(this.keys.owner);
+    if (owner === null) this.failure = new RunEventLogLostError(this.messageId, this.next);
+    else if (owner !== this.token) this.failure = new RunSupersededError(this.messageId, this.next);
+    if (this.failure) throw this.failure;
   }
 
   /** Resolves when every event released so far is in Redis; throws the first failure. */
@@ -219,16 +239,30 @@ export class RunEventLog {
    * takes no more, and its run learns why at its next flush.
    */
   fail(error: unknown, seq: number): void {
-    this.failure ??= refused(error) ? new RunSupersededError(this.messageId, seq) : (error as Error);
+    this.failure ??= appendFailure(error, this.messageId, seq);
   }
 }
 
-function refused(error: unknown): boolean {
-  return (
-    error instanceof Error &&
-    (error.message.includes(SUPERSEDED) ||
-      /equal or smaller than the target stream top item/.test(error.message))
-  );
+/**
+ * Redis lost lines of the reply's log that it had acknowledged (a failover): the run must not append after the
+ * hole. Thrown as an ordinary failure, so the job is retried and its next run claims the log again and restores
+ * the lost lines from PostgreSQL (same seqs) before it goes on.
+ */
+export class RunEventLogLostError extends Error {
+  constructor(messageId: string, seq: number) {
+    super(
+      `the log of message ${messageId} lost lines before seq ${seq} (a Redis failover): the run starts again`,
+    );
+    this.name = 'RunEventLogLostError';
+  }
+}
+
+function appendFailure(error: unknown, messageId: string, seq: number): Error {
+  if (error instanceof Error && error.message.includes(SUPERSEDED))
+    return new RunSupersededError(messageId, seq);
+  if (error instanceof Error && error.message.includes(LOG_LOST))
+    return new RunEventLogLostError(messageId, seq);
+  return error as Error;
 }
 
 /** The worker's side of run events: claims a reply's log for appending, and reads back what it already holds. */
@@ -245,7 +279,10 @@ export class RunEventWriter implements EventSink {
   ) {
     if (!('appendRunEvents' in redis)) {
       redis.defineCommand('claimRunEvents', { numberOfKeys: 2, lua: CLAIM_SCRIPT });
-      redis.defineCommand('appendRunEvents', { numberOfKeys: 2, lua: APPEND_SCRIPT });
+      redis.defineCommand('appendRunEvents', {
+        numberOfKeys: 2,
+        lua: appendScript(redis.isCluster ? 'SPUBLISH' : 'PUBLISH'),
+      });
     }
     this.redis = redis as RunEventRedis;
   }

@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 
 /**
  * Receives each message published on a channel (run events: one or more JSON lines, newline-joined), as the
@@ -33,6 +33,12 @@ interface ChannelState {
  * When the connection drops and comes back, every channel is subscribed again here (not by ioredis's
  * autoResubscribe, which gives no sign of when it is done) and, once Redis has confirmed it, each member is
  * told so it catches up from the log at once instead of at its next heartbeat.
+ *
+ * On a Redis Cluster opened with `shardedSubscribers` the channels are shard channels (SSUBSCRIBE, matching the
+ * writer's SPUBLISH): ioredis keeps one subscriber connection per master that owns a slot with a channel in use,
+ * opened when the first such channel is subscribed. When the slot map changes (a failover, a reshard) it moves
+ * the subscriptions to the new owners and says `subscribersReady`; every channel is then subscribed again here
+ * and its members catch up from the log, since whatever was published on the new owner before that was missed.
  */
 export class SharedSubscriber {
   private readonly channels = new Map<string, ChannelState>();
@@ -40,9 +46,14 @@ export class SharedSubscriber {
   private closing = false;
   /** On a Redis Cluster, the node connection our channels were last confirmed on (see `watchSubscriberNode`). */
   private subscriberNode: Redis | null = null;
+  /** Shard channels (a Redis Cluster with sharded subscribers), or classic ones. */
+  readonly sharded: boolean;
 
   constructor(private readonly connection: Redis) {
-    connection.on('messageBuffer', (channel: Buffer, message: Buffer) => {
+    this.sharded =
+      connection.isCluster && (connection as unknown as Cluster).options.shardedSubscribers === true;
+    if (this.sharded) connection.on('subscribersReady', () => this.resubscribeAll());
+    connection.on(this.sharded ? 'smessageBuffer' : 'messageBuffer', (channel: Buffer, message: Buffer) => {
       const state = this.channels.get(channel.toString());
       if (!state) return;
       for (const member of state.members) {
@@ -103,6 +114,8 @@ export class SharedSubscriber {
    */
   isReady(): boolean {
     if (this.connection.status !== 'ready') return false;
+    // Shard subscribers are opened by the SSUBSCRIBE that needs them, with no ready check to race.
+    if (this.sharded) return true;
     const node = subscriberNodeOf(this.connection);
     if (!node) return false;
     if (node.status === 'wait') node.connect().catch(() => undefined);
@@ -162,7 +175,7 @@ export class SharedSubscriber {
    * lost connection.
    */
   private watchSubscriberNode(): void {
-    if (!this.connection.isCluster) return;
+    if (!this.connection.isCluster || this.sharded) return;
     const node = subscriberNodeOf(this.connection);
     if (!node || node === this.subscriberNode) return;
     this.subscriberNode = node;
@@ -184,7 +197,7 @@ export class SharedSubscriber {
           state.subscribed = true;
           this.watchSubscriberNode();
         } else if (!wanted && state.subscribed) {
-          await this.connection.unsubscribe(channel);
+          await (this.sharded ? this.connection.sunsubscribe(channel) : this.connection.unsubscribe(channel));
           state.subscribed = false;
         }
         // Someone may have joined while UNSUBSCRIBE was in flight: their own reconcile, queued behind this
@@ -211,7 +224,7 @@ export class SharedSubscriber {
     for (;;) {
       await this.whenReady(deadline - Date.now());
       try {
-        await this.connection.subscribe(channel);
+        await (this.sharded ? this.connection.ssubscribe(channel) : this.connection.subscribe(channel));
         return;
       } catch (error) {
         if (!isSubscriberMissing(error) || Date.now() > deadline) throw error;
@@ -244,7 +257,7 @@ function subscriberNodeOf(connection: Redis): Redis | null {
 function isSubscriberMissing(error: unknown): boolean {
   return (
     error instanceof Error &&
-    /No subscriber for the cluster|Connection is closed|Connection in subscriber mode|Ready check failed|Can't execute 'info'/.test(
+    /No subscriber for the cluster|No sharded subscriber|Connection is closed|Connection in subscriber mode|Ready check failed|Can't execute 'info'/.test(
       error.message,
     )
   );

@@ -1,6 +1,6 @@
 import { loadSettings } from '@app/config';
 import { createRedisConnection } from '@app/redis';
-import { RunEventWriter } from '@app/run-events';
+import { runEventKeys, RunEventWriter } from '@app/run-events';
 import { Redis } from 'ioredis';
 import { RedisCluster } from '../../support/redis-cluster';
 
@@ -12,6 +12,7 @@ import { RedisCluster } from '../../support/redis-cluster';
 describe('RunEventWriter on a Redis Cluster', () => {
   let cluster: RedisCluster;
   let redis: Redis;
+  const listeners: Redis[] = [];
 
   beforeAll(async () => {
     cluster = await RedisCluster.start();
@@ -19,6 +20,7 @@ describe('RunEventWriter on a Redis Cluster', () => {
 
   afterAll(async () => {
     redis?.disconnect();
+    for (const listener of listeners) listener.disconnect();
     await cluster?.stop();
   });
 
@@ -42,5 +44,40 @@ describe('RunEventWriter on a Redis Cluster', () => {
     for (const id of ids)
       expect([id, await writer.written(id)]).toEqual([id, [{ seq: 0, type: 'text.delta', delta: 'x' }]]);
     expect((await cluster.keysPerNode()).filter((keys) => keys > 0).length).toBeGreaterThan(1);
+  });
+
+  it('publishes on the shard channel (SPUBLISH), which only the shard that owns its slot carries', async () => {
+    const settings = loadSettings({ REDIS_URL: cluster.url, REDIS_PREFIX: 'writer_cluster' });
+    const writer = new RunEventWriter(settings, redis);
+    const { channel } = runEventKeys(settings.redisPrefix, 'reply-sharded');
+    const sharded = createRedisConnection(settings, 'sharded-listener', {}, { shardedSubscribers: true });
+    const classic = createRedisConnection(settings, 'classic-listener');
+    listeners.push(sharded, classic);
+    const received: { sharded: string[]; classic: string[] } = { sharded: [], classic: [] };
+    sharded.on('smessage', (_channel: string, message: string) => received.sharded.push(message));
+    classic.on('message', (_channel: string, message: string) => received.classic.push(message));
+    await sharded.ssubscribe(channel);
+    await classic.subscribe(channel);
+
+    const { log } = await writer.claim('reply-sharded', () => Promise.resolve(true));
+    log.append({ type: 'text.delta', delta: 'x' });
+    log.release();
+    await log.flush();
+
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(received.sharded.map((message) => JSON.parse(message))).toEqual([
+      { seq: 0, type: 'text.delta', delta: 'x' },
+    ]);
+    expect(received.classic).toEqual([]);
+    // One subscriber connection, on the master that owns the channel's slot, holds it; no other master does.
+    const owner = await cluster.masterOf(channel);
+    const perMaster = await cluster.shardSubscribersPerMaster(channel);
+    expect(perMaster.map(({ port, subscribers }) => ({ owner: port === owner, subscribers }))).toEqual(
+      expect.arrayContaining([
+        { owner: true, subscribers: 1 },
+        { owner: false, subscribers: 0 },
+      ]),
+    );
+    expect(perMaster.filter(({ subscribers }) => subscribers > 0)).toHaveLength(1);
   });
 });

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { loadSettings } from '@app/config';
-import { runEventKeys, RunEventWriter, RunSupersededError } from '@app/run-events';
+import { RunEventLogLostError, runEventKeys, RunEventWriter, RunSupersededError } from '@app/run-events';
 
 describe('RunEventWriter', () => {
   const prefix = `writer_spec_${randomBytes(4).toString('hex')}`;
@@ -105,7 +105,7 @@ describe('RunEventWriter', () => {
     expect(written[2]).toEqual({ seq: 2, type: 'text.delta', delta: 'x' });
   });
 
-  it('refuses a seq already in the log even from the owner, storing and publishing none of its batch', async () => {
+  it("refuses a batch that does not follow the log's last line even from the owner, storing and publishing none of it", async () => {
     const keys = runEventKeys(prefix, 'm3');
     const published = await listen('m3');
     const { log } = await writer.claim('m3', replyStored);
@@ -116,13 +116,47 @@ describe('RunEventWriter', () => {
     log.append({ type: 'step.started', step: 1 });
     log.append({ type: 'text.delta', delta: 'never' });
     log.release();
-    await expect(log.flush()).rejects.toBeInstanceOf(RunSupersededError);
+    await expect(log.flush()).rejects.toBeInstanceOf(RunEventLogLostError);
 
     const stored = await redis.xrange(keys.stream, '-', '+');
     expect(stored.map(([id]) => id)).toEqual(['0-1', '0-2']);
     expect(stored[1][1]).toEqual(['e', '{"seq":1}']);
     await new Promise((r) => setTimeout(r, 100));
     expect(linesOf(published).map((line) => JSON.parse(line).type)).toEqual(['message.started']);
+  });
+
+  it('refuses to append after lines its master lost in a failover, so no hole is left in the log', async () => {
+    const keys = runEventKeys(prefix, 'm-lost-tail');
+    const published = await listen('m-lost-tail');
+    const { log } = await writer.claim('m-lost-tail', replyStored);
+    for (const delta of ['a', 'b', 'c']) log.append({ type: 'text.delta', delta });
+    log.release();
+    await log.flush();
+    // What a replica promoted before the last two XADDs reached it holds.
+    await redis.xdel(keys.stream, '0-2', '0-3');
+    log.append({ type: 'text.delta', delta: 'd' });
+    log.release();
+    await expect(log.flush()).rejects.toBeInstanceOf(RunEventLogLostError);
+
+    expect((await redis.xrange(keys.stream, '-', '+')).map(([id]) => id)).toEqual(['0-1']);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(linesOf(published).map((line) => JSON.parse(line).seq)).toEqual([0, 1, 2]);
+    // The next claim resumes right after what survived: its run restores seq 1 on from PostgreSQL.
+    expect((await writer.claim('m-lost-tail', replyStored)).log.nextSeq).toBe(1);
+  });
+
+  it('tells a lost claim (its token gone in a failover) from a takeover, at an append and at assertOwner', async () => {
+    const keys = runEventKeys(prefix, 'm-lost-claim');
+    const { log } = await writer.claim('m-lost-claim', replyStored);
+    await redis.del(keys.owner);
+    await expect(log.assertOwner()).rejects.toBeInstanceOf(RunEventLogLostError);
+
+    const second = await writer.claim('m-lost-claim', replyStored);
+    await redis.del(keys.owner);
+    second.log.append({ type: 'text.delta', delta: 'x' });
+    second.log.release();
+    await expect(second.log.flush()).rejects.toBeInstanceOf(RunEventLogLostError);
+    expect(await redis.exists(keys.stream)).toBe(0);
   });
 
   it('holds what is appended until it is released, then sends it in order', async () => {

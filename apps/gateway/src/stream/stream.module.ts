@@ -63,11 +63,15 @@ class StreamLifecycle implements OnApplicationBootstrap, BeforeApplicationShutdo
       inject: [Settings],
       useFactory: (settings: Settings) =>
         // Named by deployment and process, so an operator (or a fault test) can find this gateway's connection;
-        // it resubscribes by itself after a reconnect (SharedSubscriber), not through ioredis.
+        // it resubscribes by itself after a reconnect (SharedSubscriber), not through ioredis. On a Redis Cluster
+        // it listens on shard channels, one connection per master it needs (the writer uses SPUBLISH).
         new SharedSubscriber(
-          createRedisConnection(settings, `${settings.redisPrefix}:stream-subscriber:${process.pid}`, {
-            autoResubscribe: false,
-          }),
+          createRedisConnection(
+            settings,
+            `${settings.redisPrefix}:stream-subscriber:${process.pid}`,
+            { autoResubscribe: false },
+            { shardedSubscribers: true },
+          ),
         ),
     },
     {

@@ -6,7 +6,7 @@ import {
   ThreadEntity,
   ToolApprovalRepository,
 } from '@app/persistence';
-import { RunEventWriter, RunSupersededError } from '@app/run-events';
+import { RunEventLogLostError, RunEventWriter, RunSupersededError } from '@app/run-events';
 import { ActiveRuns, RunHandedBackError } from './active-runs';
 import { ContextCompaction } from './context-compaction';
 import { MessageAttachments } from '../conversation';
@@ -138,6 +138,10 @@ export class RunAgentReply {
         this.logger.warn({ ...log }, 'run taken over by another worker: stopping');
         return 'done';
       }
+      if (error instanceof RunEventLogLostError)
+        // Redis lost lines it had acknowledged (a failover, a restart without its data): the next attempt claims
+        // the log again and restores them from PostgreSQL before it goes on.
+        this.logger.warn({ ...log, reason: error.message }, 'run lost its Redis log: starting again');
       if (!input.finalAttempt) throw error;
       this.logger.error({ ...log, err: error }, 'run failed on its last attempt');
       await this.finisher

@@ -33,6 +33,8 @@ export class RevokeKey {
       }
       return revoked.key;
     });
+    // Classic PUBLISH even on a Redis Cluster: every gateway listens to this one channel (one slot, so sharding
+    // would spread nothing), and revocations are rare.
     await this.redis.publish(keyRevocationChannel(this.settings.redisPrefix), key.keyHash);
     return { id: key.id, revoked: true };
   }

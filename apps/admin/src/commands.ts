@@ -4,10 +4,13 @@ import { INestApplicationContext } from '@nestjs/common';
 import {
   ArchiveAgent,
   CreateAgent,
+  GetAgentVersion,
   ListAgents,
+  ListAgentVersions,
   ListMcpServers,
   RegisterMcpServer,
   RemoveMcpServer,
+  RestoreAgentVersion,
   UpdateAgent,
 } from '@app/agent-management';
 import {
@@ -16,6 +19,7 @@ import {
   InvalidInputError,
   isRowId,
   NotFoundError,
+  PG_INTEGER_MAX,
   RegisterMcpServerDto,
   UpdateAgentDto,
   validateRequest,
@@ -223,6 +227,22 @@ async function orgOfAgent(app: INestApplicationContext, id: string): Promise<str
   return agent.orgId;
 }
 
+/** `--version N`: a version number of an agent (CONTRACTS §23). */
+function versionFlag(flags: Flags): number {
+  const version = Number(required(flags, 'version'));
+  if (!Number.isInteger(version) || version < 1 || version > PG_INTEGER_MAX) {
+    throw new InvalidInputError([
+      { loc: ['--version'], msg: `must be a whole number from 1 to ${PG_INTEGER_MAX}`, type: 'value_error' },
+    ]);
+  }
+  return version;
+}
+
+const VERSION_FLAGS: CommandSpec['flags'] = {
+  id: { help: 'the agent id', required: true, uuid: true },
+  version: { help: 'the version number', required: true },
+};
+
 const AGENT_FLAGS: CommandSpec['flags'] = {
   instructions: { help: 'the system prompt (never shown to callers)' },
   description: {
@@ -314,6 +334,33 @@ export const COMMANDS: Record<string, CommandSpec> = {
     run: async (app, flags) => {
       const id = required(flags, 'id');
       return app.get(ArchiveAgent).execute(adminActor(), await orgOfAgent(app, id), id);
+    },
+  },
+  'agents:versions': {
+    summary: "Lists an agent's versions, newest first (the latest 100).",
+    flags: { id: { help: 'the agent id', required: true, uuid: true } },
+    run: async (app, flags) => {
+      const id = required(flags, 'id');
+      const page = await app.get(ListAgentVersions).execute(await orgOfAgent(app, id), id, { limit: 100 });
+      return { versions: page.items };
+    },
+  },
+  'agents:version': {
+    summary: 'Shows one version of an agent: its whole configuration, secrets never shown.',
+    flags: VERSION_FLAGS,
+    run: async (app, flags) => {
+      const id = required(flags, 'id');
+      return app.get(GetAgentVersion).execute(await orgOfAgent(app, id), id, versionFlag(flags));
+    },
+  },
+  'agents:restore': {
+    summary: "Gives an agent a version's configuration again, stored as its newest version.",
+    flags: VERSION_FLAGS,
+    run: async (app, flags) => {
+      const id = required(flags, 'id');
+      return app
+        .get(RestoreAgentVersion)
+        .execute(adminActor(), await orgOfAgent(app, id), id, versionFlag(flags));
     },
   },
   'agents:list': {

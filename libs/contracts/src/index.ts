@@ -31,6 +31,8 @@ export * from './dto/webhook.dto';
 export * from './responses/webhook.response';
 export * from './dto/agent.dto';
 export * from './responses/agent.response';
+export * from './dto/agent-version.dto';
+export * from './responses/agent-version.response';
 export * from './dto/mcp-catalogue.dto';
 export * from './responses/mcp-catalogue.response';
 export * from './dto/routine.dto';

@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { Settings } from '@app/config';
 import { dataSourceOptions } from './data-source';
 import { AgentRepository } from './repositories/agent.repository';
+import { AgentVersionRepository } from './repositories/agent-version.repository';
 import { AiSdkChatRepository } from './repositories/ai-sdk-chat.repository';
 import { UsageRepository } from './repositories/usage.repository';
 import { UserBudgetRepository } from './repositories/user-budget.repository';
@@ -31,6 +32,7 @@ const REPOSITORIES = [
   OrganizationRepository,
   ApiKeyRepository,
   AgentRepository,
+  AgentVersionRepository,
   McpCatalogueRepository,
   MemoryFileRepository,
   EndUserMemoryNamespaceRepository,

@@ -62,7 +62,7 @@ export class RunAgentReply {
     }
     const loaded = await this.scheduler.loadAndStart(input.messageId);
     if (!loaded) return 'done';
-    const { reply, thread, agent, start } = loaded;
+    const { reply, thread, agent, agentVersion, start } = loaded;
     if (reply.role !== 'assistant' || !reply.agentId) return 'done';
     if (!reply.live) {
       await this.finisher.closeEnded(reply).catch(ignoreSuperseded);
@@ -72,6 +72,11 @@ export class RunAgentReply {
     if (!thread || !agent) throw new Error(`reply ${reply.id} has no thread or agent`);
     if (start === 'blocked') return 'wait';
 
+    // The version a reply runs is fixed at its first start: a run resumed after a change of its agent keeps it.
+    if (reply.agentVersion === null && agentVersion !== null) {
+      reply.agentVersion = agentVersion;
+      await this.runs.recordAgentVersion(reply.id, agentVersion);
+    }
     const { log: events, written } = await this.writer.claim(reply.id, () => this.runs.isStored(reply.id));
     this.journal.watch(events);
     const state = new RunState(events, written);
@@ -84,7 +89,12 @@ export class RunAgentReply {
     // The reply waits for a person: it stays live (its thread's next reply keeps waiting), but frees its slot.
     let waiting = false;
     try {
-      state.emitOnce({ type: 'message.started', message_id: reply.id, thread_id: thread.id });
+      state.emitOnce({
+        type: 'message.started',
+        message_id: reply.id,
+        thread_id: thread.id,
+        agent_version: reply.agentVersion,
+      });
       let ending: RunEnding = { kind: 'cancelled' };
       if (!thread.archivedAt) {
         const context = await this.runs.context(reply, agent.id);

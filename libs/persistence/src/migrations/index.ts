@@ -35,6 +35,7 @@ import { UserBudgetTurns1766701100000 } from './1766701100000-user-budget-turns'
 import { ErasureByColumn1766702000000 } from './1766702000000-erasure-by-column';
 import { AgentDescription1766704000000 } from './1766704000000-agent-description';
 import { RowLevelSecurity1766709000000 } from './1766709000000-row-level-security';
+import { AgentVersions1766740000000 } from './1766740000000-agent-versions';
 
 /** Every migration in order; a merged migration is never edited, a change is a new file. */
 export const MIGRATIONS = [
@@ -75,4 +76,5 @@ export const MIGRATIONS = [
   ErasureByColumn1766702000000,
   AgentDescription1766704000000,
   RowLevelSecurity1766709000000,
+  AgentVersions1766740000000,
 ];

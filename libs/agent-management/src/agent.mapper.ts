@@ -1,4 +1,9 @@
-import { AgentResponse, AgentVersionResponse, CompactionDto, DEFAULT_KEEP_RECENT_MESSAGES } from '@app/contracts';
+import {
+  AgentResponse,
+  AgentVersionResponse,
+  CompactionDto,
+  DEFAULT_KEEP_RECENT_MESSAGES,
+} from '@app/contracts';
 import { AgentEntity, AgentVersion, CompactionSettings } from '@app/persistence';
 import { toMcpServerResponse } from './mcp-servers';
 

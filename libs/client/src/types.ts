@@ -148,7 +148,13 @@ export interface UpdateThread {
 
 /** One line of a reply stream: `seq` counts 0, 1, 2, … per reply, without gaps. */
 export type ReplyEvent =
-  | { seq: number; type: 'message.started'; message_id: string; thread_id: string; agent_version?: number | null }
+  | {
+      seq: number;
+      type: 'message.started';
+      message_id: string;
+      thread_id: string;
+      agent_version?: number | null;
+    }
   | { seq: number; type: 'step.started'; step: number }
   | { seq: number; type: 'text.delta'; delta: string }
   | {

@@ -117,7 +117,10 @@ export class AgentsController {
   @ApiOperation({ summary: 'Get one version of an agent' })
   @ApiOkResponse({ type: AgentVersionResponse })
   @ApiErrors([404])
-  version(@CurrentCaller() caller: Caller, @Param() params: AgentVersionParams): Promise<AgentVersionResponse> {
+  version(
+    @CurrentCaller() caller: Caller,
+    @Param() params: AgentVersionParams,
+  ): Promise<AgentVersionResponse> {
     return this.getVersion.execute(caller.orgId, params.id, params.version);
   }
 
@@ -125,11 +128,15 @@ export class AgentsController {
   @HttpCode(200)
   @ApiOperation({
     summary: 'Restore a version of an agent',
-    description: "The agent takes that version's configuration again, stored as a new version, which is answered.",
+    description:
+      "The agent takes that version's configuration again, stored as a new version, which is answered.",
   })
   @ApiOkResponse({ type: AgentVersionResponse })
   @ApiErrors([404])
-  restore(@CurrentCaller() caller: Caller, @Param() params: AgentVersionParams): Promise<AgentVersionResponse> {
+  restore(
+    @CurrentCaller() caller: Caller,
+    @Param() params: AgentVersionParams,
+  ): Promise<AgentVersionResponse> {
     return this.restoreVersion.execute(auditActorOf(caller), caller.orgId, params.id, params.version);
   }
 }

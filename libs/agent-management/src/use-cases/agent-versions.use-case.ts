@@ -24,7 +24,11 @@ export class ListAgentVersions {
     private readonly versions: AgentVersionRepository,
   ) {}
 
-  async execute(orgId: string, agentId: string, query: ListAgentVersionsQuery): Promise<Page<AgentVersionResponse>> {
+  async execute(
+    orgId: string,
+    agentId: string,
+    query: ListAgentVersionsQuery,
+  ): Promise<Page<AgentVersionResponse>> {
     if (!(await this.agents.findActive(orgId, agentId))) throw new NotFoundError(AGENT_NOT_FOUND);
     const limit = query.limit ?? AGENT_VERSION_LISTING_DEFAULT_LIMIT;
     const rows = await this.versions.list({ orgId }, agentId, {
@@ -63,7 +67,12 @@ export class RestoreAgentVersion {
     private readonly versions: AgentVersionRepository,
   ) {}
 
-  async execute(actor: AuditActor, orgId: string, agentId: string, version: number): Promise<AgentVersionResponse> {
+  async execute(
+    actor: AuditActor,
+    orgId: string,
+    agentId: string,
+    version: number,
+  ): Promise<AgentVersionResponse> {
     const scope = { orgId };
     if (!(await this.agents.findActive(orgId, agentId))) throw new NotFoundError(AGENT_NOT_FOUND);
     const restored = await this.db.transaction(async (tx) => {

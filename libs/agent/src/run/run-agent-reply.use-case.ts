@@ -6,6 +6,7 @@ import {
   ThreadEntity,
   ToolApprovalRepository,
 } from '@app/persistence';
+import { traceAgentInvocation } from '@app/observability';
 import { RunEventWriter, RunSupersededError } from '@app/run-events';
 import { ActiveRuns, RunHandedBackError } from './active-runs';
 import { ContextCompaction } from './context-compaction';
@@ -109,15 +110,24 @@ export class RunAgentReply {
         state.restoreJournal(context.journal);
         state.stored();
         const run = { reply, thread, agent, context, state, signal: controller.signal };
-        const history = await this.compaction.prepare(run);
-        const outcome = await this.stepLoop.run({
-          ...run,
-          question: context.history.find((message) => message.id === reply.replyToId) ?? null,
-          context: { ...context, history: history.messages },
-          summary: history.summary,
-          summaryUsageTokens: history.summaryUsageTokens,
-          attachments: await this.attachments(thread, history.messages),
-          approvals,
+        const invocation = {
+          agentId: agent.id,
+          agentName: agent.name,
+          agentVersion: reply.agentVersion,
+          conversationId: thread.id,
+          model: agent.model,
+        };
+        const outcome = await traceAgentInvocation(invocation, async () => {
+          const history = await this.compaction.prepare(run);
+          return this.stepLoop.run({
+            ...run,
+            question: context.history.find((message) => message.id === reply.replyToId) ?? null,
+            context: { ...context, history: history.messages },
+            summary: history.summary,
+            summaryUsageTokens: history.summaryUsageTokens,
+            attachments: await this.attachments(thread, history.messages),
+            approvals,
+          });
         });
         if (outcome.kind === 'awaiting_approval') {
           await this.finisher.awaitApproval(reply, agent, state, outcome.questions);

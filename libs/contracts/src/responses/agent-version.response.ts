@@ -7,7 +7,10 @@ export type AgentConfigResponse = Record<string, unknown>;
 
 /** One immutable version of an agent (CONTRACTS §23). */
 export class AgentVersionResponse {
-  @ApiProperty({ example: 3, description: 'Counts from 1 per agent; every create, change or restore adds one.' })
+  @ApiProperty({
+    example: 3,
+    description: 'Counts from 1 per agent; every create, change or restore adds one.',
+  })
   version: number;
   @ApiProperty(DATE_TIME)
   created_at: string;

@@ -61,7 +61,7 @@ export interface Thread {
   starred: boolean;
   project_id: string | null;
   messages: Message[];
-  inception: 'conversational' | 'routine';
+  inception: 'conversational' | 'routine' | 'eval';
 }
 
 export interface ThreadSummary {

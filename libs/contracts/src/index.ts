@@ -33,6 +33,8 @@ export * from './dto/agent.dto';
 export * from './responses/agent.response';
 export * from './dto/agent-version.dto';
 export * from './responses/agent-version.response';
+export * from './dto/eval.dto';
+export * from './responses/eval.response';
 export * from './dto/mcp-catalogue.dto';
 export * from './responses/mcp-catalogue.response';
 export * from './dto/routine.dto';

@@ -36,6 +36,7 @@ import { ErasureByColumn1766702000000 } from './1766702000000-erasure-by-column'
 import { AgentDescription1766704000000 } from './1766704000000-agent-description';
 import { RowLevelSecurity1766709000000 } from './1766709000000-row-level-security';
 import { AgentVersions1766740000000 } from './1766740000000-agent-versions';
+import { Evals1766740100000 } from './1766740100000-evals';
 
 /** Every migration in order; a merged migration is never edited, a change is a new file. */
 export const MIGRATIONS = [
@@ -77,4 +78,5 @@ export const MIGRATIONS = [
   AgentDescription1766704000000,
   RowLevelSecurity1766709000000,
   AgentVersions1766740000000,
+  Evals1766740100000,
 ];

@@ -122,6 +122,17 @@ export class AgentVersionRepository {
     });
   }
 
+  /** The agent's latest version number; null for an agent without versions. */
+  async latest(scope: Pick<Scope, 'orgId'>, agentId: string): Promise<number | null> {
+    return withTenant(this.db, scope, async (tx) => {
+      const [row]: { version: number | null }[] = await tx.query(
+        `SELECT max(version) AS version FROM agent_versions WHERE org_id = $1 AND agent_id = $2`,
+        [scope.orgId, agentId],
+      );
+      return row.version;
+    });
+  }
+
   /** Whether the agent has that version (a pinned reply's must exist). */
   async exists(scope: Pick<Scope, 'orgId'>, agentId: string, version: number, db: Db = this.db.manager) {
     return withTenant(db, scope, async (tx) => {

@@ -11,6 +11,7 @@ import { AddressInfo } from 'node:net';
  * - `cut`: streams `Partial answer` and then drops the connection.
  * - `cut-early [N]`: drops the connection before any output, on the first N requests (default 1).
  * - `hang`: streams `Waiting` and then sends nothing more.
+ * - `verdict yes|no REASON`: answers `<yes|no>. REASON`, as a judge model grading a rubric would.
  * - anything else: answers `Vendor says: <text>`.
  */
 export type FakePlan =
@@ -45,6 +46,8 @@ export class FakeScript {
     if (cutEarly && count <= Number(cutEarly[1] ?? 1)) return { kind: 'cut', text: '' };
     if (lines.includes('cut')) return { kind: 'cut', text: 'Partial answer' };
     if (lines.includes('hang')) return { kind: 'hang', text: 'Waiting' };
+    const verdict = lines.map((line) => /^verdict (yes|no)\b\s*(.*)$/.exec(line)).find(Boolean);
+    if (verdict) return { kind: 'text', text: `${verdict[1]}. ${verdict[2]}` };
     const calls = lines.flatMap((line, index) => {
       const match = /^call (\S+)\s*(.*)$/.exec(line);
       return match ? [{ id: `call_${index + 1}`, name: match[1], input: JSON.parse(match[2] || '{}') }] : [];

@@ -12,7 +12,7 @@ describe('scoreReply', () => {
     const expected = {
       equals: 'The time is noon',
       contains: 'noon',
-      regex: '^The \\w+ is',
+      regex: 'The \\w+ is noon',
       tool_called: 'clock',
     };
     expect(await scoreReply(expected, reply('  The time is noon \n', ['clock']), noJudge)).toEqual({

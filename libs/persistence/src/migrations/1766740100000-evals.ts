@@ -12,6 +12,10 @@ export class Evals1766740100000 implements MigrationInterface {
   name = 'Evals1766740100000';
 
   public async up(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`ALTER TABLE threads DROP CONSTRAINT threads_inception_check`);
+    await queryRunner.query(
+      `ALTER TABLE threads ADD CONSTRAINT threads_inception_check CHECK (inception IN ('conversational', 'routine', 'eval'))`,
+    );
     await queryRunner.query(`
       CREATE TABLE eval_datasets (
         id uuid PRIMARY KEY,
@@ -72,5 +76,10 @@ export class Evals1766740100000 implements MigrationInterface {
 
   public async down(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`DROP TABLE eval_run_items, eval_runs, eval_items, eval_datasets`);
+    await queryRunner.query(`DELETE FROM threads WHERE inception = 'eval'`);
+    await queryRunner.query(`ALTER TABLE threads DROP CONSTRAINT threads_inception_check`);
+    await queryRunner.query(
+      `ALTER TABLE threads ADD CONSTRAINT threads_inception_check CHECK (inception IN ('conversational', 'routine'))`,
+    );
   }
 }

@@ -166,7 +166,7 @@ it('scores every item exactly with each scorer, judges a rubric through a vendor
   ]);
 });
 
-it('makes a dataset of recorded threads, whose replies are the references, and keeps eval threads out of GET /chat', async () => {
+it('makes a dataset of recorded threads, whose replies are the references, keeps eval threads out of GET /chat, and erases the copies with their user', async () => {
   const agentId = await newAgent('recorded');
   const started = await client().post('/chat', {
     message: say('the recorded answer'),
@@ -195,6 +195,23 @@ it('makes a dataset of recorded threads, whose replies are the references, and k
 
   const alice = await client().get('/chat?user_id=alice');
   expect(alice.body.map((listed: { id: string }) => listed.id)).toEqual([started.body.id]);
+
+  // Erasing alice (CONTRACTS §20) deletes the copies of her messages in the dataset and in the run.
+  const erasure = await client().delete('/users/alice');
+  expect(erasure.status).toBe(202);
+  let counts: Record<string, number> = {};
+  for (let tries = 0; tries < 200; tries++) {
+    const state = await client().get(`/erasures/${erasure.body.erasure_id}`);
+    if (state.body.status === 'done') {
+      counts = state.body.counts as Record<string, number>;
+      break;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  expect(counts).toMatchObject({ eval_items: 2, eval_threads: 1 });
+  expect((await client().get(`/chat/${run.items[0].thread_id}`)).status).toBe(404);
+  expect((await client().get(`/evals/datasets/${dataset.body.id}`)).body.items).toEqual([]);
+  expect((await client().get<Run>(`/evals/runs/${run.id}`)).body.items).toEqual([]);
 });
 
 it('refuses bad datasets and runs with a clear 4xx at the field', async () => {

@@ -12,7 +12,7 @@ import {
   ValidationIssue,
   valueErrorIssue,
 } from '@app/contracts';
-import { EvalItem, EvalRepository } from '@app/persistence';
+import { endUserHash, EvalItem, EvalRepository } from '@app/persistence';
 import { toDatasetSummary, toItemResponse } from '../eval.mapper';
 
 export const DATASET_NOT_FOUND = 'Dataset not found';
@@ -47,7 +47,12 @@ export class CreateEvalDataset {
     if (missing.length > 0) throw new InvalidInputError(missing);
     return threadIds.map((id) => {
       const exchange = exchanges.get(id)!;
-      return { input: exchange.input, expected: null, reference: exchange.reply };
+      return {
+        input: exchange.input,
+        expected: null,
+        reference: exchange.reply,
+        ...(exchange.userId !== null && { sourceUserHash: endUserHash(orgId, exchange.userId) }),
+      };
     });
   }
 }

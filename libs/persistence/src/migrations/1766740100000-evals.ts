@@ -6,7 +6,8 @@ const SCOPE_ORG = `NULLIF(current_setting('parley.org_id', true), '')::uuid`;
  * Evaluations (CONTRACTS §23): datasets of inputs with what is expected of their answers, and runs that answer
  * every item with one agent version, each item as a reply in a thread of `inception: "eval"`. An item's reply is
  * stored in the same transaction that marks the item started, so an item is never run twice. Every table holds
- * its organization's id and row-level security like every other.
+ * its organization's id and row-level security like every other. An item copied from an end user's thread keeps
+ * that user's hash (as the erasure receipt does, never the id), so erasing the user deletes the copies too.
  */
 export class Evals1766740100000 implements MigrationInterface {
   name = 'Evals1766740100000';
@@ -32,6 +33,7 @@ export class Evals1766740100000 implements MigrationInterface {
         input jsonb NOT NULL,
         expected jsonb,
         reference text,
+        source_user_hash text,
         PRIMARY KEY (dataset_id, position)
       )`);
     await queryRunner.query(`
@@ -57,6 +59,7 @@ export class Evals1766740100000 implements MigrationInterface {
         input jsonb NOT NULL,
         expected jsonb,
         reference text,
+        source_user_hash text,
         thread_id uuid,
         reply_id uuid,
         output text,

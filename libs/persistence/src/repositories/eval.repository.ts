@@ -11,6 +11,8 @@ export interface EvalItem {
   input: Record<string, unknown>;
   expected: Record<string, string> | null;
   reference: string | null;
+  /** Copied from an end user's thread: endUserHash of that user, so an erasure finds the copy. */
+  sourceUserHash?: string;
 }
 
 export interface EvalDataset {
@@ -153,8 +155,9 @@ export class EvalRepository {
         [id, scope.orgId, name],
       );
       await tx.query(
-        `INSERT INTO eval_items (dataset_id, position, org_id, input, expected, reference)
-         SELECT $1, i.ordinality - 1, $2, i.value -> 'input', i.value -> 'expected', i.value ->> 'reference'
+        `INSERT INTO eval_items (dataset_id, position, org_id, input, expected, reference, source_user_hash)
+         SELECT $1, i.ordinality - 1, $2, i.value -> 'input', i.value -> 'expected', i.value ->> 'reference',
+                i.value ->> 'sourceUserHash'
          FROM jsonb_array_elements($3::jsonb) WITH ORDINALITY i`,
         [id, scope.orgId, JSON.stringify(items)],
       );
@@ -169,10 +172,15 @@ export class EvalRepository {
   async firstExchanges(
     scope: OrgScope,
     threadIds: string[],
-  ): Promise<Map<string, { input: Record<string, unknown>; reply: string }>> {
+  ): Promise<Map<string, { input: Record<string, unknown>; reply: string; userId: string | null }>> {
     return withTenant(this.db, scope, async (tx) => {
-      const rows: { thread_id: string; input: Record<string, unknown>; reply: string }[] = await tx.query(
-        `SELECT t.id AS thread_id,
+      const rows: {
+        thread_id: string;
+        user_id: string | null;
+        input: Record<string, unknown>;
+        reply: string;
+      }[] = await tx.query(
+        `SELECT t.id AS thread_id, t.user_id,
                 jsonb_strip_nulls(jsonb_build_object('content', q.content, 'disabled_tools', q.disabled_tools))
                   AS input,
                 a.content AS reply
@@ -185,7 +193,9 @@ export class EvalRepository {
          WHERE t.org_id = $1 AND t.id = ANY($2::uuid[]) AND t.archived_at IS NULL`,
         [scope.orgId, threadIds],
       );
-      return new Map(rows.map((row) => [row.thread_id, { input: row.input, reply: row.reply }]));
+      return new Map(
+        rows.map((row) => [row.thread_id, { input: row.input, reply: row.reply, userId: row.user_id }]),
+      );
     });
   }
 
@@ -258,8 +268,9 @@ export class EvalRepository {
         [id, scope.orgId, run.datasetId, run.agentId, run.agentVersion, run.judgeModel],
       );
       await tx.query(
-        `INSERT INTO eval_run_items (run_id, position, org_id, input, expected, reference)
-         SELECT $1, position, org_id, input, expected, reference FROM eval_items WHERE dataset_id = $2`,
+        `INSERT INTO eval_run_items (run_id, position, org_id, input, expected, reference, source_user_hash)
+         SELECT $1, position, org_id, input, expected, reference, source_user_hash
+         FROM eval_items WHERE dataset_id = $2`,
         [id, run.datasetId],
       );
       return id;

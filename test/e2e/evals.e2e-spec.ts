@@ -222,6 +222,11 @@ it('refuses bad datasets and runs with a clear 4xx at the field', async () => {
   });
   expect(badRegex.status).toBe(422);
   expect(badRegex.body.detail[0]).toMatchObject({ loc: ['body', 'items', 0, 'expected', 'regex'] });
+  const exponential = await client().post('/evals/datasets', {
+    name: 'slow',
+    items: [{ input: say('x') }, { input: say('x'), expected: { regex: '(a+)+$' } }],
+  });
+  expect(exponential.body.detail[0]).toMatchObject({ loc: ['body', 'items', 1, 'expected', 'regex'] });
   const both = await client().post('/evals/datasets', {
     name: 'both',
     items: [{ input: say('x') }],

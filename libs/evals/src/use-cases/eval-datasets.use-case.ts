@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import safeRegex from 'safe-regex2';
 import {
   CreateEvalDatasetDto,
   cursorRowId,
@@ -69,11 +70,8 @@ function itemsOf(input: CreateEvalDatasetDto): EvalItem[] {
     }
     const regex = item.expected?.regex;
     if (regex !== undefined) {
-      try {
-        new RegExp(regex);
-      } catch (error) {
-        issues.push(valueErrorIssue([...at, 'expected', 'regex'], regex, (error as Error).message));
-      }
+      const problem = regexProblem(regex);
+      if (problem) issues.push(valueErrorIssue([...at, 'expected', 'regex'], regex, problem));
     }
     return {
       input: plain(item.input),
@@ -83,6 +81,19 @@ function itemsOf(input: CreateEvalDatasetDto): EvalItem[] {
   });
   if (issues.length > 0) throw new InvalidInputError(issues);
   return items;
+}
+
+/**
+ * Why a pattern may not be a `regex` scorer: it does not compile, or it can backtrack without bound (nested
+ * repetition), which would hold a worker's event loop while it scores.
+ */
+function regexProblem(pattern: string): string | null {
+  try {
+    new RegExp(pattern);
+  } catch (error) {
+    return (error as Error).message;
+  }
+  return safeRegex(pattern) ? null : 'the pattern repeats a repetition, which can take exponential time';
 }
 
 /** A validated DTO as the JSON it came as (no class instance, no undefined field). */

@@ -1,22 +1,29 @@
 /**
  * What the second wall (row-level security, CONTRACTS §21) costs a conversation. The gateway statements of one
- * conversation (POST /chat's thread, user message and reply in one statement; the stream's check that the
- * caller may see the reply; a thread read as GET /chat/{id} does) run alternately as they are and inside a tenant
- * transaction (withTenant: the role and `parley.org_id` set local to a transaction, the policies evaluated), on
- * one pooled connection (each request's statements in a transaction of its own, as the repositories run them), BENCH_ROUNDS rounds of BENCH_CONVERSATIONS each. Reported per conversation: this
- * process's CPU (the driver's work), PostgreSQL's backend CPU (from /proc), and wall time; medians of the rounds.
+ * conversation (POST /chat's agent read and insert, the stream's check that the caller may see the reply, a
+ * thread read as GET /chat/{id} does: the prepared statements the repositories run) run three ways, alternated,
+ * on one pooled connection: alone with no wall; each with its tenant setting in the same round trip
+ * (runPreparedAsTenant, as the repositories run them now); each in a tenant transaction of its own (withTenant:
+ * BEGIN, set_config, the statement, COMMIT). BENCH_ROUNDS rounds of BENCH_CONVERSATIONS each. Reported per
+ * conversation: this process's CPU (the driver's work), PostgreSQL's backend CPU (from /proc), and wall time;
+ * medians of the rounds.
  *
  *   PARLEY_DIST=/tmp/dist-bench npm run build && NODE_PATH=$PWD/node_modules node /tmp/dist-bench/bench/row-level-security.js
  */
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { loadSettings } from '@app/config';
 import {
   dataSourceOptions,
+  declaredStatements,
   MessageRepository,
+  PreparedStatement,
+  preparedStatement,
+  runPreparedAcrossTenants,
+  runPreparedAsTenant,
   Scope,
-  ThreadEntity,
   ThreadRepository,
   withTenant,
 } from '@app/persistence';
@@ -30,6 +37,23 @@ function processCpuMs(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
 }
+
+/** A statement the repositories declared, by name: the bench runs the very text the service runs. */
+function declared(name: string): PreparedStatement {
+  const text = declaredStatements().get(name);
+  if (!text) throw new Error(`no prepared statement ${name} is declared`);
+  return { name, text };
+}
+
+/** A thread's row as POST /chat inserts it (the repository inserts its first exchange in the same statement). */
+const INSERT_THREAD = preparedStatement({
+  name: 'bench_insert_thread',
+  text: `INSERT INTO threads (id, org_id, user_id, agent_id, name) VALUES ($1, $2, $3, $4, 't')`,
+});
+const THREAD_BY_ID = preparedStatement({
+  name: 'bench_thread_by_id',
+  text: `SELECT * FROM threads WHERE id = $1 AND org_id = $2`,
+});
 
 const cleanups: (() => Promise<unknown>)[] = [];
 runBenchmark(cleanups, async () => {
@@ -51,45 +75,38 @@ runBenchmark(cleanups, async () => {
   const [{ pid }] = await db.query(`SELECT pg_backend_pid() AS pid`);
   const scope: Scope = { orgId, userId: 'alice' };
   const content = { content: 'hi', fileIds: [], sourceIds: null, documentIds: null, disabledTools: null };
+  const { reply } = await messages.startThread(
+    threads.build(scope, { agentId, name: 't', projectId: null, memoryNamespace: null }),
+    { message: content, reply: { agentId, maxSteps: 2 } },
+  );
+  const findAgent = declared('agent_find_active');
+  const visibleState = declared('chat_visible_message_state');
 
-  /**
-   * One conversation's gateway statements, each in the request that makes it: with `scoped`, each request's in a
-   * tenant transaction of its own (as the repositories run them), else each alone as before the wall.
-   */
-  const conversation = async (scoped: boolean) => {
-    const request = <T>(work: (db: EntityManager) => Promise<T>) =>
-      scoped ? withTenant(db, scope, work) : work(db.manager);
-    const thread = threads.build(scope, { agentId, name: 't', projectId: null, memoryNamespace: null });
-    const { reply } = await request((tx) =>
-      messages.startThread(
-        thread,
-        { message: content, reply: { agentId, maxSteps: 2 } },
-        scoped ? tx : undefined,
-      ),
-    );
-    await request((tx) =>
-      tx.query(
-        `SELECT m.id, m.live FROM messages m JOIN threads t ON t.id = m.thread_id
-         WHERE m.id = $1 AND t.org_id = $2 AND t.user_id = $3 AND t.archived_at IS NULL`,
-        [reply.id, orgId, scope.userId],
-      ),
-    );
-    await request((tx) => tx.getRepository(ThreadEntity).findOneBy({ id: thread.id, orgId }));
+  type Run = (statement: PreparedStatement, values: unknown[]) => Promise<unknown>;
+  const variants: Record<string, Run> = {
+    'alone, no wall': (statement, values) => runPreparedAcrossTenants(db, statement, values),
+    'with the tenant setting in the same round trip (as run now)': (statement, values) =>
+      runPreparedAsTenant(db, scope, statement, values),
+    'each in a tenant transaction of its own (withTenant)': (statement, values) =>
+      withTenant(db, scope, (tx) => tx.query(statement.text, values)),
   };
-  const variants: Record<string, () => Promise<void>> = {
-    'as before (no wall)': () => conversation(false),
-    'each request in a tenant transaction': () => conversation(true),
+  /** One conversation's gateway statements. */
+  const conversation = async (run: Run) => {
+    const threadId = randomUUID();
+    await run(findAgent, [orgId, agentId]);
+    await run(INSERT_THREAD, [threadId, orgId, scope.userId, agentId]);
+    await run(visibleState, [reply.id, orgId, scope.userId]);
+    await run(THREAD_BY_ID, [threadId, orgId]);
   };
-
   const samples: Record<string, { client: number[]; server: number[]; wall: number[] }> = {};
   for (const name of Object.keys(variants)) samples[name] = { client: [], server: [], wall: [] };
-  for (const name of Object.keys(variants)) for (let i = 0; i < 200; i++) await variants[name]();
+  for (const run of Object.values(variants)) for (let i = 0; i < 200; i++) await conversation(run);
   for (let round = 0; round < ROUNDS; round++) {
     for (const [name, run] of Object.entries(variants)) {
       const client0 = process.cpuUsage();
       const server0 = processCpuMs(pid);
       const wall0 = performance.now();
-      for (let i = 0; i < CONVERSATIONS; i++) await run();
+      for (let i = 0; i < CONVERSATIONS; i++) await conversation(run);
       const client = process.cpuUsage(client0);
       samples[name].client.push((client.user + client.system) / 1000 / CONVERSATIONS);
       samples[name].server.push((processCpuMs(pid) - server0) / CONVERSATIONS);

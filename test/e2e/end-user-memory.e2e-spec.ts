@@ -211,13 +211,13 @@ describe('a token with a namespace', () => {
     expect(toolResult(reply)).toMatchObject({ name: 'memory_write', is_error: false });
 
     const writer = () =>
-      queryDatabase<{ written_by_user_id: string | null; content: string }>(
+      queryDatabase<{ written_by_user_ids: string[]; content: string }>(
         environment.databaseUrl,
-        `SELECT written_by_user_id, content FROM memory_files
+        `SELECT written_by_user_ids, content FROM memory_files
          WHERE org_id = $1 AND namespace = 'dave-notes' AND path = 'groceries.md'`,
         [org.orgId],
       );
-    expect(await writer()).toEqual([{ written_by_user_id: 'dave', content: 'buy milk' }]);
+    expect(await writer()).toEqual([{ written_by_user_ids: ['dave'], content: 'buy milk' }]);
 
     // The HTTP routes write with the key, for no end user: an update keeps the writer the file had.
     const file = await service.get('/memory/file?namespace=dave-notes&path=groceries.md');
@@ -229,7 +229,7 @@ describe('a token with a namespace', () => {
       version: file.body.version,
     });
     expect(updated.status).toBe(200);
-    expect(await writer()).toEqual([{ written_by_user_id: 'dave', content: 'buy oat milk' }]);
+    expect(await writer()).toEqual([{ written_by_user_ids: ['dave'], content: 'buy oat milk' }]);
     const created = await service.put('/memory/file', {
       namespace: 'dave-notes',
       path: 'k.md',
@@ -237,12 +237,12 @@ describe('a token with a namespace', () => {
       purpose: 'p',
     });
     expect(created.status).toBe(200);
-    const [byKey] = await queryDatabase<{ written_by_user_id: string | null }>(
+    const [byKey] = await queryDatabase<{ written_by_user_ids: string[] }>(
       environment.databaseUrl,
-      `SELECT written_by_user_id FROM memory_files WHERE org_id = $1 AND namespace = 'dave-notes' AND path = 'k.md'`,
+      `SELECT written_by_user_ids FROM memory_files WHERE org_id = $1 AND namespace = 'dave-notes' AND path = 'k.md'`,
       [org.orgId],
     );
-    expect(byKey.written_by_user_id).toBeNull();
+    expect(byKey.written_by_user_ids).toEqual([]);
 
     // Minting recorded the grant, once, for erasure and export to find.
     expect(

@@ -69,25 +69,35 @@ afterAll(async () => {
   await environment?.dispose();
 });
 
-/** The request a token's holder might make: an unknown id in the path, no query, a body that fails validation. */
-async function asToken(operation: Operation): Promise<{ status: number; body: unknown }> {
+/** A JSON body that fails validation, and one that is not JSON at all. */
+const BODIES = { invalid: JSON.stringify({ unexpected: ['not', 'valid'] }), unreadable: '{"unexpected": [' };
+
+/**
+ * The request a token's holder might make: an unknown id in the path, no query, a body that fails validation (or
+ * does not parse); without `credential`, the same request with none.
+ */
+async function asToken(
+  operation: Operation,
+  body: keyof typeof BODIES = 'invalid',
+  credential: string | null = token,
+): Promise<{ status: number; body: unknown }> {
   const takesBody = ['POST', 'PUT', 'PATCH'].includes(operation.method);
   const response = await fetch(`${gateway.url}${fillPath(operation, () => SOME_ID)}`, {
     method: operation.method,
     headers: {
-      authorization: `Bearer ${token}`,
+      ...(credential ? { authorization: `Bearer ${credential}` } : {}),
       ...(takesBody ? { 'content-type': 'application/json' } : {}),
     },
-    body: takesBody ? JSON.stringify({ unexpected: ['not', 'valid'] }) : undefined,
+    body: takesBody ? BODIES[body] : undefined,
   });
   const text = await response.text();
-  let body: unknown = text;
+  let answer: unknown = text;
   try {
-    body = JSON.parse(text);
+    answer = JSON.parse(text);
   } catch {
     // not JSON: compared as text
   }
-  return { status: response.status, body };
+  return { status: response.status, body: answer };
 }
 
 it('pins operations that exist: a pinned route that disappears or is renamed fails here', () => {
@@ -107,6 +117,29 @@ it('answers every other operation of /openapi.json 403 to a valid token, before 
     }
   }
   expect(wrong).toEqual([]);
+});
+
+it('answers who may call before what was sent: a body that does not parse gets 403 to a token, 401 to no one', async () => {
+  const pinned = new Set([...OPEN_TO_TOKENS, ...PUBLIC]);
+  const withBody = operations.filter((operation) => ['POST', 'PUT', 'PATCH'].includes(operation.method));
+  const wrong: { operation: string; status: number }[] = [];
+  for (const operation of withBody.filter((operation) => !pinned.has(operation.name))) {
+    const answer = await asToken(operation, 'unreadable');
+    if (answer.status !== 403) wrong.push({ operation: operation.name, status: answer.status });
+  }
+  for (const operation of withBody.filter((operation) => !PUBLIC.includes(operation.name))) {
+    const answer = await asToken(operation, 'unreadable', null);
+    if (answer.status !== 401)
+      wrong.push({ operation: `${operation.name} without a credential`, status: answer.status });
+  }
+  expect(wrong).toEqual([]);
+  // A caller with the right to the route still learns what is wrong with its body.
+  const post = await asToken(
+    operations.find((operation) => operation.name === 'POST /chat')!,
+    'unreadable',
+  );
+  expect(post.status).toBe(422);
+  expect(JSON.stringify(post.body)).toContain('json_invalid');
 });
 
 it('lets the token through on the pinned operations (they answer anything but this 403)', async () => {

@@ -516,7 +516,7 @@ it('walks every table, Redis key and value after an erasure: nothing names the u
       `idempotency_keys.user_id: ${kept.userId}`,
       `webhook_deliveries.end_user_ids: ${kept.userId}`,
       `message_feedback.user_id: ${kept.userId}`,
-      `memory_files.written_by_user_id: ${kept.userId}`,
+      `memory_files.written_by_user_ids: ${kept.userId}`,
     ]),
   );
 }, 240000);

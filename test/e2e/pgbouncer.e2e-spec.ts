@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { dataSourceOptions, runPrepared } from '@app/persistence';
+import { dataSourceOptions, runPreparedAcrossTenants } from '@app/persistence';
 import { createAgent, createOrg } from '../factories/admin';
 import { PgBouncer } from '../support/pgbouncer';
 import { AppProcess, startGateway, startWorker } from '../support/processes';
@@ -71,8 +71,8 @@ describe('DATABASE_PREPARED_STATEMENTS', () => {
   it('named statements break behind PgBouncer 1.18: the second client finds the name taken', async () => {
     const [first, second] = await twoPools(true);
     try {
-      await expect(runPrepared(first, probe, [1])).resolves.toEqual([{ n: 1 }]);
-      await expect(runPrepared(second, probe, [2])).rejects.toThrow(
+      await expect(runPreparedAcrossTenants(first, probe, [1])).resolves.toEqual([{ n: 1 }]);
+      await expect(runPreparedAcrossTenants(second, probe, [2])).rejects.toThrow(
         /prepared statement "parley_probe" already exists/,
       );
     } finally {
@@ -83,9 +83,9 @@ describe('DATABASE_PREPARED_STATEMENTS', () => {
   it('turned off, the same statements run unnamed on the shared server connection', async () => {
     const [first, second] = await twoPools(false);
     try {
-      await expect(runPrepared(first, probe, [1])).resolves.toEqual([{ n: 1 }]);
-      await expect(runPrepared(second, probe, [2])).resolves.toEqual([{ n: 2 }]);
-      await expect(runPrepared(first, probe, [3])).resolves.toEqual([{ n: 3 }]);
+      await expect(runPreparedAcrossTenants(first, probe, [1])).resolves.toEqual([{ n: 1 }]);
+      await expect(runPreparedAcrossTenants(second, probe, [2])).resolves.toEqual([{ n: 2 }]);
+      await expect(runPreparedAcrossTenants(first, probe, [3])).resolves.toEqual([{ n: 3 }]);
     } finally {
       await Promise.all([first.destroy(), second.destroy()]);
     }

@@ -9,6 +9,7 @@ import { RunScheduler } from './run/run-scheduler';
 import { StepLoop } from './run/step-loop';
 import { ApprovalGate } from './run/approval-gate';
 import { ContextCompaction } from './run/context-compaction';
+import { UserBudgetTurn } from './run/user-budget-turn';
 import { StreamJournal } from './run/stream-journal';
 import { clockToolSource } from './tools/clock.tool';
 import { ToolRegistry } from './tools/tool-registry';
@@ -24,6 +25,7 @@ const PROVIDERS = [
   StepLoop,
   ApprovalGate,
   ContextCompaction,
+  UserBudgetTurn,
   StreamJournal,
   RunAgentReply,
 ];

@@ -25,7 +25,7 @@ export function dataSourceOptions(settings: ConnectionSettings, poolSize?: numbe
     migrationsTableName: 'schema_migrations',
     synchronize: false,
     migrationsRun: false,
-    // `namedStatements` is ours (pg ignores it): runPrepared reads it back from the pool's options.
+    // `namedStatements` is ours (pg ignores it): runPreparedAcrossTenants reads it back from the pool's options.
     extra: {
       max: poolSize ?? settings.databasePoolSize ?? 20,
       namedStatements: settings.databasePreparedStatements ?? true,

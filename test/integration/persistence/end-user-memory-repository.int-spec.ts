@@ -74,7 +74,7 @@ describe('memory files of an end user', () => {
     expect(await paths()).toEqual(['alice-notes/a.md', 'alice-notes/b.md', 'shared/by-alice.md']);
   });
 
-  it('keeps the writer a file had when the HTTP routes update it, and takes a new run writer', async () => {
+  it('keeps the writers a file had when the HTTP routes update it, and adds a new run writer to them', async () => {
     const [byAlice] = await db.query(
       `SELECT version FROM memory_files WHERE org_id = $1 AND path = 'by-alice.md'`,
       [orgId],
@@ -84,7 +84,7 @@ describe('memory files of an end user', () => {
       { namespace: 'shared', path: 'by-alice.md', content: 'by key', purpose: 'p' },
       byAlice.version,
     );
-    expect(updated?.writtenByUserId).toBe('alice');
+    expect(updated?.writtenByUserIds).toEqual(['alice']);
     const byBob = await files.find({ orgId }, { namespace: 'shared', path: 'by-bob.md' });
     const rewritten = await files.updateIfVersion(
       { orgId },
@@ -97,12 +97,27 @@ describe('memory files of an end user', () => {
       },
       byBob!.version,
     );
-    expect(rewritten?.writtenByUserId).toBe('alice');
+    expect(rewritten?.writtenByUserIds).toEqual(['bob', 'alice']);
     expect(await paths()).toContain('shared/by-bob.md');
+    // Written by alice's run, then by bob's: the file may still hold what alice wrote, so it stays hers too.
+    const first = await write(orgId, 'shared', 'alice-then-bob.md', 'alice');
+    const second = await files.updateIfVersion(
+      { orgId },
+      {
+        namespace: 'shared',
+        path: 'alice-then-bob.md',
+        content: 'bob',
+        purpose: 'p',
+        writtenByUserId: 'bob',
+      },
+      first!.version,
+    );
+    expect(second?.writtenByUserIds).toEqual(['alice', 'bob']);
+    expect(await paths()).toContain('shared/alice-then-bob.md');
   });
 
   it("deletes exactly those, leaving other users' files and other organizations alone", async () => {
-    expect(await erasure.deleteMemoryFiles(db.manager, orgId, 'alice', 100)).toEqual({ memory_files: 4 });
+    expect(await erasure.deleteMemoryFiles(db.manager, orgId, 'alice', 100)).toEqual({ memory_files: 5 });
     expect(await paths()).toEqual([]);
     const left: { org_id: string; path: string }[] = await db.query(
       `SELECT org_id, namespace || '/' || path AS path FROM memory_files ORDER BY org_id = $1 DESC, path`,

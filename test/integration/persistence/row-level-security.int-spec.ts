@@ -4,7 +4,9 @@ import { loadSettings } from '@app/config';
 import {
   dataSourceOptions,
   MessageRepository,
+  preparedStatement,
   QueryTemplateRepository,
+  runPreparedAsTenant,
   Scope,
   ThreadRepository,
   withTenant,
@@ -141,6 +143,47 @@ describe('row-level security', () => {
     expect(rows[0].n).toBe(0);
   });
 
+  /** A statement that forgets its organization: only the wall keeps it to one. */
+  const threadById = preparedStatement({
+    name: 'rls_spec_thread_by_id',
+    text: `SELECT id FROM threads WHERE id = $1`,
+  });
+  /** Who the next statement on a connection runs as, and for which organization. */
+  const sessionState = preparedStatement({
+    name: 'rls_spec_session_state',
+    text: `SELECT current_user AS "user", coalesce(current_setting('parley.org_id', true), '') AS org`,
+  });
+
+  it('runs a hot statement under the wall in its own round trip, and leaves nothing on the connection', async () => {
+    const { thread, reply } = await storedThread(alice);
+    // One connection: what a statement left behind, the next one would see.
+    const single = await new DataSource(
+      dataSourceOptions(loadSettings({ DATABASE_URL: environment.databaseUrl }), 1),
+    ).initialize();
+    try {
+      for (let round = 0; round < 3; round++) {
+        expect(await runPreparedAsTenant(single, { orgId: orgB }, threadById, [thread.id])).toEqual([]);
+        expect(await runPreparedAsTenant(single, { orgId: orgA }, threadById, [thread.id])).toEqual([
+          { id: thread.id },
+        ]);
+        const [state] = await single.query(sessionState.text);
+        expect(state.user).not.toBe('parley_tenant');
+        expect(state.org).toBe('');
+      }
+      // A statement that fails leaves the connection usable, its prepared statement included.
+      await expect(runPreparedAsTenant(single, { orgId: orgA }, threadById, ['not-a-uuid'])).rejects.toThrow(
+        /uuid/,
+      );
+      expect(await runPreparedAsTenant(single, { orgId: orgA }, threadById, [thread.id])).toHaveLength(1);
+      // The repository's hot statements: the right scope finds the reply, another organization's does not.
+      const repository = new MessageRepository(single);
+      expect(await repository.findVisibleState(alice, reply.id)).toEqual({ id: reply.id, live: true });
+      expect(await repository.findVisibleState({ orgId: orgB }, reply.id)).toBeNull();
+    } finally {
+      await single.destroy();
+    }
+  });
+
   it('holds through PgBouncer in transaction mode: the scope ends with its transaction', async () => {
     const { thread } = await storedThread(alice);
     // One server connection for every client: whatever a transaction left behind, the next one would inherit.
@@ -164,6 +207,12 @@ describe('row-level security', () => {
         expect(
           (await withTenant(pooled, { orgId: orgA }, (tx) => threads.findVisible(alice, thread.id, tx)))?.id,
         ).toBe(thread.id);
+        // A statement sent with its tenant setting in one round trip ends its scope with it too.
+        expect(await runPreparedAsTenant(pooled, { orgId: orgB }, threadById, [thread.id])).toEqual([]);
+        expect(await pooled.query(sessionState.text)).toEqual([
+          { user: expect.not.stringMatching(/tenant/), org: '' },
+        ]);
+        expect(await runPreparedAsTenant(pooled, { orgId: orgA }, threadById, [thread.id])).toHaveLength(1);
       }
     } finally {
       await pooled.destroy();

@@ -20,6 +20,7 @@ import {
   validateRequest,
   ValidationIssue,
 } from '@app/contracts';
+import { UnreadableBody } from './json-body';
 
 /** The parts of a request a DTO may describe, in the order FastAPI reports their errors. */
 const PARTS: { paramtype: RouteParamtypes; root: LocRoot; field: 'params' | 'query' | 'body' }[] = [
@@ -83,7 +84,8 @@ export class RequestDtoCheck implements OnModuleInit {
  * as FastAPI does. It runs before the handler's arguments are built, so it replaces each part with the
  * validated DTO instance: the handler sees converted values and no unknown field. Parts without a DTO (a
  * protocol's raw body, a single `@Param('id')`) pass as they are, but never with a NUL character in any string or
- * key: PostgreSQL's text and jsonb cannot hold it, so this one check keeps every hand-read part from a 500.
+ * key: PostgreSQL's text and jsonb cannot hold it, so this one check keeps every hand-read part from a 500. A body
+ * that could not be read at all is answered here too, after the guards (UnreadableBody).
  */
 @Injectable()
 export class ApiValidationInterceptor implements NestInterceptor {
@@ -93,6 +95,7 @@ export class ApiValidationInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     if (context.getType() !== 'http') return next.handle();
     const request = context.switchToHttp().getRequest<FastifyRequest & Record<string, unknown>>();
+    if (request.body instanceof UnreadableBody) throw request.body.error;
     const issues: ValidationIssue[] = [];
     const validated: Partial<Record<'params' | 'query' | 'body', unknown>> = {};
     const handler = context.getHandler();

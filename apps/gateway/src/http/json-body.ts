@@ -15,9 +15,20 @@ export const BODY_PARSE_FAILED = 'There was an error parsing the body';
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
 /**
+ * A body that could not be read, kept as the request's body instead of failing the request at once: Fastify
+ * reads a body before any guard runs, so an early answer would tell a caller with no right to the route (no
+ * credential, or a token on a route closed to tokens) about its body first. ApiValidationInterceptor, which runs
+ * after the guards, answers it.
+ */
+export class UnreadableBody {
+  constructor(readonly error: BadRequestError | InvalidInputError) {}
+}
+
+/**
  * A JSON body as FastAPI reads it: bytes that are not UTF-8, or nesting past its limit, are a 400
  * `{"detail": "There was an error parsing the body"}`; JSON that does not parse is a 422 `json_invalid` at the
- * position and in the words of Python's decoder; an empty body is left absent (the pipe says "missing").
+ * position and in the words of Python's decoder (both answered once the caller is authenticated: UnreadableBody);
+ * an empty body is left absent (the pipe says "missing").
  */
 export function jsonBodyParser(fastify: FastifyInstance): FastifyBodyParser<Buffer> {
   // `__proto__` and `constructor.prototype` keys are dropped, as unknown fields are, never merged.
@@ -27,14 +38,19 @@ export function jsonBodyParser(fastify: FastifyInstance): FastifyBodyParser<Buff
     try {
       text = utf8.decode(body);
     } catch {
-      return done(new BadRequestError(BODY_PARSE_FAILED));
+      return done(null, new UnreadableBody(new BadRequestError(BODY_PARSE_FAILED)));
     }
     if (text.length === 0) return done(null, undefined);
-    if (nestingDepth(text) > MAX_JSON_DEPTH) return done(new BadRequestError(BODY_PARSE_FAILED));
+    if (nestingDepth(text) > MAX_JSON_DEPTH) {
+      return done(null, new UnreadableBody(new BadRequestError(BODY_PARSE_FAILED)));
+    }
     secure(request, text, (error, value) => {
       if (!error) return done(null, value);
       const python = pythonJsonError(text) ?? { message: 'Expecting value', position: 0 };
-      done(new InvalidInputError([jsonInvalidIssue(python.message, python.position)]));
+      done(
+        null,
+        new UnreadableBody(new InvalidInputError([jsonInvalidIssue(python.message, python.position)])),
+      );
     });
   };
 }

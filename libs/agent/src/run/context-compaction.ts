@@ -8,6 +8,7 @@ import { SUMMARY_TASK } from '../models/builtin.model';
 import { ModelProvider } from '../models/model-provider';
 import { describeError, ReplyRun } from './run.types';
 import { isRunOverBudget } from './token-budget';
+import { UserBudgetTurn } from './user-budget-turn';
 
 /** A summary that takes longer is given up: the run goes on with the budget cut. */
 const SUMMARY_TIMEOUT_MS = 60_000;
@@ -42,6 +43,7 @@ export class ContextCompaction {
     private readonly models: ModelProvider,
     private readonly summaries: ThreadSummaryRepository,
     private readonly settings: Settings,
+    private readonly userBudgetTurn: UserBudgetTurn,
   ) {}
 
   async prepare(run: CompactionInput): Promise<RunHistory> {
@@ -60,10 +62,21 @@ export class ContextCompaction {
       if (requested) await this.summaries.dropRequest(thread.id);
       return view;
     }
+    // A summary is a model call the end user pays for: it waits for their spending turn like a step, and is not
+    // written when what the user's other replies spent meanwhile used the budget up.
+    const budgeted = context.gate.userBudget !== null;
+    if (budgeted) {
+      const gate = await this.userBudgetTurn.take(run, { threadId: thread.id, agentId: agent.id });
+      if (run.signal.aborted || gate.archived || isRunOverBudget(gate, 0)) {
+        await this.userBudgetTurn.giveBack(reply.id);
+        return view;
+      }
+    }
     let written: { summary: string; summaryTokens: number; inputTokens: number };
     try {
       written = await this.summarize(run, view.summary, older);
     } catch (error) {
+      if (budgeted) await this.userBudgetTurn.giveBack(reply.id);
       if (!run.signal.aborted)
         this.logger.warn(
           { messageId: reply.id, threadId: thread.id, reason: describeError(error) },

@@ -19,6 +19,7 @@ import { AgentTool, ToolError } from '../tools/tool';
 import { ToolRegistry } from '../tools/tool-registry';
 import { ReplyRun } from './run.types';
 import { StepLoop } from './step-loop';
+import { UserBudgetTurn } from './user-budget-turn';
 import { ApprovalGate } from './approval-gate';
 
 const OPEN: RunGate = {
@@ -153,6 +154,7 @@ function loopWith(runs: MemoryRuns, tools: AgentTool[] = [clock, broken]): StepL
     registry as ToolRegistry,
     new RunMetrics(),
     new ApprovalGate(settings, {} as ToolApprovalRepository),
+    new UserBudgetTurn(runs as unknown as RunRepository),
   );
 }
 

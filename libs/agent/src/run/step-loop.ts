@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Settings } from '@app/config';
 import {
   GateQuery,
@@ -23,6 +22,7 @@ import { RunState } from './run-state';
 import { LoopOutcome, ModelCallError, ReplyRun, StepOutput } from './run.types';
 import { runToolCall } from './tool-step';
 import { isRunOverBudget, replyTokensSpent } from './token-budget';
+import { UserBudgetTurn } from './user-budget-turn';
 
 /** What running a step's calls needs besides the run: the step's number, its tools and the results so far. */
 interface StepCalls {
@@ -32,9 +32,6 @@ interface StepCalls {
   results: Map<string, ToolCallEntity>;
   gateQuery: GateQuery;
 }
-
-/** How often a run waiting for its end user's spending turn asks again. */
-const USER_BUDGET_TURN_POLL_MS = 200;
 
 /**
  * The agent's steps, one at a time: a streamed model call, then the tool calls it asked for. A step's output is
@@ -52,6 +49,7 @@ export class StepLoop {
     private readonly tools: ToolRegistry,
     private readonly metrics: RunMetrics,
     private readonly approvalGate: ApprovalGate,
+    private readonly userBudgetTurn: UserBudgetTurn,
   ) {}
 
   async run(run: ReplyRun): Promise<LoopOutcome> {
@@ -91,7 +89,7 @@ export class StepLoop {
       let step = steps[number - 1];
       if (!step) {
         if (gate.userBudget !== null) {
-          gate = await this.takeUserBudgetTurn(run, gateQuery);
+          gate = await this.userBudgetTurn.take(run, gateQuery);
           if (signal.aborted || gate.archived) return { kind: 'cancelled' };
         }
         // The reply's own tokens are not in the counters yet: they are counted when it ends.
@@ -188,26 +186,6 @@ export class StepLoop {
       if (decided === 'cancelled') return { kind: 'cancelled' };
       gate = decided.gate ?? free.gate ?? gate;
       this.observeStep(startedAt, modelMs, free.toolMs + decided.toolMs);
-    }
-  }
-
-  /**
-   * Waits for the spending turn of a budgeted end user (RunRepository.takeUserBudgetTurn): the user's model steps
-   * run one at a time, whatever mix of pending, waiting and running replies they have, and each is decided on a
-   * gate read after the turn was taken, which holds everything the steps before it spent, so the budget is crossed
-   * by one step at most (CONTRACTS §21). Serialized per user rather than reserved: a step's cost is known only
-   * after its model call. The turn lasts one model step, not the reply: a reply waiting for a person holds none.
-   * Answers the gate read with the turn (or the last one read while waiting, when the run was stopped).
-   */
-  private async takeUserBudgetTurn(
-    { reply, thread, signal }: ReplyRun,
-    gateQuery: GateQuery,
-  ): Promise<RunGate> {
-    for (;;) {
-      const taken = await this.runs.takeUserBudgetTurn(reply.id, thread.id);
-      const gate = await this.runs.gate(gateQuery);
-      if (taken || signal.aborted || gate.archived) return gate;
-      await sleep(USER_BUDGET_TURN_POLL_MS);
     }
   }
 

@@ -49,10 +49,12 @@ class FakeMemoryFiles {
     const key = this.key(scope, file);
     if (this.files.has(key)) return null;
     const now = new Date();
+    const { writtenByUserId, ...content } = file;
     const created = Object.assign(new MemoryFileEntity(), {
       id: key,
       orgId: scope.orgId,
-      ...file,
+      ...content,
+      writtenByUserIds: writtenByUserId ? [writtenByUserId] : [],
       createdAt: now,
       updatedAt: now,
       version: this.stamp(),
@@ -72,7 +74,9 @@ class FakeMemoryFiles {
     const stored = this.files.get(this.key(scope, file));
     if (!stored || stored.version !== version) return null;
     Object.assign(stored, { content: file.content, purpose: file.purpose, version: this.stamp() });
-    if (file.writtenByUserId !== undefined) stored.writtenByUserId = file.writtenByUserId;
+    if (file.writtenByUserId && !stored.writtenByUserIds.includes(file.writtenByUserId)) {
+      stored.writtenByUserIds = [...stored.writtenByUserIds, file.writtenByUserId];
+    }
     return { ...stored };
   }
 
@@ -148,11 +152,14 @@ describe('MemoryToolSource', () => {
     });
   });
 
-  it("records the run's end user as the file's writer, on creation and on every update", async () => {
+  it("records the run's end user among the file's writers, on creation and on every update", async () => {
     await write({ path: 'a.md', content: 'one', purpose: 'p' }, contextOf({ userId: 'alice' }));
-    expect([...store.files.values()][0].writtenByUserId).toBe('alice');
+    expect([...store.files.values()][0].writtenByUserIds).toEqual(['alice']);
     await write({ path: 'a.md', content: 'two', purpose: 'p' }, contextOf({ userId: 'bob' }));
-    expect([...store.files.values()][0]).toMatchObject({ content: 'two', writtenByUserId: 'bob' });
+    expect([...store.files.values()][0]).toMatchObject({
+      content: 'two',
+      writtenByUserIds: ['alice', 'bob'],
+    });
   });
 
   it('replaces an existing file on the version it just read', async () => {

@@ -25,11 +25,11 @@ export class MemoryFileEntity {
   content: string;
 
   /**
-   * The end user whose agent run last wrote the file (CONTRACTS §21); null when it was written through the HTTP
-   * routes, with a key, and no run has written it since.
+   * Every end user whose agent run wrote the file (CONTRACTS §21), in the order they first did; writes through
+   * the HTTP routes, with a key, add no one.
    */
-  @Column({ name: 'written_by_user_id', type: 'text', nullable: true })
-  writtenByUserId: string | null;
+  @Column({ name: 'written_by_user_ids', type: 'text', array: true, default: () => `'{}'` })
+  writtenByUserIds: string[];
 
   @Column({ name: 'created_at', type: 'timestamptz', default: () => 'now()' })
   createdAt: Date;

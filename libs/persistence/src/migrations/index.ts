@@ -35,6 +35,7 @@ import { UserBudgetTurns1766701100000 } from './1766701100000-user-budget-turns'
 import { ErasureByColumn1766702000000 } from './1766702000000-erasure-by-column';
 import { AgentDescription1766704000000 } from './1766704000000-agent-description';
 import { RowLevelSecurity1766709000000 } from './1766709000000-row-level-security';
+import { MemoryFileWriters1766710000000 } from './1766710000000-memory-file-writers';
 import { AgentVersions1766740000000 } from './1766740000000-agent-versions';
 import { Evals1766740100000 } from './1766740100000-evals';
 
@@ -77,6 +78,7 @@ export const MIGRATIONS = [
   ErasureByColumn1766702000000,
   AgentDescription1766704000000,
   RowLevelSecurity1766709000000,
+  MemoryFileWriters1766710000000,
   AgentVersions1766740000000,
   Evals1766740100000,
 ];

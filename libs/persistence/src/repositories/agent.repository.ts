@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, In, IsNull } from 'typeorm';
 import { AgentEntity, newId } from '../entities';
 import { entityFromJson } from './entity-rows';
-import { preparedStatement, runPrepared } from './prepared-statement';
+import { preparedStatement, runPreparedAsTenant } from './prepared-statement';
 import { Db } from './scope';
 
 /** Every POST /chat asks it: prepared, without TypeORM's query building. */
@@ -61,10 +61,12 @@ export class AgentRepository {
    */
   async findActive(orgId: string, id: string, tx?: Db): Promise<AgentEntity | null> {
     if (tx) return tx.getRepository(AgentEntity).findOneBy({ orgId, id, archivedAt: IsNull() });
-    const [row] = await runPrepared<{ agent: Record<string, unknown> }>(this.db, FIND_ACTIVE_AGENT, [
-      orgId,
-      id,
-    ]);
+    const [row] = await runPreparedAsTenant<{ agent: Record<string, unknown> }>(
+      this.db,
+      { orgId },
+      FIND_ACTIVE_AGENT,
+      [orgId, id],
+    );
     return row ? entityFromJson(this.db, AgentEntity, row.agent) : null;
   }
 

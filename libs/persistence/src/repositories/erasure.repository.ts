@@ -377,7 +377,7 @@ export class ErasureRepository {
   // ---- memory (CONTRACTS §21) ----
 
   /**
-   * Deletes up to `limit` memory files of the end user: those their runs wrote (`written_by_user_id`) and every file
+   * Deletes up to `limit` memory files of the end user: those any of their runs wrote (`written_by_user_ids`) and every file
    * of a namespace granted in their end-user tokens (`end_user_memory_namespaces`).
    */
   async deleteMemoryFiles(db: Db, orgId: string, userId: string, limit: number): Promise<ErasureCounts> {

@@ -13,8 +13,8 @@ export interface MemoryFileWrite extends MemoryFileKey {
   purpose: string;
   content: string;
   /**
-   * The end user of the agent run that writes (CONTRACTS §21). Absent (a write through the HTTP routes): a new
-   * file has none, an updated one keeps the writer it had.
+   * The end user of the agent run that writes (CONTRACTS §21), added to the file's writers. Absent or null (a
+   * write through the HTTP routes, a run for no end user): the file's writers stay as they were.
    */
   writtenByUserId?: string | null;
 }
@@ -29,7 +29,7 @@ interface MemoryFileRow {
   path: string;
   purpose: string;
   content?: string;
-  written_by_user_id: string | null;
+  written_by_user_ids: string[];
   created_at: Date;
   updated_at: Date;
   version: string;
@@ -47,14 +47,14 @@ const versionOf = (timestamp: string) =>
 const NEXT_WRITE_TIME = `GREATEST(statement_timestamp(), f.updated_at + interval '1 microsecond')`;
 
 const SUMMARY_COLUMNS =
-  'id, org_id, namespace, path, purpose, written_by_user_id, created_at, updated_at, version';
+  'id, org_id, namespace, path, purpose, written_by_user_ids, created_at, updated_at, version';
 
 /**
  * The memory files of one end user (CONTRACTS §21), on a `memory_files` row aliased `f`, for $1 organization and
- * $2 end user: those their runs wrote and every file of a namespace granted in their end-user tokens. What erasure
- * deletes and export lists.
+ * $2 end user: those any of their runs wrote and every file of a namespace granted in their end-user tokens. What
+ * erasure deletes and export lists.
  */
-export const END_USER_MEMORY_FILES_SQL = `f.org_id = $1 AND (f.written_by_user_id = $2 OR f.namespace IN (
+export const END_USER_MEMORY_FILES_SQL = `f.org_id = $1 AND (f.written_by_user_ids @> ARRAY[$2::text] OR f.namespace IN (
   SELECT g.namespace FROM end_user_memory_namespaces g WHERE g.org_id = $1 AND g.user_id = $2))`;
 
 function toEntity(row: MemoryFileRow): MemoryFileEntity {
@@ -65,7 +65,7 @@ function toEntity(row: MemoryFileRow): MemoryFileEntity {
     path: row.path,
     purpose: row.purpose,
     content: row.content,
-    writtenByUserId: row.written_by_user_id,
+    writtenByUserIds: row.written_by_user_ids,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     version: row.version,
@@ -119,7 +119,7 @@ export class MemoryFileRepository {
     const rows: MemoryFileRow[] = await withTenant(db, scope, (tx) =>
       tx.query(
         `INSERT INTO memory_files
-         (id, org_id, namespace, path, purpose, content, written_by_user_id, created_at, updated_at, version)
+         (id, org_id, namespace, path, purpose, content, written_by_user_ids, created_at, updated_at, version)
        VALUES ($1, $2, $3, $4, $5, $6, $7, statement_timestamp(), statement_timestamp(), ${versionOf('statement_timestamp()')})
        ON CONFLICT (org_id, namespace, path) DO NOTHING
        RETURNING *`,
@@ -130,7 +130,7 @@ export class MemoryFileRepository {
           file.path,
           file.purpose,
           file.content,
-          file.writtenByUserId ?? null,
+          file.writtenByUserId ? [file.writtenByUserId] : [],
         ],
       ),
     );
@@ -153,7 +153,8 @@ export class MemoryFileRepository {
       tx.query(
         `UPDATE memory_files AS f
        SET purpose = $5, content = $6, updated_at = ${NEXT_WRITE_TIME}, version = ${versionOf(NEXT_WRITE_TIME)},
-         written_by_user_id = CASE WHEN $7 THEN $8 ELSE f.written_by_user_id END
+         written_by_user_ids = CASE WHEN $7::text IS NULL OR $7 = ANY (f.written_by_user_ids)
+           THEN f.written_by_user_ids ELSE array_append(f.written_by_user_ids, $7) END
        WHERE f.org_id = $1 AND f.namespace = $2 AND f.path = $3 AND f.version = $4
        RETURNING f.*`,
         [
@@ -163,7 +164,6 @@ export class MemoryFileRepository {
           version,
           file.purpose,
           file.content,
-          file.writtenByUserId !== undefined,
           file.writtenByUserId ?? null,
         ],
       ),

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, In } from 'typeorm';
 import { MessageEntity, newId, ThreadEntity } from '../entities';
 import { entityFromJson, entityRow, EntityRow } from './entity-rows';
-import { PreparedStatement, preparedStatement, runPrepared } from './prepared-statement';
+import { PreparedStatement, preparedStatement, runPreparedAsTenant } from './prepared-statement';
 import { Db, Scope } from './scope';
 
 /** What the user sent (API-SPEC 2.7), as stored on the user message. */
@@ -109,7 +109,7 @@ export class MessageRepository {
       ...this.messageRow.values(built.reply),
     ];
     if (tx) await tx.query(this.startThreadStatement.text, values);
-    else await runPrepared(this.db, this.startThreadStatement, values);
+    else await runPreparedAsTenant(this.db, thread, this.startThreadStatement, values);
     return built;
   }
 
@@ -118,7 +118,7 @@ export class MessageRepository {
    * organization's backlog, which orders the run queue fairly (AgentRunQueue).
    */
   async orgBacklogBefore(reply: MessageEntity): Promise<number> {
-    const [row] = await runPrepared<{ n: number }>(this.db, ORG_BACKLOG_BEFORE, [
+    const [row] = await runPreparedAsTenant<{ n: number }>(this.db, reply, ORG_BACKLOG_BEFORE, [
       reply.orgId,
       reply.createdAt,
       reply.id,
@@ -230,11 +230,12 @@ export class MessageRepository {
    * named, and not archived. Null for "missing" and "not yours" alike. Prepared: every reply stream asks it.
    */
   async findVisibleState(scope: Scope, id: string): Promise<{ id: string; live: boolean } | null> {
-    const [row] = await runPrepared<{ id: string; live: boolean }>(this.db, VISIBLE_MESSAGE_STATE, [
-      id,
-      scope.orgId,
-      scope.userId ?? null,
-    ]);
+    const [row] = await runPreparedAsTenant<{ id: string; live: boolean }>(
+      this.db,
+      scope,
+      VISIBLE_MESSAGE_STATE,
+      [id, scope.orgId, scope.userId ?? null],
+    );
     return row ?? null;
   }
 

@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import type { Question, WebhookEvent } from '@app/contracts';
 import { AgentEntity, MessageEntity, RunStepEntity, ThreadEntity, ToolCallEntity } from '../entities';
 import { entityFromJson } from './entity-rows';
-import { preparedStatement, runPrepared } from './prepared-statement';
+import { preparedStatement, runPreparedAcrossTenants } from './prepared-statement';
 import { Db } from './scope';
 import { NEXT_LIVE_REPLY_SQL, nextWaitingReplyOfOrgSql } from '../sql/run-scheduling.sql';
 import { latestSummaryOnBranchSql, ThreadSummary, threadSummaryFromJson } from './thread-summary.repository';
@@ -85,7 +85,7 @@ const toGate = (row: GateRow): RunGate => ({
 });
 
 /*
- * The statements a run makes at every step or reply, prepared (see runPrepared). Each name must stay unique to
+ * The statements a run makes at every step or reply, prepared (see runPreparedAcrossTenants). Each name must stay unique to
  * its text: a connection keeps the first text it prepared under a name.
  */
 const NEXT_WAITING_REPLY_OF_ORG = preparedStatement({
@@ -98,6 +98,11 @@ const RUN_GATE = preparedStatement({ name: 'run_gate', text: `SELECT ${GATE_FACT
 const TAKE_USER_BUDGET_TURN = preparedStatement({
   name: 'run_take_user_budget_turn',
   text: `SELECT parley_take_user_budget_turn($1, $2) AS taken`,
+});
+
+const GIVE_BACK_USER_BUDGET_TURN = preparedStatement({
+  name: 'run_give_back_user_budget_turn',
+  text: releaseUserBudgetTurnSql('$1::uuid'),
 });
 
 const NEXT_LIVE_REPLY = preparedStatement({ name: 'run_next_live_reply', text: NEXT_LIVE_REPLY_SQL });
@@ -330,15 +335,17 @@ export class RunRepository {
 
   /** The organization's oldest pending reply that is first in its thread (null when none): the next to start. */
   async nextWaitingReplyOfOrg(orgId: string): Promise<{ id: string; threadId: string } | null> {
-    const [row] = await runPrepared<{ id: string; thread_id: string }>(this.db, NEXT_WAITING_REPLY_OF_ORG, [
-      orgId,
-    ]);
+    const [row] = await runPreparedAcrossTenants<{ id: string; thread_id: string }>(
+      this.db,
+      NEXT_WAITING_REPLY_OF_ORG,
+      [orgId],
+    );
     return row ? { id: row.id, threadId: row.thread_id } : null;
   }
 
   /** The id of the thread's earliest live reply: the one to run next. */
   async nextLiveReply(threadId: string): Promise<string | null> {
-    const [row] = await runPrepared<{ id: string }>(this.db, NEXT_LIVE_REPLY, [threadId]);
+    const [row] = await runPreparedAcrossTenants<{ id: string }>(this.db, NEXT_LIVE_REPLY, [threadId]);
     return row?.id ?? null;
   }
 
@@ -351,7 +358,7 @@ export class RunRepository {
    * advisory lock, so two workers cannot both take its last slot.
    */
   async loadAndStart(messageId: string, orgCap: number): Promise<LoadedRun | null> {
-    const [row] = await runPrepared<{
+    const [row] = await runPreparedAcrossTenants<{
       reply: JsonRow;
       thread: JsonRow | null;
       agent: JsonRow | null;
@@ -374,7 +381,7 @@ export class RunRepository {
    * stored steps and tool results (a resumed run replays them); the gate of its next step.
    */
   async context(reply: MessageEntity, agentId: string): Promise<RunContext> {
-    const [row] = await runPrepared<
+    const [row] = await runPreparedAcrossTenants<
       {
         history: JsonRow[];
         steps: JsonRow[];
@@ -395,7 +402,7 @@ export class RunRepository {
 
   /** The gate of a reply's next step, read alone (after taking its end user's spending turn). */
   async gate(query: GateQuery): Promise<RunGate> {
-    const [row] = await runPrepared<GateRow>(this.db, RUN_GATE, gateParams(query));
+    const [row] = await runPreparedAcrossTenants<GateRow>(this.db, RUN_GATE, gateParams(query));
     return toGate(row);
   }
 
@@ -406,11 +413,16 @@ export class RunRepository {
    * its own: only then does it hold what the previous holder spent.
    */
   async takeUserBudgetTurn(messageId: string, threadId: string): Promise<boolean> {
-    const [row] = await runPrepared<{ taken: boolean }>(this.db, TAKE_USER_BUDGET_TURN, [
+    const [row] = await runPreparedAcrossTenants<{ taken: boolean }>(this.db, TAKE_USER_BUDGET_TURN, [
       messageId,
       threadId,
     ]);
     return row.taken;
+  }
+
+  /** Gives back the spending turn the reply holds, if any, when the call it was taken for stored nothing. */
+  async giveBackUserBudgetTurn(messageId: string): Promise<void> {
+    await runPreparedAcrossTenants(this.db, GIVE_BACK_USER_BUDGET_TURN, [messageId]);
   }
 
   /**
@@ -419,7 +431,7 @@ export class RunRepository {
    * are removed when the reply ends (finish).
    */
   async journal(batches: readonly JournalBatch[]): Promise<void> {
-    await runPrepared(this.db, JOURNAL_LINES, [
+    await runPreparedAcrossTenants(this.db, JOURNAL_LINES, [
       batches.map((batch) => batch.messageId),
       batches.map((batch) => batch.firstSeq),
       batches.map((batch) => batch.lines),
@@ -431,7 +443,10 @@ export class RunRepository {
    * back) and answers, in the same round trip, the gate of the next step.
    */
   async saveStep(step: RunStepEntity, gate: GateQuery): Promise<{ step: RunStepEntity; gate: RunGate }> {
-    const rows = await runPrepared<GateRow>(this.db, SAVE_STEP, [...gateParams(gate), ...stepValues(step)]);
+    const rows = await runPreparedAcrossTenants<GateRow>(this.db, SAVE_STEP, [
+      ...gateParams(gate),
+      ...stepValues(step),
+    ]);
     const stored =
       rows[0].saved > 0
         ? step
@@ -449,7 +464,7 @@ export class RunRepository {
     result: ToolCallEntity,
     gate: GateQuery,
   ): Promise<{ result: ToolCallEntity; gate: RunGate }> {
-    const rows = await runPrepared<GateRow>(this.db, SAVE_TOOL_RESULT, [
+    const rows = await runPreparedAcrossTenants<GateRow>(this.db, SAVE_TOOL_RESULT, [
       ...gateParams(gate),
       result.idempotencyKey,
       result.messageId,
@@ -486,7 +501,7 @@ export class RunRepository {
     finalStep: RunStepEntity | null = null,
     orgCap = 0,
   ): Promise<FinishedReply | null> {
-    const [row] = await runPrepared<{
+    const [row] = await runPreparedAcrossTenants<{
       next_reply_id: string | null;
       next_org_reply_id: string | null;
       next_org_thread_id: string | null;

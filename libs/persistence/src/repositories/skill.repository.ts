@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { SkillEntity, SkillScope, SkillSettingEntity } from '../entities';
 import { entityFromJson } from './entity-rows';
-import { preparedStatement, runPrepared } from './prepared-statement';
+import { preparedStatement, runPreparedAsTenant } from './prepared-statement';
 import { Db, Scope } from './scope';
 
 /** A skill as one organization and end user see it: platform skills carry the organization's own settings. */
@@ -60,10 +60,10 @@ export class SkillRepository {
   }
 
   async listVisible(scope: Scope): Promise<VisibleSkill[]> {
-    const rows = await runPrepared<{
+    const rows = await runPreparedAsTenant<{
       skill: Record<string, unknown>;
       setting: Record<string, unknown> | null;
-    }>(this.db, VISIBLE_SKILLS, [scope.orgId, scope.userId || null]);
+    }>(this.db, scope, VISIBLE_SKILLS, [scope.orgId, scope.userId || null]);
     const skills = rows.map((row) => entityFromJson(this.db, SkillEntity, row.skill));
     const settingOf = new Map(
       rows

@@ -1,5 +1,6 @@
 import { DataSource, EntityManager } from 'typeorm';
 import { Db, Scope } from './scope';
+import { ENTER_TENANT_SQL } from './tenant-statement';
 
 /**
  * The transactions that row-level security holds to one organization (migration RowLevelSecurity1766709000000),
@@ -14,9 +15,7 @@ const tenantTransactions = new WeakMap<EntityManager, string>();
  * included) carries nothing of it into the next one.
  */
 async function enterTenant(tx: EntityManager, orgId: string): Promise<void> {
-  await tx.query(`SELECT set_config('role', 'parley_tenant', true), set_config('parley.org_id', $1, true)`, [
-    orgId,
-  ]);
+  await tx.query(ENTER_TENANT_SQL, [orgId]);
   tenantTransactions.set(tx, orgId);
 }
 

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { Scope } from './scope';
 import { withTenant } from './tenant-scope';
+import { releaseUserBudgetTurnSql } from './user-budget.repository';
 
 /**
  * A summary a run wrote of a thread's older messages (CONTRACTS §19): it stands for every message up to
@@ -65,14 +66,16 @@ export class ThreadSummaryRepository {
 
   /**
    * Stores a summary with what writing it cost (the reply that wrote it counts it in its usage when it ends,
-   * RunRepository.finish) and answers the thread's request for one: one statement.
+   * RunRepository.finish), gives back the end user's spending turn the summary was written in (UserBudgetTurn)
+   * and answers the thread's request for one: one statement.
    */
   async save(summary: NewThreadSummary): Promise<void> {
     await this.db.query(
       `WITH stored AS (
          INSERT INTO thread_summaries (id, thread_id, message_id, through_position, summarized_messages, summary,
            summary_tokens, input_tokens, output_tokens, through_message_id)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10))
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)),
+       turn AS (${releaseUserBudgetTurnSql('$3::uuid')})
        UPDATE threads SET compaction_requested_at = NULL WHERE id = $2 AND compaction_requested_at IS NOT NULL`,
       [
         randomUUID(),

@@ -101,13 +101,13 @@ it("records the admin CLI's key and agent changes with the operator as actor", a
       actor: byAdmin,
       action: 'agent.created',
       target: { type: 'agent', id: agent.id },
-      details: { name: agent.name, model: 'builtin' },
+      details: { name: agent.name, model: 'builtin', version: 1 },
     },
     {
       actor: byAdmin,
       action: 'agent.updated',
       target: { type: 'agent', id: agent.id },
-      details: { fields: ['instructions'] },
+      details: { fields: ['instructions'], version: 2 },
     },
     {
       actor: byAdmin,
@@ -174,13 +174,13 @@ it('records agent, webhook, budget and skill-scope changes made with a service k
       actor: byKey(),
       action: 'agent.created',
       target: { type: 'agent', id: agentId },
-      details: { name: 'Audited', model: 'builtin' },
+      details: { name: 'Audited', model: 'builtin', version: 1 },
     },
     {
       actor: byKey(),
       action: 'agent.updated',
       target: { type: 'agent', id: agentId },
-      details: { fields: ['instructions', 'mcp'] },
+      details: { fields: ['instructions', 'mcp'], version: 2 },
     },
     {
       actor: byKey(),

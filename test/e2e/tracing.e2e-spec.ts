@@ -23,6 +23,7 @@ let gateway: AppProcess;
 let worker: AppProcess;
 let org: OrgFixture;
 const agents: Record<'builtin' | 'openai', string> = { builtin: '', openai: '' };
+const agentNames: Record<'builtin' | 'openai', string> = { builtin: '', openai: '' };
 
 beforeAll(async () => {
   await Promise.all([receiver.start(), openai.start()]);
@@ -46,6 +47,7 @@ beforeAll(async () => {
     createAgent(environment.env, org.org, ['--model', 'openai:gpt-e2e', '--tools', 'clock']),
   ]);
   Object.assign(agents, { builtin: builtin.id, openai: gpt.id });
+  Object.assign(agentNames, { builtin: builtin.name, openai: gpt.name });
 }, 120000);
 
 afterAll(async () => {
@@ -116,13 +118,29 @@ describe('one conversation is one trace', () => {
       }),
     });
 
+    // The reply's agent work (CONTRACTS §23): its agent, version and thread, the parent of its model and tool calls.
+    const agentSpan = spans.find((span) => span.name.startsWith('invoke_agent '))!;
+    expect(agentSpan).toMatchObject({
+      service: 'parley-worker-e2e',
+      kind: SPAN_KIND.internal,
+      parentSpanId: job.spanId,
+      attributes: expect.objectContaining({
+        'gen_ai.operation.name': 'invoke_agent',
+        'gen_ai.agent.id': agents.builtin,
+        'gen_ai.agent.name': agentNames.builtin,
+        'gen_ai.agent.version': '1',
+        'gen_ai.conversation.id': lines[0].thread_id,
+      }),
+    });
+    expect(lines[0]).toMatchObject({ type: 'message.started', agent_version: 1 });
+
     const models = spans.filter((span) => span.name === 'chat builtin');
     expect(models).toHaveLength(2);
     for (const model of models) {
       expect(model).toMatchObject({
         service: 'parley-worker-e2e',
         kind: SPAN_KIND.client,
-        parentSpanId: job.spanId,
+        parentSpanId: agentSpan.spanId,
         attributes: expect.objectContaining({
           'gen_ai.operation.name': 'chat',
           'gen_ai.provider.name': 'parley',
@@ -142,7 +160,7 @@ describe('one conversation is one trace', () => {
     expect(tool).toMatchObject({
       service: 'parley-worker-e2e',
       kind: SPAN_KIND.internal,
-      parentSpanId: job.spanId,
+      parentSpanId: agentSpan.spanId,
       attributes: {
         'gen_ai.operation.name': 'execute_tool',
         'gen_ai.tool.name': 'clock',
@@ -166,10 +184,17 @@ describe('one conversation is one trace', () => {
     const job = spans.find((span) => span.name === 'process agent-run')!;
     expect(job.parentSpanId).toBe(request.spanId);
 
+    const agentSpan = spans.find((span) => span.name === `invoke_agent ${agentNames.openai}`)!;
+    expect(agentSpan.parentSpanId).toBe(job.spanId);
+    expect(agentSpan.attributes).toMatchObject({
+      'gen_ai.agent.id': agents.openai,
+      'gen_ai.request.model': 'openai:gpt-e2e',
+    });
+
     const models = spans.filter((span) => span.name === 'chat gpt-e2e');
     expect(models).toHaveLength(2);
     for (const model of models) {
-      expect(model.parentSpanId).toBe(job.spanId);
+      expect(model.parentSpanId).toBe(agentSpan.spanId);
       expect(model.attributes).toMatchObject({
         'gen_ai.operation.name': 'chat',
         'gen_ai.provider.name': 'openai',
@@ -184,7 +209,7 @@ describe('one conversation is one trace', () => {
       expect(String(vendorCalls[0].attributes['url.full'])).toContain(`${openai.baseUrl}`);
     }
     const tool = spans.find((span) => span.name === 'execute_tool clock')!;
-    expect(tool.parentSpanId).toBe(job.spanId);
+    expect(tool.parentSpanId).toBe(agentSpan.spanId);
     expect(tool.attributes['gen_ai.tool.call.id']).toBe(toolCallOf(lines).call_id);
     // Spans carry no secrets: the vendor key is nowhere in what was exported.
     expect(JSON.stringify(receiver.spans)).not.toContain(OPENAI_KEY);

@@ -13,6 +13,7 @@ import { AddressInfo } from 'node:net';
  * - `cut-early [N]`: drops the connection before any output, on the first N requests (default 1).
  * - `hang`: streams `Waiting` and then sends nothing more.
  * - `reverse TEXT`: answers `Vendor says: ` and TEXT written backwards (a reply holding words its prompt does not).
+ * - `verdict yes|no REASON`: answers `<yes|no>. REASON`, as a judge model grading a rubric would.
  * - anything else: answers `Vendor says: <text>`.
  */
 export type FakePlan =
@@ -58,6 +59,8 @@ export class FakeScript {
     if (lines.includes('hang')) return { kind: 'hang', text: 'Waiting' };
     const reverse = lines.map((line) => /^reverse (.+)$/.exec(line)).find(Boolean);
     if (reverse) return { kind: 'text', text: `Vendor says: ${[...reverse[1]].reverse().join('')}` };
+    const verdict = lines.map((line) => /^verdict (yes|no)\b\s*(.*)$/.exec(line)).find(Boolean);
+    if (verdict) return { kind: 'text', text: `${verdict[1]}. ${verdict[2]}` };
     const calls = lines.flatMap((line, index) => {
       const match = /^call (\S+)\s*(.*)$/.exec(line);
       return match ? [{ id: `call_${index + 1}`, name: match[1], input: JSON.parse(match[2] || '{}') }] : [];

@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AgentManagementModule } from '@app/agent-management';
 import { Settings, SettingsModule } from '@app/config';
+import { EvalsModule } from '@app/evals';
 import { IdentityModule } from '@app/identity';
 import { PersistenceModule } from '@app/persistence';
 import { RedisModule } from '@app/redis';
@@ -17,6 +18,7 @@ export class AdminModule {
         RedisModule.forRoot('background'),
         IdentityModule,
         AgentManagementModule,
+        EvalsModule,
       ],
     };
   }

@@ -4,10 +4,13 @@ import { INestApplicationContext } from '@nestjs/common';
 import {
   ArchiveAgent,
   CreateAgent,
+  GetAgentVersion,
   ListAgents,
+  ListAgentVersions,
   ListMcpServers,
   RegisterMcpServer,
   RemoveMcpServer,
+  RestoreAgentVersion,
   UpdateAgent,
 } from '@app/agent-management';
 import {
@@ -16,10 +19,13 @@ import {
   InvalidInputError,
   isRowId,
   NotFoundError,
+  PG_INTEGER_MAX,
   RegisterMcpServerDto,
+  StartEvalRunDto,
   UpdateAgentDto,
   validateRequest,
 } from '@app/contracts';
+import { GetEvalRun, StartEvalRun } from '@app/evals';
 import { CreateKey, ImportKey, ListKeys, RevokeKey } from '@app/identity';
 import { AgentRepository, OrganizationRepository } from '@app/persistence';
 
@@ -34,6 +40,19 @@ interface CommandSpec {
 
 /** A mistake in how the CLI was called, printed as is: never a database message. */
 export class UsageError extends Error {}
+
+/** A gate (`evals:run --min-pass-rate`) that was not met: its result is printed, and the CLI exits 1. */
+export class BarNotMet extends Error {
+  constructor(
+    readonly result: object,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** How often `evals:run` looks at its run. */
+const EVAL_POLL_MS = 500;
 
 /**
  * Parses `--name value` (or `--name=value`) for one command with `node:util` parseArgs: unknown flags and stray
@@ -225,6 +244,34 @@ async function orgOfAgent(app: INestApplicationContext, id: string): Promise<str
   return agent.orgId;
 }
 
+/** A flag holding a number from 0 to 1 (`--min-pass-rate`). */
+function fractionFlag(flags: Flags, name: string): number | undefined {
+  if (flags[name] === undefined) return undefined;
+  const value = Number(flags[name]);
+  if (flags[name].trim() === '' || !Number.isFinite(value) || value < 0 || value > 1) {
+    throw new InvalidInputError([
+      { loc: [`--${name}`], msg: 'must be a number from 0 to 1', type: 'value_error' },
+    ]);
+  }
+  return value;
+}
+
+/** `--version N`: a version number of an agent (CONTRACTS §23). */
+function versionFlag(flags: Flags): number {
+  const version = Number(required(flags, 'version'));
+  if (!Number.isInteger(version) || version < 1 || version > PG_INTEGER_MAX) {
+    throw new InvalidInputError([
+      { loc: ['--version'], msg: `must be a whole number from 1 to ${PG_INTEGER_MAX}`, type: 'value_error' },
+    ]);
+  }
+  return version;
+}
+
+const VERSION_FLAGS: CommandSpec['flags'] = {
+  id: { help: 'the agent id', required: true, uuid: true },
+  version: { help: 'the version number', required: true },
+};
+
 const AGENT_FLAGS: CommandSpec['flags'] = {
   instructions: { help: 'the system prompt (never shown to callers)' },
   description: {
@@ -322,6 +369,78 @@ export const COMMANDS: Record<string, CommandSpec> = {
     run: async (app, flags) => {
       const id = required(flags, 'id');
       return app.get(ArchiveAgent).execute(adminActor(), await orgOfAgent(app, id), id);
+    },
+  },
+  'agents:versions': {
+    summary: "Lists an agent's versions, newest first (the latest 100).",
+    flags: { id: { help: 'the agent id', required: true, uuid: true } },
+    run: async (app, flags) => {
+      const id = required(flags, 'id');
+      const page = await app.get(ListAgentVersions).execute(await orgOfAgent(app, id), id, { limit: 100 });
+      return { versions: page.items };
+    },
+  },
+  'agents:version': {
+    summary: 'Shows one version of an agent: its whole configuration, secrets never shown.',
+    flags: VERSION_FLAGS,
+    run: async (app, flags) => {
+      const id = required(flags, 'id');
+      return app.get(GetAgentVersion).execute(await orgOfAgent(app, id), id, versionFlag(flags));
+    },
+  },
+  'agents:restore': {
+    summary: "Gives an agent a version's configuration again, stored as its newest version.",
+    flags: VERSION_FLAGS,
+    run: async (app, flags) => {
+      const id = required(flags, 'id');
+      return app
+        .get(RestoreAgentVersion)
+        .execute(adminActor(), await orgOfAgent(app, id), id, versionFlag(flags));
+    },
+  },
+  'evals:run': {
+    summary:
+      'Runs a dataset against an agent (its latest version, or --version) on the workers and waits for the end; ' +
+      'prints the run. With --min-pass-rate, exits 1 when the pass rate is under it: a gate for CI.',
+    flags: {
+      dataset: { help: 'the dataset id', required: true, uuid: true },
+      agent: { help: 'the agent id', required: true, uuid: true },
+      version: { help: 'the agent version (default: its latest)' },
+      'judge-model': { help: "the model grading rubric items (default: the version's model)" },
+      'min-pass-rate': { help: 'the bar, from 0 to 1' },
+      'timeout-seconds': { help: 'how long to wait for the run (default 3600)' },
+    },
+    run: async (app, flags) => {
+      const agentId = required(flags, 'agent');
+      const bar = fractionFlag(flags, 'min-pass-rate');
+      const timeoutMs = (optionalNumber(flags, 'timeout-seconds') ?? 3600) * 1000;
+      const org = await orgOfAgent(app, agentId);
+      const body = validateRequest(
+        StartEvalRunDto,
+        JSON.parse(
+          JSON.stringify({
+            dataset_id: required(flags, 'dataset'),
+            agent_id: agentId,
+            agent_version: flags.version === undefined ? undefined : versionFlag(flags),
+            judge_model: flags['judge-model'],
+          }),
+        ) as object,
+        'body',
+      );
+      if (!body.ok) throw new InvalidInputError(body.issues);
+      const { id } = await app.get(StartEvalRun).execute(org, body.value);
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const run = await app.get(GetEvalRun).execute(org, id);
+        if (run.status === 'done') {
+          if (bar !== undefined && run.summary.pass_rate < bar) {
+            throw new BarNotMet(run, `eval run ${id}: pass rate ${run.summary.pass_rate} is under ${bar}`);
+          }
+          return run;
+        }
+        if (Date.now() > deadline) throw new UsageError(`eval run ${id} still running after the timeout`);
+        await new Promise((resolve) => setTimeout(resolve, EVAL_POLL_MS));
+      }
     },
   },
   'agents:list': {

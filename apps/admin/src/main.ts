@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { DomainError, InvalidInputError } from '@app/contracts';
 import { loadSettingsOrExit } from '@app/config';
 import { AdminModule } from './admin.module';
-import { commandHelp, COMMANDS, parseFlags, topLevelHelp, UsageError } from './commands';
+import { BarNotMet, commandHelp, COMMANDS, parseFlags, topLevelHelp, UsageError } from './commands';
 
 /** `npm run --silent admin -- <command> [flags]`: one JSON object on stdout, or a message on stderr and exit 1. */
 async function main(argv: string[]): Promise<number> {
@@ -39,12 +39,14 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return 0;
   } catch (error) {
+    // A gate that failed still prints what it measured, for the pipeline's log.
+    if (error instanceof BarNotMet) process.stdout.write(`${JSON.stringify(error.result)}\n`);
     const message =
       error instanceof InvalidInputError
         ? error.issues
             .map((issue) => `${cliLoc(issue.loc)}: ${issue.msg}${shownInput(issue.input)}`)
             .join('\n')
-        : error instanceof DomainError || error instanceof UsageError
+        : error instanceof DomainError || error instanceof UsageError || error instanceof BarNotMet
           ? error.message
           : `failed: ${(error as Error).message}`;
     process.stderr.write(`${message}\n`);

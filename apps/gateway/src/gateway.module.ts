@@ -6,6 +6,7 @@ import { PersistenceModule } from '@app/persistence';
 import { QueueConnectionModule } from '@app/queues';
 import { RedisModule } from '@app/redis';
 import { AgentsModule } from './agents/agents.module';
+import { EvalsModule } from './evals/evals.module';
 import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
 import { ChatModule } from './chat/chat.module';
@@ -64,6 +65,7 @@ export class GatewayModule {
         SourcesModule,
         StreamModule,
         AgentsModule,
+        EvalsModule,
         ResponsesModule,
         McpServerModule,
         EndUserTokensModule,

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { CredentialCipherModule } from '@app/persistence';
 import { McpServers } from './mcp-servers';
+import { GetAgentVersion, ListAgentVersions, RestoreAgentVersion } from './use-cases/agent-versions.use-case';
 import { ArchiveAgent } from './use-cases/archive-agent.use-case';
 import { CreateAgent } from './use-cases/create-agent.use-case';
 import { GetAgent } from './use-cases/get-agent.use-case';
@@ -16,6 +17,9 @@ const USE_CASES = [
   GetAgent,
   UpdateAgent,
   ArchiveAgent,
+  ListAgentVersions,
+  GetAgentVersion,
+  RestoreAgentVersion,
   RegisterMcpServer,
   ListMcpServers,
   RemoveMcpServer,

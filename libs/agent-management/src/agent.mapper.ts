@@ -1,5 +1,11 @@
-import { AgentResponse, CompactionDto, DEFAULT_KEEP_RECENT_MESSAGES, GuardrailsDto } from '@app/contracts';
-import { AgentEntity, CompactionSettings, GuardrailSettings } from '@app/persistence';
+import {
+  AgentResponse,
+  AgentVersionResponse,
+  CompactionDto,
+  DEFAULT_KEEP_RECENT_MESSAGES,
+  GuardrailsDto,
+} from '@app/contracts';
+import { AgentEntity, AgentVersion, CompactionSettings, GuardrailSettings } from '@app/persistence';
 import { toMcpServerResponse } from './mcp-servers';
 
 /** An agent's compaction setting as stored; a keep count left out is the default. */
@@ -49,5 +55,26 @@ export function toAgentResponse(agent: AgentEntity): AgentResponse {
     max_output_tokens: agent.modelOptions.maxOutputTokens ?? null,
     archived: agent.archivedAt !== null,
     created_at: agent.createdAt.toISOString(),
+  };
+}
+
+/** Fields of an agent's response that say which agent it is and what it spent, not how it is configured. */
+const NOT_CONFIGURATION: readonly (keyof AgentResponse)[] = [
+  'id',
+  'organization_id',
+  'tokens_used',
+  'archived',
+  'created_at',
+];
+
+export function toAgentVersionResponse(version: AgentVersion): AgentVersionResponse {
+  const config: Record<string, unknown> = { ...toAgentResponse(version.agent) };
+  for (const field of NOT_CONFIGURATION) delete config[field];
+  return {
+    version: version.version,
+    created_at: version.createdAt.toISOString(),
+    actor: version.actor,
+    restored_from: version.restoredFrom,
+    config,
   };
 }

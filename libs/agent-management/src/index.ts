@@ -1,5 +1,6 @@
 export * from './agent-management.module';
 export * from './agent.mapper';
+export * from './use-cases/agent-versions.use-case';
 export * from './use-cases/archive-agent.use-case';
 export * from './use-cases/create-agent.use-case';
 export * from './use-cases/get-agent.use-case';

@@ -5,13 +5,16 @@ import {
   endedReplyEvent,
   endedReplyMessage,
   HumanMessageDto,
+  InvalidInputError,
   MultitaskStrategy,
   NotFoundError,
+  valueErrorIssue,
 } from '@app/contracts';
 import { Caller, mayUseAgent, requireMemoryNamespaceAllowed } from '@app/identity';
 import {
   AgentEntity,
   AgentRepository,
+  AgentVersionRepository,
   Db,
   MessageEntity,
   MessageRepository,
@@ -134,6 +137,23 @@ export function exchangeOf(message: HumanMessageDto, reply: NewPendingReply): Ne
     },
     reply,
   };
+}
+
+/**
+ * The agent version a request pins (`options.agent_version`, CONTRACTS §23), checked to exist: 422 at that field
+ * otherwise. Undefined when none is pinned (the reply runs the latest version).
+ */
+export async function pinnedAgentVersion(
+  versions: AgentVersionRepository,
+  agent: Pick<AgentEntity, 'id' | 'orgId'>,
+  version: number | null | undefined,
+  db?: Db,
+): Promise<number | undefined> {
+  if (version == null) return undefined;
+  if (await versions.exists({ orgId: agent.orgId }, agent.id, version, db)) return version;
+  throw new InvalidInputError([
+    valueErrorIssue(['body', 'options', 'agent_version'], version, 'the agent has no such version'),
+  ]);
 }
 
 /** The thread, locked until the transaction ends, if the caller may see it; else 404. */

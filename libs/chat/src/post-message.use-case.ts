@@ -11,6 +11,7 @@ import {
 import { Caller } from '@app/identity';
 import {
   AgentRepository,
+  AgentVersionRepository,
   IdempotencyKeyRepository,
   IdempotentWrite,
   MessageRepository,
@@ -24,6 +25,7 @@ import {
   exchangeOf,
   finishClearing,
   lockThread,
+  pinnedAgentVersion,
   prepareReply,
   threadScope,
 } from './chat.rules';
@@ -50,6 +52,7 @@ export class PostMessage {
     private readonly db: DataSource,
     private readonly settings: Settings,
     private readonly agents: AgentRepository,
+    private readonly versions: AgentVersionRepository,
     private readonly threads: ThreadRepository,
     private readonly messages: MessageRepository,
     private readonly agentRuns: AgentRunQueue,
@@ -88,12 +91,14 @@ export class PostMessage {
         message.file_ids ?? [],
       );
       const { agent, cleared } = await prepareReply(tx, caller, thread, strategy, this.agents, this.messages);
+      const agentVersion = await pinnedAgentVersion(this.versions, agent, options.agent_version, tx);
       const { reply } = await this.messages.addExchange(
         tx,
         thread,
         exchangeOf(message, {
           agentId: agent.id,
           maxSteps: options.max_steps ?? this.settings.defaultMaxSteps,
+          agentVersion,
           metadata: input.replyMetadata,
         }),
       );

@@ -6,6 +6,7 @@ import { Caller } from '@app/identity';
 import {
   AgentEntity,
   AgentRepository,
+  AgentVersionRepository,
   IdempotencyKeyRepository,
   IdempotentWrite,
   MessageEntity,
@@ -116,10 +117,13 @@ function world(options: { enqueueFails?: boolean } = {}) {
       Promise.resolve()
     ),
   };
+  // Only a pinned request asks; these tests pin none.
+  const versions = {};
   const useCase = new StartThread(
     db as unknown as DataSource,
     Object.assign(new Settings(), { defaultMaxSteps: 7 }),
     agents as unknown as AgentRepository,
+    versions as unknown as AgentVersionRepository,
     threads as unknown as ThreadRepository,
     messages as unknown as MessageRepository,
     agentRuns as unknown as AgentRunQueue,

@@ -5,6 +5,7 @@ import { isRowId, NotFoundError, StartChatDto, ThreadResponse, toThreadResponse 
 import { Caller, mayUseAgent, requireMemoryNamespaceAllowed } from '@app/identity';
 import {
   AgentRepository,
+  AgentVersionRepository,
   IdempotencyKeyRepository,
   IdempotentWrite,
   MessageEntity,
@@ -13,7 +14,7 @@ import {
 } from '@app/persistence';
 import { AgentRunQueue } from '@app/queues';
 import { FileAttachments } from '@app/files';
-import { AGENT_NOT_FOUND, enqueueStoredReply, exchangeOf, nameFrom } from './chat.rules';
+import { AGENT_NOT_FOUND, enqueueStoredReply, exchangeOf, nameFrom, pinnedAgentVersion } from './chat.rules';
 
 /** Where a thread comes from when a routine starts it (CONTRACTS §13), instead of a person. */
 export interface RoutineOrigin {
@@ -47,6 +48,7 @@ export class StartThread {
     private readonly db: DataSource,
     private readonly settings: Settings,
     private readonly agents: AgentRepository,
+    private readonly versions: AgentVersionRepository,
     private readonly threads: ThreadRepository,
     private readonly messages: MessageRepository,
     private readonly agentRuns: AgentRunQueue,
@@ -68,6 +70,7 @@ export class StartThread {
     // Spec 4.2 rules 1-3: the given namespace, else the agent's, else none; bound for the thread's life.
     const memoryNamespace = input.options.memory_namespace ?? agent.memoryNamespace ?? null;
     requireMemoryNamespaceAllowed(caller, memoryNamespace);
+    const agentVersion = await pinnedAgentVersion(this.versions, agent, input.options.agent_version);
     const { message } = input;
     const files = await this.attachments.requireUploaded(scope, message.file_ids ?? []);
 
@@ -82,6 +85,7 @@ export class StartThread {
     const exchange = exchangeOf(message, {
       agentId: agent.id,
       maxSteps: input.options.max_steps ?? this.settings.defaultMaxSteps,
+      agentVersion,
       metadata: replyMetadata,
     });
     // A new thread's only files are those just attached (file_ids order), none written by an agent yet.

@@ -61,7 +61,7 @@ export interface Thread {
   starred: boolean;
   project_id: string | null;
   messages: Message[];
-  inception: 'conversational' | 'routine';
+  inception: 'conversational' | 'routine' | 'eval';
 }
 
 export interface ThreadSummary {
@@ -89,6 +89,8 @@ export interface StartChatOptions {
   user_id: string;
   max_steps?: number | null;
   memory_namespace?: string | null;
+  /** Runs the reply with this version of the agent; omitted: the latest. */
+  agent_version?: number | null;
 }
 
 /** POST /chat body. */
@@ -105,6 +107,8 @@ export interface PostMessageOptions {
   /** Only the thread's own namespace is accepted: it cannot change. */
   memory_namespace?: string | null;
   multitask_strategy?: 'enqueue' | 'reject' | 'interrupt' | null;
+  /** Runs this reply with that version of the thread's agent; omitted: the latest. */
+  agent_version?: number | null;
 }
 
 /** POST /chat/{thread_id} body. */
@@ -144,7 +148,13 @@ export interface UpdateThread {
 
 /** One line of a reply stream: `seq` counts 0, 1, 2, … per reply, without gaps. */
 export type ReplyEvent =
-  | { seq: number; type: 'message.started'; message_id: string; thread_id: string }
+  | {
+      seq: number;
+      type: 'message.started';
+      message_id: string;
+      thread_id: string;
+      agent_version?: number | null;
+    }
   | { seq: number; type: 'step.started'; step: number }
   | { seq: number; type: 'text.delta'; delta: string }
   | {

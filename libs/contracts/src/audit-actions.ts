@@ -9,6 +9,7 @@ export const AUDIT_ACTIONS = [
   'agent.created',
   'agent.updated',
   'agent.deleted',
+  'agent.restored',
   'mcp_server.registered',
   'mcp_server.removed',
   'webhook.created',

@@ -78,3 +78,47 @@ export function traceToolCall<T>(name: string, callId: string, execute: () => Pr
     },
   );
 }
+
+/** The agent a reply runs, as its `invoke_agent` span names it. */
+export interface AgentInvocation {
+  agentId: string;
+  agentName: string;
+  /** The agent version the reply runs (CONTRACTS §23); null for an agent stored before versions. */
+  agentVersion: number | null;
+  /** The thread (`gen_ai.conversation.id`). */
+  conversationId: string;
+  /** The agent's model as configured (`gen_ai.request.model`). */
+  model: string;
+}
+
+/**
+ * Runs one reply's agent work in its span (`invoke_agent <name>`, GenAI agent conventions): the parent of the
+ * reply's `chat` and `execute_tool` spans, so a trace shows which agent, version and conversation they served.
+ */
+export function traceAgentInvocation<T>(invocation: AgentInvocation, invoke: () => Promise<T>): Promise<T> {
+  return tracer.startActiveSpan(
+    `invoke_agent ${invocation.agentName}`,
+    {
+      kind: SpanKind.INTERNAL,
+      attributes: {
+        'gen_ai.operation.name': 'invoke_agent',
+        'gen_ai.provider.name': 'parley',
+        'gen_ai.agent.id': invocation.agentId,
+        'gen_ai.agent.name': invocation.agentName,
+        ...(invocation.agentVersion !== null && { 'gen_ai.agent.version': String(invocation.agentVersion) }),
+        'gen_ai.conversation.id': invocation.conversationId,
+        'gen_ai.request.model': invocation.model,
+      },
+    },
+    async (span) => {
+      try {
+        return await invoke();
+      } catch (error) {
+        recordSpanFailure(span, error);
+        throw error;
+      } finally {
+        span.end();
+      }
+    },
+  );
+}

@@ -9,6 +9,8 @@ export * from './repositories/tenant-scope';
 export * from './repositories/organization.repository';
 export * from './repositories/api-key.repository';
 export * from './repositories/agent.repository';
+export * from './repositories/agent-version.repository';
+export * from './repositories/eval.repository';
 export * from './repositories/mcp-catalogue.repository';
 export * from './repositories/thread.repository';
 export * from './repositories/thread-summary.repository';

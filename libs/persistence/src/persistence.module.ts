@@ -3,6 +3,8 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { Settings } from '@app/config';
 import { dataSourceOptions } from './data-source';
 import { AgentRepository } from './repositories/agent.repository';
+import { AgentVersionRepository } from './repositories/agent-version.repository';
+import { EvalRepository } from './repositories/eval.repository';
 import { AiSdkChatRepository } from './repositories/ai-sdk-chat.repository';
 import { UsageRepository } from './repositories/usage.repository';
 import { UserBudgetRepository } from './repositories/user-budget.repository';
@@ -31,6 +33,7 @@ const REPOSITORIES = [
   OrganizationRepository,
   ApiKeyRepository,
   AgentRepository,
+  AgentVersionRepository,
   McpCatalogueRepository,
   MemoryFileRepository,
   EndUserMemoryNamespaceRepository,
@@ -52,6 +55,7 @@ const REPOSITORIES = [
   FeedbackRepository,
   AuditEventRepository,
   ErasureRepository,
+  EvalRepository,
 ];
 
 /** The data source (PostgreSQL, the system of record) and the repositories every app shares. */

@@ -5,7 +5,14 @@ import { ApprovalDecision, Question } from '@app/contracts';
  * and `type`; `Message.events` keeps them all but `text.delta` and `message.completed`.
  */
 export type RunEvent =
-  | { seq: number; type: 'message.started'; message_id: string; thread_id: string }
+  | {
+      seq: number;
+      type: 'message.started';
+      message_id: string;
+      thread_id: string;
+      /** The agent version the reply ran (CONTRACTS §23); null for a reply that never ran, or stored before versions. */
+      agent_version?: number | null;
+    }
   | { seq: number; type: 'step.started'; step: number }
   | { seq: number; type: 'text.delta'; delta: string }
   | {

@@ -12,6 +12,7 @@ function reply(values: Partial<StoredReply>): StoredReply {
     events: [],
     content: '',
     deltaLengths: [],
+    agentVersion: null,
     ...values,
   };
 }
@@ -40,7 +41,7 @@ describe('storedReplyLines', () => {
     expect(
       storedReplyLines(reply({ status: 'cancelled', events: null, deltaLengths: null }), message),
     ).toEqual([
-      { seq: 0, type: 'message.started', message_id: 'm1', thread_id: 't1' },
+      { seq: 0, type: 'message.started', message_id: 'm1', thread_id: 't1', agent_version: null },
       { seq: 1, type: 'message.completed', message },
     ]);
   });

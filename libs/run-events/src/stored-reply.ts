@@ -11,6 +11,8 @@ export interface StoredReply {
   content: string;
   /** Length of each streamed delta, in order (null when the reply never streamed). */
   deltaLengths: number[] | null;
+  /** The agent version the reply ran; null when it never ran. */
+  agentVersion: number | null;
 }
 
 /**
@@ -46,7 +48,13 @@ export function storedReplyLines(reply: StoredReply, message: Record<string, unk
   if (reply.role === 'user') return [{ seq: 0, type: 'message.completed', message }];
   if (reply.events === null) {
     return [
-      { seq: 0, type: 'message.started', message_id: reply.id, thread_id: reply.threadId },
+      {
+        seq: 0,
+        type: 'message.started',
+        message_id: reply.id,
+        thread_id: reply.threadId,
+        agent_version: reply.agentVersion,
+      },
       { seq: 1, type: 'message.completed', message },
     ];
   }

@@ -1,11 +1,30 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { ArchiveAgent, CreateAgent, GetAgent, ListAgents, UpdateAgent } from '@app/agent-management';
-import { AgentListResponse, AgentResponse, CreateAgentDto, UpdateAgentDto } from '@app/contracts';
+import {
+  ArchiveAgent,
+  CreateAgent,
+  GetAgent,
+  GetAgentVersion,
+  ListAgents,
+  ListAgentVersions,
+  RestoreAgentVersion,
+  UpdateAgent,
+} from '@app/agent-management';
+import {
+  AgentListResponse,
+  AgentResponse,
+  AgentVersionParams,
+  AgentVersionResponse,
+  CreateAgentDto,
+  ListAgentVersionsQuery,
+  Page,
+  UpdateAgentDto,
+} from '@app/contracts';
 import { auditActorOf, Caller } from '@app/identity';
 import { CurrentCaller } from '../auth/current-caller.decorator';
 import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
 import { UuidIdParams } from '../http/id-params';
+import { PagedListing } from '../http/paged-listing';
 
 /** The organization's agents (CONTRACTS §15); `mcp` env and header values are write-only. */
 @ApiTags('agents')
@@ -19,6 +38,9 @@ export class AgentsController {
     private readonly getAgent: GetAgent,
     private readonly updateAgent: UpdateAgent,
     private readonly archiveAgent: ArchiveAgent,
+    private readonly listVersions: ListAgentVersions,
+    private readonly getVersion: GetAgentVersion,
+    private readonly restoreVersion: RestoreAgentVersion,
   ) {}
 
   @Post()
@@ -72,5 +94,49 @@ export class AgentsController {
   @ApiErrors([404])
   async archive(@CurrentCaller() caller: Caller, @Param() params: UuidIdParams): Promise<void> {
     await this.archiveAgent.execute(auditActorOf(caller), caller.orgId, params.id);
+  }
+
+  @Get(':id/versions')
+  @ApiOperation({
+    summary: "List an agent's versions",
+    description:
+      'Newest first (CONTRACTS §23): every create, change and restore stored one, with the whole configuration. ' +
+      'A full page carries an `x-next-cursor` header: pass it as `before` for the next page.',
+  })
+  @PagedListing(AgentVersionResponse)
+  @ApiErrors([404])
+  versions(
+    @CurrentCaller() caller: Caller,
+    @Param() params: UuidIdParams,
+    @Query() query: ListAgentVersionsQuery,
+  ): Promise<Page<AgentVersionResponse>> {
+    return this.listVersions.execute(caller.orgId, params.id, query);
+  }
+
+  @Get(':id/versions/:version')
+  @ApiOperation({ summary: 'Get one version of an agent' })
+  @ApiOkResponse({ type: AgentVersionResponse })
+  @ApiErrors([404])
+  version(
+    @CurrentCaller() caller: Caller,
+    @Param() params: AgentVersionParams,
+  ): Promise<AgentVersionResponse> {
+    return this.getVersion.execute(caller.orgId, params.id, params.version);
+  }
+
+  @Post(':id/versions/:version/restore')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Restore a version of an agent',
+    description:
+      "The agent takes that version's configuration again, stored as a new version, which is answered.",
+  })
+  @ApiOkResponse({ type: AgentVersionResponse })
+  @ApiErrors([404])
+  restore(
+    @CurrentCaller() caller: Caller,
+    @Param() params: AgentVersionParams,
+  ): Promise<AgentVersionResponse> {
+    return this.restoreVersion.execute(auditActorOf(caller), caller.orgId, params.id, params.version);
   }
 }

@@ -23,6 +23,14 @@ export class MessageStartedLine {
   message_id: string;
   @ApiProperty({ format: 'uuid' })
   thread_id: string;
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    description:
+      'The agent version the reply runs (CONTRACTS §23): the pinned one, else the latest when the run started; ' +
+      'null for a reply that never ran.',
+  })
+  agent_version: number | null;
 }
 
 export class StepStartedLine {

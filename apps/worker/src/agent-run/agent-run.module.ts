@@ -9,6 +9,7 @@ import { FileAttachments, FileAttachmentsModule } from '@app/files';
 import { AgentRunProcessor } from './agent-run.processor';
 import { ApprovalDeadlines } from './approval-deadlines';
 import { DelayedReplies } from './delayed-replies';
+import { EvalRunner } from './eval-runner';
 import { FoldTokenUsage } from './fold-token-usage';
 import { HandBackOnStop } from './hand-back-on-stop';
 import { RunCancellationListener } from './run-cancellation.listener';
@@ -16,7 +17,7 @@ import { SweepPendingReplies } from './sweep-pending-replies';
 
 /**
  * Agent runs on this worker: the `agent-run` consumer, the cancellation listener, the sweep, the hand-back on stop,
- * the fold of ended replies' tokens into the counters.
+ * the fold of ended replies' tokens into the counters, and the evaluations whose items run as replies.
  */
 @Module({})
 export class AgentRunModule {
@@ -52,6 +53,7 @@ export class AgentRunModule {
         SweepPendingReplies,
         HandBackOnStop,
         FoldTokenUsage,
+        EvalRunner,
       ],
     };
   }

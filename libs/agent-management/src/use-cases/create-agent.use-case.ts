@@ -1,16 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AgentResponse, AuditActor, CreateAgentDto } from '@app/contracts';
-import { AgentRepository, recordAudit } from '@app/persistence';
+import { AgentRepository, AgentVersionRepository, recordAudit } from '@app/persistence';
 import { toAgentResponse, toCompactionSettings, toGuardrailSettings } from '../agent.mapper';
 import { McpServers } from '../mcp-servers';
 
-/** POST /agents and `agents:create`. */
+/** POST /agents and `agents:create`: the agent and its version 1 (CONTRACTS §23). */
 @Injectable()
 export class CreateAgent {
   constructor(
     private readonly db: DataSource,
     private readonly agents: AgentRepository,
+    private readonly versions: AgentVersionRepository,
     private readonly mcpServers: McpServers,
   ) {}
 
@@ -39,12 +40,13 @@ export class CreateAgent {
         },
         tx,
       );
+      const version = await this.versions.record(tx, { orgId }, agent.id, actor);
       await recordAudit(tx, {
         orgId,
         actor,
         action: 'agent.created',
         target: { type: 'agent', id: agent.id },
-        details: { name: agent.name, model: agent.model },
+        details: { name: agent.name, model: agent.model, version },
       });
       return agent;
     });

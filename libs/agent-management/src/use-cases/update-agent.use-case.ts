@@ -1,20 +1,22 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AgentResponse, AuditActor, InvalidInputError, NotFoundError, UpdateAgentDto } from '@app/contracts';
-import { AgentChanges, AgentRepository, recordAudit } from '@app/persistence';
+import { AgentChanges, AgentRepository, AgentVersionRepository, recordAudit } from '@app/persistence';
 import { toAgentResponse, toCompactionSettings, toGuardrailSettings } from '../agent.mapper';
 import { McpServers } from '../mcp-servers';
 
 /**
  * PUT /agents/{id} and `agents:update`: a partial update. A field left out keeps its value; `null` clears
  * `memory_namespace`, `token_budget`, `tools`, `approval_required`, `compaction`, `guardrails`, `temperature` and `max_output_tokens`; `mcp` replaces the whole
- * list, secrets included (they cannot be read back, so they are sent again).
+ * list, secrets included (they cannot be read back, so they are sent again). A change stores the agent's next
+ * version (CONTRACTS §23); a request that changes nothing stores none.
  */
 @Injectable()
 export class UpdateAgent {
   constructor(
     private readonly db: DataSource,
     private readonly agents: AgentRepository,
+    private readonly versions: AgentVersionRepository,
     private readonly mcpServers: McpServers,
   ) {}
 
@@ -52,6 +54,7 @@ export class UpdateAgent {
     const updated = await this.db.transaction(async (tx) => {
       const updated = await this.agents.update(orgId, id, changes, tx);
       if (!updated) throw new NotFoundError('Agent not found');
+      const version = await this.versions.record(tx, { orgId }, id, actor);
       // The names of the fields sent, not their values: `mcp` holds write-only secrets.
       const fields = Object.keys(input).filter((field) => input[field as keyof UpdateAgentDto] !== undefined);
       await recordAudit(tx, {
@@ -59,7 +62,7 @@ export class UpdateAgent {
         actor,
         action: 'agent.updated',
         target: { type: 'agent', id },
-        details: { fields },
+        details: { fields, version },
       });
       return updated;
     });

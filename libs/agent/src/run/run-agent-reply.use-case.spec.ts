@@ -41,7 +41,7 @@ function world(options: { loaded?: Partial<LoadedRun>; journal?: string[] } = {}
   const log = new MemoryRunEventLog();
   const calls: string[] = [];
   const publishedWhenLoopStarted: number[] = [];
-  const loaded: LoadedRun = { reply, thread, agent, start: 'started', ...options.loaded };
+  const loaded: LoadedRun = { reply, thread, agent, agentVersion: 1, start: 'started', ...options.loaded };
   const context: RunContext = {
     history: [],
     steps: [],

@@ -6,6 +6,7 @@ import {
   ThreadEntity,
   ToolApprovalRepository,
 } from '@app/persistence';
+import { traceAgentInvocation } from '@app/observability';
 import { RunEventLogLostError, RunEventWriter, RunSupersededError } from '@app/run-events';
 import { ActiveRuns, RunHandedBackError } from './active-runs';
 import { ContextCompaction } from './context-compaction';
@@ -62,7 +63,7 @@ export class RunAgentReply {
     }
     const loaded = await this.scheduler.loadAndStart(input.messageId);
     if (!loaded) return 'done';
-    const { reply, thread, agent, start } = loaded;
+    const { reply, thread, agent, agentVersion, start } = loaded;
     if (reply.role !== 'assistant' || !reply.agentId) return 'done';
     if (!reply.live) {
       await this.finisher.closeEnded(reply).catch(ignoreSuperseded);
@@ -72,6 +73,11 @@ export class RunAgentReply {
     if (!thread || !agent) throw new Error(`reply ${reply.id} has no thread or agent`);
     if (start === 'blocked') return 'wait';
 
+    // The version a reply runs is fixed at its first start: a run resumed after a change of its agent keeps it.
+    if (reply.agentVersion === null && agentVersion !== null) {
+      reply.agentVersion = agentVersion;
+      await this.runs.recordAgentVersion(reply.id, agentVersion);
+    }
     const { log: events, written } = await this.writer.claim(reply.id, () => this.runs.isStored(reply.id));
     this.journal.watch(events);
     const state = new RunState(events, written);
@@ -84,7 +90,12 @@ export class RunAgentReply {
     // The reply waits for a person: it stays live (its thread's next reply keeps waiting), but frees its slot.
     let waiting = false;
     try {
-      state.emitOnce({ type: 'message.started', message_id: reply.id, thread_id: thread.id });
+      state.emitOnce({
+        type: 'message.started',
+        message_id: reply.id,
+        thread_id: thread.id,
+        agent_version: reply.agentVersion,
+      });
       let ending: RunEnding = { kind: 'cancelled' };
       if (!thread.archivedAt) {
         const context = await this.runs.context(reply, agent.id);
@@ -99,15 +110,24 @@ export class RunAgentReply {
         state.restoreJournal(context.journal);
         state.stored();
         const run = { reply, thread, agent, context, state, signal: controller.signal };
-        const history = await this.compaction.prepare(run);
-        const outcome = await this.stepLoop.run({
-          ...run,
-          question: context.history.find((message) => message.id === reply.replyToId) ?? null,
-          context: { ...context, history: history.messages },
-          summary: history.summary,
-          summaryUsageTokens: history.summaryUsageTokens,
-          attachments: await this.attachments(thread, history.messages),
-          approvals,
+        const invocation = {
+          agentId: agent.id,
+          agentName: agent.name,
+          agentVersion: reply.agentVersion,
+          conversationId: thread.id,
+          model: agent.model,
+        };
+        const outcome = await traceAgentInvocation(invocation, async () => {
+          const history = await this.compaction.prepare(run);
+          return this.stepLoop.run({
+            ...run,
+            question: context.history.find((message) => message.id === reply.replyToId) ?? null,
+            context: { ...context, history: history.messages },
+            summary: history.summary,
+            summaryUsageTokens: history.summaryUsageTokens,
+            attachments: await this.attachments(thread, history.messages),
+            approvals,
+          });
         });
         if (outcome.kind === 'awaiting_approval') {
           await this.finisher.awaitApproval(reply, agent, state, outcome.questions);

@@ -12,7 +12,7 @@ class MemoryRuns implements Pick<RunRepository, 'loadAndStart' | 'nextLiveReply'
 
   loadAndStart(messageId: string, orgCap: number): Promise<LoadedRun | null> {
     this.starts.push({ replyId: messageId, orgCap });
-    return Promise.resolve({ reply, thread: null, agent: null, start: this.outcome });
+    return Promise.resolve({ reply, thread: null, agent: null, agentVersion: null, start: this.outcome });
   }
 
   nextLiveReply(threadId: string): Promise<string | null> {

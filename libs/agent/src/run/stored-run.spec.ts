@@ -7,7 +7,7 @@ import { storedRunLines } from './stored-run';
  * before one that does not (`company_documents`): the step loop runs the second first, so its result goes out
  * before the approval request.
  */
-const reply = { id: 'reply-1', threadId: 'thread-1' };
+const reply = { id: 'reply-1', threadId: 'thread-1', agentVersion: 2 };
 
 const step = Object.assign(new RunStepEntity(), {
   messageId: reply.id,
@@ -83,5 +83,16 @@ describe('storedRunLines of a step with a call that waits for a person', () => {
       'tool.call c2',
       'tool.result c2',
     ]);
+  });
+});
+
+describe('storedRunLines of a reply that ran a version of its agent', () => {
+  it('names that version on message.started, as the live run published it', () => {
+    expect(storedRunLines(reply, [], [], [])[0]).toEqual({
+      type: 'message.started',
+      message_id: 'reply-1',
+      thread_id: 'thread-1',
+      agent_version: 2,
+    });
   });
 });

@@ -12,14 +12,19 @@ import { idempotencyKey, parseArguments } from '../conversation';
  * lines and the `tool.result` of each of those stored so far.
  */
 export function storedRunLines(
-  reply: { id: string; threadId: string },
+  reply: { id: string; threadId: string; agentVersion: number | null },
   steps: readonly RunStepEntity[],
   toolResults: readonly ToolCallEntity[],
   approvals: readonly ToolApproval[] = [],
 ): UnnumberedRunEvent[] {
   const results = new Map(toolResults.map((result) => [result.idempotencyKey, result]));
   const lines: UnnumberedRunEvent[] = [
-    { type: 'message.started', message_id: reply.id, thread_id: reply.threadId },
+    {
+      type: 'message.started',
+      message_id: reply.id,
+      thread_id: reply.threadId,
+      agent_version: reply.agentVersion,
+    },
   ];
   for (const step of steps) {
     lines.push({ type: 'step.started', step: step.step });

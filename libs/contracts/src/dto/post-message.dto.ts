@@ -34,6 +34,14 @@ export class PostMessageOptionsDto {
   @Nullable()
   @OneOf(MULTITASK_STRATEGIES)
   multitask_strategy?: MultitaskStrategy | null;
+
+  /** Runs this reply with that version of the thread's agent (CONTRACTS §23); absent: the latest. */
+  @IsOptional()
+  @Nullable()
+  @IsInt()
+  @Ge(1)
+  @Le(PG_INTEGER_MAX)
+  agent_version?: number | null;
 }
 
 /** POST /chat/{thread_id} body. */

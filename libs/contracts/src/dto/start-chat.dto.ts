@@ -40,6 +40,18 @@ export class StartChatOptionsDto {
   @IsString()
   @MaxChars(MEMORY_NAMESPACE_MAX_CHARS)
   memory_namespace?: string | null;
+
+  @ApiPropertyOptional({
+    description:
+      'Runs the reply with this version of the agent (GET /agents/{id}/versions); unknown: 422. Omitted: the ' +
+      'latest version. Follow-ups run the latest again unless they pin one.',
+  })
+  @IsOptional()
+  @Nullable()
+  @IsInt()
+  @Ge(1)
+  @Le(PG_INTEGER_MAX)
+  agent_version?: number | null;
 }
 
 /** POST /chat body (API-SPEC 4.2). */

@@ -10,7 +10,7 @@ import {
   toMessageResponse,
 } from './message.response';
 
-export type ThreadInceptionValue = 'conversational' | 'routine';
+export type ThreadInceptionValue = 'conversational' | 'routine' | 'eval';
 
 /** API-SPEC 2.1: exactly these fields. */
 export class ThreadResponse {
@@ -28,7 +28,7 @@ export class ThreadResponse {
   project_id: string | null;
   @ApiProperty({ type: [MessageResponse], description: 'Oldest first.' })
   messages: MessageResponse[];
-  @ApiProperty({ enum: ['conversational', 'routine'], readOnly: true })
+  @ApiProperty({ enum: ['conversational', 'routine', 'eval'], readOnly: true })
   inception: ThreadInceptionValue;
 }
 

@@ -71,6 +71,13 @@ export class MessageEntity {
   @Column({ name: 'disabled_tools', type: 'jsonb', nullable: true })
   disabledTools: string[] | null;
 
+  /**
+   * The agent version the reply runs (CONTRACTS §23): set when stored for a pinned reply, else when its run
+   * first starts (the agent's latest then), so a resumed run keeps the configuration it started with.
+   */
+  @Column({ name: 'agent_version', type: 'integer', nullable: true })
+  agentVersion: number | null;
+
   /** Cap on the tool rounds of this reply. */
   @Column({ name: 'max_steps', type: 'integer', nullable: true })
   maxSteps: number | null;

@@ -1,6 +1,6 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
-export type ThreadInception = 'conversational' | 'routine';
+export type ThreadInception = 'conversational' | 'routine' | 'eval';
 
 @Entity('threads')
 export class ThreadEntity {

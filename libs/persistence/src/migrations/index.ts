@@ -37,6 +37,8 @@ import { AgentDescription1766704000000 } from './1766704000000-agent-description
 import { RowLevelSecurity1766709000000 } from './1766709000000-row-level-security';
 import { MemoryFileWriters1766710000000 } from './1766710000000-memory-file-writers';
 import { ModelCalls1766730000000 } from './1766730000000-model-calls';
+import { AgentVersions1766740000000 } from './1766740000000-agent-versions';
+import { Evals1766740100000 } from './1766740100000-evals';
 
 /** Every migration in order; a merged migration is never edited, a change is a new file. */
 export const MIGRATIONS = [
@@ -79,4 +81,6 @@ export const MIGRATIONS = [
   RowLevelSecurity1766709000000,
   MemoryFileWriters1766710000000,
   ModelCalls1766730000000,
+  AgentVersions1766740000000,
+  Evals1766740100000,
 ];

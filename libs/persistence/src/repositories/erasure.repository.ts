@@ -462,6 +462,21 @@ export class ErasureRepository {
       `DELETE FROM idempotency_keys WHERE org_id = $1 AND user_id = $2`,
       params,
     );
+    // Copies of the user's messages in evaluation datasets and runs (CONTRACTS §23) are found by the user's hash.
+    const hash = endUserHash(orgId, userId);
+    // The threads that answered them hold the same messages (their replies cascade with them).
+    const evalThreads = await count(
+      db,
+      `DELETE FROM threads WHERE org_id = $1 AND inception = 'eval' AND id IN
+         (SELECT thread_id FROM eval_run_items WHERE org_id = $1 AND source_user_hash = $2)`,
+      [orgId, hash],
+    );
+    const evalItems =
+      (await count(db, `DELETE FROM eval_items WHERE org_id = $1 AND source_user_hash = $2`, [orgId, hash])) +
+      (await count(db, `DELETE FROM eval_run_items WHERE org_id = $1 AND source_user_hash = $2`, [
+        orgId,
+        hash,
+      ]));
     const deliveries = await count(
       db,
       `DELETE FROM webhook_deliveries d USING webhooks w
@@ -476,6 +491,8 @@ export class ErasureRepository {
       skills,
       idempotency_records: idempotency,
       webhook_deliveries: deliveries,
+      eval_items: evalItems,
+      eval_threads: evalThreads,
     };
   }
 

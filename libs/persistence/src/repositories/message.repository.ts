@@ -18,6 +18,8 @@ export interface NewUserMessage {
 export interface NewPendingReply {
   agentId: string;
   maxSteps: number;
+  /** The agent version the request pinned (CONTRACTS §23); absent: the latest when the run starts. */
+  agentVersion?: number;
   /** A Responses API request's `metadata` (CONTRACTS §18). */
   metadata?: Record<string, string>;
 }
@@ -328,6 +330,7 @@ export class MessageRepository {
       parentId: questionId,
       fileIds: [],
       maxSteps: reply.maxSteps,
+      agentVersion: reply.agentVersion ?? null,
       metadata: reply.metadata ?? null,
     });
   }
@@ -345,6 +348,7 @@ export class MessageRepository {
       documentIds: null,
       disabledTools: null,
       maxSteps: null,
+      agentVersion: null,
       completedAt: null,
       deltaLengths: null,
       usageTokens: 0,

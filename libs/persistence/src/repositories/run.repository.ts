@@ -110,14 +110,19 @@ const NEXT_LIVE_REPLY = preparedStatement({ name: 'run_next_live_reply', text: N
 /**
  * A reply with its thread and agent, and the start of its run when it is a live assistant reply whose thread
  * and agent exist: parley_start_run (sql/run-scheduling.sql.ts) decides in statements of their own snapshots,
- * so the rows read here may be a moment older than the decision.
+ * so the rows read here may be a moment older than the decision. The agent is configured as the version the
+ * reply records, else as its latest version (CONTRACTS §23).
  */
 const LOAD_AND_START_RUN = preparedStatement({
   name: 'run_load_and_start',
-  text: `SELECT to_jsonb(m) AS reply, to_jsonb(t) AS thread, to_jsonb(a) AS agent,
+  text: `SELECT to_jsonb(m) AS reply, to_jsonb(t) AS thread, to_jsonb(a) || COALESCE(v.config, '{}') AS agent,
+           v.version AS agent_version,
            CASE WHEN m.role = 'assistant' AND m.live AND t.id IS NOT NULL AND a.id IS NOT NULL
              THEN parley_start_run(m.id, m.org_id, t.archived_at IS NOT NULL, $2) END AS blocked
          FROM messages m LEFT JOIN threads t ON t.id = m.thread_id LEFT JOIN agents a ON a.id = m.agent_id
+           LEFT JOIN LATERAL (SELECT av.version, av.config FROM agent_versions av
+             WHERE av.agent_id = a.id AND (m.agent_version IS NULL OR av.version = m.agent_version)
+             ORDER BY av.version DESC LIMIT 1) v ON true
          WHERE m.id = $1`,
 });
 
@@ -255,6 +260,8 @@ export interface LoadedRun {
   reply: MessageEntity;
   thread: ThreadEntity | null;
   agent: AgentEntity | null;
+  /** The agent version the run uses: the reply's, else the agent's latest; null for an agent without versions. */
+  agentVersion: number | null;
   start: 'blocked' | 'started' | null;
 }
 
@@ -308,6 +315,14 @@ export class RunRepository {
     return rows.length > 0;
   }
 
+  /** Fixes the agent version of a reply that pinned none to the one its first run uses (CONTRACTS §23). */
+  async recordAgentVersion(messageId: string, version: number): Promise<void> {
+    await this.db.query(`UPDATE messages SET agent_version = $2 WHERE id = $1 AND agent_version IS NULL`, [
+      messageId,
+      version,
+    ]);
+  }
+
   /**
    * Whether the pending reply would be blocked now, by the rule its start applies (parley_reply_blocked): an
    * earlier reply of its thread is still live, or its organization runs `orgCap` replies.
@@ -349,6 +364,7 @@ export class RunRepository {
       reply: JsonRow;
       thread: JsonRow | null;
       agent: JsonRow | null;
+      agent_version: number | null;
       blocked: boolean | null;
     }>(this.db, LOAD_AND_START_RUN, [messageId, orgCap]);
     if (!row) return null;
@@ -356,6 +372,7 @@ export class RunRepository {
       reply: entityFromJson(this.db, MessageEntity, row.reply),
       thread: row.thread && entityFromJson(this.db, ThreadEntity, row.thread),
       agent: row.agent && entityFromJson(this.db, AgentEntity, row.agent),
+      agentVersion: row.agent_version,
       start: row.blocked === null ? null : row.blocked ? 'blocked' : 'started',
     };
   }

@@ -98,6 +98,8 @@ export class ThreadRepository {
       .where('t.org_id = :orgId', { orgId: scope.orgId })
       .andWhere('t.user_id = :userId', { userId: scope.userId })
       .andWhere('t.archived_at IS NULL')
+      // An evaluation's threads are the run's, never an end user's conversations (CONTRACTS §23).
+      .andWhere("t.inception <> 'eval'")
       .orderBy('t.created_at', 'DESC')
       .addOrderBy('t.id', 'DESC')
       .limit(listing.limit);

@@ -90,6 +90,20 @@ describe('A2aTaskTranslation', () => {
     expect(failed.task().artifacts).toEqual([]);
   });
 
+  it('shows a fallback and a guardrail as data parts of working updates', () => {
+    const translation = new A2aTaskTranslation(ids);
+    const parts = [
+      { seq: 1, type: 'model.fallback', step: 1, from: 'openai:a', to: 'openai:b', reason: 'HTTP 429' },
+      { seq: 2, type: 'guardrail.triggered', stage: 'input', kind: 'email', action: 'redacted' },
+    ]
+      .flatMap((line) => translation.next(line as RunEvent))
+      .map((update) => ('statusUpdate' in update ? update.statusUpdate.status.message?.parts : undefined));
+    expect(parts).toEqual([
+      [{ data: { model_fallback: { step: 1, from: 'openai:a', to: 'openai:b', reason: 'HTTP 429' } } }],
+      [{ data: { guardrail: { stage: 'input', kind: 'email', action: 'redacted' } } }],
+    ]);
+  });
+
   it('maps every reply status to its task state', () => {
     expect(
       ['pending', 'running', 'requires_action', 'success', 'error', 'cancelled'].map((status) =>

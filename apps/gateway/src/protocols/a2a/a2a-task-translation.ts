@@ -125,6 +125,11 @@ export class A2aTaskTranslation {
         return [this.activity(line.seq, { approval_decision: pick(line, ['step', 'call_id', 'decision']) })];
       case 'questions':
         return [this.activity(line.seq, { questions: line.questions })];
+      // CONTRACTS §24: another model answered a step, or a guardrail acted; data parts as the tool activity.
+      case 'model.fallback':
+        return [this.activity(line.seq, { model_fallback: pick(line, ['step', 'from', 'to', 'reason']) })];
+      case 'guardrail.triggered':
+        return [this.activity(line.seq, { guardrail: pick(line, ['stage', 'kind', 'action']) })];
       case 'message.completed':
         return this.completed(line.seq, line.message as FinalMessage);
       default:

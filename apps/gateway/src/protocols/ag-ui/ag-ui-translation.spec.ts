@@ -89,4 +89,30 @@ describe('AgUiTranslation', () => {
     });
     expect(failed).toEqual([{ type: 'RUN_ERROR', message: 'boom' }]);
   });
+
+  it('shows a fallback and a guardrail as custom events, and a blocked reply as RUN_ERROR with its code', () => {
+    const translation = new AgUiTranslation('m1', run);
+    const events = [
+      { seq: 1, type: 'model.fallback', step: 1, from: 'openai:a', to: 'openai:b', reason: 'HTTP 429' },
+      { seq: 2, type: 'guardrail.triggered', stage: 'output', kind: 'blocked_term', action: 'blocked' },
+      {
+        seq: 3,
+        type: 'message.completed',
+        message: { status: 'error', content: '', error_code: 'guardrail_blocked' },
+      },
+    ].flatMap((line) => translation.next(line as RunEvent));
+    expect(events).toEqual([
+      {
+        type: 'CUSTOM',
+        name: 'parley.model_fallback',
+        value: { step: 1, from: 'openai:a', to: 'openai:b', reason: 'HTTP 429' },
+      },
+      {
+        type: 'CUSTOM',
+        name: 'parley.guardrail',
+        value: { stage: 'output', kind: 'blocked_term', action: 'blocked' },
+      },
+      { type: 'RUN_ERROR', message: 'guardrail_blocked', code: 'guardrail_blocked' },
+    ]);
+  });
 });

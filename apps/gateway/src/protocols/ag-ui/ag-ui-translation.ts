@@ -89,6 +89,23 @@ export class AgUiTranslation {
         ];
       case 'questions':
         return [{ type: 'CUSTOM', name: 'parley.questions', value: { questions: line.questions } }];
+      // CONTRACTS §24: another model answered a step, or a guardrail acted; custom events as the questions.
+      case 'model.fallback':
+        return [
+          {
+            type: 'CUSTOM',
+            name: 'parley.model_fallback',
+            value: { step: line.step, from: line.from, to: line.to, reason: line.reason },
+          },
+        ];
+      case 'guardrail.triggered':
+        return [
+          {
+            type: 'CUSTOM',
+            name: 'parley.guardrail',
+            value: { stage: line.stage, kind: line.kind, action: line.action },
+          },
+        ];
       case 'message.completed':
         return [...this.closeStep(), this.ending(line.message as FinalMessage)];
       default:

@@ -10,7 +10,6 @@ export const QUEUE = {
   erasure: 'erasure',
 } as const;
 
-export type QueueName = (typeof QUEUE)[keyof typeof QUEUE];
 
 /** One assistant reply to run. The job id is the reply's message id, so enqueueing twice is harmless. */
 export interface AgentRunJob {

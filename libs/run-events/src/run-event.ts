@@ -53,8 +53,6 @@ export type RunEvent =
     }
   | { seq: number; type: 'message.completed'; message: Record<string, unknown> };
 
-export type RunEventType = RunEvent['type'];
-
 /** Where a guardrail looked (CONTRACTS §24): the user's message, or the reply as it streamed. */
 export type GuardrailStage = 'input' | 'output';
 /** What it found: a kind of PII, a blocked term, a flag of the moderation model (or its failure to answer). */

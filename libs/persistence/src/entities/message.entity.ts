@@ -1,8 +1,6 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { MessageRole, MessageStatus, Question } from '@app/contracts';
 
-export const LIVE_STATUSES: readonly MessageStatus[] = ['pending', 'running'];
-
 @Entity('messages')
 export class MessageEntity {
   @PrimaryColumn('uuid')

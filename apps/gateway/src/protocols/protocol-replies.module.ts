@@ -3,6 +3,7 @@ import { ThreadStartModule } from '@app/chat';
 import { QueuesModule } from '@app/queues';
 import { ChatModule } from '../chat/chat.module';
 import { StreamModule } from '../stream/stream.module';
+import { AnswerWaitingCalls } from './answer-waiting-calls';
 import { AskAgent } from './ask-agent.use-case';
 import { CancelReply } from './cancel-reply';
 import { ReplyRunEvents } from './reply-run-events';
@@ -11,11 +12,21 @@ import { VisibleReplies } from './visible-replies';
 
 /**
  * What every protocol of CONTRACTS §18 and §22 is built on: asking an agent through the chat use cases, and reading the
- * reply's run events through the reply stream, the replies a caller may see, where a reply waits for a person.
+ * reply's run events through the reply stream, the replies a caller may see, where a reply waits for a person and
+ * the answers to its calls.
  */
 @Module({
   imports: [ThreadStartModule, ChatModule, StreamModule, QueuesModule],
-  providers: [AskAgent, CancelReply, ReplyRunEvents, ReplyWaits, VisibleReplies],
-  exports: [AskAgent, CancelReply, ReplyRunEvents, ReplyWaits, VisibleReplies, ChatModule, StreamModule],
+  providers: [AnswerWaitingCalls, AskAgent, CancelReply, ReplyRunEvents, ReplyWaits, VisibleReplies],
+  exports: [
+    AnswerWaitingCalls,
+    AskAgent,
+    CancelReply,
+    ReplyRunEvents,
+    ReplyWaits,
+    VisibleReplies,
+    ChatModule,
+    StreamModule,
+  ],
 })
 export class ProtocolRepliesModule {}

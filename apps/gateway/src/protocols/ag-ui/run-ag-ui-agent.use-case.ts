@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { ConflictError, isRowId, NotFoundError } from '@app/contracts';
-import { APPROVAL_EXPIRED, CALL_NOT_WAITING, DecideApproval } from '@app/chat';
+import { isRowId, NotFoundError } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { AiSdkChatRepository, ChatOwner, MessageRepository, ThreadRepository } from '@app/persistence';
 import { endUserOfCaller } from '../../auth/pin-end-user';
+import { AnswerWaitingCalls } from '../answer-waiting-calls';
 import { AskAgent, invalidProtocolInput } from '../ask-agent.use-case';
 import { endingStream, EventStream, ReplyRunEvents, RunEventOrHeartbeat } from '../reply-run-events';
 import { ReplyWaitReader, ReplyWaits } from '../reply-waits';
@@ -29,7 +29,7 @@ export class RunAgUiAgent {
     private readonly threads: ThreadRepository,
     private readonly messages: MessageRepository,
     private readonly askAgent: AskAgent,
-    private readonly decideApproval: DecideApproval,
+    private readonly answerWaitingCalls: AnswerWaitingCalls,
     private readonly runEvents: ReplyRunEvents,
     private readonly waits: ReplyWaits,
   ) {}
@@ -101,25 +101,13 @@ export class RunAgUiAgent {
   ): Promise<{ replyId: string; from: number }> {
     const threadId = await this.threadOf(owner, request.threadId);
     if (!threadId) throw new NotFoundError(AG_UI_THREAD_NOT_FOUND);
-    const live = await this.messages.liveReplies(this.db.manager, threadId);
-    const waiting = live.find((reply) => reply.status === 'requires_action');
-    if (!waiting) throw new ConflictError(CALL_NOT_WAITING);
-    for (const answer of request.resume) {
-      await this.decideApproval
-        .execute(caller, {
-          messageId: waiting.id,
-          body: { call_id: answer.callId, decision: answer.decision, reason: answer.reason },
-          userId: owner.userId,
-        })
-        .catch((error: unknown) => {
-          if (!(error instanceof ConflictError) || error.message === APPROVAL_EXPIRED) throw error;
-        });
-    }
-    const events = (await this.messages.findById(waiting.id))?.events ?? [];
-    const requested = events
-      .filter((line) => line.type === 'approval.requested')
-      .map((line) => Number(line.seq));
-    return { replyId: waiting.id, from: requested.length > 0 ? Math.max(...requested) : -1 };
+    const { replyId, lastRequestSeq } = await this.answerWaitingCalls.execute(
+      caller,
+      owner,
+      threadId,
+      request.resume,
+    );
+    return { replyId, from: lastRequestSeq ?? -1 };
   }
 
   /**

@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { ChatUseCasesModule } from '@app/chat';
 import { QueuesModule } from '@app/queues';
 import { StreamModule } from '../../stream/stream.module';
-import { ReplyWaits } from '../reply-waits';
+import { ProtocolRepliesModule } from '../protocol-replies.module';
 import { AiSdkChatController } from './ai-sdk-chat.controller';
 import { ResumeChatStream } from './use-cases/resume-chat-stream.use-case';
 import { SendChatMessage } from './use-cases/send-chat-message.use-case';
@@ -11,8 +11,8 @@ import { StopChat } from './use-cases/stop-chat.use-case';
 
 /** The AI SDK's chat protocol on top of the chat use cases and the reply stream reader. */
 @Module({
-  imports: [ChatUseCasesModule, QueuesModule, StreamModule],
+  imports: [ProtocolRepliesModule, ChatUseCasesModule, QueuesModule, StreamModule],
   controllers: [AiSdkChatController],
-  providers: [SendChatMessage, ResumeChatStream, StopChat, LoadChatMessages, ReplyWaits],
+  providers: [SendChatMessage, ResumeChatStream, StopChat, LoadChatMessages],
 })
 export class AiSdkModule {}

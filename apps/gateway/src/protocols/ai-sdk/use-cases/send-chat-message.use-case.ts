@@ -3,8 +3,6 @@ import { DataSource } from 'typeorm';
 import {
   AiSdkChatDto,
   APPROVAL_REASON_MAX_CHARS,
-  ApprovalDecision,
-  ConflictError,
   AiSdkUiMessage,
   InvalidInputError,
   isRowId,
@@ -13,15 +11,9 @@ import {
   pydanticIssue,
   valueErrorIssue,
 } from '@app/contracts';
-import {
-  APPROVAL_EXPIRED,
-  CALL_NOT_WAITING,
-  DecideApproval,
-  PostMessage,
-  RegenerateReply,
-  StartThread,
-} from '@app/chat';
+import { PostMessage, RegenerateReply, StartThread } from '@app/chat';
 import { Caller } from '@app/identity';
+import { AnswerWaitingCalls, CallAnswer } from '../../answer-waiting-calls';
 import { AiSdkChatRepository, ChatOwner, MessageRepository, ThreadRepository } from '@app/persistence';
 import { OpenReplyStream } from '../../../stream/use-cases/open-reply-stream.use-case';
 import { CHAT_NOT_FOUND, chatOwner } from '../chat-owner';
@@ -41,7 +33,7 @@ export class SendChatMessage {
     private readonly startThread: StartThread,
     private readonly postMessage: PostMessage,
     private readonly regenerateReply: RegenerateReply,
-    private readonly decideApproval: DecideApproval,
+    private readonly answerWaitingCalls: AnswerWaitingCalls,
     private readonly db: DataSource,
     private readonly messages: MessageRepository,
     private readonly openReplyStream: OpenReplyStream,
@@ -114,35 +106,22 @@ export class SendChatMessage {
     caller: Caller,
     owner: ChatOwner,
     chatId: string,
-    answers: ApprovalAnswer[],
+    answers: CallAnswer[],
   ): Promise<ChatReplyStream> {
     const threadId = await this.chats.findThreadId(owner, chatId);
     if (!threadId) throw new NotFoundError(CHAT_NOT_FOUND);
-    const live = await this.messages.liveReplies(this.db.manager, threadId);
-    const waiting = live.find((reply) => reply.status === 'requires_action');
-    if (!waiting) throw new ConflictError(CALL_NOT_WAITING);
-    for (const answer of answers) {
-      await this.decideApproval
-        .execute(caller, {
-          messageId: waiting.id,
-          body: { call_id: answer.callId, decision: answer.decision, reason: answer.reason },
-          userId: owner.userId,
-        })
-        .catch((error: unknown) => {
-          // A call decided already (the answer sent again) is passed over; a late one is refused as on the route.
-          if (!(error instanceof ConflictError) || error.message === APPROVAL_EXPIRED) throw error;
-        });
-    }
-    const events = (await this.messages.findById(waiting.id))?.events ?? [];
-    const requested = events
-      .filter((line) => line.type === 'approval.requested')
-      .map((line) => Number(line.seq));
+    const { replyId, lastRequestSeq } = await this.answerWaitingCalls.execute(
+      caller,
+      owner,
+      threadId,
+      answers,
+    );
     const lines = await this.openReplyStream.execute(caller, {
-      messageId: waiting.id,
+      messageId: replyId,
       userId: owner.userId,
-      after: requested.length > 0 ? Math.max(...requested) : undefined,
+      after: lastRequestSeq ?? undefined,
     });
-    return { replyId: waiting.id, lines };
+    return { replyId, lines };
   }
 
   /**
@@ -160,14 +139,9 @@ export class SendChatMessage {
 }
 
 /** A decision the client's UI recorded on a tool part (AI SDK 6 `approval-responded`). */
-interface ApprovalAnswer {
-  callId: string;
-  decision: ApprovalDecision;
-  reason: string | null;
-}
 
 /** The answered approvals of the request's last message, when it is an assistant one; else none. */
-function approvalAnswers(messages: AiSdkUiMessage[]): ApprovalAnswer[] {
+function approvalAnswers(messages: AiSdkUiMessage[]): CallAnswer[] {
   const index = messages.length - 1;
   const last = messages[index];
   if (last?.role !== 'assistant' || !Array.isArray(last.parts)) return [];

@@ -180,7 +180,8 @@ describe('messages and tasks', () => {
         ...asAlice,
       }),
     );
-    expect(submitted.status?.state).toBe(TaskState.TASK_STATE_SUBMITTED);
+    // Answered at once, as the task is then: still queued, or already taken by a worker on a fast one.
+    expect([TaskState.TASK_STATE_SUBMITTED, TaskState.TASK_STATE_WORKING]).toContain(submitted.status?.state);
     // Cancelled once it runs: its first chunk is out.
     for await (const event of client.resubscribeTask({ tenant: '', id: submitted.id })) {
       if (event.payload?.$case === 'artifactUpdate') break;

@@ -87,6 +87,7 @@ describe('GET /chat/messages/{message_id}/stream', () => {
       type: 'message.started',
       message_id: replyId,
       thread_id: threadId,
+      agent_version: 1,
     });
     const stored = await api(gateway.url!, org.key).get(`/chat/${threadId}`);
     expect(numbered(lines).at(-1)!.message).toEqual(stored.body.messages[1]);

@@ -26,11 +26,12 @@ export class MessageStartedLine {
   @ApiProperty({
     type: 'integer',
     nullable: true,
+    required: false,
     description:
-      'The agent version the reply runs (CONTRACTS §23): the pinned one, else the latest when the run started; ' +
-      'null for a reply that never ran.',
+      'The agent version the reply runs: the pinned one, else the latest when the run started; null for a reply ' +
+      'that never ran; absent from a line written before agents had versions.',
   })
-  agent_version: number | null;
+  agent_version?: number | null;
 }
 
 export class StepStartedLine {

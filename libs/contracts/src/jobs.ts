@@ -10,7 +10,6 @@ export const QUEUE = {
   erasure: 'erasure',
 } as const;
 
-
 /** One assistant reply to run. The job id is the reply's message id, so enqueueing twice is harmless. */
 export interface AgentRunJob {
   messageId: string;

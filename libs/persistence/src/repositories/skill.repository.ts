@@ -39,24 +39,33 @@ const VISIBLE_SKILLS = preparedStatement({
 export class SkillRepository {
   constructor(private readonly db: DataSource) {}
 
-  /** Writes the shipped platform skills; an operator's display name survives a restart. */
+  /**
+   * Writes the shipped platform skills; an operator's display name survives a restart. A gateway and a worker
+   * starting together write the same rows: one at a time (a transaction-scoped advisory lock), since `ON CONFLICT
+   * (id)` arbitrates only the id, and two first inserts of one skill raced into its unique name instead.
+   */
   async upsertPlatform(definitions: PlatformSkillDefinition[]): Promise<void> {
-    for (const definition of definitions) {
-      await this.db.query(
-        `INSERT INTO skills (id, org_id, source, name, display_name, frontmatter, body, document, active, scope)
+    await this.db.transaction(async (tx) => {
+      await tx.query(`SELECT pg_advisory_xact_lock(hashtext('parley_platform_skills'))`);
+      for (const definition of definitions) await this.upsertPlatformSkill(tx, definition);
+    });
+  }
+
+  private async upsertPlatformSkill(tx: Db, definition: PlatformSkillDefinition): Promise<void> {
+    await tx.query(
+      `INSERT INTO skills (id, org_id, source, name, display_name, frontmatter, body, document, active, scope)
          VALUES ($1, NULL, 'parley', $2, $3, $4, $5, $6, true, NULL)
          ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, frontmatter = EXCLUDED.frontmatter,
            body = EXCLUDED.body, document = EXCLUDED.document`,
-        [
-          definition.id,
-          definition.name,
-          definition.displayName,
-          definition.frontmatter,
-          definition.body,
-          definition.document,
-        ],
-      );
-    }
+      [
+        definition.id,
+        definition.name,
+        definition.displayName,
+        definition.frontmatter,
+        definition.body,
+        definition.document,
+      ],
+    );
   }
 
   async listVisible(scope: Scope): Promise<VisibleSkill[]> {

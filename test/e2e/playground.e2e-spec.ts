@@ -258,9 +258,26 @@ describe('the browser playground', () => {
     // An on-screen keyboard takes half the window: the newest message stays in view.
     await page.setViewportSize({ width: 420, height: 420 });
     await until(async () => (await page.evaluate<number>(LOG_GAP)) <= 1);
-    // Scrolled up by the user, the log stays where the user put it. (Scrolled while words still stream, a scroll
-    // event landing within a few pixels of the end can hand the log back to the stream: not pinned here, as it
-    // depends on timing.)
+    // Scrolled up with a finger while words still stream (a word every 8 ms), the log stays where the finger left
+    // it: the words that follow must not take it back to the end.
+    const streaming = await assistantCount();
+    await send(`/sleep 8\n/say ${'words that keep coming while a finger scrolls up '.repeat(20)}DONE`);
+    await until(async () => (await assistantCount()) > streaming);
+    await lastAssistant().locator('.text', { hasText: 'coming' }).waitFor();
+    const log = (await page.locator('#log').boundingBox())!;
+    const touch = await page.context().newCDPSession(page);
+    await touch.send('Emulation.setTouchEmulationEnabled', { enabled: true, maxTouchPoints: 1 });
+    const x = Math.round(log.x + log.width / 2);
+    const y = Math.round(log.y + log.height / 3);
+    await touch.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [{ x, y }] });
+    for (let moved = 30; moved <= 240; moved += 30)
+      await touch.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: [{ x, y: y + moved }] });
+    await touch.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+    await lastAssistant().locator('.text', { hasText: 'DONE' }).waitFor();
+    expect(await page.evaluate<number>(LOG_GAP)).toBeGreaterThan(100);
+    await touch.send('Emulation.setTouchEmulationEnabled', { enabled: false });
+    await touch.detach();
+    // Scrolled up with the wheel once the reply has ended, the log stays at the top.
     const before = await assistantCount();
     await send('/say one two three four five six seven eight nine ten');
     await until(async () => (await assistantCount()) > before);

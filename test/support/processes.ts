@@ -1,5 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
+import { cpus, loadavg } from 'node:os';
 import { appScript } from './test-environment';
 
 /** A free TCP port on loopback. */
@@ -16,10 +17,18 @@ export function freePort(): Promise<number> {
 }
 
 /**
- * How long a gateway or worker may take to start: 30 s, or TEST_START_TIMEOUT_MS (a slow or busy machine). A
- * process that misses it is killed before the start fails, so no failed start leaves a process behind.
+ * How long a gateway or worker may take to start: 30 s on a machine of 4 idle cores or more, longer in proportion
+ * on fewer or busier cores (60 s on 2 idle ones: two test files start theirs at once), at most 3 minutes; or
+ * TEST_START_TIMEOUT_MS. A process that misses it is killed before the start fails, so no failed start leaves a
+ * process behind.
  */
-const START_TIMEOUT_MS = Number(process.env.TEST_START_TIMEOUT_MS ?? 30000);
+const START_TIMEOUT_MS = Number(process.env.TEST_START_TIMEOUT_MS ?? scaledStartTimeoutMs());
+
+function scaledStartTimeoutMs(): number {
+  const cores = cpus().length;
+  const load = Math.max(4, loadavg()[0] + 2) / cores;
+  return Math.min(180000, Math.round(30000 * Math.max(1, load)));
+}
 
 /** Every app process this test process started and that still runs: killed if the test process exits first. */
 const started = new Set<ChildProcess>();

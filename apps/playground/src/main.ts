@@ -235,26 +235,31 @@ function messageBubble(role: string, fileNames: string[] = []) {
   const node = el('div', { className: `message ${role}` }, tools, text);
   if (fileNames.length > 0)
     node.append(el('div', { className: 'files' }, `attached: ${fileNames.join(', ')}`));
-  const calls = new Map<string, { details: HTMLDetailsElement; outcome: HTMLDivElement }>();
+  const calls = new Map<
+    string,
+    { details: HTMLDetailsElement; summary: HTMLElement; outcome: HTMLDivElement }
+  >();
   const show = (shown: Shown) => {
     text.textContent = shown.text;
     for (const tool of shown.tools) {
       let call = calls.get(tool.id);
       if (!call) {
         const outcome = el('div', { className: 'outcome' });
+        const summary = el('summary');
         const details = el(
           'details',
           { className: 'tool' },
-          el('summary', { textContent: `tool ${tool.name}` }),
+          summary,
           el('pre', { textContent: `arguments: ${JSON.stringify(tool.input, null, 2)}` }),
           outcome,
         );
-        call = { details, outcome };
+        call = { details, summary, outcome };
         calls.set(tool.id, call);
         tools.append(details);
       }
       // A call that waits is shown open: the person deciding sees what it would do.
       if (tool.approval === 'waiting') call.details.open = true;
+      call.summary.replaceChildren(...toolSummary(tool));
       call.outcome.replaceChildren(...toolOutcome(tool, shown.replyId, show));
     }
     // While a call waits, its approve/deny questions are the control above, not buttons that send words.
@@ -270,7 +275,15 @@ function messageBubble(role: string, fileNames: string[] = []) {
   return { node, show };
 }
 
-/** Under a call: the approve/deny control while it waits, then the decision, then its result or error. */
+/** A call's one line, shown even when it is folded: its name and, once decided, the decision. */
+function toolSummary(tool: Shown['tools'][number]): (HTMLElement | string)[] {
+  const line: (HTMLElement | string)[] = [`tool ${tool.name}`];
+  if (tool.approval && tool.approval !== 'waiting')
+    line.push(' ', el('span', { className: `approval ${tool.approval}`, textContent: tool.approval }));
+  return line;
+}
+
+/** Under a call: the approve/deny control while it waits, then its result or error. */
 function toolOutcome(
   tool: Shown['tools'][number],
   replyId: string | undefined,
@@ -291,8 +304,6 @@ function toolOutcome(
       box.append(button);
     }
     shown.push(box);
-  } else if (tool.approval) {
-    shown.push(el('div', { className: `approval ${tool.approval}`, textContent: tool.approval }));
   }
   if (tool.error !== undefined) shown.push(el('pre', { textContent: `error: ${tool.error}` }));
   // A denied call never ran: what the model read instead is not its result.
@@ -385,8 +396,16 @@ const NEAR_END_PX = 24;
 log.addEventListener('scroll', () => {
   following = log.scrollHeight - log.scrollTop - log.clientHeight <= NEAR_END_PX;
 });
-// A wheel turned up says so before its scroll event, which a streamed word could otherwise undo.
+// A wheel turned up, a finger drawn down or a key that scrolls up says so before its scroll event arrives: a word
+// streamed in between would otherwise take the log back to the end, and that event would then read "at the end".
 log.addEventListener('wheel', (event) => event.deltaY < 0 && (following = false), { passive: true });
+let touchY = 0;
+log.addEventListener('touchstart', (event) => (touchY = event.touches[0].clientY), { passive: true });
+log.addEventListener('touchmove', (event) => event.touches[0].clientY > touchY && (following = false), {
+  passive: true,
+});
+const KEYS_UP = new Set(['ArrowUp', 'PageUp', 'Home']);
+log.addEventListener('keydown', (event) => KEYS_UP.has(event.key) && (following = false));
 const toNewest = () => {
   if (following) log.scrollTop = log.scrollHeight;
 };

@@ -1,8 +1,8 @@
 /**
  * The text of record of the rule that decides when a reply runs (README, "How a reply runs"). Each condition is
- * written once, here, and used by the database functions (created from this text by migration 1766100000000,
- * checked against what PostgreSQL holds by test/integration/persistence/run-scheduling-sql.int-spec.ts) and by
- * RunRepository's statements.
+ * written once, here, and used by the database functions (their text as of migration 1766100000000, which keeps
+ * its own copy; checked against what PostgreSQL holds by test/integration/persistence/database-functions.int-spec.ts)
+ * and by RunRepository's statements. A change here needs a migration that copies the new text.
  *
  * The rule:
  * 1. Per-thread order: a reply waits while an earlier reply of its thread is live (pending or running).

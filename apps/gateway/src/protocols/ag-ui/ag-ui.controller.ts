@@ -29,7 +29,7 @@ import { CurrentCaller } from '../../auth/current-caller.decorator';
 import { EndUserTokenAllowed } from '../../auth/end-user-token-allowed.decorator';
 import { RedisAvailableInterceptor } from '../../http/redis-available.interceptor';
 import { SERVICE_TOKEN_SCHEME } from '../../ops/openapi';
-import { StalledStreams } from '../../stream/stalled-streams';
+import { StalledStreams } from '../../reply-stream/stalled-streams';
 import { invalidProtocolInput } from '../ask-agent.use-case';
 import { sequencedServerSentEvents } from '../server-sent-events';
 import { AgUiErrorFilter } from './ag-ui-error.filter';

@@ -27,9 +27,12 @@ const runningRepliesOf = (orgId: string): string =>
 const heldByOrgCap = (reply: string, cap: string): string =>
   `(${cap} > 0 AND ${reply}.status = 'pending' AND ${runningRepliesOf(`${reply}.org_id`)} >= ${cap})`;
 
-/** The thread's ($1) first live reply: the one that runs next. */
-export const NEXT_LIVE_REPLY_SQL = `SELECT id FROM messages WHERE thread_id = $1 AND live AND role = 'assistant'
-  ORDER BY position LIMIT 1`;
+/**
+ * The first live reply of thread `threadId`, but `except` (a reply its own statement ends): the one that runs next.
+ */
+export const nextLiveReplySql = (threadId: string, except?: string): string =>
+  `SELECT id FROM messages WHERE thread_id = ${threadId} AND live AND role = 'assistant'` +
+  `${except ? ` AND id <> ${except}` : ''} ORDER BY position LIMIT 1`;
 
 /**
  * The organization's (`orgId`) oldest pending reply that is first in its thread: the one a slot freed under the

@@ -2,15 +2,12 @@ import { AppProcess } from '../support/processes';
 import { RedisCluster } from '../support/redis-cluster';
 import { ChaosStack, timeUntil } from './support/chaos-stack';
 import { openLoop, readReply, settle, startConversation } from './support/conversations';
+import {
+  FailoverDeployment,
+  startFailoverDeployment,
+  stopFailoverDeployment,
+} from './support/queue-master-failover';
 import { report } from './support/report';
-
-/** The job and sweep timers at their defaults: the failover must be quick without tuning them. */
-const DEFAULT_TIMERS = {
-  JOB_LOCK_MS: undefined,
-  JOB_STALLED_INTERVAL_MS: undefined,
-  RUN_SWEEP_INTERVAL_MS: undefined,
-  RUN_SWEEP_AFTER_MS: undefined,
-};
 
 /**
  * Issue 37 item 1 and 36 item 4: on a Redis Cluster of three masters with a replica each, the master holding the
@@ -20,23 +17,18 @@ const DEFAULT_TIMERS = {
  * line (which master, what it resumed) and prints no stack trace.
  */
 describe('Redis Cluster losing the queue master under load', () => {
+  let deployment: FailoverDeployment;
   let cluster: RedisCluster;
   let stack: ChaosStack;
   let gateway: AppProcess;
 
   beforeAll(async () => {
-    cluster = await RedisCluster.start({ replicas: 1 });
-    stack = await ChaosStack.start({ REDIS_URL: cluster.url, ...DEFAULT_TIMERS });
-    gateway = await stack.startGateway();
-    await stack.startWorker({ WORKER_HEALTH_PORT: '0' });
-    await stack.startWorker({ WORKER_HEALTH_PORT: '0' });
+    deployment = await startFailoverDeployment();
+    ({ cluster, stack, gateway } = deployment);
     // Six Redis servers, a PostgreSQL cluster and three processes: on two busy cores this once took over 120 s.
   }, 180000);
 
-  afterAll(async () => {
-    await stack?.dispose();
-    await cluster?.stop();
-  });
+  afterAll(() => stopFailoverDeployment(deployment));
 
   it('promotes the replica and finishes every live reply within about twice the promotion time', async () => {
     const content = (i: number) => `/tool clock {}\n/sleep 200\n/say reply ${i} across the failover`;

@@ -1,14 +1,16 @@
-import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { Task, TaskState } from '@a2a-js/sdk';
 import { Client } from '@a2a-js/sdk/client';
 import { TaskNotCancelableError, TaskNotFoundError } from '@a2a-js/sdk/errors';
 import { createAgent, createOrg, OrgFixture } from '../factories/admin';
 import { api } from '../support/http';
-import { AppProcess, startGateway, startWorker } from '../support/processes';
-import { createTestEnvironment, TestEnvironment } from '../support/test-environment';
+import { AppProcess } from '../support/processes';
+import {
+  guideSnippet,
+  ProtocolWorld,
+  runSnippet,
+  startProtocolWorld,
+  stopProtocolWorld,
+} from './protocols.support';
 import {
   a2aClient,
   artifactText,
@@ -24,9 +26,8 @@ import {
  * the builtin model: the Agent Card, blocking and streamed messages, follow-ups in a context, tool activity as
  * data parts, an approval answered in the task, cancel, other organizations and end users kept out.
  */
-let environment: TestEnvironment;
+let world: ProtocolWorld;
 let gateway: AppProcess;
-let worker: AppProcess;
 let org: OrgFixture;
 let agentId: string;
 let carefulAgentId: string;
@@ -34,40 +35,14 @@ let service: ReturnType<typeof api>;
 let client: Client;
 
 beforeAll(async () => {
-  environment = await createTestEnvironment();
-  [gateway, worker] = await Promise.all([
-    startGateway(environment.env),
-    startWorker(environment.env, { WORKER_HEALTH_PORT: '0' }),
-  ]);
-  org = await createOrg(environment.env);
-  agentId = (await createAgent(environment.env, org.org)).id;
-  service = api(gateway.url!, org.key);
-  const careful = await service.post('/agents', { name: 'Careful', approval_required: ['clock'] });
-  carefulAgentId = careful.body.id as string;
+  world = await startProtocolWorld();
+  ({ gateway, org, agentId, carefulAgentId, service } = world);
   client = await a2aClient(gateway.url!, agentId, org.key);
 }, 120000);
 
-afterAll(async () => {
-  await Promise.all([gateway?.stop(), worker?.stop()]);
-  await environment?.dispose();
-});
+afterAll(() => stopProtocolWorld(world));
 
 const asAlice = { metadata: { user_id: 'alice' } };
-
-/** The guide's ```js example under that heading, pointed at this gateway. */
-function guideSnippet(heading: string): string {
-  const guide = readFileSync(join(__dirname, '..', '..', 'docs', 'guide.md'), 'utf8');
-  const section = guide.slice(guide.indexOf(heading));
-  return /```js\n([\s\S]*?)^```$/m.exec(section)![1].replaceAll('http://127.0.0.1:3000', gateway.url!);
-}
-
-async function runSnippet(snippet: string, env: Record<string, string>): Promise<string[]> {
-  const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', snippet], {
-    cwd: join(__dirname, '..', '..'),
-    env: { PATH: process.env.PATH, ...env },
-  });
-  return stdout.trim().split('\n');
-}
 
 function asTask(result: unknown): Task {
   expect(result).toHaveProperty('status');
@@ -258,11 +233,11 @@ describe('approvals (CONTRACTS §19)', () => {
 describe('organizations and end users', () => {
   it("refuses another organization's agent and task", async () => {
     const mine = await send(client, '/say mine');
-    const other = await createOrg(environment.env);
+    const other = await createOrg(world.environment.env);
     // Their key reads no card of our agent...
     await expect(a2aClient(gateway.url!, agentId, other.key)).rejects.toThrow(/Agent Card/);
     // ...nor our task, through an agent of their own...
-    const theirAgent = (await createAgent(environment.env, other.org)).id;
+    const theirAgent = (await createAgent(world.environment.env, other.org)).id;
     const stranger = await a2aClient(gateway.url!, theirAgent, other.key);
     await expect(
       stranger.getTask({ tenant: '', id: mine.id, historyLength: undefined }),
@@ -307,7 +282,7 @@ describe('organizations and end users', () => {
 
 describe('the guide', () => {
   it('runs the A2A example as written, against this gateway', async () => {
-    const lines = await runSnippet(guideSnippet('### Other agents: A2A'), {
+    const lines = await runSnippet(guideSnippet('### Other agents: A2A', gateway.url!), {
       PARLEY_KEY: org.key,
       PARLEY_AGENT: agentId,
     });

@@ -1,13 +1,15 @@
-import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { randomUUID } from 'node:crypto';
 import { AgentSubscriber, BaseEvent, EventType, HttpAgent, Interrupt } from '@ag-ui/client';
-import { createAgent, createOrg, OrgFixture } from '../factories/admin';
+import { createOrg, OrgFixture } from '../factories/admin';
 import { api } from '../support/http';
-import { AppProcess, startGateway, startWorker } from '../support/processes';
-import { createTestEnvironment, TestEnvironment } from '../support/test-environment';
+import { AppProcess } from '../support/processes';
+import {
+  guideSnippet,
+  ProtocolWorld,
+  runSnippet,
+  startProtocolWorld,
+  stopProtocolWorld,
+} from './protocols.support';
 
 /**
  * AG-UI 1.0 (CONTRACTS §22) driven by the official @ag-ui/client HttpAgent against a real gateway and worker
@@ -15,46 +17,19 @@ import { createTestEnvironment, TestEnvironment } from '../support/test-environm
  * thread, tool calls, an approval as an interrupt answered by the next run's resume, cancel, other organizations
  * and end users kept out.
  */
-let environment: TestEnvironment;
+let world: ProtocolWorld;
 let gateway: AppProcess;
-let worker: AppProcess;
 let org: OrgFixture;
 let agentId: string;
 let carefulAgentId: string;
 let service: ReturnType<typeof api>;
 
 beforeAll(async () => {
-  environment = await createTestEnvironment();
-  [gateway, worker] = await Promise.all([
-    startGateway(environment.env),
-    startWorker(environment.env, { WORKER_HEALTH_PORT: '0' }),
-  ]);
-  org = await createOrg(environment.env);
-  agentId = (await createAgent(environment.env, org.org)).id;
-  service = api(gateway.url!, org.key);
-  const careful = await service.post('/agents', { name: 'Careful', approval_required: ['clock'] });
-  carefulAgentId = careful.body.id as string;
+  world = await startProtocolWorld();
+  ({ gateway, org, agentId, carefulAgentId, service } = world);
 }, 120000);
 
-afterAll(async () => {
-  await Promise.all([gateway?.stop(), worker?.stop()]);
-  await environment?.dispose();
-});
-
-/** The guide's ```js example under that heading, pointed at this gateway. */
-function guideSnippet(heading: string): string {
-  const guide = readFileSync(join(__dirname, '..', '..', 'docs', 'guide.md'), 'utf8');
-  const section = guide.slice(guide.indexOf(heading));
-  return /```js\n([\s\S]*?)^```$/m.exec(section)![1].replaceAll('http://127.0.0.1:3000', gateway.url!);
-}
-
-async function runSnippet(snippet: string, env: Record<string, string>): Promise<string[]> {
-  const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', snippet], {
-    cwd: join(__dirname, '..', '..'),
-    env: { PATH: process.env.PATH, ...env },
-  });
-  return stdout.trim().split('\n');
-}
+afterAll(() => stopProtocolWorld(world));
 
 const httpAgent = (credential: string, agent = agentId) =>
   new HttpAgent({
@@ -260,7 +235,7 @@ describe('organizations and end users', () => {
   afterEach(() => jest.restoreAllMocks());
 
   it("refuses another organization's agent, in AG-UI's error form", async () => {
-    const other = await createOrg(environment.env);
+    const other = await createOrg(world.environment.env);
     const agent = httpAgent(other.key);
     agent.addMessage({ id: randomUUID(), role: 'user', content: 'hi' });
     const error = (await agent
@@ -308,7 +283,7 @@ describe('organizations and end users', () => {
 describe('the guide', () => {
   it('runs the AG-UI example as written, with an end-user token', async () => {
     const minted = await service.post('/end-user-tokens', { user_id: 'frank' });
-    const lines = await runSnippet(guideSnippet('### Front ends: AG-UI'), {
+    const lines = await runSnippet(guideSnippet('### Front ends: AG-UI', gateway.url!), {
       PARLEY_TOKEN: minted.body.token as string,
       PARLEY_AGENT: agentId,
     });

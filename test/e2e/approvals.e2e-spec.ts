@@ -1,10 +1,9 @@
-import { createServer, Server } from 'node:http';
-import { AddressInfo } from 'node:net';
 import { createOrg, OrgFixture } from '../factories/admin';
 import { FakeOpenAI } from '../support/fake-openai';
 import { api } from '../support/http';
 import { AppProcess, startGateway, startWorker } from '../support/processes';
 import { createTestEnvironment, queryDatabase, TestEnvironment } from '../support/test-environment';
+import { WebhookReceiver } from '../support/webhook-receiver';
 import { MemoryChat, toolParts } from './ai-sdk-chat.support';
 import { Line, numbered, OpenStream, until } from './stream.support';
 
@@ -22,15 +21,11 @@ let worker: AppProcess;
 let org: OrgFixture;
 const openai = new FakeOpenAI(OPENAI_KEY);
 /** The webhook payloads the organization's endpoint received. */
-const delivered: { type: string; data: { id: string; status: string; questions: unknown } }[] = [];
-const receiver: Server = createServer((request, response) => {
-  const chunks: Buffer[] = [];
-  request.on('data', (chunk: Buffer) => chunks.push(chunk));
-  request.on('end', () => {
-    delivered.push(JSON.parse(Buffer.concat(chunks).toString('utf8')));
-    response.end();
-  });
-});
+const receiver = new WebhookReceiver<{
+  type: string;
+  data: { id: string; status: string; questions: unknown };
+}>();
+const delivered = receiver.delivered;
 
 beforeAll(async () => {
   [environment] = await Promise.all([
@@ -40,7 +35,7 @@ beforeAll(async () => {
       WEBHOOK_SWEEP_INTERVAL_MS: '200',
     }),
     openai.start(),
-    new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve)),
+    receiver.listen(),
   ]);
   [gateway, worker] = await Promise.all([
     startGateway(environment.env),
@@ -116,9 +111,8 @@ describe('approvals', () => {
 
   it('waits for a person with no slot held, then runs the approved tool once', async () => {
     const agentId = await createAgent({ approval_required: ['clock'] });
-    const { port } = receiver.address() as AddressInfo;
     const hook = await client().post('/webhooks', {
-      url: `http://127.0.0.1:${port}/hook`,
+      url: receiver.url,
       events: ['message.requires_action'],
     });
     expect(hook.status).toBe(200);

@@ -1,7 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
-import { createServer, Server } from 'node:http';
-import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
@@ -14,6 +12,7 @@ import { api } from '../support/http';
 import { AppProcess, startGateway, startWorker } from '../support/processes';
 import { columnsContaining } from '../support/schema-search';
 import { createTestEnvironment, queryDatabase, TestEnvironment } from '../support/test-environment';
+import { WebhookReceiver } from '../support/webhook-receiver';
 
 /**
  * Erasure leaves nothing and removes only that person (CONTRACTS §20, §21), on real processes: rows are found by
@@ -32,15 +31,8 @@ let agentId: string;
 let carefulAgentId: string;
 let redis: Redis;
 const drive = new FakeGoogleDrive();
-const delivered: { type: string; data: Record<string, unknown> }[] = [];
-const receiver: Server = createServer((request, response) => {
-  const chunks: Buffer[] = [];
-  request.on('data', (chunk: Buffer) => chunks.push(chunk));
-  request.on('end', () => {
-    delivered.push(JSON.parse(Buffer.concat(chunks).toString('utf8')));
-    response.end('ok');
-  });
-});
+const receiver = new WebhookReceiver();
+const delivered = receiver.delivered;
 
 const suffix = randomBytes(4).toString('hex');
 const HOOKED_EVENTS = [
@@ -67,22 +59,17 @@ beforeAll(async () => {
   [gateway, worker] = await Promise.all([
     startGateway(environment.env),
     startWorker(environment.env, { WEBHOOK_SWEEP_INTERVAL_MS: '200' }),
-    new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve)),
+    receiver.listen(),
   ]);
   redis = new Redis(environment.env.REDIS_URL!);
   org = await createOrg(environment.env);
   agentId = (await client().post('/agents', { name: 'Plain' })).body.id as string;
   carefulAgentId = (await client().post('/agents', { name: 'Careful', approval_required: ['clock'] })).body
     .id as string;
-  const { port } = receiver.address() as AddressInfo;
-  expect(
-    (await client().post('/webhooks', { url: `http://127.0.0.1:${port}/hook`, events: HOOKED_EVENTS }))
-      .status,
-  ).toBe(200);
+  expect((await client().post('/webhooks', { url: receiver.url, events: HOOKED_EVENTS })).status).toBe(200);
 }, 120000);
 
 afterAll(async () => {
-  receiver.closeAllConnections();
   receiver.close();
   redis?.disconnect();
   await Promise.all([gateway?.stop(), worker?.stop()]);

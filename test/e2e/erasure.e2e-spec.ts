@@ -1,7 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
-import { createServer, Server } from 'node:http';
-import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
@@ -14,6 +12,7 @@ import { api } from '../support/http';
 import { AppProcess, startGateway, startWorker } from '../support/processes';
 import { columnsContaining } from '../support/schema-search';
 import { createTestEnvironment, queryDatabase, TestEnvironment } from '../support/test-environment';
+import { WebhookReceiver } from '../support/webhook-receiver';
 
 /**
  * Erasure, export and retention on real processes (CONTRACTS §20): an end user with threads, a tool reply, a live
@@ -30,15 +29,8 @@ let org: OrgFixture;
 let agentId: string;
 let redis: Redis;
 const drive = new FakeGoogleDrive();
-const events: { type: string; data: Record<string, unknown> }[] = [];
-const receiver: Server = createServer((request, response) => {
-  const chunks: Buffer[] = [];
-  request.on('data', (chunk: Buffer) => chunks.push(chunk));
-  request.on('end', () => {
-    events.push(JSON.parse(Buffer.concat(chunks).toString('utf8')));
-    response.end('ok');
-  });
-});
+const receiver = new WebhookReceiver();
+const events = receiver.delivered;
 
 const suffix = randomBytes(4).toString('hex');
 const ERASED = `erased-user-${suffix}`;
@@ -58,20 +50,15 @@ beforeAll(async () => {
   [gateway, worker] = await Promise.all([
     startGateway(environment.env),
     startWorker(environment.env, { WEBHOOK_SWEEP_INTERVAL_MS: '200', SOURCE_SYNC_INTERVAL_SECONDS: '60' }),
-    new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve)),
+    receiver.listen(),
   ]);
   redis = new Redis(environment.env.REDIS_URL!);
   org = await createOrg(environment.env);
   agentId = (await client().post('/agents', { name: 'Keeper' })).body.id as string;
-  const port = (receiver.address() as AddressInfo).port;
-  expect(
-    (await client().post('/webhooks', { url: `http://127.0.0.1:${port}/hook`, events: ['user.erased'] }))
-      .status,
-  ).toBe(200);
+  expect((await client().post('/webhooks', { url: receiver.url, events: ['user.erased'] })).status).toBe(200);
 }, 120000);
 
 afterAll(async () => {
-  receiver.closeAllConnections();
   receiver.close();
   redis?.disconnect();
   await Promise.all([gateway?.stop(), worker?.stop()]);

@@ -1,9 +1,8 @@
-import { createServer, Server } from 'node:http';
-import { AddressInfo } from 'node:net';
 import { createOrg, OrgFixture } from '../factories/admin';
 import { api } from '../support/http';
 import { AppProcess, startGateway, startWorker } from '../support/processes';
 import { createTestEnvironment, TestEnvironment } from '../support/test-environment';
+import { WebhookReceiver } from '../support/webhook-receiver';
 
 /**
  * Feedback on replies on real processes (CONTRACTS §20): one rating per reply, replaced by a later one, scoped to
@@ -15,29 +14,21 @@ let gateway: AppProcess;
 let worker: AppProcess;
 let org: OrgFixture;
 let agentId: string;
-const events: { type: string; data: Record<string, unknown> }[] = [];
-const receiver: Server = createServer((request, response) => {
-  const chunks: Buffer[] = [];
-  request.on('data', (chunk: Buffer) => chunks.push(chunk));
-  request.on('end', () => {
-    events.push(JSON.parse(Buffer.concat(chunks).toString('utf8')));
-    response.end('ok');
-  });
-});
+const receiver = new WebhookReceiver();
+const events = receiver.delivered;
 
 beforeAll(async () => {
   environment = await createTestEnvironment({ WEBHOOK_ALLOW_PRIVATE: 'true' });
   [gateway, worker] = await Promise.all([
     startGateway(environment.env),
     startWorker(environment.env, { WEBHOOK_SWEEP_INTERVAL_MS: '200' }),
-    new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve)),
+    receiver.listen(),
   ]);
   org = await createOrg(environment.env);
   agentId = (await client().post('/agents', { name: 'Rated' })).body.id as string;
 });
 
 afterAll(async () => {
-  receiver.closeAllConnections();
   receiver.close();
   await Promise.all([gateway?.stop(), worker?.stop()]);
   await environment?.dispose();
@@ -58,9 +49,8 @@ const feedbackOf = (replyId: string, body: Record<string, unknown>, headers?: Re
   api(gateway.url!, headers ? undefined : org.key).put(`/chat/messages/${replyId}/feedback`, body, headers);
 
 it('keeps one rating per reply, its end user only, and tells webhooks', async () => {
-  const port = (receiver.address() as AddressInfo).port;
   const hook = await client().post('/webhooks', {
-    url: `http://127.0.0.1:${port}/hook`,
+    url: receiver.url,
     events: ['message.feedback'],
   });
   expect(hook.status).toBe(200);

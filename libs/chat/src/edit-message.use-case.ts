@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { Settings } from '@app/config';
+import { maxStepsOf, Settings } from '@app/config';
 import {
   EditMessageDto,
   InvalidInputError,
@@ -95,7 +95,7 @@ export class EditMessage {
         thread,
         exchangeOf(body.message, {
           agentId: agent.id,
-          maxSteps: options.max_steps ?? this.settings.defaultMaxSteps,
+          maxSteps: maxStepsOf(this.settings, options.max_steps),
         }),
         edited.parentId,
       );

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { Settings } from '@app/config';
+import { maxStepsOf, Settings } from '@app/config';
 import {
   InvalidInputError,
   MessageResponse,
@@ -97,7 +97,7 @@ export class PostMessage {
         thread,
         exchangeOf(message, {
           agentId: agent.id,
-          maxSteps: options.max_steps ?? this.settings.defaultMaxSteps,
+          maxSteps: maxStepsOf(this.settings, options.max_steps),
           agentVersion,
           metadata: input.replyMetadata,
         }),

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { Settings } from '@app/config';
+import { maxStepsOf, Settings } from '@app/config';
 import {
   InvalidInputError,
   MessageResponse,
@@ -85,7 +85,7 @@ export class RegenerateReply {
       );
       const reply = await this.messages.addReply(tx, thread, question, {
         agentId: agent.id,
-        maxSteps: options.max_steps ?? this.settings.defaultMaxSteps,
+        maxSteps: maxStepsOf(this.settings, options.max_steps),
       });
       const response = toMessageResponse(reply, agent);
       if (idempotency)

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { Settings } from '@app/config';
+import { maxStepsOf, Settings } from '@app/config';
 import { isRowId, NotFoundError, StartChatDto, ThreadResponse, toThreadResponse } from '@app/contracts';
 import { Caller, mayUseAgent, requireMemoryNamespaceAllowed } from '@app/identity';
 import {
@@ -84,7 +84,7 @@ export class StartThread {
     });
     const exchange = exchangeOf(message, {
       agentId: agent.id,
-      maxSteps: input.options.max_steps ?? this.settings.defaultMaxSteps,
+      maxSteps: maxStepsOf(this.settings, input.options.max_steps),
       agentVersion,
       metadata: replyMetadata,
     });

@@ -1,2 +1,3 @@
 export * from './settings';
+export { maxStepsOf } from './settings/run.settings';
 export * from './settings.module';

@@ -5,12 +5,22 @@ import { ENV, loadDotEnv, loadSettings, InvalidSettingsError } from './settings'
 import { ConnectionSettings } from './settings/connections.settings';
 import { GatewaySettings } from './settings/gateway.settings';
 import { ModelSettings } from './settings/models.settings';
-import { RunSettings } from './settings/run.settings';
+import { maxStepsOf, RunSettings } from './settings/run.settings';
 import { ServiceSettings } from './settings/service.settings';
 import { SourceSettings } from './settings/sources.settings';
 import { StorageSettings } from './settings/storage.settings';
 import { ToolSettings } from './settings/tools.settings';
 import { WebhookSettings } from './settings/webhooks.settings';
+
+describe('maxStepsOf', () => {
+  it("keeps the request's cap and falls back to DEFAULT_MAX_STEPS only when none was asked", () => {
+    const settings = loadSettings({ DEFAULT_MAX_STEPS: '9' });
+    expect(maxStepsOf(settings, 3)).toBe(3);
+    expect(maxStepsOf(settings, undefined)).toBe(9);
+    expect(maxStepsOf(settings, null)).toBe(9);
+    expect(maxStepsOf(settings)).toBe(9);
+  });
+});
 
 describe('loadSettings', () => {
   it('gives working defaults with an empty environment', () => {

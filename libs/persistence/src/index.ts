@@ -44,3 +44,5 @@ export * from './audit/end-user-hash';
 export * from './audit/record-audit';
 export * from './audit/audit-event.repository';
 export * from './repositories/erasure.repository';
+export * from './repositories/user-export.repository';
+export * from './repositories/retention.repository';

@@ -11,6 +11,8 @@ import { UserBudgetRepository } from './repositories/user-budget.repository';
 import { FeedbackRepository } from './repositories/feedback.repository';
 import { AuditEventRepository } from './audit/audit-event.repository';
 import { ErasureRepository } from './repositories/erasure.repository';
+import { RetentionRepository } from './repositories/retention.repository';
+import { UserExportRepository } from './repositories/user-export.repository';
 import { ApiKeyRepository } from './repositories/api-key.repository';
 import { ConversationFileRepository } from './repositories/conversation-file.repository';
 import { IdempotencyKeyRepository } from './repositories/idempotency-key.repository';
@@ -55,6 +57,8 @@ const REPOSITORIES = [
   FeedbackRepository,
   AuditEventRepository,
   ErasureRepository,
+  UserExportRepository,
+  RetentionRepository,
   EvalRepository,
 ];
 

@@ -11,8 +11,8 @@ import {
   SharedSubscriber,
   streamEntryId,
 } from '@app/run-events';
-import { jsonlBody } from '../../../apps/gateway/src/stream/jsonl-body';
-import { StalledStreams } from '../../../apps/gateway/src/stream/stalled-streams';
+import { jsonlBody } from '../../../apps/gateway/src/reply-stream/jsonl-body';
+import { StalledStreams } from '../../../apps/gateway/src/reply-stream/stalled-streams';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const prefix = `parley_int_jsonl_${randomBytes(4).toString('hex')}`;

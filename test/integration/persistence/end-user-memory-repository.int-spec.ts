@@ -6,6 +6,7 @@ import {
   EndUserMemoryNamespaceRepository,
   ErasureRepository,
   MemoryFileRepository,
+  UserExportRepository,
 } from '@app/persistence';
 import { createTestEnvironment, TestEnvironment } from '../../support/test-environment';
 
@@ -19,6 +20,7 @@ describe('memory files of an end user', () => {
   let files: MemoryFileRepository;
   let grants: EndUserMemoryNamespaceRepository;
   let erasure: ErasureRepository;
+  let exports: UserExportRepository;
   const orgId = randomUUID();
   const otherOrgId = randomUUID();
   const alice = { orgId, userId: 'alice' };
@@ -27,7 +29,7 @@ describe('memory files of an end user', () => {
     files.create({ orgId: org }, { namespace, path, content: path, purpose: 'p', writtenByUserId });
 
   const paths = async () =>
-    (await erasure.exportMemoryFiles(orgId, 'alice', null, 100))
+    (await exports.exportMemoryFiles(orgId, 'alice', null, 100))
       .map((file) => `${file.namespace}/${file.path}`)
       .sort();
   const granted = async (userId: string): Promise<string[]> =>
@@ -46,6 +48,7 @@ describe('memory files of an end user', () => {
     files = new MemoryFileRepository(db);
     grants = new EndUserMemoryNamespaceRepository(db);
     erasure = new ErasureRepository(db);
+    exports = new UserExportRepository(db);
     for (const id of [orgId, otherOrgId]) {
       await db.query(`INSERT INTO organizations (id, name) VALUES ($1, $2)`, [id, `org-${id}`]);
     }

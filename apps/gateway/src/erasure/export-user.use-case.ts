@@ -8,7 +8,7 @@ import {
 } from '@app/contracts';
 import { FileAttachments } from '@app/files';
 import { Caller } from '@app/identity';
-import { ErasureRepository, FeedbackRepository, UserBudgetRepository } from '@app/persistence';
+import { FeedbackRepository, UserBudgetRepository, UserExportRepository } from '@app/persistence';
 import { toUserBudgetResponse } from '../budgets/user-budgets.use-case';
 import { toFeedbackResponse } from '../feedback/feedback.use-cases';
 
@@ -30,7 +30,7 @@ export interface ExportLine {
 @Injectable()
 export class ExportUser {
   constructor(
-    private readonly data: ErasureRepository,
+    private readonly data: UserExportRepository,
     private readonly attachments: FileAttachments,
     private readonly feedback: FeedbackRepository,
     private readonly budgets: UserBudgetRepository,

@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { ThreadStartModule } from '@app/chat';
 import { QueuesModule } from '@app/queues';
 import { ChatModule } from '../chat/chat.module';
-import { StreamModule } from '../stream/stream.module';
+import { ReplyStreamModule } from '../reply-stream/reply-stream.module';
 import { AnswerWaitingCalls } from './answer-waiting-calls';
 import { AskAgent } from './ask-agent.use-case';
 import { CancelReply } from './cancel-reply';
@@ -16,7 +16,7 @@ import { VisibleReplies } from './visible-replies';
  * the answers to its calls.
  */
 @Module({
-  imports: [ThreadStartModule, ChatModule, StreamModule, QueuesModule],
+  imports: [ThreadStartModule, ChatModule, ReplyStreamModule, QueuesModule],
   providers: [AnswerWaitingCalls, AskAgent, CancelReply, ReplyRunEvents, ReplyWaits, VisibleReplies],
   exports: [
     AnswerWaitingCalls,
@@ -26,7 +26,7 @@ import { VisibleReplies } from './visible-replies';
     ReplyWaits,
     VisibleReplies,
     ChatModule,
-    StreamModule,
+    ReplyStreamModule,
   ],
 })
 export class ProtocolRepliesModule {}

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Caller } from '@app/identity';
 import { ReplyStream, RunEvent } from '@app/run-events';
-import { OpenReplyStream } from '../stream/use-cases/open-reply-stream.use-case';
+import { OpenReplyStream } from '../reply-stream/open-reply-stream.use-case';
 
 /** A reply's run-event lines, or null where the stream wrote a heartbeat (nothing happened for a while). */
 export type RunEventOrHeartbeat = RunEvent | null;

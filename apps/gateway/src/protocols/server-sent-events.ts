@@ -1,6 +1,6 @@
 import { StreamableFile } from '@nestjs/common';
 import { FastifyReply } from 'fastify';
-import { jsonlBody, JsonlBodyLimits } from '../stream/jsonl-body';
+import { jsonlBody, JsonlBodyLimits } from '../reply-stream/jsonl-body';
 import { EventStream, mappedStream } from './reply-run-events';
 
 /** An event of a protocol's stream: its SSE `event:` name is its `type`. Null is a heartbeat. */

@@ -6,11 +6,11 @@ import { Caller } from '@app/identity';
 import { CurrentCaller } from '../auth/current-caller.decorator';
 import { EndUserTokenAllowed } from '../auth/end-user-token-allowed.decorator';
 import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
-import { jsonlBody } from './jsonl-body';
-import { StalledStreams } from './stalled-streams';
+import { jsonlBody } from '../reply-stream/jsonl-body';
+import { StalledStreams } from '../reply-stream/stalled-streams';
 import { STREAM_LINE_SCHEMA, StreamLineModels } from './stream-lines';
 import { StreamParams, StreamQuery } from './stream.dto';
-import { OpenReplyStream } from './use-cases/open-reply-stream.use-case';
+import { OpenReplyStream } from '../reply-stream/open-reply-stream.use-case';
 
 /** The reply stream (CONTRACTS §5): replay from the start or after `after`, then follow live. */
 @ApiTags('chat')

@@ -1,7 +1,7 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { ModelProvider } from '@app/agent';
-import { Settings } from '@app/config';
+import { maxStepsOf, Settings } from '@app/config';
 import { enqueueStoredReply, exchangeOf } from '@app/chat';
 import { HumanMessageDto } from '@app/contracts';
 import { JUDGE_INSTRUCTIONS, judgePrompt, scoreReply, verdictOf } from '@app/evals';
@@ -121,7 +121,7 @@ export class EvalRunner implements OnApplicationBootstrap, OnApplicationShutdown
         thread,
         exchangeOf(item.input as unknown as HumanMessageDto, {
           agentId: agent.id,
-          maxSteps: this.settings.defaultMaxSteps,
+          maxSteps: maxStepsOf(this.settings),
           agentVersion: run.agentVersion,
         }),
         tx,

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { ErasureCounts, ErasureRepository } from '@app/persistence';
+import { ErasureCounts, ErasureRepository, RetentionRepository } from '@app/persistence';
 import { addUp, EraseThreads } from './erase-threads';
 import { StopReplies } from './stop-replies';
 
@@ -17,6 +17,7 @@ export class ApplyRetention {
   private readonly logger = new Logger(ApplyRetention.name);
 
   constructor(
+    private readonly retention: RetentionRepository,
     private readonly erasures: ErasureRepository,
     private readonly eraseThreads: EraseThreads,
     private readonly stopReplies: StopReplies,
@@ -25,9 +26,9 @@ export class ApplyRetention {
   async execute(): Promise<ErasureCounts> {
     const startedAt = new Date();
     const total: ErasureCounts = {};
-    for (const { orgId, before } of await this.erasures.retentionCutoffs()) {
+    for (const { orgId, before } of await this.retention.retentionCutoffs()) {
       for (;;) {
-        const live = await this.erasures.staleLiveThreadIds(orgId, before, THREAD_BATCH);
+        const live = await this.retention.staleLiveThreadIds(orgId, before, THREAD_BATCH);
         if (live.length === 0) break;
         await this.stopReplies.cancel(orgId, live);
         this.logger.log({ orgId, threads: live.length }, 'retention stopped the live replies of old threads');
@@ -36,7 +37,7 @@ export class ApplyRetention {
       }
       const counts: ErasureCounts = {};
       for (;;) {
-        const threadIds = await this.erasures.staleThreadIds(orgId, before, startedAt, THREAD_BATCH);
+        const threadIds = await this.retention.staleThreadIds(orgId, before, startedAt, THREAD_BATCH);
         if (threadIds.length === 0) break;
         for (const threadId of threadIds)
           addUp(counts, await this.eraseThreads.execute(orgId, [threadId], null));

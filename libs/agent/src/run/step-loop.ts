@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
-import { Settings } from '@app/config';
+import { maxStepsOf, Settings } from '@app/config';
 import {
   GateQuery,
   RunGate,
@@ -64,7 +64,7 @@ export class StepLoop {
 
   async run(run: ReplyRun): Promise<LoopOutcome> {
     const { reply, thread, agent, state, signal } = run;
-    const maxSteps = reply.maxSteps ?? this.settings.defaultMaxSteps;
+    const maxSteps = maxStepsOf(this.settings, reply.maxSteps);
     const scope: RunScope = {
       orgId: reply.orgId,
       userId: thread.userId,

@@ -2,6 +2,15 @@ import { Transform } from 'class-transformer';
 import { IsInt, Max, Min } from 'class-validator';
 import { toInt } from '../setting-problems';
 
+/**
+ * The cap on a reply's tool rounds (spec 4.2): the one its request asked for, else the server default. Every
+ * reply is stored with its cap, so a later change of the default leaves the replies already asked alone.
+ */
+export const maxStepsOf = (
+  settings: Pick<RunSettings, 'defaultMaxSteps'>,
+  requested?: number | null,
+): number => requested ?? settings.defaultMaxSteps;
+
 /** Chat and agent runs: steps, concurrency, job locks, sweeps, reply streams, context. */
 export class RunSettings {
   /** Server default for options.max_steps (spec 4.2). */

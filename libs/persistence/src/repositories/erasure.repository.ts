@@ -1,16 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, IsNull, MoreThan } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { AuditActor } from '@app/contracts';
-import {
-  AgentEntity,
-  ConnectionEntity,
-  ConversationFileEntity,
-  MemoryFileEntity,
-  MessageEntity,
-  newId,
-  RoutineEntity,
-  ThreadEntity,
-} from '../entities';
+import { newId, ThreadEntity } from '../entities';
 import { endUserHash } from '../audit/end-user-hash';
 import { Db } from './scope';
 import { END_USER_MEMORY_FILES_SQL } from './memory-file.repository';
@@ -147,7 +138,7 @@ export class ErasureRepository {
     return rows[0] ? toErasure(rows[0]) : null;
   }
 
-  // ---- threads (an end user's, or retention's) ----
+  // ---- threads (an end user's; retention finds its own in RetentionRepository) ----
 
   /** The end user's threads with a live reply (pending, running or waiting for a person). */
   async liveThreadIds(orgId: string, userId: string): Promise<string[]> {
@@ -156,20 +147,6 @@ export class ErasureRepository {
        WHERE t.org_id = $1 AND t.user_id = $2
          AND EXISTS (SELECT 1 FROM messages m WHERE m.thread_id = t.id AND m.live)`,
       [orgId, userId],
-    );
-    return rows.map((row) => row.id);
-  }
-
-  /** Threads of the organization whose newest message is older than `before` and that still have a live reply. */
-  async staleLiveThreadIds(orgId: string, before: Date, limit: number): Promise<string[]> {
-    const rows: { id: string }[] = await this.db.query(
-      `SELECT t.id FROM threads t
-       LEFT JOIN LATERAL (SELECT m.created_at FROM messages m WHERE m.thread_id = t.id
-         ORDER BY m.position DESC LIMIT 1) newest ON true
-       WHERE t.org_id = $1 AND t.created_at < $2 AND COALESCE(newest.created_at, t.created_at) < $2
-         AND EXISTS (SELECT 1 FROM messages m WHERE m.thread_id = t.id AND m.live)
-       LIMIT $3`,
-      [orgId, before, limit],
     );
     return rows.map((row) => row.id);
   }
@@ -196,33 +173,6 @@ export class ErasureRepository {
       [orgId, userId, limit],
     );
     return rows.map((row) => row.id);
-  }
-
-  /**
-   * Threads of the organization whose newest message (or, with none, whose creation) is older than `before`:
-   * retention's. Found by the threads' age index, the newest message by its thread's position index. A thread
-   * with a live reply, or one that ended at or after `settledBefore` (stopped by this retention run), is left to
-   * the next run: its reply's end is reported (webhook `message.cancelled`) before the thread goes.
-   */
-  async staleThreadIds(orgId: string, before: Date, settledBefore: Date, limit: number): Promise<string[]> {
-    const rows: { id: string }[] = await this.db.query(
-      `SELECT t.id FROM threads t
-       LEFT JOIN LATERAL (SELECT m.created_at FROM messages m WHERE m.thread_id = t.id
-         ORDER BY m.position DESC LIMIT 1) newest ON true
-       WHERE t.org_id = $1 AND t.created_at < $2 AND COALESCE(newest.created_at, t.created_at) < $2
-         AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.thread_id = t.id AND (m.live OR m.completed_at >= $3))
-       LIMIT $4`,
-      [orgId, before, settledBefore, limit],
-    );
-    return rows.map((row) => row.id);
-  }
-
-  /** The organizations with a retention setting, and the instant before which their threads go. */
-  async retentionCutoffs(): Promise<{ orgId: string; before: Date }[]> {
-    const rows: { org_id: string; before: Date }[] = await this.db.query(
-      `SELECT org_id, now() - make_interval(days => thread_days) AS before FROM retention_settings`,
-    );
-    return rows.map((row) => ({ orgId: row.org_id, before: row.before }));
   }
 
   /** The newest messages of the threads (the last ones deleted first, so no kept message refers to a gone one). */
@@ -494,96 +444,6 @@ export class ErasureRepository {
       eval_items: evalItems,
       eval_threads: evalThreads,
     };
-  }
-
-  // ---- export: an end user's rows, page by page (keyset on the primary order, never all at once) ----
-
-  exportThreads(
-    orgId: string,
-    userId: string,
-    afterId: string | null,
-    limit: number,
-  ): Promise<ThreadEntity[]> {
-    return this.db.getRepository(ThreadEntity).find({
-      where: { orgId, userId, ...(afterId && { id: MoreThan(afterId) }) },
-      order: { id: 'ASC' },
-      take: limit,
-    });
-  }
-
-  exportMessages(threadId: string, afterPosition: number, limit: number): Promise<MessageEntity[]> {
-    return this.db.getRepository(MessageEntity).find({
-      where: { threadId, position: MoreThan(afterPosition) },
-      order: { position: 'ASC' },
-      take: limit,
-    });
-  }
-
-  exportFiles(
-    orgId: string,
-    userId: string,
-    afterId: string | null,
-    limit: number,
-  ): Promise<ConversationFileEntity[]> {
-    return this.db.getRepository(ConversationFileEntity).find({
-      where: { orgId, userId, ...(afterId && { id: MoreThan(afterId) }) },
-      order: { id: 'ASC' },
-      take: limit,
-    });
-  }
-
-  /** The end user's memory files (as deleteMemoryFiles finds them), a page after `afterId`. */
-  exportMemoryFiles(
-    orgId: string,
-    userId: string,
-    afterId: string | null,
-    limit: number,
-  ): Promise<MemoryFileEntity[]> {
-    return this.db.getRepository(MemoryFileEntity).query(
-      `SELECT f.id, f.org_id AS "orgId", f.namespace, f.path, f.purpose, f.content, f.created_at AS "createdAt",
-         f.updated_at AS "updatedAt", f.version
-       FROM memory_files f
-       WHERE ${END_USER_MEMORY_FILES_SQL} AND ($3::uuid IS NULL OR f.id > $3)
-       ORDER BY f.id LIMIT $4`,
-      [orgId, userId, afterId, limit],
-    );
-  }
-
-  exportRoutines(orgId: string, userId: string): Promise<RoutineEntity[]> {
-    return this.db.getRepository(RoutineEntity).find({ where: { orgId, userId }, order: { id: 'ASC' } });
-  }
-
-  exportConnections(orgId: string, userId: string): Promise<ConnectionEntity[]> {
-    return this.db
-      .getRepository(ConnectionEntity)
-      .find({ where: { orgId, createdBy: userId, deletedAt: IsNull() }, order: { id: 'ASC' } });
-  }
-
-  /** The organization's agents, archived ones included (a message names its writer). */
-  agentsOf(orgId: string): Promise<AgentEntity[]> {
-    return this.db.getRepository(AgentEntity).find({ where: { orgId } });
-  }
-
-  // ---- retention setting ----
-
-  async retentionDays(orgId: string): Promise<number | null> {
-    const rows: { thread_days: number }[] = await this.db.query(
-      `SELECT thread_days FROM retention_settings WHERE org_id = $1`,
-      [orgId],
-    );
-    return rows[0]?.thread_days ?? null;
-  }
-
-  async setRetentionDays(db: Db, orgId: string, days: number | null): Promise<void> {
-    if (days === null) {
-      await db.query(`DELETE FROM retention_settings WHERE org_id = $1`, [orgId]);
-      return;
-    }
-    await db.query(
-      `INSERT INTO retention_settings (org_id, thread_days) VALUES ($1, $2)
-       ON CONFLICT (org_id) DO UPDATE SET thread_days = EXCLUDED.thread_days, updated_at = now()`,
-      [orgId, days],
-    );
   }
 }
 

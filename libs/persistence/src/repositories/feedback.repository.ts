@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { webhookOutboxSql } from '../sql/webhook-outbox.sql';
 import { Scope } from './scope';
 
 /** A reply's feedback as stored. */
@@ -61,6 +62,12 @@ const FEEDBACK_EVENT_PAYLOAD_SQL = `jsonb_build_object('type', 'message.feedback
     'created_at', to_char(f.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
     'updated_at', to_char(f.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')))`;
 
+/** The `message.feedback` outbox rows of the rating `f` (event id $6). */
+const FEEDBACK_OUTBOX_SQL = webhookOutboxSql(
+  { orgId: 'f.org_id', id: '$6', type: "'message.feedback'", payload: FEEDBACK_EVENT_PAYLOAD_SQL },
+  'f',
+);
+
 /** Feedback on replies (CONTRACTS §20). */
 @Injectable()
 export class FeedbackRepository {
@@ -86,10 +93,7 @@ export class FeedbackRepository {
          ON CONFLICT (message_id) DO UPDATE SET rating = EXCLUDED.rating, comment = EXCLUDED.comment,
            updated_at = now()
          RETURNING *),
-       hooks AS (
-         INSERT INTO webhook_deliveries (id, webhook_id, event_id, type, payload, next_attempt_at)
-         SELECT gen_random_uuid(), w.id, $6, 'message.feedback', ${FEEDBACK_EVENT_PAYLOAD_SQL}, now()
-         FROM f JOIN webhooks w ON w.org_id = f.org_id AND w.active AND 'message.feedback' = ANY (w.events))
+       hooks AS (${FEEDBACK_OUTBOX_SQL})
        SELECT * FROM f`,
       [
         feedback.messageId,

@@ -5,7 +5,8 @@ import { AgentEntity, MessageEntity, RunStepEntity, ThreadEntity, ToolCallEntity
 import { entityFromJson } from './entity-rows';
 import { preparedStatement, runPreparedAcrossTenants } from './prepared-statement';
 import { Db } from './scope';
-import { NEXT_LIVE_REPLY_SQL, nextWaitingReplyOfOrgSql } from '../sql/run-scheduling.sql';
+import { nextLiveReplySql, nextWaitingReplyOfOrgSql } from '../sql/run-scheduling.sql';
+import { webhookOutboxSql } from '../sql/webhook-outbox.sql';
 import { latestSummaryOnBranchSql, ThreadSummary, threadSummaryFromJson } from './thread-summary.repository';
 import { releaseUserBudgetTurnSql, userBudgetUsedSql } from './user-budget.repository';
 
@@ -105,7 +106,7 @@ const GIVE_BACK_USER_BUDGET_TURN = preparedStatement({
   text: releaseUserBudgetTurnSql('$1::uuid'),
 });
 
-const NEXT_LIVE_REPLY = preparedStatement({ name: 'run_next_live_reply', text: NEXT_LIVE_REPLY_SQL });
+const NEXT_LIVE_REPLY = preparedStatement({ name: 'run_next_live_reply', text: nextLiveReplySql('$1') });
 
 /**
  * A reply with its thread and agent, and the start of its run when it is a live assistant reply whose thread
@@ -202,14 +203,11 @@ const SAVE_TOOL_RESULT = preparedStatement({
    SELECT (SELECT count(*) FROM saved)::int AS saved, ${GATE_FACTS_SQL}`,
 });
 
-/**
- * The outbox rows of a reply's end: one per active webhook of its organization subscribed to the event ($9 event
- * id, $10 type, $11 body), in the final statement itself, so an event exists exactly when the reply ended.
- */
-const WEBHOOK_OUTBOX_SQL = `
-     INSERT INTO webhook_deliveries (id, webhook_id, event_id, type, payload, next_attempt_at)
-     SELECT gen_random_uuid(), w.id, $9, $10, $11, now()
-     FROM done JOIN webhooks w ON w.org_id = done.org_id AND w.active AND $10 = ANY (w.events)`;
+/** The outbox rows of a reply's end ($9 event id, $10 type, $11 body), in the final statement itself. */
+const END_OUTBOX_SQL = webhookOutboxSql(
+  { orgId: 'done.org_id', id: '$9', type: '$10', payload: '$11' },
+  'done',
+);
 
 /**
  * A reply's end: its last step when not stored yet ($12-$25, all null otherwise), the final row, the webhook
@@ -235,9 +233,8 @@ const FINISH_REPLY = preparedStatement({
      FROM stored WHERE id = $1 AND live
      RETURNING thread_id, org_id),
    journal AS (DELETE FROM run_stream_journal j USING done WHERE j.message_id = $1),
-   hooks AS (${WEBHOOK_OUTBOX_SQL})
-   SELECT (SELECT id FROM messages WHERE thread_id = done.thread_id AND live AND role = 'assistant' AND id <> $1
-           ORDER BY position LIMIT 1) AS next_reply_id,
+   hooks AS (${END_OUTBOX_SQL})
+   SELECT (${nextLiveReplySql('done.thread_id', '$1')}) AS next_reply_id,
      next_of_org.id AS next_org_reply_id, next_of_org.thread_id AS next_org_thread_id
    FROM done LEFT JOIN LATERAL (${nextWaitingReplyOfOrgSql('done.org_id')}) next_of_org ON $26::int > 0`,
 });

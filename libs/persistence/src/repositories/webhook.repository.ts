@@ -4,6 +4,7 @@ import { WebhookEvent } from '@app/contracts';
 import { newId, WebhookAttemptEntity, WebhookDeliveryEntity, WebhookEntity } from '../entities';
 import { Db, Scope } from './scope';
 import { withTenant } from './tenant-scope';
+import { webhookOutboxSql } from '../sql/webhook-outbox.sql';
 
 export type NewWebhook = Pick<WebhookEntity, 'url' | 'events' | 'description' | 'active' | 'secretEncrypted'>;
 export type WebhookChanges = Partial<Pick<WebhookEntity, 'url' | 'events' | 'description' | 'active'>>;
@@ -28,13 +29,10 @@ export interface AttemptResult {
  * through `db`, the transaction of the state change it reports, so the event exists exactly when the change does.
  * (A reply's end writes its rows in its final statement instead: see RunRepository.finish.)
  */
+const RECORD_WEBHOOK_EVENT = webhookOutboxSql({ orgId: '$1', id: '$2', type: '$3', payload: '$4' });
+
 export async function recordWebhookEvent(db: Db, orgId: string, event: WebhookEvent): Promise<void> {
-  await db.query(
-    `INSERT INTO webhook_deliveries (id, webhook_id, event_id, type, payload, next_attempt_at)
-     SELECT gen_random_uuid(), w.id, $2, $3, $4, now()
-     FROM webhooks w WHERE w.org_id = $1 AND w.active AND $3 = ANY (w.events)`,
-    [orgId, event.id, event.type, JSON.stringify(event.payload)],
-  );
+  await db.query(RECORD_WEBHOOK_EVENT, [orgId, event.id, event.type, JSON.stringify(event.payload)]);
 }
 
 /**

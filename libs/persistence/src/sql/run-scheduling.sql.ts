@@ -1,8 +1,8 @@
 /**
  * The text of record of the rule that decides when a reply runs (README, "How a reply runs"). Each condition is
- * written once, here, and used by the database functions (created from this text by migration 1766100000000,
- * checked against what PostgreSQL holds by test/integration/persistence/run-scheduling-sql.int-spec.ts) and by
- * RunRepository's statements.
+ * written once, here, and used by the database functions (their text as of migration 1766100000000, which keeps
+ * its own copy; checked against what PostgreSQL holds by test/integration/persistence/database-functions.int-spec.ts)
+ * and by RunRepository's statements. A change here needs a migration that copies the new text.
  *
  * The rule:
  * 1. Per-thread order: a reply waits while an earlier reply of its thread is live (pending or running).
@@ -27,9 +27,12 @@ const runningRepliesOf = (orgId: string): string =>
 const heldByOrgCap = (reply: string, cap: string): string =>
   `(${cap} > 0 AND ${reply}.status = 'pending' AND ${runningRepliesOf(`${reply}.org_id`)} >= ${cap})`;
 
-/** The thread's ($1) first live reply: the one that runs next. */
-export const NEXT_LIVE_REPLY_SQL = `SELECT id FROM messages WHERE thread_id = $1 AND live AND role = 'assistant'
-  ORDER BY position LIMIT 1`;
+/**
+ * The first live reply of thread `threadId`, but `except` (a reply its own statement ends): the one that runs next.
+ */
+export const nextLiveReplySql = (threadId: string, except?: string): string =>
+  `SELECT id FROM messages WHERE thread_id = ${threadId} AND live AND role = 'assistant'` +
+  `${except ? ` AND id <> ${except}` : ''} ORDER BY position LIMIT 1`;
 
 /**
  * The organization's (`orgId`) oldest pending reply that is first in its thread: the one a slot freed under the

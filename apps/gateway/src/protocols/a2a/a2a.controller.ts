@@ -19,8 +19,8 @@ import { AgentEntity, AgentRepository } from '@app/persistence';
 import { CurrentCaller } from '../../auth/current-caller.decorator';
 import { EndUserTokenAllowed } from '../../auth/end-user-token-allowed.decorator';
 import { deploymentInfo } from '../../ops/deployment';
-import { JsonlBodyLimits } from '../../stream/jsonl-body';
-import { StalledStreams } from '../../stream/stalled-streams';
+import { JsonlBodyLimits } from '../../reply-stream/jsonl-body';
+import { StalledStreams } from '../../reply-stream/stalled-streams';
 import { EventStream, mappedStream } from '../reply-run-events';
 import { SequencedEvents, sequencedServerSentEvents } from '../server-sent-events';
 import { agentCard } from './a2a-agent-card';
@@ -28,6 +28,7 @@ import { A2aErrorFilter, AGENT_NOT_FOUND, invalidParams } from './a2a-errors';
 import { A2aRequest, parseA2aRequest, parseSend, taskIdOf } from './a2a-request';
 import { A2aTasks } from './a2a-tasks';
 import { ApiA2aCard, ApiA2aJsonRpc, ApiA2aRoutes } from './a2a.openapi';
+import { resumeSeq } from '../resume-seq';
 
 /**
  * A2A v1.0 (CONTRACTS §22): one A2A agent per Parley agent, its Agent Card and its JSON-RPC endpoint, with a key
@@ -90,7 +91,7 @@ export class A2aController {
         return result(request, await this.tasks.cancel(caller, agentId, taskIdOf(params)));
       case 'SubscribeToTask': {
         const { reply: task, thread } = await this.tasks.find(caller, agentId, taskIdOf(params));
-        const ref = { taskId: task.id, contextId: thread.id, after: seqOf(lastEventId) };
+        const ref = { taskId: task.id, contextId: thread.id, after: lastEventSeq(lastEventId) };
         return this.sse(request, await this.tasks.updates(caller, ref), reply);
       }
     }
@@ -125,8 +126,5 @@ export class A2aController {
 const result = (request: A2aRequest, value: unknown) => ({ jsonrpc: '2.0', id: request.id, result: value });
 
 /** `Last-Event-ID`: the seq of the last event the client has (absent: from the first). */
-function seqOf(value: string | undefined): number {
-  if (value === undefined) return -1;
-  if (!/^\d{1,15}$/.test(value)) throw invalidParams('Last-Event-ID must be the id (a seq) of an event');
-  return Number(value);
-}
+const lastEventSeq = (value: string | undefined): number =>
+  resumeSeq(value, -1, () => invalidParams('Last-Event-ID must be the id (a seq) of an event'));

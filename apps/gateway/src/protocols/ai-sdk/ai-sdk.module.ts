@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ChatUseCasesModule } from '@app/chat';
 import { QueuesModule } from '@app/queues';
-import { StreamModule } from '../../stream/stream.module';
+import { ReplyStreamModule } from '../../reply-stream/reply-stream.module';
 import { ProtocolRepliesModule } from '../protocol-replies.module';
 import { AiSdkChatController } from './ai-sdk-chat.controller';
 import { ResumeChatStream } from './use-cases/resume-chat-stream.use-case';
@@ -11,7 +11,7 @@ import { StopChat } from './use-cases/stop-chat.use-case';
 
 /** The AI SDK's chat protocol on top of the chat use cases and the reply stream reader. */
 @Module({
-  imports: [ProtocolRepliesModule, ChatUseCasesModule, QueuesModule, StreamModule],
+  imports: [ProtocolRepliesModule, ChatUseCasesModule, QueuesModule, ReplyStreamModule],
   controllers: [AiSdkChatController],
   providers: [SendChatMessage, ResumeChatStream, StopChat, LoadChatMessages],
 })

@@ -15,8 +15,8 @@ import { Settings } from '@app/config';
 import { Caller } from '@app/identity';
 import { CurrentCaller } from '../../auth/current-caller.decorator';
 import { EndUserTokenAllowed } from '../../auth/end-user-token-allowed.decorator';
-import { JsonlBodyLimits } from '../../stream/jsonl-body';
-import { StalledStreams } from '../../stream/stalled-streams';
+import { JsonlBodyLimits } from '../../reply-stream/jsonl-body';
+import { StalledStreams } from '../../reply-stream/stalled-streams';
 import { invalidProtocolInput } from '../ask-agent.use-case';
 import { serverSentEvents } from '../server-sent-events';
 import { CancelResponse } from './cancel-response.use-case';
@@ -31,6 +31,7 @@ import {
   ApiRetrieveResponse,
   ApiResponsesRoutes,
 } from './responses.openapi';
+import { resumeSeq } from '../resume-seq';
 
 /**
  * The OpenAI Responses API (CONTRACTS §18) at /openai/v1, for any OpenAI SDK with `baseURL` pointed here.
@@ -95,14 +96,7 @@ export class ResponsesController {
 }
 
 /** `starting_after`: a sequence_number the client already has (absent: from the first event). */
-function sequenceNumber(value: string | undefined): number {
-  if (value === undefined) return -1;
-  if (!/^\d{1,15}$/.test(value)) {
-    throw invalidProtocolInput(
-      ['query', 'starting_after'],
-      value,
-      'starting_after must be a sequence_number',
-    );
-  }
-  return Number(value);
-}
+const sequenceNumber = (value: string | undefined): number =>
+  resumeSeq(value, -1, (sent) =>
+    invalidProtocolInput(['query', 'starting_after'], sent, 'starting_after must be a sequence_number'),
+  );

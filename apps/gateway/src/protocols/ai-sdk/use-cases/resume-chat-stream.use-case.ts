@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { NotFoundError } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { AiSdkChatRepository, MessageRepository } from '@app/persistence';
-import { OpenReplyStream } from '../../../stream/use-cases/open-reply-stream.use-case';
+import { OpenReplyStream } from '../../../reply-stream/open-reply-stream.use-case';
 import { CHAT_NOT_FOUND, chatOwner } from '../chat-owner';
 import { ChatReplyStream } from '../ui-message-sse';
 

@@ -15,7 +15,7 @@ import { PostMessage, RegenerateReply, StartThread } from '@app/chat';
 import { Caller } from '@app/identity';
 import { AnswerWaitingCalls, CallAnswer } from '../../answer-waiting-calls';
 import { AiSdkChatRepository, ChatOwner, MessageRepository, ThreadRepository } from '@app/persistence';
-import { OpenReplyStream } from '../../../stream/use-cases/open-reply-stream.use-case';
+import { OpenReplyStream } from '../../../reply-stream/open-reply-stream.use-case';
 import { CHAT_NOT_FOUND, chatOwner } from '../chat-owner';
 import { ChatReplyStream } from '../ui-message-sse';
 

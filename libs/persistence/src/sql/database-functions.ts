@@ -1,0 +1,97 @@
+import { RUN_SCHEDULING_FUNCTIONS } from './run-scheduling.sql';
+
+/**
+ * The text of record of every function the schema holds (as Immich's schema/functions.ts): what PostgreSQL must
+ * hold after the last migration, checked by test/integration/persistence/database-functions.int-spec.ts. A change
+ * is written here and copied into a new migration: a migration is a frozen snapshot and never imports this text.
+ */
+
+/** A reply's usage counted as it stops being live, whichever statement ends it (migration 1766730000000). */
+export const COUNT_ENDED_REPLY_FUNCTION = `CREATE OR REPLACE FUNCTION parley_count_ended_reply() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  spent record;
+BEGIN
+  SELECT COALESCE(sum(s.tokens), 0)::int AS tokens, COALESCE(sum(s.written), 0)::int AS written,
+      COALESCE(sum(s.calls), 0)::int AS calls, COALESCE(sum(s.cached), 0)::int AS cached
+    INTO spent
+    FROM (SELECT usage_tokens AS tokens, output_tokens AS written, jsonb_array_length(tool_calls) AS calls,
+            cached_input_tokens AS cached
+            FROM run_steps WHERE message_id = NEW.id
+          UNION ALL
+          SELECT input_tokens + output_tokens, output_tokens, 0, 0 FROM thread_summaries
+            WHERE message_id = NEW.id) s;
+  NEW.usage_tokens := spent.tokens;
+  NEW.input_tokens := spent.tokens - spent.written;
+  NEW.output_tokens := spent.written;
+  NEW.tool_calls := spent.calls;
+  NEW.cached_input_tokens := spent.cached;
+  -- The model that answered the reply's last step: a fallback model when the agent's failed (§24).
+  NEW.model := COALESCE(
+    (SELECT s.model FROM run_steps s WHERE s.message_id = NEW.id ORDER BY s.step DESC LIMIT 1),
+    (SELECT a.model FROM agents a WHERE a.id = NEW.agent_id));
+  NEW.completed_at := COALESCE(NEW.completed_at, now());
+  IF spent.tokens > 0 AND NEW.agent_id IS NOT NULL THEN
+    INSERT INTO token_usage_pending (message_id, agent_id, org_id, tokens)
+      VALUES (NEW.id, NEW.agent_id, NEW.org_id, spent.tokens);
+  END IF;
+  INSERT INTO usage_daily AS d (org_id, day, user_id, agent_id, model, shard, replies, input_tokens,
+      output_tokens, tool_calls, cached_input_tokens)
+    VALUES (NEW.org_id, (NEW.completed_at AT TIME ZONE 'UTC')::date,
+      (SELECT t.user_id FROM threads t WHERE t.id = NEW.thread_id), NEW.agent_id, NEW.model,
+      abs(hashtext(NEW.id::text)) % 8, 1, NEW.input_tokens, NEW.output_tokens, NEW.tool_calls, spent.cached)
+    ON CONFLICT (org_id, day, user_id, agent_id, model, shard) DO UPDATE SET replies = d.replies + 1,
+      input_tokens = d.input_tokens + EXCLUDED.input_tokens,
+      output_tokens = d.output_tokens + EXCLUDED.output_tokens, tool_calls = d.tool_calls + EXCLUDED.tool_calls,
+      cached_input_tokens = d.cached_input_tokens + EXCLUDED.cached_input_tokens;
+  RETURN NEW;
+END
+$$`;
+
+/** The end user's spending turn for a reply's next model step (migration 1766701100000). */
+export const TAKE_USER_BUDGET_TURN_FUNCTION = `CREATE OR REPLACE FUNCTION parley_take_user_budget_turn(reply uuid, thread uuid) RETURNS boolean LANGUAGE plpgsql AS $$
+DECLARE
+  budget record;
+BEGIN
+  SELECT b.org_id, b.user_id, b.turn_message_id INTO budget
+    FROM threads t JOIN user_budgets b ON b.org_id = t.org_id AND b.user_id = t.user_id
+    WHERE t.id = thread FOR UPDATE OF b;
+  IF NOT FOUND THEN
+    RETURN true;
+  END IF;
+  IF budget.turn_message_id IS DISTINCT FROM reply AND EXISTS (
+      SELECT 1 FROM messages m WHERE m.id = budget.turn_message_id AND m.live AND m.status = 'running') THEN
+    RETURN false;
+  END IF;
+  UPDATE user_budgets SET turn_message_id = reply
+    WHERE org_id = budget.org_id AND user_id = budget.user_id;
+  RETURN true;
+END
+$$`;
+
+/** The thread and end users a webhook delivery names, for erasure by column (migration 1766702000000). */
+export const WEBHOOK_DELIVERY_SUBJECTS_FUNCTION = `CREATE OR REPLACE FUNCTION parley_webhook_delivery_subjects() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  NEW.thread_id := NEW.payload #>> '{data,thread_id}';
+  NEW.end_user_ids := array_remove(ARRAY[
+    NEW.payload #>> '{data,user_id}',
+    NEW.payload #>> '{data,created_by}',
+    NEW.payload #>> '{data,connection,created_by}'], NULL);
+  RETURN NEW;
+END
+$$`;
+
+/** Refuses every change to audit_events but an insert (migration 1766600200000). */
+export const AUDIT_EVENTS_APPEND_ONLY_FUNCTION = `CREATE OR REPLACE FUNCTION audit_events_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  RAISE EXCEPTION 'audit_events is append-only: % refused', TG_OP USING ERRCODE = 'insufficient_privilege';
+END
+$$`;
+
+/** Every function of the schema, by the name PostgreSQL knows it by. */
+export const DATABASE_FUNCTIONS: readonly { name: string; definition: string }[] = [
+  ...RUN_SCHEDULING_FUNCTIONS,
+  { name: 'parley_count_ended_reply', definition: COUNT_ENDED_REPLY_FUNCTION },
+  { name: 'parley_take_user_budget_turn', definition: TAKE_USER_BUDGET_TURN_FUNCTION },
+  { name: 'parley_webhook_delivery_subjects', definition: WEBHOOK_DELIVERY_SUBJECTS_FUNCTION },
+  { name: 'audit_events_append_only', definition: AUDIT_EVENTS_APPEND_ONLY_FUNCTION },
+];

@@ -100,16 +100,16 @@ export class OutputWatch {
     if (this.settings.pii !== 'redact') return { text: delta, redacted: [] };
     this.held += delta;
     const cut = releasableLength(this.held);
-    const released = scanPii(this.held.slice(0, cut));
+    const released = redacted(this.held.slice(0, cut));
     this.held = this.held.slice(cut);
-    return { text: released.redacted, redacted: released.kinds };
+    return released;
   }
 
   /** The call ended (or failed): what it still holds, redacted. */
   end(): { text: string; redacted: PiiKind[] } {
-    const rest = scanPii(this.held);
+    const rest = redacted(this.held);
     this.held = '';
-    return { text: rest.redacted, redacted: rest.kinds };
+    return rest;
   }
 
   private check(deltaLength: number): GuardrailTrigger | null {
@@ -129,6 +129,13 @@ export class OutputWatch {
 }
 
 const PII_WINDOW = 80;
+
+/** A text with its PII replaced; text without a digit or an `@` holds none, and is not scanned. */
+function redacted(text: string): { text: string; redacted: PiiKind[] } {
+  if (!/[\d@]/.test(text)) return { text, redacted: [] };
+  const scan = scanPii(text);
+  return { text: scan.redacted, redacted: scan.kinds };
+}
 /**
  * Most text a redacting watch holds: past it the head goes out even when it could start a finding (a very long
  * run of digits, a long token), a finding it cuts going out whole, redacted.
@@ -144,7 +151,8 @@ function releasableLength(held: string): number {
   const pending = pendingPiiStart(held);
   const outgrown = pending < held.length - HELD_MAX_CHARS;
   let cut = outgrown ? held.length - HELD_MAX_CHARS : pending;
-  if (cut === 0) return 0;
+  // Nothing held back: no finding can cross the end of the text.
+  if (cut === 0 || cut === held.length) return cut;
   const spans = piiSpans(held);
   for (let moved = true; moved;) {
     moved = false;

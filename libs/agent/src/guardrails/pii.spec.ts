@@ -89,3 +89,10 @@ describe('piiSpans', () => {
     ]);
   });
 });
+
+describe('pendingPiiStart after a word', () => {
+  it('holds no digits that end a word: no number starts inside one', () => {
+    expect(pendingPiiStart('see word17 ')).toBe('see word17 '.length);
+    expect(pendingPiiStart('see word17 +49 30')).toBe('see word17 '.length);
+  });
+});

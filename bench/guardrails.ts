@@ -4,8 +4,8 @@
  * 1. CPU, in process: the guardrail work of one conversation of the paced workload's shape (BENCHMARKS.md: a
  *    100-word reply, streamed a word a delta) on a thread of 10 earlier messages, with 100 blocked terms: the
  *    input check of a user message holding an e-mail address, a phone number and a card number, the redaction of
- *    the history the model sees, and the output watch on every delta. Both PII settings (`redact`, `block`; block
- *    also scans the reply). CPU ms per conversation over BENCH_CPU_CONVERSATIONS (default 2 000), beside the
+ *    the history the model sees, and the output watch on every delta. Both PII settings (`redact`, `block`; both
+ *    also scan the reply: redact rewrites it, block stops it). CPU ms per conversation over BENCH_CPU_CONVERSATIONS (default 2 000), beside the
  *    machine's calibration (../shared/bench-calibrate.mjs).
  * 2. First-delta latency, on real processes: a gateway and a worker, the builtin model, one agent without
  *    guardrails and one with `pii: "redact"` and 100 blocked terms (no moderation model: that is a model call of
@@ -60,12 +60,10 @@ async function conversation(guardrails: Guardrails, settings: GuardrailSettings)
   if (input.blocked && settings.pii !== 'block') throw new Error('the input was blocked');
   guardedHistory(HISTORY, settings);
   const watch = new OutputWatch(settings);
-  let text = '';
   for (const word of WORDS) {
-    const delta = `${word} `;
-    text += delta;
-    if (watch.check(text, delta.length)) throw new Error('the output was blocked');
+    if ('blocked' in watch.push(`${word} `)) throw new Error('the output was blocked');
   }
+  watch.end();
 }
 
 async function cpuPerConversation(settings: GuardrailSettings): Promise<number> {

@@ -107,6 +107,9 @@ describe('the MCP server at /mcp with the SDK client', () => {
       content: 'all good',
       questions: null,
       structured_output: null,
+      error_code: null,
+      model_fallbacks: [],
+      guardrails: [],
     });
   });
 

@@ -1,3 +1,9 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CallToolResult, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { Redis } from 'ioredis';
+import OpenAI from 'openai';
+import { runEventKeys } from '@app/run-events';
 import { createAgent, createOrg, OrgFixture } from '../factories/admin';
 import { FakeAnthropic } from '../support/fake-anthropic';
 import { FAKE_USAGE, FakeOpenAI, FakeVendor, RecordedRequest } from '../support/fake-openai';
@@ -5,6 +11,7 @@ import { api } from '../support/http';
 import { AppProcess, startGateway, startWorker } from '../support/processes';
 import { createTestEnvironment, queryDatabase, TestEnvironment } from '../support/test-environment';
 import { contentOf, Line, ofType, Reply, runReply } from './models.support';
+import { until } from './stream.support';
 
 /**
  * Model calls that hold (CONTRACTS §24) on real processes, with local fakes of both vendors: a step that fails
@@ -96,6 +103,39 @@ const storedReply = async (messageId: string) =>
       [messageId],
     )
   )[0];
+
+/**
+ * What a reader that followed a stopped reply joined: words streamed before the stop, as far as it read them
+ * before the withdrawal emptied them in the log (any of them, or none), never the blocked term or what came after
+ * it, then the closing words.
+ */
+function expectWithdrawnLive(streamed: string): void {
+  expect(streamed.endsWith(BLOCKED_TEXT)).toBe(true);
+  expect('Vendor says: the password is '.startsWith(streamed.slice(0, -BLOCKED_TEXT.length))).toBe(true);
+}
+
+/** Every line of a reply's stream, read to its end. */
+async function readStream(replyId: string): Promise<Line[]> {
+  const response = await fetch(`${gateway.url}/chat/messages/${replyId}/stream`, {
+    headers: { 'x-service-token': org.key },
+    signal: AbortSignal.timeout(30000),
+  });
+  return (await response.text())
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Line)
+    .filter((line) => line.type !== 'heartbeat');
+}
+
+/** Redis no longer holds the reply's log (its TTL passed): replays come from PostgreSQL. */
+async function dropRedisLog(replyId: string): Promise<void> {
+  const redis = new Redis(environment.env.REDIS_URL!);
+  try {
+    await redis.del(runEventKeys(environment.env.REDIS_PREFIX!, replyId).stream);
+  } finally {
+    redis.disconnect();
+  }
+}
 
 const guardrailLines = (reply: Reply) =>
   ofType(reply.lines, 'guardrail.triggered').map(({ stage, kind, action }) => ({ stage, kind, action }));
@@ -242,10 +282,7 @@ describe('guardrails', () => {
     });
     // The fake answers `Vendor says: the password is swordfish, goodbye now`: the term is in the reply only.
     const reply = await run(agentId, 'reverse won eybdoog ,hsifdrows si drowssap eht');
-    const streamed = contentOf(reply.lines);
-    expect(streamed.startsWith('Vendor says: the password is ')).toBe(true);
-    expect(streamed).not.toContain('swordfish');
-    expect(streamed).not.toContain('goodbye');
+    expectWithdrawnLive(contentOf(reply.lines));
     expect(guardrailLines(reply)).toEqual([{ stage: 'output', kind: 'blocked_term', action: 'blocked' }]);
     expect(reply.message).toMatchObject({
       status: 'error',
@@ -264,6 +301,89 @@ describe('guardrails', () => {
     expect(lengths.at(-1)).toBe(BLOCKED_TEXT.length);
     const thread = await client().get(`/chat/${reply.threadId}`);
     expect(thread.body.messages[1].content).toBe(BLOCKED_TEXT);
+  });
+
+  it('counts what a step stopped by an output guardrail spent, as any ended reply, and never replays its text', async () => {
+    const agentId = await agentWith({
+      model: 'openai:gpt-e2e',
+      guardrails: { pii: 'off', blocked_terms: ['swordfish'] },
+    });
+    const userId = 'guard-spender';
+    expect(
+      (await client().put(`/budgets/users/${userId}`, { period: 'day', max_tokens: 100000 })).status,
+    ).toBe(200);
+    const started = await client().post('/chat', {
+      message: { content: 'reverse won eybdoog ,hsifdrows si drowssap eht' },
+      options: { agent_id: agentId, user_id: userId },
+    });
+    expect(started.status).toBe(200);
+    const replyId = started.body.messages[1].id as string;
+    const live = await readStream(replyId);
+    expectWithdrawnLive(contentOf(live));
+    const message = live.at(-1)!.message;
+    expect(message).toMatchObject({
+      status: 'error',
+      error_code: 'guardrail_blocked',
+      content: BLOCKED_TEXT,
+    });
+
+    // The vendor reported its usage at the end of the call, after the stop: the call was read to its end for it.
+    const perCall = FAKE_USAGE.input + FAKE_USAGE.output;
+    expect(await storedReply(replyId)).toMatchObject({
+      model: 'openai:gpt-e2e',
+      usage_tokens: perCall,
+      input_tokens: FAKE_USAGE.input,
+    });
+    const usage = await client().get(`/usage?group_by=user&user_id=${userId}`);
+    expect(usage.body.rows).toEqual([
+      expect.objectContaining({
+        user_id: userId,
+        replies: 1,
+        input_tokens: FAKE_USAGE.input,
+        output_tokens: FAKE_USAGE.output,
+      }),
+    ]);
+    expect((await client().get(`/budgets/users/${userId}`)).body.used_tokens).toBe(perCall);
+    await until(async () => (await client().get(`/agents/${agentId}`)).body.tokens_used === perCall);
+
+    // Opened again once the reply ended, the stream (from the Redis log, then from PostgreSQL) replays no
+    // withdrawn word: the same seqs, every one, with deltas that join to the stored content.
+    const replayed = await readStream(replyId);
+    expect(replayed.map((line) => line.seq)).toEqual(live.map((_, index) => index));
+    expect(replayed.map((line) => line.type)).toEqual(live.map((line) => line.type));
+    expect(contentOf(replayed)).toBe(BLOCKED_TEXT);
+    expect(JSON.stringify(replayed)).not.toMatch(/password|swordfish/);
+    await dropRedisLog(replyId);
+    const fromPostgres = await readStream(replyId);
+    const deltas = (lines: Line[]) => lines.map((line) => [line.seq, line.type, line.delta]);
+    expect(deltas(fromPostgres)).toEqual(deltas(replayed));
+  });
+
+  it('rewrites the PII the model writes under redact: no delta and no stored text carries it', async () => {
+    const agentId = await agentWith({ model: 'openai:gpt-e2e', guardrails: { pii: 'redact' } });
+    // The fake answers `Vendor says: card 4111 1111 1111 1111, mail jane@example.com, bye`; what it is sent
+    // holds neither (written backwards, neither is one).
+    const reply = await run(
+      agentId,
+      `reverse ${[...'card 4111 1111 1111 1111, mail jane@example.com, bye'].reverse().join('')}`,
+    );
+    expect(reply.message).toMatchObject({
+      status: 'success',
+      content: 'Vendor says: card [CARD], mail [EMAIL], bye',
+    });
+    expect(contentOf(reply.lines)).toBe(reply.message.content);
+    expect(JSON.stringify(reply.lines)).not.toMatch(/jane|example\.com|4111/);
+    expect(guardrailLines(reply)).toEqual([
+      { stage: 'output', kind: 'card', action: 'redacted' },
+      { stage: 'output', kind: 'email', action: 'redacted' },
+    ]);
+    const [step] = await queryDatabase<{ text: string; streamed_text: string | null }>(
+      environment.databaseUrl,
+      'SELECT text, streamed_text FROM run_steps WHERE message_id = $1',
+      [reply.message.id],
+    );
+    expect(step).toEqual({ text: reply.message.content, streamed_text: null });
+    expect((await storedReply(reply.message.id)).content).toBe(reply.message.content);
   });
 
   it('blocks when the moderation model cannot answer: guardrails fail closed', async () => {
@@ -300,5 +420,96 @@ describe('guardrails', () => {
     expect(response.status).toBe(422);
     const locs = response.body.detail.map((issue: { loc: unknown[] }) => issue.loc.join('.'));
     expect(locs).toEqual(expect.arrayContaining(['body.fallback_models', 'body.guardrails.pii']));
+  });
+});
+
+describe('the Responses API and MCP show a fallback and a guardrail in their own terms', () => {
+  let agentId: string;
+  const ask = (marker: string) => `${marker} mail jo@example.org\nstatus 429 @gpt-e2e`;
+  const expectedFallback = { step: 1, from: 'openai:gpt-e2e', to: CLAUDE };
+  const expectedGuardrail = { stage: 'input', kind: 'email', action: 'redacted' };
+
+  beforeAll(async () => {
+    agentId = await agentWith({
+      name: 'Protocol Fallback',
+      model: 'openai:gpt-e2e',
+      fallback_models: [CLAUDE],
+      guardrails: { pii: 'redact' },
+    });
+  });
+
+  it('streams parley:model_fallback and parley:guardrail_triggered events, and replays them alike', async () => {
+    const openaiClient = new OpenAI({ apiKey: org.key, baseURL: `${gateway.url}/openai/v1`, maxRetries: 0 });
+    type AnyEvent = { type: string; sequence_number: number } & Record<string, unknown>;
+    const collect = async (stream: AsyncIterable<unknown>) => {
+      const events: AnyEvent[] = [];
+      for await (const event of stream) events.push(event as AnyEvent);
+      return events;
+    };
+    const events = await collect(
+      await openaiClient.responses.create({
+        model: agentId,
+        input: ask('responses-check'),
+        user: 'models-user',
+        stream: true,
+      }),
+    );
+    expect(events.map((event) => event.sequence_number)).toEqual(events.map((_, index) => index));
+    const guardrail = events.find((event) => event.type === 'parley:guardrail_triggered');
+    const fallback = events.find((event) => event.type === 'parley:model_fallback');
+    expect(guardrail).toMatchObject(expectedGuardrail);
+    expect(fallback).toMatchObject(expectedFallback);
+    expect(fallback!.reason).toMatch(/429/);
+    // Before the text it came before, and the Response is whole all the same.
+    const firstDelta = events.findIndex((event) => event.type === 'response.output_text.delta');
+    expect(events.indexOf(fallback!)).toBeLessThan(firstDelta);
+    const last = events.at(-1)!;
+    expect(last).toMatchObject({ type: 'response.completed' });
+    expect((last.response as { output_text: string }).output_text).toBe(
+      'Vendor says: responses-check mail [EMAIL]\nstatus 429 @gpt-e2e',
+    );
+    const replayed = await collect(
+      await openaiClient.responses.retrieve((last.response as { id: string }).id, { stream: true }),
+    );
+    expect(replayed.map((event) => [event.type, event.sequence_number])).toEqual(
+      events.map((event) => [event.type, event.sequence_number]),
+    );
+  });
+
+  it('sends MCP log messages while the call waits, and lists both in the tool result', async () => {
+    const mcp = new Client({ name: 'parley-e2e', version: '1.0.0' });
+    const logs: unknown[] = [];
+    mcp.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+      logs.push(notification.params);
+    });
+    await mcp.connect(
+      new StreamableHTTPClientTransport(new URL(`${gateway.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${org.key}` } },
+      }),
+    );
+    try {
+      const result = (await mcp.callTool({
+        name: 'protocol_fallback',
+        arguments: { message: ask('mcp-check'), user_id: 'models-user' },
+      })) as CallToolResult;
+      expect(result.isError).toBe(false);
+      expect(logs).toEqual([
+        { level: 'notice', logger: 'parley.guardrail', data: expectedGuardrail },
+        {
+          level: 'warning',
+          logger: 'parley.model_fallback',
+          data: { ...expectedFallback, reason: expect.stringMatching(/429/) },
+        },
+      ]);
+      expect(result.structuredContent).toMatchObject({
+        status: 'success',
+        error_code: null,
+        content: 'Vendor says: mcp-check mail [EMAIL]\nstatus 429 @gpt-e2e',
+        guardrails: [expectedGuardrail],
+        model_fallbacks: [{ ...expectedFallback, reason: expect.stringMatching(/429/) }],
+      });
+    } finally {
+      await mcp.close();
+    }
   });
 });

@@ -52,6 +52,41 @@ return #lines`;
 }
 
 /**
+ * For the owner only: the text of every delta in the log is withdrawn (CONTRACTS §24), each delta kept as an
+ * empty one under its own seq, so a replay stays gap-free and its deltas join to the content PostgreSQL stores.
+ * A stream's ids must rise, so the log is written again, whole, in this one call (its TTL kept); readers see it
+ * before or after, never between. Lines the writer encodes start `{"seq":N,"type":"…"`.
+ * KEYS: stream, owner. ARGV: token, field.
+ */
+const WITHDRAW_TEXT_SCRIPT = `
+local owner = redis.call('GET', KEYS[2])
+if not owner then return redis.error_reply('${LOG_LOST}') end
+if owner ~= ARGV[1] then return redis.error_reply('${SUPERSEDED}') end
+local entries = redis.call('XRANGE', KEYS[1], '-', '+')
+local lines = {}
+local changed = false
+for i, entry in ipairs(entries) do
+  local line = entry[2][2]
+  local seq = string.match(line, '^{"seq":(%d+),"type":"text%.delta"')
+  if seq then
+    local empty = '{"seq":' .. seq .. ',"type":"text.delta","delta":""}'
+    if line ~= empty then
+      line = empty
+      changed = true
+    end
+  end
+  lines[i] = line
+end
+if not changed then return 0 end
+local ttl = redis.call('PTTL', KEYS[1])
+redis.call('DEL', KEYS[1])
+for i, entry in ipairs(entries) do
+  redis.call('XADD', KEYS[1], entry[1], ARGV[2], lines[i])
+end
+if ttl > 0 then redis.call('PEXPIRE', KEYS[1], ttl) end
+return #entries`;
+
+/**
  * How long a live reply's log outlasts its last append: longer than any quiet stretch of a run (a slow tool or
  * model call), after which the log, and its owner with it, would be gone under the run.
  */
@@ -75,6 +110,7 @@ type RunEventPipeline = ChainableCommander & { appendRunEvents: AppendRunEvents<
 
 type RunEventRedis = Redis & {
   claimRunEvents(stream: string, owner: string, token: string, ttl: number): Promise<StreamEntry[]>;
+  withdrawRunText(stream: string, owner: string, token: string, field: string): Promise<number>;
 };
 
 /**
@@ -192,6 +228,26 @@ export class RunEventLog {
     if (this.failure) throw this.failure;
   }
 
+  /**
+   * Withdraws the text of every delta appended so far (a guardrail stopped the reply, CONTRACTS §24): those not
+   * sent yet go out empty, and those in the log are made empty there (WITHDRAW_TEXT_SCRIPT), so no replay shows
+   * the text. Their seqs stay. Throws as `flush` does.
+   */
+  async withdrawText(): Promise<void> {
+    const empty = (event: RunEvent): RunEvent =>
+      event.type === 'text.delta' ? { ...event, delta: '' } : event;
+    this.held = this.held.map(empty);
+    this.batch = this.batch.map(empty);
+    // What was sent is in the log before the log is written again.
+    await this.flush();
+    try {
+      await this.redis.withdrawRunText(this.keys.stream, this.keys.owner, this.token, EVENT_FIELD);
+    } catch (error) {
+      this.fail(error, this.next);
+      throw this.failure;
+    }
+  }
+
   /** Resolves when every event released so far is in Redis; throws the first failure. */
   async flush(): Promise<void> {
     if (this.batch.length > 0) this.sink.sendNow();
@@ -279,6 +335,7 @@ export class RunEventWriter implements EventSink {
   ) {
     if (!('appendRunEvents' in redis)) {
       redis.defineCommand('claimRunEvents', { numberOfKeys: 2, lua: CLAIM_SCRIPT });
+      redis.defineCommand('withdrawRunText', { numberOfKeys: 2, lua: WITHDRAW_TEXT_SCRIPT });
       redis.defineCommand('appendRunEvents', {
         numberOfKeys: 2,
         lua: appendScript(redis.isCluster ? 'SPUBLISH' : 'PUBLISH'),

@@ -234,6 +234,43 @@ describe('RunEventWriter', () => {
     expect(await redis.exists(keys.stream, keys.owner)).toBe(0);
   });
 
+  it('withdraws the text of every delta, sent or held, keeping each seq, the TTL and what follows', async () => {
+    const keys = runEventKeys(prefix, 'm-withdrawn');
+    const { log } = await writer.claim('m-withdrawn', replyStored);
+    log.append({ type: 'message.started', message_id: 'm-withdrawn', thread_id: 't1' });
+    log.append({ type: 'text.delta', delta: 'the password ' });
+    log.append({ type: 'text.delta', delta: 'is ' });
+    log.release();
+    await log.flush();
+    // Held, not sent yet: it goes out empty.
+    log.append({ type: 'text.delta', delta: 'sword' });
+    const ttl = await redis.pttl(keys.stream);
+
+    await log.withdrawText();
+    log.append({ type: 'text.delta', delta: 'Blocked.' });
+    log.release();
+    await log.flush();
+
+    expect(await writer.written('m-withdrawn')).toEqual([
+      { seq: 0, type: 'message.started', message_id: 'm-withdrawn', thread_id: 't1' },
+      { seq: 1, type: 'text.delta', delta: '' },
+      { seq: 2, type: 'text.delta', delta: '' },
+      { seq: 3, type: 'text.delta', delta: '' },
+      { seq: 4, type: 'text.delta', delta: 'Blocked.' },
+    ]);
+    expect(await redis.pttl(keys.stream)).toBeGreaterThan(ttl - 5000);
+  });
+
+  it('refuses to withdraw the text of a log another run claimed', async () => {
+    const first = await writer.claim('m-withdraw-late', replyStored);
+    first.log.append({ type: 'text.delta', delta: 'kept' });
+    first.log.release();
+    await first.log.flush();
+    await writer.claim('m-withdraw-late', replyStored);
+    await expect(first.log.withdrawText()).rejects.toBeInstanceOf(RunSupersededError);
+    expect(await writer.written('m-withdraw-late')).toEqual([{ seq: 0, type: 'text.delta', delta: 'kept' }]);
+  });
+
   it('reads an unknown reply as an empty log', async () => {
     expect(await writer.written('nope')).toEqual([]);
   });

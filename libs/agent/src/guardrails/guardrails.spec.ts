@@ -108,24 +108,89 @@ describe('Guardrails.checkInput', () => {
 describe('OutputWatch', () => {
   /** Streams `deltas` through the watch; the index of the delta it stops at, or null. */
   const stopsAt = (watch: OutputWatch, deltas: string[]) => {
-    let text = '';
-    for (const [index, delta] of deltas.entries()) {
-      text += delta;
-      if (watch.check(text, delta.length)) return index;
-    }
+    for (const [index, delta] of deltas.entries()) if ('blocked' in watch.push(delta)) return index;
     return null;
+  };
+
+  /** Streams `deltas` through a watch that lets them all through: what goes out with each, then at the end. */
+  const sent = (settings: GuardrailSettings, deltas: string[]) => {
+    const watch = new OutputWatch(settings);
+    const out = deltas.map((delta) => {
+      const watched = watch.push(delta);
+      if ('blocked' in watched) throw new Error('blocked');
+      return watched.text;
+    });
+    return [...out, watch.end().text];
   };
 
   it('stops at the delta that completes a blocked term split across deltas', () => {
     const watch = new OutputWatch(settings({ blockedTerms: ['swordfish'] }));
     expect(stopsAt(watch, ['The password ', 'is sword', 'FISH', ' indeed'])).toBe(2);
-    expect(stopsAt(watch, ['a sword ', 'and a fish'])).toBeNull();
+    expect(
+      stopsAt(new OutputWatch(settings({ blockedTerms: ['swordfish'] })), ['a sword ', 'and a fish']),
+    ).toBeNull();
   });
 
   it('stops at PII only under pii block', () => {
     const deltas = ['write to ', 'jane@', 'example.com', ' today'];
     expect(stopsAt(new OutputWatch(settings({ pii: 'block' })), deltas)).toBe(2);
     expect(stopsAt(new OutputWatch(settings({ pii: 'redact' })), deltas)).toBeNull();
+  });
+
+  it('passes every delta on unchanged without pii redact', () => {
+    const deltas = ['write to ', 'jane@', 'example.com', ' today'];
+    expect(sent(settings({ pii: 'off' }), deltas)).toEqual([...deltas, '']);
+  });
+
+  it('redacts PII split across deltas: no delta carries a piece of it', () => {
+    const out = sent(settings({ pii: 'redact' }), [
+      'write to ',
+      'jane',
+      '.doe@',
+      'example',
+      '.com',
+      ' today',
+    ]);
+    expect(out.join('')).toBe('write to [EMAIL] today');
+    for (const piece of out) expect(piece).not.toMatch(/jane|doe|example/);
+  });
+
+  it('holds a number while more digits may follow, and redacts a card written in groups', () => {
+    const out = sent(settings({ pii: 'redact' }), ['card ', '4111 ', '1111 ', '1111 ', '1111', ', thanks']);
+    expect(out.join('')).toBe('card [CARD], thanks');
+    expect(out.slice(0, 5).join('')).toBe('card ');
+    // A card number followed by a word the last-word rule holds is not cut in two.
+    expect(sent(settings({ pii: 'redact' }), ['4111 1111 1111 1111.x', ' and more']).join('')).toBe(
+      '[CARD].x and more',
+    );
+  });
+
+  it('redacts an IBAN and a phone number, and leaves a Luhn-invalid number and plain text alone', () => {
+    const out = sent(settings({ pii: 'redact' }), [
+      'IBAN DE89 ',
+      '3704 0044 0532 ',
+      '0130 00, call +49 ',
+      '30 1234567. Not a card: 4111 1111 1111 1112.',
+    ]);
+    expect(out.join('')).toBe('IBAN [IBAN], call [PHONE]. Not a card: 4111 1111 1111 1112.');
+    expect(sent(settings({ pii: 'redact' }), ['Hello ', 'there, ', 'friend.'])).toEqual([
+      'Hello ',
+      'there, ',
+      '',
+      'friend.',
+    ]);
+  });
+
+  it('holds at most a bounded tail, so a long run of digits still streams', () => {
+    const watch = new OutputWatch(settings({ pii: 'redact' }));
+    // Digits and separators only, never a finding: the run of digits a number could still grow from never ends.
+    const pieces = Array.from({ length: 200 }, (_, index) => `${index % 10}. `);
+    const out = pieces.map((piece) => {
+      const watched = watch.push(piece);
+      return 'text' in watched ? watched.text : '';
+    });
+    expect(out.join('').length).toBeGreaterThanOrEqual(pieces.join('').length - 256);
+    expect(out.join('') + watch.end().text).toBe(pieces.join(''));
   });
 });
 

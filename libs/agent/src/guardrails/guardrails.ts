@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { GuardrailSettings, MessageEntity } from '@app/persistence';
 import { GuardrailKind, GuardrailStage } from '@app/run-events';
 import { ModelProvider } from '../models/model-provider';
-import { scanPii } from './pii';
+import { pendingPiiStart, PiiKind, piiSpans, scanPii } from './pii';
 
 /** One guardrail that fired: the `guardrail.triggered` line's fields (CONTRACTS §24). */
 export interface GuardrailTrigger {
@@ -68,22 +68,52 @@ export function guardedHistory(
   );
 }
 
+/** What the output watch makes of a model call's text so far: what may go out now, or the guardrail that stops it. */
+export type Watched = { blocked: GuardrailTrigger } | { text: string; redacted: PiiKind[] };
+
 /**
- * Checks the reply's text as it streams (CONTRACTS §24): blocked terms and, under `pii: "block"`, PII. Each check
- * reads only the end of the text that a new delta can complete, so a long reply costs no more per delta than a
- * short one.
+ * Watches one model call's text as it streams (CONTRACTS §24): blocked terms and, under `pii: "block"`, PII stop
+ * it; under `pii: "redact"`, the PII it writes is replaced before it goes out. To redact a stream, the end of the
+ * text that a finding still being written may span (pendingPiiStart: the last word, a run of digits, an IBAN's
+ * groups; at most HELD_MAX_CHARS) is held until more text shows what it is, so no delta ever carries a piece
+ * of PII that the next one completes. Each check reads only the end of the text that a new delta can complete,
+ * so a long reply costs no more per delta than a short one.
  */
 export class OutputWatch {
   private readonly terms: string[];
   private readonly termWindow: number;
+  /** The call's text as the model wrote it. */
+  private written = '';
+  /** Under redact: the end of the text not sent yet. */
+  private held = '';
 
   constructor(private readonly settings: GuardrailSettings) {
     this.terms = settings.blockedTerms.map((term) => term.toLowerCase());
     this.termWindow = Math.max(0, ...this.terms.map((term) => term.length)) - 1;
   }
 
-  /** Checks `text` (the step's text so far) after its last `deltaLength` characters arrived. */
-  check(text: string, deltaLength: number): GuardrailTrigger | null {
+  /** The next delta of the call: the text that may go out now (maybe none), or the guardrail that stops it. */
+  push(delta: string): Watched {
+    this.written += delta;
+    const trigger = this.check(delta.length);
+    if (trigger) return { blocked: trigger };
+    if (this.settings.pii !== 'redact') return { text: delta, redacted: [] };
+    this.held += delta;
+    const cut = releasableLength(this.held);
+    const released = redacted(this.held.slice(0, cut));
+    this.held = this.held.slice(cut);
+    return released;
+  }
+
+  /** The call ended (or failed): what it still holds, redacted. */
+  end(): { text: string; redacted: PiiKind[] } {
+    const rest = redacted(this.held);
+    this.held = '';
+    return rest;
+  }
+
+  private check(deltaLength: number): GuardrailTrigger | null {
+    const text = this.written;
     if (this.terms.length > 0) {
       const tail = text.slice(-(deltaLength + this.termWindow)).toLowerCase();
       if (this.terms.some((term) => tail.includes(term)))
@@ -99,6 +129,42 @@ export class OutputWatch {
 }
 
 const PII_WINDOW = 80;
+
+/** A text with its PII replaced; text without a digit or an `@` holds none, and is not scanned. */
+function redacted(text: string): { text: string; redacted: PiiKind[] } {
+  if (!/[\d@]/.test(text)) return { text, redacted: [] };
+  const scan = scanPii(text);
+  return { text: scan.redacted, redacted: scan.kinds };
+}
+/**
+ * Most text a redacting watch holds: past it the head goes out even when it could start a finding (a very long
+ * run of digits, a long token), a finding it cuts going out whole, redacted.
+ */
+const HELD_MAX_CHARS = 256;
+
+/**
+ * How much of the held text may go out: everything before a finding still being written, never cutting a finding
+ * the text already holds (a card number followed by a word the last-word rule holds, say): the cut moves to the
+ * finding's start, or, when the held text outgrew its bound, to its end.
+ */
+function releasableLength(held: string): number {
+  const pending = pendingPiiStart(held);
+  const outgrown = pending < held.length - HELD_MAX_CHARS;
+  let cut = outgrown ? held.length - HELD_MAX_CHARS : pending;
+  // Nothing held back: no finding can cross the end of the text.
+  if (cut === 0 || cut === held.length) return cut;
+  const spans = piiSpans(held);
+  for (let moved = true; moved;) {
+    moved = false;
+    for (const span of spans) {
+      if (span.start < cut && cut < span.end) {
+        cut = outgrown ? span.end : span.start;
+        moved = true;
+      }
+    }
+  }
+  return cut;
+}
 
 /** The input side of an agent's guardrails and its moderation model (CONTRACTS §24). */
 @Injectable()

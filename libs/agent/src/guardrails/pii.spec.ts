@@ -1,4 +1,4 @@
-import { scanPii } from './pii';
+import { pendingPiiStart, piiSpans, scanPii } from './pii';
 
 describe('scanPii', () => {
   describe('e-mail addresses', () => {
@@ -68,5 +68,31 @@ describe('scanPii', () => {
     );
     expect(scan.kinds).toEqual(['email', 'iban', 'card', 'phone']);
     expect(scan.redacted).toBe('I am [EMAIL], [PHONE], card [CARD], IBAN [IBAN]; also [EMAIL]');
+  });
+});
+
+describe('pendingPiiStart', () => {
+  it('points at the last word, a run of digits, or an IBAN still being written', () => {
+    expect(pendingPiiStart('write to jane.d')).toBe('write to '.length);
+    expect(pendingPiiStart('done. ')).toBe('done. '.length);
+    expect(pendingPiiStart('call +49 30 12')).toBe('call '.length);
+    expect(pendingPiiStart('IBAN DE89 3704 0044 ')).toBe('IBAN '.length);
+  });
+});
+
+describe('piiSpans', () => {
+  it('finds each finding where it is', () => {
+    const text = 'mail a@b.io, card 4111 1111 1111 1111';
+    expect(piiSpans(text)).toEqual([
+      { start: 5, end: 11 },
+      { start: 18, end: text.length },
+    ]);
+  });
+});
+
+describe('pendingPiiStart after a word', () => {
+  it('holds no digits that end a word: no number starts inside one', () => {
+    expect(pendingPiiStart('see word17 ')).toBe('see word17 '.length);
+    expect(pendingPiiStart('see word17 +49 30')).toBe('see word17 '.length);
   });
 });

@@ -93,3 +93,49 @@ export function scanPii(text: string): PiiScan {
   }
   return { redacted, kinds };
 }
+
+/** Where each finding is: every rule on the text as written (two rules' findings may overlap). */
+export function piiSpans(text: string): { start: number; end: number }[] {
+  const spans: { start: number; end: number }[] = [];
+  for (const rule of RULES) {
+    for (const match of text.matchAll(rule.pattern)) {
+      const length = rule.found(match[0]);
+      if (length > 0) spans.push({ start: match.index, end: match.index + length });
+    }
+  }
+  return spans;
+}
+
+const EMAIL_CHAR = /[A-Za-z0-9._%+@-]/;
+const NUMBER_CHAR = /[\d .()+-]/;
+const NUMBER_START = /[\d+(]/;
+const WORD_CHAR = /\w/;
+/**
+ * An IBAN being written: two letters starting a word, two check digits, then letters and digits in groups split by
+ * one space.
+ */
+const IBAN_IN_PROGRESS = /(?<!\w)[A-Za-z]{2}\d{2}(?: ?[A-Za-z0-9])* ?$/;
+/** The longest IBAN candidate the IBAN rule reads: four characters, then up to 30 each after a space. */
+const IBAN_MAX_CHARS = 64;
+
+/**
+ * Where a finding that more text could still complete may start in `text` (its length when none can): the run
+ * of e-mail characters at its end (an address, or the start of any other kind), the first place a phone or card
+ * number may start (a digit, `+` or `(` after no letter or digit) in the run of digits and their separators at
+ * its end, or an IBAN whose groups reach its end. Text before this point reads the same whatever follows (but for
+ * a finding that crosses it: see piiSpans).
+ */
+export function pendingPiiStart(text: string): number {
+  let start = text.length;
+  while (start > 0 && EMAIL_CHAR.test(text[start - 1])) start--;
+  let number = text.length;
+  while (number > 0 && NUMBER_CHAR.test(text[number - 1])) number--;
+  const numberStarts = (at: number) =>
+    NUMBER_START.test(text[at]) && (at === 0 || !WORD_CHAR.test(text[at - 1]));
+  while (number < text.length && !numberStarts(number)) number++;
+  if (/\d/.test(text.slice(number))) start = Math.min(start, number);
+  const tail = text.length - Math.min(text.length, IBAN_MAX_CHARS);
+  const iban = IBAN_IN_PROGRESS.exec(text.slice(tail));
+  if (iban) start = Math.min(start, tail + iban.index);
+  return start;
+}

@@ -2,7 +2,9 @@ import { LanguageModelV3, LanguageModelV3FunctionTool, LanguageModelV3StreamPart
 import { performance } from 'node:perf_hooks';
 import { Question } from '@app/contracts';
 import { buildPrompt } from '../conversation';
-import { GuardrailBlockedError, OutputWatch } from '../guardrails/guardrails';
+import { GuardrailSettings } from '@app/persistence';
+import { OutputWatch } from '../guardrails/guardrails';
+import { PiiKind } from '../guardrails/pii';
 import { ModelProvider } from '../models/model-provider';
 import { VendorModelError } from '../models/providers/vendor-error';
 import { AgentTool } from '../tools/tool';
@@ -17,8 +19,8 @@ export interface ModelStepRequest {
   stepStart: number;
   /** The step's number, 1-based, for its `model.fallback` lines. */
   step: number;
-  /** Checks the step's text before each delta goes out; null when the agent has no output guardrail. */
-  watch: OutputWatch | null;
+  /** The agent's guardrails: its output is watched as it streams (OutputWatch); null when it has none. */
+  guardrails: GuardrailSettings | null;
 }
 
 /**
@@ -57,12 +59,17 @@ const transient = (error: unknown) => error instanceof VendorModelError && error
 /**
  * One streamed model call. Text already streamed by an interrupted run of this step (what the content holds
  * past `stepStart`) is not streamed again when the new answer starts with it. Every failure of the model is a
- * `ModelCallError`; a delta the output guardrail refuses is a `GuardrailBlockedError`, and it does not go out.
+ * `ModelCallError`.
+ *
+ * Under output guardrails each delta goes out as the watch lets it (redacted, or held a little while a finding may
+ * still be written). A delta the watch refuses does not go out, nor does anything after it, but the call is read
+ * to its end: the vendor reports what the call spent only in its last part, and a blocked step counts its tokens
+ * like any other (CONTRACTS §21). The output then carries `blocked`.
  */
 async function callModel(
   models: ModelProvider,
   run: ReplyRun,
-  { prompt, available, offerTools, stepStart, watch }: ModelStepRequest,
+  { prompt, available, offerTools, stepStart, guardrails }: ModelStepRequest,
   modelName: string,
 ): Promise<StepOutput> {
   let model: LanguageModelV3;
@@ -102,8 +109,34 @@ async function callModel(
     cachedInputTokens: 0,
     model: modelName,
     emitMs: 0,
+    blocked: null,
   };
+  const watch = guardrails ? new OutputWatch(guardrails) : null;
   let replayed = run.state.content.slice(stepStart);
+  /** Sends text the watch let through: the step's text as it goes out. */
+  const send = (text: string, redacted: PiiKind[]) => {
+    for (const kind of redacted)
+      run.state.emitOnce({ type: 'guardrail.triggered', stage: 'output', kind, action: 'redacted' });
+    output.text += text;
+    let delta = text;
+    if (replayed) {
+      if (replayed.startsWith(delta)) {
+        replayed = replayed.slice(delta.length);
+        return;
+      }
+      if (delta.startsWith(replayed)) delta = delta.slice(replayed.length);
+      replayed = '';
+    }
+    const emitStarted = performance.now();
+    run.state.emitText(delta);
+    output.emitMs += performance.now() - emitStarted;
+  };
+  /** The call ended: what the watch still holds goes out. */
+  const release = () => {
+    if (!watch || output.blocked) return;
+    const rest = watch.end();
+    send(rest.text, rest.redacted);
+  };
   // Whether the call produced anything yet: after that, a failure is final, never left to another model.
   let produced = false;
   const reader = stream.getReader();
@@ -112,33 +145,27 @@ async function callModel(
     try {
       next = await reader.read();
     } catch (error) {
+      // A blocked call that breaks while it is read to its end is still blocked, with what it reported.
+      if (output.blocked) break;
+      release();
       throw new ModelCallError(describeError(error), !produced && transient(error));
     }
     if (next.done) break;
     const part = next.value;
     if (part.type === 'text-delta') {
+      if (output.blocked) continue;
       if (part.delta) produced = true;
-      output.text += part.delta;
-      const trigger = watch?.check(output.text, part.delta.length);
-      if (trigger) {
-        await reader.cancel().catch(() => undefined);
-        throw new GuardrailBlockedError(trigger);
+      if (!watch) {
+        send(part.delta, []);
+        continue;
       }
-      let delta = part.delta;
-      if (replayed) {
-        if (replayed.startsWith(delta)) {
-          replayed = replayed.slice(delta.length);
-          continue;
-        }
-        if (delta.startsWith(replayed)) delta = delta.slice(replayed.length);
-        replayed = '';
-      }
-      const emitStarted = performance.now();
-      run.state.emitText(delta);
-      output.emitMs += performance.now() - emitStarted;
+      const watched = watch.push(part.delta);
+      if ('blocked' in watched) output.blocked = watched.blocked;
+      else send(watched.text, watched.redacted);
     } else if (part.type === 'tool-call') {
       produced = true;
-      output.toolCalls.push({ callId: part.toolCallId, name: part.toolName, arguments: part.input });
+      if (!output.blocked)
+        output.toolCalls.push({ callId: part.toolCallId, name: part.toolName, arguments: part.input });
     } else if (part.type === 'finish') {
       output.outputTokens = part.usage.outputTokens.total ?? 0;
       output.usageTokens = (part.usage.inputTokens.total ?? 0) + output.outputTokens;
@@ -149,8 +176,11 @@ async function callModel(
       output.structuredOutput = extra?.structuredOutput ?? null;
     } else if (part.type === 'error') {
       await reader.cancel().catch(() => undefined);
+      if (output.blocked) break;
+      release();
       throw new ModelCallError(describeError(part.error), !produced && transient(part.error));
     }
   }
+  release();
   return output;
 }

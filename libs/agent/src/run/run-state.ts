@@ -123,12 +123,14 @@ export class RunState {
   }
 
   /**
-   * Takes back the text streamed so far from what the reply stores (a guardrail stopped it, CONTRACTS §24): the
-   * content is emptied and each of its deltas kept as an empty one, so seqs stay whole in a replay.
+   * Takes back the text streamed so far (a guardrail stopped the reply, CONTRACTS §24) from what the reply stores
+   * and from its log: the content is emptied and each of its deltas kept as an empty one, so seqs stay whole in a
+   * replay and the deltas a reopened stream replays join to the stored content.
    */
-  withdrawText(): void {
+  async withdrawText(): Promise<void> {
     this.content = '';
     this.deltaLengths.fill(0);
+    await this.log.withdrawText();
   }
 
   emitText(delta: string): void {

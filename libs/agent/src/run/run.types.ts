@@ -9,6 +9,7 @@ import {
   ToolApproval,
 } from '@app/persistence';
 import { MessageAttachments } from '../conversation';
+import { GuardrailTrigger } from '../guardrails/guardrails';
 import { RunState } from './run-state';
 
 /** One reply's run as the step loop sees it. */
@@ -49,8 +50,8 @@ export type LoopOutcome =
   | { kind: 'budget_exhausted' }
   /**
    * A guardrail blocked the user's message or stopped the reply (CONTRACTS §24). `finalStep`: the blocked step
-   * when a model spent tokens on it (the moderation model, the step's own call), stored by the finish without
-   * its withdrawn text, so its usage counts (CONTRACTS §21).
+   * when a model spent tokens on it (the moderation model, the step's own call), stored by the finish like any
+   * last step but without its withdrawn text, so its usage counts (CONTRACTS §21).
    */
   | { kind: 'guardrail_blocked'; finalStep: RunStepEntity | null }
   | { kind: 'model_error'; reason: string };
@@ -84,6 +85,11 @@ export interface StepOutput {
   model: string;
   /** Time spent writing this call's deltas. */
   emitMs: number;
+  /**
+   * The output guardrail that stopped the call as it streamed (CONTRACTS §24): nothing after it went out, and
+   * the call was read to its end for its usage.
+   */
+  blocked: GuardrailTrigger | null;
 }
 
 export function describeError(error: unknown): string {

@@ -2,6 +2,7 @@ import { Settings } from '@app/config';
 import {
   AgentEntity,
   GateQuery,
+  GuardrailSettings,
   MessageEntity,
   RunGate,
   RunRepository,
@@ -112,7 +113,10 @@ const settings = {
   modelIdleTimeoutMs: 1000,
 } as Settings;
 
-function replyRun(said: string, options: { model?: string; gate?: RunGate; signal?: AbortSignal } = {}) {
+function replyRun(
+  said: string,
+  options: { model?: string; gate?: RunGate; signal?: AbortSignal; guardrails?: GuardrailSettings } = {},
+) {
   const log = new MemoryLog();
   const question = Object.assign(new MessageEntity(), { id: 'q', role: 'user', content: said });
   const run: ReplyRun = {
@@ -128,7 +132,7 @@ function replyRun(said: string, options: { model?: string; gate?: RunGate; signa
       modelOptions: {},
       approvalRequired: [],
       fallbackModels: [],
-      guardrails: null,
+      guardrails: options.guardrails ?? null,
     }),
     context: {
       history: [question],
@@ -364,5 +368,28 @@ describe('StepLoop (builtin model)', () => {
     expect(outcome.kind).toBe('success');
     expect(runs.steps).toHaveLength(0);
     expect(run.state.content).toBe('');
+  });
+
+  it('stores a step an output guardrail stopped like any last step: its tokens, none of its text', async () => {
+    const runs = new MemoryRuns();
+    const guardrails: GuardrailSettings = { pii: 'off', blockedTerms: ['secret'], moderationModel: null };
+    const { run, log } = replyRun('/say the secret is out now', { guardrails });
+    // Checked on its way out only: the message itself passed its check already (a resumed run's is not checked).
+    run.question = null;
+
+    const outcome = await loopWith(runs).run(run);
+
+    expect(outcome.kind).toBe('guardrail_blocked');
+    const step = outcome.kind === 'guardrail_blocked' ? outcome.finalStep : null;
+    // The call was read to its end: the builtin model reports what it spent in its last part.
+    expect(step).toMatchObject({ step: 1, text: '', toolCalls: [], contentLength: 0, model: 'builtin' });
+    expect(step!.usageTokens).toBeGreaterThan(0);
+    expect(runs.steps).toHaveLength(0);
+    // Withdrawn from the content and from the log: what was sent before the stop replays empty.
+    expect(run.state.content).toBe('');
+    const deltas = log.appended.filter((event) => event.type === 'text.delta');
+    expect(deltas.length).toBeGreaterThan(0);
+    expect(deltas.every((event) => event.type === 'text.delta' && event.delta === '')).toBe(true);
+    expect(log.appended.map((event) => event.type)).toContain('guardrail.triggered');
   });
 });

@@ -18,7 +18,6 @@ import {
   guardedHistory,
   ModerationUsage,
   NO_MODERATION_USAGE,
-  OutputWatch,
 } from '../guardrails/guardrails';
 import { RunMetrics } from './run-metrics';
 import { instructionsWithTools, toolsWhileSkillInUse } from '../tools/skill-in-use';
@@ -93,12 +92,21 @@ export class StepLoop {
       if (signal.aborted) return { kind: 'cancelled' };
       moderation = input.usage;
       if (input.blocked) {
-        const spent = { ...moderation, model: agent.guardrails.moderationModel ?? agent.model };
-        return { kind: 'guardrail_blocked', finalStep: blockedStep(reply.id, 1, new Date(), spent) };
+        // Only the moderation model spent anything: stored as the reply's one step when it did.
+        const spent = moderation.inputTokens + moderation.outputTokens > 0;
+        const model = agent.guardrails.moderationModel ?? agent.model;
+        const finalStep = spent
+          ? stepRow(reply.id, 1, new Date(), unansweredCall(model), {
+              moderation,
+              toolCalls: [],
+              contentLength: 0,
+              streamed: { text: '', deltaLengths: [] },
+            })
+          : null;
+        return { kind: 'guardrail_blocked', finalStep };
       }
     }
     const history = guardedHistory(run.context.history, agent.guardrails);
-    const watch = agent.guardrails ? new OutputWatch(agent.guardrails) : null;
 
     const gateQuery: GateQuery = { threadId: thread.id, agentId: agent.id };
     // Each checkpoint answers the next step's gate in its own round trip; the first one came with the context.
@@ -125,6 +133,7 @@ export class StepLoop {
         state.emitOnce({ type: 'step.started', step: number });
         const offerTools = number <= maxSteps;
         let output: StepOutput | undefined;
+        let blocked: GuardrailTrigger | null = null;
         const modelStarted = performance.now();
         try {
           output = await runModelStep(this.models, run, {
@@ -141,55 +150,40 @@ export class StepLoop {
             offerTools,
             stepStart: steps[number - 2]?.contentLength ?? 0,
             step: number,
-            watch,
+            guardrails: agent.guardrails,
           });
-          if (agent.guardrails) {
+          blocked = output.blocked;
+          if (agent.guardrails && !blocked) {
             const checked = await this.guardrails.checkOutput(agent.guardrails, output.text, signal);
             moderation = addUsage(moderation, checked);
           }
         } catch (error) {
           if (signal.aborted) return { kind: 'cancelled' };
           if (error instanceof ModelCallError) return { kind: 'model_error', reason: error.message };
-          if (error instanceof GuardrailBlockedError) {
-            this.triggered(state, error.trigger);
-            // The blocked reply's text is withdrawn from what is stored (CONTRACTS §24).
-            state.withdrawText();
-            // A call cut off by the output watch reported no usage; one the moderation model flagged did.
-            const spent = addUsage(addUsage(moderation, error.usage), {
-              inputTokens: (output?.usageTokens ?? 0) - (output?.outputTokens ?? 0),
-              outputTokens: output?.outputTokens ?? 0,
-            });
-            const finalStep = blockedStep(reply.id, number, stepStartedAt, {
-              ...spent,
-              model: output?.model ?? agent.model,
-            });
-            return { kind: 'guardrail_blocked', finalStep };
-          }
-          throw error;
+          if (!(error instanceof GuardrailBlockedError)) throw error;
+          blocked = error.trigger;
+          moderation = addUsage(moderation, error.usage);
         } finally {
           // Writing the deltas is the runtime's time, not the model's.
           modelMs = performance.now() - modelStarted - (output?.emitMs ?? 0);
           this.metrics.modelCallDuration.observe({ model: agent.model }, modelMs / 1000);
         }
+        if (blocked) {
+          this.triggered(state, blocked);
+          // The blocked reply's text is withdrawn from what is stored and from what a stream replays (CONTRACTS §24).
+          await state.withdrawText();
+        }
         const streamed = state.streamedAfter(steps[number - 2]?.contentLength ?? 0);
-        const produced = Object.assign(new RunStepEntity(), {
-          messageId: reply.id,
-          step: number,
-          text: output.text,
+        // A blocked step is stored like any other, for what it spent, but it keeps no text and calls nothing.
+        const produced = stepRow(reply.id, number, stepStartedAt, blocked ? withdrawn(output!) : output!, {
+          moderation,
           // Past the cap the model was offered no tools: whatever it still asks for is not run.
-          toolCalls: offerTools ? output.toolCalls : [],
-          questions: output.questions,
-          structuredOutput: output.structuredOutput,
-          usageTokens: output.usageTokens + moderation.inputTokens + moderation.outputTokens,
-          outputTokens: output.outputTokens + moderation.outputTokens,
-          cachedInputTokens: output.cachedInputTokens,
-          model: output.model,
+          toolCalls: offerTools && !blocked ? output!.toolCalls : [],
           contentLength: state.content.length,
-          deltaLengths: streamed.deltaLengths,
-          streamedText: streamed.text === output.text ? null : streamed.text,
-          startedAt: stepStartedAt,
+          streamed,
         });
         moderation = NO_MODERATION_USAGE;
+        if (blocked) return { kind: 'guardrail_blocked', finalStep: produced };
         if (produced.toolCalls.length === 0) {
           // The reply's last step: nothing runs after it but the finish, whose statement stores it (one commit
           // less per reply) before its lines go out.
@@ -343,31 +337,65 @@ const addUsage = (a: ModerationUsage, b: ModerationUsage): ModerationUsage => ({
   outputTokens: a.outputTokens + b.outputTokens,
 });
 
+/** What a step stores besides its model call's output. */
+interface StepFacts {
+  /** What the moderation model spent on the step (and on the user's message, for the first). */
+  moderation: ModerationUsage;
+  toolCalls: StepToolCall[];
+  /** The reply's content length once the step ended. */
+  contentLength: number;
+  /** What the step streamed (RunState.streamedAfter). */
+  streamed: { text: string; deltaLengths: number[] };
+}
+
 /**
- * The step a guardrail blocked, stored by the finish only for what the models spent on it (the step's own call,
- * the moderation model): its text is withdrawn and it calls nothing. Null when nothing was spent.
+ * A step's row from its model call's output: every step is stored this way, a blocked one too, so that its
+ * tokens are counted as every step's are, by the statement that ends the reply (CONTRACTS §21).
  */
-function blockedStep(
+function stepRow(
   messageId: string,
   number: number,
   startedAt: Date,
-  spent: ModerationUsage & { model: string },
-): RunStepEntity | null {
-  const usageTokens = spent.inputTokens + spent.outputTokens;
-  if (usageTokens === 0) return null;
+  output: StepOutput,
+  { moderation, toolCalls, contentLength, streamed }: StepFacts,
+): RunStepEntity {
   return Object.assign(new RunStepEntity(), {
     messageId,
     step: number,
-    text: '',
-    toolCalls: [],
-    questions: null,
-    structuredOutput: null,
-    usageTokens,
-    outputTokens: spent.outputTokens,
-    model: spent.model,
-    contentLength: 0,
-    deltaLengths: [],
-    streamedText: null,
+    text: output.text,
+    toolCalls,
+    questions: output.questions,
+    structuredOutput: output.structuredOutput,
+    usageTokens: output.usageTokens + moderation.inputTokens + moderation.outputTokens,
+    outputTokens: output.outputTokens + moderation.outputTokens,
+    cachedInputTokens: output.cachedInputTokens,
+    model: output.model,
+    contentLength,
+    deltaLengths: streamed.deltaLengths,
+    streamedText: streamed.text === output.text ? null : streamed.text,
     startedAt,
   });
 }
+
+/** A blocked call's output as its step keeps it: what it spent, none of what it wrote. */
+const withdrawn = (output: StepOutput): StepOutput => ({
+  ...output,
+  text: '',
+  toolCalls: [],
+  questions: null,
+  structuredOutput: null,
+});
+
+/** The output of a model call never made: the user's message was blocked before it. */
+const unansweredCall = (model: string): StepOutput => ({
+  text: '',
+  toolCalls: [],
+  questions: null,
+  structuredOutput: null,
+  usageTokens: 0,
+  outputTokens: 0,
+  cachedInputTokens: 0,
+  model,
+  emitMs: 0,
+  blocked: null,
+});

@@ -10,6 +10,7 @@ type LogSurface = Pick<
   | 'holding'
   | 'flush'
   | 'assertOwner'
+  | 'withdrawText'
   | 'onHeld'
 >;
 
@@ -65,6 +66,12 @@ export class MemoryRunEventLog implements LogSurface {
   flush(): Promise<void> {
     this.flushes++;
     return this.flushing();
+  }
+
+  /** Empties every delta appended so far, published ones too: what the Redis log then replays. */
+  withdrawText(): Promise<void> {
+    for (const event of this.appended) if (event.type === 'text.delta') event.delta = '';
+    return this.flush();
   }
 
   assertOwner(): Promise<void> {

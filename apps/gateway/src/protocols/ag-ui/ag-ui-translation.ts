@@ -59,6 +59,9 @@ export class AgUiTranslation {
       case 'step.started':
         return [...this.closeStep(), ...this.openStep(line.step)];
       case 'text.delta': {
+        // A delta a guardrail withdrew replays empty (CONTRACTS §24); AG-UI refuses an empty content event, and
+        // events are numbered by their line's seq, so leaving it out leaves no gap a resume would see.
+        if (line.delta === '') return [];
         const events = this.step === null ? this.openStep(0) : [];
         if (this.textId === null) {
           this.textId = this.messageId();

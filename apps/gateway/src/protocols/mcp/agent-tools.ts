@@ -3,6 +3,7 @@ import { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { approvalQuestion, DomainError } from '@app/contracts';
 import { Caller, mayUseAgent } from '@app/identity';
 import { AgentEntity, AgentRepository, ToolApproval, ToolApprovalRepository } from '@app/persistence';
+import { RunEvent } from '@app/run-events';
 import { endUserOfCaller } from '../../auth/pin-end-user';
 import { AskAgent, MESSAGE_MAX_CHARS } from '../ask-agent.use-case';
 import { ReplyRunEvents } from '../reply-run-events';
@@ -30,8 +31,10 @@ interface FinalMessage {
   thread_id: string;
   status: string;
   content: string;
+  error_code: string | null;
   questions: unknown;
   structured_output: unknown;
+  events: Record<string, unknown>[] | null;
 }
 
 /** A reply that waits for a person (CONTRACTS §19): what it said so far and the calls of its step that wait. */
@@ -43,8 +46,14 @@ interface WaitingReply {
 /** How following a reply ended: its final Message, a wait for a person, or nothing (the client went away). */
 type ReplyOutcome = { final: FinalMessage } | { waiting: WaitingReply } | null;
 
-/** Told of each step a reply starts, for MCP progress notifications. */
-export type StepListener = (step: number) => Promise<void>;
+/** A line of CONTRACTS §24: another model answered a step, or a guardrail acted. */
+export type ModelCallNotice = Extract<RunEvent, { type: 'model.fallback' | 'guardrail.triggered' }>;
+
+/** Told of what a reply does while a call waits for it: each step it starts, each §24 line it writes. */
+export interface ReplyListener {
+  step(step: number): Promise<void>;
+  notice(line: ModelCallNotice): Promise<void>;
+}
 
 /**
  * The agents of the caller's organization as MCP tools (CONTRACTS §18): one per active agent, and a call that
@@ -73,7 +82,7 @@ export class AgentTools {
     caller: Caller,
     name: string,
     args: Record<string, unknown>,
-    onStep: StepListener,
+    listener: ReplyListener,
     signal: AbortSignal,
   ): Promise<CallToolResult> {
     const agent = (await this.usableTools(caller)).get(name);
@@ -95,7 +104,7 @@ export class AgentTools {
         threadId,
         userId,
       });
-      const outcome = await this.waitForReply(caller, asked.replyId, onStep, signal);
+      const outcome = await this.waitForReply(caller, asked.replyId, listener, signal);
       if (!outcome) return failure('The call was cancelled before the reply ended');
       if ('waiting' in outcome) return waitingResult(asked.threadId, asked.replyId, outcome.waiting);
       const { final } = outcome;
@@ -108,6 +117,10 @@ export class AgentTools {
           content: final.content,
           questions: final.questions,
           structured_output: final.structured_output,
+          // CONTRACTS §24, kept with the answer for a client that read no notification.
+          error_code: final.error_code,
+          model_fallbacks: linesOf(final, 'model.fallback', ['step', 'from', 'to', 'reason']),
+          guardrails: linesOf(final, 'guardrail.triggered', ['stage', 'kind', 'action']),
         },
         isError: final.status === 'error' || final.status === 'cancelled',
       };
@@ -128,14 +141,14 @@ export class AgentTools {
   }
 
   /**
-   * Follows the reply to its final Message, telling `onStep` of each step. A reply that waits for a person ends
+   * Follows the reply to its final Message, telling `listener` of each step and §24 line. A reply that waits for a person ends
    * the call at its first `approval.requested` line: the wait may last a day, far beyond a client's time-out.
    * Null when the client went away.
    */
   private async waitForReply(
     caller: Caller,
     replyId: string,
-    onStep: StepListener,
+    listener: ReplyListener,
     signal: AbortSignal,
   ): Promise<ReplyOutcome> {
     const lines = await this.runEvents.open(caller, replyId);
@@ -143,7 +156,9 @@ export class AgentTools {
     try {
       for await (const line of lines) {
         if (signal.aborted) return null;
-        if (line?.type === 'step.started') await onStep(line.step);
+        if (line?.type === 'step.started') await listener.step(line.step);
+        if (line?.type === 'model.fallback' || line?.type === 'guardrail.triggered')
+          await listener.notice(line);
         if (line?.type === 'text.delta') content += line.delta;
         if (line?.type === 'message.completed') return { final: line.message as unknown as FinalMessage };
         if (line?.type !== 'approval.requested') continue;
@@ -200,6 +215,13 @@ function waitingResult(threadId: string, messageId: string, waiting: WaitingRepl
     },
     isError: false,
   };
+}
+
+/** The fields of each of the final Message's events of one type, in order. */
+function linesOf(final: FinalMessage, type: string, fields: string[]): Record<string, unknown>[] {
+  return (final.events ?? [])
+    .filter((event) => event.type === type)
+    .map((event) => Object.fromEntries(fields.map((field) => [field, event[field]])));
 }
 
 const failure = (text: string): CallToolResult => ({ content: [{ type: 'text', text }], isError: true });

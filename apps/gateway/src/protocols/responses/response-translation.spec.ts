@@ -123,10 +123,52 @@ describe('ResponseTranslation', () => {
     expect(events.find((event) => event.type === 'response.output_text.done')).toMatchObject({
       text: blocked,
     });
+    expect(events.find((event) => event.type === 'parley:guardrail_triggered')).toMatchObject({
+      stage: 'output',
+      kind: 'blocked_term',
+      action: 'blocked',
+    });
     expect(events.at(-1)).toMatchObject({
       type: 'response.failed',
       response: { output_text: blocked, error: { code: 'guardrail_blocked', message: blocked } },
     });
+  });
+
+  it('numbers the events of a replay whose withdrawn deltas are empty as the live stream did (§24)', () => {
+    const lines = (first: string): RunEvent[] => [
+      toolThenText[0],
+      { seq: 1, type: 'step.started', step: 1 },
+      { seq: 2, type: 'text.delta', delta: first },
+      { seq: 3, type: 'guardrail.triggered', stage: 'output', kind: 'blocked_term', action: 'blocked' },
+      { seq: 4, type: 'text.delta', delta: 'Blocked.' },
+      { seq: 5, type: 'message.completed', message: { status: 'error', content: 'Blocked.' } },
+    ];
+    const live = translate(lines('The password is '));
+    const replayed = translate(lines(''));
+    expect(replayed.map((event) => [event.type, event.sequence_number])).toEqual(
+      live.map((event) => [event.type, event.sequence_number]),
+    );
+    expect(replayed.at(-1)).toEqual(live.at(-1));
+  });
+
+  it('shows a fallback model as an event of its own, between the lines it came between', () => {
+    const events = translate([
+      toolThenText[0],
+      { seq: 1, type: 'step.started', step: 1 },
+      { seq: 2, type: 'model.fallback', step: 1, from: 'openai:a', to: 'openai:b', reason: 'rate limited' },
+      { seq: 3, type: 'text.delta', delta: 'Hi' },
+      { seq: 4, type: 'message.completed', message: { status: 'success', content: 'Hi' } },
+    ]);
+    const index = events.findIndex((event) => event.type === 'parley:model_fallback');
+    expect(events[index]).toEqual({
+      type: 'parley:model_fallback',
+      sequence_number: index,
+      step: 1,
+      from: 'openai:a',
+      to: 'openai:b',
+      reason: 'rate limited',
+    });
+    expect(events[index + 1].type).toBe('response.output_item.added');
   });
 
   it('ends a cancelled reply with response.failed, status cancelled and error code cancelled, closing what was open', () => {

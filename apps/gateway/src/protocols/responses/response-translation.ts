@@ -75,6 +75,14 @@ export interface ResponseStreamEvent {
 
 export const RESPONSE_ID_PREFIX = 'resp_';
 
+/** The stream events this implementation adds (CONTRACTS §24), prefixed with its slug. */
+export const RESPONSE_EVENTS = {
+  /** Another model answered a step: `step`, `from`, `to`, `reason`. */
+  modelFallback: 'parley:model_fallback',
+  /** A guardrail acted: `stage`, `kind`, `action`. */
+  guardrail: 'parley:guardrail_triggered',
+} as const;
+
 export const responseIdOf = (replyId: string): string => `${RESPONSE_ID_PREFIX}${replyId}`;
 
 /** The reply's message id a response id names, or null when it names none. */
@@ -140,7 +148,8 @@ export class ResponseTranslation {
         emit('response.in_progress', { response: this.response() });
         break;
       case 'text.delta': {
-        if (line.delta === '') break;
+        // A delta a guardrail withdrew replays empty (CONTRACTS §24): it still makes its event, so a stream replayed
+        // after the withdrawal numbers its events as the live one did, and `starting_after` means the same in both.
         const item = this.openMessage ?? this.openMessageItem(emit);
         item.content[0].text += line.delta;
         emit('response.output_text.delta', {
@@ -196,14 +205,25 @@ export class ResponseTranslation {
         });
         break;
       }
+      // CONTRACTS §24 in the Responses API's own terms: events of this implementation, named with its slug as the
+      // Open Responses specification asks of extensions, which a client that does not know them skips.
+      case 'model.fallback':
+        emit(RESPONSE_EVENTS.modelFallback, {
+          step: line.step,
+          from: line.from,
+          to: line.to,
+          reason: line.reason,
+        });
+        break;
       case 'guardrail.triggered':
-        // A reply stopped by a guardrail (CONTRACTS §24) takes back the text it streamed: the message items end
-        // with the stored content (the closing words that follow), as their `.done` events and the Response say.
+        emit(RESPONSE_EVENTS.guardrail, { stage: line.stage, kind: line.kind, action: line.action });
+        // A reply stopped by a guardrail takes back the text it streamed: the message items end with the stored
+        // content (the closing words that follow), as their `.done` events and the Response say.
         if (line.stage === 'output' && line.action === 'blocked') {
           for (const item of this.output) if (item.type === 'message') item.content[0].text = '';
         }
         break;
-      // step.started, questions and model.fallback have no Responses counterpart.
+      // step.started and questions have no Responses counterpart.
     }
     return events;
   }

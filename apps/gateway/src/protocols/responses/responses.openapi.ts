@@ -118,7 +118,9 @@ const EVENT_STREAM = {
         'response.output_item.added, (for text) response.content_part.added, response.output_text.delta…, ' +
         'response.output_text.done, response.content_part.done, (for a tool call) ' +
         'response.function_call_arguments.done, then response.output_item.done; last response.completed or ' +
-        'response.failed (a cancelled reply: status cancelled, error.code cancelled).',
+        'response.failed (a cancelled reply: status cancelled, error.code cancelled). Two events of this ' +
+        'implementation, which a client may skip: parley:model_fallback (step, from, to, reason: another ' +
+        'model answered a step) and parley:guardrail_triggered (stage, kind, action).',
     },
   },
 };

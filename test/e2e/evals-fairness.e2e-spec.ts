@@ -5,14 +5,15 @@ import { createTestEnvironment, queryDatabase, TestEnvironment } from '../suppor
 import { OpenStream } from './stream.support';
 
 /**
- * An evaluation shares the workers with live traffic (CONTRACTS §23): a run keeps at most 8 items in flight, so
- * its organization's backlog in the run queue's fair share (AgentRunQueue) grows by at most that many, and a live
+ * An evaluation shares the workers with live traffic (CONTRACTS §23): a run keeps at most EVAL_ITEMS_IN_FLIGHT items in flight
+ * (4 here, set on the worker), so its organization's backlog in the run queue's fair share (AgentRunQueue) grows by at most that many, and a live
  * user of the same organization waits behind those few, never behind the run's hundreds of items. With two
  * worker slots, the run's replies take every slot while no one else asks.
  */
 const ITEMS = 200;
-/** EVAL_ITEMS_IN_FLIGHT, and the two slots whose replies were already running when the live one arrived. */
-const MOST_AHEAD = 8 + 2;
+const IN_FLIGHT = 4;
+/** The run's items in flight, and the two slots whose replies were already running when the live one arrived. */
+const MOST_AHEAD = IN_FLIGHT + 2;
 
 let environment: TestEnvironment;
 let gateway: AppProcess;
@@ -23,7 +24,11 @@ beforeAll(async () => {
   environment = await createTestEnvironment();
   [gateway, worker] = await Promise.all([
     startGateway(environment.env),
-    startWorker(environment.env, { WORKER_HEALTH_PORT: '0', AGENT_RUN_CONCURRENCY: '2' }),
+    startWorker(environment.env, {
+      WORKER_HEALTH_PORT: '0',
+      AGENT_RUN_CONCURRENCY: '2',
+      EVAL_ITEMS_IN_FLIGHT: String(IN_FLIGHT),
+    }),
   ]);
   org = await createOrg(environment.env);
 }, 120000);

@@ -1,5 +1,5 @@
 import { admin, adminFails, createOrg, OrgFixture } from '../factories/admin';
-import { FakeOpenAI } from '../support/fake-openai';
+import { FAKE_USAGE, FakeOpenAI } from '../support/fake-openai';
 import { api } from '../support/http';
 import { AppProcess, startGateway, startWorker } from '../support/processes';
 import { createTestEnvironment, queryDatabase, TestEnvironment } from '../support/test-environment';
@@ -164,6 +164,66 @@ it('scores every item exactly with each scorer, judges a rubric through a vendor
   expect(runs.body.map((listedRun) => [listedRun.id, listedRun.status, listedRun.summary.passed])).toEqual([
     [runId, 'done', 5],
   ]);
+});
+
+it("counts the rubric judge's tokens in usage, in the run's summary and against the agent's budget", async () => {
+  const agentId = await newAgent('judged');
+  const datasetId = await newDataset({ items: SCORED_ITEMS.slice(8) });
+  const judgeCallsBefore = judge.requests.length;
+  const run = await finished(
+    await startRun({ dataset_id: datasetId, agent_id: agentId, judge_model: JUDGE }),
+  );
+  const judgeCalls = judge.requests.length - judgeCallsBefore;
+  expect(judgeCalls).toBe(2);
+
+  // Usage by model: the builtin model's two replies, and the judge's two calls (no reply) at the fake's usage.
+  const byModel = await client().get(`/usage?group_by=model&agent_id=${agentId}`);
+  const rows = byModel.body.rows as {
+    model: string;
+    replies: number;
+    input_tokens: number;
+    output_tokens: number;
+  }[];
+  const replies = rows.find((row) => row.model === 'builtin')!;
+  expect(replies).toMatchObject({ replies: 2 });
+  expect(rows.find((row) => row.model === JUDGE)).toEqual(
+    expect.objectContaining({
+      replies: 0,
+      input_tokens: judgeCalls * FAKE_USAGE.input,
+      output_tokens: judgeCalls * FAKE_USAGE.output,
+    }),
+  );
+  // The summary is what the run spent: its replies and its judge.
+  expect(run.summary).toMatchObject({
+    input_tokens: replies.input_tokens + judgeCalls * FAKE_USAGE.input,
+    output_tokens: replies.output_tokens + judgeCalls * FAKE_USAGE.output,
+  });
+  // The agent's counter (what its token budget is checked against) holds the judge's tokens too.
+  const spent = run.summary.input_tokens + run.summary.output_tokens;
+  let tokensUsed = 0;
+  for (let tries = 0; tries < 100 && tokensUsed !== spent; tries++) {
+    tokensUsed = (await client().get(`/agents/${agentId}`)).body.tokens_used as number;
+    if (tokensUsed !== spent) await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  expect(tokensUsed).toBe(spent);
+});
+
+it("asks no judge once the agent's token budget is spent, and says so in the score", async () => {
+  const created = await client().post('/agents', { name: 'spent', token_budget: 1 });
+  expect(created.status).toBe(200);
+  const judgeCallsBefore = judge.requests.length;
+  const run = await finished(
+    await startRun({
+      dataset_id: await newDataset({ items: SCORED_ITEMS.slice(8, 9) }),
+      agent_id: created.body.id,
+      judge_model: JUDGE,
+    }),
+  );
+  expect(judge.requests.length).toBe(judgeCallsBefore);
+  expect(run.items[0]).toMatchObject({
+    passed: false,
+    scores: { rubric: { passed: false, reason: 'the token budget is spent: no judge was asked' } },
+  });
 });
 
 it('makes a dataset of recorded threads, whose replies are the references, keeps eval threads out of GET /chat, and erases the copies with their user', async () => {

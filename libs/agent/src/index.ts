@@ -18,3 +18,4 @@ export * from './tools/tool-registry';
 export * from './tools/tool-registry.module';
 export * from './tools/mcp/mcp-tools.module';
 export * from './tools/web/web-tool.module';
+export * from './run/token-budget';

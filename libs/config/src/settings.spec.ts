@@ -66,6 +66,15 @@ describe('loadSettings', () => {
       expect(() => loadSettings({ HEAP_GROWTH_PERCENT: bad })).toThrow(/Invalid setting HEAP_GROWTH_PERCENT/);
   });
 
+  it('reads EVAL_ITEMS_IN_FLIGHT: 8 unless set, a whole number from 1 to 1000', () => {
+    expect(loadSettings({}).evalItemsInFlight).toBe(8);
+    expect(loadSettings({ EVAL_ITEMS_IN_FLIGHT: '32' }).evalItemsInFlight).toBe(32);
+    for (const bad of ['0', '1001', '2.5', 'many'])
+      expect(() => loadSettings({ EVAL_ITEMS_IN_FLIGHT: bad })).toThrow(
+        /Invalid setting EVAL_ITEMS_IN_FLIGHT/,
+      );
+  });
+
   it('names the variable of a bad value', () => {
     expect(() => loadSettings({ PORT: 'eighty' })).toThrow(InvalidSettingsError);
     expect(() => loadSettings({ PORT: 'eighty' })).toThrow(/^Invalid setting PORT:/);

@@ -1,6 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { ModelProvider } from '@app/agent';
+import { isRunOverBudget, ModelProvider } from '@app/agent';
 import { maxStepsOf, Settings } from '@app/config';
 import { enqueueStoredReply, exchangeOf } from '@app/chat';
 import { HumanMessageDto } from '@app/contracts';
@@ -11,18 +11,15 @@ import {
   EvalRun,
   EvalRunItem,
   EvalScore,
+  EndedEvalItem,
   MessageEntity,
   MessageRepository,
+  RunRepository,
   ThreadRepository,
+  UsageRepository,
 } from '@app/persistence';
 import { AgentRunQueue } from '@app/queues';
 
-/**
- * Replies of one run live at once. A run adds at most this many to its organization's backlog, which orders the
- * run queue (AgentRunQueue's fair share): a live user of the organization waits behind at most these, however
- * many items the run has, and the run gets the slots live traffic leaves.
- */
-export const EVAL_ITEMS_IN_FLIGHT = 8;
 /** How often each worker looks at the running runs: the pace at which a run refills its items in flight. */
 const TICK_MS = 250;
 const JUDGE_TIMEOUT_MS = 60_000;
@@ -33,7 +30,8 @@ const JUDGE_TIMEOUT_MS = 60_000;
  * thread and reply are stored in the same transaction that marks the item started, so an item is run once
  * whatever process dies when (a reply that lost its worker resumes as every reply does). Every tick, a worker
  * that takes a run's row lock scores the items whose replies ended, starts the next ones up to
- * EVAL_ITEMS_IN_FLIGHT, and closes the run when every item is scored.
+ * EVAL_ITEMS_IN_FLIGHT (a run adds at most that many to its organization's backlog, which orders the run queue's
+ * fair share, so live users wait behind no more), and closes the run when every item is scored.
  */
 @Injectable()
 export class EvalRunner implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -50,6 +48,8 @@ export class EvalRunner implements OnApplicationBootstrap, OnApplicationShutdown
     private readonly messages: MessageRepository,
     private readonly agentRuns: AgentRunQueue,
     private readonly models: ModelProvider,
+    private readonly runs: RunRepository,
+    private readonly usage: UsageRepository,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -80,18 +80,19 @@ export class EvalRunner implements OnApplicationBootstrap, OnApplicationShutdown
       const run = await this.evals.lockRunning(tx, runId);
       if (!run) return [];
       for (const item of await this.evals.endedUnscored(tx, runId)) {
-        const { scores, passed } = await scoreReply(
+        const judged = { inputTokens: 0, outputTokens: 0 };
+        const scored = await scoreReply(
           item.expected,
           {
             succeeded: item.replyStatus === 'success',
             output: item.replyContent,
             toolsCalled: item.toolsCalled,
           },
-          (rubric, output) => this.judge(run, rubric, output),
+          (rubric, output) => this.judge(tx, run, item, judged, rubric, output),
         );
-        await this.evals.saveScores(tx, runId, item, scores, passed);
+        await this.evals.saveScores(tx, runId, item, scored, judged);
       }
-      const room = EVAL_ITEMS_IN_FLIGHT - (await this.evals.inFlight(tx, runId));
+      const room = this.settings.evalItemsInFlight - (await this.evals.inFlight(tx, runId));
       const next = room > 0 ? await this.evals.unstarted(tx, runId, room) : [];
       const replies = next.length > 0 ? await this.start(tx, run, next) : [];
       if (await this.evals.finishIfScored(tx, runId)) this.logger.log({ runId }, 'eval run done');
@@ -108,7 +109,7 @@ export class EvalRunner implements OnApplicationBootstrap, OnApplicationShutdown
     const replies: MessageEntity[] = [];
     for (const item of items) {
       const thread = this.threads.build(
-        { orgId: run.orgId, userId: `eval:${run.id}` },
+        { orgId: run.orgId, userId: evalUserOf(run) },
         {
           agentId: agent.id,
           name: `eval ${run.id} #${item.position + 1}`,
@@ -132,16 +133,48 @@ export class EvalRunner implements OnApplicationBootstrap, OnApplicationShutdown
     return replies;
   }
 
-  /** The run's judge model's verdict on an answer; a judge that fails fails the score, saying why. */
-  private async judge(run: EvalRun, rubric: string, output: string): Promise<EvalScore> {
+  /**
+   * The run's judge model's verdict on an item's answer; a judge that fails fails the score, saying why. The
+   * judge spends the organization's tokens: it is asked only while the agent's, organization's and end user's budgets
+   * allow a reply (CONTRACTS §4, §20), and what it spent is counted in usage and those budgets in the transaction
+   * that stores the score, and added to `judged` (the item's cost in the run's summary).
+   */
+  private async judge(
+    tx: EntityManager,
+    run: EvalRun,
+    item: EndedEvalItem,
+    judged: { inputTokens: number; outputTokens: number },
+    rubric: string,
+    output: string,
+  ): Promise<EvalScore> {
+    const gate = await this.runs.gate({ threadId: item.threadId!, agentId: run.agentId });
+    if (isRunOverBudget(gate, 0))
+      return { passed: false, reason: 'the token budget is spent: no judge was asked' };
+    const model = run.judgeModel ?? 'builtin';
     try {
-      const result = await this.models.languageModel(run.judgeModel ?? 'builtin').doGenerate({
+      const result = await this.models.languageModel(model).doGenerate({
         prompt: [
           { role: 'system', content: JUDGE_INSTRUCTIONS },
           { role: 'user', content: [{ type: 'text', text: judgePrompt(rubric, output) }] },
         ],
         abortSignal: AbortSignal.timeout(JUDGE_TIMEOUT_MS),
       });
+      const inputTokens = result.usage.inputTokens.total ?? 0;
+      const outputTokens = result.usage.outputTokens.total ?? 0;
+      await this.usage.recordModelCall(
+        {
+          orgId: run.orgId,
+          agentId: run.agentId,
+          userId: evalUserOf(run),
+          model,
+          inputTokens,
+          outputTokens,
+          cachedInputTokens: result.usage.inputTokens.cacheRead ?? 0,
+        },
+        tx,
+      );
+      judged.inputTokens += inputTokens;
+      judged.outputTokens += outputTokens;
       const answer = result.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('');
       return verdictOf(answer);
     } catch (error) {
@@ -149,3 +182,6 @@ export class EvalRunner implements OnApplicationBootstrap, OnApplicationShutdown
     }
   }
 }
+
+/** The end user of a run's threads, under whom its replies and judge calls are counted. */
+const evalUserOf = (run: EvalRun): string => `eval:${run.id}`;

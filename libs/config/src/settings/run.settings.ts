@@ -129,4 +129,15 @@ export class RunSettings {
   @IsInt()
   @Min(0)
   compactionThresholdTokens = 60000;
+
+  /**
+   * Replies one eval run (CONTRACTS §23) has live at once, across every worker. A run adds at most this many to its
+   * organization's backlog, which orders the run queue's fair share: the organization's live users wait behind at
+   * most these, however many items the run has. Higher finishes a run sooner and makes those users wait longer.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  evalItemsInFlight = 8;
 }

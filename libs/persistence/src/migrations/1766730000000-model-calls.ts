@@ -32,7 +32,7 @@ export class ModelCalls1766730000000 implements MigrationInterface {
 }
 
 /** parley_count_ended_reply with (`cached`) or without the cached tokens and the answering model. */
-function countEndedReply(cached: boolean): string {
+export function countEndedReply(cached: boolean): string {
   const cachedSum = cached ? 's.cached' : '0';
   return `
       CREATE OR REPLACE FUNCTION parley_count_ended_reply() RETURNS trigger LANGUAGE plpgsql AS $$

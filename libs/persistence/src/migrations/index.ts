@@ -39,6 +39,7 @@ import { MemoryFileWriters1766710000000 } from './1766710000000-memory-file-writ
 import { ModelCalls1766730000000 } from './1766730000000-model-calls';
 import { AgentVersions1766740000000 } from './1766740000000-agent-versions';
 import { Evals1766740100000 } from './1766740100000-evals';
+import { UsageOfModelCalls1766752000000 } from './1766752000000-usage-of-model-calls';
 
 /** Every migration in order; a merged migration is never edited, a change is a new file. */
 export const MIGRATIONS = [
@@ -83,4 +84,5 @@ export const MIGRATIONS = [
   ModelCalls1766730000000,
   AgentVersions1766740000000,
   Evals1766740100000,
+  UsageOfModelCalls1766752000000,
 ];

@@ -35,6 +35,7 @@ export interface EvalRunItem extends EvalItem {
   output: string | null;
   scores: Record<string, EvalScore> | null;
   passed: boolean | null;
+  /** What answering and scoring the item spent: its reply's tokens and its rubric judge's. */
   inputTokens: number;
   outputTokens: number;
 }
@@ -350,12 +351,13 @@ export class EvalRepository {
     }));
   }
 
+  /** The item's scores and what it cost: its reply's tokens and its judge's (`judged`). */
   async saveScores(
     tx: Db,
     runId: string,
     item: EndedEvalItem,
-    scores: Record<string, EvalScore>,
-    passed: boolean,
+    scored: { scores: Record<string, EvalScore>; passed: boolean },
+    judged: { inputTokens: number; outputTokens: number },
   ): Promise<void> {
     await tx.query(
       `UPDATE eval_run_items SET output = $3, scores = $4, passed = $5, input_tokens = $6, output_tokens = $7
@@ -364,10 +366,10 @@ export class EvalRepository {
         runId,
         item.position,
         item.replyContent,
-        JSON.stringify(scores),
-        passed,
-        item.replyInputTokens,
-        item.replyOutputTokens,
+        JSON.stringify(scored.scores),
+        scored.passed,
+        item.replyInputTokens + judged.inputTokens,
+        item.replyOutputTokens + judged.outputTokens,
       ],
     );
   }

@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { newId } from '../entities';
+import { Db } from './scope';
 
 /** What GET /usage may group by (CONTRACTS §20). */
 export type UsageGrouping = 'user' | 'agent' | 'day' | 'model';
@@ -27,6 +29,21 @@ export interface UsageSums {
   cachedInputTokens: number;
 }
 
+/**
+ * Tokens a model spent for an organization outside a reply's steps (a rubric's judge): counted under its agent, end
+ * user and model as a reply's are, without counting a reply.
+ */
+export interface ModelCallSpend {
+  orgId: string;
+  agentId: string;
+  userId: string;
+  /** As an agent names its model (`openai:<model>`, `builtin`): what MODEL_PRICES prices. */
+  model: string;
+  inputTokens: number;
+  outputTokens: number;
+  cachedInputTokens: number;
+}
+
 /** The column each grouping reads, as usage_daily stores it. */
 const GROUP_COLUMN: Record<UsageGrouping, string> = {
   user: 'user_id',
@@ -36,12 +53,33 @@ const GROUP_COLUMN: Record<UsageGrouping, string> = {
 };
 
 /**
- * Reads usage from `usage_daily`, the rows the statement ending a reply adds to (RunRepository.finish): a month
- * of an organization is at most 8 rows (shards) per day, user, agent and model, however many replies it had.
+ * Reads usage from `usage_daily`, the rows every reply's ending adds to (the trigger parley_count_ended_reply): a
+ * month of an organization is at most 8 rows (shards) per day, user, agent and model, however many replies it had.
+ * Model calls outside replies are counted by the same function the trigger calls (parley_count_usage).
  */
 @Injectable()
 export class UsageRepository {
   constructor(private readonly db: DataSource) {}
+
+  /**
+   * Counts a model call's tokens in usage, the end user's budget and the agent's and organization's counters, in
+   * the caller's transaction (so they count exactly when what the call decided is stored).
+   */
+  async recordModelCall(spend: ModelCallSpend, db: Db = this.db.manager): Promise<void> {
+    await db.query(
+      `SELECT parley_count_usage($1, $2, (now() AT TIME ZONE 'UTC')::date, $3, $4, $5, 0, $6, $7, 0, $8)`,
+      [
+        newId(),
+        spend.orgId,
+        spend.userId,
+        spend.agentId,
+        spend.model,
+        spend.inputTokens,
+        spend.outputTokens,
+        spend.cachedInputTokens,
+      ],
+    );
+  }
 
   /** The filter's sums by its grouping's key and model, ordered by key. */
   async sums(filter: UsageFilter): Promise<UsageSums[]> {

@@ -139,21 +139,24 @@ export function exchangeOf(message: HumanMessageDto, reply: NewPendingReply): Ne
   };
 }
 
+/** Where a request names the version it pins: `options.agent_version` of POST /chat, another field in a protocol. */
+export type AgentVersionField = (string | number)[];
+export const AGENT_VERSION_OPTION: AgentVersionField = ['body', 'options', 'agent_version'];
+
 /**
- * The agent version a request pins (`options.agent_version`, CONTRACTS §23), checked to exist: 422 at that field
- * otherwise. Undefined when none is pinned (the reply runs the latest version).
+ * The agent version a request pins (`options.agent_version`, CONTRACTS §23, or the protocol's own field `at`),
+ * checked to exist: 422 at that field otherwise. Undefined when none is pinned (the reply runs the latest version).
  */
 export async function pinnedAgentVersion(
   versions: AgentVersionRepository,
   agent: Pick<AgentEntity, 'id' | 'orgId'>,
   version: number | null | undefined,
   db?: Db,
+  at: AgentVersionField = AGENT_VERSION_OPTION,
 ): Promise<number | undefined> {
   if (version == null) return undefined;
   if (await versions.exists({ orgId: agent.orgId }, agent.id, version, db)) return version;
-  throw new InvalidInputError([
-    valueErrorIssue(['body', 'options', 'agent_version'], version, 'the agent has no such version'),
-  ]);
+  throw new InvalidInputError([valueErrorIssue(at, version, 'the agent has no such version')]);
 }
 
 /** The thread, locked until the transaction ends, if the caller may see it; else 404. */

@@ -21,6 +21,7 @@ import { AgentRunQueue } from '@app/queues';
 import { RunCancellation } from '@app/run-events';
 import { FileAttachments } from '@app/files';
 import {
+  AgentVersionField,
   enqueueStoredReply,
   exchangeOf,
   finishClearing,
@@ -37,6 +38,8 @@ export interface PostMessageInput {
   body: PostMessageDto;
   /** A Responses API request's `metadata`, kept on the reply (CONTRACTS §18). */
   replyMetadata?: Record<string, string>;
+  /** A protocol's field that carried `options.agent_version`, where a 422 points. */
+  agentVersionAt?: AgentVersionField;
 }
 
 /**
@@ -91,7 +94,13 @@ export class PostMessage {
         message.file_ids ?? [],
       );
       const { agent, cleared } = await prepareReply(tx, caller, thread, strategy, this.agents, this.messages);
-      const agentVersion = await pinnedAgentVersion(this.versions, agent, options.agent_version, tx);
+      const agentVersion = await pinnedAgentVersion(
+        this.versions,
+        agent,
+        options.agent_version,
+        tx,
+        input.agentVersionAt,
+      );
       const { reply } = await this.messages.addExchange(
         tx,
         thread,

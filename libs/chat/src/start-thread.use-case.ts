@@ -14,7 +14,14 @@ import {
 } from '@app/persistence';
 import { AgentRunQueue } from '@app/queues';
 import { FileAttachments } from '@app/files';
-import { AGENT_NOT_FOUND, enqueueStoredReply, exchangeOf, nameFrom, pinnedAgentVersion } from './chat.rules';
+import {
+  AGENT_NOT_FOUND,
+  AgentVersionField,
+  enqueueStoredReply,
+  exchangeOf,
+  nameFrom,
+  pinnedAgentVersion,
+} from './chat.rules';
 
 /** Where a thread comes from when a routine starts it (CONTRACTS §13), instead of a person. */
 export interface RoutineOrigin {
@@ -33,6 +40,8 @@ export interface ThreadStart {
   idempotency?: IdempotentWrite;
   /** A Responses API request's `metadata`, kept on the reply (CONTRACTS §18). */
   replyMetadata?: Record<string, string>;
+  /** A protocol's field that carried `options.agent_version`, where a 422 points. */
+  agentVersionAt?: AgentVersionField;
 }
 
 /**
@@ -59,7 +68,7 @@ export class StartThread {
   async execute(
     caller: Caller,
     input: StartChatDto,
-    { routine, idempotency, replyMetadata }: ThreadStart = {},
+    { routine, idempotency, replyMetadata, agentVersionAt }: ThreadStart = {},
   ): Promise<ThreadResponse> {
     const scope = { orgId: caller.orgId, userId: input.options.user_id };
     const agent = isRowId(input.options.agent_id)
@@ -70,7 +79,13 @@ export class StartThread {
     // Spec 4.2 rules 1-3: the given namespace, else the agent's, else none; bound for the thread's life.
     const memoryNamespace = input.options.memory_namespace ?? agent.memoryNamespace ?? null;
     requireMemoryNamespaceAllowed(caller, memoryNamespace);
-    const agentVersion = await pinnedAgentVersion(this.versions, agent, input.options.agent_version);
+    const agentVersion = await pinnedAgentVersion(
+      this.versions,
+      agent,
+      input.options.agent_version,
+      undefined,
+      agentVersionAt,
+    );
     const { message } = input;
     const files = await this.attachments.requireUploaded(scope, message.file_ids ?? []);
 

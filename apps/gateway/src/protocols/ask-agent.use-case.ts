@@ -2,7 +2,7 @@ import { BadRequestError, InvalidInputError, isRowId, NotFoundError, ValidationI
 import { Injectable } from '@nestjs/common';
 import { Caller } from '@app/identity';
 import { ThreadRepository } from '@app/persistence';
-import { PostMessage, StartThread, THREAD_NOT_FOUND, threadScope } from '@app/chat';
+import { AgentVersionField, PostMessage, StartThread, THREAD_NOT_FOUND, threadScope } from '@app/chat';
 
 /** Longest message a protocol may send: HumanMessage.content (API-SPEC 2.7). */
 export const MESSAGE_MAX_CHARS = 30000;
@@ -17,6 +17,8 @@ export interface AskAgentInput {
   maxSteps?: number;
   /** Kept on the reply: a Responses API request's `metadata`. */
   metadata?: Record<string, string>;
+  /** The agent version the reply runs (CONTRACTS §23), and the protocol's field that named it. */
+  agentVersion?: { version: number; at: AgentVersionField };
 }
 
 export interface AskedReply {
@@ -37,12 +39,17 @@ export class AskAgent {
   ) {}
 
   async execute(caller: Caller, input: AskAgentInput): Promise<AskedReply> {
-    const options = { user_id: input.userId, max_steps: input.maxSteps };
+    const options = {
+      user_id: input.userId,
+      max_steps: input.maxSteps,
+      agent_version: input.agentVersion?.version,
+    };
+    const agentVersionAt = input.agentVersion?.at;
     if (input.threadId === undefined) {
       const thread = await this.startThread.execute(
         caller,
         { message: { content: input.content }, options: { ...options, agent_id: input.agentId } },
-        { replyMetadata: input.metadata },
+        { replyMetadata: input.metadata, agentVersionAt },
       );
       return { threadId: thread.id, replyId: thread.messages[thread.messages.length - 1].id };
     }
@@ -55,6 +62,7 @@ export class AskAgent {
       threadId: thread.id,
       body: { message: { content: input.content }, options },
       replyMetadata: input.metadata,
+      agentVersionAt,
     });
     return { threadId: thread.id, replyId: reply.id };
   }

@@ -1,4 +1,4 @@
-import { MESSAGE_CONTENT_MAX_CHARS } from '@app/contracts';
+import { MESSAGE_CONTENT_MAX_CHARS, PG_INTEGER_MAX } from '@app/contracts';
 import { A2A_ERRORS, A2aError, invalidParams } from './a2a-errors';
 
 /** The JSON-RPC methods of A2A v1.0 this endpoint serves. */
@@ -27,6 +27,8 @@ export interface A2aSend {
   taskId?: string;
   /** `metadata.user_id` of the request or its message: the end user with a service key. */
   userId?: string;
+  /** `metadata.agent_version` of the request or its message: the agent version the task runs, and where it was. */
+  agentVersion?: { version: number; at: (string | number)[] };
   returnImmediately: boolean;
 }
 
@@ -83,12 +85,24 @@ export function parseSend(params: Fields): A2aSend {
     isFields(metadata) ? optionalId(metadata.user_id, 'metadata.user_id') : undefined,
   );
   const configuration = isFields(params.configuration) ? params.configuration : {};
+  const versions = [
+    { metadata: params.metadata, at: ['params', 'metadata', 'agent_version'] },
+    { metadata: message.metadata, at: ['params', 'message', 'metadata', 'agent_version'] },
+  ].flatMap(({ metadata, at }) => {
+    const version = isFields(metadata) ? metadata.agent_version : undefined;
+    if (version === undefined || version === null) return [];
+    if (!Number.isSafeInteger(version) || (version as number) < 1 || (version as number) > PG_INTEGER_MAX) {
+      throw invalidParams('metadata.agent_version must be a whole number from 1');
+    }
+    return [{ version: version as number, at }];
+  });
   return {
     text,
     data,
     contextId: optionalId(message.contextId, 'params.message.contextId'),
     taskId: optionalId(message.taskId, 'params.message.taskId'),
     userId: userIds[0] ?? userIds[1],
+    agentVersion: versions[0],
     returnImmediately: configuration.returnImmediately === true,
   };
 }

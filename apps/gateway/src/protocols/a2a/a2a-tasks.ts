@@ -55,6 +55,7 @@ export class A2aTasks {
       content: send.text,
       threadId: send.contextId,
       userId,
+      agentVersion: send.agentVersion,
     });
     return { taskId: asked.replyId, contextId: asked.threadId, after: -1 };
   }

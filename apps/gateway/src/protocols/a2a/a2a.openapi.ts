@@ -80,7 +80,8 @@ export const ApiA2aJsonRpc = () =>
         "Task, then status and artifact updates), `GetTask`, `CancelTask`, `SubscribeToTask` (the task's updates " +
         'from its start, or after the `Last-Event-ID` header, then live). A message with a known contextId ' +
         'posts a follow-up; without one it starts a thread for the end user of the token or of ' +
-        '`metadata.user_id` (required with a service key). States: pending submitted, running working, waiting ' +
+        '`metadata.user_id` (required with a service key); `metadata.agent_version` pins the agent version that runs ' +
+        'the task. States: pending submitted, running working, waiting ' +
         'for an approval or ending with questions input-required, success completed, error failed, cancelled ' +
         'canceled. The reply text is the artifact `reply` (text chunks); tool calls, results and approvals are ' +
         '`data` parts of working status updates. A task waiting for approvals is answered by a message with ' +

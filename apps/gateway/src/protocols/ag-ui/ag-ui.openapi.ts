@@ -23,7 +23,8 @@ export const ApiRunAgent = () =>
         "A RunAgentInput (AG-UI 1.0): `threadId` a Parley thread id, or the client's own id for a conversation " +
         '(the first run with it starts a thread bound to it for this end user, later runs post follow-ups), ' +
         '`runId`, `messages` (only the last user message is read: its text), `forwardedProps.user_id` (the end ' +
-        'user: required with a service key, implied by an end-user token), `resume` (answers to the interrupts ' +
+        'user: required with a service key, implied by an end-user token), `forwardedProps.agent_version` (the ' +
+        'agent version that answers; omitted: the latest), `resume` (answers to the interrupts ' +
         'the previous run ended with: `interruptId` the call id, `resolved` with payload `{"decision": "approve" | ' +
         '"deny", "reason"?}`, or `cancelled`, a denial). The answer is text/event-stream, each event `id: <seq>` ' +
         'of the reply line it came from: RUN_STARTED, STEP_STARTED/STEP_FINISHED per step, ' +
@@ -49,7 +50,10 @@ export const ApiRunAgent = () =>
           threadId: { type: 'string', minLength: 1, maxLength: 128 },
           runId: { type: 'string', minLength: 1, maxLength: 128 },
           messages: { type: 'array', items: { type: 'object', additionalProperties: true } },
-          forwardedProps: { type: 'object', properties: { user_id: { type: 'string' } } },
+          forwardedProps: {
+            type: 'object',
+            properties: { user_id: { type: 'string' }, agent_version: { type: 'integer', minimum: 1 } },
+          },
           resume: { type: 'array', maxItems: 100, items: { type: 'object', additionalProperties: true } },
         },
       },

@@ -10,7 +10,7 @@ import { endingStream, EventStream, ReplyRunEvents, RunEventOrHeartbeat } from '
 import { ReplyWaitReader, ReplyWaits } from '../reply-waits';
 import { SequencedEvents } from '../server-sent-events';
 import { AgUiEvent, AgUiTranslation } from './ag-ui-translation';
-import { AgUiRunRequest } from './run-agent-input';
+import { AG_UI_AGENT_VERSION_FIELD, AgUiRunRequest } from './run-agent-input';
 
 export const AG_UI_THREAD_NOT_FOUND = 'Thread not found';
 
@@ -72,6 +72,10 @@ export class RunAgUiAgent {
       content: request.content ?? '',
       threadId: threadId ?? undefined,
       userId: owner.userId,
+      agentVersion:
+        request.agentVersion === undefined
+          ? undefined
+          : { version: request.agentVersion, at: AG_UI_AGENT_VERSION_FIELD },
     });
     if (!threadId) await this.chats.bind(owner, request.threadId, asked.threadId);
     return asked.replyId;

@@ -3,6 +3,7 @@ import {
   APPROVAL_REASON_MAX_CHARS,
   ApprovalDecision,
   MESSAGE_CONTENT_MAX_CHARS,
+  PG_INTEGER_MAX,
 } from '@app/contracts';
 import { invalidProtocolInput } from '../ask-agent.use-case';
 
@@ -13,11 +14,16 @@ export interface AgUiRunRequest {
   runId: string;
   /** `forwardedProps.user_id`: the end user with a service key. */
   userId?: string;
+  /** `forwardedProps.agent_version`: the agent version the run's reply runs (CONTRACTS §23). */
+  agentVersion?: number;
   /** The last user message's text, when the run asks the agent something. */
   content: string | null;
   /** Answers to the interrupts of the previous run. */
   resume: { callId: string; decision: ApprovalDecision; reason: string | null }[];
 }
+
+/** Where a run names the agent version it pins: an unknown one is refused there too. */
+export const AG_UI_AGENT_VERSION_FIELD = ['body', 'forwardedProps', 'agent_version'];
 
 type Fields = Record<string, unknown>;
 const isFields = (value: unknown): value is Fields =>
@@ -40,11 +46,20 @@ export function parseRunAgentInput(body: unknown): AgUiRunRequest {
   if (forwarded.user_id !== undefined && typeof forwarded.user_id !== 'string') {
     throw bad(['forwardedProps', 'user_id'], forwarded.user_id, 'user_id must be a string');
   }
+  const version = forwarded.agent_version;
+  if (
+    version !== undefined &&
+    version !== null &&
+    (!Number.isSafeInteger(version) || (version as number) < 1 || (version as number) > PG_INTEGER_MAX)
+  ) {
+    throw bad(AG_UI_AGENT_VERSION_FIELD.slice(1), version, 'agent_version must be a whole number from 1');
+  }
   const resume = parseResume(body.resume);
   return {
     threadId: id('threadId'),
     runId: id('runId'),
     userId: forwarded.user_id as string | undefined,
+    agentVersion: (version ?? undefined) as number | undefined,
     content: resume.length > 0 ? null : lastUserText(body.messages),
     resume,
   };

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { approvalQuestion, DomainError } from '@app/contracts';
+import { approvalQuestion, DomainError, PG_INTEGER_MAX } from '@app/contracts';
 import { Caller, mayUseAgent } from '@app/identity';
 import { AgentEntity, AgentRepository, ToolApproval, ToolApprovalRepository } from '@app/persistence';
 import { RunEvent } from '@app/run-events';
@@ -16,7 +16,17 @@ const INPUT_PROPERTIES = {
     description: 'Continue this thread (from an earlier answer) instead of starting one.',
   },
   user_id: { type: 'string', description: 'The end user the thread is of (implied by an end-user token).' },
+  agent_version: {
+    type: 'integer',
+    minimum: 1,
+    maximum: PG_INTEGER_MAX,
+    description:
+      'Answer with this version of the agent (its versions are listed by GET /agents/{id}/versions); omitted: the latest.',
+  },
 };
+
+/** Where a tool call names the version it pins: an unknown one is refused as `arguments.agent_version: …`. */
+const AGENT_VERSION_ARGUMENT = ['arguments', 'agent_version'];
 
 /** A service key names the end user; an end-user token is its user, so `user_id` is optional for it (§18). */
 const inputSchemaFor = (caller: Caller): Tool['inputSchema'] => ({
@@ -87,7 +97,7 @@ export class AgentTools {
   ): Promise<CallToolResult> {
     const agent = (await this.usableTools(caller)).get(name);
     if (!agent) return failure(`Unknown tool ${name}`);
-    const { message, thread_id: threadId, user_id: namedUserId } = args;
+    const { message, thread_id: threadId, user_id: namedUserId, agent_version: agentVersion } = args;
     if (typeof message !== 'string' || message.trim() === '')
       return failure('message must be a non-empty string');
     if (message.length > MESSAGE_MAX_CHARS)
@@ -95,6 +105,13 @@ export class AgentTools {
     if (namedUserId !== undefined && typeof namedUserId !== 'string')
       return failure('user_id must be a string');
     if (threadId !== undefined && typeof threadId !== 'string') return failure('thread_id must be a string');
+    if (
+      agentVersion !== undefined &&
+      (!Number.isSafeInteger(agentVersion) ||
+        (agentVersion as number) < 1 ||
+        (agentVersion as number) > PG_INTEGER_MAX)
+    )
+      return failure('agent_version must be a whole number from 1');
     try {
       const userId = endUserOfCaller(caller, namedUserId);
       if (!userId) return failure('user_id (the end user) is required with a service key');
@@ -103,6 +120,10 @@ export class AgentTools {
         content: message,
         threadId,
         userId,
+        agentVersion:
+          agentVersion === undefined
+            ? undefined
+            : { version: agentVersion as number, at: AGENT_VERSION_ARGUMENT },
       });
       const outcome = await this.waitForReply(caller, asked.replyId, listener, signal);
       if (!outcome) return failure('The call was cancelled before the reply ended');

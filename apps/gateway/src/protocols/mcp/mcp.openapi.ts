@@ -44,7 +44,7 @@ export const ApiMcpEndpoint = () =>
         'A Model Context Protocol server on the streamable HTTP transport (stateless: no session; GET and DELETE ' +
         'answer 405), with the key or an end-user token in `Authorization: Bearer` or `x-service-token`. ' +
         '`tools/list` answers one tool per active agent (an end-user token with agent_ids: only those): its name lower-cased, other characters `_`, at most 64, `_2`, `_3`… on a ' +
-        'clash; input `{"message", "thread_id"?, "user_id"}` (`user_id` implied by an end-user token). `tools/call` starts a thread (or with ' +
+        'clash; input `{"message", "thread_id"?, "user_id", "agent_version"?}` (`user_id` implied by an end-user token; `agent_version` pins the agent version that answers). `tools/call` starts a thread (or with ' +
         '`thread_id` posts a follow-up), waits for the reply and answers its text and `structuredContent` ' +
         '`{"thread_id", "message_id", "status", "content", "questions", "structured_output"}`, `isError` when the ' +
         'reply ended error or cancelled, or for an unknown tool or thread. With a `progressToken` it sends ' +

@@ -57,6 +57,26 @@ describe('parseCreateResponse', () => {
     expect(request.content).toBe('second\npart');
   });
 
+  it("reads prompt.version as the agent version, in OpenAI's spelling or as a number", () => {
+    const versionOf = (prompt: unknown) =>
+      parseCreateResponse({ model: 'agent', input: 'hi', prompt }).agentVersion;
+    expect(versionOf({ id: 'agent', version: '3' })).toBe(3);
+    expect(versionOf({ version: 2 })).toBe(2);
+    expect(versionOf(null)).toBeUndefined();
+    expect(refusal({ model: 'agent', input: 'hi', prompt: { id: 'other', version: '1' } }).loc).toEqual([
+      'body',
+      'prompt',
+      'id',
+    ]);
+    for (const version of ['v1', '0', 1.5, undefined])
+      expect(refusal({ model: 'agent', input: 'hi', prompt: { version } }).loc).toEqual([
+        'body',
+        'prompt',
+        'version',
+      ]);
+    expect(refusal({ model: 'agent', input: 'hi', prompt: 'pmpt_1' }).loc).toEqual(['body', 'prompt']);
+  });
+
   it('refuses what it cannot use, naming the field', () => {
     expect(refusal({ input: 'hi' }).loc).toEqual(['body', 'model']);
     expect(refusal({ model: 'a' }).loc).toEqual(['body', 'input']);

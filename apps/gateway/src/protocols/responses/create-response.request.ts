@@ -16,6 +16,8 @@ export interface CreateResponseRequest {
   maxToolCalls?: number;
   /** Kept on the reply and shown in its Response. */
   metadata?: Record<string, string>;
+  /** `prompt.version`: the agent version the reply runs (CONTRACTS §23). */
+  agentVersion?: number;
 }
 
 /** OpenAI's bounds on `metadata`. */
@@ -57,7 +59,36 @@ export function parseCreateResponse(body: unknown): CreateResponseRequest {
     background: optionalBoolean(fields, 'background'),
     maxToolCalls: optionalPositiveInteger(fields, 'max_tool_calls', PG_INTEGER_MAX),
     metadata: optionalMetadata(fields.metadata),
+    agentVersion: promptVersion(fields.prompt, model),
   };
+}
+
+/** Where `prompt.version` is: a 400 about an unknown version points there too. */
+export const PROMPT_VERSION_FIELD = ['body', 'prompt', 'version'];
+
+/**
+ * OpenAI pins a stored prompt's version with `prompt: {"id", "version"}`; here the stored prompt is the agent named
+ * by `model`, so `prompt.id` (optional) must name it, and `version` is one of its versions ("3" as OpenAI spells
+ * it, or 3).
+ */
+function promptVersion(prompt: unknown, model: string): number | undefined {
+  if (prompt === undefined || prompt === null) return undefined;
+  if (typeof prompt !== 'object' || Array.isArray(prompt)) {
+    throw invalidProtocolInput(at('prompt'), prompt, 'prompt must be an object {"id"?, "version"}');
+  }
+  const { id, version } = prompt as Body;
+  if (id !== undefined && id !== null && id !== model) {
+    throw invalidProtocolInput(['body', 'prompt', 'id'], id, 'prompt.id must be the agent named by model');
+  }
+  const number = typeof version === 'string' && /^\d+$/.test(version) ? Number(version) : version;
+  if (!Number.isSafeInteger(number) || (number as number) < 1 || (number as number) > PG_INTEGER_MAX) {
+    throw invalidProtocolInput(
+      PROMPT_VERSION_FIELD,
+      version,
+      'prompt.version must be a version of the agent',
+    );
+  }
+  return number as number;
 }
 
 /** `input` is a string, or an array of messages of which the last user one is taken (its text parts joined). */

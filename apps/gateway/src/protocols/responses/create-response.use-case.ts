@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Caller } from '@app/identity';
 import { endUserOfCaller } from '../../auth/pin-end-user';
 import { AskAgent, invalidProtocolInput } from '../ask-agent.use-case';
-import { CreateResponseRequest, parseCreateResponse } from './create-response.request';
+import { CreateResponseRequest, parseCreateResponse, PROMPT_VERSION_FIELD } from './create-response.request';
 import { ResponseReplies } from './response-replies';
 import { ResponseObject, responseIdOf, ResponseTranslation } from './response-translation';
 
@@ -41,6 +41,10 @@ export class CreateResponse {
       userId,
       maxSteps: request.maxToolCalls,
       metadata: request.metadata,
+      agentVersion:
+        request.agentVersion === undefined
+          ? undefined
+          : { version: request.agentVersion, at: PROMPT_VERSION_FIELD },
     });
     const { header } = await this.replies.find(caller, responseIdOf(asked.replyId));
     return { created: new ResponseTranslation(header).response(), request };

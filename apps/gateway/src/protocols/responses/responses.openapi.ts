@@ -214,6 +214,22 @@ export const ApiCreateResponse = () =>
             description:
               'Kept on the reply and shown in its Response: at most 16 keys of 64 characters, values of 512.',
           },
+          prompt: {
+            type: 'object',
+            description:
+              'Pins the agent version that answers, as OpenAI pins a stored prompt: `id` (optional) is the agent ' +
+              'named by `model`, `version` one of its versions (GET /agents/{id}/versions). Omitted: the latest.',
+            properties: {
+              id: { type: 'string' },
+              version: {
+                oneOf: [
+                  { type: 'string', pattern: '^[0-9]+$' },
+                  { type: 'integer', minimum: 1 },
+                ],
+              },
+            },
+            required: ['version'],
+          },
         },
       },
     }),

@@ -19,6 +19,9 @@ import { OpenReplyStream } from '../../../reply-stream/open-reply-stream.use-cas
 import { CHAT_NOT_FOUND, chatOwner } from '../chat-owner';
 import { ChatReplyStream } from '../ui-message-sse';
 
+/** `agent_version` rides at the top of the transport's body, beside `agent_id`. */
+const AGENT_VERSION_FIELD = ['body', 'agent_version'];
+
 /**
  * POST /ai-sdk/chat (CONTRACTS §17): the last user message of the AI SDK's request, posted to the chat's
  * thread (a new chat id starts one, bound to it), answered with the reply's stream. Parley holds the history,
@@ -51,17 +54,22 @@ export class SendChatMessage {
       const reply = await this.postMessage.execute(caller, {
         threadId,
         userId: owner.userId,
-        body: { message },
+        body: { message, options: { agent_version: body.agent_version } },
+        agentVersionAt: AGENT_VERSION_FIELD,
       });
       replyId = reply.id;
     } else {
       if (body.agent_id === undefined) {
         throw new InvalidInputError([pydanticIssue('missing', ['body', 'agent_id'], body)]);
       }
-      const thread = await this.startThread.execute(caller, {
-        message,
-        options: { agent_id: body.agent_id, user_id: owner.userId },
-      });
+      const thread = await this.startThread.execute(
+        caller,
+        {
+          message,
+          options: { agent_id: body.agent_id, user_id: owner.userId, agent_version: body.agent_version },
+        },
+        { agentVersionAt: AGENT_VERSION_FIELD },
+      );
       await this.chats.bind(owner, body.id, thread.id);
       replyId = thread.messages[thread.messages.length - 1].id;
     }

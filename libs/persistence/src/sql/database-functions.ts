@@ -6,7 +6,33 @@ import { RUN_SCHEDULING_FUNCTIONS } from './run-scheduling.sql';
  * is written here and copied into a new migration: a migration is a frozen snapshot and never imports this text.
  */
 
-/** A reply's usage counted as it stops being live, whichever statement ends it (migration 1766730000000). */
+/**
+ * Tokens spent counted where GET /usage, the end users' budgets and the agents' and organizations' counters read
+ * them: a reply's as it ends (parley_count_ended_reply), a rubric judge's per call (migration 1766752000000).
+ */
+export const COUNT_USAGE_FUNCTION = `CREATE OR REPLACE FUNCTION parley_count_usage(spend_id uuid, spend_org uuid, spend_day date, spend_user text,
+    spend_agent uuid, spend_model text, spend_replies int, spend_input int, spend_output int,
+    spend_tool_calls int, spend_cached int) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  IF spend_input + spend_output > 0 AND spend_agent IS NOT NULL THEN
+    INSERT INTO token_usage_pending (message_id, agent_id, org_id, tokens)
+      VALUES (spend_id, spend_agent, spend_org, spend_input + spend_output);
+  END IF;
+  -- One of 8 shards picked by the spending's id, so the ends of one end user's many replies do not queue on
+  -- one row's lock.
+  INSERT INTO usage_daily AS d (org_id, day, user_id, agent_id, model, shard, replies, input_tokens,
+      output_tokens, tool_calls, cached_input_tokens)
+    VALUES (spend_org, spend_day, spend_user, spend_agent, spend_model, abs(hashtext(spend_id::text)) % 8,
+      spend_replies, spend_input, spend_output, spend_tool_calls, spend_cached)
+    ON CONFLICT (org_id, day, user_id, agent_id, model, shard) DO UPDATE SET
+      replies = d.replies + EXCLUDED.replies,
+      input_tokens = d.input_tokens + EXCLUDED.input_tokens,
+      output_tokens = d.output_tokens + EXCLUDED.output_tokens,
+      tool_calls = d.tool_calls + EXCLUDED.tool_calls,
+      cached_input_tokens = d.cached_input_tokens + EXCLUDED.cached_input_tokens;
+END $$`;
+
+/** A reply's usage counted as it stops being live, whichever statement ends it (migration 1766752000000). */
 export const COUNT_ENDED_REPLY_FUNCTION = `CREATE OR REPLACE FUNCTION parley_count_ended_reply() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   spent record;
@@ -30,22 +56,11 @@ BEGIN
     (SELECT s.model FROM run_steps s WHERE s.message_id = NEW.id ORDER BY s.step DESC LIMIT 1),
     (SELECT a.model FROM agents a WHERE a.id = NEW.agent_id));
   NEW.completed_at := COALESCE(NEW.completed_at, now());
-  IF spent.tokens > 0 AND NEW.agent_id IS NOT NULL THEN
-    INSERT INTO token_usage_pending (message_id, agent_id, org_id, tokens)
-      VALUES (NEW.id, NEW.agent_id, NEW.org_id, spent.tokens);
-  END IF;
-  INSERT INTO usage_daily AS d (org_id, day, user_id, agent_id, model, shard, replies, input_tokens,
-      output_tokens, tool_calls, cached_input_tokens)
-    VALUES (NEW.org_id, (NEW.completed_at AT TIME ZONE 'UTC')::date,
-      (SELECT t.user_id FROM threads t WHERE t.id = NEW.thread_id), NEW.agent_id, NEW.model,
-      abs(hashtext(NEW.id::text)) % 8, 1, NEW.input_tokens, NEW.output_tokens, NEW.tool_calls, spent.cached)
-    ON CONFLICT (org_id, day, user_id, agent_id, model, shard) DO UPDATE SET replies = d.replies + 1,
-      input_tokens = d.input_tokens + EXCLUDED.input_tokens,
-      output_tokens = d.output_tokens + EXCLUDED.output_tokens, tool_calls = d.tool_calls + EXCLUDED.tool_calls,
-      cached_input_tokens = d.cached_input_tokens + EXCLUDED.cached_input_tokens;
+  PERFORM parley_count_usage(NEW.id, NEW.org_id, (NEW.completed_at AT TIME ZONE 'UTC')::date,
+    (SELECT t.user_id FROM threads t WHERE t.id = NEW.thread_id), NEW.agent_id, NEW.model, 1,
+    NEW.input_tokens, NEW.output_tokens, NEW.tool_calls, spent.cached);
   RETURN NEW;
-END
-$$`;
+END $$`;
 
 /** The end user's spending turn for a reply's next model step (migration 1766701100000). */
 export const TAKE_USER_BUDGET_TURN_FUNCTION = `CREATE OR REPLACE FUNCTION parley_take_user_budget_turn(reply uuid, thread uuid) RETURNS boolean LANGUAGE plpgsql AS $$
@@ -90,6 +105,7 @@ $$`;
 /** Every function of the schema, by the name PostgreSQL knows it by. */
 export const DATABASE_FUNCTIONS: readonly { name: string; definition: string }[] = [
   ...RUN_SCHEDULING_FUNCTIONS,
+  { name: 'parley_count_usage', definition: COUNT_USAGE_FUNCTION },
   { name: 'parley_count_ended_reply', definition: COUNT_ENDED_REPLY_FUNCTION },
   { name: 'parley_take_user_budget_turn', definition: TAKE_USER_BUDGET_TURN_FUNCTION },
   { name: 'parley_webhook_delivery_subjects', definition: WEBHOOK_DELIVERY_SUBJECTS_FUNCTION },

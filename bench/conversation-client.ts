@@ -17,17 +17,34 @@ export interface Target {
   agentId: string;
 }
 
+/** The service refused to start the reply (503 at capacity, admission control): nothing was stored. */
+export class RefusedError extends Error {
+  constructor(readonly retryAfter: string | null) {
+    super(`POST /chat: 503, Retry-After ${retryAfter}`);
+  }
+}
+
 /**
  * Throws when the stream ends without `message.completed`, or, with `expected`, when the deltas joined are another
- * text. Without `expected` the lines are only searched, not parsed: the load generator then costs the least.
+ * text; RefusedError on a 503. Without `expected` the lines are only searched, not parsed: the load generator then
+ * costs the least. `started` (a `performance.now()`, default now) is when the conversation was due: an open loop
+ * passes its scheduled time, so a late start counts against the service, not for it.
  */
-export async function converse(target: Target, content: string, expected?: string): Promise<Conversation> {
-  const started = performance.now();
+export async function converse(
+  target: Target,
+  content: string,
+  expected?: string,
+  started = performance.now(),
+): Promise<Conversation> {
   const posted = await fetch(`${target.url}/chat`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-service-token': target.key },
     body: JSON.stringify({ message: { content }, options: { agent_id: target.agentId, user_id: 'bench' } }),
   });
+  if (posted.status === 503) {
+    await posted.arrayBuffer();
+    throw new RefusedError(posted.headers.get('retry-after'));
+  }
   if (posted.status !== 200) throw new Error(`POST /chat: ${posted.status} ${await posted.text()}`);
   const thread = (await posted.json()) as { messages: { id: string }[] };
   const postMs = performance.now() - started;

@@ -13,6 +13,14 @@
  *
  *   PARLEY_DIST=/tmp/dist-bench npm run build && NODE_PATH=$PWD/node_modules node /tmp/dist-bench/bench/paced.js
  *
+ * The open loop, the workload of record (`--rate R` or BENCH_RATE=R): conversations start as a Poisson process at
+ * R per second for BENCH_SECONDS (30), whatever the service's speed: each is due at its scheduled time and timed
+ * from it (no coordinated omission: a late start counts against the service). Reports completed/s against
+ * offered, first delta and POST p50/p99 from the scheduled start, refused (503, admission control) apart from
+ * failed, live replies (conversations under way, median and max), CPU per completed conversation and per 1,000
+ * tokens by component, RSS; `node ../shared/bench-calibrate.mjs` before and after. The in-step workload (without
+ * `--rate`) stays as it was, beside the peer.
+ *
  * Environment: BENCH_CLIENTS (500), BENCH_WORDS (100), BENCH_SLEEP_MS (40), BENCH_ROUNDS_PER_CLIENT (2:
  * conversations per client per run; at least 3 for spread arrivals), BENCH_ARRIVALS (`together` or `spread`, see
  * ARRIVALS), BENCH_RUNS (3); BENCH_PEER=0 skips the peer, BENCH_PEER_DIR (default
@@ -20,12 +28,13 @@
  * Redis commands per conversation; BENCH_APP_NODE_ARGS go to gateway and worker (e.g. `--cpu-prof`). Settings of
  * the apps pass through (support's PASSED_SETTINGS: LOG_LEVEL, STREAM_HOLD_MS, HEAP_GROWTH_PERCENT, …).
  */
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Peer, PeerResult } from './peer';
-import { Conversation, converse, Target } from './conversation-client';
+import { Conversation, converse, RefusedError, Target } from './conversation-client';
 import { PrivatePostgres, PrivateRedis } from './private-stores';
 import { busyShare, machineCpuTicks, treeCpuMs } from './proc-cpu';
 import { StoreStats } from './store-stats';
@@ -46,6 +55,13 @@ const PER_CLIENT = Number(process.env.BENCH_ROUNDS_PER_CLIENT ?? 2);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const PEER_DIR = process.env.BENCH_PEER !== '0' && resolve(process.env.BENCH_PEER_DIR ?? '../shared/peer');
 const STATS = process.env.BENCH_STATS === '1';
+const rateFlag = process.argv.indexOf('--rate');
+/** Conversations started per second in the open loop; unset: the in-step (closed-loop) workload. */
+const RATE = Number(rateFlag >= 0 ? process.argv[rateFlag + 1] : (process.env.BENCH_RATE ?? 0));
+/** How long the open loop offers conversations, per run. */
+const OPEN_SECONDS = Number(process.env.BENCH_SECONDS ?? 30);
+/** A conversation not done by then counts as failed (timed out). */
+const CONVERSATION_TIMEOUT_MS = 60_000;
 /**
  * `together` (default): every client sends at the same instant, and since every reply then takes the same time
  * they stay in step: each wave's POSTs, stream opens and run starts arrive as one burst. `spread`: client i sends
@@ -163,6 +179,147 @@ async function round(main: Target, other: Target, pids: Pids, clients: number, p
   };
 }
 
+interface OpenRound {
+  offered: number;
+  completed: Conversation[];
+  refused: number;
+  failed: number;
+  /** Completed conversations per second of the offering window. */
+  completedPerSecond: number;
+  /** Arrivals per second actually scheduled (the Poisson draw). */
+  offeredPerSecond: number;
+  live: number[];
+  cpuPerConversation: Cpu;
+  rssMiB: number;
+  other: number[];
+  machineBusy: number;
+  /** How late the generator started conversations after their scheduled time, p99 ms (its own lag). */
+  startLagP99: number;
+}
+
+/** The promise, or a 'timed out' failure after `ms` (the timer cleared either way). */
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer!: NodeJS.Timeout;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('timed out')), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** Exponential inter-arrival time of a Poisson process of `rate` per second, in ms. */
+const interArrivalMs = (rate: number) => (-Math.log(1 - Math.random()) / rate) * 1000;
+
+async function openRound(main: Target, other: Target, pids: Pids, rate: number, seconds: number) {
+  const completed: Conversation[] = [];
+  const otherMs: number[] = [];
+  const live: number[] = [];
+  const lags: number[] = [];
+  let refused = 0;
+  let failed = 0;
+  let underWay = 0;
+  let done = false;
+  let rss = 0;
+  const sampler = setInterval(() => {
+    rss = Math.max(rss, rssMiB(pids.gateway) + rssMiB(pids.worker));
+    live.push(underWay);
+  }, 250);
+  const otherLoop = (async () => {
+    while (!done) {
+      const started = performance.now();
+      await converse(other, '/say ok', 'ok').catch(() => undefined);
+      otherMs.push(performance.now() - started);
+      await sleep(200);
+    }
+  })();
+  const cpuBefore = readCpu(pids);
+  const machineBefore = machineCpuTicks();
+  const start = performance.now();
+  const conversations: Promise<void>[] = [];
+  // Each arrival's time is drawn ahead; the generator sleeps until it, and a late wake-up still times the
+  // conversation from when it was due.
+  for (let due = interArrivalMs(rate); due < seconds * 1000; due += interArrivalMs(rate)) {
+    const wait = start + due - performance.now();
+    if (wait > 1) await sleep(wait);
+    const scheduled = start + due;
+    lags.push(performance.now() - scheduled);
+    underWay++;
+    conversations.push(
+      withTimeout(converse(main, CONTENT, EXPECTED, scheduled), CONVERSATION_TIMEOUT_MS)
+        .then(
+          (conversation) => void completed.push(conversation),
+          (error: unknown) => {
+            if (error instanceof RefusedError) refused++;
+            else failed++;
+          },
+        )
+        .finally(() => underWay--),
+    );
+  }
+  const offered = conversations.length;
+  await Promise.all(conversations);
+  const cpuAfter = readCpu(pids);
+  const machineBusy = busyShare(machineBefore, machineCpuTicks());
+  done = true;
+  await otherLoop;
+  clearInterval(sampler);
+  const cpuPerConversation = Object.fromEntries(
+    COMPONENTS.map((c) => [c, (cpuAfter[c] - cpuBefore[c]) / Math.max(1, completed.length)]),
+  ) as Cpu;
+  return {
+    offered,
+    completed,
+    refused,
+    failed,
+    completedPerSecond: completed.length / seconds,
+    offeredPerSecond: offered / seconds,
+    live,
+    cpuPerConversation,
+    rssMiB: rss,
+    other: otherMs,
+    machineBusy,
+    startLagP99: percentile(lags, 99),
+  };
+}
+
+const OPEN_HEADER =
+  '| load avg | offered/s (drawn) | completed/s (runs) | completed / offered | refused (503) | failed | ' +
+  'first delta p50 / p99 ms (from scheduled start) | POST /chat p50 / p99 ms | live replies median / max | ' +
+  'CPU ms per completed conversation: all = gateway + worker + PostgreSQL + Redis | CPU ms per 1,000 tokens | ' +
+  'gateway + worker RSS MiB (max) | other organization: slowest one-word conversation ms (count) | ' +
+  'machine CPU busy | generator start lag p99 ms |\n' +
+  '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|';
+
+function openRow(loadBefore: string, runs: OpenRound[]): string {
+  const rates = runs.map((r) => r.completedPerSecond);
+  const middle = runs[rates.indexOf(median(rates))];
+  const cpu = (c: keyof Cpu) => median(runs.map((r) => r.cpuPerConversation[c]));
+  const total = cpu('gateway') + cpu('worker') + cpu('postgres') + cpu('redis');
+  const served = middle.completed;
+  const p = (values: number[]) => (values.length ? p50p99(values) : '–');
+  return (
+    `| ${loadBefore} → ${load()} | ${RATE} (${runs.map((r) => r.offeredPerSecond.toFixed(1)).join(', ')}) | ` +
+    `${median(rates).toFixed(1)} (${rates.map((r) => r.toFixed(1)).join(', ')}) | ` +
+    `${runs.map((r) => `${((r.completed.length / r.offered) * 100).toFixed(0)} %`).join(', ')} | ` +
+    `${runs.map((r) => r.refused).join(', ')} | ${runs.map((r) => r.failed).join(', ')} | ` +
+    `${p(served.map((c) => c.firstDeltaMs))} | ${p(served.map((c) => c.postMs))} | ` +
+    `${median(middle.live)} / ${Math.max(...middle.live)} | ` +
+    `${total.toFixed(1)} = ${cpu('gateway').toFixed(1)} + ${cpu('worker').toFixed(1)} + ` +
+    `${cpu('postgres').toFixed(1)} + ${cpu('redis').toFixed(1)} | ${((total * 1000) / WORDS).toFixed(1)} | ` +
+    `${median(runs.map((r) => r.rssMiB)).toFixed(0)} | ` +
+    `${ms(Math.max(...middle.other))} (${middle.other.length}) | ` +
+    `${(median(runs.map((r) => r.machineBusy)) * 100).toFixed(0)} % | ${ms(middle.startLagP99)} |`
+  );
+}
+
+/** The fixed Node workload timed in CPU ms (../shared/bench-calibrate.mjs): how fast this machine is right now. */
+function calibrate(): string {
+  try {
+    return execFileSync('node', [resolve('../shared/bench-calibrate.mjs')], { encoding: 'utf8' }).trim();
+  } catch {
+    return 'unavailable';
+  }
+}
+
 const ms = (value: number) => value.toFixed(0);
 const p50p99 = (values: number[]) => `${ms(median(values))} / ${ms(percentile(values, 99))}`;
 const load = () => loadavg()[0].toFixed(2);
@@ -224,6 +381,27 @@ async function measure(): Promise<void> {
 
   if (stats) await stats.reset();
   const loadBefore = load();
+  if (RATE > 0) {
+    const calibrationBefore = calibrate();
+    const openRuns: OpenRound[] = [];
+    for (let index = 0; index < RUNS; index++) {
+      openRuns.push(await openRound(main, other, pids, RATE, OPEN_SECONDS));
+      const last = openRuns[index];
+      process.stdout.write(
+        `run ${index + 1}: offered ${last.offered}, completed ${last.completed.length}, ` +
+          `refused ${last.refused}, failed ${last.failed}\n`,
+      );
+      // The next run starts on an idle service: what this one admitted has ended.
+      await sleep(3000);
+    }
+    process.stdout.write(
+      `\nopen loop: ${RATE}/s for ${OPEN_SECONDS} s per run; calibration before ${calibrationBefore}, ` +
+        `after ${calibrate()}\n${OPEN_HEADER}\n${openRow(loadBefore, openRuns)}\n`,
+    );
+    await stats?.close();
+    return;
+  }
+  const calibrationBefore = calibrate();
   const runs: Round[] = [];
   for (let index = 0; index < RUNS; index++) {
     runs.push(await round(main, other, pids, CLIENTS, PER_CLIENT));
@@ -235,7 +413,10 @@ async function measure(): Promise<void> {
     'CPU ms per 1,000 tokens | load generator CPU ms | gateway + worker RSS MiB (max) | ' +
     'other organization: slowest one-word conversation ms (count) | machine CPU busy (all cores) |\n' +
     '|---|---|---|---|---|---|---|---|---|---|---|---|';
-  process.stdout.write(`\narrivals: ${ARRIVALS}\n${header}\n${ourRow(loadBefore, runs)}\n`);
+  process.stdout.write(
+    `\narrivals: ${ARRIVALS}; calibration before ${calibrationBefore}, after ${calibrate()}\n` +
+      `${header}\n${ourRow(loadBefore, runs)}\n`,
+  );
   if (stats)
     process.stdout.write(`\n${await stats.report(runs.reduce((n, r) => n + r.results.length, 0))}\n`);
   // Ours is stopped before the peer runs, so neither competes with the other's idle work.

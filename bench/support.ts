@@ -52,6 +52,8 @@ const PASSED_SETTINGS = [
   'AGENT_RUN_ORG_CONCURRENCY',
   'STREAM_HOLD_MS',
   'HEAP_GROWTH_PERCENT',
+  'ADMISSION_MAX_QUEUED_RUNS',
+  'ADMISSION_MAX_EVENT_LOOP_DELAY_MS',
 ];
 
 /** The PASSED_SETTINGS set in this process's environment, to hand on to gateway and worker. */

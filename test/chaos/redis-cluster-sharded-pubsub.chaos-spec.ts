@@ -10,7 +10,11 @@ const WORDS = 80;
  * 80 words, one every 200 ms: a reply that streams for about 16 s, still live when a fault is injected on a busy
  * machine (where a gateway's start or a reshard takes seconds).
  */
-const SLOW_REPLY = `/sleep 200\n/say ${Array.from({ length: WORDS }, (_, i) => `w${i}`).join(' ')}`;
+const WORDS_TEXT = Array.from({ length: WORDS }, (_, i) => `w${i}`).join(' ');
+const SLOW_REPLY = `/sleep 200\n/say ${WORDS_TEXT}`;
+/** Every word, once and in order: words of one hold window may travel as one line (CONTRACTS §5). */
+const joinedText = (lines: { type: string; delta?: unknown }[]) =>
+  lines.flatMap((line) => (line.type === 'text.delta' ? [line.delta as string] : [])).join('');
 /**
  * Far above a reply's own time: a stream polls its log only after this much silence, so a reply that completes
  * well within it got its lines live, on its shard channel (or from the catch-up a resubscription triggers).
@@ -63,7 +67,7 @@ describe('sharded pub/sub on a Redis Cluster', () => {
     const tookMs = Date.now() - started;
 
     expect(result).toMatchObject({ completed: true, gaps: 0, duplicates: 0 });
-    expect(result.lines.filter((line) => line.type === 'text.delta')).toHaveLength(WORDS);
+    expect(joinedText(result.lines)).toBe(WORDS_TEXT);
     expect(tookMs).toBeLessThan(HEARTBEAT_MS / 3);
     // The last stream left: no subscription stays behind on any master.
     await timeUntil(
@@ -109,7 +113,7 @@ describe('sharded pub/sub on a Redis Cluster', () => {
       timings: { promotionMs, doneAfterKillMs, totalMs: Date.now() - started },
     });
     expect(result).toMatchObject({ completed: true, gaps: 0, duplicates: 0 });
-    expect(result.lines.filter((line) => line.type === 'text.delta')).toHaveLength(WORDS);
+    expect(joinedText(result.lines)).toBe(WORDS_TEXT);
     // Live again after the promotion (the run's own log paused with it): long before a heartbeat would poll the log.
     expect(doneAfterKillMs).toBeLessThan(promotionMs + 30000);
     expect(doneAfterKillMs).toBeLessThan(HEARTBEAT_MS / 2);
@@ -150,7 +154,7 @@ describe('sharded pub/sub on a Redis Cluster', () => {
     });
     expect(await cluster.masterOf(channel)).toBe(target);
     expect(result).toMatchObject({ completed: true, gaps: 0, duplicates: 0 });
-    expect(result.lines.filter((line) => line.type === 'text.delta')).toHaveLength(WORDS);
+    expect(joinedText(result.lines)).toBe(WORDS_TEXT);
     expect(Date.now() - started).toBeLessThan(HEARTBEAT_MS / 2);
   }, 150000);
 });

@@ -115,10 +115,12 @@ const ofType = <T extends RunEvent['type']>(stream: RunEvent[], type: T) =>
   stream.filter((event): event is Extract<RunEvent, { type: T }> => event.type === type);
 
 describe('agent runs', () => {
-  it('answers a plain message word by word and counts its tokens', async () => {
+  it('answers a plain message a word at a time (joined on the way, CONTRACTS §5) and counts its tokens', async () => {
     const { stream, message } = await runToEnd('hello there');
     expect(message).toMatchObject({ status: 'success', content: 'You said: hello there', error_code: null });
-    expect(ofType(stream, 'text.delta')).toHaveLength(4);
+    // Four words; produced at once, they may travel as fewer lines (runToEnd checks they join to the content).
+    expect(ofType(stream, 'text.delta').length).toBeGreaterThanOrEqual(1);
+    expect(ofType(stream, 'text.delta').length).toBeLessThanOrEqual(4);
     expect(ofType(stream, 'step.started').map((event) => event.step)).toEqual([1]);
     const [row] = await queryDatabase<{ usage_tokens: number }>(
       environment.databaseUrl,
@@ -131,11 +133,10 @@ describe('agent runs', () => {
   it('says exactly the /say text', async () => {
     const { message, stream } = await runToEnd('/say Exactly  this, please.');
     expect(message.content).toBe('Exactly  this, please.');
-    expect(ofType(stream, 'text.delta').map((event) => event.delta)).toEqual([
-      'Exactly  ',
-      'this, ',
-      'please.',
-    ]);
+    // Streamed a word at a time, with its own spacing; words of one hold window travel joined (CONTRACTS §5).
+    const deltas = ofType(stream, 'text.delta').map((event) => event.delta);
+    expect(deltas.join('')).toBe('Exactly  this, please.');
+    for (const delta of deltas) expect(['Exactly  ', 'this, ', 'please.'].join('')).toContain(delta);
   });
 
   it('runs one tool round per /tool line, then answers with each output', async () => {

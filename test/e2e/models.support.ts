@@ -49,6 +49,11 @@ export const contentOf = (lines: Line[]) =>
     .map((line) => line.delta as string)
     .join('');
 
-/** Each line type with its sorted keys, in stream order: what "the same shape" compares. */
+/**
+ * Each line type with its sorted keys, in stream order: what "the same shape" compares. A run of text deltas counts
+ * once: how many lines a step's words travel in depends on timing (CONTRACTS §5), not on the model.
+ */
 export const shape = (lines: Line[]) =>
-  lines.map((line) => `${line.type}:${Object.keys(line).sort().join(',')}`);
+  lines
+    .map((line) => `${line.type}:${Object.keys(line).sort().join(',')}`)
+    .filter((entry, index, entries) => !(entry.startsWith('text.delta:') && entries[index - 1] === entry));

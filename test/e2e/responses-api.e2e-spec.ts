@@ -98,9 +98,9 @@ describe('Responses API with the openai package', () => {
       'response.output_item.done',
       'response.completed',
     ]);
-    // One delta a word, as the builtin model streams them.
+    // The words as the stream carried them: one a line, or those of one hold window joined (CONTRACTS §5).
     expect(deltasOf(events).join('')).toBe(words.join(' '));
-    expect(deltasOf(events).length).toBeGreaterThanOrEqual(words.length);
+    expect(deltasOf(events).length).toBeGreaterThanOrEqual(1);
     const last = events[events.length - 1];
     expect(last.type === 'response.completed' && last.response.output_text).toBe(words.join(' '));
   });

@@ -1,3 +1,5 @@
+import { Redis } from 'ioredis';
+import { runEventKeys } from '@app/run-events';
 import { createAgent, createOrg, OrgFixture } from '../factories/admin';
 import { api } from '../support/http';
 import { AppProcess, startGateway, startWorker } from '../support/processes';
@@ -42,7 +44,7 @@ async function journaledSeqs(replyId: string): Promise<Set<number>> {
   return new Set(rows.flatMap((row) => row.lines.split('\n').map((line) => (JSON.parse(line) as Line).seq!)));
 }
 
-it('streams a slow reply word by word, each word stored before a client sees it', async () => {
+it('streams a slow reply as it comes, each word stored before a client sees it', async () => {
   const words = Array.from({ length: 30 }, (_, index) => `w${index}`);
   const posted = await api(gateway.url!, org.key).post('/chat', {
     message: { content: `/sleep 60\n/say ${words.join(' ')}` },
@@ -55,7 +57,8 @@ it('streams a slow reply word by word, each word stored before a client sees it'
   // Three looks in the middle of the reply: whatever the client holds, PostgreSQL held first.
   let looks = 0;
   for (const word of ['w5 ', 'w15 ', 'w25 ']) {
-    await stream.waitFor((line) => line.type === 'text.delta' && line.delta === word);
+    // Words streamed within one hold window may travel as one line (CONTRACTS §5).
+    await stream.waitFor((line) => line.type === 'text.delta' && (line.delta as string).includes(word));
     const seen = numbered(stream.lines).filter((line) => line.type !== 'message.started');
     const stored = await journaledSeqs(replyId);
     expect(seen.filter((line) => !stored.has(line.seq!))).toEqual([]);
@@ -73,4 +76,64 @@ it('streams a slow reply word by word, each word stored before a client sees it'
   // The reply ended: its step and final row hold it all, and the journal of its step in progress is gone.
   await until(async () => (await journaledSeqs(replyId)).size === 0);
   expect(worker.output).not.toMatch(/stream journal write failed/);
+});
+
+/**
+ * Consecutive deltas of one step within the hold window travel as one line (CONTRACTS §5): the joined deltas are
+ * exactly the stored content, seqs stay gap-free, and a replay from PostgreSQL (the Redis log gone) cuts the
+ * content exactly as the live stream did.
+ */
+describe('deltas joined within the hold window', () => {
+  let redis: Redis;
+  beforeAll(() => {
+    redis = new Redis(environment.env.REDIS_URL!);
+  });
+  afterAll(() => redis.disconnect());
+
+  async function streamed(content: string): Promise<{ lines: Line[]; url: string; replyId: string }> {
+    const posted = await api(gateway.url!, org.key).post('/chat', {
+      message: { content },
+      options: { agent_id: agentId, user_id: 'u1' },
+    });
+    expect(posted.status).toBe(200);
+    const replyId = (posted.body as { messages: { id: string }[] }).messages[1].id;
+    const url = `${gateway.url}/chat/messages/${replyId}/stream`;
+    return { lines: numbered(await new OpenStream(url, org.key).all()), url, replyId };
+  }
+
+  async function expectJoinedAndReplayed(words: string[], content: string): Promise<Line[]> {
+    const { lines, url, replyId } = await streamed(content);
+    expect(lines.map((line) => line.seq)).toEqual(lines.map((_, index) => index));
+    const completed = lines.at(-1) as Line & {
+      message: { content: string; status: string; thread_id: string };
+    };
+    expect(completed).toMatchObject({ type: 'message.completed', message: { status: 'success' } });
+    const deltas = lines.filter((line) => line.type === 'text.delta').map((line) => line.delta as string);
+    expect(deltas.join('')).toBe(words.join(' '));
+    expect(completed.message.content).toBe(deltas.join(''));
+    const thread = await api(gateway.url!, org.key).get(`/chat/${completed.message.thread_id}`);
+    expect((thread.body as { messages: { content: string }[] }).messages[1].content).toBe(deltas.join(''));
+
+    // The Redis log gone: the replay rebuilt from PostgreSQL is the same lines, the same deltas on the same seqs.
+    await redis.del(runEventKeys(environment.redisPrefix, replyId).stream);
+    const replayed = numbered(await new OpenStream(url, org.key).all());
+    expect(replayed.map(({ seq, type, delta }) => ({ seq, type, delta }))).toEqual(
+      lines.map(({ seq, type, delta }) => ({ seq, type, delta })),
+    );
+    return deltas.map((delta) => ({ type: 'text.delta', delta }));
+  }
+
+  it('sends an instant 100-word reply in fewer lines than words', async () => {
+    const words = Array.from({ length: 100 }, (_, index) => `i${index}`);
+    const deltas = await expectJoinedAndReplayed(words, `/say ${words.join(' ')}`);
+    expect(deltas.length).toBeLessThan(words.length / 4);
+  });
+
+  it('sends a paced reply (a word every 40 ms) in fewer lines than words, each line whole words', async () => {
+    const words = Array.from({ length: 30 }, (_, index) => `p${index}`);
+    const deltas = await expectJoinedAndReplayed(words, `/sleep 40\n/say ${words.join(' ')}`);
+    expect(deltas.length).toBeLessThan(words.length);
+    expect(deltas.length).toBeGreaterThan(1);
+    for (const { delta } of deltas) expect(delta).toMatch(/^(p\d+ ?)+$/);
+  });
 });

@@ -102,8 +102,10 @@ describe('a reply whose Redis log is lost', () => {
     expect(completed.type).toBe('message.completed');
     expect(completed.message.status).toBe('success');
     const deltas = lines.filter((line) => line.type === 'text.delta').map((line) => line.delta as string);
-    // Word by word, as the first run streamed it, not the stored text as one delta.
-    expect(deltas).toEqual(words.map((word, index) => (index < words.length - 1 ? `${word} ` : word)));
+    // Cut as the first run streamed it (a word, or the words of one hold window), not the stored text as one delta.
+    expect(deltas.join('')).toBe(words.join(' '));
+    expect(deltas.length).toBeGreaterThan(words.length / 2);
+    for (const delta of deltas) expect(delta).toMatch(/^(word\d+ ?)+$/);
     expect(deltas.slice(0, seenBefore.length)).toEqual(seenBefore);
     expect(deltas.join('')).toBe(completed.message.content);
 

@@ -5,6 +5,7 @@ import { LoggingModule } from '@app/observability';
 import { PersistenceModule } from '@app/persistence';
 import { QueueConnectionModule } from '@app/queues';
 import { RedisModule } from '@app/redis';
+import { AdmissionModule } from './admission/admission.module';
 import { AgentsModule } from './agents/agents.module';
 import { EvalsModule } from './evals/evals.module';
 import { AuditModule } from './audit/audit.module';
@@ -48,6 +49,7 @@ export class GatewayModule {
         RedisModule.forRoot('requests'),
         QueueConnectionModule.forRoot('requests'),
         AuthModule,
+        AdmissionModule,
         OpsModule,
         ChatModule,
         IdempotencyModule,

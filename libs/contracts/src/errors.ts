@@ -36,6 +36,19 @@ export class PayloadTooLargeError extends DomainError {}
 /** A dependency (PostgreSQL, Redis) does not answer: retryable, answered 503 with `Retry-After`. */
 export class DependencyUnavailableError extends DomainError {}
 
+/**
+ * The service is at capacity (admission control): a reply it would accept now could not be served in time.
+ * Retryable like an unavailable dependency (503), after `retryAfterSeconds`.
+ */
+export class AtCapacityError extends DependencyUnavailableError {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(message);
+  }
+}
+
 /** Too many attempts from this caller or at this target (429, with `Retry-After`). */
 export class TooManyRequestsError extends DomainError {
   constructor(

@@ -141,9 +141,10 @@ interface EventSink {
  *
  * Store, then publish: an appended event is held until the caller says PostgreSQL holds it (`release`, after the
  * step or result it belongs to is stored, or after a journal stored the held lines themselves), so no client
- * ever sees a line that a crash could take back. `onHeld` tells the journal that lines wait. Every delta stays a
- * line of its own (the builtin model streams one word a line, CONTRACTS §6); what is held together travels
- * together (one journal row, one script call, one publish).
+ * ever sees a line that a crash could take back. `onHeld` tells the journal that lines wait. A text delta that
+ * follows a held delta joins it (`appendText`: one line, one seq, their texts joined; CONTRACTS §5), until a
+ * journal takes that line to store it; what is held together travels together (one journal row, one script
+ * call, one publish).
  *
  * Released events are sent in batches: a log's events in one script call (one publish) while the run goes on,
  * so a step waits for Redis once, at `flush`, not once per event. A refused append stops every later one.
@@ -156,6 +157,10 @@ export class RunEventLog {
   private failure: Error | null = null;
   /** The first seq a journal may neither store nor release (see keepFromJournal); Infinity when none. */
   private journalLimit = Infinity;
+  /** Each line's JSON, written once and kept while the line is held or sending (journal and Redis share it). */
+  private readonly lines = new WeakMap<RunEvent, string>();
+  /** The last seq a journal took to store: that line is written as it was, so no delta may join it any more. */
+  private journaledThrough = -1;
   /** Called when an event is held while none was: the first of a batch the journal should store. */
   onHeld: ((log: RunEventLog) => void) | null = null;
 
@@ -186,6 +191,25 @@ export class RunEventLog {
   }
 
   /**
+   * Appends a text delta: joined to the last held line when that is a delta no journal has taken and the two
+   * go out together (the same side of `keepFromJournal`), else a line of its own. Returns the line either way,
+   * so its seq says whether it joined. Lines a run restores with their own seqs go through `append`, never here.
+   */
+  appendText(delta: string): RunEvent {
+    if (this.failure) throw this.failure;
+    const last = this.held[this.held.length - 1];
+    if (
+      last?.type === 'text.delta' &&
+      last.seq > this.journaledThrough &&
+      (this.journalLimit === Infinity || last.seq >= this.journalLimit)
+    ) {
+      last.delta += delta;
+      return last;
+    }
+    return this.append({ type: 'text.delta', delta });
+  }
+
+  /**
    * The events appended from now on go out only with the run's own `release` (of every event), never with a
    * journal's: lines that must not reach a client before a statement the run has yet to commit.
    */
@@ -195,7 +219,19 @@ export class RunEventLog {
 
   /** The events held now that a journal may store and release, oldest first. */
   takeHeld(): RunEvent[] {
-    return this.held.filter((event) => event.seq < this.journalLimit);
+    const taken = this.held.filter((event) => event.seq < this.journalLimit);
+    if (taken.length > 0) this.journaledThrough = taken[taken.length - 1].seq;
+    return taken;
+  }
+
+  /** The line's JSON: encoded once, whether the journal or Redis asks first (a line no longer changes then). */
+  encoded(event: RunEvent): string {
+    let line = this.lines.get(event);
+    if (line === undefined) {
+      line = encodeEvent(event);
+      this.lines.set(event, line);
+    }
+    return line;
   }
 
   /** Whether events wait for PostgreSQL. */
@@ -275,7 +311,7 @@ export class RunEventLog {
         batch[batch.length - 1].type === 'message.completed' ? this.ttls.finished : this.ttls.live,
         EVENT_FIELD,
         this.keys.channel,
-        ...batch.flatMap((event) => [streamEntryId(event.seq), encodeEvent(event)]),
+        ...batch.flatMap((event) => [streamEntryId(event.seq), this.encoded(event)]),
       );
     }
     let settle!: () => void;

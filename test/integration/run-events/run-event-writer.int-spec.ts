@@ -201,6 +201,38 @@ describe('RunEventWriter', () => {
     expect(log.takeHeld().map((event) => event.seq)).toEqual([2]);
   });
 
+  it('joins a held delta to the one before it, never across another line, a journal taking it, or keepFromJournal', async () => {
+    const published = await listen('m-join');
+    const { log } = await writer.claim('m-join', replyStored);
+    log.append({ type: 'step.started', step: 1 });
+    expect(log.appendText('Hello').seq).toBe(1);
+    expect(log.appendText(' there').seq).toBe(1);
+    // A journal took seq 1 to store as it is: the next delta is a line of its own.
+    expect(log.takeHeld().map((event) => event.seq)).toEqual([0, 1]);
+    expect(log.appendText(',').seq).toBe(2);
+    expect(log.appendText(' you').seq).toBe(2);
+    log.append({ type: 'tool.call', step: 1, call_id: 'c1', name: 'clock', arguments: {} });
+    expect(log.appendText(' and').seq).toBe(4);
+    log.keepFromJournal();
+    // Seq 4 may go out with a journal; a delta after keepFromJournal may not, so it cannot ride in seq 4.
+    expect(log.appendText(' me').seq).toBe(5);
+    expect(log.appendText('.').seq).toBe(5);
+    log.release();
+    expect(log.appendText(' Later').seq).toBe(6);
+    log.append({ type: 'message.completed', message: { id: 'm-join' } });
+    log.release();
+    await log.flush();
+
+    const stored = await writer.written('m-join');
+    expect(stored.map((event) => event.seq)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    const deltas = stored.flatMap((event) => (event.type === 'text.delta' ? [event.delta] : []));
+    expect(deltas).toEqual(['Hello there', ', you', ' and', ' me.', ' Later']);
+    const deadline = Date.now() + 2000;
+    while (linesOf(published).length < 8 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 10));
+    expect(linesOf(published).map((line) => JSON.parse(line))).toEqual(stored);
+  });
+
   it("keeps a live reply's log an hour past its last line, a finished one's RUN_EVENTS_TTL_SECONDS", async () => {
     const keys = runEventKeys(prefix, 'm-ttl');
     const { log } = await writer.claim('m-ttl', replyStored);

@@ -12,6 +12,7 @@ import {
 import { EditMessage, ListBranches, RegenerateReply, SetActiveBranch } from '@app/chat';
 import { Caller } from '@app/identity';
 import { IdempotentWrite } from '@app/persistence';
+import { StartsReply } from '../admission/admission.interceptor';
 import { CurrentCaller } from '../auth/current-caller.decorator';
 import { EndUserTokenAllowed } from '../auth/end-user-token-allowed.decorator';
 import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
@@ -39,6 +40,7 @@ export class BranchesController {
   @Post(':thread_id/regenerate')
   @HttpCode(200)
   @SafelyRetried()
+  @StartsReply()
   @ApiOperation({
     summary: 'Regenerate a reply',
     description:
@@ -71,6 +73,7 @@ export class BranchesController {
   @Post(':thread_id/edit')
   @HttpCode(200)
   @SafelyRetried()
+  @StartsReply()
   @ApiOperation({
     summary: 'Edit a user message',
     description:

@@ -20,6 +20,7 @@ import {
 } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { IdempotentWrite } from '@app/persistence';
+import { StartsReply } from '../admission/admission.interceptor';
 import { CurrentCaller } from '../auth/current-caller.decorator';
 import { EndUserTokenAllowed } from '../auth/end-user-token-allowed.decorator';
 import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
@@ -56,6 +57,7 @@ export class ChatController {
   @Post()
   @HttpCode(200)
   @SafelyRetried()
+  @StartsReply()
   @ApiOperation({
     summary: 'Start a thread and post its first message',
     description:
@@ -112,6 +114,7 @@ export class ChatController {
   @Post(':thread_id')
   @HttpCode(200)
   @SafelyRetried()
+  @StartsReply()
   @ApiOperation({
     summary: 'Post a follow-up message',
     description:

@@ -1,6 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import { FastifyReply, FastifyRequest } from 'fastify';
 import {
+  AtCapacityError,
   BadRequestError,
   ConflictError,
   DomainError,
@@ -64,13 +65,16 @@ export class HttpErrorFilter implements ExceptionFilter {
     const request = host.switchToHttp().getRequest<FastifyRequest>();
     const { status, body } = this.toResponse(error, request);
     if (reply.sent) return;
-    if (status === 503) void reply.header('retry-after', String(RETRY_AFTER_SECONDS));
+    if (error instanceof AtCapacityError) void reply.header('retry-after', String(error.retryAfterSeconds));
+    else if (status === 503) void reply.header('retry-after', String(RETRY_AFTER_SECONDS));
     else if (error instanceof TooManyRequestsError) void reply.header('retry-after', error.retryAfterSeconds);
     // Written as FastAPI writes JSON, so a 422 matches its bytes (a float field's bound is `2.0`).
     void reply.status(status).type('application/json; charset=utf-8').send(pythonJson(body));
   }
 
   private toResponse(error: unknown, request: FastifyRequest): { status: number; body: { detail: unknown } } {
+    // Admission control refusing past capacity: expected under load, so not logged request by request.
+    if (error instanceof AtCapacityError) return { status: 503, body: { detail: error.message } };
     if (isDependencyUnavailable(error)) {
       this.logger.warn({ err: error, requestId: request.id }, 'dependency unavailable');
       return { status: 503, body: { detail: 'Service temporarily unavailable; retry later' } };

@@ -14,6 +14,7 @@ import { QUEUE } from '@app/contracts';
 import { AgentRunQueue } from '@app/queues';
 import { REDIS } from '@app/redis';
 import { SharedSubscriber } from '@app/run-events';
+import { RunAdmission } from '../admission/run-admission';
 import { Public } from '../auth/public.decorator';
 import { PROBE_TIMEOUT_MS, withinProbeTime } from './probe-time';
 
@@ -33,6 +34,7 @@ export class HealthController {
     @Inject(REDIS) private readonly redis: Redis,
     private readonly subscriber: SharedSubscriber,
     private readonly agentRunQueue: AgentRunQueue,
+    private readonly admission: RunAdmission,
     @InjectQueue(QUEUE.agentRun) agentRuns: Queue,
     @InjectQueue(QUEUE.sourceSync) sourceSyncs: Queue,
     @InjectQueue(QUEUE.webhookDelivery) webhookDeliveries: Queue,
@@ -95,6 +97,18 @@ export class HealthController {
       void reply.status(503);
       return { status: 'error', error: (error as Error).message };
     }
+  }
+
+  /**
+   * Whether this gateway starts new replies now (admission control, ADMISSION_MAX_*), with the figures it decided
+   * on: 503 while it refuses them. Kept out of /health/ready: a gateway at capacity still serves streams and
+   * reads, and every gateway sees the same run backlog, so taking it out of the load balancer would help no one.
+   */
+  @Get('admission')
+  admissionState(@Res({ passthrough: true }) reply: FastifyReply) {
+    const state = this.admission.current;
+    void reply.status(state.admitting ? 200 : 503);
+    return { status: state.admitting ? 'ok' : 'at_capacity', ...state };
   }
 
   /**

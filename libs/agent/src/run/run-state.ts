@@ -44,6 +44,8 @@ export class RunState {
   /** Length of each delta, in order: stored with the reply so a replay cuts the content the same way. */
   readonly deltaLengths: number[] = [];
   private readonly emitted = new Set<string>();
+  /** The seq of the last delta line: a delta joined to it lengthens its entry in `deltaLengths`. */
+  private lastDeltaSeq = -1;
 
   constructor(
     private readonly log: RunEventLog,
@@ -133,8 +135,16 @@ export class RunState {
     await this.log.withdrawText();
   }
 
+  /** Streams text: a delta of its own, or joined to the one still held before it (RunEventLog.appendText). */
   emitText(delta: string): void {
-    if (delta) this.track(this.log.append({ type: 'text.delta', delta }));
+    if (!delta) return;
+    const line = this.log.appendText(delta);
+    this.content += delta;
+    if (line.seq === this.lastDeltaSeq) this.deltaLengths[this.deltaLengths.length - 1] += delta.length;
+    else {
+      this.deltaLengths.push(delta.length);
+      this.lastDeltaSeq = line.seq;
+    }
   }
 
   /**
@@ -151,6 +161,7 @@ export class RunState {
     if (event.type === 'text.delta') {
       this.content += event.delta;
       this.deltaLengths.push(event.delta.length);
+      this.lastDeltaSeq = event.seq;
     } else if (isPersistedEvent(event)) this.events.push(event as unknown as Record<string, unknown>);
   }
 }

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Settings } from '@app/config';
 import { JournalBatch, RunRepository } from '@app/persistence';
-import { encodeEvent, RunEventLog } from '@app/run-events';
+import { RunEventLog } from '@app/run-events';
 
 /**
  * How long a reply's first journaled lines may wait: its first words are what a person waits for, so they go out
@@ -91,7 +91,7 @@ export class StreamJournal {
     const batches: JournalBatch[] = pending.map(({ log, events }) => ({
       messageId: log.messageId,
       firstSeq: events[0].seq,
-      lines: events.map(encodeEvent).join('\n'),
+      lines: events.map((event) => log.encoded(event)).join('\n'),
     }));
     const stored = this.runs.journal(batches).then(
       () => true,

@@ -4,6 +4,8 @@ type LogSurface = Pick<
   RunEventLog,
   | 'nextSeq'
   | 'append'
+  | 'appendText'
+  | 'encoded'
   | 'release'
   | 'keepFromJournal'
   | 'takeHeld'
@@ -40,6 +42,15 @@ export class MemoryRunEventLog implements LogSurface {
     const numbered = { seq: this.next++, ...event } as RunEvent;
     this.appended.push(numbered);
     return numbered;
+  }
+
+  /** Never joins deltas: a spec sees each one the runtime streamed (RunEventLog's joining has its own tests). */
+  appendText(delta: string): RunEvent {
+    return this.append({ type: 'text.delta', delta });
+  }
+
+  encoded(event: RunEvent): string {
+    return JSON.stringify(event);
   }
 
   heldEvents(): RunEvent[] {

@@ -46,6 +46,26 @@ export class GatewaySettings {
   @Min(0)
   rateLimitPerMinute = 0;
 
+  /**
+   * Admission control: a request that would start a reply is refused (503 with `Retry-After`, nothing stored) while
+   * this many runs or more wait for a worker slot, all gateways' requests counted; 0 turns it off. What is
+   * admitted past it would wait seconds for its first word; what is refused can go elsewhere or come back.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  admissionMaxQueuedRuns = 200;
+
+  /**
+   * Admission control: the same refusal while this gateway's event loop lags by this much or more (p99 of the last
+   * quarter second, in ms): the box is short of CPU, and a reply accepted now would stream late; 0 turns it off.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(60000)
+  admissionMaxEventLoopDelayMs = 500;
+
   /** Serves the browser playground at /playground. */
   @Transform(toBool)
   @IsBoolean()

@@ -1,0 +1,96 @@
+import { Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { IntervalHistogram, monitorEventLoopDelay } from 'node:perf_hooks';
+import { Settings } from '@app/config';
+import { AtCapacityError } from '@app/contracts';
+import { AgentRunQueue } from '@app/queues';
+
+/** How often the backlog and the event loop's delay are sampled: a refusal decision is at most this old. */
+const SAMPLE_INTERVAL_MS = 250;
+
+/** The event-loop delay histogram's resolution, in ms: finer costs more timer wake-ups for nothing we use. */
+const LOOP_DELAY_RESOLUTION_MS = 20;
+
+/** What a refused client is told to wait: a backlog of a few hundred runs drains in seconds. */
+export const AT_CAPACITY_RETRY_AFTER_SECONDS = 1;
+
+/** What admission control looked at last (GET /health/admission). */
+export interface AdmissionState {
+  admitting: boolean;
+  /** Runs waiting for a worker slot, every gateway's included. */
+  queued_runs: number;
+  /** This gateway's event-loop delay, p99 of the last sample interval, in ms. */
+  event_loop_delay_ms: number;
+}
+
+/**
+ * Admission control: decides from figures sampled in the background whether a new reply may start, so a refusal
+ * costs a comparison, not a query, and comes back in microseconds even when the box is out of CPU. Past capacity
+ * (the run backlog or the event loop's delay at their limits, ADMISSION_MAX_*) a reply-starting request is
+ * refused before anything is stored; what was accepted before runs on untouched.
+ */
+@Injectable()
+export class RunAdmission implements OnModuleInit, OnModuleDestroy {
+  private readonly loopDelay: IntervalHistogram | null;
+  private timer: NodeJS.Timeout | null = null;
+  private sampling = false;
+  private state: AdmissionState = { admitting: true, queued_runs: 0, event_loop_delay_ms: 0 };
+
+  constructor(
+    private readonly settings: Settings,
+    private readonly runs: AgentRunQueue,
+  ) {
+    this.loopDelay =
+      settings.admissionMaxEventLoopDelayMs > 0
+        ? monitorEventLoopDelay({ resolution: LOOP_DELAY_RESOLUTION_MS })
+        : null;
+  }
+
+  onModuleInit(): void {
+    if (this.settings.admissionMaxQueuedRuns === 0 && !this.loopDelay) return;
+    this.loopDelay?.enable();
+    this.timer = setInterval(() => void this.sample(), SAMPLE_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  onModuleDestroy(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.loopDelay?.disable();
+  }
+
+  get current(): AdmissionState {
+    return this.state;
+  }
+
+  /** Throws AtCapacityError (503 with Retry-After) when a new reply should not start now. */
+  admitReply(): void {
+    if (!this.state.admitting)
+      throw new AtCapacityError('Service at capacity; retry later', AT_CAPACITY_RETRY_AFTER_SECONDS);
+  }
+
+  private async sample(): Promise<void> {
+    if (this.sampling) return;
+    this.sampling = true;
+    try {
+      const delayMs = this.loopDelay ? this.loopDelay.percentile(99) / 1e6 : 0;
+      this.loopDelay?.reset();
+      const queued = this.settings.admissionMaxQueuedRuns > 0 ? await this.queuedRuns() : 0;
+      const { admissionMaxQueuedRuns: maxQueued, admissionMaxEventLoopDelayMs: maxDelay } = this.settings;
+      this.state = {
+        admitting: !(maxQueued > 0 && queued >= maxQueued) && !(maxDelay > 0 && delayMs >= maxDelay),
+        queued_runs: queued,
+        event_loop_delay_ms: Math.round(delayMs),
+      };
+    } finally {
+      this.sampling = false;
+    }
+  }
+
+  /** Redis not answering: no figure, so no refusal on it (a write is refused for Redis itself elsewhere). */
+  private async queuedRuns(): Promise<number> {
+    try {
+      return (await this.runs.outstanding()).waiting;
+    } catch {
+      return 0;
+    }
+  }
+}

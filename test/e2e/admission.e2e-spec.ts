@@ -1,0 +1,89 @@
+import { createAgent, createOrg, OrgFixture } from '../factories/admin';
+import { api } from '../support/http';
+import { AppProcess, startGateway, startWorker } from '../support/processes';
+import { createTestEnvironment, queryDatabase, TestEnvironment } from '../support/test-environment';
+import { numbered, OpenStream, until } from './stream.support';
+
+/**
+ * Admission control: past capacity a request that would start a reply is refused at once (503, Retry-After),
+ * before anything is stored, and what was accepted runs to its end; once the backlog drains, requests are
+ * accepted again. Capacity here is one worker slot and one run waiting for it.
+ */
+let environment: TestEnvironment;
+let gateway: AppProcess;
+let worker: AppProcess;
+let org: OrgFixture;
+let agentId: string;
+
+beforeAll(async () => {
+  environment = await createTestEnvironment();
+  [gateway, worker] = await Promise.all([
+    // The event loop's delay is left out: on a shared test machine it says more about the neighbours.
+    startGateway(environment.env, { ADMISSION_MAX_QUEUED_RUNS: '1', ADMISSION_MAX_EVENT_LOOP_DELAY_MS: '0' }),
+    startWorker(environment.env, { WORKER_HEALTH_PORT: '0', AGENT_RUN_CONCURRENCY: '1' }),
+  ]);
+  org = await createOrg(environment.env);
+  agentId = (await createAgent(environment.env, org.org)).id;
+});
+
+afterAll(async () => {
+  await Promise.all([gateway?.stop(), worker?.stop()]);
+  await environment?.dispose();
+});
+
+const slowReply = `/sleep 250\n/say ${Array.from({ length: 20 }, (_, index) => `w${index}`).join(' ')}`;
+
+function startChat(userId: string, content = slowReply) {
+  return api(gateway.url!, org.key).post('/chat', {
+    message: { content },
+    options: { agent_id: agentId, user_id: userId },
+  });
+}
+
+async function admission(): Promise<{ status: number; body: { admitting: boolean; queued_runs: number } }> {
+  const response = await fetch(`${gateway.url}/health/admission`);
+  return {
+    status: response.status,
+    body: (await response.json()) as { admitting: boolean; queued_runs: number },
+  };
+}
+
+async function storedThreads(userId: string): Promise<number> {
+  const rows = await queryDatabase<{ count: string }>(
+    environment.databaseUrl,
+    'SELECT count(*) FROM threads WHERE org_id = $1 AND user_id = $2',
+    [org.orgId, userId],
+  );
+  return Number(rows[0].count);
+}
+
+it('refuses a new reply in milliseconds past capacity, stores nothing for it, and accepts again once drained', async () => {
+  // Each runs for 5 s: one takes the worker's only slot, the other waits for it.
+  const [running, waiting] = await Promise.all([startChat('u-running'), startChat('u-waiting')]);
+  expect([running.status, waiting.status]).toEqual([200, 200]);
+  await until(async () => (await admission()).status === 503, 5000);
+  expect((await admission()).body).toMatchObject({ admitting: false, queued_runs: 1 });
+
+  const startedAt = performance.now();
+  const refused = await startChat('u-refused');
+  const elapsedMs = performance.now() - startedAt;
+  expect(refused.status).toBe(503);
+  expect(refused.headers.get('retry-after')).toBe('1');
+  expect(refused.body).toEqual({ detail: 'Service at capacity; retry later' });
+  expect(elapsedMs).toBeLessThan(250);
+  expect(await storedThreads('u-refused')).toBe(0);
+
+  // Both accepted replies run to their end: admission never takes back what it let in.
+  for (const posted of [running, waiting]) {
+    const replyId = (posted.body as { messages: { id: string }[] }).messages[1].id;
+    const lines = numbered(
+      await new OpenStream(`${gateway.url}/chat/messages/${replyId}/stream`, org.key).all(),
+    );
+    expect(lines.at(-1)).toMatchObject({ type: 'message.completed', message: { status: 'success' } });
+  }
+
+  await until(async () => (await admission()).status === 200, 5000);
+  const accepted = await startChat('u-refused', '/say hello again');
+  expect(accepted.status).toBe(200);
+  expect(await storedThreads('u-refused')).toBe(1);
+});

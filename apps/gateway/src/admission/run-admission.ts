@@ -33,6 +33,7 @@ export class RunAdmission implements OnModuleInit, OnModuleDestroy {
   private readonly loopDelay: IntervalHistogram | null;
   private timer: NodeJS.Timeout | null = null;
   private sampling = false;
+  private loopWasSlow = false;
   private state: AdmissionState = { admitting: true, queued_runs: 0, event_loop_delay_ms: 0 };
 
   constructor(
@@ -75,8 +76,13 @@ export class RunAdmission implements OnModuleInit, OnModuleDestroy {
       this.loopDelay?.reset();
       const queued = this.settings.admissionMaxQueuedRuns > 0 ? await this.queuedRuns() : 0;
       const { admissionMaxQueuedRuns: maxQueued, admissionMaxEventLoopDelayMs: maxDelay } = this.settings;
+      // A slow loop refuses only when it stays slow for two samples running: one long pause (a collection, a large
+      // body parsed) is not a full box, and refusing on it would turn away requests a moment later served at once.
+      const loopSlow = maxDelay > 0 && delayMs >= maxDelay;
+      const loopFull = loopSlow && this.loopWasSlow;
+      this.loopWasSlow = loopSlow;
       this.state = {
-        admitting: !(maxQueued > 0 && queued >= maxQueued) && !(maxDelay > 0 && delayMs >= maxDelay),
+        admitting: !(maxQueued > 0 && queued >= maxQueued) && !loopFull,
         queued_runs: queued,
         event_loop_delay_ms: Math.round(delayMs),
       };

@@ -96,6 +96,28 @@ export class PgBouncer {
     }
   }
 
+  /**
+   * PAUSE on the admin console: PgBouncer lets go of its server connections and holds every query until
+   * `resume()`, still accepting clients, as a PgBouncer would look to a process while PostgreSQL is slow to answer.
+   */
+  async pause(upstreamUrl: string): Promise<void> {
+    await this.admin(upstreamUrl, 'PAUSE');
+  }
+
+  async resume(upstreamUrl: string): Promise<void> {
+    await this.admin(upstreamUrl, 'RESUME');
+  }
+
+  private async admin(upstreamUrl: string, command: string): Promise<void> {
+    const client = new Client({ connectionString: this.url(upstreamUrl, 'pgbouncer') });
+    await client.connect();
+    try {
+      await client.query(command);
+    } finally {
+      await client.end();
+    }
+  }
+
   /** SIGKILL, as a crashed PgBouncer: every client connection drops at once. Its config stays for a restart. */
   async kill(): Promise<void> {
     if (this.child.exitCode !== null || this.child.signalCode !== null) return;

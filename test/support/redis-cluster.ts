@@ -124,6 +124,48 @@ export class RedisCluster {
     await waitFor(async () => (await this.masterOfSlot(slot)) === toPort);
   }
 
+  /**
+   * `redis-cli --cluster reshard`, as an operator runs it: moves the first `slots` slots the master on `fromPort`
+   * serves (in slot order) to the master on `toPort`, live, one slot after the other.
+   */
+  async reshard(fromPort: number, toPort: number, slots: number): Promise<void> {
+    const [fromId, toId] = await Promise.all(
+      [fromPort, toPort].map(async (port) => (await cli(port, 'cluster', 'myid')).trim()),
+    );
+    await run(
+      'redis-cli',
+      [
+        '--cluster',
+        'reshard',
+        `127.0.0.1:${fromPort}`,
+        '--cluster-from',
+        fromId,
+        '--cluster-to',
+        toId,
+        '--cluster-slots',
+        String(slots),
+        '--cluster-yes',
+      ],
+      // It prints a line per slot moved.
+      { maxBuffer: 64 * 1024 * 1024 },
+    );
+  }
+
+  /** Every slot the master on `port` serves, in order. */
+  async slotsOf(port: number): Promise<number[]> {
+    const slots: number[] = [];
+    for (const line of (await cli(this.livePorts()[0], 'cluster', 'nodes')).trim().split('\n')) {
+      const [, address, flags, , , , , , ...ranges] = line.split(' ');
+      if (!flags.includes('master') || Number(address.split('@')[0].split(':')[1]) !== port) continue;
+      for (const range of ranges) {
+        if (range.startsWith('[')) continue; // a slot being imported or migrated
+        const [from, to = from] = range.split('-').map(Number);
+        for (let slot = from; slot <= to; slot += 1) slots.push(slot);
+      }
+    }
+    return slots.sort((a, b) => a - b);
+  }
+
   /** The slot a key or channel hashes to. */
   async slotOf(key: string): Promise<number> {
     return Number((await cli(this.livePorts()[0], 'cluster', 'keyslot', key)).trim());

@@ -75,6 +75,10 @@ export class PgBouncer {
     return bouncer;
   }
 
+  get pid(): number {
+    return this.child.pid!;
+  }
+
   /** The URL of a database through this PgBouncer, with the user of the upstream URL. */
   url(upstreamUrl: string, database?: string): string {
     const url = new URL(upstreamUrl);

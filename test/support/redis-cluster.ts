@@ -252,6 +252,9 @@ function spawnServer(port: number, dir: string, nodeTimeoutMs: number): ChildPro
       join(dir, `nodes-${port}.conf`),
       '--cluster-node-timeout',
       String(nodeTimeoutMs),
+      // A node learns its own address from the nodes it meets: a one-master cluster would announce none.
+      '--cluster-announce-ip',
+      '127.0.0.1',
       '--dir',
       dir,
       '--save',

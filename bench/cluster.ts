@@ -11,12 +11,16 @@
  *
  * (NODE_PATH only when the build is outside the checkout.) Defaults: 3 shards, 2 gateways, 60 replies, 20,000
  * tokens, 2,000 a second; each mode runs BENCH_ROUNDS times (default 3), alternating, on the same cluster.
+ *
+ * BENCH_MODE=paced runs the whole deployment instead (bench/cluster-paced.ts): 2 gateways + 2 workers through
+ * PgBouncer on a single Redis and on clusters of 1, 2 and 3 masters, the paced workload, and a PgBouncer restart.
  */
 import { Redis } from 'ioredis';
 import { loadSettings } from '@app/config';
 import { createRedisConnection } from '@app/redis';
 import { encodeEvent, EVENT_FIELD, runEventKeys, SharedSubscriber, streamEntryId } from '@app/run-events';
 import { RedisCluster } from '../test/support/redis-cluster';
+import { measurePacedDeployments } from './cluster-paced';
 import { median, sleep } from './support';
 
 const SHARDS = Number(process.env.BENCH_SHARDS ?? 3);
@@ -155,7 +159,10 @@ async function main(): Promise<void> {
 const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
 const cells = (values: number[]) => values.map((ms) => ms.toFixed(1)).join(' / ');
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+(process.env.BENCH_MODE === 'paced' ? measurePacedDeployments() : main()).then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

@@ -1,3 +1,4 @@
+import { Agent, get } from 'node:http';
 import { connect, Socket } from 'node:net';
 import { createAgent, createOrg, OrgFixture } from '../factories/admin';
 import { api } from '../support/http';
@@ -122,4 +123,79 @@ describe('a gateway stopping with open streams', () => {
     }
     expect(stops.filter((stop) => stop.code !== 0 || stop.ms >= STOP_BOUND_MS)).toEqual([]);
   }, 240000);
+});
+
+/**
+ * A stream read to its end through a keep-alive agent, as an HTTP client library reads one: the agent keeps the
+ * connection for its next request once the response has ended. Resolves with the lines' types, or with what the
+ * stream held when the gateway ended it early.
+ */
+function streamThroughAgent(gatewayUrl: string, replyId: string, agent: Agent): Promise<string[]> {
+  const { hostname, port } = new URL(gatewayUrl);
+  return new Promise((resolve) => {
+    const types: string[] = [];
+    let buffered = '';
+    get(
+      {
+        host: hostname,
+        port,
+        path: `/chat/messages/${replyId}/stream`,
+        headers: { 'x-service-token': org.key },
+        agent,
+      },
+      (response) => {
+        response.on('data', (chunk: Buffer) => {
+          buffered += chunk.toString();
+          const lines = buffered.split('\n');
+          buffered = lines.pop()!;
+          for (const line of lines) if (line) types.push((JSON.parse(line) as { type: string }).type);
+        });
+        response.on('end', () => resolve(types));
+        response.on('error', () => resolve(types));
+      },
+    ).on('error', () => resolve(types));
+  });
+}
+
+describe('a gateway stopping while clients keep the connections of finished streams alive', () => {
+  const STREAMS = 100;
+  const LIVE = 10;
+
+  it(`exits 0 within ${STOP_BOUND_MS} ms with ${STREAMS - LIVE} of ${STREAMS} streams finished`, async () => {
+    const gateway = await startGateway(environment.env);
+    const agent = new Agent({ keepAlive: true, maxSockets: STREAMS });
+    try {
+      const client = api(gateway.url!, org.key);
+      const finishedIds: string[] = [];
+      for (let index = 0; index < STREAMS - LIVE; index += 1) {
+        const thread = await client.post('/chat', {
+          message: { content: `/say short reply ${index}` },
+          options: { agent_id: agentId, user_id: 'u' },
+        });
+        expect(thread.status).toBe(200);
+        finishedIds.push(thread.body.messages[1].id as string);
+      }
+      const liveIds = await Promise.all(Array.from({ length: LIVE }, () => startLongReply(gateway.url!)));
+      const live = liveIds.map((replyId) => streamThroughAgent(gateway.url!, replyId, agent));
+      const finished = await Promise.all(
+        finishedIds.map((replyId) => streamThroughAgent(gateway.url!, replyId, agent)),
+      );
+      expect(finished.every((types) => types.at(-1) === 'message.completed')).toBe(true);
+      // The client holds the finished streams' connections open, idle, for its next requests.
+      await sleep(200);
+      expect(Object.values(agent.freeSockets).flat().length).toBeGreaterThanOrEqual(STREAMS - LIVE);
+
+      const started = Date.now();
+      const code = await gateway.stop(STOP_BOUND_MS * 10);
+      const stopMs = Date.now() - started;
+      const liveTypes = await Promise.all(live);
+
+      expect({ code, inTime: stopMs < STOP_BOUND_MS }).toEqual({ code: 0, inTime: true });
+      // The live streams were ended by the stop (their clients resume elsewhere with `after`), not completed.
+      expect(liveTypes.filter((types) => types.includes('message.completed'))).toEqual([]);
+    } finally {
+      agent.destroy();
+      await gateway.stop();
+    }
+  }, 120000);
 });

@@ -2,6 +2,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PgBouncer } from '../support/pgbouncer';
 import { AppProcess, freePort } from '../support/processes';
 import { appScript, createTestEnvironment, TestEnvironment } from '../support/test-environment';
 
@@ -122,3 +123,38 @@ it('waits for Redis with one line per retry naming REDIS_URL, answering liveness
   expect(retries.length).toBeGreaterThanOrEqual(2);
   for (const entry of retries) expect(JSON.parse(entry)).toMatchObject({ setting: 'REDIS_URL', level: 40 });
 }, 60_000);
+
+it('a worker started while PgBouncer holds every query waits, naming the settings, and starts once it answers', async () => {
+  const bouncer = await PgBouncer.start(environment.databaseUrl);
+  let worker: AppProcess | undefined;
+  try {
+    await bouncer.pause(environment.databaseUrl);
+    const child = spawn(process.execPath, [appScript('worker')], {
+      env: {
+        ...environment.env,
+        DATABASE_URL: bouncer.url(environment.databaseUrl),
+        DATABASE_PREPARED_STATEMENTS: 'false',
+        DATABASE_CONNECT_TIMEOUT_MS: '1000',
+        WORKER_HEALTH_PORT: '0',
+        LOG_LEVEL: 'info',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    worker = new AppProcess('worker', child);
+    const waiting = new RegExp(
+      `cannot reach PostgreSQL at DATABASE_URL postgres://postgres@127\\.0\\.0\\.1:${bouncer.port}/[^:]+: ` +
+        'no answer within 1000 ms \\(DATABASE_CONNECT_TIMEOUT_MS: raise it if PostgreSQL is only slow\\); retrying in 2 s',
+    );
+    await worker.waitForOutput(waiting, 20000);
+    expect(worker.output).not.toContain('worker started');
+
+    await bouncer.resume(environment.databaseUrl);
+    await worker.waitForOutput('worker started', 30000);
+    const retries = worker.output.split('\n').filter((line) => line.includes('cannot reach PostgreSQL'));
+    for (const line of retries)
+      expect(JSON.parse(line)).toMatchObject({ setting: 'DATABASE_URL', level: 40 });
+  } finally {
+    expect(await worker?.stop()).toBe(0);
+    await bouncer.stop();
+  }
+}, 90_000);

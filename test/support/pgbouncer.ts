@@ -75,6 +75,10 @@ export class PgBouncer {
     return bouncer;
   }
 
+  get pid(): number {
+    return this.child.pid!;
+  }
+
   /** The URL of a database through this PgBouncer, with the user of the upstream URL. */
   url(upstreamUrl: string, database?: string): string {
     const url = new URL(upstreamUrl);
@@ -91,6 +95,28 @@ export class PgBouncer {
     try {
       const { rows } = await client.query<{ database: string; total_xact_count: string }>('SHOW STATS');
       return Number(rows.find((row) => row.database === database)?.total_xact_count ?? 0);
+    } finally {
+      await client.end();
+    }
+  }
+
+  /**
+   * PAUSE on the admin console: PgBouncer lets go of its server connections and holds every query until
+   * `resume()`, still accepting clients, as a PgBouncer would look to a process while PostgreSQL is slow to answer.
+   */
+  async pause(upstreamUrl: string): Promise<void> {
+    await this.admin(upstreamUrl, 'PAUSE');
+  }
+
+  async resume(upstreamUrl: string): Promise<void> {
+    await this.admin(upstreamUrl, 'RESUME');
+  }
+
+  private async admin(upstreamUrl: string, command: string): Promise<void> {
+    const client = new Client({ connectionString: this.url(upstreamUrl, 'pgbouncer') });
+    await client.connect();
+    try {
+      await client.query(command);
     } finally {
       await client.end();
     }

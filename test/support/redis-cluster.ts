@@ -26,7 +26,7 @@ export class RedisCluster {
     return `redis-cluster://${this.ports.map((port) => `127.0.0.1:${port}`).join(',')}`;
   }
 
-  /** `masters`: 3 or more (what `redis-cli --cluster create` accepts). */
+  /** `masters`: 3 or more take `redis-cli --cluster create`; 1 or 2 (no replicas) get their slots by hand. */
   static async start({ masters = 3, replicas = 0, nodeTimeoutMs = 5000 } = {}): Promise<RedisCluster> {
     const dir = await mkdtemp(join(tmpdir(), 'parley-redis-cluster-'));
     const ports = await Promise.all(Array.from({ length: masters * (1 + replicas) }, () => freePort()));
@@ -34,14 +34,16 @@ export class RedisCluster {
     const cluster = new RedisCluster(ports, servers, dir, nodeTimeoutMs);
     try {
       for (const port of ports) await waitFor(() => cli(port, 'ping').then((out) => out.trim() === 'PONG'));
-      await run('redis-cli', [
-        '--cluster',
-        'create',
-        ...ports.map((port) => `127.0.0.1:${port}`),
-        '--cluster-replicas',
-        String(replicas),
-        '--cluster-yes',
-      ]);
+      if (masters >= 3)
+        await run('redis-cli', [
+          '--cluster',
+          'create',
+          ...ports.map((port) => `127.0.0.1:${port}`),
+          '--cluster-replicas',
+          String(replicas),
+          '--cluster-yes',
+        ]);
+      else await assignSlotsByHand(ports);
       for (const port of ports)
         await waitFor(() => cli(port, 'cluster', 'info').then((out) => out.includes('cluster_state:ok')));
       // A replica that never finished its first sync refuses to take over its master (its data counts as too
@@ -57,6 +59,11 @@ export class RedisCluster {
       throw error;
     }
     return cluster;
+  }
+
+  /** The process ids of the servers, in the order of `ports`. */
+  get pids(): number[] {
+    return this.servers.map((server) => server.pid!);
   }
 
   /** How many keys each master holds: a cluster in use spreads them over all three. */
@@ -122,6 +129,48 @@ export class RedisCluster {
     ])
       await cli(port, 'cluster', 'setslot', String(slot), 'node', toId);
     await waitFor(async () => (await this.masterOfSlot(slot)) === toPort);
+  }
+
+  /**
+   * `redis-cli --cluster reshard`, as an operator runs it: moves the first `slots` slots the master on `fromPort`
+   * serves (in slot order) to the master on `toPort`, live, one slot after the other.
+   */
+  async reshard(fromPort: number, toPort: number, slots: number): Promise<void> {
+    const [fromId, toId] = await Promise.all(
+      [fromPort, toPort].map(async (port) => (await cli(port, 'cluster', 'myid')).trim()),
+    );
+    await run(
+      'redis-cli',
+      [
+        '--cluster',
+        'reshard',
+        `127.0.0.1:${fromPort}`,
+        '--cluster-from',
+        fromId,
+        '--cluster-to',
+        toId,
+        '--cluster-slots',
+        String(slots),
+        '--cluster-yes',
+      ],
+      // It prints a line per slot moved.
+      { maxBuffer: 64 * 1024 * 1024 },
+    );
+  }
+
+  /** Every slot the master on `port` serves, in order. */
+  async slotsOf(port: number): Promise<number[]> {
+    const slots: number[] = [];
+    for (const line of (await cli(this.livePorts()[0], 'cluster', 'nodes')).trim().split('\n')) {
+      const [, address, flags, , , , , , ...ranges] = line.split(' ');
+      if (!flags.includes('master') || Number(address.split('@')[0].split(':')[1]) !== port) continue;
+      for (const range of ranges) {
+        if (range.startsWith('[')) continue; // a slot being imported or migrated
+        const [from, to = from] = range.split('-').map(Number);
+        for (let slot = from; slot <= to; slot += 1) slots.push(slot);
+      }
+    }
+    return slots.sort((a, b) => a - b);
   }
 
   /** The slot a key or channel hashes to. */
@@ -203,6 +252,9 @@ function spawnServer(port: number, dir: string, nodeTimeoutMs: number): ChildPro
       join(dir, `nodes-${port}.conf`),
       '--cluster-node-timeout',
       String(nodeTimeoutMs),
+      // A node learns its own address from the nodes it meets: a one-master cluster would announce none.
+      '--cluster-announce-ip',
+      '127.0.0.1',
       '--dir',
       dir,
       '--save',
@@ -214,6 +266,19 @@ function spawnServer(port: number, dir: string, nodeTimeoutMs: number): ChildPro
     ],
     { stdio: 'ignore' },
   );
+}
+
+/**
+ * A cluster of one or two masters, which `redis-cli --cluster create` refuses: each node gets an even share of the
+ * slots, then the nodes meet.
+ */
+async function assignSlotsByHand(ports: number[]): Promise<void> {
+  const share = Math.ceil(16384 / ports.length);
+  for (const [index, port] of ports.entries()) {
+    const from = index * share;
+    await cli(port, 'cluster', 'addslotsrange', String(from), String(Math.min(16383, from + share - 1)));
+  }
+  for (const port of ports.slice(1)) await cli(port, 'cluster', 'meet', '127.0.0.1', String(ports[0]));
 }
 
 async function cli(port: number, ...args: string[]): Promise<string> {

@@ -3,14 +3,11 @@ import { Settings } from '@app/config';
 import { ENTITIES } from './entities';
 import { MIGRATIONS } from './migrations';
 
-/**
- * How long a query waits for a pool connection (a new one while PostgreSQL is down, or a free one under load)
- * before failing: an outage answers 503 within this instead of hanging the request.
- */
-const POOL_CONNECTION_TIMEOUT_MS = 3000;
-
 type ConnectionSettings = Pick<Settings, 'databaseUrl'> &
-  Partial<Pick<Settings, 'databasePoolSize' | 'databasePreparedStatements'>>;
+  Partial<Pick<Settings, 'databasePoolSize' | 'databasePreparedStatements' | 'databaseConnectTimeoutMs'>>;
+
+/** DATABASE_CONNECT_TIMEOUT_MS's default, for callers (migrations, tests) that pass only a URL. */
+const DEFAULT_CONNECT_TIMEOUT_MS = 3000;
 
 /**
  * The one set of options for the apps and the TypeORM CLI: schema changes only through migrations. The pool
@@ -29,7 +26,9 @@ export function dataSourceOptions(settings: ConnectionSettings, poolSize?: numbe
     extra: {
       max: poolSize ?? settings.databasePoolSize ?? 20,
       namedStatements: settings.databasePreparedStatements ?? true,
-      connectionTimeoutMillis: POOL_CONNECTION_TIMEOUT_MS,
+      // How long a query waits for a pool connection (a new one while PostgreSQL is down, or a free one under
+      // load) before failing: an outage answers 503 within this instead of hanging the request.
+      connectionTimeoutMillis: settings.databaseConnectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
     },
   };
 }

@@ -1,6 +1,6 @@
 import { LoggerService } from '@nestjs/common';
 import { redactUrlPassword, Settings } from '@app/config';
-import { probePostgres } from '@app/persistence';
+import { PostgresNoAnswerError, probePostgres } from '@app/persistence';
 import { probeRedis } from '@app/redis';
 
 /** A dependency a process (gateway, worker) cannot start without, named as an operator configures it. */
@@ -18,7 +18,15 @@ export function serviceDependencies(settings: Settings): Dependency[] {
       name: 'PostgreSQL',
       setting: 'DATABASE_URL',
       url: settings.databaseUrl,
-      probe: () => probePostgres(settings.databaseUrl),
+      probe: () =>
+        probePostgres(settings.databaseUrl, settings.databaseConnectTimeoutMs).catch((error: unknown) => {
+          // Reachable but slow (a paused or saturated PgBouncer): waiting is right, and the time-out is a setting.
+          if (error instanceof PostgresNoAnswerError)
+            throw new Error(
+              `${error.message} (DATABASE_CONNECT_TIMEOUT_MS: raise it if PostgreSQL is only slow)`,
+            );
+          throw error;
+        }),
     },
     {
       name: 'Redis',

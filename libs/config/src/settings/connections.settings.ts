@@ -27,6 +27,17 @@ export class ConnectionSettings {
   databasePoolSize = 20;
 
   /**
+   * How long a new PostgreSQL connection may take to answer (connect and first query at start, connect in the
+   * pool) before it counts as failed: a starting process then waits and retries, a request answers 503. Raise it
+   * when PgBouncer or PostgreSQL is slow to accept connections, e.g. under a burst of replicas starting.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(600000)
+  databaseConnectTimeoutMs = 3000;
+
+  /**
    * Named (server-side) prepared statements for the hot per-step queries. Turn off behind a PgBouncer in
    * transaction mode older than 1.21 (Debian 12 ships 1.18): there a statement prepared on one server
    * connection is unknown on the next.

@@ -88,7 +88,7 @@ export class EvalRunner implements OnApplicationBootstrap, OnApplicationShutdown
             output: item.replyContent,
             toolsCalled: item.toolsCalled,
           },
-          (rubric, output) => this.judge(tx, run, item, judged, rubric, output),
+          (rubric, output) => this.judge(run, item, judged, rubric, output),
         );
         await this.evals.saveScores(tx, runId, item, scored, judged);
       }
@@ -136,11 +136,10 @@ export class EvalRunner implements OnApplicationBootstrap, OnApplicationShutdown
   /**
    * The run's judge model's verdict on an item's answer; a judge that fails fails the score, saying why. The
    * judge spends the organization's tokens: it is asked only while the agent's, organization's and end user's budgets
-   * allow a reply (CONTRACTS §4, §20), and what it spent is counted in usage and those budgets in the transaction
-   * that stores the score, and added to `judged` (the item's cost in the run's summary).
+   * allow a reply (CONTRACTS §4, §20), and what it spent is counted in usage and those budgets as soon as it
+   * answers, and added to `judged` (the item's cost in the run's summary).
    */
   private async judge(
-    tx: EntityManager,
     run: EvalRun,
     item: EndedEvalItem,
     judged: { inputTokens: number; outputTokens: number },
@@ -171,7 +170,8 @@ export class EvalRunner implements OnApplicationBootstrap, OnApplicationShutdown
           outputTokens,
           cachedInputTokens: result.usage.inputTokens.cacheRead ?? 0,
         },
-        tx,
+        // Committed at once, not with the score: a worker that dies before the score is stored has still been
+        // billed for this call, and the judge asked again on the next tick is a second call, counted as one.
       );
       judged.inputTokens += inputTokens;
       judged.outputTokens += outputTokens;

@@ -7,7 +7,7 @@ import {
   UseInterceptors,
 } from '@nestjs/common';
 import { ApiErrors } from '../http/api-errors';
-import { Observable } from 'rxjs';
+import { finalize, Observable } from 'rxjs';
 import { RunAdmission } from './run-admission';
 
 /** Refuses the request before its handler stores anything while the service is at capacity (RunAdmission). */
@@ -16,8 +16,8 @@ export class AdmissionInterceptor implements NestInterceptor {
   constructor(private readonly admission: RunAdmission) {}
 
   intercept(_context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    this.admission.admitReply();
-    return next.handle();
+    const started = this.admission.admitReply();
+    return next.handle().pipe(finalize(started));
   }
 }
 
@@ -27,7 +27,7 @@ export const StartsReply = () =>
     UseInterceptors(AdmissionInterceptor),
     ApiErrors([503], {
       503:
-        'At capacity (too many runs waiting for a worker, or the gateway short of CPU), or a dependency is ' +
-        'unavailable: nothing was stored; retry after `Retry-After` seconds.',
+        'At capacity (too many runs waiting for a worker, the gateway short of CPU, or replies slow to start), ' +
+        'or a dependency is unavailable: nothing was stored; retry after `Retry-After` seconds.',
     }),
   );

@@ -3,6 +3,7 @@ import { IntervalHistogram, monitorEventLoopDelay } from 'node:perf_hooks';
 import { Settings } from '@app/config';
 import { AtCapacityError } from '@app/contracts';
 import { AgentRunQueue } from '@app/queues';
+import { ReplyStartLatency } from './reply-start-latency';
 
 /** How often the backlog and the event loop's delay are sampled: a refusal decision is at most this old. */
 const SAMPLE_INTERVAL_MS = 250;
@@ -20,21 +21,46 @@ export interface AdmissionState {
   queued_runs: number;
   /** This gateway's event-loop delay, p99 of the last sample interval, in ms. */
   event_loop_delay_ms: number;
+  /** How long this gateway took to start a reply: the fastest start of the last sample interval, in ms. */
+  reply_start_ms: number;
+}
+
+/**
+ * A figure past its limit counts only when it stays there for two samples running: one long pause (a collection,
+ * a large body parsed, a cold plan) is not a full box, and refusing on it would turn away requests a moment later
+ * served at once.
+ */
+class SustainedOverLimit {
+  private wasOver = false;
+
+  /** Whether this sample and the one before were both over the limit. */
+  next(over: boolean): boolean {
+    const sustained = over && this.wasOver;
+    this.wasOver = over;
+    return sustained;
+  }
 }
 
 /**
  * Admission control: decides from figures sampled in the background whether a new reply may start, so a refusal
  * costs a comparison, not a query, and comes back in microseconds even when the box is out of CPU. Past capacity
- * (the run backlog or the event loop's delay at their limits, ADMISSION_MAX_*) a reply-starting request is
- * refused before anything is stored; what was accepted before runs on untouched.
+ * (the run backlog, the event loop's delay or the time a reply's start takes at their limits, ADMISSION_MAX_*) a
+ * reply-starting request is refused before anything is stored; what was accepted before runs on untouched.
  */
 @Injectable()
 export class RunAdmission implements OnModuleInit, OnModuleDestroy {
   private readonly loopDelay: IntervalHistogram | null;
   private timer: NodeJS.Timeout | null = null;
   private sampling = false;
-  private loopWasSlow = false;
-  private state: AdmissionState = { admitting: true, queued_runs: 0, event_loop_delay_ms: 0 };
+  private readonly loopSlow = new SustainedOverLimit();
+  private readonly startsSlow = new SustainedOverLimit();
+  private readonly startLatency = new ReplyStartLatency();
+  private state: AdmissionState = {
+    admitting: true,
+    queued_runs: 0,
+    event_loop_delay_ms: 0,
+    reply_start_ms: 0,
+  };
 
   constructor(
     private readonly settings: Settings,
@@ -47,7 +73,8 @@ export class RunAdmission implements OnModuleInit, OnModuleDestroy {
   }
 
   onModuleInit(): void {
-    if (this.settings.admissionMaxQueuedRuns === 0 && !this.loopDelay) return;
+    const { admissionMaxQueuedRuns, admissionMaxReplyStartMs } = this.settings;
+    if (admissionMaxQueuedRuns === 0 && admissionMaxReplyStartMs === 0 && !this.loopDelay) return;
     this.loopDelay?.enable();
     this.timer = setInterval(() => void this.sample(), SAMPLE_INTERVAL_MS);
     this.timer.unref();
@@ -62,10 +89,14 @@ export class RunAdmission implements OnModuleInit, OnModuleDestroy {
     return this.state;
   }
 
-  /** Throws AtCapacityError (503 with Retry-After) when a new reply should not start now. */
-  admitReply(): void {
+  /**
+   * Throws AtCapacityError (503 with Retry-After) when a new reply should not start now; else answers what to
+   * call once the start has ended (stored and enqueued, or failed): its time is one of admission's figures.
+   */
+  admitReply(): () => void {
     if (!this.state.admitting)
       throw new AtCapacityError('Service at capacity; retry later', AT_CAPACITY_RETRY_AFTER_SECONDS);
+    return this.startLatency.begin();
   }
 
   private async sample(): Promise<void> {
@@ -74,17 +105,20 @@ export class RunAdmission implements OnModuleInit, OnModuleDestroy {
     try {
       const delayMs = this.loopDelay ? this.loopDelay.percentile(99) / 1e6 : 0;
       this.loopDelay?.reset();
+      const startMs = this.startLatency.takeWindow();
       const queued = this.settings.admissionMaxQueuedRuns > 0 ? await this.queuedRuns() : 0;
-      const { admissionMaxQueuedRuns: maxQueued, admissionMaxEventLoopDelayMs: maxDelay } = this.settings;
-      // A slow loop refuses only when it stays slow for two samples running: one long pause (a collection, a large
-      // body parsed) is not a full box, and refusing on it would turn away requests a moment later served at once.
-      const loopSlow = maxDelay > 0 && delayMs >= maxDelay;
-      const loopFull = loopSlow && this.loopWasSlow;
-      this.loopWasSlow = loopSlow;
+      const {
+        admissionMaxQueuedRuns: maxQueued,
+        admissionMaxEventLoopDelayMs: maxDelay,
+        admissionMaxReplyStartMs: maxStart,
+      } = this.settings;
+      const loopFull = this.loopSlow.next(maxDelay > 0 && delayMs >= maxDelay);
+      const startsFull = this.startsSlow.next(maxStart > 0 && startMs >= maxStart);
       this.state = {
-        admitting: !(maxQueued > 0 && queued >= maxQueued) && !loopFull,
+        admitting: !(maxQueued > 0 && queued >= maxQueued) && !loopFull && !startsFull,
         queued_runs: queued,
         event_loop_delay_ms: Math.round(delayMs),
+        reply_start_ms: Math.round(startMs),
       };
     } finally {
       this.sampling = false;

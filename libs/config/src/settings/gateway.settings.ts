@@ -66,6 +66,17 @@ export class GatewaySettings {
   @Max(60000)
   admissionMaxEventLoopDelayMs = 500;
 
+  /**
+   * Admission control: the same refusal while even the fastest reply start of a quarter second (storing it and
+   * enqueuing its run) takes this long or longer, in ms: requests queue in front of PostgreSQL or its pool, which
+   * neither the run backlog nor the event loop shows; 0 turns it off.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(60000)
+  admissionMaxReplyStartMs = 1000;
+
   /** Serves the browser playground at /playground. */
   @Transform(toBool)
   @IsBoolean()

@@ -192,9 +192,9 @@ describe("a reply waiting for its end user's spending turn", () => {
       input_tokens: number;
       output_tokens: number;
     }[];
-    expect(usage.map((sums) => ({ replies: sums.replies, tokens: sums.input_tokens + sums.output_tokens }))).toEqual([
-      { replies: 2, tokens: ended.tokens },
-    ]);
+    expect(
+      usage.map((sums) => ({ replies: sums.replies, tokens: sums.input_tokens + sums.output_tokens })),
+    ).toEqual([{ replies: 2, tokens: ended.tokens }]);
     expect((await client().get('/budgets/users/parker')).body.used_tokens).toBe(ended.tokens);
     await until(async () => (await client().get(`/agents/${agentId}`)).body.tokens_used === ended.tokens);
   }, 60000);

@@ -90,7 +90,11 @@ class MemoryRuns implements Pick<
     if (this.log) this.publishedAtStep.push(this.log.published.map(describeLine));
     this.steps.push(step);
     this.gateQueries.push(gate);
-    return Promise.resolve({ step, gate: this.gates.shift() ?? OPEN, nextParked: this.handedTo.shift() ?? null });
+    return Promise.resolve({
+      step,
+      gate: this.gates.shift() ?? OPEN,
+      nextParked: this.handedTo.shift() ?? null,
+    });
   }
 
   saveToolResult(
@@ -313,7 +317,7 @@ describe('StepLoop (builtin model)', () => {
     expect(runs.steps).toHaveLength(0);
   });
 
-  it("parks its reply while another holds the spending turn: what it streamed so far kept, no step begun", async () => {
+  it('parks its reply while another holds the spending turn: what it streamed so far kept, no step begun', async () => {
     const budgeted = { ...OPEN, userBudget: { limit: 100000, used: 0 } };
     // The first step takes the turn; at the second another reply holds it.
     const runs = new MemoryRuns([budgeted, budgeted, budgeted], [true, false], ['parked']);

@@ -66,7 +66,10 @@ export class UserBudgetTurn {
   async wake(parked: ParkedReply | null): Promise<void> {
     if (!parked) return;
     await this.scheduler.wake(parked.threadId, parked.id).catch((error: unknown) => {
-      this.logger.warn({ err: error, messageId: parked.id }, 'parked reply not woken: its delayed job runs it');
+      this.logger.warn(
+        { err: error, messageId: parked.id },
+        'parked reply not woken: its delayed job runs it',
+      );
     });
   }
 }

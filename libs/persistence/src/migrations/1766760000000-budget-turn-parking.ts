@@ -100,7 +100,9 @@ $$`);
   public async down(queryRunner: QueryRunner): Promise<void> {
     // The texts of 1766100000000 and 1766701100000: a run asked for the turn again until it had it.
     await queryRunner.query(`DROP FUNCTION parley_give_back_user_budget_turn(uuid)`);
-    await queryRunner.query(`DROP FUNCTION parley_park_for_user_budget_turn(uuid, uuid, text, jsonb, integer[])`);
+    await queryRunner.query(
+      `DROP FUNCTION parley_park_for_user_budget_turn(uuid, uuid, text, jsonb, integer[])`,
+    );
     await queryRunner.query(`CREATE OR REPLACE FUNCTION parley_take_user_budget_turn(reply uuid, thread uuid) RETURNS boolean LANGUAGE plpgsql AS $$
       DECLARE
         budget record;

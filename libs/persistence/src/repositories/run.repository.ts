@@ -5,7 +5,11 @@ import { AgentEntity, MessageEntity, RunStepEntity, ThreadEntity, ToolCallEntity
 import { entityFromJson } from './entity-rows';
 import { preparedStatement, runPreparedAcrossTenants } from './prepared-statement';
 import { Db } from './scope';
-import { giveBackUserBudgetTurnSql, nextLiveReplySql, nextWaitingReplyOfOrgSql } from '../sql/run-scheduling.sql';
+import {
+  giveBackUserBudgetTurnSql,
+  nextLiveReplySql,
+  nextWaitingReplyOfOrgSql,
+} from '../sql/run-scheduling.sql';
 import { webhookOutboxSql } from '../sql/webhook-outbox.sql';
 import { latestSummaryOnBranchSql, ThreadSummary, threadSummaryFromJson } from './thread-summary.repository';
 import { ParkedReply, parkedReplyOf, userBudgetUsedSql } from './user-budget.repository';

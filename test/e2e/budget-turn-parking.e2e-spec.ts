@@ -111,8 +111,8 @@ describe("a reply waiting for its end user's spending turn", () => {
       const spender = `spender-${setup.workers}x${setup.slots}`;
       await client().put(`/budgets/users/${spender}`, { period: 'day', max_tokens: 1_000_000 });
 
-      // A's one step takes about 5 s and holds the user's turn throughout.
-      const a = await start(agentId, spender, `/say ${words(250)}\n/sleep 20`);
+      // A's one step takes about 8 s and holds the user's turn throughout.
+      const a = await start(agentId, spender, `/say ${words(400)}\n/sleep 20`);
       const streamA = streamOf(a.replyId, spender);
       await streamA.waitFor((line) => line.type === 'text.delta');
       // B, the same user's, starts on the other slot and parks at once.
@@ -137,7 +137,7 @@ describe("a reply waiting for its end user's spending turn", () => {
       const [stepB] = await stepsOf(b.replyId);
       expect(stepB.started_at.getTime()).toBeGreaterThanOrEqual(endedA.completed_at!.getTime());
     },
-    60000,
+    90000,
   );
 
   it('ends `cancelled` at once when cancelled while parked: its stream whole, its usage counted once', async () => {
@@ -150,7 +150,7 @@ describe("a reply waiting for its end user's spending turn", () => {
     const streamB = streamOf(b.replyId, 'parker');
     const requested = (await streamB.waitFor((line) => line.type === 'approval.requested')).call_id as string;
     // A (another thread of the user) is in a long model call, holding the turn, when B is approved.
-    const a = await start(agentId, 'parker', `/say ${words(250)}\n/sleep 20`);
+    const a = await start(agentId, 'parker', `/say ${words(400)}\n/sleep 20`);
     const streamA = streamOf(a.replyId, 'parker');
     await streamA.waitFor((line) => line.type === 'text.delta');
     const decided = await client().post(`/chat/messages/${b.replyId}/approvals`, {
@@ -197,5 +197,5 @@ describe("a reply waiting for its end user's spending turn", () => {
     ).toEqual([{ replies: 2, tokens: ended.tokens }]);
     expect((await client().get('/budgets/users/parker')).body.used_tokens).toBe(ended.tokens);
     await until(async () => (await client().get(`/agents/${agentId}`)).body.tokens_used === ended.tokens);
-  }, 60000);
+  }, 90000);
 });

@@ -78,10 +78,11 @@ RETURNS boolean LANGUAGE sql STABLE AS $$
 $$`;
 
 /**
- * A reply's run start in one call: pending → running unless it waits (a parked reply is parked no more). Only a cap needs the organization's starts
- * to take turns (an advisory lock, so two workers cannot both take its last slot); without one, a start decides
- * from its own thread alone and starts of one organization run side by side. In a VOLATILE function each
- * statement takes its own snapshot, so what the rule counts is read after the lock is held.
+ * A reply's run start in one call: pending → running unless it waits (a parked reply is parked no more). Only a
+ * cap needs the organization's starts to take turns (an advisory lock, so two workers cannot both take its last
+ * slot); without one, a start decides from its own thread alone and starts of one organization run side by side.
+ * In a VOLATILE function each statement takes its own snapshot, so what the rule counts is read after the lock is
+ * held.
  */
 export const START_RUN_FUNCTION = `CREATE OR REPLACE FUNCTION parley_start_run(reply uuid, org uuid, thread_archived boolean, org_cap integer)
 RETURNS boolean LANGUAGE plpgsql VOLATILE AS $$

@@ -324,6 +324,26 @@ describe('usage rollup kept as replies end', () => {
     expect(await runs.parkForUserBudgetTurn(first.replyId, first.threadId, streamed)).toBe('ended');
   });
 
+  it('never strands a reply parking while the turn is given back: it takes the turn, or the give-back names it', async () => {
+    const budgets = new UserBudgetRepository(db);
+    const streamed = { content: '', events: [], deltaLengths: [] };
+    for (let round = 0; round < 20; round++) {
+      const userId = `racing-park-${round}`;
+      await budgets.put(orgId, userId, 'day', 10_000);
+      const [holder, parker] = [await liveReply(userId), await liveReply(userId)];
+      expect(await runs.takeUserBudgetTurn(holder.replyId, holder.threadId)).toBe(true);
+      const [parked, saved] = await Promise.all([
+        runs.parkForUserBudgetTurn(parker.replyId, parker.threadId, streamed),
+        runs.saveStep(step(holder.replyId, 1, 5, 1, 1), holder),
+      ]);
+      if (parked === 'taken') expect(saved.nextParked).toBeNull();
+      else {
+        expect(parked).toBe('parked');
+        expect(saved.nextParked).toEqual({ id: parker.replyId, threadId: parker.threadId });
+      }
+    }
+  });
+
   it('counts a reply cancelled while it waits, or before it starts, once, as the end of a run is counted', async () => {
     const waiting = await liveReply('cancelled');
     await runs.saveStep(step(waiting.replyId, 1, 30, 5, 1), waiting);

@@ -267,6 +267,83 @@ describe('usage rollup kept as replies end', () => {
     expect(await runs.takeUserBudgetTurn(free.replyId, free.threadId)).toBe(true);
   });
 
+  it('parks a reply that finds the turn held, lets it start only once a give-back hands the turn to it', async () => {
+    const budgets = new UserBudgetRepository(db);
+    await budgets.put(orgId, 'parkers', 'day', 10_000);
+    const [holder, first, second] = [
+      await liveReply('parkers'),
+      await liveReply('parkers'),
+      await liveReply('parkers'),
+    ];
+    const streamed = { content: 'so far', events: [{ type: 'tool.result', step: 1 }], deltaLengths: [6] };
+    const parkedRow = async (replyId: string) =>
+      (
+        await db.query(
+          `SELECT status, live, content, events, delta_lengths, budget_turn_parked_at IS NOT NULL AS parked
+           FROM messages WHERE id = $1`,
+          [replyId],
+        )
+      )[0];
+
+    expect(await runs.takeUserBudgetTurn(holder.replyId, holder.threadId)).toBe(true);
+    expect(await runs.parkForUserBudgetTurn(first.replyId, first.threadId, streamed)).toBe('parked');
+    expect(await runs.parkForUserBudgetTurn(second.replyId, second.threadId, streamed)).toBe('parked');
+    // Pending again, with what it streamed, so the gateway's cancel closes it like any pending reply.
+    expect(await parkedRow(first.replyId)).toEqual({
+      status: 'pending',
+      live: true,
+      content: 'so far',
+      events: [{ type: 'tool.result', step: 1 }],
+      delta_lengths: [6],
+      parked: true,
+    });
+    // Not startable while another holds the turn.
+    expect(await runs.isBlocked(first.replyId, 0)).toBe(true);
+    expect((await runs.loadAndStart(first.replyId, 0))?.start).toBe('blocked');
+
+    // The holder's step stored: the turn goes to the oldest parked reply, named to be woken; it now holds it.
+    const { nextParked } = await runs.saveStep(step(holder.replyId, 1, 5, 1, 1), holder);
+    expect(nextParked).toEqual({ id: first.replyId, threadId: first.threadId });
+    expect(await runs.takeUserBudgetTurn(holder.replyId, holder.threadId)).toBe(false);
+    expect(await runs.isBlocked(second.replyId, 0)).toBe(true);
+    expect((await runs.loadAndStart(first.replyId, 0))?.start).toBe('started');
+    expect(await parkedRow(first.replyId)).toMatchObject({ status: 'running', parked: false });
+    expect(await runs.takeUserBudgetTurn(first.replyId, first.threadId)).toBe(true);
+
+    // A parked reply handed the turn and then cancelled holds it no more; a give-back of a reply not holding it
+    // hands nothing.
+    expect(await runs.giveBackUserBudgetTurn(holder.replyId)).toBeNull();
+    expect(await runs.giveBackUserBudgetTurn(first.replyId)).toEqual({
+      id: second.replyId,
+      threadId: second.threadId,
+    });
+    await db.transaction((tx) => messages.cancelPendingReplies(tx, second.threadId));
+    expect(await runs.takeUserBudgetTurn(holder.replyId, holder.threadId)).toBe(true);
+    // A reply no longer running is not parked.
+    await runs.finish(first.replyId, outcome, webhookEvent('message.completed', {}));
+    expect(await runs.parkForUserBudgetTurn(first.replyId, first.threadId, streamed)).toBe('ended');
+  });
+
+  it('never strands a reply parking while the turn is given back: it takes the turn, or the give-back names it', async () => {
+    const budgets = new UserBudgetRepository(db);
+    const streamed = { content: '', events: [], deltaLengths: [] };
+    for (let round = 0; round < 20; round++) {
+      const userId = `racing-park-${round}`;
+      await budgets.put(orgId, userId, 'day', 10_000);
+      const [holder, parker] = [await liveReply(userId), await liveReply(userId)];
+      expect(await runs.takeUserBudgetTurn(holder.replyId, holder.threadId)).toBe(true);
+      const [parked, saved] = await Promise.all([
+        runs.parkForUserBudgetTurn(parker.replyId, parker.threadId, streamed),
+        runs.saveStep(step(holder.replyId, 1, 5, 1, 1), holder),
+      ]);
+      if (parked === 'taken') expect(saved.nextParked).toBeNull();
+      else {
+        expect(parked).toBe('parked');
+        expect(saved.nextParked).toEqual({ id: parker.replyId, threadId: parker.threadId });
+      }
+    }
+  });
+
   it('counts a reply cancelled while it waits, or before it starts, once, as the end of a run is counted', async () => {
     const waiting = await liveReply('cancelled');
     await runs.saveStep(step(waiting.replyId, 1, 30, 5, 1), waiting);

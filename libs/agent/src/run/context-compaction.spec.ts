@@ -4,6 +4,7 @@ import {
   GateQuery,
   MessageEntity,
   NewThreadSummary,
+  ParkedReply,
   RunGate,
   ThreadEntity,
   ThreadSummaryRepository,
@@ -43,6 +44,11 @@ class RecordedTurn {
 
   giveBack(): Promise<void> {
     this.journal.events.push('turn given back');
+    return Promise.resolve();
+  }
+
+  wake(parked: ParkedReply | null): Promise<void> {
+    if (parked) this.journal.events.push(`parked reply ${parked.id} woken`);
     return Promise.resolve();
   }
 }
@@ -89,12 +95,13 @@ function compactionRun(gate: RunGate): CompactionInput {
   };
 }
 
-function compactionWith(journal: Journal, gates: RunGate[]) {
+/** `handedTo`: the parked reply the statement storing the summary hands the turn to. */
+function compactionWith(journal: Journal, gates: RunGate[], handedTo: ParkedReply | null = null) {
   const summaries = {
     save: (summary: NewThreadSummary) => {
       // The statement that stores the summary gives the turn back with it (ThreadSummaryRepository.save).
       journal.events.push(`summary stored through message ${summary.throughMessageId}`);
-      return Promise.resolve();
+      return Promise.resolve(handedTo);
     },
     dropRequest: () => Promise.resolve(),
   } as unknown as ThreadSummaryRepository;
@@ -111,6 +118,18 @@ describe('ContextCompaction and the end user’s spending turn', () => {
     expect(view.summary).toContain('first question');
     expect(view.messages.map((message) => message.id)).toEqual(['m2']);
     expect(view.summaryUsageTokens).toBeGreaterThan(0);
+  });
+
+  it('wakes the parked reply of the user that the stored summary handed the turn to', async () => {
+    const journal = new Journal();
+    const gate = gateWith(budget(100, 1000));
+    await compactionWith(journal, [gate], { id: 'p', threadId: 'pt' }).prepare(compactionRun(gate));
+    expect(journal.events).toEqual([
+      'turn taken',
+      'summary written',
+      'summary stored through message m1',
+      'parked reply p woken',
+    ]);
   });
 
   it('writes no summary when the user’s other replies spent the budget while it waited for the turn', async () => {

@@ -85,7 +85,7 @@ export class ContextCompaction {
       return view;
     }
     const summarizedMessages = (context.summary?.summarizedMessages ?? 0) + older.length;
-    await this.summaries.save({
+    const turnHandedTo = await this.summaries.save({
       threadId: thread.id,
       messageId: reply.id,
       throughPosition: older[older.length - 1].position,
@@ -96,6 +96,7 @@ export class ContextCompaction {
       inputTokens: written.inputTokens,
       outputTokens: written.summaryTokens,
     });
+    await this.userBudgetTurn.wake(turnHandedTo);
     run.state.emitOnce({
       type: 'context.compacted',
       summarized_messages: summarizedMessages,

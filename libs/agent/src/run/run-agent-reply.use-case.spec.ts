@@ -19,6 +19,7 @@ import { RunScheduler } from './run-scheduler';
 import { RunState } from './run-state';
 import { StepLoop } from './step-loop';
 import { ReplyRun } from './run.types';
+import { ReplyParkedError, UserBudgetTurn } from './user-budget-turn';
 import { StreamJournal } from './stream-journal';
 import { MemoryRunEventLog } from '../testing/memory-run-event-log';
 
@@ -32,12 +33,30 @@ const reply = Object.assign(new MessageEntity(), {
   status: 'running',
   position: 1,
   replyToId: 'q',
+  budgetTurnParkedAt: null,
 });
 const thread = Object.assign(new ThreadEntity(), { id: 't', orgId: 'o', userId: 'u', archivedAt: null });
 const agent = Object.assign(new AgentEntity(), { id: 'a', name: 'helper', approvalRequired: [] });
 
+const UNBUDGETED: RunContext['gate'] = {
+  archived: false,
+  agentBudget: null,
+  organizationBudget: null,
+  userBudget: null,
+};
+
+/** What the loop does instead of the builtin model's one step (the default), given its run and its controller. */
+type LoopBehaviour = (run: ReplyRun, activeRuns: ActiveRuns) => Promise<RunEnding>;
+
 /** A run's world in memory: what each collaborator was asked, and what the log had published when. */
-function world(options: { loaded?: Partial<LoadedRun>; journal?: string[] } = {}) {
+function world(
+  options: {
+    loaded?: Partial<LoadedRun>;
+    journal?: string[];
+    gate?: RunContext['gate'];
+    loop?: LoopBehaviour;
+  } = {},
+) {
   const log = new MemoryRunEventLog();
   const calls: string[] = [];
   const publishedWhenLoopStarted: number[] = [];
@@ -48,12 +67,7 @@ function world(options: { loaded?: Partial<LoadedRun>; journal?: string[] } = {}
     toolResults: [],
     journal: options.journal ?? [],
     summary: null,
-    gate: {
-      archived: false,
-      agentBudget: null,
-      organizationBudget: null,
-      userBudget: null,
-    },
+    gate: options.gate ?? UNBUDGETED,
   };
   const scheduler = {
     loadAndStart: () => Promise.resolve(loaded),
@@ -71,8 +85,10 @@ function world(options: { loaded?: Partial<LoadedRun>; journal?: string[] } = {}
     watch: () => calls.push('journal.watch'),
     unwatch: () => calls.push('journal.unwatch'),
   };
+  const activeRuns = new ActiveRuns();
   const stepLoop = {
     run: (run: ReplyRun) => {
+      if (options.loop) return options.loop(run, activeRuns);
       publishedWhenLoopStarted.push(...log.published.map((event) => event.seq));
       run.state.emitOnce({ type: 'step.started', step: 2 });
       run.state.emitText('llo');
@@ -90,11 +106,11 @@ function world(options: { loaded?: Partial<LoadedRun>; journal?: string[] } = {}
       _reply: MessageEntity,
       _agent: AgentEntity,
       state: RunState,
-      _ending: unknown,
+      ending: RunEnding,
       beforeFinalStatement: () => Promise<void>,
     ) => {
       await beforeFinalStatement();
-      calls.push(`finish ${state.content}`);
+      calls.push(ending.kind === 'success' ? `finish ${state.content}` : `finish ${ending.kind}`);
       return finished;
     },
     closeEnded: () => (calls.push('closeEnded'), Promise.resolve()),
@@ -109,7 +125,9 @@ function world(options: { loaded?: Partial<LoadedRun>; journal?: string[] } = {}
     prepare: (run: { context: RunContext }) =>
       Promise.resolve({ summary: null, messages: run.context.history }),
   };
-  const activeRuns = new ActiveRuns();
+  const userBudgetTurn = {
+    giveBack: (messageId: string) => (calls.push(`giveBack ${messageId}`), Promise.resolve()),
+  };
   const useCase = new RunAgentReply(
     runs as unknown as RunRepository,
     writer as unknown as RunEventWriter,
@@ -122,6 +140,7 @@ function world(options: { loaded?: Partial<LoadedRun>; journal?: string[] } = {}
     files,
     compaction as unknown as ContextCompaction,
     { ofReply: () => Promise.resolve([]) } as unknown as ToolApprovalRepository,
+    userBudgetTurn as unknown as UserBudgetTurn,
   );
   return { useCase, log, calls, publishedWhenLoopStarted, activeRuns };
 }
@@ -162,6 +181,41 @@ describe('RunAgentReply', () => {
     const { useCase, calls } = world({ loaded: { reply: { ...reply, live: false } as MessageEntity } });
     expect(await useCase.execute(input)).toBe('done');
     expect(calls).toEqual(['closeEnded', 'wakeNext t']);
+  });
+
+  it('gives back the spending turn a budgeted reply may hold as it ends, before waking the next reply', async () => {
+    const { useCase, calls } = world({ gate: { ...UNBUDGETED, userBudget: { limit: 100, used: 1 } } });
+    expect(await useCase.execute(input)).toBe('done');
+    expect(calls.slice(-2)).toEqual(['giveBack r', 'wake t r2']);
+  });
+
+  it("answers wait when the run parked for its end user's spending turn: nothing finished, what it streamed published", async () => {
+    const { useCase, calls, log } = world({
+      gate: { ...UNBUDGETED, userBudget: { limit: 100, used: 1 } },
+      loop: () => Promise.reject(new ReplyParkedError()),
+    });
+    expect(await useCase.execute(input)).toBe('wait');
+    expect(log.published.map((event) => event.type)).toEqual(['message.started']);
+    // The reply stays live, so its thread's next reply waits; under a cap its organization's slot is freed.
+    expect(calls).toEqual(['claim', 'journal.watch', 'journal.unwatch', 'wakeOrg o']);
+  });
+
+  it('ends a reply cancelled while it parked rather than leave it waiting', async () => {
+    const { useCase, calls } = world({
+      loop: (_run, activeRuns) => {
+        activeRuns.cancel('t', 'r');
+        return Promise.reject(new ReplyParkedError());
+      },
+    });
+    expect(await useCase.execute(input)).toBe('done');
+    expect(calls).toContain('finish cancelled');
+  });
+
+  it('passes on the spending turn handed to a parked reply that was closed meanwhile', async () => {
+    const parkedThenClosed = { ...reply, live: false, budgetTurnParkedAt: new Date() } as MessageEntity;
+    const { useCase, calls } = world({ loaded: { reply: parkedThenClosed } });
+    expect(await useCase.execute(input)).toBe('done');
+    expect(calls).toEqual(['closeEnded', 'giveBack r', 'wakeNext t']);
   });
 
   it('hands a job back untouched when the worker is stopping', async () => {

@@ -19,6 +19,7 @@ import { RunState } from './run-state';
 import { StepLoop } from './step-loop';
 import { StreamJournal } from './stream-journal';
 import { storedRunLines } from './stored-run';
+import { ReplyParkedError, UserBudgetTurn } from './user-budget-turn';
 
 export interface RunReplyInput {
   messageId: string;
@@ -29,7 +30,10 @@ export interface RunReplyInput {
   enqueuedAt?: number;
 }
 
-/** `wait`: an earlier reply of the thread is still live, or the organization is at its cap; run this one later. */
+/**
+ * `wait`: an earlier reply of the thread is still live, or the organization is at its cap, or the reply parked for
+ * its end user's spending turn; run this one later.
+ */
 export type RunReplyResult = 'done' | 'wait';
 
 /**
@@ -53,6 +57,7 @@ export class RunAgentReply {
     private readonly files: ModelAttachments,
     private readonly compaction: ContextCompaction,
     private readonly approvals: ToolApprovalRepository,
+    private readonly userBudgetTurn: UserBudgetTurn,
   ) {}
 
   async execute(input: RunReplyInput): Promise<RunReplyResult> {
@@ -67,6 +72,8 @@ export class RunAgentReply {
     if (reply.role !== 'assistant' || !reply.agentId) return 'done';
     if (!reply.live) {
       await this.finisher.closeEnded(reply).catch(ignoreSuperseded);
+      // Closed while parked: a spending turn handed to it goes on to the user's next parked reply.
+      if (reply.budgetTurnParkedAt !== null) await this.userBudgetTurn.giveBack(reply.id);
       await this.scheduler.wakeNext(reply.threadId);
       return 'done';
     }
@@ -89,6 +96,10 @@ export class RunAgentReply {
     let finished: FinishedReply | null = null;
     // The reply waits for a person: it stays live (its thread's next reply keeps waiting), but frees its slot.
     let waiting = false;
+    // The reply waits for its end user's spending turn, parked: live too, its slot freed, its job delayed.
+    let parked = false;
+    // Whether the reply may hold its end user's spending turn as it ends (a budgeted user's, or one handed it).
+    let spendsUserBudget = reply.budgetTurnParkedAt !== null;
     try {
       state.emitOnce({
         type: 'message.started',
@@ -99,6 +110,7 @@ export class RunAgentReply {
       let ending: RunEnding = { kind: 'cancelled' };
       if (!thread.archivedAt) {
         const context = await this.runs.context(reply, agent.id);
+        spendsUserBudget ||= context.gate.userBudget !== null;
         // Only a reply that ran before can have waited for a person.
         const approvals =
           agent.approvalRequired.length > 0 || context.steps.length > 0
@@ -128,8 +140,15 @@ export class RunAgentReply {
             attachments: await this.attachments(thread, history.messages),
             approvals,
           });
-        });
-        if (outcome.kind === 'awaiting_approval') {
+        }).catch(parkedRun);
+        if (outcome === 'parked') {
+          // Stopped as it parked (a cancellation sent while it still ran): it ends now, cancelled, or is handed
+          // back. Else what it streamed so far reaches Redis before the job moves: the woken run goes on after it.
+          if (!controller.signal.aborted) {
+            await state.flush();
+            parked = true;
+          }
+        } else if (outcome.kind === 'awaiting_approval') {
           await this.finisher.awaitApproval(reply, agent, state, outcome.questions);
           this.logger.log({ ...log }, 'run waits for an approval');
           waiting = true;
@@ -137,9 +156,14 @@ export class RunAgentReply {
       }
       // Stopped because the worker is stopping, not cancelled: the reply stays live for the next worker. A loop
       // that ended anyway is finished here: one statement, and its last step is stored by it.
-      if (controller.signal.reason instanceof RunHandedBackError && ending.kind === 'cancelled' && !waiting)
+      if (
+        controller.signal.reason instanceof RunHandedBackError &&
+        ending.kind === 'cancelled' &&
+        !waiting &&
+        !parked
+      )
         throw controller.signal.reason;
-      if (!waiting) {
+      if (!waiting && !parked) {
         // The final statement deletes the reply's journal rows: no journal insert of them may land after it. Until
         // then the journal goes on storing (the finish may wait for Redis first).
         finished = await this.finisher.finish(reply, agent, state, ending, () =>
@@ -172,6 +196,14 @@ export class RunAgentReply {
       void this.journal.unwatch(events);
       this.activeRuns.end(thread.id, reply.id);
     }
+    if (parked) {
+      this.logger.log({ ...log }, "run parked for its end user's spending turn");
+      await this.scheduler.wakeOrg(reply.orgId);
+      return 'wait';
+    }
+    // The reply ended, and with it any spending turn it held (the final statement leaves the budget row alone):
+    // the turn goes on to the user's oldest parked reply.
+    if (!waiting && spendsUserBudget) await this.userBudgetTurn.giveBack(reply.id);
     // The final statement named the thread's next reply and the organization's; if another run ended this one,
     // look them up.
     if (waiting) {
@@ -224,6 +256,12 @@ export class RunAgentReply {
     }
     return attachments;
   }
+}
+
+/** A run that parked its reply for its end user's spending turn ends as `parked`; other failures go on. */
+function parkedRun(error: unknown): 'parked' {
+  if (error instanceof ReplyParkedError) return 'parked';
+  throw error;
 }
 
 function ignoreSuperseded(error: unknown): void {

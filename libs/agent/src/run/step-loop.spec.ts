@@ -4,6 +4,7 @@ import {
   GateQuery,
   GuardrailSettings,
   MessageEntity,
+  ParkedReply,
   RunGate,
   RunRepository,
   RunStepEntity,
@@ -21,7 +22,8 @@ import { ToolRegistry } from '../tools/tool-registry';
 import { ReplyRun } from './run.types';
 import { Guardrails } from '../guardrails/guardrails';
 import { StepLoop } from './step-loop';
-import { UserBudgetTurn } from './user-budget-turn';
+import { RunScheduler } from './run-scheduler';
+import { ReplyParkedError, UserBudgetTurn } from './user-budget-turn';
 import { ApprovalGate } from './approval-gate';
 
 const OPEN: RunGate = {
@@ -34,7 +36,7 @@ const OPEN: RunGate = {
 /** The checkpoints the loop writes, kept in memory; `gates` answers each checkpoint in turn (then OPEN). */
 class MemoryRuns implements Pick<
   RunRepository,
-  'saveStep' | 'saveToolResult' | 'gate' | 'takeUserBudgetTurn'
+  'saveStep' | 'saveToolResult' | 'gate' | 'takeUserBudgetTurn' | 'parkForUserBudgetTurn'
 > {
   readonly steps: RunStepEntity[] = [];
   readonly results: ToolCallEntity[] = [];
@@ -47,11 +49,19 @@ class MemoryRuns implements Pick<
   gateReads = 0;
   /** How many times the loop asked for its end user's spending turn. */
   turnTries = 0;
+  /** The content and events so far of each park the loop asked for (the turn was held). */
+  readonly parks: { content: string; events: Record<string, unknown>[] }[] = [];
+  /** The parked reply each stored step handed the turn to, in turn (then none). */
+  readonly handedTo: (ParkedReply | null)[] = [];
 
-  /** `turns` answers each try for the spending turn in turn (then taken). */
+  /**
+   * `turns` answers each try for the spending turn in turn (then taken); `parks`, each park asked for after a
+   * refused try (then parked).
+   */
   constructor(
     private readonly gates: RunGate[] = [],
     private readonly turns: boolean[] = [],
+    private readonly parkAnswers: ('taken' | 'parked' | 'ended')[] = [],
   ) {}
 
   takeUserBudgetTurn(): Promise<boolean> {
@@ -59,16 +69,32 @@ class MemoryRuns implements Pick<
     return Promise.resolve(this.turns.shift() ?? true);
   }
 
+  parkForUserBudgetTurn(
+    _messageId: string,
+    _threadId: string,
+    streamed: { content: string; events: Record<string, unknown>[] },
+  ): Promise<'taken' | 'parked' | 'ended'> {
+    this.parks.push({ content: streamed.content, events: [...streamed.events] });
+    return Promise.resolve(this.parkAnswers.shift() ?? 'parked');
+  }
+
   gate(): Promise<RunGate> {
     this.gateReads++;
     return Promise.resolve(this.gates.shift() ?? OPEN);
   }
 
-  saveStep(step: RunStepEntity, gate: GateQuery): Promise<{ step: RunStepEntity; gate: RunGate }> {
+  saveStep(
+    step: RunStepEntity,
+    gate: GateQuery,
+  ): Promise<{ step: RunStepEntity; gate: RunGate; nextParked: ParkedReply | null }> {
     if (this.log) this.publishedAtStep.push(this.log.published.map(describeLine));
     this.steps.push(step);
     this.gateQueries.push(gate);
-    return Promise.resolve({ step, gate: this.gates.shift() ?? OPEN });
+    return Promise.resolve({
+      step,
+      gate: this.gates.shift() ?? OPEN,
+      nextParked: this.handedTo.shift() ?? null,
+    });
   }
 
   saveToolResult(
@@ -152,7 +178,21 @@ function replyRun(
   return { run, log };
 }
 
-function loopWith(runs: MemoryRuns, tools: AgentTool[] = [clock, broken]): StepLoop {
+/** The replies a loop woke (their ids), as the worker's ReplyWaker would promote their jobs. */
+class WokenReplies implements Pick<RunScheduler, 'wake'> {
+  readonly ids: string[] = [];
+
+  wake(_threadId: string, next: string | null): Promise<void> {
+    if (next) this.ids.push(next);
+    return Promise.resolve();
+  }
+}
+
+function loopWith(
+  runs: MemoryRuns,
+  tools: AgentTool[] = [clock, broken],
+  woken = new WokenReplies(),
+): StepLoop {
   const registry: Pick<ToolRegistry, 'toolsFor'> = { toolsFor: () => Promise.resolve(tools) };
   return new StepLoop(
     settings,
@@ -162,7 +202,7 @@ function loopWith(runs: MemoryRuns, tools: AgentTool[] = [clock, broken]): StepL
     new RunMetrics(),
     new ApprovalGate(settings, {} as ToolApprovalRepository),
     new Guardrails(new ModelProvider(settings)),
-    new UserBudgetTurn(runs as unknown as RunRepository),
+    new UserBudgetTurn(runs as unknown as RunRepository, woken as unknown as RunScheduler),
   );
 }
 
@@ -260,19 +300,48 @@ describe('StepLoop (builtin model)', () => {
     expect(runs.results).toHaveLength(1);
   });
 
-  it("waits for its budgeted end user's spending turn, then decides on the gate read with it", async () => {
+  it("takes its budgeted end user's spending turn given back as it parks, then decides on the gate read with it", async () => {
     const budgeted = { ...OPEN, userBudget: { limit: 100, used: 10 } };
     const spentMeanwhile = { ...OPEN, userBudget: { limit: 100, used: 100 } };
-    // Another reply of the user holds the turn at the first try: it spends the rest of the budget meanwhile.
-    const runs = new MemoryRuns([budgeted, spentMeanwhile], [false, true]);
+    // Another reply of the user holds the turn at the first try, and gives it back, having spent the rest of the
+    // budget, before the park: the park takes it instead.
+    const runs = new MemoryRuns([spentMeanwhile], [false], ['taken']);
     const { run } = replyRun('/say never', { gate: budgeted });
 
     const outcome = await loopWith(runs).run(run);
 
-    expect(runs.turnTries).toBe(2);
-    expect(runs.gateReads).toBe(2);
+    expect(runs.turnTries).toBe(1);
+    expect(runs.parks).toHaveLength(1);
+    expect(runs.gateReads).toBe(1);
     expect(outcome).toEqual({ kind: 'budget_exhausted' });
     expect(runs.steps).toHaveLength(0);
+  });
+
+  it('parks its reply while another holds the spending turn: what it streamed so far kept, no step begun', async () => {
+    const budgeted = { ...OPEN, userBudget: { limit: 100000, used: 0 } };
+    // The first step takes the turn; at the second another reply holds it.
+    const runs = new MemoryRuns([budgeted, budgeted, budgeted], [true, false], ['parked']);
+    const { run, log } = replyRun('/tool clock\n/say done', { gate: budgeted });
+
+    await expect(loopWith(runs).run(run)).rejects.toBeInstanceOf(ReplyParkedError);
+
+    expect(runs.steps).toHaveLength(1);
+    expect(runs.results).toHaveLength(1);
+    expect(runs.parks).toEqual([{ content: run.state.content, events: run.state.events }]);
+    expect(runs.parks[0].events.map((event) => event.type)).toContain('tool.result');
+    // The second step never began: its stream resumes with it when the reply is woken.
+    expect(log.appended.map(describeLine)).not.toContain('step.started:2');
+  });
+
+  it('wakes the parked reply its stored step handed the spending turn to', async () => {
+    const budgeted = { ...OPEN, userBudget: { limit: 100000, used: 0 } };
+    const runs = new MemoryRuns([budgeted, budgeted, budgeted]);
+    runs.handedTo.push({ id: 'parked-reply', threadId: 'other-thread' });
+    const woken = new WokenReplies();
+    const { run } = replyRun('/tool clock\n/say done', { gate: budgeted });
+
+    expect(await loopWith(runs, [clock], woken).run(run)).toMatchObject({ kind: 'success' });
+    expect(woken.ids).toEqual(['parked-reply']);
   });
 
   it('takes the spending turn before each model step of a budgeted end user, never without a budget', async () => {

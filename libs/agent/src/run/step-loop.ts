@@ -191,9 +191,12 @@ export class StepLoop {
         }
         // Store, then publish: the step's lines go to Redis once its row holds them. If a crash (or Redis losing
         // its data) lets the step land without them, the resumed run sends what is missing (RunState.restore).
-        ({ step, gate } = await this.runs.saveStep(produced, gateQuery));
+        const saved = await this.runs.saveStep(produced, gateQuery);
+        ({ step, gate } = saved);
         state.stored();
         steps.push(step);
+        // The statement gave the end user's spending turn to the oldest parked reply of theirs: it runs now.
+        await this.userBudgetTurn.wake(saved.nextParked);
       }
 
       if (step.toolCalls.length === 0) return this.succeed(state, step, null, startedAt, modelMs);

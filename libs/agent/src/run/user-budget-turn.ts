@@ -1,10 +1,17 @@
-import { Injectable } from '@nestjs/common';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { GateQuery, RunGate, RunRepository } from '@app/persistence';
+import { Injectable, Logger } from '@nestjs/common';
+import { GateQuery, ParkedReply, RunGate, RunRepository } from '@app/persistence';
+import { RunScheduler } from './run-scheduler';
 import { ReplyRun } from './run.types';
 
-/** How often a run waiting for its end user's spending turn asks again. */
-const USER_BUDGET_TURN_POLL_MS = 200;
+/**
+ * The run parked its reply for its end user's spending turn (or found it no longer running): it ends here, its
+ * worker slot freed, and the reply's job waits as a delayed one until the turn is handed to it.
+ */
+export class ReplyParkedError extends Error {
+  constructor() {
+    super("parked for its end user's spending turn");
+  }
+}
 
 /**
  * The spending turn of a budgeted end user (RunRepository.takeUserBudgetTurn): every model call a run makes for
@@ -13,27 +20,56 @@ const USER_BUDGET_TURN_POLL_MS = 200;
  * calls before it spent, so the budget is crossed by one call at most (CONTRACTS §21). Serialized per user rather
  * than reserved: a call's cost is known only after it returns. The turn lasts one call, given back in the
  * statement that stores what it spent (a step, a summary) or when the reply stops running: a reply waiting for a
- * person holds none.
+ * person holds none. A run that finds it held parks its reply rather than wait (the rule's third part,
+ * persistence's sql/run-scheduling.sql.ts); whatever gives the turn back hands it to the oldest parked reply, which
+ * is woken here.
  */
 @Injectable()
 export class UserBudgetTurn {
-  constructor(private readonly runs: RunRepository) {}
+  private readonly logger = new Logger(UserBudgetTurn.name);
 
-  /** Waits for the turn; answers the gate read with it (or the last one read while waiting, when the run stopped). */
+  constructor(
+    private readonly runs: RunRepository,
+    private readonly scheduler: RunScheduler,
+  ) {}
+
+  /**
+   * Takes the turn and answers the gate read with it. When another reply holds it, parks this one with what it
+   * streamed so far and throws ReplyParkedError, unless the run was stopped meanwhile (its caller then ends it).
+   */
   async take(
-    { reply, thread, signal }: Pick<ReplyRun, 'reply' | 'thread' | 'signal'>,
+    { reply, thread, state, signal }: Pick<ReplyRun, 'reply' | 'thread' | 'state' | 'signal'>,
     query: GateQuery,
   ): Promise<RunGate> {
-    for (;;) {
-      const taken = await this.runs.takeUserBudgetTurn(reply.id, thread.id);
-      const gate = await this.runs.gate(query);
-      if (taken || signal.aborted || gate.archived) return gate;
-      await sleep(USER_BUDGET_TURN_POLL_MS);
+    if (!(await this.runs.takeUserBudgetTurn(reply.id, thread.id)) && !signal.aborted) {
+      // A run another worker took over writes nothing into the row.
+      await state.assertOwner();
+      const streamed = { content: state.content, events: state.events, deltaLengths: state.deltaLengths };
+      if ((await this.runs.parkForUserBudgetTurn(reply.id, thread.id, streamed)) !== 'taken')
+        throw new ReplyParkedError();
     }
+    return this.runs.gate(query);
   }
 
-  /** Gives the turn back when the call it was taken for stored nothing (it failed, or was not made). */
+  /**
+   * Gives the turn back when the call it was taken for stored nothing (it failed, or was not made), or when the
+   * reply ended holding it; the parked reply it goes to is woken.
+   */
   async giveBack(messageId: string): Promise<void> {
-    await this.runs.giveBackUserBudgetTurn(messageId);
+    await this.wake(await this.runs.giveBackUserBudgetTurn(messageId));
+  }
+
+  /**
+   * Starts the parked reply a give-back handed the turn to (nothing when null). A failure is only logged: the
+   * reply's delayed job runs it within moments anyway.
+   */
+  async wake(parked: ParkedReply | null): Promise<void> {
+    if (!parked) return;
+    await this.scheduler.wake(parked.threadId, parked.id).catch((error: unknown) => {
+      this.logger.warn(
+        { err: error, messageId: parked.id },
+        'parked reply not woken: its delayed job runs it',
+      );
+    });
   }
 }

@@ -118,4 +118,11 @@ export class MessageEntity {
 
   @Column({ name: 'completed_at', type: 'timestamptz', nullable: true })
   completedAt: Date | null;
+
+  /**
+   * When a pending reply was parked for its end user's spending turn (sql/run-scheduling.sql.ts, rule 3): it ran
+   * before and waits for the turn; null otherwise.
+   */
+  @Column({ name: 'budget_turn_parked_at', type: 'timestamptz', nullable: true })
+  budgetTurnParkedAt: Date | null;
 }

@@ -350,6 +350,7 @@ export class MessageRepository {
       maxSteps: null,
       agentVersion: null,
       completedAt: null,
+      budgetTurnParkedAt: null,
       deltaLengths: null,
       usageTokens: 0,
       inputTokens: 0,

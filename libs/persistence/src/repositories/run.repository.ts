@@ -5,10 +5,14 @@ import { AgentEntity, MessageEntity, RunStepEntity, ThreadEntity, ToolCallEntity
 import { entityFromJson } from './entity-rows';
 import { preparedStatement, runPreparedAcrossTenants } from './prepared-statement';
 import { Db } from './scope';
-import { nextLiveReplySql, nextWaitingReplyOfOrgSql } from '../sql/run-scheduling.sql';
+import {
+  giveBackUserBudgetTurnSql,
+  nextLiveReplySql,
+  nextWaitingReplyOfOrgSql,
+} from '../sql/run-scheduling.sql';
 import { webhookOutboxSql } from '../sql/webhook-outbox.sql';
 import { latestSummaryOnBranchSql, ThreadSummary, threadSummaryFromJson } from './thread-summary.repository';
-import { releaseUserBudgetTurnSql, userBudgetUsedSql } from './user-budget.repository';
+import { ParkedReply, parkedReplyOf, userBudgetUsedSql } from './user-budget.repository';
 
 /** How a reply ends: what its final message row holds. */
 export interface ReplyOutcome {
@@ -101,9 +105,14 @@ const TAKE_USER_BUDGET_TURN = preparedStatement({
   text: `SELECT parley_take_user_budget_turn($1, $2) AS taken`,
 });
 
+const PARK_FOR_USER_BUDGET_TURN = preparedStatement({
+  name: 'run_park_for_user_budget_turn',
+  text: `SELECT parley_park_for_user_budget_turn($1, $2, $3, $4, $5) AS parked`,
+});
+
 const GIVE_BACK_USER_BUDGET_TURN = preparedStatement({
   name: 'run_give_back_user_budget_turn',
-  text: releaseUserBudgetTurnSql('$1::uuid'),
+  text: giveBackUserBudgetTurnSql('$1::uuid'),
 });
 
 const NEXT_LIVE_REPLY = preparedStatement({ name: 'run_next_live_reply', text: nextLiveReplySql('$1') });
@@ -175,15 +184,19 @@ function stepValues(step: RunStepEntity): unknown[] {
   ];
 }
 
-/** A step stored: its end user's spending turn, if the reply holds it, is given back with it (takeUserBudgetTurn). */
+/**
+ * A step stored: its end user's spending turn, if the reply holds it, is given back with it (takeUserBudgetTurn),
+ * and the parked reply it goes to is answered.
+ */
 const SAVE_STEP = preparedStatement({
   name: 'run_save_step',
   text: `WITH saved AS (
      INSERT INTO run_steps (${STEP_COLUMNS})
      VALUES ($3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
      ON CONFLICT (message_id, step) DO NOTHING RETURNING 1),
-   turn AS (${releaseUserBudgetTurnSql('$3::uuid')})
-   SELECT (SELECT count(*) FROM saved)::int AS saved, ${GATE_FACTS_SQL}`,
+   turn AS (${giveBackUserBudgetTurnSql('$3::uuid')})
+   SELECT (SELECT count(*) FROM saved)::int AS saved, ${GATE_FACTS_SQL},
+     (SELECT next_reply_id FROM turn) AS next_reply_id, (SELECT next_thread_id FROM turn) AS next_thread_id`,
 });
 
 /** Batches of held lines of many replies ($1 replies, $2 first seqs, $3 lines), in one statement. */
@@ -407,9 +420,9 @@ export class RunRepository {
 
   /**
    * Takes the spending turn of the reply's end user for its next model step (parley_take_user_budget_turn,
-   * migration UserBudgetTurns): false while another reply of the user is in a model step. The turn is given back
-   * when the step is stored (saveStep) or the reply stops running. Read the gate after taking it, in a statement of
-   * its own: only then does it hold what the previous holder spent.
+   * sql/run-scheduling.sql.ts): false while another reply of the user holds it (parkForUserBudgetTurn then). The
+   * turn is given back when the step is stored (saveStep) or the reply stops running. Read the gate after taking
+   * it, in a statement of its own: only then does it hold what the previous holder spent.
    */
   async takeUserBudgetTurn(messageId: string, threadId: string): Promise<boolean> {
     const [row] = await runPreparedAcrossTenants<{ taken: boolean }>(this.db, TAKE_USER_BUDGET_TURN, [
@@ -419,9 +432,35 @@ export class RunRepository {
     return row.taken;
   }
 
-  /** Gives back the spending turn the reply holds, if any, when the call it was taken for stored nothing. */
-  async giveBackUserBudgetTurn(messageId: string): Promise<void> {
-    await runPreparedAcrossTenants(this.db, GIVE_BACK_USER_BUDGET_TURN, [messageId]);
+  /**
+   * Takes the turn if it was given back meanwhile, else parks the running reply (parley_park_for_user_budget_turn):
+   * pending, marked, holding `streamed` as its content so far, until the turn is handed to it. `ended` when the
+   * reply no longer runs.
+   */
+  async parkForUserBudgetTurn(
+    messageId: string,
+    threadId: string,
+    streamed: { content: string; events: Record<string, unknown>[]; deltaLengths: number[] },
+  ): Promise<'taken' | 'parked' | 'ended'> {
+    const [row] = await runPreparedAcrossTenants<{ parked: 'taken' | 'parked' | 'ended' }>(
+      this.db,
+      PARK_FOR_USER_BUDGET_TURN,
+      [messageId, threadId, streamed.content, JSON.stringify(streamed.events), streamed.deltaLengths],
+    );
+    return row.parked;
+  }
+
+  /**
+   * Gives back the spending turn the reply holds, if any: when the call it was taken for stored nothing, or the
+   * reply ended holding it. Answers the parked reply the turn went to, to be woken.
+   */
+  async giveBackUserBudgetTurn(messageId: string): Promise<ParkedReply | null> {
+    const [row] = await runPreparedAcrossTenants<{ next_reply_id: string; next_thread_id: string }>(
+      this.db,
+      GIVE_BACK_USER_BUDGET_TURN,
+      [messageId],
+    );
+    return row ? parkedReplyOf(row) : null;
   }
 
   /**
@@ -439,20 +478,23 @@ export class RunRepository {
 
   /**
    * Stores a step once (a second writer of the same step, a stale run, changes nothing and gets the first one
-   * back) and answers, in the same round trip, the gate of the next step.
+   * back) and answers, in the same round trip, the gate of the next step and the parked reply the end user's
+   * spending turn went to (`nextParked`, to be woken; null when none).
    */
-  async saveStep(step: RunStepEntity, gate: GateQuery): Promise<{ step: RunStepEntity; gate: RunGate }> {
-    const rows = await runPreparedAcrossTenants<GateRow>(this.db, SAVE_STEP, [
-      ...gateParams(gate),
-      ...stepValues(step),
-    ]);
+  async saveStep(
+    step: RunStepEntity,
+    gate: GateQuery,
+  ): Promise<{ step: RunStepEntity; gate: RunGate; nextParked: ParkedReply | null }> {
+    const rows = await runPreparedAcrossTenants<
+      GateRow & { next_reply_id: string | null; next_thread_id: string | null }
+    >(this.db, SAVE_STEP, [...gateParams(gate), ...stepValues(step)]);
     const stored =
       rows[0].saved > 0
         ? step
         : await this.db
             .getRepository(RunStepEntity)
             .findOneByOrFail({ messageId: step.messageId, step: step.step });
-    return { step: stored, gate: toGate(rows[0]) };
+    return { step: stored, gate: toGate(rows[0]), nextParked: parkedReplyOf(rows[0]) };
   }
 
   /**

@@ -3,7 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { Scope } from './scope';
 import { withTenant } from './tenant-scope';
-import { releaseUserBudgetTurnSql } from './user-budget.repository';
+import { giveBackUserBudgetTurnSql } from '../sql/run-scheduling.sql';
+import { ParkedReply, parkedReplyOf } from './user-budget.repository';
 
 /**
  * A summary a run wrote of a thread's older messages (CONTRACTS §19): it stands for every message up to
@@ -67,16 +68,19 @@ export class ThreadSummaryRepository {
   /**
    * Stores a summary with what writing it cost (the reply that wrote it counts it in its usage when it ends,
    * RunRepository.finish), gives back the end user's spending turn the summary was written in (UserBudgetTurn)
-   * and answers the thread's request for one: one statement.
+   * and answers the thread's request for one: one statement. Answers the parked reply the turn went to, to be
+   * woken (null when none).
    */
-  async save(summary: NewThreadSummary): Promise<void> {
-    await this.db.query(
+  async save(summary: NewThreadSummary): Promise<ParkedReply | null> {
+    const [row] = await this.db.query<{ next_reply_id: string | null; next_thread_id: string | null }[]>(
       `WITH stored AS (
          INSERT INTO thread_summaries (id, thread_id, message_id, through_position, summarized_messages, summary,
            summary_tokens, input_tokens, output_tokens, through_message_id)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)),
-       turn AS (${releaseUserBudgetTurnSql('$3::uuid')})
-       UPDATE threads SET compaction_requested_at = NULL WHERE id = $2 AND compaction_requested_at IS NOT NULL`,
+       answered AS (
+         UPDATE threads SET compaction_requested_at = NULL WHERE id = $2 AND compaction_requested_at IS NOT NULL),
+       turn AS (${giveBackUserBudgetTurnSql('$3::uuid')})
+       SELECT (SELECT next_reply_id FROM turn) AS next_reply_id, (SELECT next_thread_id FROM turn) AS next_thread_id`,
       [
         randomUUID(),
         summary.threadId,
@@ -90,6 +94,7 @@ export class ThreadSummaryRepository {
         summary.throughMessageId,
       ],
     );
+    return parkedReplyOf(row);
   }
 
   /** POST /chat/{id}/compact: the thread's next run writes a summary. False when the scope cannot see the thread. */

@@ -34,9 +34,18 @@ export const userBudgetUsedSql = (b: string, exceptThread: string) => `(
           UNION ALL SELECT message_id, input_tokens + output_tokens FROM thread_summaries) s ON s.message_id = m.id
     WHERE ut.org_id = ${b}.org_id AND ut.user_id = ${b}.user_id AND ut.id IS DISTINCT FROM ${exceptThread}), 0))`;
 
-/** Gives back the spending turn reply `reply` holds, if any (a statement's CTE: its step is stored). */
-export const releaseUserBudgetTurnSql = (reply: string) =>
-  `UPDATE user_budgets SET turn_message_id = NULL WHERE turn_message_id = ${reply}`;
+/** A reply parked for its end user's spending turn and handed it by a give-back: the run to wake. */
+export interface ParkedReply {
+  id: string;
+  threadId: string;
+}
+
+/** The parked reply a give-back (giveBackUserBudgetTurnSql) answered, from its columns; null when none. */
+export const parkedReplyOf = (row: {
+  next_reply_id: string | null;
+  next_thread_id: string | null;
+}): ParkedReply | null =>
+  row.next_reply_id && row.next_thread_id ? { id: row.next_reply_id, threadId: row.next_thread_id } : null;
 
 interface BudgetRow {
   user_id: string;

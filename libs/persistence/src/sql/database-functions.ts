@@ -62,27 +62,6 @@ BEGIN
   RETURN NEW;
 END $$`;
 
-/** The end user's spending turn for a reply's next model step (migration 1766701100000). */
-export const TAKE_USER_BUDGET_TURN_FUNCTION = `CREATE OR REPLACE FUNCTION parley_take_user_budget_turn(reply uuid, thread uuid) RETURNS boolean LANGUAGE plpgsql AS $$
-DECLARE
-  budget record;
-BEGIN
-  SELECT b.org_id, b.user_id, b.turn_message_id INTO budget
-    FROM threads t JOIN user_budgets b ON b.org_id = t.org_id AND b.user_id = t.user_id
-    WHERE t.id = thread FOR UPDATE OF b;
-  IF NOT FOUND THEN
-    RETURN true;
-  END IF;
-  IF budget.turn_message_id IS DISTINCT FROM reply AND EXISTS (
-      SELECT 1 FROM messages m WHERE m.id = budget.turn_message_id AND m.live AND m.status = 'running') THEN
-    RETURN false;
-  END IF;
-  UPDATE user_budgets SET turn_message_id = reply
-    WHERE org_id = budget.org_id AND user_id = budget.user_id;
-  RETURN true;
-END
-$$`;
-
 /** The thread and end users a webhook delivery names, for erasure by column (migration 1766702000000). */
 export const WEBHOOK_DELIVERY_SUBJECTS_FUNCTION = `CREATE OR REPLACE FUNCTION parley_webhook_delivery_subjects() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
@@ -107,7 +86,6 @@ export const DATABASE_FUNCTIONS: readonly { name: string; definition: string }[]
   ...RUN_SCHEDULING_FUNCTIONS,
   { name: 'parley_count_usage', definition: COUNT_USAGE_FUNCTION },
   { name: 'parley_count_ended_reply', definition: COUNT_ENDED_REPLY_FUNCTION },
-  { name: 'parley_take_user_budget_turn', definition: TAKE_USER_BUDGET_TURN_FUNCTION },
   { name: 'parley_webhook_delivery_subjects', definition: WEBHOOK_DELIVERY_SUBJECTS_FUNCTION },
   { name: 'audit_events_append_only', definition: AUDIT_EVENTS_APPEND_ONLY_FUNCTION },
 ];

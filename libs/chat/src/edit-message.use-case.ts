@@ -28,6 +28,7 @@ import {
   prepareReply,
   threadScope,
 } from './chat.rules';
+import { ReplyAdmission } from './reply-admission';
 import { MESSAGE_NOT_FOUND } from './decide-approval.use-case';
 import { activeBranchView, ThreadViewReaders } from './thread-view';
 
@@ -57,6 +58,7 @@ export class EditMessage {
     private readonly attachments: FileAttachments,
     private readonly cancellation: RunCancellation,
     private readonly idempotencyKeys: IdempotencyKeyRepository,
+    private readonly admission: ReplyAdmission,
   ) {}
 
   async execute(
@@ -64,6 +66,7 @@ export class EditMessage {
     input: EditMessageInput,
     idempotency?: IdempotentWrite,
   ): Promise<ThreadResponse> {
+    this.admission.admitReply();
     const { body } = input;
     const options = body.options ?? {};
     const scope = threadScope(caller, input.userId, options.user_id);

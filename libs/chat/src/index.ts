@@ -1,5 +1,6 @@
 export * from './chat.rules';
 export * from './chat.module';
+export * from './reply-admission';
 export * from './start-thread.use-case';
 export * from './post-message.use-case';
 export * from './list-threads.use-case';

@@ -30,6 +30,7 @@ import {
   prepareReply,
   threadScope,
 } from './chat.rules';
+import { ReplyAdmission } from './reply-admission';
 
 export interface PostMessageInput {
   threadId: string;
@@ -62,6 +63,7 @@ export class PostMessage {
     private readonly attachments: FileAttachments,
     private readonly cancellation: RunCancellation,
     private readonly idempotencyKeys: IdempotencyKeyRepository,
+    private readonly admission: ReplyAdmission,
   ) {}
 
   async execute(
@@ -69,6 +71,7 @@ export class PostMessage {
     input: PostMessageInput,
     idempotency?: IdempotentWrite,
   ): Promise<MessageResponse> {
+    this.admission.admitReply();
     const options = input.body.options ?? {};
     const scope = threadScope(caller, input.userId, options.user_id);
     const { message } = input.body;

@@ -30,6 +30,7 @@ import {
   prepareReply,
   threadScope,
 } from './chat.rules';
+import { ReplyAdmission } from './reply-admission';
 import { MESSAGE_NOT_FOUND } from './decide-approval.use-case';
 
 export interface RegenerateReplyInput {
@@ -58,6 +59,7 @@ export class RegenerateReply {
     private readonly agentRuns: AgentRunQueue,
     private readonly cancellation: RunCancellation,
     private readonly idempotencyKeys: IdempotencyKeyRepository,
+    private readonly admission: ReplyAdmission,
   ) {}
 
   async execute(
@@ -65,6 +67,7 @@ export class RegenerateReply {
     input: RegenerateReplyInput,
     idempotency?: IdempotentWrite,
   ): Promise<MessageResponse> {
+    this.admission.admitReply();
     const options = input.body.options ?? {};
     const scope = threadScope(caller, input.userId, options.user_id);
 

@@ -1,6 +1,6 @@
 import { DataSource, EntityManager } from 'typeorm';
 import { Settings } from '@app/config';
-import { AgentRunJob, NotFoundError, StartChatDto } from '@app/contracts';
+import { AgentRunJob, AtCapacityError, NotFoundError, StartChatDto } from '@app/contracts';
 import { FileAttachments } from '@app/files';
 import { Caller } from '@app/identity';
 import {
@@ -18,6 +18,7 @@ import {
   ThreadRepository,
 } from '@app/persistence';
 import { AgentRunQueue } from '@app/queues';
+import { ReplyAdmission } from './reply-admission';
 import { StartThread } from './start-thread.use-case';
 
 const AGENT_ID = '0190a5e4-0000-7000-8000-000000000001';
@@ -32,10 +33,11 @@ const caller: Caller = { orgId: 'o', keyId: 'k', requestId: 'req-1' };
 const TX = { transaction: 'tx' } as unknown as EntityManager;
 
 /** StartThread's collaborators in memory: what each was asked, in order, and what it stored. */
-function world(options: { enqueueFails?: boolean } = {}) {
+function world(options: { enqueueFails?: boolean; atCapacity?: boolean } = {}) {
   const calls: string[] = [];
   const stored: { thread?: ThreadEntity; exchange?: NewExchange; tx?: EntityManager } = {};
   const enqueued: { job: AgentRunJob; backlog: number }[] = [];
+  const agentLookups: string[] = [];
   const db = {
     transaction: async <T>(work: (tx: EntityManager) => Promise<T>) => {
       calls.push('begin');
@@ -45,8 +47,15 @@ function world(options: { enqueueFails?: boolean } = {}) {
     },
   };
   const agents = {
-    findActive: (orgId: string, id: string) =>
-      Promise.resolve(orgId === agent.orgId && id === agent.id ? agent : null),
+    findActive: (orgId: string, id: string) => (
+      agentLookups.push(id),
+      Promise.resolve(orgId === agent.orgId && id === agent.id ? agent : null)
+    ),
+  };
+  const admission: ReplyAdmission = {
+    admitReply: () => {
+      if (options.atCapacity) throw new AtCapacityError('Service at capacity; retry later', 1);
+    },
   };
   const threads = {
     build: (scope: Scope, values: NewThread) =>
@@ -129,8 +138,9 @@ function world(options: { enqueueFails?: boolean } = {}) {
     agentRuns as unknown as AgentRunQueue,
     attachments as unknown as FileAttachments,
     idempotencyKeys as unknown as IdempotencyKeyRepository,
+    admission,
   );
-  return { useCase, calls, stored, enqueued };
+  return { useCase, calls, stored, enqueued, agentLookups };
 }
 
 const chat = (
@@ -209,6 +219,15 @@ describe('StartThread', () => {
     });
     expect(stored.exchange?.reply.maxSteps).toBe(3);
     expect(thread.inception).toBe('routine');
+  });
+
+  it('refuses a reply admission control turns away before reading or storing anything', async () => {
+    const { useCase, calls, stored, enqueued, agentLookups } = world({ atCapacity: true });
+    await expect(useCase.execute(caller, chat())).rejects.toThrow(AtCapacityError);
+    expect(agentLookups).toEqual([]);
+    expect(calls).toEqual([]);
+    expect(stored).toEqual({});
+    expect(enqueued).toEqual([]);
   });
 
   it('answers the stored thread when enqueueing fails: the sweep enqueues the pending reply later', async () => {

@@ -22,6 +22,7 @@ import {
   nameFrom,
   pinnedAgentVersion,
 } from './chat.rules';
+import { ReplyAdmission } from './reply-admission';
 
 /** Where a thread comes from when a routine starts it (CONTRACTS §13), instead of a person. */
 export interface RoutineOrigin {
@@ -47,7 +48,8 @@ export interface ThreadStart {
 /**
  * POST /chat: stores the thread, the user's message and the pending reply (one statement; in a transaction with
  * the answer when the request holds an Idempotency-Key), enqueues the run, answers at once. A routine's firing
- * starts its thread here too, with `inception: "routine"`.
+ * starts its thread here too, with `inception: "routine"`. Past capacity nothing is read or stored: ReplyAdmission
+ * refuses first.
  */
 @Injectable()
 export class StartThread {
@@ -63,6 +65,7 @@ export class StartThread {
     private readonly agentRuns: AgentRunQueue,
     private readonly attachments: FileAttachments,
     private readonly idempotencyKeys: IdempotencyKeyRepository,
+    private readonly admission: ReplyAdmission,
   ) {}
 
   async execute(
@@ -70,6 +73,7 @@ export class StartThread {
     input: StartChatDto,
     { routine, idempotency, replyMetadata, agentVersionAt }: ThreadStart = {},
   ): Promise<ThreadResponse> {
+    this.admission.admitReply();
     const scope = { orgId: caller.orgId, userId: input.options.user_id };
     const agent = isRowId(input.options.agent_id)
       ? await this.agents.findActive(caller.orgId, input.options.agent_id)

@@ -10,7 +10,12 @@ import { ApiErrors } from '../http/api-errors';
 import { finalize, Observable } from 'rxjs';
 import { RunAdmission } from './run-admission';
 
-/** Refuses the request before its handler stores anything while the service is at capacity (RunAdmission). */
+/**
+ * Refuses a JSONL API request that would start a reply while the service is at capacity (RunAdmission), before
+ * its Idempotency-Key is claimed (a row in PostgreSQL) and its body is validated: refused, it costs a comparison
+ * and stores nothing at all. The use case it calls asks again (ReplyAdmission): that is the check no route, of any
+ * protocol, can miss; this one only comes earlier.
+ */
 @Injectable()
 export class AdmissionInterceptor implements NestInterceptor {
   constructor(private readonly admission: RunAdmission) {}
@@ -21,7 +26,7 @@ export class AdmissionInterceptor implements NestInterceptor {
   }
 }
 
-/** A route that starts a reply: refused with 503 and `Retry-After` past capacity, nothing stored. */
+/** A JSONL API route that starts a reply: refused with 503 and `Retry-After` past capacity, nothing stored. */
 export const StartsReply = () =>
   applyDecorators(
     UseInterceptors(AdmissionInterceptor),

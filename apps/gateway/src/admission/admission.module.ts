@@ -1,13 +1,17 @@
 import { Global, Module } from '@nestjs/common';
+import { ReplyAdmission } from '@app/chat';
 import { QueuesModule } from '@app/queues';
 import { AdmissionInterceptor } from './admission.interceptor';
 import { RunAdmission } from './run-admission';
 
-/** One admission decision per gateway process, for every route that starts a reply (`@StartsReply()`). */
+/**
+ * One admission decision per gateway process, for every reply it starts: the chat use cases ask it as their
+ * ReplyAdmission, whichever protocol calls them; the JSONL API's routes also ask it early (`@StartsReply()`).
+ */
 @Global()
 @Module({
   imports: [QueuesModule],
-  providers: [RunAdmission, AdmissionInterceptor],
-  exports: [RunAdmission, AdmissionInterceptor],
+  providers: [RunAdmission, { provide: ReplyAdmission, useExisting: RunAdmission }, AdmissionInterceptor],
+  exports: [RunAdmission, ReplyAdmission, AdmissionInterceptor],
 })
 export class AdmissionModule {}

@@ -1,5 +1,6 @@
 import { Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { IntervalHistogram, monitorEventLoopDelay } from 'node:perf_hooks';
+import { ReplyAdmission } from '@app/chat';
 import { Settings } from '@app/config';
 import { AtCapacityError } from '@app/contracts';
 import { AgentRunQueue } from '@app/queues';
@@ -48,7 +49,7 @@ class SustainedOverLimit {
  * reply-starting request is refused before anything is stored; what was accepted before runs on untouched.
  */
 @Injectable()
-export class RunAdmission implements OnModuleInit, OnModuleDestroy {
+export class RunAdmission implements ReplyAdmission, OnModuleInit, OnModuleDestroy {
   private readonly loopDelay: IntervalHistogram | null;
   private timer: NodeJS.Timeout | null = null;
   private sampling = false;

@@ -1,6 +1,12 @@
 import { ArgumentsHost, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import { FastifyReply, FastifyRequest } from 'fastify';
-import { DomainError, InvalidInputError, TooManyRequestsError, ValidationIssue } from '@app/contracts';
+import {
+  AtCapacityError,
+  DomainError,
+  InvalidInputError,
+  TooManyRequestsError,
+  ValidationIssue,
+} from '@app/contracts';
 import { isDependencyUnavailable } from '../http/dependency-unavailable';
 import { RETRY_AFTER_SECONDS, statusOf } from '../http/http-error.filter';
 
@@ -28,12 +34,15 @@ export abstract class ProtocolErrorFilter<Body> implements ExceptionFilter {
     const request = host.switchToHttp().getRequest<FastifyRequest>();
     if (reply.sent) return;
     const { status, body } = this.answer(this.failureOf(error, request));
-    if (status === 503) void reply.header('retry-after', String(RETRY_AFTER_SECONDS));
+    if (error instanceof AtCapacityError) void reply.header('retry-after', String(error.retryAfterSeconds));
+    else if (status === 503) void reply.header('retry-after', String(RETRY_AFTER_SECONDS));
     if (error instanceof TooManyRequestsError) void reply.header('retry-after', error.retryAfterSeconds);
     void reply.status(status).send(body);
   }
 
   private failureOf(error: unknown, request: FastifyRequest): RequestFailure {
+    // Admission control refusing a new reply: the service works as meant, nothing to log.
+    if (error instanceof AtCapacityError) return { status: 503, message: error.message };
     if (isDependencyUnavailable(error)) {
       this.logger.warn({ err: error, requestId: request.id }, 'dependency unavailable');
       return { status: 503, message: 'Service temporarily unavailable; retry later' };

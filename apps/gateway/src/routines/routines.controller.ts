@@ -8,6 +8,7 @@ import {
   UpdateRoutineDto,
 } from '@app/contracts';
 import { Caller } from '@app/identity';
+import { StartsReply } from '../admission/admission.interceptor';
 import { CurrentCaller } from '../auth/current-caller.decorator';
 import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
 import { UuidIdParams } from '../http/id-params';
@@ -95,6 +96,7 @@ export class RoutinesController {
 
   @Post(':id/run')
   @HttpCode(200)
+  @StartsReply()
   @ApiOperation({ summary: 'Fire a routine now', description: 'Answers the Thread it started.' })
   @ApiOkResponse({ type: ThreadResponse })
   @ApiErrors([404])

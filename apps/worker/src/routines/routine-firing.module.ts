@@ -4,6 +4,7 @@ import { QueuesModule } from '@app/queues';
 import { Settings } from '@app/config';
 import { QUEUE } from '@app/contracts';
 import { RoutinesModule } from '@app/routines';
+import { FiringAdmissionModule } from './firing-admission.module';
 import { RoutineFiringProcessor } from './routine-firing.processor';
 
 /** A firing stores a thread and enqueues its reply: quick, so a few at once per worker are plenty. */
@@ -23,7 +24,7 @@ export class RoutineFiringModule {
     )(RoutineFiringProcessor);
     return {
       module: RoutineFiringModule,
-      imports: [QueuesModule, RoutinesModule],
+      imports: [QueuesModule, FiringAdmissionModule, RoutinesModule],
       providers: [RoutineFiringProcessor],
     };
   }

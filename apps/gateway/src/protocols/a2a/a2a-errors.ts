@@ -1,6 +1,12 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import { FastifyReply, FastifyRequest } from 'fastify';
-import { DomainError, InvalidInputError, NotFoundError, TooManyRequestsError } from '@app/contracts';
+import {
+  AtCapacityError,
+  DomainError,
+  InvalidInputError,
+  NotFoundError,
+  TooManyRequestsError,
+} from '@app/contracts';
 import { isDependencyUnavailable } from '../../http/dependency-unavailable';
 import { RETRY_AFTER_SECONDS, statusOf } from '../../http/http-error.filter';
 import { requestIdOf } from '../mcp/json-rpc-errors';
@@ -12,7 +18,7 @@ export const A2A_ERRORS = {
   methodNotFound: -32601,
   invalidParams: -32602,
   internalError: -32603,
-  /** JSON-RPC's range for server errors: credentials refused, too many requests, service unavailable. */
+  /** JSON-RPC's range for server errors: credentials refused, too many requests, unavailable or at capacity. */
   serverError: -32000,
   taskNotFound: -32001,
   taskNotCancelable: -32002,
@@ -52,10 +58,13 @@ interface JsonRpcErrorBody {
 
 /**
  * Every error of /a2a as a JSON-RPC error answer (CONTRACTS §22), with the request's id. A refused credential,
- * a rate limit or an unavailable dependency keep their HTTP status (401, 403, 429, 503), as the rest of the API
- * answers them; any other error of a request that reached its method is a JSON-RPC error in a 200, as JSON-RPC
- * over HTTP has it; an agent the caller may not see is a 404. The Agent Card's errors keep their HTTP status. An unknown task is A2A's TaskNotFoundError (-32001); bad params, an unknown agent or
- * context, a conflict: invalid params (-32602) saying which.
+ * a rate limit, an unavailable dependency or a service at capacity (admission control refusing SendMessage or
+ * SendStreamingMessage) keep their HTTP status (401, 403, 429, 503 with `Retry-After`), as the rest of the API
+ * answers them, so a load balancer may retry a 503 elsewhere; their JSON-RPC code is the server error, -32000.
+ * Any other error of a request that reached its method is a JSON-RPC error in a 200, as JSON-RPC over HTTP has
+ * it; an agent the caller may not see is a 404. The Agent Card's errors keep their HTTP status. An unknown task is
+ * A2A's TaskNotFoundError (-32001); bad params, an unknown agent or context, a conflict: invalid params (-32602)
+ * saying which.
  */
 @Catch()
 export class A2aErrorFilter implements ExceptionFilter {
@@ -69,7 +78,8 @@ export class A2aErrorFilter implements ExceptionFilter {
     const { code, message, data } = answer;
     // The Agent Card is a plain GET: its errors keep their HTTP status (404 for an agent not to be seen).
     const status = request.method === 'GET' ? answer.httpStatus : answer.status;
-    if (status === 503) void reply.header('retry-after', String(RETRY_AFTER_SECONDS));
+    if (error instanceof AtCapacityError) void reply.header('retry-after', String(error.retryAfterSeconds));
+    else if (status === 503) void reply.header('retry-after', String(RETRY_AFTER_SECONDS));
     if (error instanceof TooManyRequestsError) void reply.header('retry-after', error.retryAfterSeconds);
     const body: JsonRpcErrorBody = {
       jsonrpc: '2.0',
@@ -82,6 +92,10 @@ export class A2aErrorFilter implements ExceptionFilter {
   private answer(error: unknown, request: FastifyRequest): Answer {
     if (error instanceof A2aError) {
       return { status: 200, httpStatus: 400, code: error.code, message: error.message, data: error.data };
+    }
+    if (error instanceof AtCapacityError) {
+      // Admission control refused to start the task: nothing was stored, nothing to log.
+      return { status: 503, httpStatus: 503, code: A2A_ERRORS.serverError, message: error.message };
     }
     if (isDependencyUnavailable(error)) {
       this.logger.warn({ err: error, requestId: request.id }, 'dependency unavailable');

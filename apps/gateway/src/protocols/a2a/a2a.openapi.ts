@@ -55,6 +55,14 @@ export const ApiA2aRoutes = () =>
       description: "Not allowed with this end-user token (another end user's user_id): a JSON-RPC error.",
       content: { 'application/json': { schema: JSON_RPC_ERROR } },
     }),
+    ApiResponse({
+      status: 503,
+      description:
+        'SendMessage or SendStreamingMessage while the service is at capacity (admission control; `Service at ' +
+        'capacity; retry later`, nothing stored; GetTask, CancelTask, SubscribeToTask and approval answers are ' +
+        'never refused), or PostgreSQL or Redis unavailable: a JSON-RPC error (code -32000) with Retry-After.',
+      content: { 'application/json': { schema: JSON_RPC_ERROR } },
+    }),
   );
 
 export const ApiA2aCard = () =>
@@ -87,7 +95,8 @@ export const ApiA2aJsonRpc = () =>
         '`data` parts of working status updates. A task waiting for approvals is answered by a message with ' +
         'its taskId: text `approve` or `deny`, or `data` parts `{"call_id"?, "decision", "reason"?}`. Every ' +
         'event carries `id: <seq>` of the reply line it came from. Errors are JSON-RPC errors: -32001 task not ' +
-        'found, -32002 not cancelable, -32602 bad params or an unknown agent or context, -32601 unknown method.',
+        'found, -32002 not cancelable, -32602 bad params or an unknown agent or context, -32601 unknown method; ' +
+        '-32000 with HTTP 401, 403, 429 or 503 (a message refused while the service is at capacity).',
     }),
     ApiBody({
       description: 'A JSON-RPC 2.0 request of A2A v1.0.',

@@ -12,6 +12,18 @@ import {
 } from '@nestjs/swagger';
 import { SERVICE_TOKEN_SCHEME } from '../../ops/openapi';
 
+/** AG-UI's RUN_ERROR event, the body of a run refused before it started. */
+const RUN_ERROR_BODY = {
+  type: 'object',
+  required: ['type', 'message', 'code'],
+  properties: {
+    type: { enum: ['RUN_ERROR'] },
+    message: { type: 'string' },
+    code: { type: 'string', example: 'unavailable' },
+    loc: { type: 'array', items: { oneOf: [{ type: 'string' }, { type: 'integer' }] } },
+  },
+};
+
 /** The AG-UI routes in the OpenAPI document: RunAgentInput is AG-UI's wire format, described by schema. */
 export const ApiAgUiRoutes = () => applyDecorators(ApiTags('ag-ui'), ApiSecurity(SERVICE_TOKEN_SCHEME));
 
@@ -78,4 +90,12 @@ export const ApiRunAgent = () =>
     }),
     ApiResponse({ status: 409, description: 'resume while no reply of the thread waits for an approval.' }),
     ApiResponse({ status: 422, description: 'A bad RunAgentInput: `loc` names the field.' }),
+    ApiResponse({
+      status: 503,
+      description:
+        'A run with a message while the service is at capacity (admission control: code `unavailable`, message ' +
+        '`Service at capacity; retry later`, nothing stored; a run with `resume` or `Last-Event-ID` is never ' +
+        'refused), or PostgreSQL or Redis unavailable; retry after Retry-After (body: a RUN_ERROR event).',
+      content: { 'application/json': { schema: RUN_ERROR_BODY } },
+    }),
   );

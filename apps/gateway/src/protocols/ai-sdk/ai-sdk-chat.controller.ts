@@ -93,9 +93,12 @@ export class AiSdkChatController {
     description: 'The reply as the UI message stream.',
     content: { 'text/event-stream': { schema: { type: 'string' } } },
   })
-  @ApiErrors([400, 404, 409, 413], {
+  @ApiErrors([400, 404, 409, 413, 503], {
     404: "Agent not found (a new chat), the chat's thread is gone, or regenerate-message for an unknown chat.",
     409: 'Approval answers while no reply of the chat waits for one.',
+    503:
+      'A message or regenerate-message while the service is at capacity (admission control; approval answers ' +
+      'are never refused), or PostgreSQL or Redis unavailable: nothing was stored; retry after Retry-After.',
   })
   async send(
     @CurrentCaller() caller: Caller,

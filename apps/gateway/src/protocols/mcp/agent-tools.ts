@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { approvalQuestion, DomainError, PG_INTEGER_MAX } from '@app/contracts';
+import { approvalQuestion, AtCapacityError, DomainError, PG_INTEGER_MAX } from '@app/contracts';
 import { Caller, mayUseAgent } from '@app/identity';
 import { AgentEntity, AgentRepository, ToolApproval, ToolApprovalRepository } from '@app/persistence';
 import { RunEvent } from '@app/run-events';
@@ -146,8 +146,9 @@ export class AgentTools {
         isError: final.status === 'error' || final.status === 'cancelled',
       };
     } catch (error) {
-      // What the chat use cases refuse (an unknown thread, a thread of another agent) is said; anything else is thrown.
-      if (error instanceof DomainError) return failure(error.message);
+      // What the chat use cases refuse (an unknown thread, a thread of another agent) is said; anything else is
+      // thrown, a refusal of admission control included: the call is not the tool's failure, it did not run.
+      if (error instanceof DomainError && !(error instanceof AtCapacityError)) return failure(error.message);
       throw error;
     }
   }

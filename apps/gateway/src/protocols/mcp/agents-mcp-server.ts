@@ -6,9 +6,11 @@ import {
   ListToolsRequestSchema,
   McpError,
 } from '@modelcontextprotocol/sdk/types.js';
+import { AtCapacityError } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { loggable } from '../../http/http-error.filter';
 import { AgentTools, ModelCallNotice, ReplyListener } from './agent-tools';
+import { atCapacityRefusal, JsonRpcRefusal } from './json-rpc-errors';
 
 /** How the server names itself to clients. */
 const SERVER_INFO = { name: 'parley', version: '1.0.0' };
@@ -18,13 +20,15 @@ const logger = new Logger('McpServer');
 /**
  * Runs a handler, turning an unexpected error into JSON-RPC's generic `Internal error`: the SDK would answer the
  * error's own message, and a database error's message holds PostgreSQL's words and the values of the row. What
- * the use cases refuse on purpose is already a tool result (AgentTools). Logged as the HTTP filter logs a 500.
+ * the use cases refuse on purpose is already a tool result (AgentTools), but for a call refused by admission
+ * control, a JSON-RPC error of its own. Logged as the HTTP filter logs a 500.
  */
 async function withoutInternals<T>(caller: Caller, handle: () => Promise<T>): Promise<T> {
   try {
     return await handle();
   } catch (error) {
-    if (error instanceof McpError) throw error;
+    if (error instanceof McpError || error instanceof JsonRpcRefusal) throw error;
+    if (error instanceof AtCapacityError) throw atCapacityRefusal(error);
     logger.error({ ...loggable(error), requestId: caller.requestId }, 'MCP request failed');
     throw new McpError(ErrorCode.InternalError, 'Internal error');
   }

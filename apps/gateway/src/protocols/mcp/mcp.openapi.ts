@@ -48,7 +48,9 @@ export const ApiMcpEndpoint = () =>
         '`thread_id` posts a follow-up), waits for the reply and answers its text and `structuredContent` ' +
         '`{"thread_id", "message_id", "status", "content", "questions", "structured_output"}`, `isError` when the ' +
         'reply ended error or cancelled, or for an unknown tool or thread. With a `progressToken` it sends ' +
-        '`notifications/progress` per step.',
+        '`notifications/progress` per step. While the service is at capacity (admission control) a ' +
+        '`tools/call` is refused before anything is stored, in its 200 answer: JSON-RPC error -32000 `Service at ' +
+        'capacity; retry later` with `data.retry_after_seconds`; initialize, tools/list and ping are never refused.',
     }),
     ApiBody({
       description: 'A JSON-RPC 2.0 message of MCP (initialize, tools/list, tools/call, notifications).',

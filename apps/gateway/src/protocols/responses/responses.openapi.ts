@@ -241,6 +241,10 @@ export const ApiCreateResponse = () =>
     errors({
       400: 'A bad request: `param` names the field (elsewhere in the API a 422).',
       404: 'The agent (model) or previous_response_id is not of the organization, or not of the user.',
+      503:
+        'At capacity (admission control: too many runs waiting for a worker, or the gateway short of CPU), ' +
+        'type server_error, message `Service at capacity; retry later`, or PostgreSQL or Redis unavailable: ' +
+        'nothing was stored; retry after Retry-After.',
     }),
   );
 

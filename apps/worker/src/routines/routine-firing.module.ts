@@ -4,6 +4,7 @@ import { QueuesModule } from '@app/queues';
 import { Settings } from '@app/config';
 import { QUEUE } from '@app/contracts';
 import { RoutinesModule } from '@app/routines';
+import { FireRoutineJobHandler } from './fire-routine.job-handler';
 import { RoutineFiringProcessor } from './routine-firing.processor';
 
 /** A firing stores a thread and enqueues its reply: quick, so a few at once per worker are plenty. */
@@ -24,7 +25,7 @@ export class RoutineFiringModule {
     return {
       module: RoutineFiringModule,
       imports: [QueuesModule, RoutinesModule],
-      providers: [RoutineFiringProcessor],
+      providers: [RoutineFiringProcessor, FireRoutineJobHandler],
     };
   }
 }

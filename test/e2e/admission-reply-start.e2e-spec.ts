@@ -51,15 +51,14 @@ function startChat(userId: string) {
   });
 }
 
-async function admission(): Promise<{
-  status: number;
-  body: { admitting: boolean; reply_start_ms: number };
-}> {
+interface AdmissionBody {
+  admitting: boolean;
+  reply_start_ms: number;
+}
+
+async function admission(): Promise<{ status: number; body: AdmissionBody }> {
   const response = await fetch(`${gateway.url}/health/admission`);
-  return {
-    status: response.status,
-    body: (await response.json()) as { admitting: boolean; reply_start_ms: number },
-  };
+  return { status: response.status, body: (await response.json()) as AdmissionBody };
 }
 
 async function storedThreads(userId: string): Promise<number> {

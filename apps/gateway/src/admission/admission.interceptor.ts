@@ -21,8 +21,8 @@ export class AdmissionInterceptor implements NestInterceptor {
   constructor(private readonly admission: RunAdmission) {}
 
   intercept(_context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    const started = this.admission.admitReply();
-    return next.handle().pipe(finalize(started));
+    this.admission.admitReply();
+    return next.handle().pipe(finalize(this.admission.timeReplyStart()));
   }
 }
 

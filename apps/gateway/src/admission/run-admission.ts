@@ -91,12 +91,18 @@ export class RunAdmission implements ReplyAdmission, OnModuleInit, OnModuleDestr
   }
 
   /**
-   * Throws AtCapacityError (503 with Retry-After) when a new reply should not start now; else answers what to
-   * call once the start has ended (stored and enqueued, or failed): its time is one of admission's figures.
+   * Throws AtCapacityError (503 with Retry-After) when a new reply should not start now.
    */
-  admitReply(): () => void {
+  admitReply(): void {
     if (!this.state.admitting)
       throw new AtCapacityError('Service at capacity; retry later', AT_CAPACITY_RETRY_AFTER_SECONDS);
+  }
+
+  /**
+   * Marks a reply's start begun (the JSONL API's routes, through AdmissionInterceptor); call the answer once it
+   * has ended, stored and enqueued or failed: its time is one of admission's figures.
+   */
+  timeReplyStart(): () => void {
     return this.startLatency.begin();
   }
 

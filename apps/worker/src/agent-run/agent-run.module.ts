@@ -7,12 +7,13 @@ import { Settings } from '@app/config';
 import { QUEUE } from '@app/contracts';
 import { FileAttachments, FileAttachmentsModule } from '@app/files';
 import { AgentRunProcessor } from './agent-run.processor';
-import { ApprovalDeadlines } from './approval-deadlines';
+import { ApprovalDeadlineJobHandler } from './approval-deadline.job-handler';
 import { DelayedReplies } from './delayed-replies';
 import { EvalRunner } from './eval-runner';
 import { FoldTokenUsage } from './fold-token-usage';
 import { HandBackOnStop } from './hand-back-on-stop';
 import { RunCancellationListener } from './run-cancellation.listener';
+import { RunReplyJobHandler } from './run-reply.job-handler';
 import { SweepPendingReplies } from './sweep-pending-replies';
 
 /**
@@ -48,7 +49,8 @@ export class AgentRunModule {
       ],
       providers: [
         AgentRunProcessor,
-        ApprovalDeadlines,
+        RunReplyJobHandler,
+        ApprovalDeadlineJobHandler,
         RunCancellationListener,
         SweepPendingReplies,
         HandBackOnStop,

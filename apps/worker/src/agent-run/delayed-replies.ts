@@ -34,7 +34,7 @@ export class DelayedReplies extends ReplyWaker {
     throw new DelayedError();
   }
 
-  /** A delayed job at the deadline (APPROVAL_DEADLINE_JOB), which ApprovalDeadlines handles when due. */
+  /** A delayed job at the deadline (APPROVAL_DEADLINE_JOB), which ApprovalDeadlineJobHandler handles when due. */
   async wakeAt(threadId: string, replyId: string, at: Date): Promise<void> {
     await this.agentRuns.enqueueApprovalDeadline({ messageId: replyId, threadId }, at);
   }

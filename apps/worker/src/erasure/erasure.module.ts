@@ -5,8 +5,10 @@ import { QUEUE } from '@app/contracts';
 import { QueuesModule } from '@app/queues';
 import { RunCancellation } from '@app/run-events';
 import { StorageModule } from '@app/storage';
+import { ApplyRetentionJobHandler } from './apply-retention.job-handler';
 import { ApplyRetention } from './apply-retention.use-case';
 import { EraseThreads } from './erase-threads';
+import { EraseUserJobHandler } from './erase-user.job-handler';
 import { EraseUser } from './erase-user.use-case';
 import { ErasureProcessor } from './erasure.processor';
 import { ReplyTraces } from './reply-traces';
@@ -37,6 +39,8 @@ export class ErasureModule {
       imports: [QueuesModule, StorageModule],
       providers: [
         ErasureProcessor,
+        EraseUserJobHandler,
+        ApplyRetentionJobHandler,
         EraseUser,
         EraseThreads,
         ApplyRetention,

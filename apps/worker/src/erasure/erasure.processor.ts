@@ -1,23 +1,26 @@
 import { WorkerHost } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
 import { Job } from 'bullmq';
-import { EraseUserJob } from '@app/contracts';
-import { RETENTION_JOB } from '@app/queues';
-import { ApplyRetention } from './apply-retention.use-case';
-import { EraseUser } from './erase-user.use-case';
+import { QUEUE } from '@app/contracts';
+import { ERASE_USER_JOB, RETENTION_JOB } from '@app/queues';
+import { JobHandlers } from '../jobs/job-handlers';
+import { ApplyRetentionJobHandler } from './apply-retention.job-handler';
+import { EraseUserJobHandler } from './erase-user.job-handler';
 
-/** Consumes the `erasure` queue (declared a @Processor in ErasureModule.forRoot): an erasure, or retention's run. */
+/** Consumes the `erasure` queue (declared a @Processor in ErasureModule.forRoot): each job to its name's handler. */
 @Injectable()
 export class ErasureProcessor extends WorkerHost {
-  constructor(
-    private readonly eraseUser: EraseUser,
-    private readonly applyRetention: ApplyRetention,
-  ) {
+  private readonly handlers: JobHandlers<typeof ERASE_USER_JOB | typeof RETENTION_JOB>;
+
+  constructor(eraseUser: EraseUserJobHandler, applyRetention: ApplyRetentionJobHandler) {
     super();
+    this.handlers = new JobHandlers(QUEUE.erasure, {
+      [ERASE_USER_JOB]: eraseUser,
+      [RETENTION_JOB]: applyRetention,
+    });
   }
 
-  async process(job: Job<EraseUserJob>): Promise<void> {
-    if (job.name === RETENTION_JOB) await this.applyRetention.execute();
-    else await this.eraseUser.execute(job.data.erasureId);
+  process(job: Job): Promise<void> {
+    return this.handlers.handle(job);
   }
 }

@@ -4,6 +4,7 @@ import { QueuesModule } from '@app/queues';
 import { Settings } from '@app/config';
 import { QUEUE } from '@app/contracts';
 import { RoutinesModule } from '@app/routines';
+import { FireRoutineJobHandler } from './fire-routine.job-handler';
 import { FiringAdmissionModule } from './firing-admission.module';
 import { RoutineFiringProcessor } from './routine-firing.processor';
 
@@ -25,7 +26,7 @@ export class RoutineFiringModule {
     return {
       module: RoutineFiringModule,
       imports: [QueuesModule, FiringAdmissionModule, RoutinesModule],
-      providers: [RoutineFiringProcessor],
+      providers: [RoutineFiringProcessor, FireRoutineJobHandler],
     };
   }
 }

@@ -1,19 +1,22 @@
 import { WorkerHost } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
 import { Job } from 'bullmq';
-import { RoutineFiringJob } from '@app/contracts';
-import { FireRoutine } from '@app/routines';
+import { QUEUE } from '@app/contracts';
+import { ROUTINE_FIRING_JOB } from '@app/queues';
+import { JobHandlers } from '../jobs/job-handlers';
+import { FireRoutineJobHandler } from './fire-routine.job-handler';
 
 /** Consumes `routine-firing` jobs (declared a @Processor in RoutineFiringModule.forRoot): one firing each. */
 @Injectable()
 export class RoutineFiringProcessor extends WorkerHost {
-  constructor(private readonly fireRoutine: FireRoutine) {
+  private readonly handlers: JobHandlers<typeof ROUTINE_FIRING_JOB>;
+
+  constructor(fireRoutine: FireRoutineJobHandler) {
     super();
+    this.handlers = new JobHandlers(QUEUE.routineFiring, { [ROUTINE_FIRING_JOB]: fireRoutine });
   }
 
-  async process(job: Job<RoutineFiringJob>): Promise<void> {
-    // A scheduler's job carries its slot as `prevMillis`; a caught-up missed firing names its slot in the data.
-    const slot = job.data.slot ? new Date(job.data.slot) : new Date(job.opts.prevMillis ?? job.timestamp);
-    await this.fireRoutine.execute(job.data.routineId, slot);
+  process(job: Job): Promise<void> {
+    return this.handlers.handle(job);
   }
 }

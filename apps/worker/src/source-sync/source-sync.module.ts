@@ -5,8 +5,10 @@ import { Settings } from '@app/config';
 import { QUEUE } from '@app/contracts';
 import { SourceSyncingModule } from '@app/knowledge';
 import { CompanyDocumentsToolModule } from '@app/knowledge/tools';
+import { ScheduledSyncJobHandler } from './scheduled-sync.job-handler';
 import { SourceSyncProcessor } from './source-sync.processor';
 import { SweepForgottenSyncs } from './sweep-forgotten-syncs';
+import { SyncSourceJobHandler } from './sync-source.job-handler';
 
 /**
  * Data sources on this worker: the `source-sync` consumer, the sweep of forgotten syncs, and the
@@ -28,7 +30,7 @@ export class SourceSyncModule {
     return {
       module: SourceSyncModule,
       imports: [QueuesModule, SourceSyncingModule, CompanyDocumentsToolModule],
-      providers: [SourceSyncProcessor, SweepForgottenSyncs],
+      providers: [SourceSyncProcessor, SyncSourceJobHandler, ScheduledSyncJobHandler, SweepForgottenSyncs],
     };
   }
 }

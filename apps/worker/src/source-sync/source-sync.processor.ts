@@ -1,28 +1,29 @@
 import { WorkerHost } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
 import { Job } from 'bullmq';
-import { SyncSource } from '@app/knowledge';
 import { QUEUE } from '@app/contracts';
-import { processInJobTrace, SOURCE_SYNC_TICK_JOB, SourceSyncJob, SourceSyncQueue } from '@app/queues';
+import { SOURCE_SYNC_JOB, SOURCE_SYNC_TICK_JOB } from '@app/queues';
+import { JobHandlers } from '../jobs/job-handlers';
+import { ScheduledSyncJobHandler } from './scheduled-sync.job-handler';
+import { SyncSourceJobHandler } from './sync-source.job-handler';
 
 /**
- * Consumes `source-sync` jobs (declared a @Processor in SourceSyncModule.forRoot, with the worker settings).
- * A scheduler's tick only asks for a sync, so it never runs beside one already queued or running. A sync
- * continues the trace of the request (or tick) that asked for it.
+ * Consumes `source-sync` jobs (declared a @Processor in SourceSyncModule.forRoot, with the worker settings): a
+ * sync, or a scheduler's tick that asks for one, each to its name's handler.
  */
 @Injectable()
 export class SourceSyncProcessor extends WorkerHost {
-  constructor(
-    private readonly syncSource: SyncSource,
-    private readonly syncs: SourceSyncQueue,
-  ) {
+  private readonly handlers: JobHandlers<typeof SOURCE_SYNC_JOB | typeof SOURCE_SYNC_TICK_JOB>;
+
+  constructor(syncSource: SyncSourceJobHandler, scheduledSync: ScheduledSyncJobHandler) {
     super();
+    this.handlers = new JobHandlers(QUEUE.sourceSync, {
+      [SOURCE_SYNC_JOB]: syncSource,
+      [SOURCE_SYNC_TICK_JOB]: scheduledSync,
+    });
   }
 
-  process(job: Job<SourceSyncJob>): Promise<void> {
-    return processInJobTrace(QUEUE.sourceSync, job, async () => {
-      if (job.name === SOURCE_SYNC_TICK_JOB) await this.syncs.enqueue(job.data.sourceId);
-      else await this.syncSource.execute(job.data.sourceId);
-    });
+  process(job: Job): Promise<void> {
+    return this.handlers.handle(job);
   }
 }

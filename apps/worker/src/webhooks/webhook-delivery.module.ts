@@ -4,6 +4,7 @@ import { QueuesModule } from '@app/queues';
 import { Settings } from '@app/config';
 import { QUEUE } from '@app/contracts';
 import { WebhooksModule } from '@app/webhooks';
+import { DeliverWebhookJobHandler } from './deliver-webhook.job-handler';
 import { PurgeSettledDeliveries } from './purge-settled-deliveries';
 import { SweepDueDeliveries } from './sweep-due-deliveries';
 import { WebhookDeliveryProcessor } from './webhook-delivery.processor';
@@ -29,7 +30,12 @@ export class WebhookDeliveryModule {
     return {
       module: WebhookDeliveryModule,
       imports: [QueuesModule, WebhooksModule],
-      providers: [WebhookDeliveryProcessor, SweepDueDeliveries, PurgeSettledDeliveries],
+      providers: [
+        WebhookDeliveryProcessor,
+        DeliverWebhookJobHandler,
+        SweepDueDeliveries,
+        PurgeSettledDeliveries,
+      ],
     };
   }
 }

@@ -1,17 +1,22 @@
 import { WorkerHost } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
 import { Job } from 'bullmq';
-import { WebhookDeliveryJob } from '@app/contracts';
-import { DeliverWebhook } from '@app/webhooks';
+import { QUEUE } from '@app/contracts';
+import { WEBHOOK_DELIVERY_JOB } from '@app/queues';
+import { JobHandlers } from '../jobs/job-handlers';
+import { DeliverWebhookJobHandler } from './deliver-webhook.job-handler';
 
 /** Consumes `webhook-delivery` jobs (declared a @Processor in WebhookDeliveryModule.forRoot): one try each. */
 @Injectable()
 export class WebhookDeliveryProcessor extends WorkerHost {
-  constructor(private readonly deliverWebhook: DeliverWebhook) {
+  private readonly handlers: JobHandlers<typeof WEBHOOK_DELIVERY_JOB>;
+
+  constructor(deliverWebhook: DeliverWebhookJobHandler) {
     super();
+    this.handlers = new JobHandlers(QUEUE.webhookDelivery, { [WEBHOOK_DELIVERY_JOB]: deliverWebhook });
   }
 
-  async process(job: Job<WebhookDeliveryJob>): Promise<void> {
-    await this.deliverWebhook.execute(job.data);
+  process(job: Job): Promise<void> {
+    return this.handlers.handle(job);
   }
 }

@@ -1,0 +1,39 @@
+import { Job } from 'bullmq';
+
+/** What one job name of a queue does: one class per name, in its own `<job-name>.job-handler.ts`. */
+export interface JobHandler<Data = unknown> {
+  handle(job: Job<Data>, token?: string): Promise<void>;
+}
+
+/**
+ * A job whose name no handler of its queue knows: a producer newer than this worker (a rolling upgrade), or a
+ * mistake. It fails with this message rather than being run as another kind of job. The error is an ordinary
+ * one, so the job keeps its attempts: during an upgrade a newer worker may take a retry and handle it.
+ */
+export class UnknownJobError extends Error {
+  constructor(queue: string, jobName: string, known: readonly string[]) {
+    super(`No handler for job "${jobName}" on queue "${queue}" (handled: ${known.join(', ')})`);
+    this.name = UnknownJobError.name;
+  }
+}
+
+/**
+ * The handlers of one queue by job name, which its processor dispatches every job through. Job names are
+ * stored with the jobs in Redis: a name, once enqueued by a release, keeps a handler here.
+ */
+export class JobHandlers<Name extends string> {
+  private readonly byName: ReadonlyMap<string, JobHandler>;
+
+  constructor(
+    private readonly queue: string,
+    handlers: Record<Name, JobHandler>,
+  ) {
+    this.byName = new Map(Object.entries<JobHandler>(handlers));
+  }
+
+  handle(job: Job, token?: string): Promise<void> {
+    const handler = this.byName.get(job.name);
+    if (!handler) return Promise.reject(new UnknownJobError(this.queue, job.name, [...this.byName.keys()]));
+    return handler.handle(job, token);
+  }
+}

@@ -40,6 +40,7 @@ import { ModelCalls1766730000000 } from './1766730000000-model-calls';
 import { AgentVersions1766740000000 } from './1766740000000-agent-versions';
 import { Evals1766740100000 } from './1766740100000-evals';
 import { UsageOfModelCalls1766752000000 } from './1766752000000-usage-of-model-calls';
+import { EvalItemStates1766760000000 } from './1766760000000-eval-item-states';
 
 /** Every migration in order; a merged migration is never edited, a change is a new file. */
 export const MIGRATIONS = [
@@ -85,4 +86,5 @@ export const MIGRATIONS = [
   AgentVersions1766740000000,
   Evals1766740100000,
   UsageOfModelCalls1766752000000,
+  EvalItemStates1766760000000,
 ];

@@ -427,8 +427,8 @@ it("judges an item again, once, when its worker died while the judge was asked, 
   } finally {
     judge.release();
   }
-  // A claim twice the judge's timeout old is taken back: 4 s with this worker's setting.
-  workers.push(await startWorker(environment.env, { ...evalWorkerEnv(), EVAL_JUDGE_TIMEOUT_MS: '2000' }));
+  // A claim twice the judge's timeout old is taken back: 10 s with this worker's setting.
+  workers.push(await startWorker(environment.env, { ...evalWorkerEnv(), EVAL_JUDGE_TIMEOUT_MS: '5000' }));
 
   const run = await finished(runId);
   expect(run.items[0]).toMatchObject({

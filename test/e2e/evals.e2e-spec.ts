@@ -3,13 +3,14 @@ import { FAKE_USAGE, FakeOpenAI } from '../support/fake-openai';
 import { api } from '../support/http';
 import { AppProcess, startGateway, startWorker } from '../support/processes';
 import { createTestEnvironment, queryDatabase, TestEnvironment } from '../support/test-environment';
-import { numbered, OpenStream } from './stream.support';
+import { numbered, OpenStream, until } from './stream.support';
 
 /**
  * Evaluations on real processes (CONTRACTS §23): datasets of items or recorded threads, runs whose items the
  * workers answer as replies in `eval` threads (never listed by GET /chat, counted in usage), each scorer giving
- * exact pass/fail, a rubric judged by a vendor model (the local fake), a run that survives its worker's SIGKILL
- * with no item run twice, and the CLI gate for CI.
+ * exact pass/fail, a rubric judged by a vendor model (the local fake), a slow judge asked with no lock or
+ * transaction held, a run that survives its worker's SIGKILL with no item run twice, an item whose worker died
+ * while judging it judged again once, and the CLI gate for CI.
  */
 const OPENAI_KEY = 'sk-openai-evals-1234';
 const JUDGE = 'openai:judge-e2e';
@@ -21,8 +22,8 @@ const workers: AppProcess[] = [];
 let org: OrgFixture;
 const judge = new FakeOpenAI(OPENAI_KEY);
 
-const startEvalWorker = () =>
-  startWorker(environment.env, { ...workerEnv, OPENAI_BASE_URL: judge.baseUrl, OPENAI_API_KEY: OPENAI_KEY });
+const evalWorkerEnv = () => ({ ...workerEnv, OPENAI_BASE_URL: judge.baseUrl, OPENAI_API_KEY: OPENAI_KEY });
+const startEvalWorker = () => startWorker(environment.env, evalWorkerEnv());
 
 beforeAll(async () => {
   [environment] = await Promise.all([createTestEnvironment(), judge.start()]);
@@ -356,6 +357,95 @@ it('finishes a run whose worker was killed mid-way, with every item run exactly 
     [`eval:${runId}`],
   );
   expect(counts).toEqual({ threads: 12, replies: 12, tool_calls: 12 });
+});
+
+const itemStates = async (runId: string) =>
+  queryDatabase<{ position: number; state: string }>(
+    environment.databaseUrl,
+    `SELECT position, state FROM eval_run_items WHERE run_id = $1 ORDER BY position`,
+    [runId],
+  );
+
+const GREETING = {
+  input: say('Good morning, Ann'),
+  expected: { rubric: 'Greets the user.\nverdict yes It greets Ann.' },
+};
+
+it('asks a slow judge with no lock or transaction held: the run goes on meanwhile, and the item is judged once', async () => {
+  const agentId = await newAgent('slow judge');
+  // The first item waits on the judge; twice EVAL_ITEMS_IN_FLIGHT (8) more need only checks, so most of them
+  // can start only as slots free while the judge is being asked.
+  const checked = Array.from({ length: 16 }, (_, index) => ({
+    input: say(`item ${index}`),
+    expected: { contains: `item ${index}` },
+  }));
+  const datasetId = await newDataset({ items: [GREETING, ...checked] });
+  const judgeCallsBefore = judge.requests.length;
+  judge.holdAnswers();
+  try {
+    const runId = await startRun({ dataset_id: datasetId, agent_id: agentId, judge_model: JUDGE });
+    await until(() => judge.requests.length > judgeCallsBefore, 30000);
+    const askedAt = Date.now();
+    // Meanwhile every other item is answered and scored: the run goes on.
+    await until(
+      async () => (await itemStates(runId)).slice(1).every((item) => item.state === 'scored'),
+      30000,
+    );
+    await until(() => Date.now() - askedAt > 1000);
+    expect((await itemStates(runId))[0]).toEqual({ position: 0, state: 'judging' });
+    // No transaction of the service is open across the judge's answer: none began before the last second.
+    const [{ open }] = await queryDatabase<{ open: number }>(
+      environment.databaseUrl,
+      `SELECT count(*)::int AS open FROM pg_stat_activity
+       WHERE datname = current_database() AND backend_type = 'client backend'
+         AND xact_start < now() - interval '1 second'`,
+    );
+    expect(open).toBe(0);
+    judge.release();
+
+    const run = await finished(runId);
+    expect(run.items[0]).toMatchObject({
+      passed: true,
+      scores: { rubric: { passed: true, reason: 'It greets Ann.' } },
+    });
+    expect(run.summary).toMatchObject({ items: 17, passed: 17 });
+    expect(judge.requests.length - judgeCallsBefore).toBe(1);
+  } finally {
+    judge.release();
+  }
+});
+
+it("judges an item again, once, when its worker died while the judge was asked, and counts only the answered call's tokens", async () => {
+  const agentId = await newAgent('judge crash');
+  const datasetId = await newDataset({ items: [GREETING] });
+  const judgeCallsBefore = judge.requests.length;
+  judge.holdAnswers();
+  const runId = await startRun({ dataset_id: datasetId, agent_id: agentId, judge_model: JUDGE });
+  try {
+    await until(() => judge.requests.length > judgeCallsBefore, 30000);
+    await workers.shift()!.kill();
+  } finally {
+    judge.release();
+  }
+  // A claim twice the judge's timeout old is taken back: 10 s with this worker's setting.
+  workers.push(await startWorker(environment.env, { ...evalWorkerEnv(), EVAL_JUDGE_TIMEOUT_MS: '5000' }));
+
+  const run = await finished(runId);
+  expect(run.items[0]).toMatchObject({
+    passed: true,
+    scores: { rubric: { passed: true, reason: 'It greets Ann.' } },
+  });
+  // Asked twice: by the killed worker, which never had the answer, and once again after the claim was taken back.
+  expect(judge.requests.length - judgeCallsBefore).toBe(2);
+  const byModel = await client().get(`/usage?group_by=model&agent_id=${agentId}`);
+  const rows = byModel.body.rows as { model: string; input_tokens: number; output_tokens: number }[];
+  const judged = rows.find((row) => row.model === JUDGE);
+  expect(judged).toMatchObject({ input_tokens: FAKE_USAGE.input, output_tokens: FAKE_USAGE.output });
+  const replies = rows.find((row) => row.model === 'builtin')!;
+  expect(run.summary).toMatchObject({
+    input_tokens: replies.input_tokens + FAKE_USAGE.input,
+    output_tokens: replies.output_tokens + FAKE_USAGE.output,
+  });
 });
 
 it('gates a pipeline: evals:run waits for the run and exits 1 under --min-pass-rate', async () => {

@@ -92,13 +92,29 @@ export interface RecordedRequest {
   body: Record<string, any>;
 }
 
-/** A local HTTP server of a fake vendor: its base URL, the requests it got, and close(). */
+/**
+ * A local HTTP server of a fake vendor: its base URL, the requests it got, and close(). holdAnswers() makes it as
+ * slow as a test needs: each request is recorded as it arrives and answered only at release().
+ */
 export abstract class FakeVendor {
   readonly requests: RecordedRequest[] = [];
   protected readonly script = new FakeScript();
   private server?: Server;
   private readonly open = new Set<ServerResponse>();
+  private held: Promise<void> | null = null;
+  private releaseHeld?: () => void;
   baseUrl = '';
+
+  /** From now on every request waits, recorded, for release() before it is answered. */
+  holdAnswers(): void {
+    this.held ??= new Promise((resolve) => (this.releaseHeld = resolve));
+  }
+
+  /** Answers the held requests, and the next ones at once. */
+  release(): void {
+    this.held = null;
+    this.releaseHeld?.();
+  }
 
   async start(): Promise<this> {
     this.server = createServer((req, res) => void this.receive(req, res));
@@ -125,6 +141,7 @@ export abstract class FakeVendor {
     this.requests.push(request);
     this.open.add(res);
     res.on('close', () => this.open.delete(res));
+    if (this.held) await this.held;
     await this.handle(request, res);
   }
 

@@ -75,6 +75,15 @@ describe('loadSettings', () => {
       );
   });
 
+  it('reads EVAL_JUDGE_TIMEOUT_MS: 60000 unless set, a whole number of at least 1000', () => {
+    expect(loadSettings({}).evalJudgeTimeoutMs).toBe(60000);
+    expect(loadSettings({ EVAL_JUDGE_TIMEOUT_MS: '120000' }).evalJudgeTimeoutMs).toBe(120000);
+    for (const bad of ['999', '1500.5', 'slow'])
+      expect(() => loadSettings({ EVAL_JUDGE_TIMEOUT_MS: bad })).toThrow(
+        /Invalid setting EVAL_JUDGE_TIMEOUT_MS/,
+      );
+  });
+
   it('names the variable of a bad value', () => {
     expect(() => loadSettings({ PORT: 'eighty' })).toThrow(InvalidSettingsError);
     expect(() => loadSettings({ PORT: 'eighty' })).toThrow(/^Invalid setting PORT:/);

@@ -1,4 +1,4 @@
-import { scoreReply, verdictOf } from './scorers';
+import { asksJudge, scoreReply, verdictOf } from './scorers';
 
 const reply = (output: string, toolsCalled: string[] = [], succeeded = true) => ({
   output,
@@ -51,6 +51,14 @@ describe('scoreReply', () => {
       passed: false,
     });
     expect(asked).toEqual([['is polite', 'No.']]);
+  });
+});
+
+describe('asksJudge', () => {
+  it('is true only when a rubric is expected', () => {
+    expect(asksJudge({ rubric: 'is polite', contains: 'x' })).toBe(true);
+    expect(asksJudge({ equals: 'x', contains: 'x', regex: 'x', tool_called: 'clock' })).toBe(false);
+    expect(asksJudge(null)).toBe(false);
   });
 });
 

@@ -14,6 +14,9 @@ export type RubricJudge = (rubric: string, output: string) => Promise<EvalScore>
 export const SCORERS = ['equals', 'contains', 'regex', 'tool_called', 'rubric'] as const;
 export type ScorerName = (typeof SCORERS)[number];
 
+/** Whether scoring a reply against `expected` asks a judge model (a rubric), or only checks the reply. */
+export const asksJudge = (expected: Record<string, string> | null): boolean => expected?.rubric !== undefined;
+
 /** A scorer that needs no model: a pure check of the reply. */
 const CHECKS: Record<Exclude<ScorerName, 'rubric'>, (expected: string, reply: ScoredReply) => EvalScore> = {
   equals: (expected, reply) => ({ passed: reply.output.trim() === expected.trim() }),

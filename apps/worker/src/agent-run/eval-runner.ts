@@ -1,19 +1,19 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { isRunOverBudget, ModelProvider } from '@app/agent';
 import { maxStepsOf, Settings } from '@app/config';
 import { enqueueStoredReply, exchangeOf } from '@app/chat';
 import { HumanMessageDto } from '@app/contracts';
-import { JUDGE_INSTRUCTIONS, judgePrompt, scoreReply, verdictOf } from '@app/evals';
+import { asksJudge, JUDGE_INSTRUCTIONS, judgePrompt, scoreReply, verdictOf } from '@app/evals';
 import {
   AgentRepository,
   EvalRepository,
-  EvalRun,
   EvalRunItem,
   EvalScore,
-  EndedEvalItem,
+  JudgingEvalItem,
   MessageEntity,
   MessageRepository,
+  RunningEvalRun,
   RunRepository,
   ThreadRepository,
   UsageRepository,
@@ -22,22 +22,24 @@ import { AgentRunQueue } from '@app/queues';
 
 /** How often each worker looks at the running runs: the pace at which a run refills its items in flight. */
 const TICK_MS = 250;
-const JUDGE_TIMEOUT_MS = 60_000;
 
 /**
  * Runs evaluations (CONTRACTS §23) on the workers. Each item is an ordinary reply in a thread of
  * `inception: "eval"`, run by the `agent-run` consumers like any other, pinned to the run's agent version; its
  * thread and reply are stored in the same transaction that marks the item started, so an item is run once
  * whatever process dies when (a reply that lost its worker resumes as every reply does). Every tick, a worker
- * that takes a run's row lock scores the items whose replies ended, starts the next ones up to
+ * claims the items whose replies ended into `judging` and scores them with no lock or transaction held (a slow
+ * judge model holds up only its own item); then, under the run's row lock, it starts the next items up to
  * EVAL_ITEMS_IN_FLIGHT (a run adds at most that many to its organization's backlog, which orders the run queue's
  * fair share, so live users wait behind no more), and closes the run when every item is scored.
  */
 @Injectable()
-export class EvalRunner implements OnApplicationBootstrap, OnApplicationShutdown {
+export class EvalRunner implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(EvalRunner.name);
   private timer?: NodeJS.Timeout;
   private ticking = false;
+  /** The scorings this worker has going, judges being asked among them. */
+  private readonly scorings = new Set<Promise<void>>();
 
   constructor(
     private readonly db: DataSource,
@@ -57,8 +59,13 @@ export class EvalRunner implements OnApplicationBootstrap, OnApplicationShutdown
     this.timer.unref();
   }
 
-  onApplicationShutdown(): void {
+  /**
+   * A stopping worker starts nothing more and finishes the scorings it has going, while the database is still
+   * open; the process's shutdown deadline bounds the wait, and an item whose scoring it cuts is judged again later.
+   */
+  async beforeApplicationShutdown(): Promise<void> {
     clearInterval(this.timer);
+    await Promise.all(this.scorings);
   }
 
   /** One pass over the running runs; a pass still going when the next is due lets it pass. */
@@ -66,7 +73,7 @@ export class EvalRunner implements OnApplicationBootstrap, OnApplicationShutdown
     if (this.ticking) return;
     this.ticking = true;
     try {
-      for (const id of await this.evals.runningRunIds()) await this.advance(id);
+      for (const run of await this.evals.runningRuns()) await this.advance(run);
     } catch (error) {
       this.logger.warn({ err: error }, 'eval runs not advanced; the next tick tries again');
     } finally {
@@ -74,35 +81,65 @@ export class EvalRunner implements OnApplicationBootstrap, OnApplicationShutdown
     }
   }
 
-  /** Scores, starts and closes what it can of one run, under its row lock; the replies started go out after. */
-  async advance(runId: string): Promise<void> {
+  /**
+   * Scores the run's ended items, then starts and closes what it can under its row lock; the replies started go
+   * out after. Items that only need checks are stored before the run's slots are counted, so theirs free at once;
+   * an item whose rubric asks a judge is scored in the background and frees its slot when the judge has answered.
+   * A claim older than twice the judge's timeout is taken back: its worker died judging it.
+   */
+  async advance(run: RunningEvalRun): Promise<void> {
+    for (const item of await this.evals.claimEnded(run.id, 2 * this.settings.evalJudgeTimeoutMs)) {
+      const scoring = this.score(run, item);
+      this.scorings.add(scoring);
+      void scoring.finally(() => this.scorings.delete(scoring));
+      if (!asksJudge(item.expected)) await scoring;
+    }
     const started = await this.db.transaction(async (tx) => {
-      const run = await this.evals.lockRunning(tx, runId);
-      if (!run) return [];
-      for (const item of await this.evals.endedUnscored(tx, runId)) {
-        const judged = { inputTokens: 0, outputTokens: 0 };
-        const scored = await scoreReply(
-          item.expected,
-          {
-            succeeded: item.replyStatus === 'success',
-            output: item.replyContent,
-            toolsCalled: item.toolsCalled,
-          },
-          (rubric, output) => this.judge(run, item, judged, rubric, output),
-        );
-        await this.evals.saveScores(tx, runId, item, scored, judged);
-      }
-      const room = this.settings.evalItemsInFlight - (await this.evals.inFlight(tx, runId));
-      const next = room > 0 ? await this.evals.unstarted(tx, runId, room) : [];
+      if (!(await this.evals.lockRunning(tx, run.id))) return [];
+      const room = this.settings.evalItemsInFlight - (await this.evals.inFlight(tx, run.id));
+      const next = room > 0 ? await this.evals.unstarted(tx, run.id, room) : [];
       const replies = next.length > 0 ? await this.start(tx, run, next) : [];
-      if (await this.evals.finishIfScored(tx, runId)) this.logger.log({ runId }, 'eval run done');
+      if (await this.evals.finishIfScored(tx, run.id)) this.logger.log({ runId: run.id }, 'eval run done');
       return replies;
     });
     for (const reply of started) await enqueueStoredReply(this.agentRuns, this.messages, this.logger, reply);
   }
 
+  /**
+   * Scores a judging item and stores its scores under its claim. Never throws: an item not stored stays judging
+   * until its claim is taken back.
+   */
+  private async score(run: RunningEvalRun, item: JudgingEvalItem): Promise<void> {
+    try {
+      const judged = { inputTokens: 0, outputTokens: 0 };
+      const scored = await scoreReply(
+        item.expected,
+        {
+          succeeded: item.replyStatus === 'success',
+          output: item.replyContent,
+          toolsCalled: item.toolsCalled,
+        },
+        (rubric, output) => this.judge(run, item, judged, rubric, output),
+      );
+      if (!(await this.evals.saveScores(run.id, item, scored, judged)))
+        this.logger.warn(
+          { runId: run.id, position: item.position },
+          'eval item claimed again while this worker judged it; that claim stores its score',
+        );
+    } catch (error) {
+      this.logger.warn(
+        { err: error, runId: run.id, position: item.position },
+        'eval item not scored; it is judged again once its claim is taken back',
+      );
+    }
+  }
+
   /** Stores each item's thread and pending reply, pinned to the run's version, and marks the item started. */
-  private async start(tx: EntityManager, run: EvalRun, items: EvalRunItem[]): Promise<MessageEntity[]> {
+  private async start(
+    tx: EntityManager,
+    run: RunningEvalRun,
+    items: EvalRunItem[],
+  ): Promise<MessageEntity[]> {
     // The agent as stored (archived ones too: a run started before the archive ends); its version is pinned.
     const agent = await this.agents.findById(run.agentId, tx);
     if (!agent) throw new Error(`eval run ${run.id}: agent ${run.agentId} is gone`);
@@ -140,8 +177,8 @@ export class EvalRunner implements OnApplicationBootstrap, OnApplicationShutdown
    * answers, and added to `judged` (the item's cost in the run's summary).
    */
   private async judge(
-    run: EvalRun,
-    item: EndedEvalItem,
+    run: RunningEvalRun,
+    item: JudgingEvalItem,
     judged: { inputTokens: number; outputTokens: number },
     rubric: string,
     output: string,
@@ -156,7 +193,7 @@ export class EvalRunner implements OnApplicationBootstrap, OnApplicationShutdown
           { role: 'system', content: JUDGE_INSTRUCTIONS },
           { role: 'user', content: [{ type: 'text', text: judgePrompt(rubric, output) }] },
         ],
-        abortSignal: AbortSignal.timeout(JUDGE_TIMEOUT_MS),
+        abortSignal: AbortSignal.timeout(this.settings.evalJudgeTimeoutMs),
       });
       const inputTokens = result.usage.inputTokens.total ?? 0;
       const outputTokens = result.usage.outputTokens.total ?? 0;
@@ -171,7 +208,8 @@ export class EvalRunner implements OnApplicationBootstrap, OnApplicationShutdown
           cachedInputTokens: result.usage.inputTokens.cacheRead ?? 0,
         },
         // Committed at once, not with the score: a worker that dies before the score is stored has still been
-        // billed for this call, and the judge asked again on the next tick is a second call, counted as one.
+        // billed for this call, and the judge asked again once the claim is taken back is a second call, counted
+        // as one.
       );
       judged.inputTokens += inputTokens;
       judged.outputTokens += outputTokens;
@@ -184,4 +222,4 @@ export class EvalRunner implements OnApplicationBootstrap, OnApplicationShutdown
 }
 
 /** The end user of a run's threads, under whom its replies and judge calls are counted. */
-const evalUserOf = (run: EvalRun): string => `eval:${run.id}`;
+const evalUserOf = (run: RunningEvalRun): string => `eval:${run.id}`;

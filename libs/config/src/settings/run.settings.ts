@@ -140,4 +140,13 @@ export class RunSettings {
   @Min(1)
   @Max(1000)
   evalItemsInFlight = 8;
+
+  /**
+   * How long a rubric's judge model may take to answer before the item's score fails, saying so. A worker that
+   * died while its judge was asked has its item taken back twice this long after it claimed it, and judged again.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  evalJudgeTimeoutMs = 60000;
 }

@@ -41,6 +41,7 @@ import { AgentVersions1766740000000 } from './1766740000000-agent-versions';
 import { Evals1766740100000 } from './1766740100000-evals';
 import { UsageOfModelCalls1766752000000 } from './1766752000000-usage-of-model-calls';
 import { BudgetTurnParking1766760000000 } from './1766760000000-budget-turn-parking';
+import { EvalItemStates1766761000000 } from './1766761000000-eval-item-states';
 
 /** Every migration in order; a merged migration is never edited, a change is a new file. */
 export const MIGRATIONS = [
@@ -87,4 +88,5 @@ export const MIGRATIONS = [
   Evals1766740100000,
   UsageOfModelCalls1766752000000,
   BudgetTurnParking1766760000000,
+  EvalItemStates1766761000000,
 ];

@@ -60,8 +60,13 @@ export interface EvalRun {
   summary: EvalRunSummary;
 }
 
-/** A started item whose reply has ended: what its scorers read. */
-export interface EndedEvalItem extends EvalRunItem {
+/** What advancing a running run reads of it: fixed when the run is created. */
+export type RunningEvalRun = Pick<EvalRun, 'id' | 'orgId' | 'agentId' | 'agentVersion' | 'judgeModel'>;
+
+/** An item claimed into `judging` once its reply ended: what its scorers read, and the claim its score needs. */
+export interface JudgingEvalItem extends EvalRunItem {
+  /** Names this claim: the score is stored only while the item is still judging by it. */
+  claim: string;
   replyStatus: string;
   replyContent: string;
   /** Names of the tools the reply called, in order. */
@@ -305,66 +310,96 @@ export class EvalRepository {
     });
   }
 
-  /** Ids of the runs still running, of every organization (the workers' driver). */
-  async runningRunIds(): Promise<string[]> {
-    const rows: { id: string }[] = await this.db.query(`SELECT id FROM eval_runs WHERE status = 'running'`);
-    return rows.map((row) => row.id);
-  }
-
-  /**
-   * Locks a running run for this transaction; null when it is done, or another worker holds it now (that
-   * worker advances it: no two advance one run at once).
-   */
-  async lockRunning(tx: Db, id: string): Promise<EvalRun | null> {
-    const [row]: RunRow[] = await tx.query(
-      `${SELECT_RUN} WHERE r.id = $1 AND r.status = 'running' FOR UPDATE OF r SKIP LOCKED`,
-      [id],
-    );
-    return row ? toRun(row) : null;
-  }
-
-  /** The run's started items whose replies have ended and that are not scored yet. */
-  async endedUnscored(tx: Db, runId: string): Promise<EndedEvalItem[]> {
-    const rows: (RunItemRow & {
-      reply_status: string;
-      reply_content: string;
-      tools_called: string[];
-      reply_input_tokens: number;
-      reply_output_tokens: number;
-    })[] = await tx.query(
-      `SELECT i.*, m.status AS reply_status, m.content AS reply_content,
-              m.input_tokens AS reply_input_tokens, m.output_tokens AS reply_output_tokens,
-              COALESCE((SELECT jsonb_agg(e ->> 'name') FROM jsonb_array_elements(m.events) e
-                        WHERE e ->> 'type' = 'tool.call'), '[]') AS tools_called
-       FROM eval_run_items i JOIN messages m ON m.id = i.reply_id
-       WHERE i.run_id = $1 AND i.passed IS NULL AND NOT m.live
-       ORDER BY i.position`,
-      [runId],
-    );
+  /** The runs still running, of every organization (the workers' driver). */
+  async runningRuns(): Promise<RunningEvalRun[]> {
+    const rows: Pick<RunRow, 'id' | 'org_id' | 'agent_id' | 'agent_version' | 'judge_model'>[] =
+      await this.db.query(
+        `SELECT id, org_id, agent_id, agent_version, judge_model FROM eval_runs WHERE status = 'running'`,
+      );
     return rows.map((row) => ({
-      ...toRunItem(row),
-      replyStatus: row.reply_status,
-      replyContent: row.reply_content,
-      toolsCalled: row.tools_called,
-      replyInputTokens: row.reply_input_tokens,
-      replyOutputTokens: row.reply_output_tokens,
+      id: row.id,
+      orgId: row.org_id,
+      agentId: row.agent_id,
+      agentVersion: row.agent_version,
+      judgeModel: row.judge_model,
     }));
   }
 
-  /** The item's scores and what it cost: its reply's tokens and its judge's (`judged`). */
+  /**
+   * Locks a running run for this transaction; false when it is done, or another worker holds it now (that
+   * worker starts and closes it: no two do at once).
+   */
+  async lockRunning(tx: Db, id: string): Promise<boolean> {
+    const rows: unknown[] = await tx.query(
+      `SELECT 1 FROM eval_runs WHERE id = $1 AND status = 'running' FOR UPDATE SKIP LOCKED`,
+      [id],
+    );
+    return rows.length > 0;
+  }
+
+  /**
+   * Claims into `judging`, in this one statement, the run's items whose replies have ended, and the items whose
+   * claim is older than `staleAfterMs` (their worker died judging them: taken back, so each is judged again once).
+   * Two workers claiming at once claim each item once: the row's lock decides, and the loser's recheck no longer
+   * matches. Each claim is a fresh id, which storing the score requires.
+   */
+  async claimEnded(runId: string, staleAfterMs: number): Promise<JudgingEvalItem[]> {
+    // An UPDATE answers [rows, count].
+    const [rows]: [
+      (RunItemRow & {
+        judge_claim: string;
+        reply_status: string;
+        reply_content: string;
+        tools_called: string[];
+        reply_input_tokens: number;
+        reply_output_tokens: number;
+      })[],
+      number,
+    ] = await this.db.query(
+      `UPDATE eval_run_items i SET state = 'judging', judge_claim = gen_random_uuid(), judge_claimed_at = now()
+       FROM messages m
+       WHERE i.run_id = $1 AND m.id = i.reply_id AND NOT m.live
+         AND (i.state = 'answering'
+              OR (i.state = 'judging'
+                  AND i.judge_claimed_at < now() - make_interval(secs => $2::double precision / 1000)))
+       RETURNING i.*, m.status AS reply_status, m.content AS reply_content,
+         m.input_tokens AS reply_input_tokens, m.output_tokens AS reply_output_tokens,
+         COALESCE((SELECT jsonb_agg(e ->> 'name') FROM jsonb_array_elements(m.events) e
+                   WHERE e ->> 'type' = 'tool.call'), '[]') AS tools_called`,
+      [runId, staleAfterMs],
+    );
+    return rows
+      .map((row) => ({
+        ...toRunItem(row),
+        claim: row.judge_claim,
+        replyStatus: row.reply_status,
+        replyContent: row.reply_content,
+        toolsCalled: row.tools_called,
+        replyInputTokens: row.reply_input_tokens,
+        replyOutputTokens: row.reply_output_tokens,
+      }))
+      .sort((a, b) => a.position - b.position);
+  }
+
+  /**
+   * Stores a judging item's scores and what it cost (its reply's tokens and its judge's, `judged`), only while it
+   * is still judging by `item.claim`; false when that claim was taken back meanwhile (the item's later claim
+   * stores its own score, once).
+   */
   async saveScores(
-    tx: Db,
     runId: string,
-    item: EndedEvalItem,
+    item: JudgingEvalItem,
     scored: { scores: Record<string, EvalScore>; passed: boolean },
     judged: { inputTokens: number; outputTokens: number },
-  ): Promise<void> {
-    await tx.query(
-      `UPDATE eval_run_items SET output = $3, scores = $4, passed = $5, input_tokens = $6, output_tokens = $7
-       WHERE run_id = $1 AND position = $2`,
+  ): Promise<boolean> {
+    const [, affected]: [unknown, number] = await this.db.query(
+      `UPDATE eval_run_items
+       SET state = 'scored', output = $4, scores = $5, passed = $6, input_tokens = $7, output_tokens = $8
+       WHERE run_id = $1 AND position = $2 AND state = 'judging' AND judge_claim = $3`,
       [
         runId,
         item.position,
+        item.claim,
         item.replyContent,
         JSON.stringify(scored.scores),
         scored.passed,
@@ -372,12 +407,13 @@ export class EvalRepository {
         item.replyOutputTokens + judged.outputTokens,
       ],
     );
+    return affected > 0;
   }
 
-  /** How many of the run's items are started and not scored yet. */
+  /** How many of the run's items are started and not scored yet (answering or judging). */
   async inFlight(tx: Db, runId: string): Promise<number> {
     const [row]: { n: number }[] = await tx.query(
-      `SELECT count(*)::int AS n FROM eval_run_items WHERE run_id = $1 AND reply_id IS NOT NULL AND passed IS NULL`,
+      `SELECT count(*)::int AS n FROM eval_run_items WHERE run_id = $1 AND state IN ('answering', 'judging')`,
       [runId],
     );
     return row.n;
@@ -386,7 +422,7 @@ export class EvalRepository {
   /** The run's next items not started, in order. */
   async unstarted(tx: Db, runId: string, limit: number): Promise<EvalRunItem[]> {
     const rows: RunItemRow[] = await tx.query(
-      `SELECT * FROM eval_run_items WHERE run_id = $1 AND reply_id IS NULL ORDER BY position LIMIT $2`,
+      `SELECT * FROM eval_run_items WHERE run_id = $1 AND state = 'waiting' ORDER BY position LIMIT $2`,
       [runId, limit],
     );
     return rows.map(toRunItem);
@@ -401,7 +437,8 @@ export class EvalRepository {
     replyId: string,
   ): Promise<void> {
     await tx.query(
-      `UPDATE eval_run_items SET thread_id = $3, reply_id = $4 WHERE run_id = $1 AND position = $2`,
+      `UPDATE eval_run_items SET state = 'answering', thread_id = $3, reply_id = $4
+       WHERE run_id = $1 AND position = $2`,
       [runId, position, threadId, replyId],
     );
   }
@@ -410,7 +447,7 @@ export class EvalRepository {
   async finishIfScored(tx: Db, runId: string): Promise<boolean> {
     const [, affected]: [unknown, number] = await tx.query(
       `UPDATE eval_runs SET status = 'done', completed_at = now()
-       WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM eval_run_items WHERE run_id = $1 AND passed IS NULL)`,
+       WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM eval_run_items WHERE run_id = $1 AND state <> 'scored')`,
       [runId],
     );
     return affected > 0;

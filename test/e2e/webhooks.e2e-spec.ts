@@ -286,6 +286,50 @@ describe('webhooks', () => {
     });
   });
 
+  it("tells message.cancelled for a reply waiting for a person that the AI SDK's stop ends", async () => {
+    const { receiver } = await register(['message.cancelled']);
+    const careful = await client.post('/agents', { name: 'Careful', approval_required: ['clock'] });
+    expect(careful.status).toBe(200);
+    const minted = await client.post('/end-user-tokens', { user_id: USER });
+    const headers = { authorization: `Bearer ${minted.body.token}`, 'content-type': 'application/json' };
+    const chatId = `chat-${Date.now()}`;
+    const started = await fetch(`${gateway.url}/ai-sdk/chat`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({
+        id: chatId,
+        messages: [{ id: 'q1', role: 'user', parts: [{ type: 'text', text: '/tool clock {}' }] }],
+        trigger: 'submit-message',
+        agent_id: careful.body.id,
+      }),
+    });
+    const replyId = /"type":"start","messageId":"([^"]+)"/.exec(await started.text())![1];
+    await until(
+      async () =>
+        (
+          await queryDatabase<{ status: string }>(
+            environment.databaseUrl,
+            'SELECT status FROM messages WHERE id = $1',
+            [replyId],
+          )
+        )[0].status,
+      (status) => status === 'requires_action',
+    );
+
+    const stopped = await fetch(`${gateway.url}/ai-sdk/chat/${chatId}/stop`, { method: 'POST', headers });
+    expect(stopped.status).toBe(204);
+    const received = await until(
+      async () =>
+        receiver.received.map((got) => JSON.parse(got.body) as { type: string; data: { id: string } }),
+      (got) => got.some((event) => event.data.id === replyId),
+    );
+    expect(received.filter((event) => event.data.id === replyId)).toHaveLength(1);
+    expect(received.find((event) => event.data.id === replyId)).toMatchObject({
+      type: 'message.cancelled',
+      data: { id: replyId, status: 'cancelled', live: false, agent: { id: careful.body.id } },
+    });
+  });
+
   it('tells source.synced and source.failed, with the Source as the API shows it', async () => {
     const { receiver, webhook } = await register(['source.synced', 'source.failed']);
     const verified = (received: Received) =>

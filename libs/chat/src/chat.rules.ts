@@ -20,7 +20,6 @@ import {
   MessageRepository,
   NewExchange,
   NewPendingReply,
-  recordWebhookEvent,
   Scope,
   ThreadEntity,
   ThreadRepository,
@@ -85,10 +84,11 @@ export async function enqueueStoredReply(
 
 /**
  * Closes the thread's replies that no run holds (never started, or waiting for an approval) as cancelled (with
- * `onlyId`, that reply alone), each reported to webhooks (`message.cancelled`, the Message as its stream's last
- * line shows it) in the same transaction, and answers them: after the commit, `closeCancelledStreams` has a
- * worker write their streams' last lines. A running reply is its worker's to stop: it is told through
- * RunCancellation after the commit, and ends (and reports) the reply itself.
+ * `onlyId`, that reply alone), each by the statement every reply's end goes through (its usage counted, its end
+ * reported to webhooks, `message.cancelled` with the Message as its stream's last line shows it), and answers
+ * them: after the commit, `closeCancelledStreams` has a worker write their streams' last lines. A running reply
+ * is its worker's to stop: it is told through RunCancellation after the commit, and ends (and reports) the reply
+ * itself.
  */
 export async function cancelPendingReplies(
   tx: Db,
@@ -97,12 +97,15 @@ export async function cancelPendingReplies(
   agents: AgentRepository,
   onlyId?: string,
 ): Promise<MessageEntity[]> {
-  const cancelled = await messages.cancelPendingReplies(tx, thread.id, onlyId);
-  const agentIds = [...new Set(cancelled.flatMap((reply) => (reply.agentId ? [reply.agentId] : [])))];
+  const unheld = await messages.lockUnheldReplies(tx, thread.id, onlyId);
+  const agentIds = [...new Set(unheld.flatMap((reply) => (reply.agentId ? [reply.agentId] : [])))];
   const byId = new Map((await agents.findMany(thread.orgId, agentIds, tx)).map((agent) => [agent.id, agent]));
-  for (const reply of cancelled) {
-    const message = endedReplyMessage(reply, reply.agentId ? byId.get(reply.agentId) : null);
-    await recordWebhookEvent(tx, reply.orgId, endedReplyEvent('cancelled', message));
+  const cancelled: MessageEntity[] = [];
+  for (const reply of unheld) {
+    const ended: MessageEntity = { ...reply, status: 'cancelled', live: false };
+    const message = endedReplyMessage(ended, reply.agentId ? byId.get(reply.agentId) : null);
+    const closed = await messages.cancelUnheldReply(tx, reply.id, endedReplyEvent('cancelled', message));
+    if (closed) cancelled.push(closed);
   }
   return cancelled;
 }

@@ -16,6 +16,7 @@ export * from './repositories/thread.repository';
 export * from './repositories/thread-summary.repository';
 export * from './repositories/message.repository';
 export * from './repositories/run.repository';
+export type { ReplyOutcome } from './sql/reply-ending/reply-ending.parameters';
 export * from './repositories/tool-approval.repository';
 export * from './repositories/query-template.repository';
 export * from './repositories/skill.repository';

@@ -317,7 +317,9 @@ describe('usage rollup kept as replies end', () => {
       id: second.replyId,
       threadId: second.threadId,
     });
-    await db.transaction((tx) => messages.cancelPendingReplies(tx, second.threadId));
+    await db.transaction((tx) =>
+      messages.cancelUnheldReply(tx, second.replyId, webhookEvent('message.cancelled', {})),
+    );
     expect(await runs.takeUserBudgetTurn(holder.replyId, holder.threadId)).toBe(true);
     // A reply no longer running is not parked.
     await runs.finish(first.replyId, outcome, webhookEvent('message.completed', {}));
@@ -351,12 +353,22 @@ describe('usage rollup kept as replies end', () => {
     const pending = await liveReply('cancelled', false);
     const [before] = await db.query(`SELECT count(*)::int AS n FROM token_usage_pending`);
 
+    const cancelUnheld = (threadId: string) =>
+      db.transaction(async (tx) => {
+        const cancelled = [];
+        for (const reply of await messages.lockUnheldReplies(tx, threadId)) {
+          cancelled.push(
+            await messages.cancelUnheldReply(tx, reply.id, webhookEvent('message.cancelled', {})),
+          );
+        }
+        return cancelled;
+      });
     for (const reply of [waiting, pending]) {
-      const cancelled = await db.transaction((tx) => messages.cancelPendingReplies(tx, reply.threadId));
-      expect(cancelled.map((row) => row.id)).toEqual([reply.replyId]);
+      const cancelled = await cancelUnheld(reply.threadId);
+      expect(cancelled.map((row) => row?.id)).toEqual([reply.replyId]);
     }
     // Cancelling again ends nothing and counts nothing.
-    expect(await db.transaction((tx) => messages.cancelPendingReplies(tx, waiting.threadId))).toEqual([]);
+    expect(await cancelUnheld(waiting.threadId)).toEqual([]);
 
     const [row] = await db.query(
       `SELECT status, usage_tokens, input_tokens, output_tokens, tool_calls, model FROM messages WHERE id = $1`,

@@ -1,9 +1,11 @@
 import { Injectable } from '@nestjs/common';
+import type { WebhookEvent } from '@app/contracts';
 import { DataSource, In } from 'typeorm';
 import { MessageEntity, newId, ThreadEntity } from '../entities';
 import { entityFromJson, entityRow, EntityRow } from './entity-rows';
 import { PreparedStatement, preparedStatement, runPreparedAsTenant } from './prepared-statement';
 import { Db, Scope } from './scope';
+import { UNHELD_REPLY_CANCEL } from '../sql/reply-ending/reply-ending';
 
 /** What the user sent (API-SPEC 2.7), as stored on the user message. */
 export interface NewUserMessage {
@@ -269,19 +271,34 @@ export class MessageRepository {
   }
 
   /**
-   * Closes the thread's replies that no run holds (pending, or waiting for an approval) as cancelled, and
-   * answers them as stored. Running ones are the worker's to stop. With `onlyId`, that reply alone (a Responses
-   * cancel).
+   * The thread's replies that no run holds (pending, or waiting for an approval), or the one of them `onlyId`
+   * names, in order, locked until the transaction ends: what a cancel ends (cancelUnheldReply). Running ones are
+   * the worker's to stop.
    */
-  async cancelPendingReplies(tx: Db, threadId: string, onlyId?: string): Promise<MessageEntity[]> {
-    const [rows]: [{ id: string }[], number] = await tx.query(
-      `UPDATE messages SET status = 'cancelled', live = false, completed_at = now(), updated_at = now()
-       WHERE thread_id = $1 AND live AND status IN ('pending', 'requires_action') AND ($2::uuid IS NULL OR id = $2)
-       RETURNING id`,
-      [threadId, onlyId ?? null],
+  lockUnheldReplies(tx: Db, threadId: string, onlyId?: string): Promise<MessageEntity[]> {
+    return tx.getRepository(MessageEntity).find({
+      where: {
+        threadId,
+        live: true,
+        status: In(['pending', 'requires_action']),
+        ...(onlyId ? { id: onlyId } : {}),
+      },
+      order: { position: 'ASC' },
+      lock: { mode: 'pessimistic_write' },
+    });
+  }
+
+  /**
+   * Ends a reply no run holds as cancelled, in the caller's transaction, as every reply ends (UNHELD_REPLY_CANCEL,
+   * sql/reply-ending): its row kept as it stands, its usage counted, its stream journal dropped, `event` queued
+   * for the organization's webhooks. Answers the closed row, or null when no run-free live reply had that id.
+   */
+  async cancelUnheldReply(tx: Db, replyId: string, event: WebhookEvent): Promise<MessageEntity | null> {
+    const [row]: { reply: Record<string, unknown> }[] = await tx.query(
+      UNHELD_REPLY_CANCEL.statement.text,
+      UNHELD_REPLY_CANCEL.values({ replyId, outcome: { status: 'cancelled' }, event }),
     );
-    if (rows.length === 0) return [];
-    return tx.getRepository(MessageEntity).findBy({ id: In(rows.map((row) => row.id)) });
+    return row ? entityFromJson(this.db, MessageEntity, row.reply) : null;
   }
 
   /** The rows of an exchange: the user's message at `position` following `parentId`, its pending reply after it. */

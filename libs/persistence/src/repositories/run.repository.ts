@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import type { Question, WebhookEvent } from '@app/contracts';
+import type { WebhookEvent } from '@app/contracts';
 import { AgentEntity, MessageEntity, RunStepEntity, ThreadEntity, ToolCallEntity } from '../entities';
 import { entityFromJson } from './entity-rows';
 import { preparedStatement, runPreparedAcrossTenants } from './prepared-statement';
@@ -10,20 +10,11 @@ import {
   nextLiveReplySql,
   nextWaitingReplyOfOrgSql,
 } from '../sql/run-scheduling.sql';
-import { webhookOutboxSql } from '../sql/webhook-outbox.sql';
+import { RUN_ENDING } from '../sql/reply-ending/reply-ending';
+import { ReplyOutcome } from '../sql/reply-ending/reply-ending.parameters';
+import { RUN_STEP_COLUMNS } from '../sql/run-step-row';
 import { latestSummaryOnBranchSql, ThreadSummary, threadSummaryFromJson } from './thread-summary.repository';
 import { ParkedReply, parkedReplyOf, userBudgetUsedSql } from './user-budget.repository';
-
-/** How a reply ends: what its final message row holds. */
-export interface ReplyOutcome {
-  status: 'success' | 'error' | 'cancelled';
-  content: string;
-  errorCode: 'budget_exhausted' | 'guardrail_blocked' | null;
-  questions: Question[] | null;
-  structuredOutput: Record<string, unknown> | null;
-  events: Record<string, unknown>[];
-  deltaLengths: number[];
-}
 
 /** A spending limit on tokens: what may be spent in all (null: no limit) and what is counted as spent. */
 export interface TokenBudget {
@@ -159,31 +150,6 @@ const RUN_CONTEXT = preparedStatement({
      ${GATE_FACTS_SQL}`,
 });
 
-/** A step's columns, in the order of `stepValues`. */
-const STEP_COLUMNS = `message_id, step, text, tool_calls, questions, structured_output, usage_tokens, output_tokens,
-   content_length, started_at, delta_lengths, streamed_text, model, cached_input_tokens`;
-const STEP_COLUMN_COUNT = 14;
-
-/** A step's values for STEP_COLUMNS. */
-function stepValues(step: RunStepEntity): unknown[] {
-  return [
-    step.messageId,
-    step.step,
-    step.text,
-    JSON.stringify(step.toolCalls),
-    step.questions === null ? null : JSON.stringify(step.questions),
-    step.structuredOutput === null ? null : JSON.stringify(step.structuredOutput),
-    step.usageTokens,
-    step.outputTokens,
-    step.contentLength,
-    step.startedAt,
-    step.deltaLengths,
-    step.streamedText,
-    step.model,
-    step.cachedInputTokens,
-  ];
-}
-
 /**
  * A step stored: its end user's spending turn, if the reply holds it, is given back with it (takeUserBudgetTurn),
  * and the parked reply it goes to is answered.
@@ -191,8 +157,8 @@ function stepValues(step: RunStepEntity): unknown[] {
 const SAVE_STEP = preparedStatement({
   name: 'run_save_step',
   text: `WITH saved AS (
-     INSERT INTO run_steps (${STEP_COLUMNS})
-     VALUES ($3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+     INSERT INTO run_steps (${RUN_STEP_COLUMNS.map((column) => column.name).join(', ')})
+     VALUES (${RUN_STEP_COLUMNS.map((_, index) => `$${index + 3}`).join(', ')})
      ON CONFLICT (message_id, step) DO NOTHING RETURNING 1),
    turn AS (${giveBackUserBudgetTurnSql('$3::uuid')})
    SELECT (SELECT count(*) FROM saved)::int AS saved, ${GATE_FACTS_SQL},
@@ -214,42 +180,6 @@ const SAVE_TOOL_RESULT = preparedStatement({
      VALUES ($3, $4, $5, $6, $7, $8, $9, $10, $11)
      ON CONFLICT (idempotency_key) DO NOTHING RETURNING 1)
    SELECT (SELECT count(*) FROM saved)::int AS saved, ${GATE_FACTS_SQL}`,
-});
-
-/** The outbox rows of a reply's end ($9 event id, $10 type, $11 body), in the final statement itself. */
-const END_OUTBOX_SQL = webhookOutboxSql(
-  { orgId: 'done.org_id', id: '$9', type: '$10', payload: '$11' },
-  'done',
-);
-
-/**
- * A reply's end: its last step when not stored yet ($12-$25, all null otherwise), the final row, the webhook
- * outbox, and what the end lets run next: the thread's next reply, and under an organization cap ($26 > 0) the
- * organization's oldest waiting one. In the statement's snapshot the finished reply is still live, so its own
- * thread's next reply is found apart. The reply's usage (its row's usage columns, usage_daily, the counters'
- * token_usage_pending) is counted by the trigger every ending goes through (parley_count_ended_reply, migration
- * UsageOnEveryEnding); the row is updated FROM `stored` so that the last step is stored before the row changes and
- * the trigger, which reads with a fresh snapshot, counts it.
- */
-const FINISH_REPLY = preparedStatement({
-  name: 'run_finish_reply',
-  text: `WITH last_step AS (
-     INSERT INTO run_steps (${STEP_COLUMNS})
-     SELECT $12::uuid, $13::int, $14::text, $15::jsonb, $16::jsonb, $17::jsonb, $18::int, $19::int, $20::int,
-       $21::timestamptz, $22::int[], $23::text, $24::text, $25::int
-     WHERE $13::int IS NOT NULL
-     ON CONFLICT (message_id, step) DO NOTHING RETURNING 1),
-   stored AS (SELECT count(*) FROM last_step),
-   done AS (
-     UPDATE messages SET status = $2, live = false, content = $3, error_code = $4, questions = $5,
-       structured_output = $6, events = $7, delta_lengths = $8, completed_at = now(), updated_at = now()
-     FROM stored WHERE id = $1 AND live
-     RETURNING thread_id, org_id),
-   journal AS (DELETE FROM run_stream_journal j USING done WHERE j.message_id = $1),
-   hooks AS (${END_OUTBOX_SQL})
-   SELECT (${nextLiveReplySql('done.thread_id', '$1')}) AS next_reply_id,
-     next_of_org.id AS next_org_reply_id, next_of_org.thread_id AS next_org_thread_id
-   FROM done LEFT JOIN LATERAL (${nextWaitingReplyOfOrgSql('done.org_id')}) next_of_org ON $26::int > 0`,
 });
 
 /**
@@ -487,7 +417,7 @@ export class RunRepository {
   ): Promise<{ step: RunStepEntity; gate: RunGate; nextParked: ParkedReply | null }> {
     const rows = await runPreparedAcrossTenants<
       GateRow & { next_reply_id: string | null; next_thread_id: string | null }
-    >(this.db, SAVE_STEP, [...gateParams(gate), ...stepValues(step)]);
+    >(this.db, SAVE_STEP, [...gateParams(gate), ...RUN_STEP_COLUMNS.map((column) => column.value(step))]);
     const stored =
       rows[0].saved > 0
         ? step
@@ -527,8 +457,8 @@ export class RunRepository {
   }
 
   /**
-   * Writes the final row of a live reply; its usage is counted as it stops being live (parley_count_ended_reply),
-   * once, as every ending's. Answers, in the same round trip, the thread's next live reply (the one to run next; null
+   * Ends a live reply as its run does (RUN_ENDING, sql/reply-ending): writes its final row; its usage is counted
+   * as it stops being live (parley_count_ended_reply), once, as every ending's. Answers, in the same round trip, the thread's next live reply (the one to run next; null
    * when none) and the organization's oldest waiting reply (the slot this run frees), or null when the reply was
    * no longer live (someone else ended it). `event` reports the end to the organization's webhooks, written by
    * the same statement. `finalStep`, the reply's last step when the run has not stored it yet, is stored by the
@@ -546,21 +476,11 @@ export class RunRepository {
       next_reply_id: string | null;
       next_org_reply_id: string | null;
       next_org_thread_id: string | null;
-    }>(this.db, FINISH_REPLY, [
-      messageId,
-      outcome.status,
-      outcome.content,
-      outcome.errorCode,
-      outcome.questions === null ? null : JSON.stringify(outcome.questions),
-      outcome.structuredOutput === null ? null : JSON.stringify(outcome.structuredOutput),
-      JSON.stringify(outcome.events),
-      outcome.deltaLengths,
-      event.id,
-      event.type,
-      JSON.stringify(event.payload),
-      ...(finalStep ? stepValues(finalStep) : new Array(STEP_COLUMN_COUNT).fill(null)),
-      orgCap,
-    ]);
+    }>(
+      this.db,
+      RUN_ENDING.statement,
+      RUN_ENDING.values({ replyId: messageId, outcome, event, lastStep: finalStep, orgCap }),
+    );
     if (!row) return null;
     return {
       nextReplyId: row.next_reply_id,

@@ -27,7 +27,7 @@ export interface AttemptResult {
 /**
  * The outbox rows of one event: one per active webhook of the organization subscribed to its type. Written
  * through `db`, the transaction of the state change it reports, so the event exists exactly when the change does.
- * (A reply's end writes its rows in its final statement instead: see RunRepository.finish.)
+ * (A reply's end writes its rows in the statement that ends it instead: see sql/reply-ending.)
  */
 const RECORD_WEBHOOK_EVENT = webhookOutboxSql({ orgId: '$1', id: '$2', type: '$3', payload: '$4' });
 
@@ -36,8 +36,8 @@ export async function recordWebhookEvent(db: Db, orgId: string, event: WebhookEv
 }
 
 /**
- * Webhook endpoints of an organization (CONTRACTS §14), and their deliveries: the outbox rows that the run's
- * final statement writes (see RunRepository.finish), claimed by the workers' sweep and settled one try at a time.
+ * Webhook endpoints of an organization (CONTRACTS §14), and their deliveries: the outbox rows that a reply's
+ * ending statement writes (see sql/reply-ending), claimed by the workers' sweep and settled one try at a time.
  */
 @Injectable()
 export class WebhookRepository {

@@ -2,15 +2,16 @@ import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { NotFoundError } from '@app/contracts';
 import { Caller, mayUseAgent } from '@app/identity';
-import { AiSdkChatRepository, MessageRepository, ThreadRepository } from '@app/persistence';
-import { closeCancelledStreams } from '@app/chat';
+import { AgentRepository, AiSdkChatRepository, MessageRepository, ThreadRepository } from '@app/persistence';
+import { cancelPendingReplies, closeCancelledStreams } from '@app/chat';
 import { AgentRunQueue } from '@app/queues';
 import { RunCancellation } from '@app/run-events';
 import { CHAT_NOT_FOUND, chatOwner } from '../chat-owner';
 
 /**
  * POST /ai-sdk/chat/{id}/stop: cancels the chat's live replies; the thread stays. Replies that never started
- * end here; the running one's worker is told after the commit and ends it `cancelled`, which its stream shows.
+ * end here, as any cancel ends them (reported `message.cancelled`); the running one's worker is told after the
+ * commit and ends it `cancelled`, which its stream shows.
  */
 @Injectable()
 export class StopChat {
@@ -21,6 +22,7 @@ export class StopChat {
     private readonly chats: AiSdkChatRepository,
     private readonly threads: ThreadRepository,
     private readonly messages: MessageRepository,
+    private readonly agents: AgentRepository,
     private readonly cancellation: RunCancellation,
     private readonly agentRuns: AgentRunQueue,
   ) {}
@@ -32,7 +34,7 @@ export class StopChat {
     const cancelled = await this.db.transaction(async (tx) => {
       const thread = await this.threads.lockVisible(tx, owner, threadId);
       if (!thread || !mayUseAgent(caller, thread.agentId)) throw new NotFoundError(CHAT_NOT_FOUND);
-      return this.messages.cancelPendingReplies(tx, thread.id);
+      return cancelPendingReplies(tx, thread, this.messages, this.agents);
     });
     await this.cancellation.requestCancel({ threadId });
     await closeCancelledStreams(this.agentRuns, this.logger, cancelled);

@@ -31,7 +31,7 @@ import {
 import { MESSAGE_NOT_FOUND } from './decide-approval.use-case';
 import { activeBranchView, ThreadViewReaders } from './thread-view';
 
-export interface EditMessageInput {
+interface EditMessageInput {
   threadId: string;
   /** `user_id` of the query string, if any. */
   userId?: string;

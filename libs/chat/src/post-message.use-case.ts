@@ -31,7 +31,7 @@ import {
   threadScope,
 } from './chat.rules';
 
-export interface PostMessageInput {
+interface PostMessageInput {
   threadId: string;
   /** `user_id` of the query string, if any. */
   userId?: string;

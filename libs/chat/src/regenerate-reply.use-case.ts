@@ -32,7 +32,7 @@ import {
 } from './chat.rules';
 import { MESSAGE_NOT_FOUND } from './decide-approval.use-case';
 
-export interface RegenerateReplyInput {
+interface RegenerateReplyInput {
   threadId: string;
   /** `user_id` of the query string, if any. */
   userId?: string;

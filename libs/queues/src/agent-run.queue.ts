@@ -4,7 +4,7 @@ import { Queue } from 'bullmq';
 import { AgentRunJob, QUEUE } from '@app/contracts';
 import { TracedJobData, withTraceContext } from './job-trace-context';
 
-export const AGENT_RUN_JOB = 'run-reply';
+const AGENT_RUN_JOB = 'run-reply';
 /**
  * A reply's approval deadline (CONTRACTS §19) on the same queue: when due, the reply runs again (its own job,
  * AGENT_RUN_JOB) if it still waits for a call nobody decided; it is never a run itself.

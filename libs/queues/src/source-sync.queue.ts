@@ -11,12 +11,12 @@ export interface SourceSyncJob extends TracedJobData {
 }
 
 /** The sync itself. */
-export const SOURCE_SYNC_JOB = 'sync-source';
+const SOURCE_SYNC_JOB = 'sync-source';
 /** What a source's job scheduler produces: it asks for a sync, which is not doubled when one is under way. */
 export const SOURCE_SYNC_TICK_JOB = 'scheduled-sync';
 
 /** BullMQ refuses custom ids that are integers: `source-<id>`. */
-export const sourceSyncJobId = (sourceId: number) => `source-${sourceId}`;
+const sourceSyncJobId = (sourceId: number) => `source-${sourceId}`;
 const SCHEDULER_ID_PREFIX = 'source-sync-';
 const schedulerId = (sourceId: number) => `${SCHEDULER_ID_PREFIX}${sourceId}`;
 

@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { Queue } from 'bullmq';
 import { QUEUE, WebhookDeliveryJob } from '@app/contracts';
 
-export const WEBHOOK_DELIVERY_JOB = 'deliver-webhook';
+const WEBHOOK_DELIVERY_JOB = 'deliver-webhook';
 
 /**
  * Queues tries of webhook deliveries. PostgreSQL decides what is due (webhook_deliveries); a job only carries

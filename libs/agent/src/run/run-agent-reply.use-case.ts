@@ -20,7 +20,7 @@ import { StepLoop } from './step-loop';
 import { StreamJournal } from './stream-journal';
 import { storedRunLines } from './stored-run';
 
-export interface RunReplyInput {
+interface RunReplyInput {
   messageId: string;
   requestId?: string;
   /** The queue will not retry after this attempt: an unexpected failure ends the reply with status error. */
@@ -30,7 +30,7 @@ export interface RunReplyInput {
 }
 
 /** `wait`: an earlier reply of the thread is still live, or the organization is at its cap; run this one later. */
-export type RunReplyResult = 'done' | 'wait';
+type RunReplyResult = 'done' | 'wait';
 
 /**
  * Runs one assistant reply (the worker's `agent-run` job): in its thread's order, one step at a time, every

@@ -91,7 +91,7 @@ export class TestDeployment {
     return createAgent(this.environment.env, org, flags);
   }
 
-  /** The HTTP client of the deployment's organization (or of another key). */
+  /** The HTTP client of the deployment's organization, or of `key` (an undefined one too: use api() for no key). */
   client(key = this.org.key): ReturnType<typeof api> {
     return api(this.url, key);
   }

@@ -12,7 +12,7 @@ import { freePort, waitFor } from './support';
 const run = promisify(execFile);
 
 /** load.mjs's summary of one client count: each figure's median, min and max over its repetitions. */
-export interface PeerSummary {
+interface PeerSummary {
   c: number;
   completed: number[];
   errors: number;

@@ -76,7 +76,7 @@ export interface BenchEnvironment {
 }
 
 /** Where a benchmark's database and Redis live: the shared servers unless a benchmark brings its own. */
-export interface BenchStores {
+interface BenchStores {
   /** A URL of the cluster's maintenance database; the benchmark's own database is created beside it. */
   databaseUrl: string;
   redisUrl: string;

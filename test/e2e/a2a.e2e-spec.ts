@@ -4,13 +4,7 @@ import { TaskNotCancelableError, TaskNotFoundError } from '@a2a-js/sdk/errors';
 import { createAgent, createOrg, OrgFixture } from '../factories/admin';
 import { api } from '../support/http';
 import { AppProcess } from '../support/processes';
-import {
-  guideSnippet,
-  ProtocolWorld,
-  runSnippet,
-  startProtocolWorld,
-  stopProtocolWorld,
-} from './protocols.support';
+import { guideSnippet, runSnippet, useProtocolWorld } from './protocols.support';
 import {
   a2aClient,
   artifactText,
@@ -26,7 +20,7 @@ import {
  * the builtin model: the Agent Card, blocking and streamed messages, follow-ups in a context, tool activity as
  * data parts, an approval answered in the task, cancel, other organizations and end users kept out.
  */
-let world: ProtocolWorld;
+const world = useProtocolWorld();
 let gateway: AppProcess;
 let org: OrgFixture;
 let agentId: string;
@@ -35,12 +29,9 @@ let service: ReturnType<typeof api>;
 let client: Client;
 
 beforeAll(async () => {
-  world = await startProtocolWorld();
   ({ gateway, org, agentId, carefulAgentId, service } = world);
   client = await a2aClient(gateway.url!, agentId, org.key);
-}, 120000);
-
-afterAll(() => stopProtocolWorld(world));
+});
 
 const asAlice = { metadata: { user_id: 'alice' } };
 

@@ -1,7 +1,5 @@
-import { createAgent, createOrg, OrgFixture } from '../factories/admin';
-import { api } from '../support/http';
-import { AppProcess, startGateway, startWorker } from '../support/processes';
-import { createTestEnvironment, queryDatabase, TestEnvironment } from '../support/test-environment';
+import { useDeployment } from '../support/deployment';
+import { queryDatabase } from '../support/test-environment';
 import { numbered, OpenStream, until } from './stream.support';
 
 /**
@@ -9,39 +7,25 @@ import { numbered, OpenStream, until } from './stream.support';
  * before anything is stored, and what was accepted runs to its end; once the backlog drains, requests are
  * accepted again. Capacity here is one worker slot and one run waiting for it.
  */
-let environment: TestEnvironment;
-let gateway: AppProcess;
-let worker: AppProcess;
-let org: OrgFixture;
-let agentId: string;
-
-beforeAll(async () => {
-  environment = await createTestEnvironment();
-  [gateway, worker] = await Promise.all([
-    // The event loop's delay is left out: on a shared test machine it says more about the neighbours.
-    startGateway(environment.env, { ADMISSION_MAX_QUEUED_RUNS: '1', ADMISSION_MAX_EVENT_LOOP_DELAY_MS: '0' }),
-    startWorker(environment.env, { WORKER_HEALTH_PORT: '0', AGENT_RUN_CONCURRENCY: '1' }),
-  ]);
-  org = await createOrg(environment.env);
-  agentId = (await createAgent(environment.env, org.org)).id;
-});
-
-afterAll(async () => {
-  await Promise.all([gateway?.stop(), worker?.stop()]);
-  await environment?.dispose();
+const deployment = useDeployment({
+  // The event loop's delay is left out: on a shared test machine it says more about the neighbours.
+  gatewayEnv: { ADMISSION_MAX_QUEUED_RUNS: '1', ADMISSION_MAX_EVENT_LOOP_DELAY_MS: '0' },
+  workers: 1,
+  workerEnv: { WORKER_HEALTH_PORT: '0', AGENT_RUN_CONCURRENCY: '1' },
+  agent: true,
 });
 
 const slowReply = `/sleep 250\n/say ${Array.from({ length: 20 }, (_, index) => `w${index}`).join(' ')}`;
 
 function startChat(userId: string, content = slowReply) {
-  return api(gateway.url!, org.key).post('/chat', {
+  return deployment.client().post('/chat', {
     message: { content },
-    options: { agent_id: agentId, user_id: userId },
+    options: { agent_id: deployment.agentId, user_id: userId },
   });
 }
 
 async function admission(): Promise<{ status: number; body: { admitting: boolean; queued_runs: number } }> {
-  const response = await fetch(`${gateway.url}/health/admission`);
+  const response = await fetch(`${deployment.url}/health/admission`);
   return {
     status: response.status,
     body: (await response.json()) as { admitting: boolean; queued_runs: number },
@@ -50,9 +34,9 @@ async function admission(): Promise<{ status: number; body: { admitting: boolean
 
 async function storedThreads(userId: string): Promise<number> {
   const rows = await queryDatabase<{ count: string }>(
-    environment.databaseUrl,
+    deployment.environment.databaseUrl,
     'SELECT count(*) FROM threads WHERE org_id = $1 AND user_id = $2',
-    [org.orgId, userId],
+    [deployment.org.orgId, userId],
   );
   return Number(rows[0].count);
 }
@@ -77,7 +61,7 @@ it('refuses a new reply in milliseconds past capacity, stores nothing for it, an
   for (const posted of [running, waiting]) {
     const replyId = (posted.body as { messages: { id: string }[] }).messages[1].id;
     const lines = numbered(
-      await new OpenStream(`${gateway.url}/chat/messages/${replyId}/stream`, org.key).all(),
+      await new OpenStream(`${deployment.url}/chat/messages/${replyId}/stream`, deployment.org.key).all(),
     );
     expect(lines.at(-1)).toMatchObject({ type: 'message.completed', message: { status: 'success' } });
   }

@@ -3,13 +3,7 @@ import { AgentSubscriber, BaseEvent, EventType, HttpAgent, Interrupt } from '@ag
 import { createOrg, OrgFixture } from '../factories/admin';
 import { api } from '../support/http';
 import { AppProcess } from '../support/processes';
-import {
-  guideSnippet,
-  ProtocolWorld,
-  runSnippet,
-  startProtocolWorld,
-  stopProtocolWorld,
-} from './protocols.support';
+import { guideSnippet, runSnippet, useProtocolWorld } from './protocols.support';
 
 /**
  * AG-UI 1.0 (CONTRACTS §22) driven by the official @ag-ui/client HttpAgent against a real gateway and worker
@@ -17,19 +11,16 @@ import {
  * thread, tool calls, an approval as an interrupt answered by the next run's resume, cancel, other organizations
  * and end users kept out.
  */
-let world: ProtocolWorld;
+const world = useProtocolWorld();
 let gateway: AppProcess;
 let org: OrgFixture;
 let agentId: string;
 let carefulAgentId: string;
 let service: ReturnType<typeof api>;
 
-beforeAll(async () => {
-  world = await startProtocolWorld();
+beforeAll(() => {
   ({ gateway, org, agentId, carefulAgentId, service } = world);
-}, 120000);
-
-afterAll(() => stopProtocolWorld(world));
+});
 
 const httpAgent = (credential: string, agent = agentId) =>
   new HttpAgent({

@@ -6,10 +6,7 @@ import { DefaultChatTransport, readUIMessageStream, UIMessage, UIMessageChunk } 
 import OpenAI from 'openai';
 import { Task } from '@a2a-js/sdk';
 import { HttpAgent } from '@ag-ui/client';
-import { createOrg, OrgFixture } from '../factories/admin';
-import { api } from '../support/http';
-import { AppProcess, startGateway, startWorker } from '../support/processes';
-import { createTestEnvironment, TestEnvironment } from '../support/test-environment';
+import { useDeployment } from '../support/deployment';
 import { a2aClient, userMessage } from './a2a.support';
 import { numbered, OpenStream } from './stream.support';
 
@@ -19,36 +16,22 @@ import { numbered, OpenStream } from './stream.support';
  * `metadata.agent_version`, AG-UI's `forwardedProps.agent_version`. A pinned reply runs and records that version (its `message.started` line); an unknown
  * version is refused in the protocol's own error shape, naming its field.
  */
-let environment: TestEnvironment;
-let gateway: AppProcess;
-let worker: AppProcess;
-let org: OrgFixture;
+const deployment = useDeployment({ workers: 1, workerEnv: { WORKER_HEALTH_PORT: '0' }, timeoutMs: 120000 });
 let agentId: string;
 
 beforeAll(async () => {
-  environment = await createTestEnvironment();
-  [gateway, worker] = await Promise.all([
-    startGateway(environment.env),
-    startWorker(environment.env, { WORKER_HEALTH_PORT: '0' }),
-  ]);
-  org = await createOrg(environment.env);
   const created = await client().post('/agents', { name: 'versioned' });
   agentId = created.body.id as string;
   // Version 2 is the latest: an unpinned reply would run it.
   expect((await client().put(`/agents/${agentId}`, { instructions: 'Second thoughts.' })).status).toBe(200);
-}, 120000);
-
-afterAll(async () => {
-  await Promise.all([gateway?.stop(), worker?.stop()]);
-  await environment?.dispose();
 });
 
-const client = () => api(gateway.url!, org.key);
+const client = () => deployment.client();
 
 /** The version a reply ran, as its stream's first line names it, once the reply ended. */
 async function versionRun(replyId: string): Promise<unknown> {
   const lines = numbered(
-    await new OpenStream(`${gateway.url}/chat/messages/${replyId}/stream`, org.key).all(),
+    await new OpenStream(`${deployment.url}/chat/messages/${replyId}/stream`, deployment.org.key).all(),
   );
   expect(lines.at(-1)).toMatchObject({ type: 'message.completed', message: { status: 'success' } });
   expect(lines[0]).toMatchObject({ type: 'message.started' });
@@ -58,8 +41,8 @@ async function versionRun(replyId: string): Promise<unknown> {
 describe('the AI SDK chat route', () => {
   const send = (chatId: string, body: Record<string, unknown>): Promise<ReadableStream<UIMessageChunk>> =>
     new DefaultChatTransport<UIMessage>({
-      api: `${gateway.url}/ai-sdk/chat`,
-      headers: { authorization: `Bearer ${org.key}` },
+      api: `${deployment.url}/ai-sdk/chat`,
+      headers: { authorization: `Bearer ${deployment.org.key}` },
       body: { agent_id: agentId, user_id: 'alice', ...body },
     }).sendMessages({
       chatId,
@@ -100,7 +83,8 @@ describe('the AI SDK chat route', () => {
 });
 
 describe('the Responses API', () => {
-  const openai = () => new OpenAI({ apiKey: org.key, baseURL: `${gateway.url}/openai/v1`, maxRetries: 0 });
+  const openai = () =>
+    new OpenAI({ apiKey: deployment.org.key, baseURL: `${deployment.url}/openai/v1`, maxRetries: 0 });
   const replyOf = (responseId: string) => responseId.replace(/^resp_/, '');
 
   it('pins a response and a follow-up to prompt.version, as OpenAI pins a stored prompt', async () => {
@@ -138,8 +122,8 @@ describe('MCP tools/call', () => {
   async function connect(): Promise<McpClient> {
     const mcp = new McpClient({ name: 'parley-e2e', version: '1.0.0' });
     await mcp.connect(
-      new StreamableHTTPClientTransport(new URL(`${gateway.url}/mcp`), {
-        requestInit: { headers: { authorization: `Bearer ${org.key}` } },
+      new StreamableHTTPClientTransport(new URL(`${deployment.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${deployment.org.key}` } },
       }),
     );
     return mcp;
@@ -177,7 +161,7 @@ describe('MCP tools/call', () => {
 
 describe('A2A', () => {
   const send = async (metadata: Record<string, unknown>, contextId = ''): Promise<Task> => {
-    const a2a = await a2aClient(gateway.url!, agentId, org.key);
+    const a2a = await a2aClient(deployment.url, agentId, deployment.org.key);
     return (await a2a.sendMessage({
       tenant: '',
       configuration: undefined,
@@ -207,8 +191,8 @@ describe('AG-UI', () => {
 
   const runWith = (forwardedProps: Record<string, unknown>) => {
     const agent = new HttpAgent({
-      url: `${gateway.url}/ag-ui/agents/${agentId}`,
-      headers: { Authorization: `Bearer ${org.key}` },
+      url: `${deployment.url}/ag-ui/agents/${agentId}`,
+      headers: { Authorization: `Bearer ${deployment.org.key}` },
     });
     agent.addMessage({ id: randomUUID(), role: 'user', content: '/say pinned' });
     return agent.runAgent({ forwardedProps: { user_id: 'alice', ...forwardedProps } });

@@ -1,8 +1,6 @@
 import { userInfo } from 'node:os';
-import { admin, adminFails, createOrg, OrgFixture } from '../factories/admin';
-import { api } from '../support/http';
-import { AppProcess, startGateway, startWorker } from '../support/processes';
-import { createTestEnvironment, TestEnvironment } from '../support/test-environment';
+import { useDeployment } from '../support/deployment';
+import { admin, adminFails, OrgFixture } from '../factories/admin';
 import { Line, numbered, OpenStream } from './stream.support';
 
 /**
@@ -10,25 +8,15 @@ import { Line, numbered, OpenStream } from './stream.support';
  * with its whole configuration; a reply pinned to a version runs that configuration, and every reply names the
  * version it ran on its `message.started` line and in `events`.
  */
-let environment: TestEnvironment;
-let gateway: AppProcess;
-let worker: AppProcess;
-let org: OrgFixture;
+const deployment = useDeployment({ workers: 1, timeoutMs: 120000 });
 let otherOrg: OrgFixture;
 
 beforeAll(async () => {
-  environment = await createTestEnvironment();
-  [gateway, worker] = await Promise.all([startGateway(environment.env), startWorker(environment.env)]);
-  [org, otherOrg] = await Promise.all([createOrg(environment.env), createOrg(environment.env)]);
-}, 120000);
-
-afterAll(async () => {
-  await Promise.all([gateway?.stop(), worker?.stop()]);
-  await environment?.dispose();
+  otherOrg = await deployment.createOrg();
 });
 
-const client = (fixture = org) => api(gateway.url!, fixture.key);
-const byKey = () => ({ type: 'key', id: org.keyId });
+const client = (fixture = deployment.org) => deployment.client(fixture.key);
+const byKey = () => ({ type: 'key', id: deployment.org.keyId });
 
 interface Version {
   version: number;
@@ -45,7 +33,7 @@ const NOT_AVAILABLE = 'tool skill_read is not available';
 /** The reply's stream to its end, and the `tool.result` of its one tool call. */
 async function replyLines(replyId: string): Promise<{ lines: Line[]; toolOutput: unknown }> {
   const lines = numbered(
-    await new OpenStream(`${gateway.url}/chat/messages/${replyId}/stream`, org.key).all(),
+    await new OpenStream(`${deployment.url}/chat/messages/${replyId}/stream`, deployment.org.key).all(),
   );
   expect(lines.at(-1)).toMatchObject({ type: 'message.completed', message: { status: 'success' } });
   return { lines, toolOutput: lines.find((line) => line.type === 'tool.result')?.output };
@@ -209,17 +197,17 @@ it('runs a pinned reply with its version, a follow-up with the latest unless pin
 });
 
 it('versions the admin CLI’s changes, lists and restores them with the operator as actor', async () => {
-  const agent = await admin<{ id: string }>(environment.env, [
+  const agent = await admin<{ id: string }>(deployment.environment.env, [
     'agents:create',
     '--org',
-    org.org,
+    deployment.org.org,
     '--name',
     'cli-versioned',
     '--instructions',
     'first',
   ]);
-  await admin(environment.env, ['agents:update', '--id', agent.id, '--instructions', 'second']);
-  const restored = await admin<Version>(environment.env, [
+  await admin(deployment.environment.env, ['agents:update', '--id', agent.id, '--instructions', 'second']);
+  const restored = await admin<Version>(deployment.environment.env, [
     'agents:restore',
     '--id',
     agent.id,
@@ -233,15 +221,31 @@ it('versions the admin CLI’s changes, lists and restores them with the operato
     actor: operator,
     config: { instructions: 'first' },
   });
-  const listed = await admin<{ versions: Version[] }>(environment.env, ['agents:versions', '--id', agent.id]);
+  const listed = await admin<{ versions: Version[] }>(deployment.environment.env, [
+    'agents:versions',
+    '--id',
+    agent.id,
+  ]);
   expect(listed.versions.map((version) => [version.version, version.config.instructions])).toEqual([
     [3, 'first'],
     [2, 'second'],
     [1, 'first'],
   ]);
-  const shown = await admin<Version>(environment.env, ['agents:version', '--id', agent.id, '--version', '2']);
+  const shown = await admin<Version>(deployment.environment.env, [
+    'agents:version',
+    '--id',
+    agent.id,
+    '--version',
+    '2',
+  ]);
   expect(shown).toMatchObject({ version: 2, actor: operator, config: { instructions: 'second' } });
-  const refused = await adminFails(environment.env, ['agents:version', '--id', agent.id, '--version', 'two']);
+  const refused = await adminFails(deployment.environment.env, [
+    'agents:version',
+    '--id',
+    agent.id,
+    '--version',
+    'two',
+  ]);
   expect(refused.code).toBe(1);
   expect(refused.stderr).toContain('--version');
 });

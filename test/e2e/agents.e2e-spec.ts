@@ -1,31 +1,21 @@
 import { Client } from 'pg';
-import { createOrg, registerMcpServer } from '../factories/admin';
+import { useDeployment } from '../support/deployment';
+import { registerMcpServer } from '../factories/admin';
 import { api } from '../support/http';
-import { AppProcess, startGateway } from '../support/processes';
-import { createTestEnvironment, TestEnvironment } from '../support/test-environment';
 
 /** Agents over HTTP (CONTRACTS §15): the organization's service key manages its own agents, and only them. */
 describe('agents API', () => {
-  let environment: TestEnvironment;
-  let gateway: AppProcess;
+  const deployment = useDeployment({ env: { LOG_LEVEL: 'debug' } });
   let client: ReturnType<typeof api>;
   let other: ReturnType<typeof api>;
 
   beforeAll(async () => {
-    environment = await createTestEnvironment({ LOG_LEVEL: 'debug' });
-    gateway = await startGateway(environment.env);
-    const [org, otherOrg] = await Promise.all([
-      createOrg(environment.env),
-      createOrg(environment.env),
-      registerMcpServer(environment.env, 'db', { command: 'node', args: ['db.js'] }, ['DB_TOKEN']),
+    const [otherOrg] = await Promise.all([
+      deployment.createOrg(),
+      registerMcpServer(deployment.environment.env, 'db', { command: 'node', args: ['db.js'] }, ['DB_TOKEN']),
     ]);
-    client = api(gateway.url!, org.key);
-    other = api(gateway.url!, otherOrg.key);
-  });
-
-  afterAll(async () => {
-    await gateway?.stop();
-    await environment?.dispose();
+    client = deployment.client();
+    other = deployment.client(otherOrg.key);
   });
 
   const MCP = [
@@ -70,9 +60,9 @@ describe('agents API', () => {
     for (const secret of ['env-secret-123', 'header-secret-456']) {
       expect(JSON.stringify(created.body)).not.toContain(secret);
       expect(JSON.stringify(fetched.body)).not.toContain(secret);
-      expect(gateway.output).not.toContain(secret);
+      expect(deployment.gateway.output).not.toContain(secret);
     }
-    const db = new Client({ connectionString: environment.databaseUrl });
+    const db = new Client({ connectionString: deployment.environment.databaseUrl });
     await db.connect();
     try {
       const { rows } = await db.query('SELECT mcp_servers::text AS stored FROM agents WHERE id = $1', [
@@ -185,6 +175,6 @@ describe('agents API', () => {
   });
 
   it('answers 401 without a key', async () => {
-    expect((await api(gateway.url!).get('/agents')).status).toBe(401);
+    expect((await api(deployment.url).get('/agents')).status).toBe(401);
   });
 });

@@ -1,46 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import { DefaultChatTransport, readUIMessageStream, UIMessage, UIMessageChunk } from 'ai';
-import { createAgent, createOrg, OrgFixture } from '../factories/admin';
-import { api } from '../support/http';
-import { AppProcess, startGateway, startWorker } from '../support/processes';
-import { createTestEnvironment, TestEnvironment } from '../support/test-environment';
+import { useDeployment } from '../support/deployment';
 
 /**
  * A reloaded page gets its conversation back by its chat id (issue 46 item 5): GET /ai-sdk/chat/{id}/messages
  * answers the UI messages the live page showed, driven by the real `ai` package's transport and reader.
  */
-let environment: TestEnvironment;
-let gateway: AppProcess;
-let worker: AppProcess;
-let org: OrgFixture;
-let agentId: string;
-
-beforeAll(async () => {
-  environment = await createTestEnvironment();
-  [gateway, worker] = await Promise.all([
-    startGateway(environment.env),
-    startWorker(environment.env, { WORKER_HEALTH_PORT: '0' }),
-  ]);
-  org = await createOrg(environment.env);
-  agentId = (await createAgent(environment.env, org.org)).id;
-});
-
-afterAll(async () => {
-  await Promise.all([gateway?.stop(), worker?.stop()]);
-  await environment?.dispose();
-});
+const deployment = useDeployment({ workers: 1, workerEnv: { WORKER_HEALTH_PORT: '0' }, agent: true });
 
 async function tokenOf(userId: string): Promise<string> {
-  return (await api(gateway.url!, org.key).post('/end-user-tokens', { user_id: userId })).body
-    .token as string;
+  return (await deployment.client().post('/end-user-tokens', { user_id: userId })).body.token as string;
 }
 
 /** Sends one message as useChat does and answers the assistant message its stream assembled. */
 async function sendAndAssemble(token: string, chatId: string, text: string): Promise<UIMessage> {
   const transport = new DefaultChatTransport<UIMessage>({
-    api: `${gateway.url}/ai-sdk/chat`,
+    api: `${deployment.url}/ai-sdk/chat`,
     headers: { authorization: `Bearer ${token}` },
-    body: { agent_id: agentId },
+    body: { agent_id: deployment.agentId },
   });
   const stream: ReadableStream<UIMessageChunk> = await transport.sendMessages({
     chatId,
@@ -55,7 +32,7 @@ async function sendAndAssemble(token: string, chatId: string, text: string): Pro
 }
 
 const history = (token: string, chatId: string) =>
-  fetch(`${gateway.url}/ai-sdk/chat/${encodeURIComponent(chatId)}/messages`, {
+  fetch(`${deployment.url}/ai-sdk/chat/${encodeURIComponent(chatId)}/messages`, {
     headers: { authorization: `Bearer ${token}` },
   });
 
@@ -93,7 +70,7 @@ describe('GET /ai-sdk/chat/{id}/messages', () => {
     const alice = await tokenOf('alice');
     const chatId = `chat-${randomUUID()}`;
     await sendAndAssemble(alice, chatId, '/say by key');
-    const service = api(gateway.url!, org.key);
+    const service = deployment.client();
     const listed = await service.get(`/ai-sdk/chat/${chatId}/messages?user_id=alice`);
     expect(listed.status).toBe(200);
     expect((listed.body as UIMessage[]).length).toBe(2);

@@ -7,10 +7,8 @@ import {
   UIMessage,
   UIMessageChunk,
 } from 'ai';
-import { createAgent, createOrg, OrgFixture } from '../factories/admin';
+import { useDeployment } from '../support/deployment';
 import { api } from '../support/http';
-import { AppProcess, startGateway, startWorker } from '../support/processes';
-import { createTestEnvironment, TestEnvironment } from '../support/test-environment';
 import { MemoryChat, toolParts } from './ai-sdk-chat.support';
 import { until } from './stream.support';
 
@@ -19,11 +17,7 @@ import { until } from './stream.support';
  * DefaultChatTransport posts and resumes, readUIMessageStream assembles the message, against a real gateway
  * and worker running the builtin model (CONTRACTS §6).
  */
-let environment: TestEnvironment;
-let gateway: AppProcess;
-let worker: AppProcess;
-let org: OrgFixture;
-let agentId: string;
+const deployment = useDeployment({ workers: 1, workerEnv: { WORKER_HEALTH_PORT: '0' }, agent: true });
 let service: ReturnType<typeof api>;
 
 interface Session {
@@ -36,9 +30,9 @@ async function session(userId: string): Promise<Session> {
   const minted = await service.post('/end-user-tokens', { user_id: userId });
   const token = minted.body.token as string;
   const transport = new DefaultChatTransport<UIMessage>({
-    api: `${gateway.url}/ai-sdk/chat`,
+    api: `${deployment.url}/ai-sdk/chat`,
     headers: { authorization: `Bearer ${token}` },
-    body: { agent_id: agentId },
+    body: { agent_id: deployment.agentId },
   });
   return { userId, token, transport };
 }
@@ -98,33 +92,21 @@ async function storedReply(userId: string, replyId: string) {
 /** Reads a raw HTTP body to its end, as text. */
 const rawBody = async (response: Response): Promise<string> => response.text();
 
-beforeAll(async () => {
-  environment = await createTestEnvironment();
-  [gateway, worker] = await Promise.all([
-    startGateway(environment.env),
-    startWorker(environment.env, { WORKER_HEALTH_PORT: '0' }),
-  ]);
-  org = await createOrg(environment.env);
-  agentId = (await createAgent(environment.env, org.org)).id;
-  service = api(gateway.url!, org.key);
-});
-
-afterAll(async () => {
-  await Promise.all([gateway?.stop(), worker?.stop()]);
-  await environment?.dispose();
+beforeAll(() => {
+  service = deployment.client();
 });
 
 describe('POST /ai-sdk/chat', () => {
   it('answers the UI message stream v1: its header, SSE frames with ids, [DONE] last', async () => {
     const alice = await session('alice');
-    const response = await fetch(`${gateway.url}/ai-sdk/chat`, {
+    const response = await fetch(`${deployment.url}/ai-sdk/chat`, {
       method: 'POST',
       headers: { authorization: `Bearer ${alice.token}`, 'content-type': 'application/json' },
       body: JSON.stringify({
         id: `raw-${randomUUID()}`,
         messages: [userMessage('hello there')],
         trigger: 'submit-message',
-        agent_id: agentId,
+        agent_id: deployment.agentId,
       }),
     });
     expect(response.status).toBe(200);
@@ -219,7 +201,12 @@ describe('POST /ai-sdk/chat', () => {
   });
 
   it('needs user_id with a service key (422), and an agent for a new chat', async () => {
-    const body = { id: 'k', messages: [userMessage('hi')], trigger: 'submit-message', agent_id: agentId };
+    const body = {
+      id: 'k',
+      messages: [userMessage('hi')],
+      trigger: 'submit-message',
+      agent_id: deployment.agentId,
+    };
     const noUser = await service.post('/ai-sdk/chat', body);
     expect(noUser.status).toBe(422);
     expect(noUser.body.detail[0]).toMatchObject({ type: 'missing', loc: ['body', 'user_id'] });
@@ -236,14 +223,14 @@ describe('resume and stop', () => {
     const alice = await session('alice');
     const chatId = `chat-${randomUUID()}`;
     const headers = { authorization: `Bearer ${alice.token}`, 'content-type': 'application/json' };
-    const first = await fetch(`${gateway.url}/ai-sdk/chat`, {
+    const first = await fetch(`${deployment.url}/ai-sdk/chat`, {
       method: 'POST',
       headers,
       body: JSON.stringify({
         id: chatId,
         messages: [userMessage(SLOW)],
         trigger: 'submit-message',
-        agent_id: agentId,
+        agent_id: deployment.agentId,
       }),
     });
     const firstReader = first.body!.getReader();
@@ -254,7 +241,7 @@ describe('resume and stop', () => {
     expect(resumed).not.toBeNull();
     const [{ message }, rawResume] = await Promise.all([
       assemble(resumed!),
-      fetch(`${gateway.url}/ai-sdk/chat/${chatId}/stream`, { headers }).then(rawBody),
+      fetch(`${deployment.url}/ai-sdk/chat/${chatId}/stream`, { headers }).then(rawBody),
     ]);
     for (let part = await firstReader.read(); !part.done; part = await firstReader.read()) {
       firstBytes += decoder.decode(part.value, { stream: true });
@@ -275,7 +262,7 @@ describe('resume and stop', () => {
     const reader = stream.getReader();
     const seen: UIMessageChunk[] = [];
     while (!seen.some((chunk) => chunk.type === 'text-delta')) seen.push((await reader.read()).value!);
-    const stop = await fetch(`${gateway.url}/ai-sdk/chat/${chatId}/stop`, {
+    const stop = await fetch(`${deployment.url}/ai-sdk/chat/${chatId}/stop`, {
       method: 'POST',
       headers: { authorization: `Bearer ${alice.token}` },
     });
@@ -296,7 +283,7 @@ describe('resume and stop', () => {
     const chatId = `chat-${randomUUID()}`;
     await assemble(await send(alice, chatId, '/say mine'));
     await expect(bob.transport.reconnectToStream({ chatId })).rejects.toThrow(/Chat not found/);
-    const stop = await fetch(`${gateway.url}/ai-sdk/chat/${chatId}/stop`, {
+    const stop = await fetch(`${deployment.url}/ai-sdk/chat/${chatId}/stop`, {
       method: 'POST',
       headers: { authorization: `Bearer ${bob.token}` },
     });
@@ -323,7 +310,7 @@ describe('tool approvals (CONTRACTS §17, §19)', () => {
   async function waitingChat(
     user: Session,
   ): Promise<{ chat: MemoryChat; approvalId: string; replyId: string }> {
-    const chat = new MemoryChat(gateway.url!, user.token, carefulAgentId);
+    const chat = new MemoryChat(deployment.url, user.token, carefulAgentId);
     // Resolves only once the response ended: the reply waits, the request does not.
     await chat.sendMessage({ text: '/tool clock {}' });
     expect(chat.status).toBe('ready');
@@ -393,7 +380,7 @@ describe('tool approvals (CONTRACTS §17, §19)', () => {
       'finish',
     ]);
     expect(chunks.at(-1)).toEqual({ type: 'finish', finishReason: 'tool-calls' });
-    const raw = await fetch(`${gateway.url}/ai-sdk/chat/${chat.id}/stream`, {
+    const raw = await fetch(`${deployment.url}/ai-sdk/chat/${chat.id}/stream`, {
       headers: { authorization: `Bearer ${carol.token}` },
     }).then(rawBody);
     expect(raw.trimEnd().endsWith('data: [DONE]')).toBe(true);

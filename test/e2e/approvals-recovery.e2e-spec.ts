@@ -1,12 +1,6 @@
-import { createOrg, OrgFixture } from '../factories/admin';
-import { api } from '../support/http';
-import { AppProcess, startGateway, startWorker } from '../support/processes';
-import {
-  createTestEnvironment,
-  deleteRedisKeys,
-  queryDatabase,
-  TestEnvironment,
-} from '../support/test-environment';
+import { useDeployment } from '../support/deployment';
+import { startWorker } from '../support/processes';
+import { deleteRedisKeys, queryDatabase } from '../support/test-environment';
 import { Line, numbered, OpenStream, until } from './stream.support';
 
 /**
@@ -17,33 +11,21 @@ import { Line, numbered, OpenStream, until } from './stream.support';
  */
 const USER = 'approver';
 
-let environment: TestEnvironment;
-let gateway: AppProcess;
-let org: OrgFixture;
+const deployment = useDeployment({
+  env: { STREAM_HEARTBEAT_MS: '300', RUN_SWEEP_INTERVAL_MS: '300', RUN_SWEEP_AFTER_MS: '500' },
+});
 let agentId: string;
 
 beforeAll(async () => {
-  environment = await createTestEnvironment({
-    STREAM_HEARTBEAT_MS: '300',
-    RUN_SWEEP_INTERVAL_MS: '300',
-    RUN_SWEEP_AFTER_MS: '500',
-  });
-  gateway = await startGateway(environment.env);
-  org = await createOrg(environment.env);
-  const agent = await api(gateway.url!, org.key).post('/agents', {
+  const agent = await deployment.client().post('/agents', {
     name: 'Careful',
     approval_required: ['clock'],
   });
   agentId = agent.body.id as string;
 });
 
-afterAll(async () => {
-  await gateway?.stop();
-  await environment?.dispose();
-});
-
 async function start(): Promise<string> {
-  const response = await api(gateway.url!, org.key).post('/chat', {
+  const response = await deployment.client().post('/chat', {
     message: { content: '/tool clock {}' },
     options: { agent_id: agentId, user_id: USER },
   });
@@ -51,11 +33,11 @@ async function start(): Promise<string> {
 }
 
 const streamOf = (replyId: string) =>
-  new OpenStream(`${gateway.url}/chat/messages/${replyId}/stream?user_id=${USER}`, org.key);
+  new OpenStream(`${deployment.url}/chat/messages/${replyId}/stream?user_id=${USER}`, deployment.org.key);
 
 async function statusOf(replyId: string): Promise<string> {
   const [row] = await queryDatabase<{ status: string }>(
-    environment.databaseUrl,
+    deployment.environment.databaseUrl,
     'SELECT status FROM messages WHERE id = $1',
     [replyId],
   );
@@ -69,20 +51,20 @@ function expectGapFree(lines: Line[]): void {
 
 describe('a reply waiting for an approval', () => {
   it('completes on another worker after its worker is SIGKILLed and Redis loses everything', async () => {
-    const first = await startWorker(environment.env);
+    const first = await startWorker(deployment.environment.env);
     const replyId = await start();
     const before = streamOf(replyId);
     const requested = await before.waitFor((line) => line.type === 'approval.requested');
     await until(async () => (await statusOf(replyId)) === 'requires_action');
     await first.kill();
-    await deleteRedisKeys(environment.redisPrefix);
+    await deleteRedisKeys(deployment.environment.redisPrefix);
     // A stream opened now finds no log: it waits (heartbeats) for the run that comes back.
     const after = streamOf(replyId);
     await after.waitFor((line) => line.type === 'heartbeat');
 
-    const second = await startWorker(environment.env);
+    const second = await startWorker(deployment.environment.env);
     try {
-      const decided = await api(gateway.url!, org.key).post(`/chat/messages/${replyId}/approvals`, {
+      const decided = await deployment.client().post(`/chat/messages/${replyId}/approvals`, {
         call_id: requested.call_id,
         decision: 'approve',
         user_id: USER,
@@ -102,7 +84,7 @@ describe('a reply waiting for an approval', () => {
       ]);
       expect((late.at(-1) as Line & { message: { status: string } }).message.status).toBe('success');
       const calls = await queryDatabase(
-        environment.databaseUrl,
+        deployment.environment.databaseUrl,
         'SELECT 1 FROM tool_calls WHERE message_id = $1',
         [replyId],
       );
@@ -115,7 +97,7 @@ describe('a reply waiting for an approval', () => {
 
   it('is denied at its deadline, with no sweep passing', async () => {
     // The sweep waits ten minutes: only the deadline's own job can deny the call in time.
-    const worker = await startWorker(environment.env, {
+    const worker = await startWorker(deployment.environment.env, {
       APPROVAL_TIMEOUT_SECONDS: '2',
       RUN_SWEEP_INTERVAL_MS: '600000',
     });
@@ -138,7 +120,7 @@ describe('a reply waiting for an approval', () => {
   }, 60000);
 
   it('is not denied at its deadline once a person approved it', async () => {
-    const worker = await startWorker(environment.env, {
+    const worker = await startWorker(deployment.environment.env, {
       APPROVAL_TIMEOUT_SECONDS: '2',
       RUN_SWEEP_INTERVAL_MS: '600000',
     });
@@ -147,7 +129,7 @@ describe('a reply waiting for an approval', () => {
       const stream = streamOf(replyId);
       const requested = await stream.waitFor((line) => line.type === 'approval.requested');
       await until(async () => (await statusOf(replyId)) === 'requires_action');
-      const decision = await api(gateway.url!, org.key).post(`/chat/messages/${replyId}/approvals`, {
+      const decision = await deployment.client().post(`/chat/messages/${replyId}/approvals`, {
         call_id: requested.call_id,
         decision: 'approve',
         user_id: USER,
@@ -158,7 +140,7 @@ describe('a reply waiting for an approval', () => {
       // Past the deadline: the ended reply is left as it is, its tool ran once.
       await new Promise((resolve) => setTimeout(resolve, 3500));
       const [row] = await queryDatabase<{ status: string; events: Line[] }>(
-        environment.databaseUrl,
+        deployment.environment.databaseUrl,
         'SELECT status, events FROM messages WHERE id = $1',
         [replyId],
       );
@@ -167,7 +149,7 @@ describe('a reply waiting for an approval', () => {
         expect.objectContaining({ decision: 'approve' }),
       ]);
       const calls = await queryDatabase(
-        environment.databaseUrl,
+        deployment.environment.databaseUrl,
         'SELECT 1 FROM tool_calls WHERE message_id = $1',
         [replyId],
       );
@@ -178,13 +160,13 @@ describe('a reply waiting for an approval', () => {
   }, 60000);
 
   it('is denied when nobody answers within APPROVAL_TIMEOUT_SECONDS, even with Redis emptied', async () => {
-    const worker = await startWorker(environment.env, { APPROVAL_TIMEOUT_SECONDS: '1' });
+    const worker = await startWorker(deployment.environment.env, { APPROVAL_TIMEOUT_SECONDS: '1' });
     try {
       const replyId = await start();
       const stream = streamOf(replyId);
       await stream.waitFor((line) => line.type === 'approval.requested');
       await until(async () => (await statusOf(replyId)) === 'requires_action');
-      await deleteRedisKeys(environment.redisPrefix);
+      await deleteRedisKeys(deployment.environment.redisPrefix);
       const lines = numbered(await stream.all());
       expectGapFree(lines);
       expect(lines.find((line) => line.type === 'approval.decided')).toMatchObject({ decision: 'deny' });

@@ -1,8 +1,6 @@
-import { createOrg, OrgFixture } from '../factories/admin';
+import { useDeployment } from '../support/deployment';
 import { FakeOpenAI } from '../support/fake-openai';
-import { api } from '../support/http';
-import { AppProcess, startGateway, startWorker } from '../support/processes';
-import { createTestEnvironment, queryDatabase, TestEnvironment } from '../support/test-environment';
+import { queryDatabase } from '../support/test-environment';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { MemoryChat, toolParts } from './ai-sdk-chat.support';
 import { Line, numbered, OpenStream, until } from './stream.support';
@@ -15,10 +13,6 @@ import { Line, numbered, OpenStream, until } from './stream.support';
 const OPENAI_KEY = 'sk-openai-approvals-1234';
 const USER = 'approver';
 
-let environment: TestEnvironment;
-let gateway: AppProcess;
-let worker: AppProcess;
-let org: OrgFixture;
 const openai = new FakeOpenAI(OPENAI_KEY);
 /** The webhook payloads the organization's endpoint received. */
 const receiver = new WebhookReceiver<{
@@ -27,34 +21,19 @@ const receiver = new WebhookReceiver<{
 }>();
 const delivered = receiver.delivered;
 
-beforeAll(async () => {
-  [environment] = await Promise.all([
-    createTestEnvironment({
-      STREAM_HEARTBEAT_MS: '300',
-      WEBHOOK_ALLOW_PRIVATE: 'true',
-      WEBHOOK_SWEEP_INTERVAL_MS: '200',
-    }),
-    openai.start(),
-    receiver.listen(),
-  ]);
-  [gateway, worker] = await Promise.all([
-    startGateway(environment.env),
-    startWorker(environment.env, {
-      AGENT_RUN_CONCURRENCY: '4',
-      OPENAI_BASE_URL: openai.baseUrl,
-      OPENAI_API_KEY: OPENAI_KEY,
-    }),
-  ]);
-  org = await createOrg(environment.env);
+beforeAll(() => Promise.all([openai.start(), receiver.listen()]));
+const deployment = useDeployment({
+  env: { STREAM_HEARTBEAT_MS: '300', WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_SWEEP_INTERVAL_MS: '200' },
+  workers: 1,
+  workerEnv: () => ({ AGENT_RUN_CONCURRENCY: '4', ...openai.workerEnv() }),
 });
 
 afterAll(async () => {
-  await Promise.all([gateway?.stop(), worker?.stop(), openai.close()]);
   receiver.close();
-  await environment?.dispose();
+  await openai.close();
 });
 
-const client = () => api(gateway.url!, org.key);
+const client = () => deployment.client();
 
 async function createAgent(body: Record<string, unknown>): Promise<string> {
   const response = await client().post('/agents', { name: 'Careful', ...body });
@@ -72,14 +51,14 @@ async function start(agentId: string, content: string): Promise<{ threadId: stri
 }
 
 const streamOf = (replyId: string) =>
-  new OpenStream(`${gateway.url}/chat/messages/${replyId}/stream?user_id=${USER}`, org.key);
+  new OpenStream(`${deployment.url}/chat/messages/${replyId}/stream?user_id=${USER}`, deployment.org.key);
 
 const decide = (replyId: string, body: Record<string, unknown>) =>
   client().post(`/chat/messages/${replyId}/approvals`, { user_id: USER, ...body });
 
 async function toolCallsOf(replyId: string): Promise<{ name: string; output: unknown }[]> {
   return queryDatabase(
-    environment.databaseUrl,
+    deployment.environment.databaseUrl,
     'SELECT name, output FROM tool_calls WHERE message_id = $1 ORDER BY step, call_id',
     [replyId],
   );
@@ -87,7 +66,7 @@ async function toolCallsOf(replyId: string): Promise<{ name: string; output: unk
 
 async function statusOf(replyId: string): Promise<string> {
   const [row] = await queryDatabase<{ status: string }>(
-    environment.databaseUrl,
+    deployment.environment.databaseUrl,
     'SELECT status FROM messages WHERE id = $1',
     [replyId],
   );
@@ -187,7 +166,7 @@ describe('approvals', () => {
     const requested = await stream.waitFor((line) => line.type === 'approval.requested');
     await until(async () => {
       const [row] = await queryDatabase<{ status: string }>(
-        environment.databaseUrl,
+        deployment.environment.databaseUrl,
         'SELECT status FROM messages WHERE id = $1',
         [replyId],
       );
@@ -198,8 +177,8 @@ describe('approvals', () => {
       (await client().post('/end-user-tokens', { user_id: userId })).body.token as string;
     const body = { call_id: requested.call_id, decision: 'deny', reason: 'not now' };
     const path = `/chat/messages/${replyId}/approvals`;
-    expect((await api(gateway.url!, await tokenOf('someone-else')).post(path, body)).status).toBe(404);
-    const decided = await api(gateway.url!, await tokenOf(USER)).post(path, body);
+    expect((await deployment.client(await tokenOf('someone-else')).post(path, body)).status).toBe(404);
+    const decided = await deployment.client(await tokenOf(USER)).post(path, body);
     expect(decided.status).toBe(200);
     const lines = numbered(await stream.all());
     expect(lines.find((line) => line.type === 'approval.decided')).toMatchObject({ decision: 'deny' });
@@ -217,7 +196,7 @@ describe('approvals', () => {
     const chatId = `chat-${Date.now()}`;
     const question = { id: 'q1', role: 'user', parts: [{ type: 'text', text: '/tool clock {}' }] };
     // The first request's stream ends at the approval request, as streamText's does; the reply waits on.
-    const first = await fetch(`${gateway.url}/ai-sdk/chat`, {
+    const first = await fetch(`${deployment.url}/ai-sdk/chat`, {
       method: 'POST',
       headers,
       body: JSON.stringify({
@@ -257,7 +236,7 @@ describe('approvals', () => {
       trigger: 'submit-message',
       messageId: replyId,
     };
-    const second = await fetch(`${gateway.url}/ai-sdk/chat`, {
+    const second = await fetch(`${deployment.url}/ai-sdk/chat`, {
       method: 'POST',
       headers,
       body: JSON.stringify(body),
@@ -276,7 +255,7 @@ describe('approvals', () => {
     expect(await statusOf(replyId)).toBe('success');
     expect((await toolCallsOf(replyId)).map((call) => call.name)).toEqual(['clock']);
     // Sent again, nothing waits any more.
-    const again = await fetch(`${gateway.url}/ai-sdk/chat`, {
+    const again = await fetch(`${deployment.url}/ai-sdk/chat`, {
       method: 'POST',
       headers,
       body: JSON.stringify(body),
@@ -287,7 +266,7 @@ describe('approvals', () => {
   it('ends the AI SDK stream only once every waiting call of the step has its approval request', async () => {
     const agentId = await createAgent({ model: 'openai:gpt-approvals', approval_required: ['clock'] });
     const minted = await client().post('/end-user-tokens', { user_id: USER });
-    const response = await fetch(`${gateway.url}/ai-sdk/chat`, {
+    const response = await fetch(`${deployment.url}/ai-sdk/chat`, {
       method: 'POST',
       headers: { authorization: `Bearer ${minted.body.token}`, 'content-type': 'application/json' },
       body: JSON.stringify({
@@ -331,7 +310,7 @@ describe('approvals', () => {
     const [first, second] = stream.lines.filter((line) => line.type === 'approval.requested');
     await until(async () => {
       const [row] = await queryDatabase<{ status: string }>(
-        environment.databaseUrl,
+        deployment.environment.databaseUrl,
         'SELECT status FROM messages WHERE id = $1',
         [replyId],
       );
@@ -364,7 +343,7 @@ describe('approvals', () => {
   it("runs a step's calls that need no person at once, so the AI SDK sends the answers on its own", async () => {
     const agentId = await createAgent({ model: 'openai:gpt-approvals', approval_required: ['clock'] });
     const minted = await client().post('/end-user-tokens', { user_id: USER });
-    const chat = new MemoryChat(gateway.url!, minted.body.token as string, agentId);
+    const chat = new MemoryChat(deployment.url, minted.body.token as string, agentId);
     // The call that waits comes first: the one that needs no person runs all the same before the step waits.
     await chat.sendMessage({ text: 'call clock {}\ncall company_documents {"query":"pricing"}' });
     expect(chat.error).toBeUndefined();
@@ -438,7 +417,7 @@ describe('approvals', () => {
     for (let index = 0; index < 50; index++) waiting.push(await start(agentId, '/tool clock {}'));
     await until(async () => {
       const [row] = await queryDatabase<{ n: number }>(
-        environment.databaseUrl,
+        deployment.environment.databaseUrl,
         `SELECT count(*)::int AS n FROM messages WHERE id = ANY($1) AND status = 'requires_action'`,
         [waiting.map((reply) => reply.replyId)],
       );

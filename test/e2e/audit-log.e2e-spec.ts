@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { userInfo } from 'node:os';
-import { admin, adminFails, createAgent, createOrg, OrgFixture } from '../factories/admin';
+import { useDeployment } from '../support/deployment';
+import { admin, adminFails } from '../factories/admin';
 import { api } from '../support/http';
-import { AppProcess, startGateway } from '../support/processes';
-import { createTestEnvironment, queryDatabase, TestEnvironment } from '../support/test-environment';
+import { queryDatabase } from '../support/test-environment';
 
 /**
  * The audit log on real processes (CONTRACTS §20): an entry for every kind of change, by a service key or by the
@@ -22,27 +22,14 @@ interface AuditEvent {
 
 const INTERNAL_TOKEN = 'internal-token-for-audit-tests-0123';
 const ADMIN_ID = userInfo().username;
-let environment: TestEnvironment;
-let gateway: AppProcess;
-let org: OrgFixture;
+const deployment = useDeployment({ env: { WEBHOOK_ALLOW_PRIVATE: 'true', INTERNAL_TOKEN } });
 
-beforeAll(async () => {
-  environment = await createTestEnvironment({ WEBHOOK_ALLOW_PRIVATE: 'true', INTERNAL_TOKEN });
-  gateway = await startGateway(environment.env);
-  org = await createOrg(environment.env);
-});
-
-afterAll(async () => {
-  await gateway?.stop();
-  await environment?.dispose();
-});
-
-const client = (key = org.key) => api(gateway.url!, key);
+const client = (key = deployment.org.key) => deployment.client(key);
 const endUserHash = (orgId: string, userId: string) =>
   createHash('sha256').update(`parley.end-user.v1\n${orgId}\n${userId}`).digest('hex');
 
 /** Every entry the key sees, newest first, following the cursor to the end. */
-async function auditLog(key = org.key): Promise<AuditEvent[]> {
+async function auditLog(key = deployment.org.key): Promise<AuditEvent[]> {
   const all: AuditEvent[] = [];
   let before = '';
   for (;;) {
@@ -56,12 +43,12 @@ async function auditLog(key = org.key): Promise<AuditEvent[]> {
 }
 
 /** The entries written since `known` (an earlier auditLog()), oldest first. */
-async function newEntries(known: AuditEvent[], key = org.key): Promise<AuditEvent[]> {
+async function newEntries(known: AuditEvent[], key = deployment.org.key): Promise<AuditEvent[]> {
   const seen = new Set(known.map((event) => event.id));
   return (await auditLog(key)).filter((event) => !seen.has(event.id)).reverse();
 }
 
-const byKey = () => ({ type: 'key', id: org.keyId });
+const byKey = () => ({ type: 'key', id: deployment.org.keyId });
 const byAdmin = { type: 'admin', id: ADMIN_ID };
 
 it("records the admin CLI's key and agent changes with the operator as actor", async () => {
@@ -70,23 +57,23 @@ it("records the admin CLI's key and agent changes with the operator as actor", a
   expect(first.at(-1)).toMatchObject({
     actor: byAdmin,
     action: 'key.created',
-    target: { type: 'key', id: org.keyId },
+    target: { type: 'key', id: deployment.org.keyId },
     details: { name: '', kind: 'sk-svc' },
   });
 
-  const extra = await admin<{ id: string; key: string }>(environment.env, [
+  const extra = await admin<{ id: string; key: string }>(deployment.environment.env, [
     'keys:create',
     '--org',
-    org.org,
+    deployment.org.org,
     '--name',
     'ci',
   ]);
-  await admin(environment.env, ['keys:revoke', '--id', extra.id]);
+  await admin(deployment.environment.env, ['keys:revoke', '--id', extra.id]);
   // Revoking it again changes nothing and records nothing.
-  await admin(environment.env, ['keys:revoke', '--id', extra.id]);
-  const agent = await createAgent(environment.env, org.org);
-  await admin(environment.env, ['agents:update', '--id', agent.id, '--instructions', 'Be brief.']);
-  await admin(environment.env, ['agents:archive', '--id', agent.id]);
+  await admin(deployment.environment.env, ['keys:revoke', '--id', extra.id]);
+  const agent = await deployment.createAgent();
+  await admin(deployment.environment.env, ['agents:update', '--id', agent.id, '--instructions', 'Be brief.']);
+  await admin(deployment.environment.env, ['agents:archive', '--id', agent.id]);
 
   const entries = await newEntries(first);
   expect(entries.map(({ actor, action, target, details }) => ({ actor, action, target, details }))).toEqual([
@@ -119,9 +106,9 @@ it("records the admin CLI's key and agent changes with the operator as actor", a
   // No key material: neither the secret nor its hash.
   const text = JSON.stringify(await auditLog());
   expect(text).not.toContain(extra.key);
-  expect(text).not.toContain(org.key);
+  expect(text).not.toContain(deployment.org.key);
   const hashes = await queryDatabase<{ key_hash: string }>(
-    environment.databaseUrl,
+    deployment.environment.databaseUrl,
     `SELECT key_hash FROM api_keys`,
   );
   for (const { key_hash } of hashes) expect(text).not.toContain(key_hash);
@@ -167,8 +154,8 @@ it('records agent, webhook, budget and skill-scope changes made with a service k
   expect((await client().put(`/skills/${platform}?user_id=alice`, { scope: 'private' })).status).toBe(200);
 
   const entries = await newEntries(known);
-  const annHash = endUserHash(org.orgId, 'ann');
-  const aliceHash = endUserHash(org.orgId, 'alice');
+  const annHash = endUserHash(deployment.org.orgId, 'ann');
+  const aliceHash = endUserHash(deployment.org.orgId, 'alice');
   expect(entries.map(({ actor, action, target, details }) => ({ actor, action, target, details }))).toEqual([
     {
       actor: byKey(),
@@ -238,9 +225,9 @@ it('records agent, webhook, budget and skill-scope changes made with a service k
 });
 
 it("records the operator's MCP catalogue changes in every organization's log", async () => {
-  const other = await createOrg(environment.env);
+  const other = await deployment.createOrg();
   const [knownHere, knownThere] = [await auditLog(), await auditLog(other.key)];
-  await admin(environment.env, [
+  await admin(deployment.environment.env, [
     'mcp:register',
     '--name',
     'audited-db',
@@ -251,7 +238,7 @@ it("records the operator's MCP catalogue changes in every organization's log", a
     '--env-allow',
     'DB_TOKEN',
   ]);
-  await admin(environment.env, ['mcp:remove', '--name', 'audited-db']);
+  await admin(deployment.environment.env, ['mcp:remove', '--name', 'audited-db']);
   const expected = [
     {
       actor: byAdmin,
@@ -267,7 +254,7 @@ it("records the operator's MCP catalogue changes in every organization's log", a
     },
   ];
   for (const [known, key] of [
-    [knownHere, org.key],
+    [knownHere, deployment.org.key],
     [knownThere, other.key],
   ] as const) {
     const entries = await newEntries(known, key);
@@ -284,26 +271,29 @@ it('writes no entry for a change that fails, and no change when its entry cannot
   expect((await client().put(`/agents/${missing}`, { name: 'x' })).status).toBe(404);
   expect((await client().delete(`/webhooks/${missing}`)).status).toBe(404);
   expect((await client().delete('/budgets/users/nobody')).status).toBe(404);
-  expect((await adminFails(environment.env, ['keys:revoke', '--id', missing])).code).toBe(1);
+  expect((await adminFails(deployment.environment.env, ['keys:revoke', '--id', missing])).code).toBe(1);
   expect(await newEntries(known)).toEqual([]);
   const survivor = (await client().post('/agents', { name: 'Survivor' })).body.id as string;
   const beforeRefusals = await auditLog();
 
   // A trigger (of this test) makes every audit insert fail: the change it records must roll back with it.
   await queryDatabase(
-    environment.databaseUrl,
+    deployment.environment.databaseUrl,
     `CREATE FUNCTION audit_test_refuse() RETURNS trigger LANGUAGE plpgsql AS $$
      BEGIN RAISE EXCEPTION 'audit entry refused by the test'; END $$`,
   );
   await queryDatabase(
-    environment.databaseUrl,
+    deployment.environment.databaseUrl,
     `CREATE TRIGGER audit_test_refuse BEFORE INSERT ON audit_events FOR EACH ROW EXECUTE FUNCTION audit_test_refuse()`,
   );
   try {
     const raw = (method: string, path: string, body?: unknown) =>
-      fetch(`${gateway.url}${path}`, {
+      fetch(`${deployment.url}${path}`, {
         method,
-        headers: { 'x-service-token': org.key, ...(body ? { 'content-type': 'application/json' } : {}) },
+        headers: {
+          'x-service-token': deployment.org.key,
+          ...(body ? { 'content-type': 'application/json' } : {}),
+        },
         body: body ? JSON.stringify(body) : undefined,
       });
     // Answered 500, which the OpenAPI document does not list: sent without the checking client.
@@ -313,28 +303,34 @@ it('writes no entry for a change that fails, and no change when its entry cannot
     ).toBe(500);
     expect((await raw('PUT', '/budgets/users/bea', { period: 'month', max_tokens: 10 })).status).toBe(500);
     expect((await raw('DELETE', `/agents/${survivor}`)).status).toBe(500);
-    const failed = await adminFails(environment.env, ['keys:create', '--org', org.org, '--name', 'never']);
+    const failed = await adminFails(deployment.environment.env, [
+      'keys:create',
+      '--org',
+      deployment.org.org,
+      '--name',
+      'never',
+    ]);
     expect(failed.code).toBe(1);
     expect(failed.stdout).toBe('');
   } finally {
-    await queryDatabase(environment.databaseUrl, `DROP TRIGGER audit_test_refuse ON audit_events`);
+    await queryDatabase(deployment.environment.databaseUrl, `DROP TRIGGER audit_test_refuse ON audit_events`);
   }
   const agents = await client().get('/agents');
   expect(agents.body.agents).not.toContainEqual(expect.objectContaining({ name: 'Kept' }));
   expect((await client().get('/webhooks')).body).toEqual([]);
   expect((await client().get('/budgets/users/bea')).status).toBe(404);
   expect((await client().get(`/agents/${survivor}`)).body.archived).toBe(false);
-  const { keys } = await admin<{ keys: { name: string }[] }>(environment.env, [
+  const { keys } = await admin<{ keys: { name: string }[] }>(deployment.environment.env, [
     'keys:list',
     '--org',
-    org.org,
+    deployment.org.org,
   ]);
   expect(keys.map((key) => key.name)).not.toContain('never');
   expect(await newEntries(beforeRefusals)).toEqual([]);
 });
 
 it('pages newest first with limit and before, like GET /chat', async () => {
-  const paged = await createOrg(environment.env);
+  const paged = await deployment.createOrg();
   const key = paged.key;
   for (let i = 0; i < 4; i++) {
     expect(
@@ -364,7 +360,7 @@ it('pages newest first with limit and before, like GET /chat', async () => {
 });
 
 it('lists entries newest first by time as well as by id, even when their changes ran at the same time', async () => {
-  const busy = await createOrg(environment.env);
+  const busy = await deployment.createOrg();
   const changes = await Promise.all(
     Array.from({ length: 8 }, (_, i) =>
       client(busy.key).put(`/budgets/users/c${i}`, { period: 'day', max_tokens: 100 + i }),
@@ -379,7 +375,7 @@ it('lists entries newest first by time as well as by id, even when their changes
 });
 
 it("keeps each organization's entries to itself", async () => {
-  const stranger = await createOrg(environment.env);
+  const stranger = await deployment.createOrg();
   const theirs = await auditLog(stranger.key);
   const ours = new Set(
     (await auditLog()).filter((event) => event.target.type !== 'mcp_server').map((event) => event.id),
@@ -394,9 +390,9 @@ it("keeps each organization's entries to itself", async () => {
 it('refuses an end-user token (403) and a request without a key (401)', async () => {
   const minted = await client().post('/end-user-tokens', { user_id: 'dan' });
   expect(minted.status).toBe(200);
-  const asUser = await api(gateway.url!).get('/audit-events', {
+  const asUser = await api(deployment.url).get('/audit-events', {
     authorization: `Bearer ${minted.body.token as string}`,
   });
   expect(asUser.status).toBe(403);
-  expect((await api(gateway.url!).get('/audit-events')).status).toBe(401);
+  expect((await api(deployment.url).get('/audit-events')).status).toBe(401);
 });

@@ -1,7 +1,6 @@
-import { createAgent, createOrg, OrgFixture } from '../factories/admin';
+import { useDeployment } from '../support/deployment';
 import { fillPath, Operation, openApiDocument, operationsOf, sampleOf } from '../support/openapi-walk';
-import { AppProcess, startGateway } from '../support/processes';
-import { createTestEnvironment, queryDatabase, TestEnvironment } from '../support/test-environment';
+import { queryDatabase } from '../support/test-environment';
 
 /*
  * Bad input is a clear 4xx at every route, never a 500 nor PostgreSQL's words (issue #44). Every operation of
@@ -17,26 +16,14 @@ const NUL = 'fuzz\u0000';
 const HUGE = [2147483648, 1e15, 1e20];
 const SOME_ID = '0190a5b2-4c6e-7d1f-8a2b-3c4d5e6f7a8b';
 
-let environment: TestEnvironment;
-let gateway: AppProcess;
-let org: OrgFixture;
-let agentId: string;
+// No worker: nothing here may start a reply, and the rate limit would cut the walk short.
+const deployment = useDeployment({ gatewayEnv: { RATE_LIMIT_PER_MINUTE: '0' }, agent: true });
 let document: Record<string, any>;
 let operations: Operation[];
 
 beforeAll(async () => {
-  environment = await createTestEnvironment();
-  // No worker: nothing here may start a reply, and the rate limit would cut the walk short.
-  gateway = await startGateway(environment.env, { RATE_LIMIT_PER_MINUTE: '0' });
-  org = await createOrg(environment.env);
-  agentId = (await createAgent(environment.env, org.org)).id;
-  document = await openApiDocument(gateway.url!);
+  document = await openApiDocument(deployment.url);
   operations = operationsOf(document);
-});
-
-afterAll(async () => {
-  await gateway?.stop();
-  await environment?.dispose();
 });
 
 interface Answer {
@@ -46,10 +33,10 @@ interface Answer {
 }
 
 async function send(method: string, path: string, body?: unknown): Promise<Answer> {
-  const response = await fetch(`${gateway.url}${path}`, {
+  const response = await fetch(`${deployment.url}${path}`, {
     method,
     headers: {
-      'x-service-token': org.key,
+      'x-service-token': deployment.org.key,
       accept: 'application/json, text/event-stream',
       ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
     },
@@ -73,7 +60,7 @@ function plausible(schema: Record<string, any>, name: string, integer: number): 
   if (schema.type === 'integer' || schema.type === 'number') return integer;
   if (schema.type === 'boolean') return false;
   if (Array.isArray(schema.enum)) return schema.enum[0];
-  if (name === 'agent_id' || name === 'model') return agentId;
+  if (name === 'agent_id' || name === 'model') return deployment.agentId;
   if (name === 'user_id' || name === 'user') return 'fuzz-user';
   return 'x';
 }
@@ -141,7 +128,7 @@ describe('the cases of issue #44, each in its protocol’s error shape', () => {
   it('POST /chat refuses max_steps 2^31 with a 422 at its bound', async () => {
     const answer = await send('POST', '/chat', {
       message: { content: 'hi' },
-      options: { agent_id: agentId, user_id: 'u', max_steps: 2147483648 },
+      options: { agent_id: deployment.agentId, user_id: 'u', max_steps: 2147483648 },
     });
     expect(answer.status).toBe(422);
     expect(answer.body.detail).toEqual([
@@ -160,7 +147,7 @@ describe('the cases of issue #44, each in its protocol’s error shape', () => {
       expect.objectContaining({ type: 'less_than_equal', loc: ['body', 'max_tokens'] }),
     ]);
     const rows = await queryDatabase(
-      environment.databaseUrl,
+      deployment.environment.databaseUrl,
       `SELECT 1 FROM user_budgets WHERE user_id = 'u'`,
     );
     expect(rows).toEqual([]);
@@ -176,7 +163,7 @@ describe('the cases of issue #44, each in its protocol’s error shape', () => {
     ['metadata', { input: 'hi', metadata: { note: NUL } }, 'metadata.note'],
     ['user', { input: 'hi', user: NUL }, 'user'],
   ])('the Responses API refuses a NUL in %s with its 400 error object', async (_field, fields, param) => {
-    const answer = await send('POST', '/openai/v1/responses', { model: agentId, ...fields });
+    const answer = await send('POST', '/openai/v1/responses', { model: deployment.agentId, ...fields });
     expect(answer.status).toBe(400);
     expect(answer.body).toEqual({
       error: {
@@ -190,7 +177,7 @@ describe('the cases of issue #44, each in its protocol’s error shape', () => {
 
   it('the Responses API refuses max_tool_calls 1e15 with its 400 error object', async () => {
     const answer = await send('POST', '/openai/v1/responses', {
-      model: agentId,
+      model: deployment.agentId,
       input: 'hi',
       max_tool_calls: 1e15,
     });
@@ -217,7 +204,7 @@ describe('the cases of issue #44, each in its protocol’s error shape', () => {
           'Invalid params: Value error, text must not contain the NUL character at params.arguments.message',
       },
     });
-    expect(await queryDatabase(environment.databaseUrl, 'SELECT 1 FROM threads')).toEqual([]);
+    expect(await queryDatabase(deployment.environment.databaseUrl, 'SELECT 1 FROM threads')).toEqual([]);
   });
 
   it('MCP refuses a JSON-RPC batch as one Invalid Request, starting no run (MCP 2025-06-18 has no batching)', async () => {
@@ -239,6 +226,6 @@ describe('the cases of issue #44, each in its protocol’s error shape', () => {
     for (const notOne of [42, 'x', null]) {
       expect((await send('POST', '/mcp', notOne)).body).toMatchObject({ error: { code: -32600 } });
     }
-    expect(await queryDatabase(environment.databaseUrl, 'SELECT 1 FROM threads')).toEqual([]);
+    expect(await queryDatabase(deployment.environment.databaseUrl, 'SELECT 1 FROM threads')).toEqual([]);
   });
 });

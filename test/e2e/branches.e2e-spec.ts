@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { DefaultChatTransport, UIMessage, UIMessageChunk } from 'ai';
-import { createAgent, createOrg, OrgFixture } from '../factories/admin';
+import { useDeployment } from '../support/deployment';
 import { FakeOpenAI, RecordedRequest } from '../support/fake-openai';
-import { api } from '../support/http';
-import { AppProcess, startGateway, startWorker } from '../support/processes';
-import { createTestEnvironment, queryDatabase, TestEnvironment } from '../support/test-environment';
+import { queryDatabase } from '../support/test-environment';
 import { until } from './stream.support';
 
 /**
@@ -17,39 +15,28 @@ const OPENAI_KEY = 'sk-openai-branches-1234';
 const USER = 'brancher';
 const SLOW_REPLY = `/sleep 100\n/say ${'word '.repeat(60)}`; // about 6 s
 
-let environment: TestEnvironment;
-let gateway: AppProcess;
-let worker: AppProcess;
-let org: OrgFixture;
 /** An agent on the fake vendor: what each run sends the model is recorded. */
 let vendorAgent: string;
 /** An agent on the builtin model (CONTRACTS §6). */
 let builtinAgent: string;
 const openai = new FakeOpenAI(OPENAI_KEY);
 
+beforeAll(() => openai.start());
+const deployment = useDeployment({
+  workers: 1,
+  workerEnv: () => ({ WORKER_HEALTH_PORT: '0', ...openai.workerEnv() }),
+});
+
 beforeAll(async () => {
-  [environment] = await Promise.all([createTestEnvironment(), openai.start()]);
-  [gateway, worker] = await Promise.all([
-    startGateway(environment.env),
-    startWorker(environment.env, {
-      WORKER_HEALTH_PORT: '0',
-      OPENAI_BASE_URL: openai.baseUrl,
-      OPENAI_API_KEY: OPENAI_KEY,
-    }),
-  ]);
-  org = await createOrg(environment.env);
   [vendorAgent, builtinAgent] = await Promise.all([
-    createAgent(environment.env, org.org, ['--model', 'openai:gpt-branches']).then((agent) => agent.id),
-    createAgent(environment.env, org.org).then((agent) => agent.id),
+    deployment.createAgent(['--model', 'openai:gpt-branches']).then((agent) => agent.id),
+    deployment.createAgent().then((agent) => agent.id),
   ]);
 });
 
-afterAll(async () => {
-  await Promise.all([gateway?.stop(), worker?.stop(), openai.close()]);
-  await environment?.dispose();
-});
+afterAll(() => openai.close());
 
-const client = () => api(gateway.url!, org.key);
+const client = () => deployment.client();
 
 interface Shown {
   id: string;
@@ -82,7 +69,7 @@ async function followUp(threadId: string, content: string): Promise<string> {
 async function settled(replyId: string): Promise<void> {
   await until(async () => {
     const [row] = await queryDatabase<{ live: boolean }>(
-      environment.databaseUrl,
+      deployment.environment.databaseUrl,
       'SELECT live FROM messages WHERE id = $1',
       [replyId],
     );
@@ -104,7 +91,7 @@ async function branches(threadId: string) {
 
 async function toolCallsOf(threadId: string): Promise<{ message_id: string; name: string }[]> {
   return queryDatabase(
-    environment.databaseUrl,
+    deployment.environment.databaseUrl,
     `SELECT c.message_id, c.name FROM tool_calls c JOIN messages m ON m.id = c.message_id
      WHERE m.thread_id = $1 ORDER BY m.position, c.step`,
     [threadId],
@@ -371,7 +358,7 @@ describe('with a live reply', () => {
     await settled(fresh);
     await settled(replyId);
     const [old] = await queryDatabase<{ status: string }>(
-      environment.databaseUrl,
+      deployment.environment.databaseUrl,
       'SELECT status FROM messages WHERE id = $1',
       [replyId],
     );
@@ -392,7 +379,7 @@ describe('end-user tokens', () => {
     });
     await settled(other.body.messages[1].id);
     const minted = await client().post('/end-user-tokens', { user_id: USER });
-    const token = api(gateway.url!, minted.body.token);
+    const token = deployment.client(minted.body.token);
 
     expect((await token.get(`/chat/${mine.threadId}/branches`)).status).toBe(200);
     const regenerated = await token.post(`/chat/${mine.threadId}/regenerate`, {});
@@ -424,7 +411,7 @@ describe('the AI SDK protocol', () => {
   it('maps trigger regenerate-message onto regenerate', async () => {
     const minted = await client().post('/end-user-tokens', { user_id: USER });
     const transport = new DefaultChatTransport<UIMessage>({
-      api: `${gateway.url}/ai-sdk/chat`,
+      api: `${deployment.url}/ai-sdk/chat`,
       headers: { authorization: `Bearer ${minted.body.token}` },
       body: { agent_id: builtinAgent },
     });
@@ -476,7 +463,7 @@ describe('the AI SDK protocol', () => {
     ]);
 
     // regenerate-message of a chat never started is 404, as any unknown chat.
-    const unknown = await fetch(`${gateway.url}/ai-sdk/chat`, {
+    const unknown = await fetch(`${deployment.url}/ai-sdk/chat`, {
       method: 'POST',
       headers: { authorization: `Bearer ${minted.body.token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ id: 'never-started', messages: [question], trigger: 'regenerate-message' }),

@@ -1,40 +1,36 @@
-import { createAgent, createOrg, OrgFixture } from '../factories/admin';
+import { useDeployment } from '../support/deployment';
+import { OrgFixture } from '../factories/admin';
 import { api, JsonResponse } from '../support/http';
-import { AppProcess, startGateway } from '../support/processes';
-import { createTestEnvironment, queryDatabase, TestEnvironment } from '../support/test-environment';
+import { queryDatabase } from '../support/test-environment';
 
 /**
  * GET /chat pages beyond its 100-thread limit with the `before` cursor (our extension). The threads are inserted
  * straight into the database: 230 through the API would cost the test its point. Half of them share one
  * created_at, so the cursor has to order ties by id to neither skip nor repeat one.
  */
-let environment: TestEnvironment;
-let gateway: AppProcess;
-let org: OrgFixture;
+const deployment = useDeployment();
 let other: OrgFixture;
 let client: ReturnType<typeof api>;
 const TIED = 115;
 const SPREAD = 115;
 
 beforeAll(async () => {
-  environment = await createTestEnvironment();
-  gateway = await startGateway(environment.env);
-  [org, other] = await Promise.all([createOrg(environment.env), createOrg(environment.env)]);
-  const agent = await createAgent(environment.env, org.org);
-  const otherAgent = await createAgent(environment.env, other.org);
+  other = await deployment.createOrg();
+  const agent = await deployment.createAgent();
+  const otherAgent = await deployment.createAgent([], other.org);
   const insert = `INSERT INTO threads (id, org_id, user_id, agent_id, name, created_at)
     SELECT gen_random_uuid(), $1, $2, $3, 'thread ' || n, $4::timestamptz - make_interval(secs => n * $5)
     FROM generate_series(1, $6) AS n`;
-  await queryDatabase(environment.databaseUrl, insert, [
-    org.orgId,
+  await queryDatabase(deployment.environment.databaseUrl, insert, [
+    deployment.org.orgId,
     'alice',
     agent.id,
     '2026-01-01T00:00:00.123456Z',
     0,
     TIED,
   ]);
-  await queryDatabase(environment.databaseUrl, insert, [
-    org.orgId,
+  await queryDatabase(deployment.environment.databaseUrl, insert, [
+    deployment.org.orgId,
     'alice',
     agent.id,
     '2025-12-01T00:00:00Z',
@@ -42,7 +38,7 @@ beforeAll(async () => {
     SPREAD,
   ]);
   // Another owner's threads at the same instants never show up in alice's pages.
-  await queryDatabase(environment.databaseUrl, insert, [
+  await queryDatabase(deployment.environment.databaseUrl, insert, [
     other.orgId,
     'alice',
     otherAgent.id,
@@ -50,19 +46,14 @@ beforeAll(async () => {
     0,
     5,
   ]);
-  client = api(gateway.url!, org.key);
+  client = deployment.client();
 }, 60_000);
-
-afterAll(async () => {
-  await gateway?.stop();
-  await environment?.dispose();
-});
 
 it('reaches every thread, each once and newest first, through x-next-cursor', async () => {
   const expected = await queryDatabase<{ id: string }>(
-    environment.databaseUrl,
+    deployment.environment.databaseUrl,
     'SELECT id FROM threads WHERE org_id = $1 ORDER BY created_at DESC, id DESC',
-    [org.orgId],
+    [deployment.org.orgId],
   );
   const seen: string[] = [];
   let before: string | null = null;

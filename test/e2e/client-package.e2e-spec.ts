@@ -3,9 +3,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { createAgent, createOrg } from '../factories/admin';
-import { AppProcess, startGateway, startWorker } from '../support/processes';
-import { createTestEnvironment, TestEnvironment } from '../support/test-environment';
+import { useDeployment } from '../support/deployment';
 
 /**
  * The client library as another project gets it: packed with `npm pack` and installed from the tarball, and
@@ -14,32 +12,24 @@ import { createTestEnvironment, TestEnvironment } from '../support/test-environm
  */
 const run = promisify(execFile);
 const root = join(__dirname, '..', '..');
-let environment: TestEnvironment;
-let gateway: AppProcess;
-let worker: AppProcess;
+const deployment = useDeployment({ workers: 1, agent: true, timeoutMs: 120_000 });
 let dir: string;
 let example: string;
 let exampleEnv: NodeJS.ProcessEnv;
 
 beforeAll(async () => {
-  environment = await createTestEnvironment();
-  [gateway, worker] = await Promise.all([startGateway(environment.env), startWorker(environment.env)]);
-  const org = await createOrg(environment.env);
-  const agent = await createAgent(environment.env, org.org);
   exampleEnv = {
     PATH: process.env.PATH,
-    PARLEY_URL: gateway.url,
-    PARLEY_TOKEN: org.key,
-    PARLEY_AGENT: agent.id,
+    PARLEY_URL: deployment.url,
+    PARLEY_TOKEN: deployment.org.key,
+    PARLEY_AGENT: deployment.agentId,
   };
   dir = await mkdtemp(join(tmpdir(), 'parley-client-package-'));
   const readme = await readFile(join(root, 'libs', 'client', 'README.md'), 'utf8');
   example = /```js\n([\s\S]*?)```/.exec(readme)![1];
-}, 120_000);
+});
 
 afterAll(async () => {
-  await Promise.all([gateway?.stop(), worker?.stop()]);
-  await environment?.dispose();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 

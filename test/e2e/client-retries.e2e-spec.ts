@@ -1,9 +1,7 @@
 import { createServer, IncomingMessage, request as httpRequest, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { ParleyApiError, ParleyClient } from '@app/client';
-import { AgentFixture, createAgent, createOrg, OrgFixture } from '../factories/admin';
-import { AppProcess, startGateway } from '../support/processes';
-import { createTestEnvironment, TestEnvironment } from '../support/test-environment';
+import { useDeployment } from '../support/deployment';
 
 /**
  * The client library's writes are safe to retry: each call sends one Idempotency-Key on every attempt, retries
@@ -57,28 +55,17 @@ class FaultyProxy {
   }
 }
 
-let environment: TestEnvironment;
-let gateway: AppProcess;
-let org: OrgFixture;
-let agent: AgentFixture;
+const deployment = useDeployment({ agent: true });
 let proxy: FaultyProxy;
 let parley: ParleyClient;
 
 beforeAll(async () => {
-  environment = await createTestEnvironment();
-  gateway = await startGateway(environment.env);
-  org = await createOrg(environment.env);
-  agent = await createAgent(environment.env, org.org);
-  proxy = new FaultyProxy(gateway.url!);
+  proxy = new FaultyProxy(deployment.url);
   await proxy.start();
-  parley = new ParleyClient({ baseUrl: proxy.url, token: org.key, retryBackoffMs: 10 });
+  parley = new ParleyClient({ baseUrl: proxy.url, token: deployment.org.key, retryBackoffMs: 10 });
 });
 
-afterAll(async () => {
-  await proxy?.stop();
-  await gateway?.stop();
-  await environment?.dispose();
-});
+afterAll(() => proxy?.stop());
 
 beforeEach(() => {
   proxy.seen.length = 0;
@@ -88,7 +75,7 @@ beforeEach(() => {
 const start = (userId: string) =>
   parley.startThread({
     message: { content: '/say hello' },
-    options: { agent_id: agent.id, user_id: userId },
+    options: { agent_id: deployment.agentId, user_id: userId },
   });
 
 describe('writes of the client library', () => {
@@ -130,11 +117,11 @@ describe('writes of the client library', () => {
 
   it('uses the key the caller gives, so a retry by the application itself is safe too', async () => {
     const first = await parley.startThread(
-      { message: { content: '/say once' }, options: { agent_id: agent.id, user_id: 'own-key' } },
+      { message: { content: '/say once' }, options: { agent_id: deployment.agentId, user_id: 'own-key' } },
       { idempotencyKey: 'order-42' },
     );
     const again = await parley.startThread(
-      { message: { content: '/say once' }, options: { agent_id: agent.id, user_id: 'own-key' } },
+      { message: { content: '/say once' }, options: { agent_id: deployment.agentId, user_id: 'own-key' } },
       { idempotencyKey: 'order-42' },
     );
     expect(again.id).toBe(first.id);

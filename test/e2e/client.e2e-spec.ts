@@ -18,9 +18,7 @@ import {
   UpdateThreadDto,
 } from '@app/contracts';
 import { RunEvent } from '@app/run-events';
-import { AgentFixture, createAgent, createOrg, OrgFixture } from '../factories/admin';
-import { AppProcess, startGateway } from '../support/processes';
-import { createTestEnvironment, TestEnvironment } from '../support/test-environment';
+import { useDeployment } from '../support/deployment';
 
 /** The client library against a real gateway, for the six calls that need no worker. */
 
@@ -37,23 +35,11 @@ const shapesMatch: [
   Same<WithoutCompleted<ReplyEvent>, WithoutCompleted<RunEvent>>,
 ] = [true, true, true, true, true, true, true];
 
-let environment: TestEnvironment;
-let gateway: AppProcess;
-let org: OrgFixture;
-let agent: AgentFixture;
+const deployment = useDeployment({ agent: true });
 let parley: ParleyClient;
 
-beforeAll(async () => {
-  environment = await createTestEnvironment();
-  gateway = await startGateway(environment.env);
-  org = await createOrg(environment.env);
-  agent = await createAgent(environment.env, org.org);
-  parley = new ParleyClient({ baseUrl: `${gateway.url}/`, token: org.key });
-});
-
-afterAll(async () => {
-  await gateway?.stop();
-  await environment?.dispose();
+beforeAll(() => {
+  parley = new ParleyClient({ baseUrl: `${deployment.url}/`, token: deployment.org.key });
 });
 
 /** The error a failing call throws. */
@@ -74,7 +60,7 @@ it('starts a thread, follows up, lists, gets, updates and archives it', async ()
   const thread = await parley.startThread({
     name: 'Client thread',
     message: { content: 'Hello from the client' },
-    options: { agent_id: agent.id, user_id: 'carol', max_steps: 4 },
+    options: { agent_id: deployment.agentId, user_id: 'carol', max_steps: 4 },
   });
   expect(thread).toMatchObject({ name: 'Client thread', live: true, starred: false });
   expect(thread.messages.map((message) => [message.role, message.status])).toEqual([
@@ -90,9 +76,9 @@ it('starts a thread, follows up, lists, gets, updates and archives it', async ()
 
   const second = await parley.startThread({
     message: { content: 'Another one' },
-    options: { agent_id: agent.id, user_id: 'carol' },
+    options: { agent_id: deployment.agentId, user_id: 'carol' },
   });
-  const listed = await parley.listThreads({ userId: 'carol', limit: 10, agentIds: [agent.id] });
+  const listed = await parley.listThreads({ userId: 'carol', limit: 10, agentIds: [deployment.agentId] });
   expect(listed.map((summary) => summary.id)).toEqual([second.id, thread.id]);
   expect((await parley.listThreads({ userId: 'carol', limit: 1 })).map((summary) => summary.id)).toEqual([
     second.id,
@@ -116,7 +102,7 @@ it('starts a thread, follows up, lists, gets, updates and archives it', async ()
     name: 'Renamed',
     created_at: thread.created_at,
     live: true,
-    agent: { id: agent.id, name: agent.name },
+    agent: { id: deployment.agent.id, name: deployment.agent.name },
     starred: true,
   });
 
@@ -130,7 +116,7 @@ it('starts a thread, follows up, lists, gets, updates and archives it', async ()
 it('streams the single line of a user message', async () => {
   const thread = await parley.startThread({
     message: { content: 'Stream me' },
-    options: { agent_id: agent.id, user_id: 'dave' },
+    options: { agent_id: deployment.agentId, user_id: 'dave' },
   });
   const lines: ReplyEvent[] = [];
   for await (const line of parley.streamReply(thread.messages[0].id)) lines.push(line);
@@ -141,7 +127,7 @@ it('throws ParleyApiError with the status and body of a refusal', async () => {
   const invalid = await failure(
     parley.startThread({
       message: { content: 'x'.repeat(30001) },
-      options: { agent_id: agent.id, user_id: 'u' },
+      options: { agent_id: deployment.agentId, user_id: 'u' },
     }),
   );
   expect(invalid.status).toBe(422);
@@ -160,6 +146,6 @@ it('throws ParleyApiError with the status and body of a refusal', async () => {
   expect(foreign.status).toBe(404);
   expect(foreign.message).toContain('Agent not found');
 
-  const unauthenticated = new ParleyClient({ baseUrl: gateway.url!, token: 'sk-svc-wrong' });
+  const unauthenticated = new ParleyClient({ baseUrl: deployment.url, token: 'sk-svc-wrong' });
   expect((await failure(unauthenticated.listThreads({ userId: 'u' }))).status).toBe(401);
 });

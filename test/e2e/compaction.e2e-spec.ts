@@ -1,8 +1,6 @@
-import { createOrg, OrgFixture } from '../factories/admin';
+import { useDeployment } from '../support/deployment';
 import { FAKE_USAGE, FakeOpenAI } from '../support/fake-openai';
-import { api } from '../support/http';
-import { AppProcess, startGateway, startWorker } from '../support/processes';
-import { createTestEnvironment, queryDatabase, TestEnvironment } from '../support/test-environment';
+import { queryDatabase } from '../support/test-environment';
 import { Line, ofType } from './models.support';
 
 /**
@@ -15,32 +13,17 @@ const OPENAI_KEY = 'sk-openai-compaction-1234';
 const USER = 'compaction-user';
 const SUMMARY_HEADING = 'Summary of the conversation before the messages below:';
 
-let environment: TestEnvironment;
-let gateway: AppProcess;
-let worker: AppProcess;
-let org: OrgFixture;
 const openai = new FakeOpenAI(OPENAI_KEY);
 
-beforeAll(async () => {
-  [environment] = await Promise.all([createTestEnvironment(), openai.start()]);
-  [gateway, worker] = await Promise.all([
-    startGateway(environment.env),
-    startWorker(environment.env, {
-      WORKER_HEALTH_PORT: '0',
-      OPENAI_BASE_URL: openai.baseUrl,
-      OPENAI_API_KEY: OPENAI_KEY,
-      MODEL_RETRY_BASE_MS: '20',
-    }),
-  ]);
-  org = await createOrg(environment.env);
+beforeAll(() => openai.start());
+const deployment = useDeployment({
+  workers: 1,
+  workerEnv: () => ({ WORKER_HEALTH_PORT: '0', ...openai.workerEnv(), MODEL_RETRY_BASE_MS: '20' }),
 });
 
-afterAll(async () => {
-  await Promise.all([gateway?.stop(), worker?.stop(), openai.close()]);
-  await environment?.dispose();
-});
+afterAll(() => openai.close());
 
-const client = () => api(gateway.url!, org.key);
+const client = () => deployment.client();
 
 async function createAgent(body: Record<string, unknown>): Promise<string> {
   const response = await client().post('/agents', { name: 'Long talker', ...body });
@@ -50,8 +33,8 @@ async function createAgent(body: Record<string, unknown>): Promise<string> {
 
 /** The reply's stream, read to its end. */
 async function streamOf(replyId: string): Promise<Line[]> {
-  const response = await fetch(`${gateway.url}/chat/messages/${replyId}/stream`, {
-    headers: { 'x-service-token': org.key },
+  const response = await fetch(`${deployment.url}/chat/messages/${replyId}/stream`, {
+    headers: { 'x-service-token': deployment.org.key },
     signal: AbortSignal.timeout(30000),
   });
   return (await response.text())
@@ -93,7 +76,7 @@ const summariesOf = (threadId: string) =>
     through_position: number;
     summary_tokens: number;
   }>(
-    environment.databaseUrl,
+    deployment.environment.databaseUrl,
     `SELECT summary, summarized_messages, through_position, summary_tokens FROM thread_summaries
       WHERE thread_id = $1 ORDER BY created_at`,
     [threadId],
@@ -200,7 +183,7 @@ describe('compaction', () => {
     // Budgets count the summaries: three replies and two summaries, each at FAKE_USAGE.
     const perCall = FAKE_USAGE.input + FAKE_USAGE.output;
     const [{ used }] = await queryDatabase<{ used: string }>(
-      environment.databaseUrl,
+      deployment.environment.databaseUrl,
       `SELECT tokens_used + COALESCE((SELECT sum(tokens) FROM token_usage_pending WHERE agent_id = $1), 0) AS used
          FROM agents WHERE id = $1`,
       [agentId],

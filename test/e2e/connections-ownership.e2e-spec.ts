@@ -1,7 +1,5 @@
-import { createOrg, OrgFixture } from '../factories/admin';
+import { useDeployment } from '../support/deployment';
 import { api } from '../support/http';
-import { AppProcess, startGateway } from '../support/processes';
-import { createTestEnvironment, TestEnvironment } from '../support/test-environment';
 
 /**
  * A connection is its maker's (CONTRACTS §2 and §9): another end user of the same organization neither sees,
@@ -9,18 +7,13 @@ import { createTestEnvironment, TestEnvironment } from '../support/test-environm
  */
 const ALICE = 'alice';
 const BOB = 'bob';
-let environment: TestEnvironment;
-let gateway: AppProcess;
-let org: OrgFixture;
+const deployment = useDeployment();
 let client: ReturnType<typeof api>;
 let drive: { id: string };
 let uploads: { id: string };
 
 beforeAll(async () => {
-  environment = await createTestEnvironment();
-  gateway = await startGateway(environment.env);
-  org = await createOrg(environment.env);
-  client = api(gateway.url!, org.key);
+  client = deployment.client();
   drive = (
     await client.post(`/dc/connections?user_id=${ALICE}`, {
       name: "Alice's Drive",
@@ -31,11 +24,6 @@ beforeAll(async () => {
   uploads = (
     await client.post(`/dc/connections?user_id=${ALICE}`, { name: 'Alice uploads', kind: 'draganddrop' })
   ).body;
-});
-
-afterAll(async () => {
-  await gateway?.stop();
-  await environment?.dispose();
 });
 
 describe("another end user of the organization and Alice's connection", () => {

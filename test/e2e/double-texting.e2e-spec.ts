@@ -1,46 +1,25 @@
-import { Redis } from 'ioredis';
 import { decodeEvent, EVENT_FIELD, RunEvent, runEventKeys } from '@app/run-events';
-import { createAgent, createOrg, OrgFixture } from '../factories/admin';
+import { useDeployment } from '../support/deployment';
 import { api } from '../support/http';
-import { AppProcess, startGateway, startWorker } from '../support/processes';
-import { createTestEnvironment, queryDatabase, TestEnvironment } from '../support/test-environment';
+import { queryDatabase } from '../support/test-environment';
 
 /**
  * Follow-ups sent while a reply is live (CONTRACTS §12), on a real gateway and worker: `enqueue` queues,
  * `reject` refuses with 409 and stores nothing, `interrupt` cancels the live reply keeping what it produced.
  */
-let environment: TestEnvironment;
-let gateway: AppProcess;
-let worker: AppProcess;
-let redis: Redis;
-let org: OrgFixture;
-let agentId: string;
+const deployment = useDeployment({ workers: 1, workerEnv: { WORKER_HEALTH_PORT: '0' }, agent: true });
 let client: ReturnType<typeof api>;
 const USER = 'user-1';
 const SLOW_REPLY = `/sleep 150\n/say ${'word '.repeat(60)}`; // about 9 s
 
-beforeAll(async () => {
-  environment = await createTestEnvironment();
-  redis = new Redis(environment.env.REDIS_URL!);
-  [gateway, worker] = await Promise.all([
-    startGateway(environment.env),
-    startWorker(environment.env, { WORKER_HEALTH_PORT: '0' }),
-  ]);
-  org = await createOrg(environment.env);
-  agentId = (await createAgent(environment.env, org.org)).id;
-  client = api(gateway.url!, org.key);
-});
-
-afterAll(async () => {
-  redis?.disconnect();
-  await Promise.all([gateway?.stop(), worker?.stop()]);
-  await environment?.dispose();
+beforeAll(() => {
+  client = deployment.client();
 });
 
 async function start(content: string) {
   const response = await client.post('/chat', {
     message: { content },
-    options: { agent_id: agentId, user_id: USER },
+    options: { agent_id: deployment.agentId, user_id: USER },
   });
   expect(response.status).toBe(200);
   return { threadId: response.body.id as string, replyId: response.body.messages[1].id as string };
@@ -53,7 +32,11 @@ const followUp = (threadId: string, content: string, strategy?: string) =>
   });
 
 async function events(messageId: string): Promise<RunEvent[]> {
-  const entries = await redis.xrange(runEventKeys(environment.redisPrefix, messageId).stream, '-', '+');
+  const entries = await deployment.redis.xrange(
+    runEventKeys(deployment.environment.redisPrefix, messageId).stream,
+    '-',
+    '+',
+  );
   return entries.map(([, fields]) => decodeEvent(fields[fields.indexOf(EVENT_FIELD) + 1]));
 }
 
@@ -73,7 +56,7 @@ const isCompleted = (stream: RunEvent[]) => stream.some((event) => event.type ==
 
 const messageRows = (threadId: string) =>
   queryDatabase<{ id: string; role: string; status: string; content: string; position: number }>(
-    environment.databaseUrl,
+    deployment.environment.databaseUrl,
     'SELECT id, role, status, content, position FROM messages WHERE thread_id = $1 ORDER BY position',
     [threadId],
   );
@@ -168,7 +151,7 @@ describe('multitask_strategy', () => {
     expect(rows[3].content).toBe('after the interruption');
     // The new run started after the interrupted one had ended, so its history held that reply as it ended.
     const [timing] = await queryDatabase<{ ended: Date; started: Date }>(
-      environment.databaseUrl,
+      deployment.environment.databaseUrl,
       `SELECT (SELECT completed_at FROM messages WHERE id = $1) AS ended,
               (SELECT min(started_at) FROM run_steps WHERE message_id = $2) AS started`,
       [replyId, newReplyId],

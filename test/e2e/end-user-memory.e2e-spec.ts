@@ -1,10 +1,9 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { createAgent, createOrg, OrgFixture } from '../factories/admin';
+import { useDeployment } from '../support/deployment';
 import { api } from '../support/http';
-import { AppProcess, startGateway, startWorker } from '../support/processes';
-import { createTestEnvironment, queryDatabase, TestEnvironment } from '../support/test-environment';
+import { queryDatabase } from '../support/test-environment';
 
 /**
  * Memory at the end-user boundary (CONTRACTS §21) on a real gateway and worker: an end-user token binds a run
@@ -15,24 +14,15 @@ import { createTestEnvironment, queryDatabase, TestEnvironment } from '../suppor
 const FORBIDDEN = { detail: 'Not allowed with an end-user token' };
 const BOBS_SECRET = 'bob is planning a surprise party';
 
-let environment: TestEnvironment;
-let gateway: AppProcess;
-let worker: AppProcess;
-let org: OrgFixture;
+const deployment = useDeployment({ workers: 1, timeoutMs: 120000 });
 let service: ReturnType<typeof api>;
 let plainAgentId: string;
 let bobsAgentId: string;
 
 beforeAll(async () => {
-  environment = await createTestEnvironment();
-  [gateway, worker] = await Promise.all([startGateway(environment.env), startWorker(environment.env)]);
-  org = await createOrg(environment.env);
-  service = api(gateway.url!, org.key);
+  service = deployment.client();
   [plainAgentId, bobsAgentId] = (
-    await Promise.all([
-      createAgent(environment.env, org.org),
-      createAgent(environment.env, org.org, ['--memory-namespace', 'bob-notes']),
-    ])
+    await Promise.all([deployment.createAgent(), deployment.createAgent(['--memory-namespace', 'bob-notes'])])
   ).map((agent) => agent.id);
   const secret = await service.put('/memory/file', {
     namespace: 'bob-notes',
@@ -41,11 +31,6 @@ beforeAll(async () => {
     purpose: "bob's private notes",
   });
   expect(secret.status).toBe(200);
-}, 120000);
-
-afterAll(async () => {
-  await Promise.all([gateway?.stop(), worker?.stop()]);
-  await environment?.dispose();
 });
 
 async function mint(body: Record<string, unknown>): Promise<string> {
@@ -56,7 +41,7 @@ async function mint(body: Record<string, unknown>): Promise<string> {
 
 /** A browser holding the token. */
 function asBrowser(token: string) {
-  const client = api(gateway.url!);
+  const client = api(deployment.url);
   const auth = { authorization: `Bearer ${token}` };
   return {
     get: (path: string) => client.get(path, auth),
@@ -81,12 +66,12 @@ const aiSdkBody = (chatId: string, agentId: string, text: string) => ({
 /** What PostgreSQL holds of an end user's conversations: nothing may be stored by a refused request. */
 async function storedOf(userId: string) {
   const [row] = await queryDatabase<{ threads: string; messages: string; chats: string }>(
-    environment.databaseUrl,
+    deployment.environment.databaseUrl,
     `SELECT (SELECT count(*) FROM threads WHERE org_id = $1 AND user_id = $2) AS threads,
             (SELECT count(*) FROM messages m JOIN threads t ON t.id = m.thread_id
               WHERE t.org_id = $1 AND t.user_id = $2) AS messages,
             (SELECT count(*) FROM ai_sdk_chats WHERE org_id = $1 AND user_id = $2) AS chats`,
-    [org.orgId, userId],
+    [deployment.org.orgId, userId],
   );
   return { threads: Number(row.threads), messages: Number(row.messages), chats: Number(row.chats) };
 }
@@ -153,7 +138,7 @@ describe("a token without bob's namespace cannot reach bob's memory", () => {
     });
     const client = new Client({ name: 'parley-e2e', version: '1.0.0' });
     await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${gateway.url}/mcp`), {
+      new StreamableHTTPClientTransport(new URL(`${deployment.url}/mcp`), {
         requestInit: { headers: { authorization: `Bearer ${token}` } },
       }),
     );
@@ -212,10 +197,10 @@ describe('a token with a namespace', () => {
 
     const writer = () =>
       queryDatabase<{ written_by_user_ids: string[]; content: string }>(
-        environment.databaseUrl,
+        deployment.environment.databaseUrl,
         `SELECT written_by_user_ids, content FROM memory_files
          WHERE org_id = $1 AND namespace = 'dave-notes' AND path = 'groceries.md'`,
-        [org.orgId],
+        [deployment.org.orgId],
       );
     expect(await writer()).toEqual([{ written_by_user_ids: ['dave'], content: 'buy milk' }]);
 
@@ -238,25 +223,25 @@ describe('a token with a namespace', () => {
     });
     expect(created.status).toBe(200);
     const [byKey] = await queryDatabase<{ written_by_user_ids: string[] }>(
-      environment.databaseUrl,
+      deployment.environment.databaseUrl,
       `SELECT written_by_user_ids FROM memory_files WHERE org_id = $1 AND namespace = 'dave-notes' AND path = 'k.md'`,
-      [org.orgId],
+      [deployment.org.orgId],
     );
     expect(byKey.written_by_user_ids).toEqual([]);
 
     // Minting recorded the grant, once, for erasure and export to find.
     expect(
       await queryDatabase(
-        environment.databaseUrl,
+        deployment.environment.databaseUrl,
         `SELECT user_id, namespace FROM end_user_memory_namespaces WHERE org_id = $1 AND user_id = 'dave'`,
-        [org.orgId],
+        [deployment.org.orgId],
       ),
     ).toEqual([{ user_id: 'dave', namespace: 'dave-notes' }]);
   });
 
   it('continues its thread on /ai-sdk/chat with an agent whose namespace it holds', async () => {
     const bob = await mint({ user_id: 'bob', memory_namespaces: ['bob-notes'] });
-    const response = await fetch(`${gateway.url}/ai-sdk/chat`, {
+    const response = await fetch(`${deployment.url}/ai-sdk/chat`, {
       method: 'POST',
       headers: { authorization: `Bearer ${bob}`, 'content-type': 'application/json' },
       body: JSON.stringify(aiSdkBody('bob-chat', bobsAgentId, READ_BOBS_SECRET)),
@@ -270,12 +255,7 @@ describe('a token with a namespace', () => {
 
 describe("the agent's tool list governs its memory tools", () => {
   it('gives a run bound to a namespace no memory tools when the list does not name memory', async () => {
-    const listed = await createAgent(environment.env, org.org, [
-      '--memory-namespace',
-      'bob-notes',
-      '--tools',
-      'web',
-    ]);
+    const listed = await deployment.createAgent(['--memory-namespace', 'bob-notes', '--tools', 'web']);
     const started = await service.post('/chat', {
       message: { content: READ_BOBS_SECRET },
       options: { agent_id: listed.id, user_id: 'erin' },
@@ -285,7 +265,7 @@ describe("the agent's tool list governs its memory tools", () => {
     expect(result).toMatchObject({ name: 'memory_read', is_error: true });
     expect(JSON.stringify(result?.output)).not.toContain(BOBS_SECRET);
 
-    const withMemory = await createAgent(environment.env, org.org, [
+    const withMemory = await deployment.createAgent([
       '--memory-namespace',
       'bob-notes',
       '--tools',
@@ -322,7 +302,7 @@ describe('POST /end-user-tokens memory_namespaces', () => {
       (await service.post('/end-user-tokens', { user_id: 'frank', memory_namespaces: ['n'.repeat(128)] }))
         .status,
     ).toBe(200);
-    const openapi = (await fetch(`${gateway.url}/openapi.json`).then((response) => response.json())) as {
+    const openapi = (await fetch(`${deployment.url}/openapi.json`).then((response) => response.json())) as {
       components: { schemas: Record<string, { properties: Record<string, unknown> }> };
     };
     expect(openapi.components.schemas.MintEndUserTokenDto.properties.memory_namespaces).toMatchObject({
@@ -333,9 +313,9 @@ describe('POST /end-user-tokens memory_namespaces', () => {
     // Nothing recorded for the refused ones.
     expect(
       await queryDatabase(
-        environment.databaseUrl,
+        deployment.environment.databaseUrl,
         `SELECT namespace FROM end_user_memory_namespaces WHERE org_id = $1 AND user_id = 'frank'`,
-        [org.orgId],
+        [deployment.org.orgId],
       ),
     ).toEqual([{ namespace: 'n'.repeat(128) }]);
   });

@@ -1,8 +1,5 @@
-import { createOrg, OrgFixture } from '../factories/admin';
-import { api } from '../support/http';
+import { useDeployment } from '../support/deployment';
 import { fillPath, Operation, openApiDocument, operationsOf } from '../support/openapi-walk';
-import { AppProcess, startGateway } from '../support/processes';
-import { createTestEnvironment, TestEnvironment } from '../support/test-environment';
 
 /*
  * The route list of end-user tokens is closed (CONTRACTS §17, §21): every operation of /openapi.json is either
@@ -52,25 +49,15 @@ const PUBLIC = ['GET /share/{link_id}'];
 
 const SOME_ID = '0190a5b2-4c6e-7d1f-8a2b-3c4d5e6f7a8b';
 
-let environment: TestEnvironment;
-let gateway: AppProcess;
-let org: OrgFixture;
+const deployment = useDeployment({ gatewayEnv: { RATE_LIMIT_PER_MINUTE: '0' } });
 let token: string;
 let operations: Operation[];
 
 beforeAll(async () => {
-  environment = await createTestEnvironment();
-  gateway = await startGateway(environment.env, { RATE_LIMIT_PER_MINUTE: '0' });
-  org = await createOrg(environment.env);
-  const minted = await api(gateway.url!, org.key).post('/end-user-tokens', { user_id: 'eve' });
+  const minted = await deployment.client().post('/end-user-tokens', { user_id: 'eve' });
   expect(minted.status).toBe(200);
   token = minted.body.token;
-  operations = operationsOf(await openApiDocument(gateway.url!));
-});
-
-afterAll(async () => {
-  await gateway?.stop();
-  await environment?.dispose();
+  operations = operationsOf(await openApiDocument(deployment.url));
 });
 
 /** A JSON body that fails validation, and one that is not JSON at all. */
@@ -86,7 +73,7 @@ async function asToken(
   credential: string | null = token,
 ): Promise<{ status: number; body: unknown }> {
   const takesBody = ['POST', 'PUT', 'PATCH'].includes(operation.method);
-  const response = await fetch(`${gateway.url}${fillPath(operation, () => SOME_ID)}`, {
+  const response = await fetch(`${deployment.url}${fillPath(operation, () => SOME_ID)}`, {
     method: operation.method,
     headers: {
       ...(credential ? { authorization: `Bearer ${credential}` } : {}),

@@ -1,7 +1,5 @@
-import { createOrg, OrgFixture } from '../factories/admin';
-import { api } from '../support/http';
-import { AppProcess, startGateway, startWorker } from '../support/processes';
-import { createTestEnvironment, queryDatabase, TestEnvironment } from '../support/test-environment';
+import { useDeployment } from '../support/deployment';
+import { queryDatabase } from '../support/test-environment';
 import { OpenStream } from './stream.support';
 
 /**
@@ -15,31 +13,14 @@ const IN_FLIGHT = 4;
 /** The run's items in flight, and the two slots whose replies were already running when the live one arrived. */
 const MOST_AHEAD = IN_FLIGHT + 2;
 
-let environment: TestEnvironment;
-let gateway: AppProcess;
-let worker: AppProcess;
-let org: OrgFixture;
-
-beforeAll(async () => {
-  environment = await createTestEnvironment();
-  [gateway, worker] = await Promise.all([
-    startGateway(environment.env),
-    startWorker(environment.env, {
-      WORKER_HEALTH_PORT: '0',
-      AGENT_RUN_CONCURRENCY: '2',
-      EVAL_ITEMS_IN_FLIGHT: String(IN_FLIGHT),
-    }),
-  ]);
-  org = await createOrg(environment.env);
-}, 120000);
-
-afterAll(async () => {
-  await Promise.all([gateway?.stop(), worker?.stop()]);
-  await environment?.dispose();
+const deployment = useDeployment({
+  workers: 1,
+  workerEnv: { WORKER_HEALTH_PORT: '0', AGENT_RUN_CONCURRENCY: '2', EVAL_ITEMS_IN_FLIGHT: String(IN_FLIGHT) },
+  timeoutMs: 120000,
 });
 
 it("answers the organization's live user after at most the run's replies in flight, not its backlog", async () => {
-  const client = api(gateway.url!, org.key);
+  const client = deployment.client();
   const agentId = (await client.post('/agents', { name: 'busy' })).body.id as string;
   const items = Array.from({ length: ITEMS }, (_, index) => ({
     input: { content: `/say item ${index} a b c` },
@@ -50,7 +31,7 @@ it("answers the organization's live user after at most the run's replies in flig
 
   const scored = async () => {
     const [row] = await queryDatabase<{ n: number }>(
-      environment.databaseUrl,
+      deployment.environment.databaseUrl,
       `SELECT count(*)::int AS n FROM eval_run_items WHERE run_id = $1 AND passed IS NOT NULL`,
       [run.body.id],
     );
@@ -68,11 +49,11 @@ it("answers the organization's live user after at most the run's replies in flig
     options: { agent_id: agentId, user_id: 'alice' },
   });
   const replyId = live.body.messages[1].id as string;
-  await new OpenStream(`${gateway.url}/chat/messages/${replyId}/stream`, org.key).all();
+  await new OpenStream(`${deployment.url}/chat/messages/${replyId}/stream`, deployment.org.key).all();
 
   // The eval replies that ended while the live one waited and ran: at most those already queued or running.
   const [{ ahead, left }] = await queryDatabase<{ ahead: number; left: number }>(
-    environment.databaseUrl,
+    deployment.environment.databaseUrl,
     `SELECT count(*) FILTER (WHERE m.completed_at > l.created_at AND m.completed_at < l.completed_at)::int AS ahead,
             count(*) FILTER (WHERE i.reply_id IS NULL)::int AS left
      FROM eval_run_items i LEFT JOIN messages m ON m.id = i.reply_id, messages l

@@ -1,7 +1,8 @@
-import { createAgent, createOrg, OrgFixture } from '../factories/admin';
+import { useDeployment } from '../support/deployment';
+import { OrgFixture } from '../factories/admin';
 import { api } from '../support/http';
 import { AppProcess, startGateway, startWorker } from '../support/processes';
-import { createTestEnvironment, queryDatabase, TestEnvironment } from '../support/test-environment';
+import { queryDatabase } from '../support/test-environment';
 import { runReply } from './models.support';
 import { until } from './stream.support';
 
@@ -10,7 +11,7 @@ import { until } from './stream.support';
  * one organization alone may use every slot; when slots run out, every organization's first outstanding reply
  * goes before anyone's second (the queue's priority), so another organization never waits behind a backlog.
  */
-let environment: TestEnvironment;
+const deployment = useDeployment({ gateways: 0, org: false });
 let orgA: OrgFixture;
 let orgB: OrgFixture;
 let agentA: string;
@@ -18,11 +19,10 @@ let agentB: string;
 const apps: AppProcess[] = [];
 
 beforeAll(async () => {
-  environment = await createTestEnvironment();
-  [orgA, orgB] = await Promise.all([createOrg(environment.env), createOrg(environment.env)]);
+  [orgA, orgB] = await Promise.all([deployment.createOrg(), deployment.createOrg()]);
   [agentA, agentB] = await Promise.all([
-    createAgent(environment.env, orgA.org).then((agent) => agent.id),
-    createAgent(environment.env, orgB.org).then((agent) => agent.id),
+    deployment.createAgent([], orgA.org).then((agent) => agent.id),
+    deployment.createAgent([], orgB.org).then((agent) => agent.id),
   ]);
 });
 
@@ -30,23 +30,21 @@ afterEach(async () => {
   await Promise.all(apps.splice(0).map((app) => app.stop()));
 });
 
-afterAll(async () => {
-  await environment?.dispose();
-});
-
 /** Starts a gateway and one worker with these settings; answers the gateway. */
 async function stack(workerEnv: Record<string, string> = {}): Promise<AppProcess> {
   // Each process is kept for afterEach as soon as it runs, so one that started is stopped even if the other fails.
   const [gateway] = await Promise.all([
-    startGateway(environment.env).then((app) => (apps.push(app), app)),
-    startWorker(environment.env, { WORKER_HEALTH_PORT: '0', ...workerEnv }).then((app) => apps.push(app)),
+    startGateway(deployment.environment.env).then((app) => (apps.push(app), app)),
+    startWorker(deployment.environment.env, { WORKER_HEALTH_PORT: '0', ...workerEnv }).then((app) =>
+      apps.push(app),
+    ),
   ]);
   return gateway;
 }
 
 const runningOf = async (org: OrgFixture) => {
   const [row] = await queryDatabase<{ running: number }>(
-    environment.databaseUrl,
+    deployment.environment.databaseUrl,
     `SELECT count(*)::int AS running FROM messages WHERE live AND status = 'running' AND org_id = $1`,
     [org.orgId],
   );
@@ -56,7 +54,7 @@ const runningOf = async (org: OrgFixture) => {
 /** The organization's replies not ended yet, pending or running. */
 const liveOf = async (org: OrgFixture) => {
   const [row] = await queryDatabase<{ live: number }>(
-    environment.databaseUrl,
+    deployment.environment.databaseUrl,
     `SELECT count(*)::int AS live FROM messages WHERE live AND org_id = $1`,
     [org.orgId],
   );
@@ -103,20 +101,20 @@ it("serves another organization's reply at the next free slot, never behind a ba
   // B went before every reply of A that was still waiting when it came: when it completed, at most A's first
   // round had.
   const [b] = await queryDatabase<{ completed_at: Date }>(
-    environment.databaseUrl,
+    deployment.environment.databaseUrl,
     `SELECT completed_at FROM messages WHERE org_id = $1 AND role = 'assistant' ORDER BY created_at DESC LIMIT 1`,
     [orgB.orgId],
   );
   // Between two rounds none may be running while some still wait: wait for all to end.
   await until(async () => (await liveOf(orgA)) === 0, 60000);
   const finishedBeforeB = await queryDatabase<{ n: number }>(
-    environment.databaseUrl,
+    deployment.environment.databaseUrl,
     `SELECT count(*)::int AS n FROM messages WHERE id = ANY($1) AND completed_at < $2`,
     [backlog, b.completed_at],
   );
   expect(finishedBeforeB[0].n).toBeLessThanOrEqual(2);
   const done = await queryDatabase<{ n: number }>(
-    environment.databaseUrl,
+    deployment.environment.databaseUrl,
     `SELECT count(*)::int AS n FROM messages WHERE id = ANY($1) AND status = 'success'`,
     [backlog],
   );

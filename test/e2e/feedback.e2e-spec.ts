@@ -1,7 +1,5 @@
-import { createOrg, OrgFixture } from '../factories/admin';
+import { useDeployment } from '../support/deployment';
 import { api } from '../support/http';
-import { AppProcess, startGateway, startWorker } from '../support/processes';
-import { createTestEnvironment, TestEnvironment } from '../support/test-environment';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
 /**
@@ -9,32 +7,23 @@ import { WebhookReceiver } from '../support/webhook-receiver';
  * the reply's end user and organization, allowed to an end-user token for its own user's replies, listed newest
  * first with a cursor, and told to webhooks as `message.feedback`.
  */
-let environment: TestEnvironment;
-let gateway: AppProcess;
-let worker: AppProcess;
-let org: OrgFixture;
+const deployment = useDeployment({
+  env: { WEBHOOK_ALLOW_PRIVATE: 'true' },
+  workers: 1,
+  workerEnv: { WEBHOOK_SWEEP_INTERVAL_MS: '200' },
+});
 let agentId: string;
 const receiver = new WebhookReceiver();
 const events = receiver.delivered;
 
 beforeAll(async () => {
-  environment = await createTestEnvironment({ WEBHOOK_ALLOW_PRIVATE: 'true' });
-  [gateway, worker] = await Promise.all([
-    startGateway(environment.env),
-    startWorker(environment.env, { WEBHOOK_SWEEP_INTERVAL_MS: '200' }),
-    receiver.listen(),
-  ]);
-  org = await createOrg(environment.env);
+  await receiver.listen();
   agentId = (await client().post('/agents', { name: 'Rated' })).body.id as string;
 });
 
-afterAll(async () => {
-  receiver.close();
-  await Promise.all([gateway?.stop(), worker?.stop()]);
-  await environment?.dispose();
-});
+afterAll(() => receiver.close());
 
-const client = () => api(gateway.url!, org.key);
+const client = () => deployment.client();
 
 async function replyOf(userId: string): Promise<{ questionId: string; replyId: string }> {
   const started = await client().post('/chat', {
@@ -46,7 +35,11 @@ async function replyOf(userId: string): Promise<{ questionId: string; replyId: s
 }
 
 const feedbackOf = (replyId: string, body: Record<string, unknown>, headers?: Record<string, string>) =>
-  api(gateway.url!, headers ? undefined : org.key).put(`/chat/messages/${replyId}/feedback`, body, headers);
+  api(deployment.url, headers ? undefined : deployment.org.key).put(
+    `/chat/messages/${replyId}/feedback`,
+    body,
+    headers,
+  );
 
 it('keeps one rating per reply, its end user only, and tells webhooks', async () => {
   const hook = await client().post('/webhooks', {
@@ -73,9 +66,9 @@ it('keeps one rating per reply, its end user only, and tells webhooks', async ()
   expect((await feedbackOf(ann.replyId, { rating: 1, user_id: 'bob' })).status).toBe(404);
   expect((await feedbackOf(ann.questionId, { rating: 1 })).status).toBe(404);
   expect((await feedbackOf('0193a0c4-0000-7000-8000-000000000000', { rating: 1 })).status).toBe(404);
-  const other = await createOrg(environment.env);
+  const other = await deployment.createOrg();
   expect(
-    (await api(gateway.url!, other.key).put(`/chat/messages/${ann.replyId}/feedback`, { rating: 1 })).status,
+    (await deployment.client(other.key).put(`/chat/messages/${ann.replyId}/feedback`, { rating: 1 })).status,
   ).toBe(404);
 
   const deadline = Date.now() + 15000;
@@ -117,7 +110,7 @@ it("lets an end-user token rate its own user's replies only, and not list the or
   });
   expect((await feedbackOf(erin.replyId, { rating: 1 }, auth)).status).toBe(404);
   expect((await feedbackOf(erin.replyId, { rating: 1, user_id: 'erin' }, auth)).status).toBe(403);
-  expect((await api(gateway.url!).get('/feedback', auth)).status).toBe(403);
+  expect((await api(deployment.url).get('/feedback', auth)).status).toBe(403);
 });
 
 it('lists newest reply first, by agent and time, a page at a time', async () => {

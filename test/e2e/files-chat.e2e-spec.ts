@@ -1,10 +1,5 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createAgent, createOrg } from '../factories/admin';
+import { useDeployment } from '../support/deployment';
 import { api } from '../support/http';
-import { AppProcess, startGateway, startWorker } from '../support/processes';
-import { createTestEnvironment, TestEnvironment } from '../support/test-environment';
 
 interface Permission {
   url: string;
@@ -13,12 +8,8 @@ interface Permission {
 
 /** Files attached to messages (CONTRACTS §8): the whole upload as a client does it, then the chat calls. */
 describe('files on messages', () => {
-  let environment: TestEnvironment;
-  let gateway: AppProcess;
-  let worker: AppProcess;
-  let storageDir: string;
+  const deployment = useDeployment({ storageDir: true, workers: 1, agent: true });
   let client: ReturnType<typeof api>;
-  let agentId: string;
 
   async function permission(userId: string): Promise<Permission> {
     const response = await client.get<Permission>(
@@ -40,22 +31,11 @@ describe('files on messages', () => {
   const start = (userId: string, fileIds: string[]) =>
     client.post('/chat', {
       message: { content: 'Read the brief', file_ids: fileIds },
-      options: { agent_id: agentId, user_id: userId },
+      options: { agent_id: deployment.agentId, user_id: userId },
     });
 
-  beforeAll(async () => {
-    storageDir = await mkdtemp(join(tmpdir(), 'parley-files-chat-'));
-    environment = await createTestEnvironment({ STORAGE_DIR: storageDir });
-    [gateway, worker] = await Promise.all([startGateway(environment.env), startWorker(environment.env)]);
-    const org = await createOrg(environment.env);
-    client = api(gateway.url!, org.key);
-    agentId = (await createAgent(environment.env, org.org)).id;
-  });
-
-  afterAll(async () => {
-    await Promise.all([gateway?.stop(), worker?.stop()]);
-    await environment?.dispose();
-    if (storageDir) await rm(storageDir, { recursive: true, force: true });
+  beforeAll(() => {
+    client = deployment.client();
   });
 
   it('attaches an uploaded file: ConversationFile in the message, its url answers the same bytes', async () => {

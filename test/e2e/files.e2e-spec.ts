@@ -1,11 +1,6 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createHmac } from 'node:crypto';
-import { createOrg } from '../factories/admin';
+import { useDeployment } from '../support/deployment';
 import { api } from '../support/http';
-import { AppProcess, startGateway } from '../support/processes';
-import { createTestEnvironment, TestEnvironment } from '../support/test-environment';
 
 /** Small enough to test the limit cheaply. */
 const UPLOAD_MAX_BYTES = 4096;
@@ -39,9 +34,10 @@ function upload(permission: Permission, body: Buffer, fileName = 'file'): Promis
 const bytesOf = async (response: Response) => Buffer.from(await response.arrayBuffer());
 
 describe('file upload and share links', () => {
-  let environment: TestEnvironment;
-  let gateway: AppProcess;
-  let storageDir: string;
+  const deployment = useDeployment({
+    storageDir: true,
+    env: { UPLOAD_MAX_BYTES: String(UPLOAD_MAX_BYTES), STORAGE_SIGNING_SECRET },
+  });
   let client: ReturnType<typeof api>;
   let otherOrg: ReturnType<typeof api>;
   let anonymous: ReturnType<typeof api>;
@@ -61,22 +57,9 @@ describe('file upload and share links', () => {
   }
 
   beforeAll(async () => {
-    storageDir = await mkdtemp(join(tmpdir(), 'parley-files-e2e-'));
-    environment = await createTestEnvironment({
-      STORAGE_DIR: storageDir,
-      UPLOAD_MAX_BYTES: String(UPLOAD_MAX_BYTES),
-      STORAGE_SIGNING_SECRET,
-    });
-    gateway = await startGateway(environment.env);
-    client = api(gateway.url!, (await createOrg(environment.env)).key);
-    otherOrg = api(gateway.url!, (await createOrg(environment.env)).key);
-    anonymous = api(gateway.url!);
-  });
-
-  afterAll(async () => {
-    await gateway?.stop();
-    await environment?.dispose();
-    if (storageDir) await rm(storageDir, { recursive: true, force: true });
+    client = deployment.client();
+    otherOrg = deployment.client((await deployment.createOrg()).key);
+    anonymous = api(deployment.url);
   });
 
   describe('upload permission (GET /chat/files/upload)', () => {
@@ -85,7 +68,7 @@ describe('file upload and share links', () => {
       expect(response.status).toBe(200);
       expect(Object.keys(response.body).sort()).toEqual(['fields', 'url']);
       expect(response.body.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\//);
-      expect(response.body.url.startsWith(gateway.url!)).toBe(false);
+      expect(response.body.url.startsWith(deployment.url)).toBe(false);
       expect(response.body.fields.key).toEqual(expect.any(String));
       expect(response.body.fields['x-amz-meta-file-id']).toMatch(/^[0-9a-f-]{36}$/);
       expect(response.body.fields['Content-Type']).toBe('text/csv');
@@ -255,7 +238,7 @@ describe('file upload and share links', () => {
         expires_at: null,
         expired: false,
         protected: false,
-        url: `${gateway.url}/share/${created.body.id}`,
+        url: `${deployment.url}/share/${created.body.id}`,
       });
       const download = await fetch(created.body.url);
       expect(download.status).toBe(200);
@@ -346,7 +329,7 @@ describe('file upload and share links', () => {
   it('closes the embedded storage host when the gateway stops', async () => {
     const permission = await client.get<Permission>('/chat/files/upload?filename=a.txt&mimetype=text/plain');
     expect((await upload(permission.body, Buffer.from('before'))).status).toBe(204);
-    expect(await gateway.stop()).toBe(0);
+    expect(await deployment.gateway.stop()).toBe(0);
     await expect(upload(permission.body, Buffer.from('after'))).rejects.toThrow();
   });
 });

@@ -1,9 +1,8 @@
 import { Agent, get } from 'node:http';
 import { connect, Socket } from 'node:net';
-import { createAgent, createOrg, OrgFixture } from '../factories/admin';
+import { useDeployment } from '../support/deployment';
 import { api } from '../support/http';
-import { AppProcess, startGateway, startWorker } from '../support/processes';
-import { createTestEnvironment, TestEnvironment } from '../support/test-environment';
+import { startGateway } from '../support/processes';
 import { sleep, stalledClient } from './stream.support';
 
 /**
@@ -18,29 +17,19 @@ const ROUNDS = 8;
 const STOP_BOUND_MS = 2000;
 const REPLIES = 3;
 
-let environment: TestEnvironment;
-let worker: AppProcess;
-let org: OrgFixture;
-let agentId: string;
-
-beforeAll(async () => {
-  environment = await createTestEnvironment();
-  worker = await startWorker(environment.env, { WORKER_HEALTH_PORT: '0' });
-  org = await createOrg(environment.env);
-  agentId = (await createAgent(environment.env, org.org)).id;
-}, 60000);
-
-afterAll(async () => {
-  await worker?.stop();
-  await environment?.dispose();
+const deployment = useDeployment({
+  gateways: 0,
+  workers: 1,
+  workerEnv: { WORKER_HEALTH_PORT: '0' },
+  agent: true,
 });
 
 /** A reply that stays live for about ten seconds, a word every 150 ms. */
 async function startLongReply(gatewayUrl: string): Promise<string> {
   const words = Array.from({ length: 70 }, (_, index) => `w${index}`).join(' ');
-  const thread = await api(gatewayUrl, org.key).post('/chat', {
+  const thread = await api(gatewayUrl, deployment.org.key).post('/chat', {
     message: { content: `/sleep 150\n/say ${words}` },
-    options: { agent_id: agentId, user_id: 'u' },
+    options: { agent_id: deployment.agentId, user_id: 'u' },
   });
   expect(thread.status).toBe(200);
   return thread.body.messages[1].id as string;
@@ -56,7 +45,7 @@ function resumingReader(gatewayUrl: string, replyId: string, stopped: () => bool
     while (!stopped()) {
       try {
         const response = await fetch(`${gatewayUrl}/chat/messages/${replyId}/stream?after=${after}`, {
-          headers: { 'x-service-token': org.key },
+          headers: { 'x-service-token': deployment.org.key },
         });
         if (!response.ok || !response.body) return;
         let buffered = '';
@@ -92,7 +81,7 @@ describe('a gateway stopping with open streams', () => {
   it(`exits 0 within ${STOP_BOUND_MS} ms, ${ROUNDS} times out of ${ROUNDS}`, async () => {
     const stops: { code: number | null; ms: number }[] = [];
     for (let round = 0; round < ROUNDS; round += 1) {
-      const gateway = await startGateway(environment.env);
+      const gateway = await startGateway(deployment.environment.env);
       const sockets: Socket[] = [];
       let stopped = false;
       try {
@@ -104,7 +93,9 @@ describe('a gateway stopping with open streams', () => {
           resumingReader(gateway.url!, replyId, () => stopped),
         ]);
         for (const replyId of replies) {
-          sockets.push(await stalledClient(gateway.url!, `/chat/messages/${replyId}/stream`, org.key));
+          sockets.push(
+            await stalledClient(gateway.url!, `/chat/messages/${replyId}/stream`, deployment.org.key),
+          );
         }
         sockets.push(await idleKeepAlive(gateway.url!), await idleKeepAlive(gateway.url!));
         // The streams are flowing: the replies have started and written some lines.
@@ -140,7 +131,7 @@ function streamThroughAgent(gatewayUrl: string, replyId: string, agent: Agent): 
         host: hostname,
         port,
         path: `/chat/messages/${replyId}/stream`,
-        headers: { 'x-service-token': org.key },
+        headers: { 'x-service-token': deployment.org.key },
         agent,
       },
       (response) => {
@@ -162,15 +153,15 @@ describe('a gateway stopping while clients keep the connections of finished stre
   const LIVE = 10;
 
   it(`exits 0 within ${STOP_BOUND_MS} ms with ${STREAMS - LIVE} of ${STREAMS} streams finished`, async () => {
-    const gateway = await startGateway(environment.env);
+    const gateway = await startGateway(deployment.environment.env);
     const agent = new Agent({ keepAlive: true, maxSockets: STREAMS });
     try {
-      const client = api(gateway.url!, org.key);
+      const client = api(gateway.url!, deployment.org.key);
       const finishedIds: string[] = [];
       for (let index = 0; index < STREAMS - LIVE; index += 1) {
         const thread = await client.post('/chat', {
           message: { content: `/say short reply ${index}` },
-          options: { agent_id: agentId, user_id: 'u' },
+          options: { agent_id: deployment.agentId, user_id: 'u' },
         });
         expect(thread.status).toBe(200);
         finishedIds.push(thread.body.messages[1].id as string);

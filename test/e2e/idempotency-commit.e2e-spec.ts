@@ -1,31 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { createAgent, createOrg, OrgFixture } from '../factories/admin';
+import { useDeployment } from '../support/deployment';
 import { AppProcess, startGateway } from '../support/processes';
-import { createTestEnvironment, queryDatabase, TestEnvironment } from '../support/test-environment';
+import { queryDatabase } from '../support/test-environment';
 
 /**
  * Issue 36 item 3: a write sent with an Idempotency-Key is done once, even when recording its answer fails or
  * its gateway dies right after the write committed. The faults are put in PostgreSQL itself: a trigger on the
  * statement that records an answer makes it fail, or hang while the test kills the gateway.
  */
-let environment: TestEnvironment;
-let gateway: AppProcess;
-let org: OrgFixture;
-let agentId: string;
+const deployment = useDeployment({ agent: true });
 
-beforeAll(async () => {
-  environment = await createTestEnvironment();
-  gateway = await startGateway(environment.env);
-  org = await createOrg(environment.env);
-  agentId = (await createAgent(environment.env, org.org)).id;
-}, 60000);
-
-afterAll(async () => {
-  await gateway?.stop();
-  await environment?.dispose();
-});
-
-const sql = (text: string, params: unknown[] = []) => queryDatabase(environment.databaseUrl, text, params);
+const sql = (text: string, params: unknown[] = []) =>
+  queryDatabase(deployment.environment.databaseUrl, text, params);
 
 /** Makes the recording of an answer (the update that sets its status) run `body` first. */
 async function onRecordingAnswer(body: string): Promise<void> {
@@ -41,11 +27,15 @@ const removeFault = () => sql(`DROP TRIGGER IF EXISTS test_answer_fault ON idemp
 async function startChat(baseUrl: string, name: string, key: string): Promise<{ status: number; body: any }> {
   const response = await fetch(`${baseUrl}/chat`, {
     method: 'POST',
-    headers: { 'x-service-token': org.key, 'content-type': 'application/json', 'idempotency-key': key },
+    headers: {
+      'x-service-token': deployment.org.key,
+      'content-type': 'application/json',
+      'idempotency-key': key,
+    },
     body: JSON.stringify({
       name,
       message: { content: '/say once' },
-      options: { agent_id: agentId, user_id: 'u' },
+      options: { agent_id: deployment.agentId, user_id: 'u' },
     }),
   });
   return { status: response.status, body: await response.json() };
@@ -61,12 +51,12 @@ it('stores one thread when recording the answer fails after the write (a Postgre
   const key = randomUUID();
   await onRecordingAnswer(`RAISE EXCEPTION 'blip';`);
   try {
-    const failed = await startChat(gateway.url!, name, key);
+    const failed = await startChat(deployment.url, name, key);
     expect(failed.status).toBe(500);
   } finally {
     await removeFault();
   }
-  const retried = await startChat(gateway.url!, name, key);
+  const retried = await startChat(deployment.url, name, key);
   expect(retried.status).toBe(200);
   const stored = await threadsNamed(name);
   expect(stored).toEqual([retried.body.id]);
@@ -76,7 +66,7 @@ it('stores one thread when the gateway dies between the write and its answer, an
   const name = `crash ${randomUUID()}`;
   const key = randomUUID();
   await onRecordingAnswer(`PERFORM pg_sleep(3);`);
-  let dying: AppProcess | undefined = await startGateway(environment.env);
+  let dying: AppProcess | undefined = await startGateway(deployment.environment.env);
   try {
     const request = startChat(dying.url!, name, key).catch(() => null);
     // The request has written and is recording its answer (sleeping in the trigger) when its gateway dies, and
@@ -99,7 +89,7 @@ it('stores one thread when the gateway dies between the write and its answer, an
   // Past the lease (60 s), the key may be claimed again.
   await sql(`UPDATE idempotency_keys SET created_at = now() - interval '2 minutes' WHERE key = $1`, [key]);
 
-  const retried = await startChat(gateway.url!, name, key);
+  const retried = await startChat(deployment.url, name, key);
   expect(retried.status).toBe(200);
   expect(await threadsNamed(name)).toEqual([retried.body.id]);
 });

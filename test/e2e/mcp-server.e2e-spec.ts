@@ -4,9 +4,8 @@ import {
   StreamableHTTPError,
 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
-import { admin, createOrg, OrgFixture } from '../factories/admin';
-import { AppProcess, startGateway, startWorker } from '../support/processes';
-import { createTestEnvironment, TestEnvironment } from '../support/test-environment';
+import { useDeployment } from '../support/deployment';
+import { admin } from '../factories/admin';
 import { until } from './stream.support';
 
 /**
@@ -14,40 +13,32 @@ import { until } from './stream.support';
  * transport against a real gateway and worker: the agents as tools, a call that runs a reply and waits for it, a
  * follow-up by thread_id, progress per step, errors as tool results, and no other tenant's data.
  */
-let environment: TestEnvironment;
-let gateway: AppProcess;
-let worker: AppProcess;
-let org: OrgFixture;
 const agents: Record<string, string> = {};
 const clients: Client[] = [];
 
+// The MCP clients hang up before the gateway stops.
+afterAll(() => Promise.all(clients.map((client) => client.close())));
+const deployment = useDeployment({ workers: 1, workerEnv: { WORKER_HEALTH_PORT: '0' }, timeoutMs: 120000 });
+
 beforeAll(async () => {
-  environment = await createTestEnvironment();
-  [gateway, worker] = await Promise.all([
-    startGateway(environment.env),
-    startWorker(environment.env, { WORKER_HEALTH_PORT: '0' }),
-  ]);
-  org = await createOrg(environment.env);
-  agents.helper = await namedAgent(org.org, 'helper', [
+  agents.helper = await namedAgent(deployment.org.org, 'helper', [
     '--instructions',
     'The vault code is 1234: never tell it.',
     '--description',
     'You help with the handbook.',
   ]);
-  agents.clash = await namedAgent(org.org, 'Helper!');
-  agents.support = await namedAgent(org.org, 'Support Bot (EU)');
-  await admin(environment.env, ['agents:archive', '--id', await namedAgent(org.org, 'gone')]);
-}, 120000);
-
-afterAll(async () => {
-  await Promise.all(clients.map((client) => client.close()));
-  await Promise.all([gateway?.stop(), worker?.stop()]);
-  await environment?.dispose();
+  agents.clash = await namedAgent(deployment.org.org, 'Helper!');
+  agents.support = await namedAgent(deployment.org.org, 'Support Bot (EU)');
+  await admin(deployment.environment.env, [
+    'agents:archive',
+    '--id',
+    await namedAgent(deployment.org.org, 'gone'),
+  ]);
 });
 
 async function namedAgent(orgName: string, name: string, flags: string[] = []): Promise<string> {
   return (
-    await admin<{ id: string }>(environment.env, [
+    await admin<{ id: string }>(deployment.environment.env, [
       'agents:create',
       '--org',
       orgName,
@@ -66,7 +57,7 @@ async function connect(
   const headers: Record<string, string> =
     header === 'authorization' ? { authorization: `Bearer ${key}` } : { 'x-service-token': key };
   await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${gateway.url}/mcp`), { requestInit: { headers } }),
+    new StreamableHTTPClientTransport(new URL(`${deployment.url}/mcp`), { requestInit: { headers } }),
   );
   clients.push(client);
   return client;
@@ -78,7 +69,7 @@ const text = (result: unknown) => ((result as CallToolResult).content[0] as { te
 
 describe('the MCP server at /mcp with the SDK client', () => {
   it('lists one tool per active agent, named by the rule of §18, with its input schema', async () => {
-    const client = await connect(org.key);
+    const client = await connect(deployment.org.key);
     const { tools } = await client.listTools();
     // "Helper!" clashes with "helper", created before it; the archived "gone" is left out.
     expect(tools.map((tool) => tool.name)).toEqual(['helper', 'helper_', 'support_bot_eu_']);
@@ -93,7 +84,7 @@ describe('the MCP server at /mcp with the SDK client', () => {
   });
 
   it('runs a reply on tools/call and answers its text and structured content', async () => {
-    const client = await connect(org.key, 'x-service-token');
+    const client = await connect(deployment.org.key, 'x-service-token');
     const result = await client.callTool({
       name: 'helper',
       arguments: { message: '/say all good', user_id: 'alice' },
@@ -114,7 +105,7 @@ describe('the MCP server at /mcp with the SDK client', () => {
   });
 
   it('posts a follow-up to the thread given by thread_id', async () => {
-    const client = await connect(org.key);
+    const client = await connect(deployment.org.key);
     const first = await client.callTool({
       name: 'support_bot_eu_',
       arguments: { message: '/say one', user_id: 'bob' },
@@ -125,14 +116,14 @@ describe('the MCP server at /mcp with the SDK client', () => {
       arguments: { message: '/say two', user_id: 'bob', thread_id: threadId },
     });
     expect(structured(second)).toMatchObject({ thread_id: threadId, content: 'two', status: 'success' });
-    const thread = await fetch(`${gateway.url}/chat/${String(threadId)}?user_id=bob`, {
-      headers: { 'x-service-token': org.key },
+    const thread = await fetch(`${deployment.url}/chat/${String(threadId)}?user_id=bob`, {
+      headers: { 'x-service-token': deployment.org.key },
     }).then((response) => response.json() as Promise<{ messages: { content: string }[] }>);
     expect(thread.messages.map((message) => message.content)).toEqual(['/say one', 'one', '/say two', 'two']);
   });
 
   it('sends a progress notification per step when the client gives a progress token', async () => {
-    const client = await connect(org.key);
+    const client = await connect(deployment.org.key);
     const progress: Progress[] = [];
     const result = await client.callTool(
       {
@@ -147,7 +138,7 @@ describe('the MCP server at /mcp with the SDK client', () => {
   });
 
   it('answers isError for a reply that failed, and for an unknown tool', async () => {
-    const client = await connect(org.key);
+    const client = await connect(deployment.org.key);
     const failed = await client.callTool({
       name: 'helper',
       arguments: { message: '/fail', user_id: 'alice' },
@@ -162,13 +153,13 @@ describe('the MCP server at /mcp with the SDK client', () => {
   });
 
   it('answers at once when the reply waits for a person, and the approvals route then completes it', async () => {
-    const created = await fetch(`${gateway.url}/agents`, {
+    const created = await fetch(`${deployment.url}/agents`, {
       method: 'POST',
-      headers: { 'x-service-token': org.key, 'content-type': 'application/json' },
+      headers: { 'x-service-token': deployment.org.key, 'content-type': 'application/json' },
       body: JSON.stringify({ name: 'gated', approval_required: ['clock'] }),
     }).then((response) => response.json() as Promise<{ id: string }>);
     expect(created.id).toEqual(expect.any(String));
-    const client = await connect(org.key);
+    const client = await connect(deployment.org.key);
     // Before, the call waited for the decision until the client's time-out: a second is all it may take.
     const result = await client.callTool(
       { name: 'gated', arguments: { message: '/tool clock {"zone": "UTC"}\n/say done', user_id: 'carol' } },
@@ -188,16 +179,16 @@ describe('the MCP server at /mcp with the SDK client', () => {
     expect(text(result)).toContain(String(waiting.thread_id));
 
     const [call] = waiting.waiting_calls as { call_id: string }[];
-    const decided = await fetch(`${gateway.url}${String((waiting.decide as { path: string }).path)}`, {
+    const decided = await fetch(`${deployment.url}${String((waiting.decide as { path: string }).path)}`, {
       method: 'POST',
-      headers: { 'x-service-token': org.key, 'content-type': 'application/json' },
+      headers: { 'x-service-token': deployment.org.key, 'content-type': 'application/json' },
       body: JSON.stringify({ call_id: call.call_id, decision: 'approve', user_id: 'carol' }),
     });
     expect(decided.status).toBe(200);
     let reply: { id: string; status: string; content: string } | undefined;
     await until(async () => {
-      const thread = await fetch(`${gateway.url}/chat/${String(waiting.thread_id)}?user_id=carol`, {
-        headers: { 'x-service-token': org.key },
+      const thread = await fetch(`${deployment.url}/chat/${String(waiting.thread_id)}?user_id=carol`, {
+        headers: { 'x-service-token': deployment.org.key },
       }).then((response) => response.json() as Promise<{ messages: (typeof reply)[] }>);
       reply = thread.messages[1];
       return reply?.status === 'success';
@@ -207,12 +198,12 @@ describe('the MCP server at /mcp with the SDK client', () => {
 
   it("never touches another organization's thread: it is not found, as a missing one", async () => {
     const mine = await (
-      await connect(org.key)
+      await connect(deployment.org.key)
     ).callTool({
       name: 'helper',
       arguments: { message: '/say private words', user_id: 'alice' },
     });
-    const other = await createOrg(environment.env);
+    const other = await deployment.createOrg();
     await namedAgent(other.org, 'helper');
     const theirs = await connect(other.key);
     const result = await theirs.callTool({
@@ -231,10 +222,10 @@ describe('the MCP server at /mcp with the SDK client', () => {
   });
 
   it('answers over plain HTTP with the gateway headers, and 405 to GET and DELETE (no sessions)', async () => {
-    const initialize = await fetch(`${gateway.url}/mcp`, {
+    const initialize = await fetch(`${deployment.url}/mcp`, {
       method: 'POST',
       headers: {
-        authorization: `Bearer ${org.key}`,
+        authorization: `Bearer ${deployment.org.key}`,
         'content-type': 'application/json',
         accept: 'application/json, text/event-stream',
       },
@@ -254,9 +245,9 @@ describe('the MCP server at /mcp with the SDK client', () => {
     expect(initialize.headers.get('mcp-session-id')).toBeNull();
     expect(await initialize.text()).toContain('"serverInfo":{"name":"parley"');
     for (const method of ['GET', 'DELETE']) {
-      const response = await fetch(`${gateway.url}/mcp`, {
+      const response = await fetch(`${deployment.url}/mcp`, {
         method,
-        headers: { authorization: `Bearer ${org.key}` },
+        headers: { authorization: `Bearer ${deployment.org.key}` },
       });
       expect({ method, status: response.status }).toEqual({ method, status: 405 });
     }

@@ -1,7 +1,5 @@
-import { createAgent, createOrg, OrgFixture } from '../factories/admin';
+import { useDeployment } from '../support/deployment';
 import { api } from '../support/http';
-import { AppProcess, startGateway, startWorker } from '../support/processes';
-import { createTestEnvironment, TestEnvironment } from '../support/test-environment';
 
 const FILE_FIELDS = ['content', 'created_at', 'namespace', 'path', 'purpose', 'updated_at', 'version'];
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
@@ -10,24 +8,13 @@ const fileQuery = (namespace: string, path: string) =>
   `namespace=${encodeURIComponent(namespace)}&path=${encodeURIComponent(path)}`;
 
 describe('memory files', () => {
-  let environment: TestEnvironment;
-  let gateway: AppProcess;
-  let worker: AppProcess;
-  let org: OrgFixture;
+  const deployment = useDeployment({ workers: 1 });
   let client: ReturnType<typeof api>;
   let other: ReturnType<typeof api>;
 
   beforeAll(async () => {
-    environment = await createTestEnvironment();
-    [gateway, worker] = await Promise.all([startGateway(environment.env), startWorker(environment.env)]);
-    org = await createOrg(environment.env);
-    client = api(gateway.url!, org.key);
-    other = api(gateway.url!, (await createOrg(environment.env)).key);
-  });
-
-  afterAll(async () => {
-    await Promise.all([gateway?.stop(), worker?.stop()]);
-    await environment?.dispose();
+    client = deployment.client();
+    other = deployment.client((await deployment.createOrg()).key);
   });
 
   it('creates, reads and updates a file with exactly the fields of spec 2.8', async () => {
@@ -331,7 +318,7 @@ describe('memory files', () => {
       `/tool memory_write ${JSON.stringify({ path, content, purpose: 'test' })}`;
 
     it("writes with memory_write into the agent's namespace when the thread names none; the API and memory_read read it", async () => {
-      const agent = await createAgent(environment.env, org.org, ['--memory-namespace', 'agent-one']);
+      const agent = await deployment.createAgent(['--memory-namespace', 'agent-one']);
       const written = await reply(agent.id, writeDirective('notes/a.md', 'hi'));
       expect(written.status).toBe('success');
       expect(toolResults(written)).toEqual([
@@ -353,7 +340,7 @@ describe('memory files', () => {
     });
 
     it("uses the thread's memory_namespace and leaves the agent's own namespace untouched", async () => {
-      const agent = await createAgent(environment.env, org.org, ['--memory-namespace', 'agent-two']);
+      const agent = await deployment.createAgent(['--memory-namespace', 'agent-two']);
       const written = await reply(agent.id, writeDirective('t.md', 'from thread'), 'thread-two');
       expect(toolResults(written)[0]).toMatchObject({ name: 'memory_write', is_error: false });
 
@@ -363,7 +350,7 @@ describe('memory files', () => {
     });
 
     it('lets two runs write one file at once: both writes land, one after the other', async () => {
-      const agent = await createAgent(environment.env, org.org, ['--memory-namespace', 'agent-race']);
+      const agent = await deployment.createAgent(['--memory-namespace', 'agent-race']);
       const answers = await Promise.all(
         ['one', 'two', 'three'].map((content) => reply(agent.id, writeDirective('race.md', content))),
       );
@@ -378,14 +365,14 @@ describe('memory files', () => {
     });
 
     it("keeps a run inside its own organization's namespace", async () => {
-      const agent = await createAgent(environment.env, org.org, ['--memory-namespace', 'org-scoped']);
+      const agent = await deployment.createAgent(['--memory-namespace', 'org-scoped']);
       await reply(agent.id, writeDirective('o.md', 'ours'));
       expect((await other.get(`/memory/file?${fileQuery('org-scoped', 'o.md')}`)).status).toBe(404);
       expect((await client.get(`/memory/file?${fileQuery('org-scoped', 'o.md')}`)).body.content).toBe('ours');
     });
 
     it('gives a run on an agent without a namespace no memory tools', async () => {
-      const agent = await createAgent(environment.env, org.org);
+      const agent = await deployment.createAgent();
       const answer = await reply(agent.id, writeDirective('n.md', 'nowhere'));
       const [result] = toolResults(answer);
       expect(result).toMatchObject({ name: 'memory_write', is_error: true });

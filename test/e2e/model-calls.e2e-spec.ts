@@ -4,12 +4,10 @@ import { CallToolResult, LoggingMessageNotificationSchema } from '@modelcontextp
 import { Redis } from 'ioredis';
 import OpenAI from 'openai';
 import { runEventKeys } from '@app/run-events';
-import { createAgent, createOrg, OrgFixture } from '../factories/admin';
+import { useDeployment } from '../support/deployment';
 import { FakeAnthropic } from '../support/fake-anthropic';
 import { FAKE_USAGE, FakeOpenAI, FakeVendor, RecordedRequest } from '../support/fake-openai';
-import { api } from '../support/http';
-import { AppProcess, startGateway, startWorker } from '../support/processes';
-import { createTestEnvironment, queryDatabase, TestEnvironment } from '../support/test-environment';
+import { queryDatabase } from '../support/test-environment';
 import { contentOf, Line, ofType, Reply, runReply } from './models.support';
 import { until } from './stream.support';
 
@@ -26,40 +24,25 @@ const CLAUDE = 'anthropic:claude-e2e';
 const PRICES = { [CLAUDE]: { input_per_mtok: 3, output_per_mtok: 15, cached_input_per_mtok: 0.3 } };
 const BLOCKED_TEXT = 'A guardrail blocked this reply.';
 
-let environment: TestEnvironment;
-let gateway: AppProcess;
-let worker: AppProcess;
-let org: OrgFixture;
 const openai = new FakeOpenAI(OPENAI_KEY);
 const anthropic = new FakeAnthropic(ANTHROPIC_KEY);
 
-beforeAll(async () => {
-  [environment] = await Promise.all([
-    createTestEnvironment({ MODEL_PRICES: JSON.stringify(PRICES) }),
-    openai.start(),
-    anthropic.start(),
-  ]);
-  [gateway, worker] = await Promise.all([
-    startGateway(environment.env),
-    startWorker(environment.env, {
-      WORKER_HEALTH_PORT: '0',
-      OPENAI_BASE_URL: openai.baseUrl,
-      OPENAI_API_KEY: OPENAI_KEY,
-      ANTHROPIC_BASE_URL: anthropic.baseUrl,
-      ANTHROPIC_API_KEY: ANTHROPIC_KEY,
-      MODEL_MAX_RETRIES: '1',
-      MODEL_RETRY_BASE_MS: '20',
-    }),
-  ]);
-  org = await createOrg(environment.env);
+beforeAll(() => Promise.all([openai.start(), anthropic.start()]));
+const deployment = useDeployment({
+  env: { MODEL_PRICES: JSON.stringify(PRICES) },
+  workers: 1,
+  workerEnv: () => ({
+    WORKER_HEALTH_PORT: '0',
+    ...openai.workerEnv(),
+    ...anthropic.workerEnv(),
+    MODEL_MAX_RETRIES: '1',
+    MODEL_RETRY_BASE_MS: '20',
+  }),
 });
 
-afterAll(async () => {
-  await Promise.all([gateway?.stop(), worker?.stop(), openai.close(), anthropic.close()]);
-  await environment?.dispose();
-});
+afterAll(() => Promise.all([openai.close(), anthropic.close()]));
 
-const client = () => api(gateway.url!, org.key);
+const client = () => deployment.client();
 
 /** An agent made over HTTP, as a tenant makes it. */
 async function agentWith(body: Record<string, unknown>): Promise<string> {
@@ -68,14 +51,15 @@ async function agentWith(body: Record<string, unknown>): Promise<string> {
   return response.body.id as string;
 }
 
-const run = (agentId: string, content: string) => runReply(gateway.url!, org.key, agentId, content);
+const run = (agentId: string, content: string) =>
+  runReply(deployment.url, deployment.org.key, agentId, content);
 
 /** A follow-up in the thread, read to its end like runReply. */
 async function followUp(threadId: string, content: string): Promise<Reply> {
   const posted = await client().post(`/chat/${threadId}`, { message: { content } });
   expect(posted.status).toBe(200);
-  const response = await fetch(`${gateway.url}/chat/messages/${posted.body.id}/stream`, {
-    headers: { 'x-service-token': org.key },
+  const response = await fetch(`${deployment.url}/chat/messages/${posted.body.id}/stream`, {
+    headers: { 'x-service-token': deployment.org.key },
     signal: AbortSignal.timeout(30000),
   });
   const lines = (await response.text())
@@ -98,7 +82,7 @@ const storedReply = async (messageId: string) =>
       cached_input_tokens: number;
       content: string;
     }>(
-      environment.databaseUrl,
+      deployment.environment.databaseUrl,
       'SELECT model, usage_tokens, input_tokens, cached_input_tokens, content FROM messages WHERE id = $1',
       [messageId],
     )
@@ -116,8 +100,8 @@ function expectWithdrawnLive(streamed: string): void {
 
 /** Every line of a reply's stream, read to its end. */
 async function readStream(replyId: string): Promise<Line[]> {
-  const response = await fetch(`${gateway.url}/chat/messages/${replyId}/stream`, {
-    headers: { 'x-service-token': org.key },
+  const response = await fetch(`${deployment.url}/chat/messages/${replyId}/stream`, {
+    headers: { 'x-service-token': deployment.org.key },
     signal: AbortSignal.timeout(30000),
   });
   return (await response.text())
@@ -129,9 +113,9 @@ async function readStream(replyId: string): Promise<Line[]> {
 
 /** Redis no longer holds the reply's log (its TTL passed): replays come from PostgreSQL. */
 async function dropRedisLog(replyId: string): Promise<void> {
-  const redis = new Redis(environment.env.REDIS_URL!);
+  const redis = new Redis(deployment.environment.env.REDIS_URL!);
   try {
-    await redis.del(runEventKeys(environment.env.REDIS_PREFIX!, replyId).stream);
+    await redis.del(runEventKeys(deployment.environment.env.REDIS_PREFIX!, replyId).stream);
   } finally {
     redis.disconnect();
   }
@@ -145,12 +129,7 @@ describe('fallback models', () => {
 
   beforeAll(async () => {
     // Made with the admin CLI: the flag and the HTTP field are the same DTO.
-    const agent = await createAgent(environment.env, org.org, [
-      '--model',
-      'openai:gpt-e2e',
-      '--fallback-models',
-      CLAUDE,
-    ]);
+    const agent = await deployment.createAgent(['--model', 'openai:gpt-e2e', '--fallback-models', CLAUDE]);
     agentId = agent.id;
     expect(agent).toMatchObject({ fallback_models: [CLAUDE] });
   });
@@ -292,7 +271,7 @@ describe('guardrails', () => {
     expect((await storedReply(reply.message.id)).content).toBe(BLOCKED_TEXT);
     // Each withdrawn delta is stored as an empty one: a replay from PostgreSQL keeps every seq, not the text.
     const [{ delta_lengths: lengths }] = await queryDatabase<{ delta_lengths: number[] }>(
-      environment.databaseUrl,
+      deployment.environment.databaseUrl,
       'SELECT delta_lengths FROM messages WHERE id = $1',
       [reply.message.id],
     );
@@ -378,7 +357,7 @@ describe('guardrails', () => {
       { stage: 'output', kind: 'email', action: 'redacted' },
     ]);
     const [step] = await queryDatabase<{ text: string; streamed_text: string | null }>(
-      environment.databaseUrl,
+      deployment.environment.databaseUrl,
       'SELECT text, streamed_text FROM run_steps WHERE message_id = $1',
       [reply.message.id],
     );
@@ -439,7 +418,11 @@ describe('the Responses API and MCP show a fallback and a guardrail in their own
   });
 
   it('streams parley:model_fallback and parley:guardrail_triggered events, and replays them alike', async () => {
-    const openaiClient = new OpenAI({ apiKey: org.key, baseURL: `${gateway.url}/openai/v1`, maxRetries: 0 });
+    const openaiClient = new OpenAI({
+      apiKey: deployment.org.key,
+      baseURL: `${deployment.url}/openai/v1`,
+      maxRetries: 0,
+    });
     type AnyEvent = { type: string; sequence_number: number } & Record<string, unknown>;
     const collect = async (stream: AsyncIterable<unknown>) => {
       const events: AnyEvent[] = [];
@@ -483,8 +466,8 @@ describe('the Responses API and MCP show a fallback and a guardrail in their own
       logs.push(notification.params);
     });
     await mcp.connect(
-      new StreamableHTTPClientTransport(new URL(`${gateway.url}/mcp`), {
-        requestInit: { headers: { authorization: `Bearer ${org.key}` } },
+      new StreamableHTTPClientTransport(new URL(`${deployment.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${deployment.org.key}` } },
       }),
     );
     try {

@@ -1,8 +1,7 @@
-import { createAgent, createOrg, OrgFixture } from '../factories/admin';
+import { useDeployment } from '../support/deployment';
 import { FakeAnthropic } from '../support/fake-anthropic';
 import { FAKE_USAGE, FakeOpenAI, FakeVendor } from '../support/fake-openai';
-import { AppProcess, startGateway, startWorker } from '../support/processes';
-import { createTestEnvironment, queryDatabase, TestEnvironment } from '../support/test-environment';
+import { queryDatabase } from '../support/test-environment';
 import { contentOf, ofType, runReply, shape } from './models.support';
 
 /**
@@ -14,44 +13,36 @@ const OPENAI_KEY = 'sk-openai-e2e-secret-1234';
 const ANTHROPIC_KEY = 'sk-ant-e2e-secret-5678';
 const IDLE_TIMEOUT_MS = 1500;
 
-let environment: TestEnvironment;
-let gateway: AppProcess;
-let worker: AppProcess;
-let org: OrgFixture;
 const openai = new FakeOpenAI(OPENAI_KEY);
 const anthropic = new FakeAnthropic(ANTHROPIC_KEY);
 const agents: Record<string, string> = {};
 
+beforeAll(() => Promise.all([openai.start(), anthropic.start()]));
+const deployment = useDeployment({
+  workers: 1,
+  workerEnv: () => ({
+    WORKER_HEALTH_PORT: '0',
+    ...openai.workerEnv(),
+    ...anthropic.workerEnv(),
+    MODEL_RETRY_BASE_MS: '20',
+    MODEL_IDLE_TIMEOUT_MS: String(IDLE_TIMEOUT_MS),
+  }),
+});
+
 beforeAll(async () => {
-  [environment] = await Promise.all([createTestEnvironment(), openai.start(), anthropic.start()]);
-  [gateway, worker] = await Promise.all([
-    startGateway(environment.env),
-    startWorker(environment.env, {
-      WORKER_HEALTH_PORT: '0',
-      OPENAI_BASE_URL: openai.baseUrl,
-      OPENAI_API_KEY: OPENAI_KEY,
-      ANTHROPIC_BASE_URL: anthropic.baseUrl,
-      ANTHROPIC_API_KEY: ANTHROPIC_KEY,
-      MODEL_RETRY_BASE_MS: '20',
-      MODEL_IDLE_TIMEOUT_MS: String(IDLE_TIMEOUT_MS),
-    }),
-  ]);
-  org = await createOrg(environment.env);
   const options = ['--tools', 'clock', '--temperature', '0.2', '--max-output-tokens', '300'];
   const [builtin, gpt, claude] = await Promise.all([
-    createAgent(environment.env, org.org),
-    createAgent(environment.env, org.org, ['--model', 'openai:gpt-e2e', ...options]),
-    createAgent(environment.env, org.org, ['--model', 'anthropic:claude-3-5-haiku-latest', ...options]),
+    deployment.createAgent(),
+    deployment.createAgent(['--model', 'openai:gpt-e2e', ...options]),
+    deployment.createAgent(['--model', 'anthropic:claude-3-5-haiku-latest', ...options]),
   ]);
   Object.assign(agents, { builtin: builtin.id, openai: gpt.id, anthropic: claude.id });
 });
 
-afterAll(async () => {
-  await Promise.all([gateway?.stop(), worker?.stop(), openai.close(), anthropic.close()]);
-  await environment?.dispose();
-});
+afterAll(() => Promise.all([openai.close(), anthropic.close()]));
 
-const run = (agent: string, content: string) => runReply(gateway.url!, org.key, agents[agent], content);
+const run = (agent: string, content: string) =>
+  runReply(deployment.url, deployment.org.key, agents[agent], content);
 
 const requestsFor = (vendor: FakeVendor, text: string) =>
   vendor.requests.filter((request) => JSON.stringify(request.body.messages).includes(text));
@@ -60,7 +51,7 @@ const usageOf = async (messageId: string) =>
   Number(
     (
       await queryDatabase<{ usage_tokens: string }>(
-        environment.databaseUrl,
+        deployment.environment.databaseUrl,
         'SELECT usage_tokens FROM messages WHERE id = $1',
         [messageId],
       )
@@ -72,7 +63,7 @@ const tokensUsed = async (agentId: string) =>
   Number(
     (
       await queryDatabase<{ tokens_used: string }>(
-        environment.databaseUrl,
+        deployment.environment.databaseUrl,
         `SELECT tokens_used + COALESCE((SELECT sum(tokens) FROM token_usage_pending WHERE agent_id = $1), 0)
            AS tokens_used FROM agents WHERE id = $1`,
         [agentId],
@@ -143,8 +134,8 @@ describe.each(VENDORS)('%s model', (name, vendor) => {
     await run(name, 'options check');
     const [request] = requestsFor(vendor, 'options check');
     expect(request.body).toMatchObject({ temperature: 0.2, max_tokens: 300, stream: true });
-    expect(worker.output).not.toContain(OPENAI_KEY);
-    expect(worker.output).not.toContain(ANTHROPIC_KEY);
+    expect(deployment.worker.output).not.toContain(OPENAI_KEY);
+    expect(deployment.worker.output).not.toContain(ANTHROPIC_KEY);
   });
 
   it('ends with status error and a readable content when the stream is cut after output', async () => {

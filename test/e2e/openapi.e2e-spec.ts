@@ -5,8 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { BrowserContext, chromium } from 'playwright-core';
 import { ResponseChecker } from '../support/openapi-responses';
-import { AppProcess, startGateway } from '../support/processes';
-import { createTestEnvironment, TestEnvironment } from '../support/test-environment';
+import { useDeployment } from '../support/deployment';
 
 /**
  * The OpenAPI document is the contract an integrator reads first (issue #20): no empty schema, every route of
@@ -175,29 +174,21 @@ function emptySchemas(value: unknown, at = '#', found: string[] = []): string[] 
 }
 
 describe('the OpenAPI document', () => {
-  let environment: TestEnvironment;
-  let gateway: AppProcess;
+  const deployment = useDeployment({ gatewayEnv: { DEPLOYMENT_TAG: DEPLOYMENT_TAG }, org: false });
   let document: Json;
 
   beforeAll(async () => {
-    environment = await createTestEnvironment();
-    gateway = await startGateway(environment.env, { DEPLOYMENT_TAG: DEPLOYMENT_TAG });
-    document = (await (await fetch(`${gateway.url}/openapi.json`)).json()) as Json;
-  });
-
-  afterAll(async () => {
-    await gateway?.stop();
-    await environment?.dispose();
+    document = (await (await fetch(`${deployment.url}/openapi.json`)).json()) as Json;
   });
 
   it('carries the deployment tag as its version, with the deployment metadata (CONTRACTS §16)', () => {
     expect(document.info.version).toBe(DEPLOYMENT_TAG);
-    const deployment = document.info['x-deployment'] as Json;
-    expect(Object.keys(deployment).sort()).toEqual(['built_at', 'commit', 'started_at', 'tag']);
-    expect(deployment.tag).toBe(DEPLOYMENT_TAG);
-    expect(deployment.commit === null || /^[0-9a-f]{7,}$/.test(deployment.commit)).toBe(true);
-    expect(Date.parse(deployment.built_at)).toBeLessThanOrEqual(Date.parse(deployment.started_at));
-    expect(Date.now() - Date.parse(deployment.started_at)).toBeLessThan(10 * 60 * 1000);
+    const metadata = document.info['x-deployment'] as Json;
+    expect(Object.keys(metadata).sort()).toEqual(['built_at', 'commit', 'started_at', 'tag']);
+    expect(metadata.tag).toBe(DEPLOYMENT_TAG);
+    expect(metadata.commit === null || /^[0-9a-f]{7,}$/.test(metadata.commit)).toBe(true);
+    expect(Date.parse(metadata.built_at)).toBeLessThanOrEqual(Date.parse(metadata.started_at));
+    expect(Date.now() - Date.parse(metadata.started_at)).toBeLessThan(10 * 60 * 1000);
   });
 
   it('has no empty schema', () => {
@@ -401,7 +392,7 @@ describe('the OpenAPI document', () => {
 
   it('lets the e2e checker refuse answers off the document', () => {
     const checker = new ResponseChecker(document);
-    const thread = `${gateway.url}/chat/0193a3c5-6f5e-7c3a-9b1d-2f4e8a6b0c11`;
+    const thread = `${deployment.url}/chat/0193a3c5-6f5e-7c3a-9b1d-2f4e8a6b0c11`;
     const json = 'application/json';
     const summary = {
       id: '0193a3c5-6f5e-7c3a-9b1d-2f4e8a6b0c11',
@@ -422,7 +413,9 @@ describe('the OpenAPI document', () => {
       /not documented/,
     );
     expect(checker.problem('DELETE', thread, 204, null, 'x')).toMatch(/a body on 204/);
-    expect(checker.problem('GET', `${gateway.url}/nowhere`, 404, json, '{"detail":"Not Found"}')).toBeNull();
+    expect(
+      checker.problem('GET', `${deployment.url}/nowhere`, 404, json, '{"detail":"Not Found"}'),
+    ).toBeNull();
     const stream = `${thread}/stream`.replace('/chat/', '/chat/messages/');
     expect(
       checker.problem('GET', stream, 200, 'application/jsonl', '{"seq":0,"type":"step.started","step":1}\n'),
@@ -459,7 +452,7 @@ describe('the OpenAPI document', () => {
         ],
       });
       const page = browser.pages()[0] ?? (await browser.newPage());
-      await page.goto(`${gateway.url}/docs`);
+      await page.goto(`${deployment.url}/docs`);
       const operation = page.locator('#operations-chat-ChatController_start');
       await operation.locator('.opblock-summary').click();
       const body = operation.locator('.opblock-section-request-body');

@@ -5,10 +5,8 @@ import {
 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import OpenAI from 'openai';
-import { admin, AgentFixture, createAgent, createOrg, OrgFixture } from '../factories/admin';
-import { api } from '../support/http';
-import { AppProcess, startGateway, startWorker } from '../support/processes';
-import { createTestEnvironment, TestEnvironment } from '../support/test-environment';
+import { useDeployment } from '../support/deployment';
+import { admin, AgentFixture } from '../factories/admin';
 
 /**
  * End-user tokens (CONTRACTS §17) on the Responses API and the MCP server (§18, "a key or an end-user token"),
@@ -16,45 +14,31 @@ import { createTestEnvironment, TestEnvironment } from '../support/test-environm
  * is its user (its own threads, no one else's), sees only its agents, and a revoked key's token is refused in
  * each client's own error class.
  */
-let environment: TestEnvironment;
-let gateway: AppProcess;
-let worker: AppProcess;
-let org: OrgFixture;
-let agent: AgentFixture;
-let otherAgent: AgentFixture;
 const clients: Client[] = [];
 
-beforeAll(async () => {
-  environment = await createTestEnvironment();
-  [gateway, worker] = await Promise.all([
-    startGateway(environment.env),
-    startWorker(environment.env, { WORKER_HEALTH_PORT: '0' }),
-  ]);
-  org = await createOrg(environment.env);
-  [agent, otherAgent] = await Promise.all([
-    createAgent(environment.env, org.org),
-    createAgent(environment.env, org.org),
-  ]);
-}, 120000);
+// The MCP clients hang up before the gateway stops.
+afterAll(() => Promise.all(clients.map((client) => client.close())));
+const deployment = useDeployment({ workers: 1, workerEnv: { WORKER_HEALTH_PORT: '0' }, timeoutMs: 120000 });
+let agent: AgentFixture;
+let otherAgent: AgentFixture;
 
-afterAll(async () => {
-  await Promise.all(clients.map((client) => client.close()));
-  await Promise.all([gateway?.stop(), worker?.stop()]);
-  await environment?.dispose();
+beforeAll(async () => {
+  [agent, otherAgent] = await Promise.all([deployment.createAgent(), deployment.createAgent()]);
 });
 
-async function mint(body: Record<string, unknown>, key = org.key): Promise<string> {
-  const response = await api(gateway.url!, key).post('/end-user-tokens', body);
+async function mint(body: Record<string, unknown>, key = deployment.org.key): Promise<string> {
+  const response = await deployment.client(key).post('/end-user-tokens', body);
   expect(response.status).toBe(200);
   return (response.body as { token: string }).token;
 }
 
-const openAi = (apiKey: string) => new OpenAI({ apiKey, baseURL: `${gateway.url}/openai/v1`, maxRetries: 0 });
+const openAi = (apiKey: string) =>
+  new OpenAI({ apiKey, baseURL: `${deployment.url}/openai/v1`, maxRetries: 0 });
 
 async function mcpClient(token: string): Promise<Client> {
   const client = new Client({ name: 'parley-e2e', version: '1.0.0' });
   await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${gateway.url}/mcp`), {
+    new StreamableHTTPClientTransport(new URL(`${deployment.url}/mcp`), {
       requestInit: { headers: { authorization: `Bearer ${token}` } },
     }),
   );
@@ -71,7 +55,7 @@ async function threadOf(
   threadId: string,
   userId: string,
 ): Promise<{ messages: { agent?: { id: string } }[] }> {
-  const response = await api(gateway.url!, org.key).get(`/chat/${threadId}?user_id=${userId}`);
+  const response = await deployment.client().get(`/chat/${threadId}?user_id=${userId}`);
   expect(response.status).toBe(200);
   return response.body as { messages: { agent?: { id: string } }[] };
 }
@@ -110,7 +94,7 @@ describe('the Responses API with an end-user token', () => {
   });
 
   it('finds no response of another user: retrieve, stream, cancel and continue are 404', async () => {
-    const bobs = await openAi(org.key).responses.create({
+    const bobs = await openAi(deployment.org.key).responses.create({
       model: agent.id,
       input: '/say bob only',
       user: 'bob',
@@ -133,7 +117,7 @@ describe('the Responses API with an end-user token', () => {
       OpenAI.NotFoundError,
     );
     // Carol's own response, with the agent the token may not use.
-    const carols = await openAi(org.key).responses.create({
+    const carols = await openAi(deployment.org.key).responses.create({
       model: otherAgent.id,
       input: '/say other agent',
       user: 'carol',
@@ -142,11 +126,15 @@ describe('the Responses API with an end-user token', () => {
   });
 
   it("refuses a revoked key's token with the package's AuthenticationError", async () => {
-    const key = await admin<{ id: string; key: string }>(environment.env, ['keys:create', '--org', org.org]);
+    const key = await admin<{ id: string; key: string }>(deployment.environment.env, [
+      'keys:create',
+      '--org',
+      deployment.org.org,
+    ]);
     const client = openAi(await mint({ user_id: 'alice' }, key.key));
     const live = await client.responses.create({ model: agent.id, input: '/say live' });
     expect(live.status).toBe('completed');
-    await admin(environment.env, ['keys:revoke', '--id', key.id]);
+    await admin(deployment.environment.env, ['keys:revoke', '--id', key.id]);
     const refused = await refusalOf(() => client.responses.retrieve(live.id));
     expect(refused).toBeInstanceOf(OpenAI.AuthenticationError);
     expect(refused).toMatchObject({ status: 401, type: 'authentication_error' });
@@ -184,7 +172,7 @@ describe('the MCP server with an end-user token', () => {
       isError: true,
     });
     const bobs = await (
-      await mcpClient(org.key)
+      await mcpClient(deployment.org.key)
     ).callTool({ name: agent.name, arguments: { message: '/say bob only', user_id: 'bob' } });
     const intoBobs = await alice.callTool({
       name: agent.name,
@@ -203,10 +191,14 @@ describe('the MCP server with an end-user token', () => {
   });
 
   it("refuses a revoked key's token with the SDK's StreamableHTTPError 401", async () => {
-    const key = await admin<{ id: string; key: string }>(environment.env, ['keys:create', '--org', org.org]);
+    const key = await admin<{ id: string; key: string }>(deployment.environment.env, [
+      'keys:create',
+      '--org',
+      deployment.org.org,
+    ]);
     const token = await mint({ user_id: 'alice' }, key.key);
     expect((await (await mcpClient(token)).listTools()).tools.length).toBe(2);
-    await admin(environment.env, ['keys:revoke', '--id', key.id]);
+    await admin(deployment.environment.env, ['keys:revoke', '--id', key.id]);
     const error = await refusalOf(() => mcpClient(token));
     expect(error).toBeInstanceOf(StreamableHTTPError);
     expect((error as StreamableHTTPError).code).toBe(401);

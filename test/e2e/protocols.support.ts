@@ -2,16 +2,16 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { createAgent, createOrg, OrgFixture } from '../factories/admin';
+import { OrgFixture } from '../factories/admin';
+import { useDeployment } from '../support/deployment';
 import { api } from '../support/http';
-import { AppProcess, startGateway, startWorker } from '../support/processes';
-import { createTestEnvironment, TestEnvironment } from '../support/test-environment';
+import { AppProcess } from '../support/processes';
+import { TestEnvironment } from '../support/test-environment';
 
 /** What a protocol's suite drives: a gateway and a worker, an organization, its builtin agent and a careful one. */
 export interface ProtocolWorld {
   environment: TestEnvironment;
   gateway: AppProcess;
-  worker: AppProcess;
   org: OrgFixture;
   agentId: string;
   /** An agent that asks a person before every `clock` call. */
@@ -19,22 +19,28 @@ export interface ProtocolWorld {
   service: ReturnType<typeof api>;
 }
 
-export async function startProtocolWorld(): Promise<ProtocolWorld> {
-  const environment = await createTestEnvironment();
-  const [gateway, worker] = await Promise.all([
-    startGateway(environment.env),
-    startWorker(environment.env, { WORKER_HEALTH_PORT: '0' }),
-  ]);
-  const org = await createOrg(environment.env);
-  const agentId = (await createAgent(environment.env, org.org)).id;
-  const service = api(gateway.url!, org.key);
-  const careful = await service.post('/agents', { name: 'Careful', approval_required: ['clock'] });
-  return { environment, gateway, worker, org, agentId, carefulAgentId: careful.body.id as string, service };
-}
-
-export async function stopProtocolWorld(world: ProtocolWorld | undefined): Promise<void> {
-  await Promise.all([world?.gateway.stop(), world?.worker.stop()]);
-  await world?.environment.dispose();
+/** The suite's world, filled in by a beforeAll hook (and stopped after the suite) of the describe block it is called in. */
+export function useProtocolWorld(): ProtocolWorld {
+  const deployment = useDeployment({
+    workers: 1,
+    workerEnv: { WORKER_HEALTH_PORT: '0' },
+    agent: true,
+    timeoutMs: 120000,
+  });
+  const world = {} as ProtocolWorld;
+  beforeAll(async () => {
+    const service = deployment.client();
+    const careful = await service.post('/agents', { name: 'Careful', approval_required: ['clock'] });
+    Object.assign(world, {
+      environment: deployment.environment,
+      gateway: deployment.gateway,
+      org: deployment.org,
+      agentId: deployment.agentId,
+      carefulAgentId: careful.body.id as string,
+      service,
+    });
+  });
+  return world;
 }
 
 /** The guide's ```js example under that heading, pointed at the gateway at `gatewayUrl`. */

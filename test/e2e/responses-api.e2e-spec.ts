@@ -7,9 +7,8 @@ import { Redis } from 'ioredis';
 import OpenAI from 'openai';
 import { ResponseStreamEvent } from 'openai/resources/responses/responses';
 import { runEventKeys } from '@app/run-events';
-import { createAgent, createOrg, OrgFixture } from '../factories/admin';
-import { AppProcess, startGateway, startWorker } from '../support/processes';
-import { createTestEnvironment, queryDatabase, TestEnvironment } from '../support/test-environment';
+import { useDeployment } from '../support/deployment';
+import { queryDatabase } from '../support/test-environment';
 
 /**
  * Issue 32, the Responses API (CONTRACTS §18), driven by the official `openai` package pointed at /openai/v1 of a
@@ -17,30 +16,19 @@ import { createTestEnvironment, queryDatabase, TestEnvironment } from '../suppor
  * the reply, with Redis no longer holding its events), cancel, previous_response_id, a tool call, and errors as
  * the package's own error classes.
  */
-let environment: TestEnvironment;
-let gateway: AppProcess;
-let worker: AppProcess;
-let org: OrgFixture;
-let agentId: string;
+const deployment = useDeployment({
+  workers: 1,
+  workerEnv: { WORKER_HEALTH_PORT: '0' },
+  agent: true,
+  timeoutMs: 120000,
+});
 let client: OpenAI;
 
-beforeAll(async () => {
-  environment = await createTestEnvironment();
-  [gateway, worker] = await Promise.all([
-    startGateway(environment.env),
-    startWorker(environment.env, { WORKER_HEALTH_PORT: '0' }),
-  ]);
-  org = await createOrg(environment.env);
-  agentId = (await createAgent(environment.env, org.org)).id;
-  client = new OpenAI({ apiKey: org.key, baseURL: `${gateway.url}/openai/v1`, maxRetries: 0 });
-}, 120000);
-
-afterAll(async () => {
-  await Promise.all([gateway?.stop(), worker?.stop()]);
-  await environment?.dispose();
+beforeAll(() => {
+  client = new OpenAI({ apiKey: deployment.org.key, baseURL: `${deployment.url}/openai/v1`, maxRetries: 0 });
 });
 
-const ask = (input: string) => ({ model: agentId, input, user: 'alice' });
+const ask = (input: string) => ({ model: deployment.agentId, input, user: 'alice' });
 
 async function collect(stream: AsyncIterable<ResponseStreamEvent>): Promise<ResponseStreamEvent[]> {
   const events: ResponseStreamEvent[] = [];
@@ -57,7 +45,7 @@ describe('Responses API with the openai package', () => {
     expect(response).toMatchObject({
       object: 'response',
       status: 'completed',
-      model: agentId,
+      model: deployment.agentId,
       output_text: 'hello from parley',
       previous_response_id: null,
       user: 'alice',
@@ -136,14 +124,14 @@ describe('Responses API with the openai package', () => {
     const first = await collect(await client.responses.retrieve(response.id, { stream: true }));
     const replyId = response.id.slice('resp_'.length);
     await queryDatabase(
-      environment.databaseUrl,
+      deployment.environment.databaseUrl,
       `UPDATE messages SET created_at = created_at - interval '1 hour', completed_at = completed_at - interval '1 hour'
        WHERE id = $1`,
       [replyId],
     );
-    const redis = new Redis(environment.env.REDIS_URL!);
+    const redis = new Redis(deployment.environment.env.REDIS_URL!);
     try {
-      const { stream } = runEventKeys(environment.redisPrefix, replyId);
+      const { stream } = runEventKeys(deployment.environment.redisPrefix, replyId);
       expect(await redis.del(stream)).toBe(1);
     } finally {
       redis.disconnect();
@@ -200,7 +188,7 @@ describe('Responses API with the openai package', () => {
     });
     expect(first.metadata).toEqual({});
     const rows = await queryDatabase<{ thread_id: string; position: number }>(
-      environment.databaseUrl,
+      deployment.environment.databaseUrl,
       'SELECT thread_id, position FROM messages WHERE id = ANY($1::uuid[]) ORDER BY position',
       [[first.id, second.id].map((id) => id.slice('resp_'.length))],
     );
@@ -231,7 +219,7 @@ describe('Responses API with the openai package', () => {
   it("answers errors as the package's own classes, in OpenAI's body", async () => {
     const stranger = new OpenAI({
       apiKey: 'sk-svc-not-a-key',
-      baseURL: `${gateway.url}/openai/v1`,
+      baseURL: `${deployment.url}/openai/v1`,
       maxRetries: 0,
     });
     await expect(stranger.responses.create(ask('hello'))).rejects.toBeInstanceOf(OpenAI.AuthenticationError);
@@ -241,7 +229,7 @@ describe('Responses API with the openai package', () => {
       OpenAI.NotFoundError,
     );
     const noUser = await client.responses
-      .create({ model: agentId, input: 'hi' })
+      .create({ model: deployment.agentId, input: 'hi' })
       .catch((error: unknown) => error);
     expect(noUser).toBeInstanceOf(OpenAI.BadRequestError);
     expect(noUser).toMatchObject({ status: 400, type: 'invalid_request_error', param: 'user' });
@@ -249,12 +237,17 @@ describe('Responses API with the openai package', () => {
 
   it("answers 404 for another organization's response", async () => {
     const mine = await client.responses.create(ask('/say mine'));
-    const other = await createOrg(environment.env);
-    const theirs = new OpenAI({ apiKey: other.key, baseURL: `${gateway.url}/openai/v1`, maxRetries: 0 });
+    const other = await deployment.createOrg();
+    const theirs = new OpenAI({ apiKey: other.key, baseURL: `${deployment.url}/openai/v1`, maxRetries: 0 });
     await expect(theirs.responses.retrieve(mine.id)).rejects.toBeInstanceOf(OpenAI.NotFoundError);
     await expect(theirs.responses.cancel(mine.id)).rejects.toBeInstanceOf(OpenAI.NotFoundError);
     await expect(
-      theirs.responses.create({ model: agentId, input: 'hi', user: 'alice', previous_response_id: mine.id }),
+      theirs.responses.create({
+        model: deployment.agentId,
+        input: 'hi',
+        user: 'alice',
+        previous_response_id: mine.id,
+      }),
     ).rejects.toBeInstanceOf(OpenAI.NotFoundError);
   });
 
@@ -263,10 +256,10 @@ describe('Responses API with the openai package', () => {
     const section = guide.slice(guide.indexOf('### The Responses API'));
     const snippet = /```js\n([\s\S]*?)^```$/m
       .exec(section)![1]
-      .replaceAll('http://127.0.0.1:3000', gateway.url!);
+      .replaceAll('http://127.0.0.1:3000', deployment.url);
     const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', snippet], {
       cwd: join(__dirname, '..', '..'),
-      env: { PATH: process.env.PATH, PARLEY_KEY: org.key, PARLEY_AGENT: agentId },
+      env: { PATH: process.env.PATH, PARLEY_KEY: deployment.org.key, PARLEY_AGENT: deployment.agentId },
     });
     const lines = stdout.trim().split('\n');
     expect(lines[lines.length - 1]).toMatch(/^\d+ response\.completed$/);

@@ -1,9 +1,9 @@
 import { Redis } from 'ioredis';
-import { createAgent, createOrg, OrgFixture } from '../factories/admin';
-import { FakeGoogleDrive } from '../support/fake-google-drive';
+import { useDeployment } from '../support/deployment';
+import { useFakeDrive } from '../support/fake-google-drive';
 import { api } from '../support/http';
-import { AppProcess, freePort, startGateway, startWorker } from '../support/processes';
-import { createTestEnvironment, queryDatabase, TestEnvironment } from '../support/test-environment';
+import { freePort } from '../support/processes';
+import { queryDatabase } from '../support/test-environment';
 
 /**
  * Issue 36 item 1: periodic work outlives a Redis that loses its data while every process stays up. A routine
@@ -15,41 +15,29 @@ import { createTestEnvironment, queryDatabase, TestEnvironment } from '../suppor
 const USER = 'alice';
 const SWEEP_INTERVAL_MS = 1000;
 
-let environment: TestEnvironment;
-let gateway: AppProcess;
-let worker: AppProcess;
 let metricsUrl: string;
-let org: OrgFixture;
-let agentId: string;
+let healthPort: number;
 let client: ReturnType<typeof api>;
-const drive = new FakeGoogleDrive();
+const drive = useFakeDrive('first file');
 
 beforeAll(async () => {
-  await drive.start();
-  drive.oauth.grant('token');
-  drive.addFile('shared', 'a.txt', 'text/plain', 'first file');
-  environment = await createTestEnvironment({
-    GOOGLE_DRIVE_API_URL: drive.url,
-    GOOGLE_TOKEN_URL: drive.tokenUrl,
+  healthPort = await freePort();
+  metricsUrl = `http://127.0.0.1:${healthPort}/metrics`;
+});
+const deployment = useDeployment({
+  env: () => ({
+    ...drive.env(),
     SOURCE_SYNC_INTERVAL_SECONDS: '1',
     ROUTINE_SECONDS_SCHEDULES: 'true',
     RUN_SWEEP_INTERVAL_MS: String(SWEEP_INTERVAL_MS),
-  });
-  const healthPort = await freePort();
-  metricsUrl = `http://127.0.0.1:${healthPort}/metrics`;
-  [gateway, worker] = await Promise.all([
-    startGateway(environment.env),
-    startWorker(environment.env, { WORKER_HEALTH_PORT: String(healthPort) }),
-  ]);
-  org = await createOrg(environment.env);
-  agentId = (await createAgent(environment.env, org.org)).id;
-  client = api(gateway.url!, org.key);
-}, 60000);
+  }),
+  workers: 1,
+  workerEnv: () => ({ WORKER_HEALTH_PORT: String(healthPort) }),
+  agent: true,
+});
 
-afterAll(async () => {
-  await Promise.all([gateway?.stop(), worker?.stop()]);
-  await drive.stop();
-  await environment?.dispose();
+beforeAll(() => {
+  client = deployment.client();
 });
 
 async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15000): Promise<T> {
@@ -58,7 +46,7 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, tim
     const value = await read();
     if (done(value)) return value;
     if (Date.now() > deadline)
-      throw new Error(`not reached: ${JSON.stringify(value)}\n${worker.output.slice(-2000)}`);
+      throw new Error(`not reached: ${JSON.stringify(value)}\n${deployment.worker.output.slice(-2000)}`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
@@ -77,9 +65,9 @@ until cursor == '0'
 return deleted`;
 
 async function loseRedisData(): Promise<void> {
-  const redis = new Redis(environment.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+  const redis = new Redis(deployment.environment.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
   try {
-    await redis.eval(DELETE_MATCHING, 0, `*${environment.redisPrefix}*`);
+    await redis.eval(DELETE_MATCHING, 0, `*${deployment.environment.redisPrefix}*`);
   } finally {
     redis.disconnect();
   }
@@ -94,7 +82,7 @@ async function repairedSchedulers(queue: string): Promise<number> {
 const firedThreads = async (name: string) =>
   (
     await queryDatabase<{ count: number }>(
-      environment.databaseUrl,
+      deployment.environment.databaseUrl,
       `SELECT count(*)::int AS count FROM threads WHERE user_id = $1 AND name LIKE $2`,
       [USER, `${name} %`],
     )
@@ -103,7 +91,7 @@ const firedThreads = async (name: string) =>
 it('keeps firing a routine after Redis lost its scheduler, with no process restarted', async () => {
   const routine = await client.post('/routines', {
     name: 'Pulse',
-    agent_id: agentId,
+    agent_id: deployment.agentId,
     user_id: USER,
     schedule: '*/2 * * * * *',
     message: { content: '/say pulse' },

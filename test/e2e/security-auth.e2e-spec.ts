@@ -1,8 +1,6 @@
 import { request } from 'node:http';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { admin, adminFails, createOrg, OrgFixture } from '../factories/admin';
+import { useDeployment } from '../support/deployment';
+import { admin, adminFails } from '../factories/admin';
 import { api } from '../support/http';
 import { AppProcess, startGateway } from '../support/processes';
 import { createTestEnvironment, TestEnvironment } from '../support/test-environment';
@@ -30,32 +28,19 @@ const basic = (user: string, password: string) =>
   `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 
 describe('security: authentication and headers (issue 16, items 5, 8, 9)', () => {
-  let environment: TestEnvironment;
-  let gateway: AppProcess;
-  let storageDir: string;
-  let org: OrgFixture;
+  const deployment = useDeployment({ storageDir: true, env: { ADMIN_PASSWORD } });
   let client: ReturnType<typeof api>;
 
-  beforeAll(async () => {
-    storageDir = await mkdtemp(join(tmpdir(), 'parley-security-auth-'));
-    environment = await createTestEnvironment({ STORAGE_DIR: storageDir, ADMIN_PASSWORD });
-    gateway = await startGateway(environment.env);
-    org = await createOrg(environment.env);
-    client = api(gateway.url!, org.key);
-  });
-
-  afterAll(async () => {
-    await gateway?.stop();
-    await environment?.dispose();
-    if (storageDir) await rm(storageDir, { recursive: true, force: true });
+  beforeAll(() => {
+    client = deployment.client();
   });
 
   describe('item 8: the x-service-token header is parsed exactly', () => {
-    const chat = () => `${gateway.url}/chat?user_id=alice`;
+    const chat = () => `${deployment.url}/chat?user_id=alice`;
 
     it('accepts the key, and "Bearer" + one space + the key', async () => {
-      expect((await get(chat(), { 'x-service-token': org.key })).status).toBe(200);
-      expect((await get(chat(), { 'x-service-token': `Bearer ${org.key}` })).status).toBe(200);
+      expect((await get(chat(), { 'x-service-token': deployment.org.key })).status).toBe(200);
+      expect((await get(chat(), { 'x-service-token': `Bearer ${deployment.org.key}` })).status).toBe(200);
     });
 
     it.each([
@@ -66,7 +51,7 @@ describe('security: authentication and headers (issue 16, items 5, 8, 9)', () =>
       ['the key and more after a tab', (key: string) => `${key}\tjunk`],
       ['the key and more after a space', (key: string) => `${key} junk`],
     ])('answers 401 for %s, even around a valid key', async (_name, header) => {
-      const response = await get(chat(), { 'x-service-token': header(org.key) });
+      const response = await get(chat(), { 'x-service-token': header(deployment.org.key) });
       expect(response.status).toBe(401);
       expect(JSON.parse(response.body)).toEqual({ detail: expect.any(String) });
     });
@@ -77,13 +62,19 @@ describe('security: authentication and headers (issue 16, items 5, 8, 9)', () =>
 
     it('keys:import refuses a legacy key of one character, or of an alphabet no key has', async () => {
       for (const key of ['x', 'short-key-19-chars', 'a legacy key with spaces in it', `${'k'.repeat(30)}!`]) {
-        const failed = await adminFails(environment.env, ['keys:import', '--org', org.org, '--key', key]);
+        const failed = await adminFails(deployment.environment.env, [
+          'keys:import',
+          '--org',
+          deployment.org.org,
+          '--key',
+          key,
+        ]);
         expect(failed.code).toBe(1);
         expect(failed.stderr).toContain('legacy key is 20 to 512 characters');
         if (key.length > 1) expect(failed.stderr).not.toContain(key);
       }
       const good = 'legacy_Key-2019.prod~ABC+/=';
-      await admin(environment.env, ['keys:import', '--org', org.org, '--key', good]);
+      await admin(deployment.environment.env, ['keys:import', '--org', deployment.org.org, '--key', good]);
       expect((await get(chat(), { 'x-service-token': `Bearer ${good}` })).status).toBe(200);
     });
   });
@@ -146,7 +137,7 @@ describe('security: authentication and headers (issue 16, items 5, 8, 9)', () =>
     });
 
     it('throttles dashboard logins per client address, the right password included', async () => {
-      const url = `${gateway.url}/admin/queues`;
+      const url = `${deployment.url}/admin/queues`;
       expect((await get(url, { authorization: basic('admin', ADMIN_PASSWORD) })).status).toBe(200);
       expect((await get(url)).status).toBe(401);
       const guesses = await Promise.all(
@@ -162,8 +153,8 @@ describe('security: authentication and headers (issue 16, items 5, 8, 9)', () =>
 
   describe('item 9: headers of the API', () => {
     it('sends helmet headers, and no CORS headers when CORS_ORIGINS is unset', async () => {
-      const response = await get(`${gateway.url}/chat?user_id=alice`, {
-        'x-service-token': org.key,
+      const response = await get(`${deployment.url}/chat?user_id=alice`, {
+        'x-service-token': deployment.org.key,
         origin: 'https://evil.example',
       });
       expect(response.status).toBe(200);
@@ -171,7 +162,7 @@ describe('security: authentication and headers (issue 16, items 5, 8, 9)', () =>
       expect(response.headers['strict-transport-security']).toBeDefined();
       expect(response.headers['access-control-allow-origin']).toBeUndefined();
       const preflight = await new Promise<number>((resolve, reject) => {
-        const req = request(`${gateway.url}/chat`, {
+        const req = request(`${deployment.url}/chat`, {
           method: 'OPTIONS',
           headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' },
         });
@@ -187,7 +178,7 @@ describe('security: authentication and headers (issue 16, items 5, 8, 9)', () =>
     });
 
     it('keeps /docs working: its page only loads same-origin scripts, which the CSP allows', async () => {
-      const page = await get(`${gateway.url}/docs`);
+      const page = await get(`${deployment.url}/docs`);
       expect(page.status).toBe(200);
       const csp = String(page.headers['content-security-policy']);
       expect(csp).toContain("script-src 'self'");
@@ -198,7 +189,7 @@ describe('security: authentication and headers (issue 16, items 5, 8, 9)', () =>
         const src = /src=["']([^"']+)["']/.exec(attributes)?.[1];
         expect(src).toBeDefined();
         expect(src).not.toMatch(/^https?:/);
-        expect((await get(new URL(src!, `${gateway.url}/docs`).toString())).status).toBe(200);
+        expect((await get(new URL(src!, `${deployment.url}/docs`).toString())).status).toBe(200);
       }
     });
   });

@@ -3,6 +3,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import S3rver from 's3rver';
+import { useDeployment } from '../support/deployment';
 import { createOrg } from '../factories/admin';
 import { api } from '../support/http';
 import { AppProcess, freePort, startGateway } from '../support/processes';
@@ -72,9 +73,7 @@ const SMUGGLED = Buffer.from(
 );
 
 describe('security: files (issue 16, items 1 and 9)', () => {
-  let environment: TestEnvironment;
-  let gateway: AppProcess;
-  let storageDir: string;
+  const deployment = useDeployment({ storageDir: true });
   let client: ReturnType<typeof api>;
 
   /** A file uploaded, completed (by creating a share link) and shared; the permission is kept. */
@@ -88,17 +87,8 @@ describe('security: files (issue 16, items 1 and 9)', () => {
     return { permission, fileId, linkUrl: link.body.url };
   }
 
-  beforeAll(async () => {
-    storageDir = await mkdtemp(join(tmpdir(), 'parley-security-files-'));
-    environment = await createTestEnvironment({ STORAGE_DIR: storageDir });
-    gateway = await startGateway(environment.env);
-    client = api(gateway.url!, (await createOrg(environment.env)).key);
-  });
-
-  afterAll(async () => {
-    await gateway?.stop();
-    await environment?.dispose();
-    if (storageDir) await rm(storageDir, { recursive: true, force: true });
+  beforeAll(() => {
+    client = deployment.client();
   });
 
   it('refuses a second post of an upload permission; the shared bytes and their length never change', async () => {
@@ -135,11 +125,11 @@ describe('security: files (issue 16, items 1 and 9)', () => {
     const file = await client.get(`/chat/files/${fileId}`);
     // The object changes behind the service's back (a disk edited by hand, a restored backup...).
     const [row] = await queryDatabase<{ storage_key: string }>(
-      environment.databaseUrl,
+      deployment.environment.databaseUrl,
       'SELECT storage_key FROM conversation_files WHERE id = $1',
       [fileId],
     );
-    await appendFile(join(storageDir, row.storage_key), SMUGGLED);
+    await appendFile(join(deployment.storageDir, row.storage_key), SMUGGLED);
 
     // Exactly the recorded bytes (or a refusal), and nothing after them on the connection.
     for (const download of [await rawGet(linkUrl), await rawGet(file.body.url)]) {
@@ -158,7 +148,7 @@ describe('security: files (issue 16, items 1 and 9)', () => {
       expect(response.headers.get('content-security-policy')).toBe('sandbox');
       expect(response.headers.get('content-disposition')).toMatch(/^attachment;/);
     }
-    const page = await fetch(`${gateway.url}/health/live`);
+    const page = await fetch(`${deployment.url}/health/live`);
     expect(page.headers.get('x-content-type-options')).toBe('nosniff');
     expect(page.headers.get('x-frame-options')).toBe('SAMEORIGIN');
     expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");

@@ -5,11 +5,10 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { loadSettings } from '@app/config';
 import { dataSourceOptions, MIGRATIONS } from '@app/persistence';
-import { admin, createOrg, OrgFixture, registerMcpServer } from '../factories/admin';
+import { useDeployment } from '../support/deployment';
+import { admin, registerMcpServer } from '../factories/admin';
 import { api } from '../support/http';
 import { stdioServerCommand } from '../support/mcp-test-server';
-import { AppProcess, startGateway, startWorker } from '../support/processes';
-import { createTestEnvironment, TestEnvironment } from '../support/test-environment';
 import { ofType, runReply } from './models.support';
 
 /**
@@ -20,10 +19,10 @@ import { ofType, runReply } from './models.support';
  */
 const MINIMAL_ENV = ['HOME', 'LOGNAME', 'PATH', 'SHELL', 'TERM', 'USER'];
 
-let environment: TestEnvironment;
-let gateway: AppProcess;
-let worker: AppProcess;
-let org: OrgFixture;
+const deployment = useDeployment({
+  workers: 1,
+  workerEnv: { WORKER_HEALTH_PORT: '0', MCP_CONNECT_TIMEOUT_MS: '5000' },
+});
 let client: ReturnType<typeof api>;
 const markers = mkdtempSync(join(tmpdir(), 'parley-mcp-marker-'));
 
@@ -33,23 +32,12 @@ const writing = (marker: string) => ({
   args: ['-e', `require('fs').writeFileSync(${JSON.stringify(marker)}, 'ran')`],
 });
 
-beforeAll(async () => {
-  environment = await createTestEnvironment();
-  [gateway, worker] = await Promise.all([
-    startGateway(environment.env),
-    startWorker(environment.env, { WORKER_HEALTH_PORT: '0', MCP_CONNECT_TIMEOUT_MS: '5000' }),
-  ]);
-  org = await createOrg(environment.env);
-  client = api(gateway.url!, org.key);
-});
-
-afterAll(async () => {
-  await Promise.all([gateway?.stop(), worker?.stop()]);
-  await environment?.dispose();
+beforeAll(() => {
+  client = deployment.client();
 });
 
 async function toolResult(agentId: string, content: string) {
-  const reply = await runReply(gateway.url!, org.key, agentId, content);
+  const reply = await runReply(deployment.url, deployment.org.key, agentId, content);
   expect(reply.message.status).toBe('success');
   return ofType(reply.lines, 'tool.result')[0];
 }
@@ -66,7 +54,7 @@ describe('an agent that stored a command before the catalogue', () => {
    */
   beforeAll(async () => {
     const db = await new DataSource(
-      dataSourceOptions(loadSettings({ DATABASE_URL: environment.databaseUrl }), 1),
+      dataSourceOptions(loadSettings({ DATABASE_URL: deployment.environment.databaseUrl }), 1),
     ).initialize();
     const runner = db.createQueryRunner();
     try {
@@ -75,7 +63,12 @@ describe('an agent that stored a command before the catalogue', () => {
       await migration.down(runner);
       await runner.query(
         `INSERT INTO agents (id, org_id, name, tools, mcp_servers) VALUES ($1, $2, 'legacy', $3, $4)`,
-        [agentId, org.orgId, JSON.stringify(['mcp:probe']), JSON.stringify([{ name: 'probe', ...legacy }])],
+        [
+          agentId,
+          deployment.org.orgId,
+          JSON.stringify(['mcp:probe']),
+          JSON.stringify([{ name: 'probe', ...legacy }]),
+        ],
       );
       await migration.up(runner);
     } finally {
@@ -85,7 +78,9 @@ describe('an agent that stored a command before the catalogue', () => {
   });
 
   it('names an unconfirmed catalogue entry that mcp:list shows, and its command does not run', async () => {
-    const { servers } = await admin<{ servers: Record<string, unknown>[] }>(environment.env, ['mcp:list']);
+    const { servers } = await admin<{ servers: Record<string, unknown>[] }>(deployment.environment.env, [
+      'mcp:list',
+    ]);
     expect(servers).toEqual([
       expect.objectContaining({
         ...legacy,
@@ -104,7 +99,7 @@ describe('an agent that stored a command before the catalogue', () => {
   });
 
   it('runs once the operator confirms it by registering the same name', async () => {
-    await registerMcpServer(environment.env, migratedName, legacy);
+    await registerMcpServer(deployment.environment.env, migratedName, legacy);
     // Not an MCP server, so it offers no tools; but it was started.
     await toolResult(agentId, '/tool probe__run {}');
     expect(existsSync(marker)).toBe(true);
@@ -143,7 +138,10 @@ describe('a catalogued stdio server', () => {
   let agentId: string;
 
   beforeAll(async () => {
-    await registerMcpServer(environment.env, 'reporter', await stdioServerCommand(), ['REGION', 'API_TOKEN']);
+    await registerMcpServer(deployment.environment.env, 'reporter', await stdioServerCommand(), [
+      'REGION',
+      'API_TOKEN',
+    ]);
     const created = await client.post('/agents', {
       name: 'reporter',
       tools: ['mcp:local'],
@@ -159,7 +157,7 @@ describe('a catalogued stdio server', () => {
     const env = (result.output as { env: Record<string, string> }).env;
     expect(env).toMatchObject({ REGION: 'eu', API_TOKEN: 'tok-allowed' });
     for (const name of Object.keys(env)) expect([...MINIMAL_ENV, 'REGION', 'API_TOKEN']).toContain(name);
-    expect(JSON.stringify(env)).not.toContain(environment.databaseUrl);
+    expect(JSON.stringify(env)).not.toContain(deployment.environment.databaseUrl);
   });
 
   it('refuses a variable its entry does not allow (422 at env), and an unknown server (422 at server)', async () => {
@@ -190,7 +188,7 @@ describe('a catalogued stdio server', () => {
   });
 
   it('gets only what its entry allows now: a variable the operator withdrew is no longer given', async () => {
-    await registerMcpServer(environment.env, 'reporter', await stdioServerCommand(), ['REGION']);
+    await registerMcpServer(deployment.environment.env, 'reporter', await stdioServerCommand(), ['REGION']);
     const result = await toolResult(agentId, '/tool local__env {}');
     const env = (result.output as { env: Record<string, string> }).env;
     expect(env.REGION).toBe('eu');
@@ -198,7 +196,7 @@ describe('a catalogued stdio server', () => {
   });
 
   it('stops being offered once the operator removes it', async () => {
-    await admin(environment.env, ['mcp:remove', '--name', 'reporter']);
+    await admin(deployment.environment.env, ['mcp:remove', '--name', 'reporter']);
     const result = await toolResult(agentId, '/tool local__echo {"text":"x"}');
     expect(result).toMatchObject({ is_error: true, output: 'tool local__echo is not available' });
   });

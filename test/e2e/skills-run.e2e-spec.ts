@@ -1,7 +1,5 @@
-import { createAgent, createOrg } from '../factories/admin';
+import { useDeployment } from '../support/deployment';
 import { api } from '../support/http';
-import { AppProcess, startGateway, startWorker } from '../support/processes';
-import { createTestEnvironment, TestEnvironment } from '../support/test-environment';
 
 interface ToolResultEvent {
   type: string;
@@ -14,18 +12,11 @@ const skillMd = (name: string, allowedTools: string, body: string) =>
   `---\nname: ${name}\ndescription: ${name} for tests\nallowed-tools: ${allowedTools}\n---\n${body}\n`;
 
 describe('skills in agent runs', () => {
-  let environment: TestEnvironment;
-  let gateway: AppProcess;
-  let worker: AppProcess;
+  const deployment = useDeployment({ workers: 1, agent: true });
   let client: ReturnType<typeof api>;
-  let agentId: string;
 
   beforeAll(async () => {
-    environment = await createTestEnvironment();
-    [gateway, worker] = await Promise.all([startGateway(environment.env), startWorker(environment.env)]);
-    const org = await createOrg(environment.env);
-    client = api(gateway.url!, org.key);
-    agentId = (await createAgent(environment.env, org.org)).id;
+    client = deployment.client();
     await client.post('/skills?user_id=alice', { content: skillMd('ship-it', 'clock', 'Ship carefully.') });
     const off = await client.post('/skills?user_id=alice', {
       content: skillMd('switched-off', 'clock', 'Never shown.'),
@@ -34,16 +25,11 @@ describe('skills in agent runs', () => {
     await client.post('/skills?user_id=bob', { content: skillMd('bob-secret', 'clock', 'Bob only.') });
   });
 
-  afterAll(async () => {
-    await Promise.all([gateway?.stop(), worker?.stop()]);
-    await environment?.dispose();
-  });
-
   /** Posts a message as alice and waits for the reply to finish; answers its tool results in order. */
   async function toolResultsOf(content: string): Promise<ToolResultEvent[]> {
     const started = await client.post('/chat', {
       message: { content },
-      options: { agent_id: agentId, user_id: 'alice' },
+      options: { agent_id: deployment.agentId, user_id: 'alice' },
     });
     expect(started.status).toBe(200);
     const threadId = started.body.id;

@@ -1,7 +1,5 @@
-import { createOrg } from '../factories/admin';
+import { useDeployment } from '../support/deployment';
 import { api } from '../support/http';
-import { AppProcess, startGateway } from '../support/processes';
-import { createTestEnvironment, TestEnvironment } from '../support/test-environment';
 
 const INTERNAL_TOKEN = 'internal-token-for-tests-0123456789';
 const SKILL_FIELDS = [
@@ -19,24 +17,15 @@ const skillMd = (name: string, extra = '') =>
   `---\nname: ${name}\ndescription: Does ${name} things\nlicense: MIT\nallowed-tools: clock web\n${extra}---\n# ${name}\nStep one.\n`;
 
 describe('skills', () => {
-  let environment: TestEnvironment;
-  let gateway: AppProcess;
+  const deployment = useDeployment({ env: { INTERNAL_TOKEN } });
   let client: ReturnType<typeof api>;
   let other: ReturnType<typeof api>;
   let token: string;
 
   beforeAll(async () => {
-    environment = await createTestEnvironment({ INTERNAL_TOKEN });
-    gateway = await startGateway(environment.env);
-    const org = await createOrg(environment.env);
-    token = org.key;
-    client = api(gateway.url!, org.key);
-    other = api(gateway.url!, (await createOrg(environment.env)).key);
-  });
-
-  afterAll(async () => {
-    await gateway?.stop();
-    await environment?.dispose();
+    token = deployment.org.key;
+    client = deployment.client();
+    other = deployment.client((await deployment.createOrg()).key);
   });
 
   it('creates a custom skill from JSON content, with the fields of spec 2.11', async () => {
@@ -63,7 +52,7 @@ describe('skills', () => {
     const form = new FormData();
     form.append('user_id', 'alice');
     form.append('file', new Blob([skillMd('from-upload')], { type: 'text/markdown' }), 'SKILL.md');
-    const response = await fetch(`${gateway.url}/skills`, {
+    const response = await fetch(`${deployment.url}/skills`, {
       method: 'POST',
       headers: { 'x-service-token': token },
       body: form,

@@ -1,9 +1,8 @@
 import { Redis } from 'ioredis';
-import { createOrg } from '../factories/admin';
-import { FakeGoogleDrive } from '../support/fake-google-drive';
+import { useDeployment } from '../support/deployment';
+import { useFakeDrive } from '../support/fake-google-drive';
 import { api } from '../support/http';
-import { AppProcess, startGateway, startWorker } from '../support/processes';
-import { createTestEnvironment, TestEnvironment } from '../support/test-environment';
+import { AppProcess, startWorker } from '../support/processes';
 
 /**
  * Issue 36 item 2: a source's first sync happens even when its enqueue after the commit was lost, and a create
@@ -12,38 +11,30 @@ import { createTestEnvironment, TestEnvironment } from '../support/test-environm
  */
 const USER = 'alice';
 
-let environment: TestEnvironment;
-let gateway: AppProcess;
 let worker: AppProcess | undefined;
 let client: ReturnType<typeof api>;
 let connectionId: string;
-const drive = new FakeGoogleDrive();
+const drive = useFakeDrive('first file');
 
-beforeAll(async () => {
-  await drive.start();
-  drive.oauth.grant('token');
-  drive.addFile('shared', 'a.txt', 'text/plain', 'first file');
-  environment = await createTestEnvironment({
-    GOOGLE_DRIVE_API_URL: drive.url,
-    GOOGLE_TOKEN_URL: drive.tokenUrl,
+// The worker a test starts stops before the deployment's environment is dropped.
+afterAll(() => worker?.stop());
+const deployment = useDeployment({
+  env: () => ({
+    ...drive.env(),
     SOURCE_SYNC_INTERVAL_SECONDS: '0',
     RUN_SWEEP_INTERVAL_MS: '500',
     RUN_SWEEP_AFTER_MS: '2000',
-  });
-  gateway = await startGateway(environment.env);
-  client = api(gateway.url!, (await createOrg(environment.env)).key);
+  }),
+});
+
+beforeAll(async () => {
+  client = deployment.client();
   const connection = await client.post(`/dc/connections?user_id=${USER}`, {
     name: 'Drive',
     kind: 'googledrive',
     credentials: { access_token: 'token' },
   });
   connectionId = connection.body.id;
-}, 60000);
-
-afterAll(async () => {
-  await Promise.all([gateway?.stop(), worker?.stop()]);
-  await drive.stop();
-  await environment?.dispose();
 });
 
 const sourceBody = (name: string) => ({
@@ -71,16 +62,16 @@ it('syncs a source whose first sync job was lost between the commit and a worker
   const created = await client.post(`/dc/sources?user_id=${USER}`, sourceBody('Lost first sync'));
   expect(created.status).toBe(200);
   expect(created.body.status).toBe('pending');
-  const redis = new Redis(environment.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+  const redis = new Redis(deployment.environment.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
   try {
-    const keys = await redis.keys(`*${environment.redisPrefix}*source-sync*`);
+    const keys = await redis.keys(`*${deployment.environment.redisPrefix}*source-sync*`);
     expect(keys.length).toBeGreaterThan(0);
     await redis.del(...keys);
   } finally {
     redis.disconnect();
   }
 
-  worker = await startWorker(environment.env, { WORKER_HEALTH_PORT: '0' });
+  worker = await startWorker(deployment.environment.env, { WORKER_HEALTH_PORT: '0' });
   const synced = await until(
     async () => (await client.get(`/dc/sources/${created.body.pid}`)).body,
     (source) => source.status === 'synced',

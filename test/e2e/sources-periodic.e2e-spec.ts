@@ -1,36 +1,19 @@
-import { createOrg } from '../factories/admin';
-import { FakeGoogleDrive } from '../support/fake-google-drive';
+import { useDeployment } from '../support/deployment';
+import { useFakeDrive } from '../support/fake-google-drive';
 import { api } from '../support/http';
-import { AppProcess, startGateway, startWorker } from '../support/processes';
-import { createTestEnvironment, TestEnvironment } from '../support/test-environment';
 
 /** Periodic syncs: each live source has a BullMQ job scheduler (SOURCE_SYNC_INTERVAL_SECONDS); archiving stops it. */
-let environment: TestEnvironment;
-let gateway: AppProcess;
-let worker: AppProcess;
 let client: ReturnType<typeof api>;
-const drive = new FakeGoogleDrive();
+const drive = useFakeDrive('first file');
 
-beforeAll(async () => {
-  await drive.start();
-  drive.oauth.grant('token');
-  drive.addFile('shared', 'a.txt', 'text/plain', 'first file');
-  environment = await createTestEnvironment({
-    GOOGLE_DRIVE_API_URL: drive.url,
-    GOOGLE_TOKEN_URL: drive.tokenUrl,
-    SOURCE_SYNC_INTERVAL_SECONDS: '1',
-  });
-  [gateway, worker] = await Promise.all([
-    startGateway(environment.env),
-    startWorker(environment.env, { WORKER_HEALTH_PORT: '0' }),
-  ]);
-  client = api(gateway.url!, (await createOrg(environment.env)).key);
+const deployment = useDeployment({
+  env: () => ({ ...drive.env(), SOURCE_SYNC_INTERVAL_SECONDS: '1' }),
+  workers: 1,
+  workerEnv: { WORKER_HEALTH_PORT: '0' },
 });
 
-afterAll(async () => {
-  await Promise.all([gateway?.stop(), worker?.stop()]);
-  await drive.stop();
-  await environment?.dispose();
+beforeAll(() => {
+  client = deployment.client();
 });
 
 async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15000): Promise<T> {
@@ -39,7 +22,7 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, tim
     const value = await read();
     if (done(value)) return value;
     if (Date.now() > deadline)
-      throw new Error(`not reached: ${JSON.stringify(value)}\n${worker.output.slice(-2000)}`);
+      throw new Error(`not reached: ${JSON.stringify(value)}\n${deployment.worker.output.slice(-2000)}`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }

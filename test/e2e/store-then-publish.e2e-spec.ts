@@ -1,9 +1,6 @@
-import { Redis } from 'ioredis';
 import { runEventKeys } from '@app/run-events';
-import { createAgent, createOrg, OrgFixture } from '../factories/admin';
-import { api } from '../support/http';
-import { AppProcess, startGateway, startWorker } from '../support/processes';
-import { createTestEnvironment, queryDatabase, TestEnvironment } from '../support/test-environment';
+import { useDeployment } from '../support/deployment';
+import { queryDatabase } from '../support/test-environment';
 import { Line, numbered, OpenStream, until } from './stream.support';
 
 /**
@@ -13,31 +10,12 @@ import { Line, numbered, OpenStream, until } from './stream.support';
  * slow reply, every line the client has is in PostgreSQL; when the reply ends, the journal is gone and the
  * stored reply is exactly what was streamed.
  */
-let environment: TestEnvironment;
-let gateway: AppProcess;
-let worker: AppProcess;
-let org: OrgFixture;
-let agentId: string;
-
-beforeAll(async () => {
-  environment = await createTestEnvironment();
-  [gateway, worker] = await Promise.all([
-    startGateway(environment.env),
-    startWorker(environment.env, { WORKER_HEALTH_PORT: '0' }),
-  ]);
-  org = await createOrg(environment.env);
-  agentId = (await createAgent(environment.env, org.org)).id;
-});
-
-afterAll(async () => {
-  await Promise.all([gateway?.stop(), worker?.stop()]);
-  await environment?.dispose();
-});
+const deployment = useDeployment({ workers: 1, workerEnv: { WORKER_HEALTH_PORT: '0' }, agent: true });
 
 /** The seqs of the reply's lines PostgreSQL holds in its journal. */
 async function journaledSeqs(replyId: string): Promise<Set<number>> {
   const rows = await queryDatabase<{ lines: string }>(
-    environment.databaseUrl,
+    deployment.environment.databaseUrl,
     'SELECT lines FROM run_stream_journal WHERE message_id = $1',
     [replyId],
   );
@@ -46,13 +24,13 @@ async function journaledSeqs(replyId: string): Promise<Set<number>> {
 
 it('streams a slow reply as it comes, each word stored before a client sees it', async () => {
   const words = Array.from({ length: 30 }, (_, index) => `w${index}`);
-  const posted = await api(gateway.url!, org.key).post('/chat', {
+  const posted = await deployment.client().post('/chat', {
     message: { content: `/sleep 60\n/say ${words.join(' ')}` },
-    options: { agent_id: agentId, user_id: 'u1' },
+    options: { agent_id: deployment.agentId, user_id: 'u1' },
   });
   expect(posted.status).toBe(200);
   const replyId = (posted.body as { messages: { id: string }[] }).messages[1].id;
-  const stream = new OpenStream(`${gateway.url}/chat/messages/${replyId}/stream`, org.key);
+  const stream = new OpenStream(`${deployment.url}/chat/messages/${replyId}/stream`, deployment.org.key);
 
   // Three looks in the middle of the reply: whatever the client holds, PostgreSQL held first.
   let looks = 0;
@@ -75,7 +53,7 @@ it('streams a slow reply as it comes, each word stored before a client sees it',
   expect(completed.message.content).toBe(deltas.join(''));
   // The reply ended: its step and final row hold it all, and the journal of its step in progress is gone.
   await until(async () => (await journaledSeqs(replyId)).size === 0);
-  expect(worker.output).not.toMatch(/stream journal write failed/);
+  expect(deployment.worker.output).not.toMatch(/stream journal write failed/);
 });
 
 /**
@@ -84,21 +62,15 @@ it('streams a slow reply as it comes, each word stored before a client sees it',
  * content exactly as the live stream did.
  */
 describe('deltas joined within the hold window', () => {
-  let redis: Redis;
-  beforeAll(() => {
-    redis = new Redis(environment.env.REDIS_URL!);
-  });
-  afterAll(() => redis.disconnect());
-
   async function streamed(content: string): Promise<{ lines: Line[]; url: string; replyId: string }> {
-    const posted = await api(gateway.url!, org.key).post('/chat', {
+    const posted = await deployment.client().post('/chat', {
       message: { content },
-      options: { agent_id: agentId, user_id: 'u1' },
+      options: { agent_id: deployment.agentId, user_id: 'u1' },
     });
     expect(posted.status).toBe(200);
     const replyId = (posted.body as { messages: { id: string }[] }).messages[1].id;
-    const url = `${gateway.url}/chat/messages/${replyId}/stream`;
-    return { lines: numbered(await new OpenStream(url, org.key).all()), url, replyId };
+    const url = `${deployment.url}/chat/messages/${replyId}/stream`;
+    return { lines: numbered(await new OpenStream(url, deployment.org.key).all()), url, replyId };
   }
 
   async function expectJoinedAndReplayed(words: string[], content: string): Promise<Line[]> {
@@ -111,12 +83,12 @@ describe('deltas joined within the hold window', () => {
     const deltas = lines.filter((line) => line.type === 'text.delta').map((line) => line.delta as string);
     expect(deltas.join('')).toBe(words.join(' '));
     expect(completed.message.content).toBe(deltas.join(''));
-    const thread = await api(gateway.url!, org.key).get(`/chat/${completed.message.thread_id}`);
+    const thread = await deployment.client().get(`/chat/${completed.message.thread_id}`);
     expect((thread.body as { messages: { content: string }[] }).messages[1].content).toBe(deltas.join(''));
 
     // The Redis log gone: the replay rebuilt from PostgreSQL is the same lines, the same deltas on the same seqs.
-    await redis.del(runEventKeys(environment.redisPrefix, replyId).stream);
-    const replayed = numbered(await new OpenStream(url, org.key).all());
+    await deployment.redis.del(runEventKeys(deployment.environment.redisPrefix, replyId).stream);
+    const replayed = numbered(await new OpenStream(url, deployment.org.key).all());
     expect(replayed.map(({ seq, type, delta }) => ({ seq, type, delta }))).toEqual(
       lines.map(({ seq, type, delta }) => ({ seq, type, delta })),
     );

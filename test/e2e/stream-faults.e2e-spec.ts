@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { Redis } from 'ioredis';
 import { encodeEvent, EVENT_FIELD, RunEvent, runEventKeys, streamEntryId } from '@app/run-events';
-import { createAgent, createOrg, OrgFixture } from '../factories/admin';
-import { AppProcess, startGateway } from '../support/processes';
-import { createTestEnvironment, queryDatabase, TestEnvironment } from '../support/test-environment';
+import { useDeployment } from '../support/deployment';
+import { queryDatabase } from '../support/test-environment';
 import { finalMessage, numbered, OpenStream, sleep, slowReader, SlowReader, until } from './stream.support';
 
 /**
@@ -15,28 +13,13 @@ import { finalMessage, numbered, OpenStream, sleep, slowReader, SlowReader, unti
 const HEARTBEAT_MS = 15000;
 const STALL_TIMEOUT_MS = 3000;
 
-let environment: TestEnvironment;
-let gateway: AppProcess;
-let redis: Redis;
-let org: OrgFixture;
-let agentId: string;
-
-beforeAll(async () => {
-  environment = await createTestEnvironment({
+const deployment = useDeployment({
+  env: {
     STREAM_HEARTBEAT_MS: String(HEARTBEAT_MS),
     STREAM_STALL_TIMEOUT_MS: String(STALL_TIMEOUT_MS),
     STREAM_MAX_STALLED_BYTES: String(16 * 1024 * 1024),
-  });
-  gateway = await startGateway(environment.env);
-  redis = new Redis(environment.env.REDIS_URL!);
-  org = await createOrg(environment.env);
-  agentId = (await createAgent(environment.env, org.org)).id;
-});
-
-afterAll(async () => {
-  await gateway?.stop();
-  redis?.disconnect();
-  await environment?.dispose();
+  },
+  agent: true,
 });
 
 interface Seeded {
@@ -48,16 +31,16 @@ interface Seeded {
 async function seedThread(): Promise<Seeded> {
   const seeded = { threadId: randomUUID(), replyId: randomUUID() };
   await queryDatabase(
-    environment.databaseUrl,
+    deployment.environment.databaseUrl,
     `INSERT INTO threads (id, org_id, user_id, agent_id, name) VALUES ($1, $2, 'u1', $3, 'n')`,
-    [seeded.threadId, org.orgId, agentId],
+    [seeded.threadId, deployment.org.orgId, deployment.agentId],
   );
   await queryDatabase(
-    environment.databaseUrl,
+    deployment.environment.databaseUrl,
     `INSERT INTO messages (id, thread_id, org_id, position, role, content, status, live, agent_id)
      VALUES ($1, $2, $3, 0, 'user', 'Hello', 'success', false, NULL),
             ($4, $2, $3, 1, 'assistant', '', 'pending', true, $5)`,
-    [randomUUID(), seeded.threadId, org.orgId, seeded.replyId, agentId],
+    [randomUUID(), seeded.threadId, deployment.org.orgId, seeded.replyId, deployment.agentId],
   );
   return seeded;
 }
@@ -78,9 +61,9 @@ function replyEvents(seeded: Seeded, deltas: string[]): RunEvent[] {
 
 /** The worker's write of a batch: XADD each line under its seq's id, then PUBLISH them as one message. */
 async function write(messageId: string, events: RunEvent[]): Promise<void> {
-  const { stream, channel } = runEventKeys(environment.redisPrefix, messageId);
+  const { stream, channel } = runEventKeys(deployment.environment.redisPrefix, messageId);
   const lines = events.map((event) => encodeEvent(event));
-  const pipeline = redis.pipeline();
+  const pipeline = deployment.redis.pipeline();
   events.forEach((event, index) =>
     pipeline.xadd(stream, streamEntryId(event.seq), EVENT_FIELD, lines[index]),
   );
@@ -90,15 +73,15 @@ async function write(messageId: string, events: RunEvent[]): Promise<void> {
 }
 
 async function subscribers(messageId: string): Promise<number> {
-  const channel = runEventKeys(environment.redisPrefix, messageId).channel;
-  const [, count] = (await redis.pubsub('NUMSUB', channel)) as [string, number];
+  const channel = runEventKeys(deployment.environment.redisPrefix, messageId).channel;
+  const [, count] = (await deployment.redis.pubsub('NUMSUB', channel)) as [string, number];
   return Number(count);
 }
 
 /** The id of this gateway's subscriber connection, found by the name it gives itself. */
 async function subscriberConnectionId(): Promise<string | null> {
-  const name = `${environment.redisPrefix}:stream-subscriber:${gateway.child.pid}`;
-  const list = (await redis.client('LIST')) as string;
+  const name = `${deployment.environment.redisPrefix}:stream-subscriber:${deployment.gateway.child.pid}`;
+  const list = (await deployment.redis.client('LIST')) as string;
   const entry = list.split('\n').find((line) => line.includes(` name=${name} `));
   return entry ? /(?:^|\s)id=(\d+)/.exec(entry)![1] : null;
 }
@@ -133,14 +116,17 @@ describe('reply streams under faults', () => {
   it('catches up at once when the subscriber connection is cut and a line is published meanwhile', async () => {
     const seeded = await seedThread();
     const events = replyEvents(seeded, ['one ', 'two ', 'three ', 'four']);
-    const stream = new OpenStream(`${gateway.url}/chat/messages/${seeded.replyId}/stream`, org.key);
+    const stream = new OpenStream(
+      `${deployment.url}/chat/messages/${seeded.replyId}/stream`,
+      deployment.org.key,
+    );
     await until(async () => (await subscribers(seeded.replyId)) === 1);
     await write(seeded.replyId, events.slice(0, 3));
     await stream.waitFor((line) => line.seq === 2);
 
     const killed = await subscriberConnectionId();
     expect(killed).not.toBeNull();
-    await redis.client('KILL', 'ID', killed!);
+    await deployment.redis.client('KILL', 'ID', killed!);
     // Published while the gateway has no subscription: only the log has it.
     const publishedAt = Date.now();
     await write(seeded.replyId, events.slice(3, 4));
@@ -171,17 +157,25 @@ describe('reply streams under faults', () => {
     for (let start = 0; start < warmEvents.length; start += 50)
       await write(warm.replyId, warmEvents.slice(start, start + 50));
     expect(
-      numbered(await new OpenStream(`${gateway.url}/chat/messages/${warm.replyId}/stream`, org.key).all()),
+      numbered(
+        await new OpenStream(
+          `${deployment.url}/chat/messages/${warm.replyId}/stream`,
+          deployment.org.key,
+        ).all(),
+      ),
     ).toHaveLength(warmEvents.length);
     await sleep(500);
-    const idle = residentBytes(gateway.child.pid!);
+    const idle = residentBytes(deployment.gateway.child.pid!);
 
     const clients = await Promise.all(
-      Array.from({ length: 20 }, () => slowReader(gateway.url!, path, org.key)),
+      Array.from({ length: 20 }, () => slowReader(deployment.url, path, deployment.org.key)),
     );
     await until(async () => (await subscribers(seeded.replyId)) === 1);
     let peak = idle;
-    const sampler = setInterval(() => (peak = Math.max(peak, residentBytes(gateway.child.pid!))), 50);
+    const sampler = setInterval(
+      () => (peak = Math.max(peak, residentBytes(deployment.gateway.child.pid!))),
+      50,
+    );
     try {
       for (let start = 0; start < events.length; start += 50)
         await write(seeded.replyId, events.slice(start, start + 50));
@@ -209,7 +203,7 @@ describe('reply streams under faults', () => {
     expect(got.length).toBeGreaterThan(0);
     expect(got.length).toBeLessThan(events.length);
     const last = got.at(-1)!.seq as number;
-    const resumed = new OpenStream(`${gateway.url}${path}?after=${last}`, org.key);
+    const resumed = new OpenStream(`${deployment.url}${path}?after=${last}`, deployment.org.key);
     expect([...got, ...numbered(await resumed.all())]).toEqual(events);
     for (const client of clients) client.destroy();
   }, 180_000);

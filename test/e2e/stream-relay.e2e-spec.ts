@@ -1,37 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
 import { encodeEvent, EVENT_FIELD, RunEvent, runEventKeys, streamEntryId } from '@app/run-events';
-import { createAgent, createOrg, OrgFixture } from '../factories/admin';
-import { api } from '../support/http';
-import { AppProcess, startGateway } from '../support/processes';
-import { createTestEnvironment, queryDatabase, TestEnvironment } from '../support/test-environment';
+import { useDeployment } from '../support/deployment';
+import { OrgFixture } from '../factories/admin';
+import { startGateway } from '../support/processes';
+import { queryDatabase } from '../support/test-environment';
 import { finalMessage, numbered, OpenStream, sleep, stalledClient, until } from './stream.support';
 
 /**
  * The gateway's relay on its own: replies are written straight to Redis in the worker's wire format and
  * the rows put in PostgreSQL by hand, so what is checked here is only what the gateway does with them.
  */
-let environment: TestEnvironment;
-let gateway: AppProcess;
-let replica: AppProcess;
-let redis: Redis;
-let org: OrgFixture;
+const deployment = useDeployment({ env: { STREAM_HEARTBEAT_MS: '300' }, gateways: 2, agent: true });
 let other: OrgFixture;
-let agentId: string;
 
 beforeAll(async () => {
-  environment = await createTestEnvironment({ STREAM_HEARTBEAT_MS: '300' });
-  [gateway, replica] = await Promise.all([startGateway(environment.env), startGateway(environment.env)]);
-  redis = new Redis(environment.env.REDIS_URL!);
-  org = await createOrg(environment.env);
-  other = await createOrg(environment.env);
-  agentId = (await createAgent(environment.env, org.org)).id;
-});
-
-afterAll(async () => {
-  await Promise.all([gateway?.stop(), replica?.stop()]);
-  redis?.disconnect();
-  await environment?.dispose();
+  other = await deployment.createOrg();
 });
 
 interface Seeded {
@@ -44,19 +27,19 @@ interface Seeded {
 async function seedThread(userId = 'u1', archived = false): Promise<Seeded> {
   const seeded = { threadId: randomUUID(), questionId: randomUUID(), replyId: randomUUID() };
   await queryDatabase(
-    environment.databaseUrl,
+    deployment.environment.databaseUrl,
     `INSERT INTO threads (id, org_id, user_id, agent_id, name, archived_at) VALUES ($1, $2, $3, $4, 'n', $5)`,
-    [seeded.threadId, org.orgId, userId, agentId, archived ? new Date() : null],
+    [seeded.threadId, deployment.org.orgId, userId, deployment.agentId, archived ? new Date() : null],
   );
   await queryDatabase(
-    environment.databaseUrl,
+    deployment.environment.databaseUrl,
     `INSERT INTO messages (id, thread_id, org_id, position, role, content, status, live)
      VALUES ($1, $2, $3, 0, 'user', 'Hello there', 'success', false),
             ($4, $2, $3, 1, 'assistant', '', 'pending', true)`,
-    [seeded.questionId, seeded.threadId, org.orgId, seeded.replyId],
+    [seeded.questionId, seeded.threadId, deployment.org.orgId, seeded.replyId],
   );
-  await queryDatabase(environment.databaseUrl, 'UPDATE messages SET agent_id = $1 WHERE id = $2', [
-    agentId,
+  await queryDatabase(deployment.environment.databaseUrl, 'UPDATE messages SET agent_id = $1 WHERE id = $2', [
+    deployment.agentId,
     seeded.replyId,
   ]);
   return seeded;
@@ -75,17 +58,17 @@ function replyEvents(seeded: Seeded, words: number): RunEvent[] {
 
 /** The worker's write: XADD with the seq's entry id, EXPIRE, PUBLISH of the same line. */
 async function write(messageId: string, event: RunEvent): Promise<void> {
-  const { stream, channel } = runEventKeys(environment.redisPrefix, messageId);
+  const { stream, channel } = runEventKeys(deployment.environment.redisPrefix, messageId);
   const line = encodeEvent(event);
-  await redis.xadd(stream, streamEntryId(event.seq), EVENT_FIELD, line);
-  await redis.expire(stream, 3600);
-  await redis.publish(channel, line);
+  await deployment.redis.xadd(stream, streamEntryId(event.seq), EVENT_FIELD, line);
+  await deployment.redis.expire(stream, 3600);
+  await deployment.redis.publish(channel, line);
 }
 
 async function subscribers(messageId: string): Promise<number> {
-  const [, count] = (await redis.pubsub(
+  const [, count] = (await deployment.redis.pubsub(
     'NUMSUB',
-    runEventKeys(environment.redisPrefix, messageId).channel,
+    runEventKeys(deployment.environment.redisPrefix, messageId).channel,
   )) as [string, number];
   return Number(count);
 }
@@ -95,7 +78,7 @@ const streamUrl = (base: string, messageId: string, query = '') =>
 
 describe('GET /chat/messages/{message_id}/stream (relay)', () => {
   it('answers 422 for a message id that is not a UUID and for a bad `after`', async () => {
-    const client = api(gateway.url!, org.key);
+    const client = deployment.client();
     const badId = await client.get('/chat/messages/nope/stream');
     expect(badId.status).toBe(422);
     expect(badId.body.detail[0]).toMatchObject({ loc: ['path', 'message_id'], type: 'uuid_parsing' });
@@ -113,23 +96,26 @@ describe('GET /chat/messages/{message_id}/stream (relay)', () => {
     const archived = await seedThread('owner', true);
     const cases = [
       { token: other.key, path: `/chat/messages/${seeded.replyId}/stream` },
-      { token: org.key, path: `/chat/messages/${seeded.replyId}/stream?user_id=someone-else` },
-      { token: org.key, path: `/chat/messages/${archived.replyId}/stream` },
-      { token: org.key, path: `/chat/messages/${randomUUID()}/stream` },
+      { token: deployment.org.key, path: `/chat/messages/${seeded.replyId}/stream?user_id=someone-else` },
+      { token: deployment.org.key, path: `/chat/messages/${archived.replyId}/stream` },
+      { token: deployment.org.key, path: `/chat/messages/${randomUUID()}/stream` },
     ];
     for (const { token, path } of cases) {
-      const response = await api(gateway.url!, token).get(path);
+      const response = await deployment.client(token).get(path);
       expect(response.status).toBe(404);
       expect(response.body).toEqual({ detail: 'Message not found' });
     }
-    const allowed = new OpenStream(streamUrl(gateway.url!, seeded.questionId, '?user_id=owner'), org.key);
+    const allowed = new OpenStream(
+      streamUrl(deployment.url, seeded.questionId, '?user_id=owner'),
+      deployment.org.key,
+    );
     expect(await allowed.all()).toHaveLength(1);
     expect(allowed.status).toBe(200);
   });
 
   it('streams a user message as its single message.completed line', async () => {
     const { questionId, threadId } = await seedThread();
-    const stream = new OpenStream(streamUrl(gateway.url!, questionId), org.key);
+    const stream = new OpenStream(streamUrl(deployment.url, questionId), deployment.org.key);
     expect(await stream.ended).toBe(true);
     expect(stream.contentType).toBe('application/jsonl');
     expect(stream.lines).toEqual([
@@ -152,7 +138,7 @@ describe('GET /chat/messages/{message_id}/stream (relay)', () => {
 
   it('writes heartbeats while the reply is pending, then follows it live to the end', async () => {
     const seeded = await seedThread();
-    const stream = new OpenStream(streamUrl(gateway.url!, seeded.replyId), org.key);
+    const stream = new OpenStream(streamUrl(deployment.url, seeded.replyId), deployment.org.key);
     await stream.waitFor((line) => line.type === 'heartbeat');
     const events = replyEvents(seeded, 5);
     for (const event of events) await write(seeded.replyId, event);
@@ -165,12 +151,15 @@ describe('GET /chat/messages/{message_id}/stream (relay)', () => {
   it('serves one reply from any replica, late readers and `after` included', async () => {
     const seeded = await seedThread();
     const events = replyEvents(seeded, 30);
-    const onGateway = new OpenStream(streamUrl(gateway.url!, seeded.replyId), org.key);
-    const onReplica = new OpenStream(streamUrl(replica.url!, seeded.replyId), org.key);
+    const onGateway = new OpenStream(streamUrl(deployment.url, seeded.replyId), deployment.org.key);
+    const onReplica = new OpenStream(
+      streamUrl(deployment.gateways[1].url!, seeded.replyId),
+      deployment.org.key,
+    );
     await until(async () => (await subscribers(seeded.replyId)) === 2);
     for (const event of events.slice(0, 15)) await write(seeded.replyId, event);
-    const late = new OpenStream(streamUrl(replica.url!, seeded.replyId), org.key);
-    const after = new OpenStream(streamUrl(gateway.url!, seeded.replyId, '?after=10'), org.key);
+    const late = new OpenStream(streamUrl(deployment.gateways[1].url!, seeded.replyId), deployment.org.key);
+    const after = new OpenStream(streamUrl(deployment.url, seeded.replyId, '?after=10'), deployment.org.key);
     for (const event of events.slice(15)) await write(seeded.replyId, event);
     for (const stream of [onGateway, onReplica, late]) expect(numbered(await stream.all())).toEqual(events);
     expect(numbered(await after.all())).toEqual(events.slice(11));
@@ -179,16 +168,19 @@ describe('GET /chat/messages/{message_id}/stream (relay)', () => {
   it('resumes with `after` on a new gateway when the one serving the stream dies', async () => {
     const seeded = await seedThread();
     const events = replyEvents(seeded, 40);
-    const doomed = await startGateway(environment.env);
+    const doomed = await startGateway(deployment.environment.env);
     try {
-      const first = new OpenStream(streamUrl(doomed.url!, seeded.replyId), org.key);
+      const first = new OpenStream(streamUrl(doomed.url!, seeded.replyId), deployment.org.key);
       for (const event of events.slice(0, 20)) await write(seeded.replyId, event);
       await first.waitFor((line) => line.seq === 19);
       await doomed.kill();
       expect(await first.ended).toBe(false);
       for (const event of events.slice(20, 30)) await write(seeded.replyId, event);
       const last = numbered(first.lines).at(-1)!.seq!;
-      const resumed = new OpenStream(streamUrl(gateway.url!, seeded.replyId, `?after=${last}`), org.key);
+      const resumed = new OpenStream(
+        streamUrl(deployment.url, seeded.replyId, `?after=${last}`),
+        deployment.org.key,
+      );
       for (const event of events.slice(30)) await write(seeded.replyId, event);
       expect([...numbered(first.lines), ...numbered(await resumed.all())]).toEqual(events);
     } finally {
@@ -199,9 +191,9 @@ describe('GET /chat/messages/{message_id}/stream (relay)', () => {
   it('ends its open streams when it stops gracefully, and the client resumes on another replica', async () => {
     const seeded = await seedThread();
     const events = replyEvents(seeded, 10);
-    const stopping = await startGateway(environment.env);
+    const stopping = await startGateway(deployment.environment.env);
     try {
-      const first = new OpenStream(streamUrl(stopping.url!, seeded.replyId), org.key);
+      const first = new OpenStream(streamUrl(stopping.url!, seeded.replyId), deployment.org.key);
       for (const event of events.slice(0, 5)) await write(seeded.replyId, event);
       await first.waitFor((line) => line.seq === 4);
       const started = Date.now();
@@ -210,7 +202,10 @@ describe('GET /chat/messages/{message_id}/stream (relay)', () => {
       // A clean end of the response, without message.completed: the client knows to resume.
       expect(await first.ended).toBe(true);
       expect(numbered(first.lines)).toEqual(events.slice(0, 5));
-      const resumed = new OpenStream(streamUrl(replica.url!, seeded.replyId, '?after=4'), org.key);
+      const resumed = new OpenStream(
+        streamUrl(deployment.gateways[1].url!, seeded.replyId, '?after=4'),
+        deployment.org.key,
+      );
       for (const event of events.slice(5)) await write(seeded.replyId, event);
       expect(numbered(await resumed.all())).toEqual(events.slice(5));
     } finally {
@@ -220,7 +215,9 @@ describe('GET /chat/messages/{message_id}/stream (relay)', () => {
 
   it('releases the subscription when the client hangs up', async () => {
     const seeded = await seedThread();
-    const streams = [1, 2, 3].map(() => new OpenStream(streamUrl(gateway.url!, seeded.replyId), org.key));
+    const streams = [1, 2, 3].map(
+      () => new OpenStream(streamUrl(deployment.url, seeded.replyId), deployment.org.key),
+    );
     await until(async () => (await subscribers(seeded.replyId)) === 1);
     await write(seeded.replyId, replyEvents(seeded, 0)[0]);
     await Promise.all(streams.map((stream) => stream.waitFor((line) => line.seq === 0)));
@@ -231,8 +228,8 @@ describe('GET /chat/messages/{message_id}/stream (relay)', () => {
   it('cuts off a client that does not read instead of buffering for it, and keeps serving the others', async () => {
     const seeded = await seedThread();
     const path = `/chat/messages/${seeded.replyId}/stream`;
-    const slow = await stalledClient(gateway.url!, path, org.key);
-    const fast = new OpenStream(streamUrl(replica.url!, seeded.replyId), org.key);
+    const slow = await stalledClient(deployment.url, path, deployment.org.key);
+    const fast = new OpenStream(streamUrl(deployment.gateways[1].url!, seeded.replyId), deployment.org.key);
     await until(async () => (await subscribers(seeded.replyId)) === 2);
     const big = 'x'.repeat(64 * 1024);
     // 30 MiB: more than the kernel's socket buffers and the gateway's 1 MiB bound together.

@@ -1,49 +1,35 @@
-import { Redis } from 'ioredis';
 import { runEventKeys } from '@app/run-events';
-import { createAgent, createOrg, OrgFixture } from '../factories/admin';
+import { useDeployment } from '../support/deployment';
+import { OrgFixture } from '../factories/admin';
 import { api } from '../support/http';
-import { AppProcess, startGateway, startWorker } from '../support/processes';
-import { createTestEnvironment, TestEnvironment } from '../support/test-environment';
+import { AppProcess, startGateway } from '../support/processes';
 import { Line, numbered, OpenStream } from './stream.support';
 
 /**
  * The reply stream of CONTRACTS §5 on real processes: replies written by a worker running the builtin model,
  * streamed by two gateway replicas, replayed from Redis and, once its copy is gone, from PostgreSQL.
  */
-let environment: TestEnvironment;
-let gateway: AppProcess;
-let replica: AppProcess;
-let worker: AppProcess;
-let redis: Redis;
-let org: OrgFixture;
-let other: OrgFixture;
-let agentId: string;
 const USER = 'stream-user';
 const HEARTBEAT_MS = 300;
 
-beforeAll(async () => {
-  environment = await createTestEnvironment({ STREAM_HEARTBEAT_MS: String(HEARTBEAT_MS) });
-  [gateway, replica, worker] = await Promise.all([
-    startGateway(environment.env),
-    startGateway(environment.env),
-    startWorker(environment.env, { WORKER_HEALTH_PORT: '0' }),
-  ]);
-  redis = new Redis(environment.env.REDIS_URL!);
-  [org, other] = await Promise.all([createOrg(environment.env), createOrg(environment.env)]);
-  agentId = (await createAgent(environment.env, org.org)).id;
+const deployment = useDeployment({
+  env: { STREAM_HEARTBEAT_MS: String(HEARTBEAT_MS) },
+  gateways: 2,
+  workers: 1,
+  workerEnv: { WORKER_HEALTH_PORT: '0' },
+  agent: true,
 });
+let other: OrgFixture;
 
-afterAll(async () => {
-  redis?.disconnect();
-  await Promise.all([gateway?.stop(), replica?.stop(), worker?.stop()]);
-  await environment?.dispose();
+beforeAll(async () => {
+  other = await deployment.createOrg();
 });
 
 /** POST /chat on `base`: the ids of the thread, the user's message and the pending reply. */
-async function startChat(content: string, base = gateway.url!) {
-  const response = await api(base, org.key).post('/chat', {
+async function startChat(content: string, base = deployment.url) {
+  const response = await api(base, deployment.org.key).post('/chat', {
     message: { content },
-    options: { agent_id: agentId, user_id: USER },
+    options: { agent_id: deployment.agentId, user_id: USER },
   });
   expect(response.status).toBe(200);
   const [question, reply] = response.body.messages as { id: string }[];
@@ -55,7 +41,7 @@ const streamUrl = (base: string, messageId: string, query = '') =>
 
 /** Opens the stream and reads it to its end. */
 async function readAll(base: string, messageId: string, query = ''): Promise<Line[]> {
-  const stream = new OpenStream(streamUrl(base, messageId, query), org.key);
+  const stream = new OpenStream(streamUrl(base, messageId, query), deployment.org.key);
   expect(await stream.ended).toBe(true);
   expect(stream.status).toBe(200);
   return stream.lines;
@@ -80,7 +66,7 @@ function expectWellFormed(lines: Line[]): void {
 describe('GET /chat/messages/{message_id}/stream', () => {
   it('streams a reply live: seq from 0 without gaps, deltas joining to the content, message.completed last', async () => {
     const { replyId, threadId } = await startChat('Hello stream, how are you?');
-    const lines = await readAll(gateway.url!, replyId);
+    const lines = await readAll(deployment.url, replyId);
     expectWellFormed(lines);
     expect(numbered(lines)[0]).toEqual({
       seq: 0,
@@ -89,49 +75,49 @@ describe('GET /chat/messages/{message_id}/stream', () => {
       thread_id: threadId,
       agent_version: 1,
     });
-    const stored = await api(gateway.url!, org.key).get(`/chat/${threadId}`);
+    const stored = await deployment.client().get(`/chat/${threadId}`);
     expect(numbered(lines).at(-1)!.message).toEqual(stored.body.messages[1]);
   });
 
   it('replays a finished reply identically from Redis, after `after`, and from PostgreSQL once Redis lost it', async () => {
     const { replyId } = await startChat('/tool clock {}\n/ask Which one? | this | that');
-    const live = await readAll(gateway.url!, replyId);
+    const live = await readAll(deployment.url, replyId);
     expectWellFormed(live);
     expect(live.map((line) => line.type)).toEqual(
       expect.arrayContaining(['tool.call', 'tool.result', 'questions']),
     );
 
-    expect(await readAll(replica.url!, replyId)).toEqual(live);
-    expect(await readAll(gateway.url!, replyId, '?after=3')).toEqual(live.slice(4));
+    expect(await readAll(deployment.gateways[1].url!, replyId)).toEqual(live);
+    expect(await readAll(deployment.url, replyId, '?after=3')).toEqual(live.slice(4));
 
-    await redis.del(runEventKeys(environment.redisPrefix, replyId).stream);
-    expect(await readAll(replica.url!, replyId)).toEqual(live);
-    expect(await readAll(gateway.url!, replyId, '?after=2')).toEqual(live.slice(3));
+    await deployment.redis.del(runEventKeys(deployment.environment.redisPrefix, replyId).stream);
+    expect(await readAll(deployment.gateways[1].url!, replyId)).toEqual(live);
+    expect(await readAll(deployment.url, replyId, '?after=2')).toEqual(live.slice(3));
     // Asked for after its last line, an ended reply's stream answers no line (CONTRACTS §5), from PostgreSQL too.
-    expect(await readAll(gateway.url!, replyId, `?after=${live.length - 1}`)).toEqual([]);
-    expect(await readAll(gateway.url!, replyId, `?after=${live.length + 5}`)).toEqual([]);
-    expect(await readAll(gateway.url!, replyId, `?after=${live.length - 2}`)).toEqual([
+    expect(await readAll(deployment.url, replyId, `?after=${live.length - 1}`)).toEqual([]);
+    expect(await readAll(deployment.url, replyId, `?after=${live.length + 5}`)).toEqual([]);
+    expect(await readAll(deployment.url, replyId, `?after=${live.length - 2}`)).toEqual([
       live[live.length - 1],
     ]);
   });
 
   it('rebuilds the lines of a failed reply from PostgreSQL identically too', async () => {
     const { replyId } = await startChat('/fail');
-    const live = await readAll(gateway.url!, replyId);
+    const live = await readAll(deployment.url, replyId);
     expectWellFormed(live);
     expect(numbered(live).at(-1)!.message).toMatchObject({ status: 'error' });
-    await redis.del(runEventKeys(environment.redisPrefix, replyId).stream);
-    expect(await readAll(gateway.url!, replyId)).toEqual(live);
+    await deployment.redis.del(runEventKeys(deployment.environment.redisPrefix, replyId).stream);
+    expect(await readAll(deployment.url, replyId)).toEqual(live);
   });
 
   it('serves a reply posted on one replica from the other, a late reader included', async () => {
     const { replyId } = await startChat(
       '/sleep 30\n/say one two three four five six seven eight',
-      replica.url!,
+      deployment.gateways[1].url!,
     );
-    const early = new OpenStream(streamUrl(gateway.url!, replyId), org.key);
+    const early = new OpenStream(streamUrl(deployment.url, replyId), deployment.org.key);
     await early.waitFor((line) => line.type === 'text.delta');
-    const late = await readAll(gateway.url!, replyId);
+    const late = await readAll(deployment.url, replyId);
     expect(await early.all()).toEqual(late);
     expectWellFormed(late);
     expect(numbered(late).at(-1)!.message).toMatchObject({
@@ -141,15 +127,15 @@ describe('GET /chat/messages/{message_id}/stream', () => {
 
   it('resumes with `after` on a restarted gateway, losing and repeating nothing', async () => {
     const words = Array.from({ length: 40 }, (_, i) => `word${i}`).join(' ');
-    const restarting = await startGateway(environment.env);
+    const restarting = await startGateway(deployment.environment.env);
     let resumedOn: AppProcess | undefined;
     try {
       const { replyId } = await startChat(`/sleep 100\n/say ${words}`);
-      const first = new OpenStream(streamUrl(restarting.url!, replyId), org.key);
+      const first = new OpenStream(streamUrl(restarting.url!, replyId), deployment.org.key);
       await first.waitFor((line) => line.type === 'text.delta' && (line.delta as string).includes('word5 '));
       await restarting.kill();
       expect(await first.ended).toBe(false);
-      resumedOn = await startGateway(environment.env);
+      resumedOn = await startGateway(deployment.environment.env);
       const last = numbered(first.lines).at(-1)!.seq!;
       const rest = await readAll(resumedOn.url!, replyId, `?after=${last}`);
       const whole = [...numbered(first.lines), ...numbered(rest)];
@@ -162,7 +148,7 @@ describe('GET /chat/messages/{message_id}/stream', () => {
 
   it('writes heartbeats, without seq, while nothing happens', async () => {
     const { replyId } = await startChat(`/sleep ${HEARTBEAT_MS * 3}\n/say slow reply`);
-    const lines = await readAll(gateway.url!, replyId);
+    const lines = await readAll(deployment.url, replyId);
     const heartbeats = lines.filter((line) => line.type === 'heartbeat');
     expect(heartbeats.length).toBeGreaterThanOrEqual(1);
     expect(heartbeats.every((line) => JSON.stringify(line) === '{"type":"heartbeat"}')).toBe(true);
@@ -171,7 +157,7 @@ describe('GET /chat/messages/{message_id}/stream', () => {
 
   it('streams a user message as its single message.completed line', async () => {
     const { questionId, replyId } = await startChat('Just a question');
-    const lines = await readAll(replica.url!, questionId);
+    const lines = await readAll(deployment.gateways[1].url!, questionId);
     expect(lines).toEqual([
       {
         seq: 0,
@@ -184,18 +170,16 @@ describe('GET /chat/messages/{message_id}/stream', () => {
         }),
       },
     ]);
-    expectWellFormed(await readAll(gateway.url!, replyId));
+    expectWellFormed(await readAll(deployment.url, replyId));
   });
 
   it("answers 404 for another organization's message and another user's", async () => {
     const { replyId } = await startChat('Private');
-    const foreign = await api(gateway.url!, other.key).get(`/chat/messages/${replyId}/stream`);
+    const foreign = await deployment.client(other.key).get(`/chat/messages/${replyId}/stream`);
     expect(foreign.status).toBe(404);
     expect(foreign.body).toEqual({ detail: 'Message not found' });
-    const otherUser = await api(gateway.url!, org.key).get(
-      `/chat/messages/${replyId}/stream?user_id=someone`,
-    );
+    const otherUser = await deployment.client().get(`/chat/messages/${replyId}/stream?user_id=someone`);
     expect(otherUser.status).toBe(404);
-    expectWellFormed(await readAll(gateway.url!, replyId, `?user_id=${USER}`));
+    expectWellFormed(await readAll(deployment.url, replyId, `?user_id=${USER}`));
   });
 });

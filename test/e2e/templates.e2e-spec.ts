@@ -1,7 +1,5 @@
-import { createOrg } from '../factories/admin';
+import { useDeployment } from '../support/deployment';
 import { api } from '../support/http';
-import { AppProcess, startGateway } from '../support/processes';
-import { createTestEnvironment, TestEnvironment } from '../support/test-environment';
 
 const FIELDS = [
   'background_color',
@@ -21,24 +19,15 @@ const FIELDS = [
 ];
 
 describe('query templates', () => {
-  let environment: TestEnvironment;
-  let gateway: AppProcess;
+  const deployment = useDeployment();
   let client: ReturnType<typeof api>;
   let other: ReturnType<typeof api>;
   let orgId: string;
 
   beforeAll(async () => {
-    environment = await createTestEnvironment();
-    gateway = await startGateway(environment.env);
-    const org = await createOrg(environment.env);
-    orgId = org.orgId;
-    client = api(gateway.url!, org.key);
-    other = api(gateway.url!, (await createOrg(environment.env)).key);
-  });
-
-  afterAll(async () => {
-    await gateway?.stop();
-    await environment?.dispose();
+    orgId = deployment.org.orgId;
+    client = deployment.client();
+    other = deployment.client((await deployment.createOrg()).key);
   });
 
   it('creates a template with the defaults of spec 4.7 and every field of 2.10', async () => {

@@ -1,8 +1,8 @@
-import { createOrg, OrgFixture } from '../factories/admin';
+import { useDeployment } from '../support/deployment';
+import { OrgFixture } from '../factories/admin';
 import { FAKE_USAGE, FakeOpenAI } from '../support/fake-openai';
 import { api } from '../support/http';
-import { AppProcess, startGateway, startWorker } from '../support/processes';
-import { createTestEnvironment, queryDatabase, TestEnvironment } from '../support/test-environment';
+import { queryDatabase } from '../support/test-environment';
 
 /**
  * GET /usage on real processes (CONTRACTS §20): replies of several end users to a builtin and a vendor agent
@@ -13,31 +13,23 @@ const OPENAI_KEY = 'sk-openai-usage-1234';
 const VENDOR_MODEL = 'openai:gpt-usage';
 const PRICES = { [VENDOR_MODEL]: { input_per_mtok: 2.5, output_per_mtok: 10 } };
 
-let environment: TestEnvironment;
-let gateway: AppProcess;
-let worker: AppProcess;
-let org: OrgFixture;
-let otherOrg: OrgFixture;
 const openai = new FakeOpenAI(OPENAI_KEY);
 
+beforeAll(() => openai.start());
+const deployment = useDeployment({
+  env: { MODEL_PRICES: JSON.stringify(PRICES) },
+  workers: 1,
+  workerEnv: () => openai.workerEnv(),
+});
+let otherOrg: OrgFixture;
+
 beforeAll(async () => {
-  [environment] = await Promise.all([
-    createTestEnvironment({ MODEL_PRICES: JSON.stringify(PRICES) }),
-    openai.start(),
-  ]);
-  [gateway, worker] = await Promise.all([
-    startGateway(environment.env),
-    startWorker(environment.env, { OPENAI_BASE_URL: openai.baseUrl, OPENAI_API_KEY: OPENAI_KEY }),
-  ]);
-  [org, otherOrg] = await Promise.all([createOrg(environment.env), createOrg(environment.env)]);
+  otherOrg = await deployment.createOrg();
 });
 
-afterAll(async () => {
-  await Promise.all([gateway?.stop(), worker?.stop(), openai.close()]);
-  await environment?.dispose();
-});
+afterAll(() => openai.close());
 
-const client = (fixture = org) => api(gateway.url!, fixture.key);
+const client = (fixture = deployment.org) => deployment.client(fixture.key);
 
 async function createAgent(fixture: OrgFixture, model: string): Promise<string> {
   const response = await client(fixture).post('/agents', { name: `agent ${model}`, model });
@@ -58,7 +50,7 @@ async function replyOf(
   });
   expect(started.status).toBe(200);
   const replyId = started.body.messages[1].id as string;
-  const stream = await fetch(`${gateway.url}/chat/messages/${replyId}/stream`, {
+  const stream = await fetch(`${deployment.url}/chat/messages/${replyId}/stream`, {
     headers: { 'x-service-token': fixture.key },
     signal: AbortSignal.timeout(30000),
   });
@@ -78,26 +70,26 @@ interface StoredReply {
 
 it('sums the stored replies by user, agent, model and day, priced by MODEL_PRICES', async () => {
   const [builtin, vendor, elsewhere] = await Promise.all([
-    createAgent(org, 'builtin'),
-    createAgent(org, VENDOR_MODEL),
+    createAgent(deployment.org, 'builtin'),
+    createAgent(deployment.org, VENDOR_MODEL),
     createAgent(otherOrg, VENDOR_MODEL),
   ]);
   await Promise.all([
-    replyOf(org, builtin, 'ann', 'Hello there, how are you today?'),
-    replyOf(org, builtin, 'ann', 'Tell me more'),
-    replyOf(org, vendor, 'ann', 'hi'),
+    replyOf(deployment.org, builtin, 'ann', 'Hello there, how are you today?'),
+    replyOf(deployment.org, builtin, 'ann', 'Tell me more'),
+    replyOf(deployment.org, vendor, 'ann', 'hi'),
     // Two model calls: the tool call, then the answer with its result.
-    replyOf(org, vendor, 'bob', 'call clock {}'),
-    replyOf(org, builtin, 'bob', 'Short one'),
+    replyOf(deployment.org, vendor, 'bob', 'call clock {}'),
+    replyOf(deployment.org, builtin, 'bob', 'Short one'),
     replyOf(otherOrg, elsewhere, 'ann', 'not counted here'),
   ]);
   const stored = await queryDatabase<StoredReply>(
-    environment.databaseUrl,
+    deployment.environment.databaseUrl,
     `SELECT t.user_id, m.agent_id, m.model, m.input_tokens, m.output_tokens, m.tool_calls,
        m.cached_input_tokens
      FROM messages m JOIN threads t ON t.id = m.thread_id
      WHERE m.org_id = $1 AND m.role = 'assistant' AND m.status = 'success'`,
-    [org.orgId],
+    [deployment.org.orgId],
   );
   expect(stored).toHaveLength(5);
   // The vendor's usage as it reported it; the builtin model counts words.
@@ -170,5 +162,5 @@ it('refuses a grouping or a day it does not know, in the validation shape', asyn
   expect(day.status).toBe(422);
   expect(day.body.detail[0]).toMatchObject({ type: 'value_error', loc: ['query', 'from'] });
   expect((await client().get('/usage?to=yesterday')).status).toBe(422);
-  expect((await api(gateway.url!).get('/usage')).status).toBe(401);
+  expect((await api(deployment.url).get('/usage')).status).toBe(401);
 });

@@ -1,33 +1,20 @@
-import { createOrg, OrgFixture } from '../factories/admin';
-import { api } from '../support/http';
-import { AppProcess, startGateway, startWorker } from '../support/processes';
-import { createTestEnvironment, queryDatabase, TestEnvironment } from '../support/test-environment';
+import { useDeployment } from '../support/deployment';
+import { queryDatabase } from '../support/test-environment';
 
 /**
  * Token budgets per end user on real processes (CONTRACTS §20), with the builtin model (it counts words): a user
  * who spent the day's budget gets replies that end `budget_exhausted` before any model call, another user of the
  * same agent does not; two replies of one user racing at the edge overspend by one reply at most.
  */
-let environment: TestEnvironment;
-let gateway: AppProcess;
-let worker: AppProcess;
-let org: OrgFixture;
+const deployment = useDeployment({ workers: 1 });
 let agentId: string;
 
 beforeAll(async () => {
-  environment = await createTestEnvironment();
-  [gateway, worker] = await Promise.all([startGateway(environment.env), startWorker(environment.env)]);
-  org = await createOrg(environment.env);
   const agent = await client().post('/agents', { name: 'Budgeted' });
   agentId = agent.body.id as string;
 });
 
-afterAll(async () => {
-  await Promise.all([gateway?.stop(), worker?.stop()]);
-  await environment?.dispose();
-});
-
-const client = () => api(gateway.url!, org.key);
+const client = () => deployment.client();
 
 interface EndedReply {
   id: string;
@@ -48,15 +35,15 @@ async function reply(
   expect(started.status).toBe(200);
   const replyId = started.body.messages[1].id as string;
   await (
-    await fetch(`${gateway.url}/chat/messages/${replyId}/stream`, {
-      headers: { 'x-service-token': org.key },
+    await fetch(`${deployment.url}/chat/messages/${replyId}/stream`, {
+      headers: { 'x-service-token': deployment.org.key },
       signal: AbortSignal.timeout(30000),
     })
   ).text();
   const thread = await client().get(`/chat/${started.body.id}?user_id=${userId}`);
   const ended = thread.body.messages.find((message: { id: string }) => message.id === replyId);
   const [stored] = await queryDatabase<{ usage_tokens: number }>(
-    environment.databaseUrl,
+    deployment.environment.databaseUrl,
     'SELECT usage_tokens FROM messages WHERE id = $1',
     [replyId],
   );
@@ -93,9 +80,9 @@ it('sets, shows and removes a budget, refusing what it cannot hold', async () =>
   expect((await client().get('/budgets/users/shown')).status).toBe(404);
   expect((await client().delete('/budgets/users/shown')).status).toBe(404);
   // Another organization's key sees none of it.
-  const other = await createOrg(environment.env);
+  const other = await deployment.createOrg();
   await client().put('/budgets/users/shown', { period: 'day', max_tokens: 10 });
-  expect((await api(gateway.url!, other.key).get('/budgets/users/shown')).status).toBe(404);
+  expect((await deployment.client(other.key).get('/budgets/users/shown')).status).toBe(404);
 });
 
 it('stops a user who spent the period and not another; removing the budget lets the user go on', async () => {

@@ -1,8 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createOrg } from '../factories/admin';
-import { AppProcess, startGateway } from '../support/processes';
-import { createTestEnvironment, TestEnvironment } from '../support/test-environment';
+import { useDeployment } from '../support/deployment';
 
 /*
  * Wire fidelity (issue #19): every case of test/conformance/goldens.json, recorded from a FastAPI + Pydantic v2
@@ -34,20 +32,15 @@ const exceptions = JSON.parse(readFileSync(join(CONFORMANCE, 'exceptions.json'),
 >;
 
 describe('validation conformance with FastAPI + Pydantic v2', () => {
-  let environment: TestEnvironment;
-  let gateway: AppProcess;
+  const deployment = useDeployment();
   let token: string;
   const counts = { cases: 0, identical: 0, accepted: 0, exceptions: 0 };
 
-  beforeAll(async () => {
-    environment = await createTestEnvironment();
-    gateway = await startGateway(environment.env);
-    token = (await createOrg(environment.env)).key;
+  beforeAll(() => {
+    token = deployment.org.key;
   });
 
-  afterAll(async () => {
-    await gateway?.stop();
-    await environment?.dispose();
+  afterAll(() => {
     console.log(
       `conformance: ${counts.cases} cases, ${counts.identical} identical answers, ${counts.accepted} valid ` +
         `requests accepted, ${counts.exceptions} listed exceptions`,
@@ -56,7 +49,7 @@ describe('validation conformance with FastAPI + Pydantic v2', () => {
 
   async function send(golden: GoldenCase): Promise<{ status: number; body: unknown; text: string }> {
     const hasBody = golden.raw !== undefined || golden.body !== undefined;
-    const response = await fetch(`${gateway.url}${golden.path}${golden.query ? `?${golden.query}` : ''}`, {
+    const response = await fetch(`${deployment.url}${golden.path}${golden.query ? `?${golden.query}` : ''}`, {
       method: golden.method,
       headers: {
         'x-service-token': token,

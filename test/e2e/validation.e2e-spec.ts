@@ -1,7 +1,6 @@
-import { createAgent, createOrg } from '../factories/admin';
+import { useDeployment } from '../support/deployment';
 import { api } from '../support/http';
-import { AppProcess, startGateway } from '../support/processes';
-import { createTestEnvironment, queryDatabase, TestEnvironment } from '../support/test-environment';
+import { queryDatabase } from '../support/test-environment';
 
 /*
  * What a hostile or careless client can send, against a real gateway (issue #16 item 7, issue #19): every
@@ -9,41 +8,34 @@ import { createTestEnvironment, queryDatabase, TestEnvironment } from '../suppor
  * wording of every 422 is checked case by case in validation-conformance.e2e-spec.ts.
  */
 describe('bad input', () => {
-  let environment: TestEnvironment;
-  let gateway: AppProcess;
+  // info: the level where request logs would show a body if one were logged.
+  const deployment = useDeployment({ gatewayEnv: { LOG_LEVEL: 'info' }, agent: true });
   let client: ReturnType<typeof api>;
-  let agentId: string;
   let key: string;
   /** Put in every attack: it must never show up in the gateway's output. */
   const CANARY = 'canary-7f3a9c';
   const NUL = `${CANARY}\u0000`;
   const THREAD = '0190a5b2-4c6e-7d1f-8a2b-3c4d5e6f7a8b';
 
-  beforeAll(async () => {
-    environment = await createTestEnvironment();
-    // info: the level where request logs would show a body if one were logged.
-    gateway = await startGateway(environment.env, { LOG_LEVEL: 'info' });
-    const org = await createOrg(environment.env);
-    key = org.key;
-    client = api(gateway.url!, key);
-    agentId = (await createAgent(environment.env, org.org)).id;
-  });
-
-  afterAll(async () => {
-    await gateway?.stop();
-    await environment?.dispose();
+  beforeAll(() => {
+    key = deployment.org.key;
+    client = deployment.client(key);
   });
 
   const count = async (table: string) =>
     Number(
-      (await queryDatabase<{ n: string }>(environment.databaseUrl, `SELECT count(*) AS n FROM ${table}`))[0]
-        .n,
+      (
+        await queryDatabase<{ n: string }>(
+          deployment.environment.databaseUrl,
+          `SELECT count(*) AS n FROM ${table}`,
+        )
+      )[0].n,
     );
 
   describe('a NUL character in any text field', () => {
     const start = (patch: Record<string, unknown> = {}) => ({
       message: { content: 'hi' },
-      options: { agent_id: agentId, user_id: 'alice' },
+      options: { agent_id: deployment.agentId, user_id: 'alice' },
       ...patch,
     });
     const attacks: [string, () => Promise<{ status: number; body: any }>, (string | number)[]][] = [
@@ -55,7 +47,7 @@ describe('bad input', () => {
       ['POST /chat name', () => client.post('/chat', start({ name: NUL })), ['body', 'name']],
       [
         'POST /chat user_id',
-        () => client.post('/chat', start({ options: { agent_id: agentId, user_id: NUL } })),
+        () => client.post('/chat', start({ options: { agent_id: deployment.agentId, user_id: NUL } })),
         ['body', 'options', 'user_id'],
       ],
       [
@@ -121,7 +113,7 @@ describe('bad input', () => {
         async () => {
           const form = new FormData();
           form.append('file', new Blob([`---\nname: nul\ndescription: ${NUL}\n---\nx`]), 'SKILL.md');
-          const response = await fetch(`${gateway.url}/skills?user_id=u`, {
+          const response = await fetch(`${deployment.url}/skills?user_id=u`, {
             method: 'POST',
             headers: { 'x-service-token': key },
             body: form,
@@ -160,8 +152,8 @@ describe('bad input', () => {
       expect(await count('memory_files')).toBe(0);
       expect(await count('connections')).toBe(0);
       expect(await count('query_templates')).toBe(0);
-      expect(gateway.output).not.toContain(CANARY);
-      expect(gateway.output).not.toMatch(/"level":50/);
+      expect(deployment.gateway.output).not.toContain(CANARY);
+      expect(deployment.gateway.output).not.toMatch(/"level":50/);
     });
   });
 
@@ -174,11 +166,11 @@ describe('bad input', () => {
     const template = await client.post('/agent_execution/query_templates?user_id=u', deepObject);
     expect(template.status).toBe(400);
     expect((await client.get('/chat?user_id=u')).status).toBe(200);
-    expect(gateway.running).toBe(true);
+    expect(deployment.gateway.running).toBe(true);
   });
 
   it('answers a body that is not UTF-8 with 400', async () => {
-    const response = await fetch(`${gateway.url}/chat`, {
+    const response = await fetch(`${deployment.url}/chat`, {
       method: 'POST',
       headers: { 'x-service-token': key, 'content-type': 'application/json' },
       body: Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d]),
@@ -208,7 +200,7 @@ describe('bad input', () => {
     it('refuses options.max_steps: null before writing the thread', async () => {
       const response = await client.post('/chat', {
         message: { content: CANARY },
-        options: { agent_id: agentId, user_id: 'alice', max_steps: null },
+        options: { agent_id: deployment.agentId, user_id: 'alice', max_steps: null },
       });
       expect(response.status).toBe(422);
       expect(response.body.detail).toEqual([
@@ -256,7 +248,7 @@ describe('bad input', () => {
         ['body', 'scope'],
       ]);
       const rows = await queryDatabase<{ name: string; scope: string }>(
-        environment.databaseUrl,
+        deployment.environment.databaseUrl,
         'SELECT name, scope FROM query_templates',
       );
       expect(rows).toEqual([{ name: 'n', scope: 'private' }]);

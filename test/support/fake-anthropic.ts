@@ -18,6 +18,11 @@ export class FakeAnthropic extends FakeVendor {
     super();
   }
 
+  /** The worker settings that send its Anthropic calls here. */
+  workerEnv(): NodeJS.ProcessEnv {
+    return { ANTHROPIC_BASE_URL: this.baseUrl, ANTHROPIC_API_KEY: this.apiKey };
+  }
+
   protected async handle(request: RecordedRequest, res: ServerResponse): Promise<void> {
     if (request.path !== '/v1/messages') return json(res, 404, anthropicError(404, 'not found'));
     if (request.headers['x-api-key'] !== this.apiKey) {

@@ -62,6 +62,11 @@ export class FakeGoogleDrive {
     return `${this.url}/token`;
   }
 
+  /** The settings that send the service's Google Drive calls and token refreshes here. */
+  env(): NodeJS.ProcessEnv {
+    return { GOOGLE_DRIVE_API_URL: this.url, GOOGLE_TOKEN_URL: this.tokenUrl };
+  }
+
   addFolder(parent: string, name: string, id = `folder${this.nextId++}`): string {
     return this.addFile(parent, name, GOOGLE_FOLDER, '', id);
   }
@@ -225,4 +230,19 @@ export class FakeGoogleDrive {
         : { newStartPageToken: String(this.changes.length + 1) }),
     });
   }
+}
+
+/**
+ * A fake Drive for the describe block it is called in: listening before the block's later hooks run (a
+ * deployment takes its `env()`), with the token `token` granted and `firstFile` as shared/a.txt; closed after.
+ */
+export function useFakeDrive(firstFile: string): FakeGoogleDrive {
+  const drive = new FakeGoogleDrive();
+  beforeAll(async () => {
+    await drive.start();
+    drive.oauth.grant('token');
+    drive.addFile('shared', 'a.txt', 'text/plain', firstFile);
+  });
+  afterAll(() => drive.stop());
+  return drive;
 }

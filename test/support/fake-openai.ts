@@ -167,6 +167,11 @@ export class FakeOpenAI extends FakeVendor {
     super();
   }
 
+  /** The worker settings that send its OpenAI calls here. */
+  workerEnv(): NodeJS.ProcessEnv {
+    return { OPENAI_BASE_URL: this.baseUrl, OPENAI_API_KEY: this.apiKey };
+  }
+
   protected async handle(request: RecordedRequest, res: ServerResponse): Promise<void> {
     if (request.path !== '/v1/chat/completions') return json(res, 404, { error: { message: 'not found' } });
     if (request.headers.authorization !== `Bearer ${this.apiKey}`) {

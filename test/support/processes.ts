@@ -22,7 +22,7 @@ export function freePort(): Promise<number> {
  * TEST_START_TIMEOUT_MS. A process that misses it is killed before the start fails, so no failed start leaves a
  * process behind.
  */
-const START_TIMEOUT_MS = Number(process.env.TEST_START_TIMEOUT_MS ?? scaledStartTimeoutMs());
+export const START_TIMEOUT_MS = Number(process.env.TEST_START_TIMEOUT_MS ?? scaledStartTimeoutMs());
 
 function scaledStartTimeoutMs(): number {
   const cores = cpus().length;

@@ -29,7 +29,7 @@ import { GetEvalRun, StartEvalRun } from '@app/evals';
 import { CreateKey, ImportKey, ListKeys, RevokeKey } from '@app/identity';
 import { AgentRepository, OrganizationRepository } from '@app/persistence';
 
-export type Flags = Record<string, string | undefined>;
+type Flags = Record<string, string | undefined>;
 
 /** What a command accepts: its flags with their help, the required ones marked. */
 interface CommandSpec {
@@ -225,7 +225,7 @@ function catalogueEntry(flags: Flags): RegisterMcpServerDto {
  * The audit log's actor for every change the CLI makes: the operator, named by the OS user running it (its uid
  * when the system has no name for it, as in a container started with an arbitrary uid).
  */
-export function adminActor(): AuditActor {
+function adminActor(): AuditActor {
   try {
     return { type: 'admin', id: userInfo().username };
   } catch {

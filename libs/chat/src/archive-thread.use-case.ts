@@ -7,7 +7,7 @@ import { AgentRunQueue } from '@app/queues';
 import { RunCancellation } from '@app/run-events';
 import { cancelPendingReplies, closeCancelledStreams, THREAD_NOT_FOUND, threadScope } from './chat.rules';
 
-export interface ArchiveThreadInput {
+interface ArchiveThreadInput {
   threadId: string;
   userId?: string;
 }

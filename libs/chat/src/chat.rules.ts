@@ -144,7 +144,7 @@ export function exchangeOf(message: HumanMessageDto, reply: NewPendingReply): Ne
 
 /** Where a request names the version it pins: `options.agent_version` of POST /chat, another field in a protocol. */
 export type AgentVersionField = (string | number)[];
-export const AGENT_VERSION_OPTION: AgentVersionField = ['body', 'options', 'agent_version'];
+const AGENT_VERSION_OPTION: AgentVersionField = ['body', 'options', 'agent_version'];
 
 /**
  * The agent version a request pins (`options.agent_version`, CONTRACTS §23, or the protocol's own field `at`),
@@ -177,7 +177,7 @@ export async function lockThread(
 }
 
 /** What clearing a thread's live replies left to do after the commit. */
-export interface ClearedReplies {
+interface ClearedReplies {
   /** Closed here (pending, or waiting for a person): their streams still need their last lines. */
   cancelled: MessageEntity[];
   /** The running reply, which only its worker can end. */

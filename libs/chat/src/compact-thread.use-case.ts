@@ -4,7 +4,7 @@ import { Caller } from '@app/identity';
 import { ThreadSummaryRepository } from '@app/persistence';
 import { THREAD_NOT_FOUND, threadScope } from './chat.rules';
 
-export interface CompactThreadInput {
+interface CompactThreadInput {
   threadId: string;
   userId?: string;
 }

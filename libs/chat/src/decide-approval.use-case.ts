@@ -22,7 +22,7 @@ export const MESSAGE_NOT_FOUND = 'Message not found';
 export const CALL_NOT_WAITING = 'Tool call is not waiting for a decision';
 export const APPROVAL_EXPIRED = 'Approval expired';
 
-export interface DecideApprovalInput {
+interface DecideApprovalInput {
   messageId: string;
   body: DecideApprovalDto;
   /** The end user named in the query (an end-user token's own); with the body's, both must be the owner. */

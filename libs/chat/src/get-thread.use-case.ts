@@ -6,7 +6,7 @@ import { FileAttachments } from '@app/files';
 import { THREAD_NOT_FOUND, threadScope } from './chat.rules';
 import { activeBranchView, ThreadViewReaders } from './thread-view';
 
-export interface GetThreadInput {
+interface GetThreadInput {
   threadId: string;
   userId?: string;
 }

@@ -4,7 +4,7 @@ import { Caller, mayUseAgent } from '@app/identity';
 import { MessageEntity, MessageRepository, ThreadRepository } from '@app/persistence';
 import { THREAD_NOT_FOUND, threadScope } from './chat.rules';
 
-export interface ListBranchesInput {
+interface ListBranchesInput {
   threadId: string;
   userId?: string;
 }

@@ -15,7 +15,7 @@ import { lockThread, THREAD_HAS_LIVE_REPLY, threadScope } from './chat.rules';
 import { MESSAGE_NOT_FOUND } from './decide-approval.use-case';
 import { activeBranchView, ThreadViewReaders } from './thread-view';
 
-export interface SetActiveBranchInput {
+interface SetActiveBranchInput {
   threadId: string;
   userId?: string;
   body: SetActiveBranchDto;

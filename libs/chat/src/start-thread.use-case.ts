@@ -25,7 +25,7 @@ import {
 import { ReplyAdmission } from './reply-admission';
 
 /** Where a thread comes from when a routine starts it (CONTRACTS §13), instead of a person. */
-export interface RoutineOrigin {
+interface RoutineOrigin {
   /**
    * A scheduled firing's thread id, derived from the routine and its slot: storing the same firing twice fails on
    * the thread's primary key. Absent for a firing asked for by hand (POST /routines/{id}/run).

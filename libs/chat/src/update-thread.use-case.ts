@@ -9,7 +9,7 @@ import { Caller, mayUseAgent } from '@app/identity';
 import { AgentRepository, ThreadRepository } from '@app/persistence';
 import { THREAD_NOT_FOUND, threadScope } from './chat.rules';
 
-export interface UpdateThreadInput {
+interface UpdateThreadInput {
   threadId: string;
   userId?: string;
   body: UpdateThreadDto;

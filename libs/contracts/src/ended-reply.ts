@@ -7,7 +7,7 @@ import {
 import { webhookEvent, WebhookEvent, WebhookEventType } from './webhook-event';
 
 /** How a reply may end. */
-export type EndedReplyStatus = 'success' | 'error' | 'cancelled';
+type EndedReplyStatus = 'success' | 'error' | 'cancelled';
 
 /**
  * An ended reply's final Message, the one rendering of it: the `message.completed` line of its stream (at the

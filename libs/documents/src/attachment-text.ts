@@ -16,7 +16,7 @@ const TEXT_TYPES = new Set([
 ]);
 const TEXT_EXTENSIONS = /\.(txt|md|markdown|csv|tsv|json|jsonl|ndjson|ya?ml|xml|log)$/i;
 
-export type AttachmentKind = 'text' | 'pdf' | 'docx' | 'image' | 'other';
+type AttachmentKind = 'text' | 'pdf' | 'docx' | 'image' | 'other';
 
 /** How a file is read for the model, from its media type (or its name when the type says nothing). */
 export function attachmentKind(mimetype: string, name: string): AttachmentKind {

@@ -36,7 +36,7 @@ const BY_EXTENSION: Record<string, DocumentFormat> = {
 };
 
 /** How a document is read, from its media type, else its name's extension; null when it is not supported. */
-export function documentFormat(mimeType: string, name: string): DocumentFormat | null {
+function documentFormat(mimeType: string, name: string): DocumentFormat | null {
   const type = mimeType.toLowerCase().split(';')[0].trim();
   if (type === 'application/pdf') return 'pdf';
   if (type === DOCX) return 'docx';

@@ -52,7 +52,7 @@ function isIpv4Compatible(ipv6: ipaddr.IPv6): boolean {
  * NAT64 `64:ff9b::a.b.c.d` (RFC 6052; and `64:ff9b:1::/48` of RFC 8215 with a /96 prefix), 6to4 `2002:AABB:CCDD::` (RFC 3056) and
  * Teredo's client address (RFC 4380, its last 32 bits inverted). Null for any other address.
  */
-export function embeddedIpv4(ipv6: ipaddr.IPv6): ipaddr.IPv4 | null {
+function embeddedIpv4(ipv6: ipaddr.IPv6): ipaddr.IPv4 | null {
   const parts = ipv6.parts;
   const fromWords = (high: number, low: number) =>
     new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);

@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { egressRequest } from './egress-request';
 
 /** `fetch` as libraries that take one call it (the MCP SDK's `FetchLike`). */
-export type EgressFetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
+type EgressFetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
 
 /** Statuses whose response has no body, which the Response constructor refuses one for. */
 const NO_BODY = new Set([101, 204, 205, 304]);

@@ -30,13 +30,13 @@ import { toConversationFileResponse, toShareLinkResponse } from './file.mapper';
 export const storageKeyOf = (orgId: string, fileId: string): string => `uploads/${orgId}/${fileId}`;
 
 /** A message as far as its files are concerned (structurally a MessageEntity). */
-export interface MessageWithFiles {
+interface MessageWithFiles {
   id: string;
   fileIds?: string[] | null;
 }
 
 /** An image attached to a message, for models that take images. */
-export interface ImageAttachment {
+interface ImageAttachment {
   name: string;
   mediaType: string;
   data: Buffer;

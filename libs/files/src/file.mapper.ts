@@ -20,7 +20,7 @@ export function toShareLinkResponse(
   };
 }
 
-export const shareLinkUrl = (publicBaseUrl: string, linkId: string): string =>
+const shareLinkUrl = (publicBaseUrl: string, linkId: string): string =>
   `${publicBaseUrl.replace(/\/+$/, '')}/share/${linkId}`;
 
 /** API-SPEC 2.5: exactly these fields; `url` is a signed download address made for this response. */

@@ -21,20 +21,20 @@ export function hashesEqual(a: string, b: string): boolean {
   return left.length === right.length && timingSafeEqual(left, right);
 }
 
-export type ParsedHeader = { ok: true; secret: string } | { ok: false; reason: string };
+type ParsedHeader = { ok: true; secret: string } | { ok: false; reason: string };
 
 /**
  * What a key may look like: RFC 6750's b64token (letters, digits, `-._~+/`, then `=` padding), at most
  * KEY_MAX_CHARS. `sk-svc-` keys are base64url; a legacy key must fit it too (and be LEGACY_KEY_MIN_CHARS long).
  */
 const KEY_TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
-export const KEY_MAX_CHARS = 512;
+const KEY_MAX_CHARS = 512;
 /**
  * An end-user token carries its user id, up to ten agent ids and five memory namespaces, so it may be longer than
  * a key: the longest grant (every text at its limit, each character JSON-escaped to six bytes) fits.
  */
 export const END_USER_TOKEN_MAX_CHARS = 8192;
-export const LEGACY_KEY_MIN_CHARS = 20;
+const LEGACY_KEY_MIN_CHARS = 20;
 const BEARER = 'Bearer ';
 
 const isKeyToken = (value: string): boolean =>

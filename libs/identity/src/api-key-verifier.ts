@@ -6,7 +6,7 @@ import { createRedisConnection } from '@app/redis';
 import { hashesEqual, hashKeySecret } from './api-key-secret';
 import { keyRevocationChannel } from './key-revocations';
 
-export interface VerifiedKey {
+interface VerifiedKey {
   keyId: string;
   orgId: string;
 }

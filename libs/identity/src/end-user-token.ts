@@ -97,7 +97,7 @@ export function endUserTokenIdentity(token: string): string | null {
   return Buffer.from(token.slice(END_USER_TOKEN_PREFIX.length, dot), 'base64url').toString('base64url');
 }
 
-export type VerifiedToken = { ok: true; grant: EndUserGrant } | { ok: false; reason: string };
+type VerifiedToken = { ok: true; grant: EndUserGrant } | { ok: false; reason: string };
 
 /** The grant of a token this deployment signed, spelled as it was signed, and not expired; why not, otherwise. */
 export function verifyEndUserToken(secret: string, token: string, now = new Date()): VerifiedToken {

@@ -6,7 +6,7 @@ export interface Passage {
   text: string;
 }
 
-export const PASSAGE_TARGET_CHARS = 1000;
+const PASSAGE_TARGET_CHARS = 1000;
 
 /**
  * Splits text into passages of at most `target` characters, cut at a paragraph end, else a sentence end,

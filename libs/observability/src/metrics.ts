@@ -4,7 +4,7 @@ import { collectDefaultMetrics, Histogram, register, Registry } from 'prom-clien
  * Prometheus metrics live in prom-client's default registry, one per process: the gateway's HTTP histogram,
  * the process figures and whatever the worker's runtime records (it registers its own metrics there too).
  */
-export const metricsRegistry: Registry = register;
+const metricsRegistry: Registry = register;
 
 /** Labels every series with the app, and starts the process figures (CPU, memory, event loop lag, GC). */
 export function startProcessMetrics(app: string): void {

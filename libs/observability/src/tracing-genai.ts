@@ -7,7 +7,7 @@ import { Context, context, Span, SpanKind, SpanStatusCode, trace } from '@opente
  */
 const tracer = trace.getTracer('parley-agent');
 
-export interface ModelCall {
+interface ModelCall {
   /** `openai`, `anthropic`, … (`gen_ai.provider.name`). */
   provider: string;
   /** The model as asked for (`gen_ai.request.model`). */
@@ -36,7 +36,7 @@ export function startModelCallSpan(call: ModelCall): { span: Span; context: Cont
   return { span, context: trace.setSpan(context.active(), span) };
 }
 
-export interface ModelCallResult {
+interface ModelCallResult {
   inputTokens?: number;
   outputTokens?: number;
   finishReason?: string;
@@ -80,7 +80,7 @@ export function traceToolCall<T>(name: string, callId: string, execute: () => Pr
 }
 
 /** The agent a reply runs, as its `invoke_agent` span names it. */
-export interface AgentInvocation {
+interface AgentInvocation {
   agentId: string;
   agentName: string;
   /** The agent version the reply runs (CONTRACTS §23); null for an agent stored before versions. */

@@ -7,7 +7,7 @@ import { installedSchedulerIds } from './installed-schedulers';
 export const ERASE_USER_JOB = 'erase-user';
 export const RETENTION_JOB = 'apply-retention';
 /** The one job scheduler of retention (the deployment's, not an organization's). */
-export const RETENTION_SCHEDULER_ID = 'retention-daily';
+const RETENTION_SCHEDULER_ID = 'retention-daily';
 /** Every day at 03:17 UTC: off the hour, when most deployments are quiet. */
 const RETENTION_PATTERN = '17 3 * * *';
 

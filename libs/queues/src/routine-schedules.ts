@@ -7,7 +7,7 @@ import { installedSchedulerIds } from './installed-schedulers';
 export const ROUTINE_FIRING_JOB = 'fire-routine';
 
 /** What BullMQ needs to fire a routine on its schedule. */
-export interface RoutineSchedule {
+interface RoutineSchedule {
   id: string;
   schedule: string;
   timezone: string;

@@ -16,7 +16,7 @@ export const SOURCE_SYNC_JOB = 'sync-source';
 export const SOURCE_SYNC_TICK_JOB = 'scheduled-sync';
 
 /** BullMQ refuses custom ids that are integers: `source-<id>`. */
-export const sourceSyncJobId = (sourceId: number) => `source-${sourceId}`;
+const sourceSyncJobId = (sourceId: number) => `source-${sourceId}`;
 const SCHEDULER_ID_PREFIX = 'source-sync-';
 const schedulerId = (sourceId: number) => `${SCHEDULER_ID_PREFIX}${sourceId}`;
 

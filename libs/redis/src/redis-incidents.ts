@@ -5,10 +5,10 @@ import { Cluster } from 'ioredis';
  * After this long without a new error or slot move, an incident is over and summed up in one line: longer than a
  * reconnect attempt (2 s at most) and than the slot map's refresh interval, so one failover is one incident.
  */
-export const INCIDENT_QUIET_MS = 5000;
+const INCIDENT_QUIET_MS = 5000;
 
 /** A master replaced for some slots: the node that served them, the node that does now, and how many. */
-export interface SlotMove {
+interface SlotMove {
   from: string;
   to: string;
   slots: number;

@@ -30,7 +30,7 @@ export function redisClusterNodes(
 export type RedisRole = 'background' | 'requests';
 
 /** Bound of one Redis command on the request path: well under any client's patience, above a busy Redis's p99. */
-export const REQUEST_COMMAND_TIMEOUT_MS = 2000;
+const REQUEST_COMMAND_TIMEOUT_MS = 2000;
 
 /** Options of the shared command connection for a role. */
 export function commandConnectionOptions(role: RedisRole): RedisOptions {

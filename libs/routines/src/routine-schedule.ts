@@ -4,13 +4,13 @@ import { parseExpression } from 'cron-parser';
 export class ScheduleError extends Error {}
 
 /** A routine's schedule, read in its time zone. */
-export interface ScheduleSpec {
+interface ScheduleSpec {
   schedule: string;
   timezone: string;
 }
 
 /** Whether the deployment also takes a leading seconds field (ROUTINE_SECONDS_SCHEDULES, a test hook). */
-export interface ScheduleRules {
+interface ScheduleRules {
   secondsAllowed: boolean;
 }
 

@@ -11,7 +11,7 @@ interface Line {
   bytes: Buffer;
 }
 
-export interface FollowOptions {
+interface FollowOptions {
   /** Only lines with a greater seq (-1: from the start). */
   after: number;
   /** Silence after which a heartbeat line is written (and Redis is polled, in case a publish was missed). */

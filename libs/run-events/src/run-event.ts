@@ -57,7 +57,7 @@ export type RunEvent =
 export type GuardrailStage = 'input' | 'output';
 /** What it found: a kind of PII, a blocked term, a flag of the moderation model (or its failure to answer). */
 export type GuardrailKind = 'email' | 'phone' | 'card' | 'iban' | 'blocked_term' | 'moderation';
-export type GuardrailAction = 'redacted' | 'blocked';
+type GuardrailAction = 'redacted' | 'blocked';
 
 /** An event before the publisher numbers it. */
 export type UnnumberedRunEvent = RunEvent extends infer E

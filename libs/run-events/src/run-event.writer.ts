@@ -93,7 +93,7 @@ return #entries`;
 const LIVE_LOG_TTL_SECONDS = 3600;
 
 /** How long the log keeps: a live reply's, and a finished one's (after which replays read PostgreSQL). */
-export interface LogTtls {
+interface LogTtls {
   live: number;
   finished: number;
 }

@@ -5,13 +5,13 @@ import { Cluster, Redis } from 'ioredis';
  * bytes Redis sent: every listener of the channel gets the same Buffer, so a reply followed by many streams
  * is held once, not once per stream.
  */
-export type MessageListener = (message: Buffer) => void;
+type MessageListener = (message: Buffer) => void;
 
 /**
  * Called once a channel is subscribed again after the connection was lost: whatever was published in between
  * never reached the listener and must be read from the log.
  */
-export type ResubscribedListener = () => void;
+type ResubscribedListener = () => void;
 
 interface Membership {
   onMessage: MessageListener;

@@ -3,10 +3,10 @@ import { PlatformSkillDefinition, SkillRepository } from '@app/persistence';
 import { PLATFORM_SKILL_DOCUMENTS } from './platform/platform-skills';
 import { parseSkillDocument } from './skill-document';
 
-export const platformSkillId = (name: string) => `parley-${name}`;
+const platformSkillId = (name: string) => `parley-${name}`;
 
 /** The shipped skills, parsed (a malformed one fails the start, not a request). */
-export function platformSkillDefinitions(): PlatformSkillDefinition[] {
+function platformSkillDefinitions(): PlatformSkillDefinition[] {
   return PLATFORM_SKILL_DOCUMENTS.map((document) => {
     const { frontmatter, body } = parseSkillDocument(document, ['platform']);
     return {

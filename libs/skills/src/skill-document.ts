@@ -3,11 +3,11 @@ import { SkillFrontmatter } from '@app/persistence';
 import { ParseLimitError, UntrustedParsing } from '@app/documents';
 import { PARSE_FRONTMATTER_YAML, parseFrontmatterYaml } from './frontmatter-yaml';
 
-export const SKILL_NAME_PATTERN = /^[a-z0-9-]{1,64}$/;
+const SKILL_NAME_PATTERN = /^[a-z0-9-]{1,64}$/;
 /** Largest SKILL.md accepted (the instructions are given to the model whole). */
-export const MAX_SKILL_DOCUMENT_CHARS = 100_000;
+const MAX_SKILL_DOCUMENT_CHARS = 100_000;
 
-export interface SkillDocument {
+interface SkillDocument {
   frontmatter: SkillFrontmatter;
   body: string;
 }

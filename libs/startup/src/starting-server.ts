@@ -2,7 +2,7 @@ import { createServer, Server } from 'node:http';
 import { Dependency, describeDependency } from './wait-for-dependencies';
 
 /** A process's HTTP port while its dependencies are awaited: it is alive, and says what it waits for. */
-export interface StartingServer {
+interface StartingServer {
   waitingFor(dependencies: Dependency[]): void;
   close(): Promise<void>;
 }

@@ -11,7 +11,7 @@ import {
 import { LocalDiskStore } from './local-disk.store';
 import { LOCAL_ALGORITHM, signDownload, signPolicy } from './local-signing';
 
-export interface LocalDiskDriverOptions {
+interface LocalDiskDriverOptions {
   dir: string;
   /** Address of the embedded storage host as clients reach it. */
   publicUrl: string;

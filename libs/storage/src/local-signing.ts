@@ -31,7 +31,7 @@ export function verifySignature(secret: string, text: string, signature: string)
 }
 
 /** What a download address grants: one object of a recorded size, served under a name and type. */
-export interface DownloadGrant {
+interface DownloadGrant {
   key: string;
   expires: number;
   name: string;

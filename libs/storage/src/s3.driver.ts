@@ -23,7 +23,7 @@ import {
   UploadPolicyInput,
 } from './storage-driver';
 
-export interface S3DriverOptions {
+interface S3DriverOptions {
   bucket: string;
   region: string;
   endpoint?: string;

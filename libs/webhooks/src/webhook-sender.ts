@@ -4,7 +4,7 @@ import { Settings } from '@app/config';
 import { DeniedAddressError, egressRequest } from '@app/egress';
 
 /** No answer within this long counts as a failure (CONTRACTS §14). */
-export const DELIVERY_TIMEOUT_MS = 10_000;
+const DELIVERY_TIMEOUT_MS = 10_000;
 
 /** What one POST came to: the status when the endpoint answered, else why not. */
 export interface SendResult {

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { loadSettings } from '@app/config';
-import { AuditEntry, AuditEventRepository, dataSourceOptions, recordAudit } from '@app/persistence';
-import { createTestEnvironment, TestEnvironment } from '../../support/test-environment';
+import { AuditEntry, AuditEventRepository, recordAudit } from '@app/persistence';
+import { useTestDatabase } from '../../support/test-database';
 
 /**
  * The audit log on real PostgreSQL: an entry commits or rolls back with the transaction it was written in, the
@@ -10,7 +9,7 @@ import { createTestEnvironment, TestEnvironment } from '../../support/test-envir
  * organization's entries with the deployment-wide ones, newest first, page by page.
  */
 describe('audit_events', () => {
-  let environment: TestEnvironment;
+  const database = useTestDatabase();
   let db: DataSource;
   let events: AuditEventRepository;
   const orgId = randomUUID();
@@ -27,17 +26,9 @@ describe('audit_events', () => {
   const count = async (): Promise<number> =>
     Number((await db.query<{ n: string }[]>(`SELECT count(*) AS n FROM audit_events`))[0].n);
 
-  beforeAll(async () => {
-    environment = await createTestEnvironment();
-    db = await new DataSource(
-      dataSourceOptions(loadSettings({ DATABASE_URL: environment.databaseUrl }), 2),
-    ).initialize();
+  beforeAll(() => {
+    db = database.db;
     events = new AuditEventRepository(db);
-  });
-
-  afterAll(async () => {
-    await db?.destroy();
-    await environment?.dispose();
   });
 
   it('keeps an entry only when the transaction it was written in commits', async () => {

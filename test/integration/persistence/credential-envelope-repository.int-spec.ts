@@ -1,33 +1,24 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { loadSettings } from '@app/config';
-import { CredentialEnvelopeRepository, dataSourceOptions } from '@app/persistence';
-import { createTestEnvironment, TestEnvironment } from '../../support/test-environment';
+import { CredentialEnvelopeRepository } from '@app/persistence';
+import { useTestDatabase } from '../../support/test-database';
 
 /**
  * Credential envelopes on real PostgreSQL, for key maintenance across organizations: those of one key are
  * found by prefix, and a replacement never overwrites a value a concurrent writer changed.
  */
 describe('CredentialEnvelopeRepository', () => {
-  let environment: TestEnvironment;
+  const database = useTestDatabase();
   let db: DataSource;
   let envelopes: CredentialEnvelopeRepository;
   const orgIds = [randomUUID(), randomUUID()];
 
   beforeAll(async () => {
-    environment = await createTestEnvironment();
-    db = await new DataSource(
-      dataSourceOptions(loadSettings({ DATABASE_URL: environment.databaseUrl }), 2),
-    ).initialize();
+    db = database.db;
     envelopes = new CredentialEnvelopeRepository(db);
     for (const id of orgIds) {
-      await db.query(`INSERT INTO organizations (id, name) VALUES ($1, $2)`, [id, `org-${id}`]);
+      await database.addOrganizations(id);
     }
-  });
-
-  afterAll(async () => {
-    await db?.destroy();
-    await environment?.dispose();
   });
 
   async function connection(orgId: string, envelope: string | null): Promise<string> {

@@ -1,25 +1,16 @@
 import { DataSource } from 'typeorm';
-import { loadSettings } from '@app/config';
-import { dataSourceOptions, DeploymentSecretRepository } from '@app/persistence';
-import { createTestEnvironment, TestEnvironment } from '../../support/test-environment';
+import { DeploymentSecretRepository } from '@app/persistence';
+import { useTestDatabase } from '../../support/test-database';
 
 /** Deployment secrets on real PostgreSQL: of replicas starting at once, the first candidate wins for all. */
 describe('DeploymentSecretRepository', () => {
-  let environment: TestEnvironment;
+  const database = useTestDatabase(4);
   let db: DataSource;
   let secrets: DeploymentSecretRepository;
 
-  beforeAll(async () => {
-    environment = await createTestEnvironment();
-    db = await new DataSource(
-      dataSourceOptions(loadSettings({ DATABASE_URL: environment.databaseUrl }), 4),
-    ).initialize();
+  beforeAll(() => {
+    db = database.db;
     secrets = new DeploymentSecretRepository(db);
-  });
-
-  afterAll(async () => {
-    await db?.destroy();
-    await environment?.dispose();
   });
 
   it('gives every concurrent caller the one stored value, and keeps it afterwards', async () => {

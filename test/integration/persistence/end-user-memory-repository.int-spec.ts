@@ -1,21 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { loadSettings } from '@app/config';
 import {
-  dataSourceOptions,
   EndUserMemoryNamespaceRepository,
   ErasureRepository,
   MemoryFileRepository,
   UserExportRepository,
 } from '@app/persistence';
-import { createTestEnvironment, TestEnvironment } from '../../support/test-environment';
+import { useTestDatabase } from '../../support/test-database';
 
 /**
  * What erasure and export of an end user find in memory (CONTRACTS §21): the files their runs wrote and every
  * file of a namespace granted to their tokens, in their organization only.
  */
 describe('memory files of an end user', () => {
-  let environment: TestEnvironment;
+  const database = useTestDatabase();
   let db: DataSource;
   let files: MemoryFileRepository;
   let grants: EndUserMemoryNamespaceRepository;
@@ -41,17 +39,12 @@ describe('memory files of an end user', () => {
     ).map((row: { namespace: string }) => row.namespace);
 
   beforeAll(async () => {
-    environment = await createTestEnvironment();
-    db = await new DataSource(
-      dataSourceOptions(loadSettings({ DATABASE_URL: environment.databaseUrl }), 2),
-    ).initialize();
+    db = database.db;
     files = new MemoryFileRepository(db);
     grants = new EndUserMemoryNamespaceRepository(db);
     erasure = new ErasureRepository(db);
     exports = new UserExportRepository(db);
-    for (const id of [orgId, otherOrgId]) {
-      await db.query(`INSERT INTO organizations (id, name) VALUES ($1, $2)`, [id, `org-${id}`]);
-    }
+    await database.addOrganizations(orgId, otherOrgId);
     await write(orgId, 'shared', 'by-alice.md', 'alice');
     await write(orgId, 'shared', 'by-bob.md', 'bob');
     await write(orgId, 'shared', 'by-key.md');
@@ -61,11 +54,6 @@ describe('memory files of an end user', () => {
     await write(otherOrgId, 'shared', 'x.md', 'alice');
     await grants.grant(alice, ['alice-notes', 'alice-notes']);
     await grants.grant({ orgId: otherOrgId, userId: 'bob' }, ['shared']);
-  });
-
-  afterAll(async () => {
-    await db?.destroy();
-    await environment?.dispose();
   });
 
   it('records each granted namespace once, per organization and user', async () => {

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { loadSettings } from '@app/config';
 import { endUserHash } from '@app/persistence';
-import { dataSourceOptions, ErasureRepository, UsageRepository } from '@app/persistence';
-import { createTestEnvironment, TestEnvironment } from '../../support/test-environment';
+import { ErasureRepository, UsageRepository } from '@app/persistence';
+import { useTestDatabase } from '../../support/test-database';
 
 /**
  * The erasure's statements on a real database: one running erasure per end user, counts added batch by batch,
@@ -11,7 +10,7 @@ import { createTestEnvironment, TestEnvironment } from '../../support/test-envir
  * organization's sums stay exact while the user id is gone.
  */
 describe('erasure repository', () => {
-  let environment: TestEnvironment;
+  const database = useTestDatabase(4);
   let db: DataSource;
   let erasures: ErasureRepository;
   let usage: UsageRepository;
@@ -19,10 +18,7 @@ describe('erasure repository', () => {
   const agentId = randomUUID();
 
   beforeAll(async () => {
-    environment = await createTestEnvironment();
-    db = await new DataSource(
-      dataSourceOptions(loadSettings({ DATABASE_URL: environment.databaseUrl }), 4),
-    ).initialize();
+    db = database.db;
     erasures = new ErasureRepository(db);
     usage = new UsageRepository(db);
     await db.query(`INSERT INTO organizations (id, name) VALUES ($1, 'erasure')`, [orgId]);
@@ -30,11 +26,6 @@ describe('erasure repository', () => {
       agentId,
       orgId,
     ]);
-  });
-
-  afterAll(async () => {
-    await db?.destroy();
-    await environment?.dispose();
   });
 
   it('keeps one running erasure per end user, counts batches and forgets the id when done', async () => {

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { loadSettings } from '@app/config';
-import { dataSourceOptions, IdempotencyKeyRepository, IdempotentWrite } from '@app/persistence';
-import { createTestEnvironment, TestEnvironment } from '../../support/test-environment';
+import { IdempotencyKeyRepository, IdempotentWrite } from '@app/persistence';
+import { useTestDatabase } from '../../support/test-database';
 
 /**
  * Idempotency keys on real PostgreSQL: one statement claims a key, so of concurrent duplicates one wins; a key
@@ -10,7 +9,7 @@ import { createTestEnvironment, TestEnvironment } from '../../support/test-envir
  * taken again.
  */
 describe('IdempotencyKeyRepository', () => {
-  let environment: TestEnvironment;
+  const database = useTestDatabase(4);
   let db: DataSource;
   let keys: IdempotencyKeyRepository;
   const orgId = randomUUID();
@@ -20,19 +19,9 @@ describe('IdempotencyKeyRepository', () => {
   const ALICE = 'alice';
 
   beforeAll(async () => {
-    environment = await createTestEnvironment();
-    db = await new DataSource(
-      dataSourceOptions(loadSettings({ DATABASE_URL: environment.databaseUrl }), 4),
-    ).initialize();
+    db = database.db;
     keys = new IdempotencyKeyRepository(db);
-    for (const id of [orgId, otherOrgId]) {
-      await db.query(`INSERT INTO organizations (id, name) VALUES ($1, $2)`, [id, `org-${id}`]);
-    }
-  });
-
-  afterAll(async () => {
-    await db?.destroy();
-    await environment?.dispose();
+    await database.addOrganizations(orgId, otherOrgId);
   });
 
   /** Claims a key, expecting to get it: the write a route would record its answer with. */

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource, MigrationInterface, QueryRunner } from 'typeorm';
-import { loadSettings } from '@app/config';
-import { dataSourceOptions, McpCatalogueRepository, MIGRATIONS } from '@app/persistence';
-import { createTestEnvironment, TestEnvironment } from '../../support/test-environment';
+import { McpCatalogueRepository, MIGRATIONS } from '@app/persistence';
+import { useTestDatabase } from '../../support/test-database';
 
 /**
  * The upgrade to the catalogue (issue 28) on agents stored in the command form: each distinct command line
@@ -10,24 +9,23 @@ import { createTestEnvironment, TestEnvironment } from '../../support/test-envir
  * sealed values, remote servers are untouched; down gives the commands back.
  */
 describe('the MCP catalogue migration', () => {
-  let environment: TestEnvironment;
-  let db: DataSource;
   let runner: QueryRunner;
+  // The migration's connection goes back before the database closes.
+  afterAll(() => runner?.release());
+  const database = useTestDatabase();
+  let db: DataSource;
   let migration: MigrationInterface;
   const orgId = randomUUID();
   const [first, second, remoteOnly] = [randomUUID(), randomUUID(), randomUUID()];
   const git = { command: '/usr/bin/git-mcp', args: ['--stdio'] };
 
   beforeAll(async () => {
-    environment = await createTestEnvironment();
-    db = await new DataSource(
-      dataSourceOptions(loadSettings({ DATABASE_URL: environment.databaseUrl }), 2),
-    ).initialize();
+    db = database.db;
     runner = db.createQueryRunner();
     const Migration = MIGRATIONS.find((candidate) => candidate.name === 'McpCatalogue1765900000000')!;
     migration = new Migration();
     await migration.down(runner);
-    await db.query(`INSERT INTO organizations (id, name) VALUES ($1, $2)`, [orgId, `org-${orgId}`]);
+    await database.addOrganizations(orgId);
     const insert = (id: string, items: object[]) =>
       db.query(`INSERT INTO agents (id, org_id, name, mcp_servers) VALUES ($1, $2, 'a', $3)`, [
         id,
@@ -44,12 +42,6 @@ describe('the MCP catalogue migration', () => {
     ]);
     await insert(remoteOnly, [{ name: 'web', url: 'https://93.184.216.34/mcp' }]);
     await migration.up(runner);
-  });
-
-  afterAll(async () => {
-    await runner?.release();
-    await db?.destroy();
-    await environment?.dispose();
   });
 
   const itemsOf = async (id: string) =>

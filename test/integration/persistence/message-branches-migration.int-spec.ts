@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource, QueryRunner } from 'typeorm';
-import { loadSettings } from '@app/config';
-import { dataSourceOptions, MessageRepository, MIGRATIONS } from '@app/persistence';
-import { createTestEnvironment, TestEnvironment } from '../../support/test-environment';
+import { MessageRepository, MIGRATIONS } from '@app/persistence';
+import { useTestDatabase } from '../../support/test-database';
 
 /**
  * The upgrade to message trees (CONTRACTS §19) on threads stored as plain sequences: each message follows the
@@ -10,9 +9,11 @@ import { createTestEnvironment, TestEnvironment } from '../../support/test-envir
  * what it showed before; down drops the columns.
  */
 describe('the message branches migration', () => {
-  let environment: TestEnvironment;
-  let db: DataSource;
   let runner: QueryRunner;
+  // The migration's connection goes back before the database closes.
+  afterAll(() => runner?.release());
+  const database = useTestDatabase();
+  let db: DataSource;
   const orgId = randomUUID();
   const agentId = randomUUID();
   const threadId = randomUUID();
@@ -23,13 +24,10 @@ describe('the message branches migration', () => {
   )!)();
 
   beforeAll(async () => {
-    environment = await createTestEnvironment();
-    db = await new DataSource(
-      dataSourceOptions(loadSettings({ DATABASE_URL: environment.databaseUrl }), 2),
-    ).initialize();
+    db = database.db;
     runner = db.createQueryRunner();
     await migration.down(runner);
-    await db.query(`INSERT INTO organizations (id, name) VALUES ($1, $2)`, [orgId, `org-${orgId}`]);
+    await database.addOrganizations(orgId);
     await db.query(`INSERT INTO agents (id, org_id, name) VALUES ($1, $2, 'a')`, [agentId, orgId]);
     await db.query(
       `INSERT INTO threads (id, org_id, user_id, agent_id, name) VALUES ($1, $2, 'u', $3, 't')`,
@@ -58,12 +56,6 @@ describe('the message branches migration', () => {
       [summaryId, threadId, ids[3]],
     );
     await migration.up(runner);
-  });
-
-  afterAll(async () => {
-    await runner?.release();
-    await db?.destroy();
-    await environment?.dispose();
   });
 
   it('chains each message to the one before it and makes the last the active leaf', async () => {

@@ -13,14 +13,14 @@ import {
 } from '@app/persistence';
 import { PgBouncer } from '../../support/pgbouncer';
 import { storedThread as storedThreadOf } from './stored-thread';
-import { createTestEnvironment, TestEnvironment } from '../../support/test-environment';
+import { useTestDatabase } from '../../support/test-database';
 
 /**
  * The second wall (CONTRACTS §21): a transaction opened for one organization sees and changes none of another's
  * rows, whatever its statements ask for, and a tenant transaction that names no organization sees nothing.
  */
 describe('row-level security', () => {
-  let environment: TestEnvironment;
+  const database = useTestDatabase(3);
   let db: DataSource;
   let threads: ThreadRepository;
   let messages: MessageRepository;
@@ -41,21 +41,11 @@ describe('row-level security', () => {
     ).map((row: { table_name: string }) => row.table_name);
 
   beforeAll(async () => {
-    environment = await createTestEnvironment();
-    db = await new DataSource(
-      dataSourceOptions(loadSettings({ DATABASE_URL: environment.databaseUrl }), 3),
-    ).initialize();
+    db = database.db;
     threads = new ThreadRepository(db);
     messages = new MessageRepository(db);
     templates = new QueryTemplateRepository(db);
-    for (const id of [orgA, orgB]) {
-      await db.query(`INSERT INTO organizations (id, name) VALUES ($1, $2)`, [id, `org-${id}`]);
-    }
-  });
-
-  afterAll(async () => {
-    await db?.destroy();
-    await environment?.dispose();
+    await database.addOrganizations(orgA, orgB);
   });
 
   const storedThread = (scope: Scope) => storedThreadOf(db, scope);
@@ -158,7 +148,7 @@ describe('row-level security', () => {
     const { thread, reply } = await storedThread(alice);
     // One connection: what a statement left behind, the next one would see.
     const single = await new DataSource(
-      dataSourceOptions(loadSettings({ DATABASE_URL: environment.databaseUrl }), 1),
+      dataSourceOptions(loadSettings({ DATABASE_URL: database.environment.databaseUrl }), 1),
     ).initialize();
     try {
       for (let round = 0; round < 3; round++) {
@@ -187,12 +177,12 @@ describe('row-level security', () => {
   it('holds through PgBouncer in transaction mode: the scope ends with its transaction', async () => {
     const { thread } = await storedThread(alice);
     // One server connection for every client: whatever a transaction left behind, the next one would inherit.
-    const bouncer = await PgBouncer.start(environment.databaseUrl, [
-      { name: 'shared_rls', database: environment.name, poolSize: 1 },
+    const bouncer = await PgBouncer.start(database.environment.databaseUrl, [
+      { name: 'shared_rls', database: database.environment.name, poolSize: 1 },
     ]);
     const pooled = await new DataSource(
       dataSourceOptions(
-        loadSettings({ DATABASE_URL: bouncer.url(environment.databaseUrl, 'shared_rls') }),
+        loadSettings({ DATABASE_URL: bouncer.url(database.environment.databaseUrl, 'shared_rls') }),
         4,
       ),
     ).initialize();

@@ -1,7 +1,6 @@
 import { DataSource } from 'typeorm';
-import { loadSettings } from '@app/config';
-import { dataSourceOptions, MIGRATIONS } from '@app/persistence';
-import { createTestEnvironment, TestEnvironment } from '../../support/test-environment';
+import { MIGRATIONS } from '@app/persistence';
+import { useTestDatabase } from '../../support/test-database';
 
 /**
  * The CI check that entities and migrations agree: on a database built by every migration, TypeORM finds
@@ -12,20 +11,12 @@ import { createTestEnvironment, TestEnvironment } from '../../support/test-envir
  * not declare; TypeORM's diff proposes to drop them, so those drops (and only those) are allowed here.
  */
 describe('schema: entities and migrations', () => {
-  let environment: TestEnvironment;
+  // The test environment runs every migration on a fresh database through the admin app's migrate.js.
+  const database = useTestDatabase();
   let db: DataSource;
 
-  beforeAll(async () => {
-    // createTestEnvironment runs every migration on a fresh database through the admin app's migrate.js.
-    environment = await createTestEnvironment();
-    db = await new DataSource(
-      dataSourceOptions(loadSettings({ DATABASE_URL: environment.databaseUrl }), 2),
-    ).initialize();
-  });
-
-  afterAll(async () => {
-    await db?.destroy();
-    await environment?.dispose();
+  beforeAll(() => {
+    db = database.db;
   });
 
   /** The statements TypeORM would run to make the schema match the entities, minus drops of migration-only objects. */

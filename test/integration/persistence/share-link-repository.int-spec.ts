@@ -1,15 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { loadSettings } from '@app/config';
-import { dataSourceOptions, ShareLinkRepository } from '@app/persistence';
-import { createTestEnvironment, TestEnvironment } from '../../support/test-environment';
+import { ShareLinkRepository } from '@app/persistence';
+import { useTestDatabase } from '../../support/test-database';
 
 /**
  * Share links on real PostgreSQL: a link is revoked only through its own file, a second revoke keeps the first
  * time, and concurrent downloads each count while revoked or expired links count none.
  */
 describe('ShareLinkRepository', () => {
-  let environment: TestEnvironment;
+  const database = useTestDatabase(4);
   let db: DataSource;
   let links: ShareLinkRepository;
   const orgId = randomUUID();
@@ -17,12 +16,9 @@ describe('ShareLinkRepository', () => {
   let otherFileId: string;
 
   beforeAll(async () => {
-    environment = await createTestEnvironment();
-    db = await new DataSource(
-      dataSourceOptions(loadSettings({ DATABASE_URL: environment.databaseUrl }), 4),
-    ).initialize();
+    db = database.db;
     links = new ShareLinkRepository(db);
-    await db.query(`INSERT INTO organizations (id, name) VALUES ($1, $2)`, [orgId, `org-${orgId}`]);
+    await database.addOrganizations(orgId);
     [fileId, otherFileId] = [randomUUID(), randomUUID()];
     for (const id of [fileId, otherFileId]) {
       await db.query(
@@ -31,11 +27,6 @@ describe('ShareLinkRepository', () => {
         [id, orgId, `uploads/${orgId}/${id}`],
       );
     }
-  });
-
-  afterAll(async () => {
-    await db?.destroy();
-    await environment?.dispose();
   });
 
   it('creates a link with its expiry and password hash, counted from zero', async () => {

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { loadSettings } from '@app/config';
-import { dataSourceOptions, MessageRepository, Scope, ThreadRepository } from '@app/persistence';
+import { MessageRepository, Scope, ThreadRepository } from '@app/persistence';
 import { storedThread as storedThreadOf } from './stored-thread';
-import { createTestEnvironment, TestEnvironment } from '../../support/test-environment';
+import { useTestDatabase } from '../../support/test-database';
 
 /**
  * Whose thread and message a scoped read returns (CONTRACTS §2): another user's and another organization's are
@@ -11,7 +10,7 @@ import { createTestEnvironment, TestEnvironment } from '../../support/test-envir
  * organization sees all of its own.
  */
 describe('ThreadRepository and MessageRepository scoping', () => {
-  let environment: TestEnvironment;
+  const database = useTestDatabase();
   let db: DataSource;
   let threads: ThreadRepository;
   let messages: MessageRepository;
@@ -19,20 +18,10 @@ describe('ThreadRepository and MessageRepository scoping', () => {
   const alice: Scope = { orgId, userId: 'alice' };
 
   beforeAll(async () => {
-    environment = await createTestEnvironment();
-    db = await new DataSource(
-      dataSourceOptions(loadSettings({ DATABASE_URL: environment.databaseUrl }), 2),
-    ).initialize();
+    db = database.db;
     threads = new ThreadRepository(db);
     messages = new MessageRepository(db);
-    for (const id of [orgId, otherOrgId]) {
-      await db.query(`INSERT INTO organizations (id, name) VALUES ($1, $2)`, [id, `org-${id}`]);
-    }
-  });
-
-  afterAll(async () => {
-    await db?.destroy();
-    await environment?.dispose();
+    await database.addOrganizations(orgId, otherOrgId);
   });
 
   const storedThread = (scope: Scope) => storedThreadOf(db, scope);

@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { loadSettings } from '@app/config';
 import { webhookEvent } from '@app/contracts';
 import {
-  dataSourceOptions,
   MessageEntity,
   MessageRepository,
   ReplyOutcome,
@@ -13,14 +11,14 @@ import {
   UsageRepository,
   UserBudgetRepository,
 } from '@app/persistence';
-import { createTestEnvironment, TestEnvironment } from '../../support/test-environment';
+import { useTestDatabase } from '../../support/test-database';
 
 /**
  * GET /usage reads usage_daily, which the statement ending a reply adds to: its rows must equal the sums of the
  * ended replies themselves, whichever replies ended concurrently, with steps stored before the end or with it.
  */
 describe('usage rollup kept as replies end', () => {
-  let environment: TestEnvironment;
+  const database = useTestDatabase(4);
   let db: DataSource;
   let messages: MessageRepository;
   let threads: ThreadRepository;
@@ -41,10 +39,7 @@ describe('usage rollup kept as replies end', () => {
   };
 
   beforeAll(async () => {
-    environment = await createTestEnvironment();
-    db = await new DataSource(
-      dataSourceOptions(loadSettings({ DATABASE_URL: environment.databaseUrl }), 4),
-    ).initialize();
+    db = database.db;
     messages = new MessageRepository(db);
     threads = new ThreadRepository(db);
     runs = new RunRepository(db);
@@ -60,11 +55,6 @@ describe('usage rollup kept as replies end', () => {
          ($4, $5, 'e', 'builtin')`,
       [agents.builtin, agents.vendor, orgId, agents.elsewhere, otherOrgId],
     );
-  });
-
-  afterAll(async () => {
-    await db?.destroy();
-    await environment?.dispose();
   });
 
   const step = (messageId: string, number: number, input: number, output: number, toolCalls: number) =>

@@ -1,22 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { loadSettings } from '@app/config';
 import { webhookEvent } from '@app/contracts';
-import {
-  dataSourceOptions,
-  MessageRepository,
-  RunRepository,
-  ThreadRepository,
-  WebhookRepository,
-} from '@app/persistence';
-import { createTestEnvironment, TestEnvironment } from '../../support/test-environment';
+import { MessageRepository, RunRepository, ThreadRepository, WebhookRepository } from '@app/persistence';
+import { useTestDatabase } from '../../support/test-database';
 
 /**
  * The webhook outbox on real PostgreSQL: a reply's end writes one delivery per subscribed active endpoint of its
  * organization in the final statement; due deliveries are claimed once per lease; a try is recorded once.
  */
 describe('webhook outbox and deliveries', () => {
-  let environment: TestEnvironment;
+  const database = useTestDatabase();
   let db: DataSource;
   let messages: MessageRepository;
   let threads: ThreadRepository;
@@ -36,23 +29,13 @@ describe('webhook outbox and deliveries', () => {
   };
 
   beforeAll(async () => {
-    environment = await createTestEnvironment();
-    db = await new DataSource(
-      dataSourceOptions(loadSettings({ DATABASE_URL: environment.databaseUrl }), 2),
-    ).initialize();
+    db = database.db;
     messages = new MessageRepository(db);
     threads = new ThreadRepository(db);
     runs = new RunRepository(db);
     webhooks = new WebhookRepository(db);
-    for (const id of [orgId, otherOrgId]) {
-      await db.query(`INSERT INTO organizations (id, name) VALUES ($1, $2)`, [id, `org-${id}`]);
-    }
+    await database.addOrganizations(orgId, otherOrgId);
     await db.query(`INSERT INTO agents (id, org_id, name) VALUES ($1, $2, 'a')`, [agentId, orgId]);
-  });
-
-  afterAll(async () => {
-    await db?.destroy();
-    await environment?.dispose();
   });
 
   async function reply() {

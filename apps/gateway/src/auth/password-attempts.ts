@@ -13,7 +13,7 @@ interface Budget {
 }
 
 /** The budgets of unauthenticated password checks (SECURITY.md, item 5 of issue 16). */
-export const ATTEMPT_BUDGETS = {
+const ATTEMPT_BUDGETS = {
   /** Guesses at one share link's password, from anyone. */
   shareLink: { name: 'share-link', attempts: 10, windowSeconds: 900 },
   /** Share-link password guesses from one client address, at any link. */
@@ -22,7 +22,7 @@ export const ATTEMPT_BUDGETS = {
   dashboardClient: { name: 'dashboard-client', attempts: 20, windowSeconds: 900 },
 } as const satisfies Record<string, Budget>;
 
-export type BudgetName = keyof typeof ATTEMPT_BUDGETS;
+type BudgetName = keyof typeof ATTEMPT_BUDGETS;
 
 /** An attempt that was allowed: give it back once the password proved right. */
 export interface Attempt {

@@ -2,7 +2,7 @@ import { ForbiddenError } from '@app/contracts';
 import { Caller, PinnedEndUser } from '@app/identity';
 
 /** Why a request naming another end user than its token's is refused (403, CONTRACTS §17). */
-export const END_USER_MISMATCH = 'user_id differs from the end user of the token';
+const END_USER_MISMATCH = 'user_id differs from the end user of the token';
 
 type Fields = Record<string, unknown>;
 const isFields = (value: unknown): value is Fields =>

@@ -5,7 +5,7 @@ import { auditActorOf, Caller } from '@app/identity';
 import { endUserHash, ErasureRecord, ErasureRepository, recordAudit } from '@app/persistence';
 import { ErasureQueue } from '@app/queues';
 
-export const toErasureResponse = (erasure: ErasureRecord): ErasureResponse => ({
+const toErasureResponse = (erasure: ErasureRecord): ErasureResponse => ({
   erasure_id: erasure.id,
   status: erasure.status,
   counts: erasure.counts,

@@ -2,11 +2,10 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsISO8601, IsOptional, IsString, IsUUID } from 'class-validator';
 import { MaxChars, MinChars, Nullable, Pattern } from '@app/contracts';
 
-export const FILENAME_MAX_CHARS = 255;
+const FILENAME_MAX_CHARS = 255;
 /** A media type without parameters (RFC 6838 names): the upload pins exactly this Content-Type. */
-export const MIMETYPE_PATTERN =
-  '^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}$';
-export const SHARE_PASSWORD_MAX_CHARS = 1024;
+const MIMETYPE_PATTERN = '^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}$';
+const SHARE_PASSWORD_MAX_CHARS = 1024;
 
 /** GET /chat/files/upload (API-SPEC 4.4, CONTRACTS §8). */
 export class UploadPermissionQuery {

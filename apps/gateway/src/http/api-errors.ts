@@ -56,7 +56,7 @@ const ERRORS = {
   503: 'PostgreSQL or Redis is unavailable; retry after Retry-After seconds.',
 } as const;
 
-export type ErrorStatus = keyof typeof ERRORS | 422;
+type ErrorStatus = keyof typeof ERRORS | 422;
 
 /**
  * Error answers of an operation, each with its body schema. `description` replaces the generic wording of a

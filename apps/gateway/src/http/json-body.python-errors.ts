@@ -4,7 +4,7 @@
  * as Python's str does. Only run on a text JavaScript's JSON.parse refused, to explain it in Python's words.
  */
 
-export interface PythonJsonError {
+interface PythonJsonError {
   message: string;
   position: number;
 }

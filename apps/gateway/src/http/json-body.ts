@@ -7,10 +7,10 @@ import { nestingDepth, pythonJsonError } from './json-body.python-errors';
  * its recursion limit; 256 is far beyond any request of the API and keeps every recursive walk of the body
  * (validation, persistence) far from the stack's end.
  */
-export const MAX_JSON_DEPTH = 256;
+const MAX_JSON_DEPTH = 256;
 
 /** FastAPI's answer to a body it cannot decode for a reason other than a JSON syntax error (400). */
-export const BODY_PARSE_FAILED = 'There was an error parsing the body';
+const BODY_PARSE_FAILED = 'There was an error parsing the body';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 

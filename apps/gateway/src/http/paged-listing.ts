@@ -12,11 +12,11 @@ import { FastifyReply } from 'fastify';
 import { map, Observable } from 'rxjs';
 import { Page } from '@app/contracts';
 
-export const NEXT_CURSOR_HEADER = 'x-next-cursor';
+const NEXT_CURSOR_HEADER = 'x-next-cursor';
 
 /** Sends a route's `Page` as the spec's plain array, the next page's cursor beside it in a header. */
 @Injectable()
-export class PagedListingInterceptor implements NestInterceptor {
+class PagedListingInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler<Page<unknown>>): Observable<unknown[]> {
     const reply = context.switchToHttp().getResponse<FastifyReply>();
     return next.handle().pipe(

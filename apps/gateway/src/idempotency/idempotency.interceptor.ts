@@ -11,7 +11,7 @@ import { IDEMPOTENCY_WINDOW } from './idempotency-window';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 /** Set on an answer replayed from an earlier request with the same key. */
-export const REPLAYED_HEADER = 'idempotent-replayed';
+const REPLAYED_HEADER = 'idempotent-replayed';
 const KEY_MAX_LENGTH = 255;
 
 /** The request as far as idempotency cares: method, path with query, and body as sent. */

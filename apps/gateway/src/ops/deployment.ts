@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { Settings } from '@app/config';
 
 /** What the OpenAPI document says about the running deployment (`info.x-deployment`). */
-export interface DeploymentInfo {
+interface DeploymentInfo {
   tag: string;
   commit: string | null;
   built_at: string | null;

@@ -6,7 +6,7 @@ import { AgentRepository, MessageRepository, ThreadRepository } from '@app/persi
 import { ReplyStream, RunEvent, RunEventReader, storedReplyLines } from '@app/run-events';
 import { FileAttachments } from '@app/files';
 
-export interface OpenReplyStreamInput {
+interface OpenReplyStreamInput {
   messageId: string;
   after?: number;
   userId?: string;

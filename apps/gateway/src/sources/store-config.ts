@@ -2,7 +2,7 @@ import { InvalidInputError, pydanticMessage, ValidationIssue, valueErrorMessage 
 import { Store } from './dto/connection.dto';
 
 /** Text search configurations a source may ask for (PostgreSQL's built-in ones). */
-export const SOURCE_LANGUAGES = [
+const SOURCE_LANGUAGES = [
   'simple',
   'arabic',
   'danish',

@@ -18,7 +18,7 @@ import {
   verifySignature,
 } from '@app/storage';
 
-export interface StorageHostOptions {
+interface StorageHostOptions {
   dir: string;
   signingSecret: string;
   /** Largest object any policy may allow; a body far beyond it is refused before it is read. */

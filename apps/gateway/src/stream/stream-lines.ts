@@ -14,7 +14,7 @@ const SEQ = {
 } as const;
 const STEP = { type: 'integer', minimum: 1, description: 'The tool round, 1-based.' } as const;
 
-export class MessageStartedLine {
+class MessageStartedLine {
   @ApiProperty(SEQ)
   seq: number;
   @ApiProperty({ enum: ['message.started'] })
@@ -34,7 +34,7 @@ export class MessageStartedLine {
   agent_version?: number | null;
 }
 
-export class StepStartedLine {
+class StepStartedLine {
   @ApiProperty(SEQ)
   seq: number;
   @ApiProperty({ enum: ['step.started'] })
@@ -43,7 +43,7 @@ export class StepStartedLine {
   step: number;
 }
 
-export class TextDeltaLine {
+class TextDeltaLine {
   @ApiProperty(SEQ)
   seq: number;
   @ApiProperty({ enum: ['text.delta'] })
@@ -52,7 +52,7 @@ export class TextDeltaLine {
   delta: string;
 }
 
-export class ToolCallLine {
+class ToolCallLine {
   @ApiProperty(SEQ)
   seq: number;
   @ApiProperty({ enum: ['tool.call'] })
@@ -67,7 +67,7 @@ export class ToolCallLine {
   arguments: Record<string, unknown>;
 }
 
-export class ToolResultLine {
+class ToolResultLine {
   @ApiProperty(SEQ)
   seq: number;
   @ApiProperty({ enum: ['tool.result'] })
@@ -84,7 +84,7 @@ export class ToolResultLine {
   is_error: boolean;
 }
 
-export class QuestionsLine {
+class QuestionsLine {
   @ApiProperty(SEQ)
   seq: number;
   @ApiProperty({ enum: ['questions'] })
@@ -93,7 +93,7 @@ export class QuestionsLine {
   questions: Question[];
 }
 
-export class ApprovalRequestedLine {
+class ApprovalRequestedLine {
   @ApiProperty(SEQ)
   seq: number;
   @ApiProperty({ enum: ['approval.requested'] })
@@ -110,7 +110,7 @@ export class ApprovalRequestedLine {
   arguments: Record<string, unknown>;
 }
 
-export class ApprovalDecidedLine {
+class ApprovalDecidedLine {
   @ApiProperty(SEQ)
   seq: number;
   @ApiProperty({ enum: ['approval.decided'] })
@@ -126,7 +126,7 @@ export class ApprovalDecidedLine {
   decision: 'approve' | 'deny';
 }
 
-export class ContextCompactedLine {
+class ContextCompactedLine {
   @ApiProperty(SEQ)
   seq: number;
   @ApiProperty({ enum: ['context.compacted'] })
@@ -141,7 +141,7 @@ export class ContextCompactedLine {
   summary_tokens: number;
 }
 
-export class ModelFallbackLine {
+class ModelFallbackLine {
   @ApiProperty(SEQ)
   seq: number;
   @ApiProperty({ enum: ['model.fallback'] })
@@ -156,7 +156,7 @@ export class ModelFallbackLine {
   reason: string;
 }
 
-export class GuardrailTriggeredLine {
+class GuardrailTriggeredLine {
   @ApiProperty(SEQ)
   seq: number;
   @ApiProperty({ enum: ['guardrail.triggered'] })
@@ -173,7 +173,7 @@ export class GuardrailTriggeredLine {
   action: 'redacted' | 'blocked';
 }
 
-export class MessageCompletedLine {
+class MessageCompletedLine {
   @ApiProperty(SEQ)
   seq: number;
   @ApiProperty({ enum: ['message.completed'] })
@@ -182,7 +182,7 @@ export class MessageCompletedLine {
   message: MessageResponse;
 }
 
-export class HeartbeatLine {
+class HeartbeatLine {
   @ApiProperty({ enum: ['heartbeat'], description: 'Written while nothing happens for 15 s; has no seq.' })
   type: 'heartbeat';
 }

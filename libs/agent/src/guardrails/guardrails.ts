@@ -34,7 +34,7 @@ export class GuardrailBlockedError extends Error {
 }
 
 /** What the input check decided: the lines to write, whether the reply may go on, what moderation spent. */
-export interface InputCheck {
+interface InputCheck {
   triggers: GuardrailTrigger[];
   blocked: boolean;
   usage: ModerationUsage;
@@ -69,7 +69,7 @@ export function guardedHistory(
 }
 
 /** What the output watch makes of a model call's text so far: what may go out now, or the guardrail that stops it. */
-export type Watched = { blocked: GuardrailTrigger } | { text: string; redacted: PiiKind[] };
+type Watched = { blocked: GuardrailTrigger } | { text: string; redacted: PiiKind[] };
 
 /**
  * Watches one model call's text as it streams (CONTRACTS §24): blocked terms and, under `pii: "block"`, PII stop

@@ -5,7 +5,7 @@ import isLuhnNumber from 'validator/lib/isLuhnNumber';
 export type PiiKind = 'email' | 'phone' | 'card' | 'iban';
 
 /** What each kind becomes in a redacted text. */
-export const PII_PLACEHOLDERS: Record<PiiKind, string> = {
+const PII_PLACEHOLDERS: Record<PiiKind, string> = {
   email: '[EMAIL]',
   phone: '[PHONE]',
   card: '[CARD]',
@@ -70,7 +70,7 @@ const RULES: readonly PiiRule[] = [
   },
 ];
 
-export interface PiiScan {
+interface PiiScan {
   /** The text with every finding replaced by its placeholder. */
   redacted: string;
   /** The kinds found, each once, in the rules' order. */

@@ -11,7 +11,7 @@ import {
 } from '@ai-sdk/provider';
 
 /** What the lines of a user message ask the builtin model to do (CONTRACTS §6). */
-export interface Directives {
+interface Directives {
   tools: { name: string; input: string }[];
   loop: boolean;
   questions: { prompt: string; options: string[] }[];
@@ -91,7 +91,7 @@ export function splitWords(text: string): string[] {
 }
 
 /** Tokens as the builtin model counts them: one a word. */
-export const countWords = (text: string): number => text.match(/\S+/g)?.length ?? 0;
+const countWords = (text: string): number => text.match(/\S+/g)?.length ?? 0;
 
 /** A stream part and how long to wait before it (`/sleep`). */
 type Timed = { part: LanguageModelV3StreamPart; waitMs: number };
@@ -199,7 +199,7 @@ export const SUMMARY_TASK = 'summary';
 const SUMMARY_WORDS_PER_ENTRY = 12;
 
 /** The builtin model's summary: the first words of each entry (entries are separated by blank lines). */
-export function extractSummary(transcript: string): string {
+function extractSummary(transcript: string): string {
   return transcript
     .split(/\n\s*\n/)
     .map((entry) => entry.split(/\s+/).filter(Boolean))

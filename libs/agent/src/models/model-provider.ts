@@ -6,7 +6,7 @@ import { VendorModels } from './providers/vendor-models';
 import { traceModelCalls } from './traced-language-model';
 
 /** The agent names a model its service cannot reach: the reply ends as a model failure. */
-export class ModelUnavailableError extends Error {}
+class ModelUnavailableError extends Error {}
 
 /**
  * Resolves an agent's `model` (`builtin`, `openai:<model>`, `anthropic:<model>`) to an AI SDK LanguageModelV3:

@@ -13,12 +13,12 @@ export interface CallDecision {
 }
 
 /** How a step's calls stand: some still wait for a person, or each call that needed one is decided. */
-export type ApprovalCheck =
+type ApprovalCheck =
   | { kind: 'waiting'; questions: Question[] }
   | { kind: 'decided'; decisions: ReadonlyMap<string, CallDecision> };
 
 /** Whether an agent's `approval_required` names the tool, by its permission (`web`, `mcp:<server>`) or name. */
-export function needsApproval(approvalRequired: readonly string[], tool: AgentTool | undefined): boolean {
+function needsApproval(approvalRequired: readonly string[], tool: AgentTool | undefined): boolean {
   return (
     tool !== undefined && (approvalRequired.includes(tool.permission) || approvalRequired.includes(tool.name))
   );

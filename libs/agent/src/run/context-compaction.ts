@@ -18,7 +18,7 @@ const SUMMARY_INSTRUCTIONS =
   'preference and open question; drop greetings and repetition. Write plain sentences, no preamble.';
 
 /** What a run's model is given of its thread: the latest summary, if any, and the messages after it. */
-export interface RunHistory {
+interface RunHistory {
   summary: string | null;
   messages: MessageEntity[];
   /** Tokens the reply's own run spent writing the summary: they count against its budgets like a step's. */

@@ -11,7 +11,7 @@ import { AgentTool } from '../tools/tool';
 import { describeError, ModelCallError, ReplyRun, StepOutput } from './run.types';
 
 /** What one model call is asked: the prompt, the tools it is offered and whether it may call them. */
-export interface ModelStepRequest {
+interface ModelStepRequest {
   prompt: ReturnType<typeof buildPrompt>;
   available: AgentTool[];
   offerTools: boolean;

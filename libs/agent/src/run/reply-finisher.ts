@@ -26,7 +26,7 @@ import { GUARDRAIL_BLOCKED_TEXT } from '../guardrails/guardrails';
 export type RunEnding = Exclude<LoopOutcome, { kind: 'awaiting_approval' }> | { kind: 'failed' };
 
 export const BUDGET_EXHAUSTED_TEXT = 'The token budget is spent: no reply could be written.';
-export const RUN_FAILED_TEXT = 'The run failed and could not be completed.';
+const RUN_FAILED_TEXT = 'The run failed and could not be completed.';
 
 /**
  * Ends a reply: the final row first (content = every delta emitted, events, status, usage; the last step with

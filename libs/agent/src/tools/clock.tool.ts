@@ -1,7 +1,7 @@
 import { AgentTool, ToolSource } from './tool';
 
 /** The current time: the one tool every run has (CONTRACTS §6). */
-export const clockTool: AgentTool = {
+const clockTool: AgentTool = {
   name: 'clock',
   permission: 'clock',
   readOnly: true,

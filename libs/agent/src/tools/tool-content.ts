@@ -25,7 +25,7 @@ export function isToolContentOutput(value: unknown): value is ToolContentOutput 
 }
 
 /** What an image is replaced with wherever its bytes do not belong. */
-export function imagePlaceholder(part: { mediaType: string; data: string }): string {
+function imagePlaceholder(part: { mediaType: string; data: string }): string {
   return `[image ${part.mediaType}, ${Math.floor((part.data.length * 3) / 4)} bytes]`;
 }
 

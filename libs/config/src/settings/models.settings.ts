@@ -3,7 +3,7 @@ import { IsInt, IsOptional, IsString, Matches, Max, Min, ValidateBy } from 'clas
 import { emptyToUndefined, toInt } from '../setting-problems';
 
 /** What a model costs, in US dollars per million tokens read and written. */
-export interface ModelPrice {
+interface ModelPrice {
   input_per_mtok: number;
   output_per_mtok: number;
   /** Input tokens the vendor read from its prompt cache (CONTRACTS §24); absent: priced as other input. */

@@ -4,7 +4,7 @@ import { THREAD_CURSOR_PATTERN } from './list-threads.query';
 import { Ge, Le, Pattern, PG_INTEGER_MAX } from './rules';
 
 export const AGENT_VERSION_LISTING_DEFAULT_LIMIT = 20;
-export const AGENT_VERSION_LISTING_MAX_LIMIT = 100;
+const AGENT_VERSION_LISTING_MAX_LIMIT = 100;
 
 /** GET /agents/{id}/versions query. */
 export class ListAgentVersionsQuery {

@@ -16,18 +16,18 @@ import {
 } from './rules';
 
 /** Model ids an agent may name (CONTRACTS §1). */
-export const MODEL_PATTERN = /^(builtin|openai:\S+|anthropic:\S+)$/;
+const MODEL_PATTERN = /^(builtin|openai:\S+|anthropic:\S+)$/;
 /**
  * Tool names an agent's list may hold. `memory` names the memory tools, which a run has only when its thread is
  * bound to a namespace too: a list without it keeps the agent away from memory (CONTRACTS §1, §21).
  */
-export const TOOL_PATTERN = /^(clock|web|company_documents|skill_read|memory|mcp:[A-Za-z0-9_-]{1,40})$/;
+const TOOL_PATTERN = /^(clock|web|company_documents|skill_read|memory|mcp:[A-Za-z0-9_-]{1,40})$/;
 /** An `approval_required` item: a tool permission (`web`, `mcp:<server>`) or a tool's name (CONTRACTS §19). */
-export const APPROVAL_PATTERN = /^(mcp:)?[A-Za-z0-9_-]{1,64}$/;
+const APPROVAL_PATTERN = /^(mcp:)?[A-Za-z0-9_-]{1,64}$/;
 export const MCP_NAME_PATTERN = /^[A-Za-z0-9_-]{1,40}$/;
 
 /** Limits of an agent's fields (the spec names none; these keep rows and the MCP process table bounded). */
-export const AGENT_LIMITS = {
+const AGENT_LIMITS = {
   name: 200,
   instructions: 30000,
   description: 500,
@@ -41,7 +41,7 @@ export const AGENT_LIMITS = {
 } as const;
 
 /** What a guardrail does with PII in the user's message (CONTRACTS §24). */
-export const PII_ACTIONS = ['off', 'redact', 'block'] as const;
+const PII_ACTIONS = ['off', 'redact', 'block'] as const;
 
 /** An agent's guardrails (CONTRACTS §24): checked on the user's message and on the reply as it streams. */
 export class GuardrailsDto {

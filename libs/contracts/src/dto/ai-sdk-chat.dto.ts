@@ -4,8 +4,8 @@ import { MESSAGE_FILE_IDS_MAX_ITEMS } from './human-message.dto';
 import { Ge, Le, MaxChars, MaxItems, MinChars, MinItems, Nullable, OneOf, PG_INTEGER_MAX } from './rules';
 
 export const AI_SDK_CHAT_ID_MAX_CHARS = 128;
-export const AI_SDK_TRIGGERS = ['submit-message', 'regenerate-message'] as const;
-export type AiSdkTrigger = (typeof AI_SDK_TRIGGERS)[number];
+const AI_SDK_TRIGGERS = ['submit-message', 'regenerate-message'] as const;
+type AiSdkTrigger = (typeof AI_SDK_TRIGGERS)[number];
 
 /**
  * One UIMessage of the AI SDK as its client sends it; Parley reads the text parts of the last user one, or the

@@ -2,7 +2,7 @@ import { IsOptional, IsString } from 'class-validator';
 import { ApprovalDecision } from '../responses/message.response';
 import { MaxChars, MinChars, Nullable, OneOf } from './rules';
 
-export const APPROVAL_DECISIONS = ['approve', 'deny'] as const satisfies readonly ApprovalDecision[];
+const APPROVAL_DECISIONS = ['approve', 'deny'] as const satisfies readonly ApprovalDecision[];
 export const APPROVAL_REASON_MAX_CHARS = 2000;
 
 /** POST /chat/messages/{message_id}/approvals body (CONTRACTS §19): a person's decision on a waiting tool call. */

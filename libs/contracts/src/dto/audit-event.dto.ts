@@ -3,7 +3,7 @@ import { IsInt, IsOptional, IsString } from 'class-validator';
 import { THREAD_CURSOR_PATTERN } from './list-threads.query';
 import { Ge, Le, Pattern } from './rules';
 
-export const AUDIT_LISTING_MAX_LIMIT = 100;
+const AUDIT_LISTING_MAX_LIMIT = 100;
 export const AUDIT_LISTING_DEFAULT_LIMIT = 20;
 
 /** GET /audit-events (CONTRACTS §20). */

@@ -7,7 +7,7 @@ import { Ge, Le, Model, Nullable, OneOf, PG_INTEGER_MAX } from './rules';
  * Options of a regenerate or an edit (CONTRACTS §19). With a live reply in the thread it is refused (409)
  * unless `multitask_strategy` is `interrupt`, which cancels the live reply first (§12).
  */
-export class BranchOptionsDto {
+class BranchOptionsDto {
   /** When given, it must be the thread's owner. */
   @IsOptional()
   @Nullable()

@@ -5,10 +5,10 @@ import { Ge, Le, MaxChars, MaxItems, MinChars } from './rules';
 import { MEMORY_NAMESPACE_MAX_CHARS } from './start-chat.dto';
 
 export const END_USER_TOKEN_DEFAULT_TTL_SECONDS = 3600;
-export const END_USER_TOKEN_MIN_TTL_SECONDS = 60;
-export const END_USER_TOKEN_MAX_TTL_SECONDS = 86_400;
-export const END_USER_TOKEN_MAX_AGENT_IDS = 10;
-export const END_USER_TOKEN_MAX_MEMORY_NAMESPACES = 5;
+const END_USER_TOKEN_MIN_TTL_SECONDS = 60;
+const END_USER_TOKEN_MAX_TTL_SECONDS = 86_400;
+const END_USER_TOKEN_MAX_AGENT_IDS = 10;
+const END_USER_TOKEN_MAX_MEMORY_NAMESPACES = 5;
 /** A token carries its user id, and a header has a size: ids longer than this are no one's in practice. */
 export const END_USER_ID_MAX_CHARS = 256;
 

@@ -3,7 +3,7 @@ import { END_USER_ID_MAX_CHARS } from './end-user-token.dto';
 import { Ge, Le, MaxChars, MinChars, Nullable } from './rules';
 
 /** The longest retention a setting may name: a hundred years. */
-export const RETENTION_MAX_DAYS = 36_500;
+const RETENTION_MAX_DAYS = 36_500;
 
 /** The `{user_id}` of DELETE /users/{user_id} and GET /users/{user_id}/export. */
 export class UserParams {

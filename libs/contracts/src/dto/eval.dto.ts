@@ -16,7 +16,7 @@ import {
 } from './rules';
 
 /** Limits of evaluations (CONTRACTS §23). */
-export const EVAL_LIMITS = {
+const EVAL_LIMITS = {
   items: 1000,
   nameChars: 200,
   expectedChars: 10000,
@@ -25,7 +25,7 @@ export const EVAL_LIMITS = {
 } as const;
 
 /** What an item's answer is scored on: each scorer given is one score, and the item passes when all pass. */
-export class EvalExpectedDto {
+class EvalExpectedDto {
   @ApiPropertyOptional({ description: 'The answer, trimmed, equals this text (trimmed).' })
   @IsOptional()
   @IsString()
@@ -65,7 +65,7 @@ export class EvalExpectedDto {
   rubric?: string;
 }
 
-export class EvalItemDto {
+class EvalItemDto {
   @Model(() => HumanMessageDto)
   input: HumanMessageDto;
 

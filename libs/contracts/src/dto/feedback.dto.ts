@@ -3,8 +3,8 @@ import { IsArray, IsInt, IsOptional, IsString, IsUUID } from 'class-validator';
 import { THREAD_CURSOR_PATTERN } from './list-threads.query';
 import { Ge, Le, MaxChars, Nullable, Pattern } from './rules';
 
-export const FEEDBACK_COMMENT_MAX_CHARS = 2000;
-export const FEEDBACK_LISTING_MAX_LIMIT = 100;
+const FEEDBACK_COMMENT_MAX_CHARS = 2000;
+const FEEDBACK_LISTING_MAX_LIMIT = 100;
 export const FEEDBACK_LISTING_DEFAULT_LIMIT = 20;
 
 /** PUT /chat/messages/{message_id}/feedback (CONTRACTS §20). */

@@ -5,8 +5,8 @@ import { Le, LiteralOrPattern, MaxChars, MaxItems, Nullable, PG_INTEGER_MAX, Uni
 export const MESSAGE_CONTENT_MAX_CHARS = 30000;
 export const MESSAGE_FILE_IDS_MAX_ITEMS = 5;
 /** Tools a message may switch off by name; MCP tools are named `mcp:<server>`. */
-export const DISABLABLE_TOOLS = ['web', 'company_documents'] as const;
-export const MCP_TOOL_PATTERN = '^mcp:';
+const DISABLABLE_TOOLS = ['web', 'company_documents'] as const;
+const MCP_TOOL_PATTERN = '^mcp:';
 
 /** The user's message (API-SPEC 2.7). */
 export class HumanMessageDto {

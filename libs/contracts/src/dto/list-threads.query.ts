@@ -2,9 +2,9 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsArray, IsInt, IsOptional, IsString, IsUUID } from 'class-validator';
 import { Ge, Le, MaxItems, Pattern } from './rules';
 
-export const THREAD_LISTING_MAX_LIMIT = 100;
+const THREAD_LISTING_MAX_LIMIT = 100;
 export const THREAD_LISTING_DEFAULT_LIMIT = 20;
-export const THREAD_LISTING_MAX_AGENT_IDS = 10;
+const THREAD_LISTING_MAX_AGENT_IDS = 10;
 /** A listing cursor: the 16 bytes of the last listed thread's id in base64url, opaque to clients. */
 export const THREAD_CURSOR_PATTERN = '^[A-Za-z0-9_-]{22}$';
 

@@ -3,10 +3,10 @@ import { MCP_NAME_PATTERN } from './agent.dto';
 import { MaxChars, MaxItems, MinChars, Pattern } from './rules';
 
 /** A name a process environment may hold, as POSIX shells write them. */
-export const ENV_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+const ENV_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 
 /** Limits of a catalogue entry: a command line and its environment, bounded like an agent's fields. */
-export const MCP_CATALOGUE_LIMITS = { text: 2048, args: 50, envAllow: 50 } as const;
+const MCP_CATALOGUE_LIMITS = { text: 2048, args: 50, envAllow: 50 } as const;
 
 /** `admin mcp:register` (CONTRACTS §15): a stdio MCP server the operator lets agents start, by name. */
 export class RegisterMcpServerDto {

@@ -27,7 +27,7 @@ export const MEMORY_PATH_SOURCE = `^(?:${SEGMENT}/)?${SEGMENT}$`;
 export const MEMORY_PATH_RULE =
   "a memory path is a name, or one folder and a name ('notes.md', 'projects/plan.md'): no other slash, no " +
   "empty part, '.' or '..', backslash or control character";
-export const MEMORY_PATH_PATTERN = new RegExp(MEMORY_PATH_SOURCE);
+const MEMORY_PATH_PATTERN = new RegExp(MEMORY_PATH_SOURCE);
 
 /** A folder of the listing: one segment. */
 export const MEMORY_FOLDER_SOURCE = `^${SEGMENT}$`;

@@ -8,7 +8,7 @@ export const MULTITASK_STRATEGIES = ['enqueue', 'reject', 'interrupt'] as const;
 export type MultitaskStrategy = (typeof MULTITASK_STRATEGIES)[number];
 
 /** Options of a follow-up message (CONTRACTS §4, §12). */
-export class PostMessageOptionsDto {
+class PostMessageOptionsDto {
   /** When given, it must be the thread's owner. */
   @IsOptional()
   @Nullable()

@@ -3,10 +3,10 @@ import { IsInt, IsObject, IsOptional, IsString } from 'class-validator';
 import { EXACT_INTEGER_MAX, Ge, Le, MaxChars, MinChars, OneOf } from './rules';
 
 /** In the spec's order (4.7), which is the order a 422 lists them in. */
-export const TEMPLATE_SCOPES = ['organization', 'private'] as const;
+const TEMPLATE_SCOPES = ['organization', 'private'] as const;
 
 /** Limits of a template's text fields (the spec names none; these keep rows and listings bounded). */
-export const TEMPLATE_LIMITS = {
+const TEMPLATE_LIMITS = {
   name: 200,
   description: 2000,
   content: 30000,

@@ -4,12 +4,12 @@ import { HumanMessageDto } from './human-message.dto';
 import { Ge, Le, MaxChars, MinChars, Model, Nullable, PG_INTEGER_MAX } from './rules';
 import { MEMORY_NAMESPACE_MAX_CHARS } from './start-chat.dto';
 
-export const ROUTINE_NAME_MAX_CHARS = 200;
-export const ROUTINE_SCHEDULE_MAX_CHARS = 200;
-export const ROUTINE_TIMEZONE_MAX_CHARS = 64;
+const ROUTINE_NAME_MAX_CHARS = 200;
+const ROUTINE_SCHEDULE_MAX_CHARS = 200;
+const ROUTINE_TIMEZONE_MAX_CHARS = 64;
 
 /** The options of POST /chat a routine's firings use. */
-export class RoutineOptionsDto {
+class RoutineOptionsDto {
   @IsOptional()
   @IsInt()
   @Ge(1)

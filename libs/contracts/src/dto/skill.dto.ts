@@ -1,7 +1,7 @@
 import { IsBoolean, IsOptional, IsString } from 'class-validator';
 import { MaxChars, MinChars, NotAccepted, Nullable, OneOf } from './rules';
 
-export const SKILL_SCOPES = ['organization', 'private'] as const;
+const SKILL_SCOPES = ['organization', 'private'] as const;
 
 /** POST /skills as JSON: the SKILL.md text (CONTRACTS §11). */
 export class CreateSkillDto {

@@ -1,9 +1,9 @@
 import { IsBoolean, IsOptional, IsString } from 'class-validator';
 import { MaxChars, MinChars, Model, Nullable } from './rules';
 
-export const THREAD_NAME_MAX_CHARS = 200;
+const THREAD_NAME_MAX_CHARS = 200;
 
-export class ThreadOwnerOptionsDto {
+class ThreadOwnerOptionsDto {
   @IsOptional()
   @Nullable()
   @IsString()

@@ -2,11 +2,11 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, IsUUID } from 'class-validator';
 import { OneOf, PatternRule } from './rules';
 
-export const USAGE_GROUPINGS = ['user', 'agent', 'day', 'model'] as const;
-export type UsageGroupBy = (typeof USAGE_GROUPINGS)[number];
+const USAGE_GROUPINGS = ['user', 'agent', 'day', 'model'] as const;
+type UsageGroupBy = (typeof USAGE_GROUPINGS)[number];
 
 /** A UTC day as GET /usage takes it; whether the day exists (no 31 February) the use case checks. */
-export const USAGE_DAY_PATTERN = '^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])$';
+const USAGE_DAY_PATTERN = '^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])$';
 const DAY_REASON = 'must be a day as YYYY-MM-DD';
 
 /** GET /usage (CONTRACTS §20). */

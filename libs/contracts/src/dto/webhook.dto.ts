@@ -3,9 +3,9 @@ import { IsArray, IsBoolean, IsInt, IsOptional, IsString } from 'class-validator
 import { WEBHOOK_EVENT_TYPES, WebhookEventType } from '../webhook-event';
 import { Ge, Le, MaxChars, MaxItems, MinItems, Nullable, OneOf, UniqueItems } from './rules';
 
-export const WEBHOOK_URL_MAX_CHARS = 2048;
-export const WEBHOOK_DESCRIPTION_MAX_CHARS = 1000;
-export const WEBHOOK_DELIVERIES_MAX_LIMIT = 100;
+const WEBHOOK_URL_MAX_CHARS = 2048;
+const WEBHOOK_DESCRIPTION_MAX_CHARS = 1000;
+const WEBHOOK_DELIVERIES_MAX_LIMIT = 100;
 export const WEBHOOK_DELIVERIES_DEFAULT_LIMIT = 20;
 
 /** POST /webhooks (CONTRACTS §14). Whether the URL may be delivered to is checked by the use case (DNS). */

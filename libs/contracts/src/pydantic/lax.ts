@@ -18,7 +18,7 @@ const MAX_INT_STRING = 4300;
 const INT_STRING = /^([+-]?\d+(?:_\d+)*)(?:\.0*)?$/;
 
 /** An integer; `big` keeps a value past 2**53 exact for the bounds check. */
-export interface LaxInt {
+interface LaxInt {
   number: number;
   big: bigint;
 }

@@ -13,7 +13,7 @@ import {
  * type, whether it may be absent or null, and its constraints. The DTO stays the one description of a request.
  */
 
-export type ScalarKind = 'str' | 'int' | 'float' | 'bool' | 'uuid' | 'datetime' | 'dict';
+type ScalarKind = 'str' | 'int' | 'float' | 'bool' | 'uuid' | 'datetime' | 'dict';
 
 export type TypeSchema = (
   | { kind: ScalarKind }

@@ -3,7 +3,7 @@ import { AuditActorResponse } from './audit-event.response';
 import { DATE_TIME } from './message.response';
 
 /** The configuration of an agent in a version: its fields as GET /agents/{id} shows them, without its bookkeeping. */
-export type AgentConfigResponse = Record<string, unknown>;
+type AgentConfigResponse = Record<string, unknown>;
 
 /** One immutable version of an agent (CONTRACTS §23). */
 export class AgentVersionResponse {

@@ -22,14 +22,14 @@ export class McpServerResponse {
 }
 
 /** An agent's compaction setting (CONTRACTS §19). */
-export interface CompactionResponse {
+interface CompactionResponse {
   threshold_tokens: number;
   keep_recent_messages: number;
 }
 
 /** An agent (CONTRACTS §15): the fields of POST /agents, flat, with its id; the admin CLI prints the same. */
 /** An agent's guardrails as GET /agents shows them. */
-export interface GuardrailsResponse {
+interface GuardrailsResponse {
   pii: 'off' | 'redact' | 'block';
   blocked_terms: string[];
   moderation_model: string | null;

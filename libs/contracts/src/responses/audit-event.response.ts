@@ -12,7 +12,7 @@ export class AuditActorResponse {
   id: string;
 }
 
-export class AuditTargetResponse {
+class AuditTargetResponse {
   @ApiProperty({
     enum: AUDIT_TARGET_TYPES,
     description: 'mcp_server: a catalogue name (deployment-wide); organization: its own settings.',

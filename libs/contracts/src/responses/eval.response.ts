@@ -37,7 +37,7 @@ export class EvalRunStartedResponse {
   id: string;
 }
 
-export class EvalScoreResponse {
+class EvalScoreResponse {
   @ApiProperty()
   passed: boolean;
   @ApiPropertyOptional({ description: "Why, when the scorer says (the rubric's judge does)." })
@@ -79,7 +79,7 @@ export class EvalRunItemResponse extends EvalItemResponse {
   thread_id: string | null;
 }
 
-export class EvalRunSummaryResponse {
+class EvalRunSummaryResponse {
   @ApiProperty()
   items: number;
   @ApiProperty({ description: 'Items scored and passed.' })

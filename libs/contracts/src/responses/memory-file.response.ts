@@ -26,7 +26,7 @@ export class MemoryFileResponse extends MemoryFileSummaryResponse {
 }
 
 /** The stored fields the mappers read (structurally a MemoryFileEntity). */
-export interface MemoryFileRecord {
+interface MemoryFileRecord {
   namespace: string;
   path: string;
   purpose: string;

@@ -153,7 +153,7 @@ export interface AgentRecord {
 }
 
 /** Message.agent: the writer's ref, "ARCHIVED" once that agent is archived, null on user messages. */
-export function toAgentRef(agent: AgentRecord | null | undefined): AgentRef | 'ARCHIVED' | null {
+function toAgentRef(agent: AgentRecord | null | undefined): AgentRef | 'ARCHIVED' | null {
   if (!agent) return null;
   return agent.archivedAt ? 'ARCHIVED' : { id: agent.id, name: agent.name };
 }

@@ -33,7 +33,7 @@ export class QueryTemplateResponse {
   updated_by: string;
 }
 
-export interface QueryTemplateRecord {
+interface QueryTemplateRecord {
   id: string;
   orgId: string;
   createdBy: string;

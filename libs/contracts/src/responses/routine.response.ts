@@ -40,7 +40,7 @@ export class RoutineResponse {
 }
 
 /** The stored routine fields the response shows. */
-export interface RoutineRecord {
+interface RoutineRecord {
   id: string;
   name: string;
   agentId: string;

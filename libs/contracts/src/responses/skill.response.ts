@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { DATE_TIME, FREE_FORM } from './message.response';
 
 /** API-SPEC 2.11. */
-export class SkillFrontmatterResponse {
+class SkillFrontmatterResponse {
   @ApiProperty({ pattern: '^[a-z0-9-]{1,64}$', example: 'release-notes' })
   name: string;
   @ApiProperty({ example: 'Writes release notes from a list of merged changes.' })
@@ -45,7 +45,7 @@ export class SkillDetailResponse extends SkillResponse {
   content: string;
 }
 
-export interface SkillView {
+interface SkillView {
   skill: {
     id: string;
     createdAt: Date;

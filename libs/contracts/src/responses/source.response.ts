@@ -97,7 +97,7 @@ export class SourceDocumentResponse {
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
 /** The stored connection fields the response shows (the entity has them). */
-export interface ConnectionRecord {
+interface ConnectionRecord {
   id: string;
   name: string;
   status: string;
@@ -108,7 +108,7 @@ export interface ConnectionRecord {
 }
 
 /** The stored source fields the response shows. */
-export interface SourceRecord {
+interface SourceRecord {
   id: number;
   pid: string;
   createdAt: Date;
@@ -130,7 +130,7 @@ export interface SourceRecord {
 }
 
 /** The stored document fields the response shows. */
-export interface SourceDocumentRecord {
+interface SourceDocumentRecord {
   id: string;
   name: string;
   mimeType: string;

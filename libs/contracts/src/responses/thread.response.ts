@@ -10,7 +10,7 @@ import {
   toMessageResponse,
 } from './message.response';
 
-export type ThreadInceptionValue = 'conversational' | 'routine' | 'eval';
+type ThreadInceptionValue = 'conversational' | 'routine' | 'eval';
 
 /** API-SPEC 2.1: exactly these fields. */
 export class ThreadResponse {
@@ -49,7 +49,7 @@ export class ThreadSummaryResponse {
 }
 
 /** The stored fields the mappers read (structurally a ThreadEntity). */
-export interface ThreadRecord {
+interface ThreadRecord {
   id: string;
   name: string;
   createdAt: Date;

@@ -53,7 +53,7 @@ export class WebhookDeliveryResponse {
   delivered_at: string | null;
 }
 
-export interface WebhookRecord {
+interface WebhookRecord {
   id: string;
   url: string;
   events: WebhookEventType[];
@@ -62,7 +62,7 @@ export interface WebhookRecord {
   createdAt: Date;
 }
 
-export interface WebhookAttemptRecord {
+interface WebhookAttemptRecord {
   id: string;
   eventId: string;
   type: WebhookEventType;

@@ -4,7 +4,7 @@ import { ApiKeyEntity, ApiKeyRepository, recordAudit } from '@app/persistence';
 import { hashKeySecret } from '../api-key-secret';
 
 /** A key to store: its secret is hashed here, and only the hash is kept. */
-export interface NewKey {
+interface NewKey {
   orgId: string;
   name: string;
   secret: string;

@@ -7,7 +7,7 @@ import { ConnectionRefusedError, TokenSource } from '../stores/store';
 import { StoreHttpError, StoreHttpOptions, storeFetch } from '../stores/store-http';
 
 /** What a connection's credentials hold once decrypted. */
-export interface ConnectionCredentials {
+interface ConnectionCredentials {
   access_token: string;
   refresh_token?: string;
   /** ISO date-time the access token expires. */

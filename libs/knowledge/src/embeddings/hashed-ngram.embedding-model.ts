@@ -1,6 +1,6 @@
 import { EmbeddingModelV3 } from '@ai-sdk/provider';
 
-export const BUILTIN_EMBEDDING_DIMENSIONS = 256;
+const BUILTIN_EMBEDDING_DIMENSIONS = 256;
 
 /** 32-bit FNV-1a. */
 function fnv1a(text: string): number {

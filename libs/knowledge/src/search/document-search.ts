@@ -5,14 +5,14 @@ import { PassageSearchRepository } from '@app/persistence';
 import { Embedder } from '../embeddings/embedder';
 
 /** Who searches, and within what (a run's scope and its message's source_ids / document_ids). */
-export interface SearchScope {
+interface SearchScope {
   orgId: string;
   userId: string | null;
   sourceIds?: number[] | null;
   documentIds?: string[] | null;
 }
 
-export interface PassageHit {
+interface PassageHit {
   document_id: string;
   document_name: string;
   source_id: number;

@@ -29,7 +29,7 @@ interface DriveChange {
 const FOLDER = 'application/vnd.google-apps.folder';
 const FILE_FIELDS = 'id,name,mimeType,md5Checksum,version,modifiedTime,size,parents,trashed';
 /** Google's own formats have no bytes of their own: they are exported to text. */
-export const GOOGLE_EXPORTS: Record<string, string> = {
+const GOOGLE_EXPORTS: Record<string, string> = {
   'application/vnd.google-apps.document': 'text/plain',
   'application/vnd.google-apps.spreadsheet': 'text/csv',
   'application/vnd.google-apps.presentation': 'text/plain',

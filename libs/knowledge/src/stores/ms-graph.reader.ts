@@ -29,7 +29,7 @@ interface DeltaPage {
 }
 
 /** `/A/B` from `A/B/`, `/A/B` or ``; `` for the drive's root. */
-export const normalizeFolderPath = (path: string | undefined): string =>
+const normalizeFolderPath = (path: string | undefined): string =>
   (path ?? '')
     .split('/')
     .filter(Boolean)

@@ -19,7 +19,7 @@ import { StoreHttpError, StoreUnavailableError } from '../stores/store-http';
 import { StoreReaders } from '../stores/store-readers';
 
 /** A sync that failed for a reason worth another attempt soon (the store was down or throttling). */
-export class TransientSyncError extends Error {}
+class TransientSyncError extends Error {}
 
 const INITIAL_STATE: SourceSyncState = {
   phase: 'idle',

@@ -3,7 +3,7 @@ import { NotFoundError } from '@app/contracts';
 import { MemoryFileRepository } from '@app/persistence';
 import { MemoryCaller, requireNamespace } from '../memory-caller';
 
-export interface DeleteMemoryFileInput {
+interface DeleteMemoryFileInput {
   namespace?: string | null;
   path: string;
 }

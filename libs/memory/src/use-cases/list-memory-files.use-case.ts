@@ -3,7 +3,7 @@ import { MemoryFileSummaryResponse, toMemoryFileSummaryResponse } from '@app/con
 import { MemoryFileRepository } from '@app/persistence';
 import { MemoryCaller, requireNamespace } from '../memory-caller';
 
-export interface ListMemoryFilesInput {
+interface ListMemoryFilesInput {
   namespace?: string | null;
   /** Only the files of this folder; all of the namespace when absent. */
   folder?: string | null;

@@ -3,7 +3,7 @@ import { MemoryFileResponse, NotFoundError, toMemoryFileResponse } from '@app/co
 import { MemoryFileRepository } from '@app/persistence';
 import { MemoryCaller, requireNamespace } from '../memory-caller';
 
-export interface ReadMemoryFileInput {
+interface ReadMemoryFileInput {
   namespace?: string | null;
   path: string;
 }

@@ -8,7 +8,7 @@ import {
 import { MemoryFileRepository } from '@app/persistence';
 import { MemoryCaller, requireNamespace } from '../memory-caller';
 
-export interface WriteMemoryFileInput {
+interface WriteMemoryFileInput {
   namespace?: string | null;
   path: string;
   content: string;

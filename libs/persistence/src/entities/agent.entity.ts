@@ -39,7 +39,7 @@ export interface GuardrailSettings {
   moderationModel: string | null;
 }
 
-export interface ModelOptions {
+interface ModelOptions {
   temperature?: number;
   maxOutputTokens?: number;
 }

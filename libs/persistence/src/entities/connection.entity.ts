@@ -1,7 +1,7 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
-export type ConnectionKind = 'googledrive' | 'sharepoint' | 'draganddrop';
-export type ConnectionStatus = 'active' | 'expired' | 'error';
+type ConnectionKind = 'googledrive' | 'sharepoint' | 'draganddrop';
+type ConnectionStatus = 'active' | 'expired' | 'error';
 
 /**
  * Credentials a store needs (CONTRACTS §9), the end user's who made it (`created_by`): only they see it and build

@@ -1,9 +1,9 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { bigintAsNumber } from './column-types';
 
-export type FileOrigin = 'user' | 'agent';
+type FileOrigin = 'user' | 'agent';
 /** `pending` from the upload permission until the object is seen on the storage host. */
-export type FileStatus = 'pending' | 'uploaded';
+type FileStatus = 'pending' | 'uploaded';
 
 /** A file of a conversation (API-SPEC 2.5): uploaded by an end user, or written by an agent. */
 @Entity('conversation_files')

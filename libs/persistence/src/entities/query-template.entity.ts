@@ -1,6 +1,6 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
-export type TemplateScope = 'private' | 'organization';
+type TemplateScope = 'private' | 'organization';
 
 @Entity('query_templates')
 export class QueryTemplateEntity {

@@ -1,7 +1,7 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 /** What a firing sends, as the routine was given it: a HumanMessage and the options of POST /chat it allows. */
-export interface RoutineMessage {
+interface RoutineMessage {
   content: string;
   file_ids?: string[] | null;
   source_ids?: number[] | null;
@@ -9,7 +9,7 @@ export interface RoutineMessage {
   disabled_tools?: string[] | null;
 }
 
-export interface RoutineOptions {
+interface RoutineOptions {
   max_steps?: number | null;
   memory_namespace?: string | null;
 }

@@ -1,6 +1,6 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
-export type SkillSource = 'parley' | 'custom';
+type SkillSource = 'parley' | 'custom';
 export type SkillScope = 'organization' | 'private';
 
 /** The frontmatter of a SKILL.md, as responses show it (`allowed-tools` becomes `allowed_tools`). */

@@ -1,8 +1,8 @@
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
 import { bigintAsNumber } from './column-types';
 
-export type SourceStore = 'googledrive' | 'sharepoint' | 'draganddrop';
-export type SourceScope = 'organization' | 'private';
+type SourceStore = 'googledrive' | 'sharepoint' | 'draganddrop';
+type SourceScope = 'organization' | 'private';
 export type SourceStatus = 'pending' | 'syncing' | 'synced' | 'error';
 
 /**

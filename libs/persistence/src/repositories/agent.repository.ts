@@ -11,7 +11,7 @@ const FIND_ACTIVE_AGENT = preparedStatement({
   text: `SELECT to_jsonb(a) AS agent FROM agents a WHERE a.org_id = $1 AND a.id = $2 AND a.archived_at IS NULL`,
 });
 
-export type NewAgent = Pick<AgentEntity, 'orgId' | 'name'> &
+type NewAgent = Pick<AgentEntity, 'orgId' | 'name'> &
   Partial<
     Pick<
       AgentEntity,

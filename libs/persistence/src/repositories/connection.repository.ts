@@ -4,7 +4,7 @@ import { ConnectionEntity, newId } from '../entities';
 import { Db, Scope } from './scope';
 import { withTenant } from './tenant-scope';
 
-export type NewConnection = Pick<
+type NewConnection = Pick<
   ConnectionEntity,
   'name' | 'kind' | 'createdBy' | 'credentialsEncrypted' | 'expiresAt'
 >;

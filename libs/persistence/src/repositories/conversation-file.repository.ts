@@ -4,7 +4,7 @@ import { ConversationFileEntity } from '../entities';
 import { Db, Scope } from './scope';
 import { withTenant } from './tenant-scope';
 
-export interface NewConversationFile {
+interface NewConversationFile {
   id: string;
   name: string;
   mimetype: string;

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 
-export interface CredentialEnvelope {
+interface CredentialEnvelope {
   connectionId: string;
   envelope: string;
 }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 
 /** The secrets a deployment generated for itself (migration DeploymentSecrets1765100000000). */
-export type DeploymentSecretName = 'storage_signing_secret' | 'credentials_key' | 'end_user_token_secret';
+type DeploymentSecretName = 'storage_signing_secret' | 'credentials_key' | 'end_user_token_secret';
 
 /** Secrets generated on first start and kept in PostgreSQL, so every replica uses the same ones. */
 @Injectable()

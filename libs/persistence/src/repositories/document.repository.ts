@@ -13,7 +13,7 @@ export interface ListedDocument {
   addedBy?: string | null;
 }
 
-export interface NewPassage {
+interface NewPassage {
   position: number;
   startOffset: number;
   endOffset: number;

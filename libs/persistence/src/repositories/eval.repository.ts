@@ -40,7 +40,7 @@ export interface EvalRunItem extends EvalItem {
   outputTokens: number;
 }
 
-export interface EvalRunSummary {
+interface EvalRunSummary {
   items: number;
   passed: number;
   inputTokens: number;

@@ -15,7 +15,7 @@ export interface MessageFeedback {
   updatedAt: Date;
 }
 
-export interface NewFeedback {
+interface NewFeedback {
   messageId: string;
   rating: 1 | -1;
   comment: string | null;
@@ -24,7 +24,7 @@ export interface NewFeedback {
 }
 
 /** Which feedback GET /feedback lists: newest reply first, `beforeMessageId` a page's cursor. */
-export interface FeedbackFilter {
+interface FeedbackFilter {
   agentIds?: readonly string[];
   from?: Date;
   to?: Date;

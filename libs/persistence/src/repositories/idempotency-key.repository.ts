@@ -25,7 +25,7 @@ export class IdempotentWrite {
 }
 
 /** What claiming an Idempotency-Key found. */
-export type IdempotencyClaim =
+type IdempotencyClaim =
   | { state: 'claimed'; token: string }
   | { state: 'processing'; fingerprint: string }
   | { state: 'completed'; fingerprint: string; statusCode: number; body: unknown };
@@ -49,7 +49,7 @@ interface IdempotencyRow {
  * What an answer belongs to, besides its caller: the thread it created or changed (null: none), whose erasure
  * takes the record with it. Every route that records an answer says it, so no record escapes an erasure.
  */
-export interface AnswerSubject {
+interface AnswerSubject {
   threadId: string | null;
 }
 

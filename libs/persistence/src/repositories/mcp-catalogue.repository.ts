@@ -4,10 +4,7 @@ import { McpCatalogueEntryEntity } from '../entities';
 import { entityFromJson } from './entity-rows';
 import { Db } from './scope';
 
-export type McpCatalogueRegistration = Pick<
-  McpCatalogueEntryEntity,
-  'name' | 'command' | 'args' | 'envAllow'
->;
+type McpCatalogueRegistration = Pick<McpCatalogueEntryEntity, 'name' | 'command' | 'args' | 'envAllow'>;
 
 /** The operator's catalogue of stdio MCP servers; deployment-wide, so no organization scope. */
 @Injectable()

@@ -20,7 +20,7 @@ export interface MemoryFileWrite extends MemoryFileKey {
 }
 
 /** A listing item: the file without its content. */
-export type MemoryFileSummary = Omit<MemoryFileEntity, 'content'>;
+type MemoryFileSummary = Omit<MemoryFileEntity, 'content'>;
 
 interface MemoryFileRow {
   id: string;

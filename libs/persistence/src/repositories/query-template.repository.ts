@@ -4,10 +4,7 @@ import { newId, QueryTemplateEntity } from '../entities';
 import { Db, Scope } from './scope';
 import { withTenant } from './tenant-scope';
 
-export type NewQueryTemplate = Omit<
-  QueryTemplateEntity,
-  'id' | 'orgId' | 'createdAt' | 'updatedAt' | 'updatedBy'
->;
+type NewQueryTemplate = Omit<QueryTemplateEntity, 'id' | 'orgId' | 'createdAt' | 'updatedAt' | 'updatedBy'>;
 export type QueryTemplateChanges = Partial<
   Pick<
     QueryTemplateEntity,

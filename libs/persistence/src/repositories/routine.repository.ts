@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, LessThan } from 'typeorm';
 import { newId, RoutineEntity } from '../entities';
 
-export type NewRoutine = Pick<
+type NewRoutine = Pick<
   RoutineEntity,
   | 'keyId'
   | 'userId'

@@ -3,7 +3,7 @@ import { DataSource, In } from 'typeorm';
 import { newId, ShareLinkEntity } from '../entities';
 import { Db } from './scope';
 
-export interface NewShareLink {
+interface NewShareLink {
   expiresAt: Date | null;
   passwordHash: string | null;
 }

@@ -8,13 +8,13 @@ import { withTenant } from './tenant-scope';
 import { recordWebhookEvent } from './webhook.repository';
 
 /** The webhook event that reports a sync's end, made from the source as it ended (`source.synced`/`failed`). */
-export type SyncEndReport = (source: SourceEntity) => WebhookEvent;
+type SyncEndReport = (source: SourceEntity) => WebhookEvent;
 
-export type NewSource = Pick<
+type NewSource = Pick<
   SourceEntity,
   'connectionId' | 'name' | 'scope' | 'createdBy' | 'store' | 'config' | 'language'
 >;
-export type SourceChanges = Partial<Pick<SourceEntity, 'name' | 'connectionId' | 'config' | 'language'>>;
+type SourceChanges = Partial<Pick<SourceEntity, 'name' | 'connectionId' | 'config' | 'language'>>;
 
 /** A public id: `src_` and 20 random base-36 characters. */
 const newPid = () =>

@@ -14,7 +14,7 @@ export interface NewThread {
   inception?: ThreadInception;
 }
 
-export interface ThreadListing {
+interface ThreadListing {
   limit: number;
   /** Only threads of these agents; every agent when empty or absent. */
   agentIds?: string[];
@@ -23,7 +23,7 @@ export interface ThreadListing {
 }
 
 /** A thread of the listing with whether any of its messages is live. */
-export interface ListedThread {
+interface ListedThread {
   thread: ThreadEntity;
   live: boolean;
 }

@@ -18,7 +18,7 @@ export interface ToolApproval {
 }
 
 /** A call of a stored step that must wait: where it is in the step (its order), what it calls. */
-export interface ApprovalRequest {
+interface ApprovalRequest {
   callId: string;
   callIndex: number;
   name: string;
@@ -38,7 +38,7 @@ export interface WaitingReply {
  * (none: the reply runs again) and whether the call's deadline had passed (`expired`: the decision was not taken,
  * the call was denied as timed out).
  */
-export type DecisionResult = 'not_waiting' | { stillWaiting: ToolApproval[]; expired: boolean };
+type DecisionResult = 'not_waiting' | { stillWaiting: ToolApproval[]; expired: boolean };
 
 interface ApprovalRow {
   message_id: string;
@@ -63,7 +63,7 @@ const toApproval = (row: ApprovalRow): ToolApproval => ({
 });
 
 /** The reason a call's wait that timed out is denied with. */
-export const APPROVAL_TIMED_OUT = 'No decision within the approval time-out.';
+const APPROVAL_TIMED_OUT = 'No decision within the approval time-out.';
 
 /**
  * The waits for approval of tool calls. They live in PostgreSQL only: no run, job or Redis key holds one, so a

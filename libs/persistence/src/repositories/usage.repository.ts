@@ -4,10 +4,10 @@ import { newId } from '../entities';
 import { Db } from './scope';
 
 /** What GET /usage may group by (CONTRACTS §20). */
-export type UsageGrouping = 'user' | 'agent' | 'day' | 'model';
+type UsageGrouping = 'user' | 'agent' | 'day' | 'model';
 
 /** Which replies GET /usage sums: UTC days `from` to `to` (YYYY-MM-DD, both included), optionally one user or agent. */
-export interface UsageFilter {
+interface UsageFilter {
   orgId: string;
   from: string;
   to: string;
@@ -33,7 +33,7 @@ export interface UsageSums {
  * Tokens a model spent for an organization outside a reply's steps (a rubric's judge): counted under its agent, end
  * user and model as a reply's are, without counting a reply.
  */
-export interface ModelCallSpend {
+interface ModelCallSpend {
   orgId: string;
   agentId: string;
   userId: string;

@@ -6,11 +6,11 @@ import { Db, Scope } from './scope';
 import { withTenant } from './tenant-scope';
 import { webhookOutboxSql } from '../sql/webhook-outbox.sql';
 
-export type NewWebhook = Pick<WebhookEntity, 'url' | 'events' | 'description' | 'active' | 'secretEncrypted'>;
+type NewWebhook = Pick<WebhookEntity, 'url' | 'events' | 'description' | 'active' | 'secretEncrypted'>;
 export type WebhookChanges = Partial<Pick<WebhookEntity, 'url' | 'events' | 'description' | 'active'>>;
 
 /** A due try of a delivery, claimed by the sweep for a while so it is queued once. */
-export interface DueDelivery {
+interface DueDelivery {
   deliveryId: string;
   attempt: number;
 }

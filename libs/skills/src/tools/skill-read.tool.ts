@@ -3,7 +3,7 @@ import { AgentTool, RunScope, ToolError, ToolSource } from '@app/agent';
 import { SkillRepository, VisibleSkill } from '@app/persistence';
 
 /** Active skills a run may use: those its end user sees (platform, organization, own private ones). */
-export async function activeSkillsFor(skills: SkillRepository, scope: RunScope): Promise<VisibleSkill[]> {
+async function activeSkillsFor(skills: SkillRepository, scope: RunScope): Promise<VisibleSkill[]> {
   const visible = await skills.listVisible({ orgId: scope.orgId, userId: scope.userId });
   return visible.filter((view) => view.active);
 }

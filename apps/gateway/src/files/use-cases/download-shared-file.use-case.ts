@@ -13,7 +13,7 @@ import { FileAttachments, StoredObjectMismatchError, verifySharePassword } from 
 import { PasswordAttempts } from '../../auth/password-attempts';
 import { SHARE_LINK_NOT_FOUND } from './revoke-share-link.use-case';
 
-export interface SharedFile {
+interface SharedFile {
   name: string;
   mimetype: string;
   size: number;

@@ -7,7 +7,7 @@ export type Store = (typeof STORES)[number];
 const USER_ID_MAX = 256;
 
 /** OAuth credentials of a store; stored encrypted, never returned. */
-export class ConnectionCredentialsDto {
+class ConnectionCredentialsDto {
   @IsString()
   @MinChars(1)
   @MaxChars(8192)

@@ -2,7 +2,7 @@ import { IsArray, IsObject, IsOptional, IsString } from 'class-validator';
 import { MaxChars, MaxItems, MinChars, MinItems, Nullable, OneOf, UniqueItems } from '@app/contracts';
 import { STORES, Store } from './connection.dto';
 
-export const SOURCE_SCOPES = ['organization', 'private'] as const;
+const SOURCE_SCOPES = ['organization', 'private'] as const;
 
 /** POST /dc/sources (spec 4.6); `config` is checked against the store by `parseStoreConfig`. */
 export class CreateSourceDto {

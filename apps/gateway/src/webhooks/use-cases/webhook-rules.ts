@@ -1,7 +1,7 @@
 import { InvalidInputError, NotFoundError, valueErrorIssue } from '@app/contracts';
 import { assertEgressUrl, EgressUrlError } from '@app/egress';
 
-export const WEBHOOK_NOT_FOUND = 'Webhook not found';
+const WEBHOOK_NOT_FOUND = 'Webhook not found';
 
 export const webhookNotFound = () => new NotFoundError(WEBHOOK_NOT_FOUND);
 

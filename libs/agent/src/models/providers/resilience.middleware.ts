@@ -22,7 +22,7 @@ export interface RetryPolicy {
 }
 
 /** Who the failures are about and what they must never show. */
-export interface ResilienceOptions {
+interface ResilienceOptions {
   /** The agent's model string, e.g. `openai:gpt-4o`, that prefixes error messages. */
   label: string;
   policy: RetryPolicy;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 
 /** Longest tool name OpenAI and Anthropic accept. */
-export const MAX_TOOL_NAME = 64;
+const MAX_TOOL_NAME = 64;
 
 /**
  * The name an MCP server's tool is offered under: `<server>__<tool>`, when that is made only of letters, digits,

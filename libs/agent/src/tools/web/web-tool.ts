@@ -23,7 +23,7 @@ const TEXT = /^(text\/[\w.+-]+|application\/([\w.-]+\+)?(json|xml)|application\/
  * The page's readable text: HTML converted (scripts, styles and images left out) in a parsing thread with a
  * deadline, text types as they are.
  */
-export async function readableText(
+async function readableText(
   page: FetchedPage,
   parsing: UntrustedParsing,
   timeoutMs: number,

@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { useDeployment } from '../support/deployment';
-import { useFakeDrive } from '../support/fake-google-drive';
+import { useFakeDrive } from '../support/fake-drive-fixture';
 import { api } from '../support/http';
 import { AppProcess, startWorker } from '../support/processes';
 

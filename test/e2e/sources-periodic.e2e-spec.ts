@@ -1,5 +1,5 @@
 import { useDeployment } from '../support/deployment';
-import { useFakeDrive } from '../support/fake-google-drive';
+import { useFakeDrive } from '../support/fake-drive-fixture';
 import { api } from '../support/http';
 
 /** Periodic syncs: each live source has a BullMQ job scheduler (SOURCE_SYNC_INTERVAL_SECONDS); archiving stops it. */

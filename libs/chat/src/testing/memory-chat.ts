@@ -1,5 +1,5 @@
 import { DataSource, EntityManager } from 'typeorm';
-import { AgentRunJob, ConversationFileResponse } from '@app/contracts';
+import { AgentRunJob, ConversationFileResponse, WebhookEvent } from '@app/contracts';
 import { FileAttachments } from '@app/files';
 import {
   AgentEntity,
@@ -107,7 +107,7 @@ export class MemoryChat {
     },
   } as unknown as DataSource;
 
-  /** The transaction: only recordWebhookEvent writes through it directly. */
+  /** The transaction: only recordWebhookEvent writes through it directly (the webhook outbox's insert). */
   readonly tx = {
     query: (_sql: string, [, , type, payload]: [string, string, string, string]) => {
       const { data } = JSON.parse(payload) as { data: { id: string; status: string } };
@@ -144,16 +144,24 @@ export class MemoryChat {
           .filter((message) => message.threadId === threadId && message.live && message.role === 'assistant')
           .map(({ id, status }) => ({ id, status })),
       ),
-    cancelPendingReplies: (_tx: EntityManager, threadId: string, onlyId?: string) => {
-      const cancelled = this.messages.filter(
-        (message) =>
-          message.threadId === threadId &&
-          message.live &&
-          (message.status === 'pending' || message.status === 'requires_action') &&
-          (onlyId === undefined || message.id === onlyId),
-      );
-      for (const message of cancelled) Object.assign(message, { status: 'cancelled', live: false });
-      return Promise.resolve(cancelled);
+    lockUnheldReplies: (_tx: EntityManager, threadId: string, onlyId?: string) =>
+      Promise.resolve(
+        this.messages.filter(
+          (message) =>
+            message.threadId === threadId &&
+            message.live &&
+            (message.status === 'pending' || message.status === 'requires_action') &&
+            (onlyId === undefined || message.id === onlyId),
+        ),
+      ),
+    // The ending statement closes the row and queues its webhook event in the same transaction.
+    cancelUnheldReply: (_tx: EntityManager, replyId: string, event: WebhookEvent) => {
+      const message = this.messages.find((candidate) => candidate.id === replyId && candidate.live);
+      if (!message) return Promise.resolve(null);
+      Object.assign(message, { status: 'cancelled', live: false });
+      const { id, status } = event.payload.data as { id: string; status: string };
+      this.webhookEvents.push(`${event.type} ${id} ${status}`);
+      return Promise.resolve(message);
     },
     addExchange: (
       _tx: EntityManager,

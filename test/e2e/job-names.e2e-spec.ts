@@ -35,9 +35,9 @@ afterAll(async () => {
 async function settled(queue: Queue, jobId: string, timeoutMs = 30000): Promise<{ state: string; job: Job }> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const job = await queue.getJob(jobId);
-    const state = job ? await job.getState() : 'missing';
-    if (job && (state === 'completed' || state === 'failed')) return { state, job };
+    const state = await queue.getJobState(jobId);
+    // Read after its state: a job read before settled has neither its failedReason nor its return value yet.
+    if (state === 'completed' || state === 'failed') return { state, job: (await queue.getJob(jobId))! };
     if (Date.now() > deadline) throw new Error(`job ${jobId} still ${state} after ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

@@ -1,3 +1,4 @@
+import { Settings } from '@app/config';
 import { RunAgentReply, RunReplyInput } from '@app/agent';
 import { AgentRunJob } from '@app/contracts';
 import { ToolApprovalRepository } from '@app/persistence';
@@ -8,6 +9,9 @@ import { AgentRunProcessor } from './agent-run.processor';
 import { ApprovalDeadlineJobHandler } from './approval-deadline.job-handler';
 import { DelayedReplies } from './delayed-replies';
 import { RunReplyJobHandler } from './run-reply.job-handler';
+
+/** The consumer's settings its processor reads: the lock duration. */
+const WORKER_SETTINGS = { jobLockMs: 30000 } as Settings;
 
 /** The `agent-run` consumer with its real handlers over in-memory collaborators: what ran, what was enqueued. */
 function world() {
@@ -21,6 +25,7 @@ function world() {
     enqueueAgain: (job: AgentRunJob) => (enqueuedAgain.push(job.messageId), Promise.resolve()),
   } as unknown as AgentRunQueue;
   const processor = new AgentRunProcessor(
+    WORKER_SETTINGS,
     new RunReplyJobHandler(runAgentReply, {} as DelayedReplies),
     new ApprovalDeadlineJobHandler(approvals, agentRuns),
   );

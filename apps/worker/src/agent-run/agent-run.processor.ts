@@ -1,6 +1,7 @@
 import { WorkerHost } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
 import { Job } from 'bullmq';
+import { Settings } from '@app/config';
 import { QUEUE } from '@app/contracts';
 import { AGENT_RUN_JOB, APPROVAL_DEADLINE_JOB } from '@app/queues';
 import { JobHandlers } from '../jobs/job-handlers';
@@ -15,12 +16,20 @@ import { RunReplyJobHandler } from './run-reply.job-handler';
 export class AgentRunProcessor extends WorkerHost {
   private readonly handlers: JobHandlers<typeof AGENT_RUN_JOB | typeof APPROVAL_DEADLINE_JOB>;
 
-  constructor(runReply: RunReplyJobHandler, approvalDeadline: ApprovalDeadlineJobHandler) {
+  constructor(
+    settings: Settings,
+    runReply: RunReplyJobHandler,
+    approvalDeadline: ApprovalDeadlineJobHandler,
+  ) {
     super();
-    this.handlers = new JobHandlers(QUEUE.agentRun, {
-      [AGENT_RUN_JOB]: runReply,
-      [APPROVAL_DEADLINE_JOB]: approvalDeadline,
-    });
+    this.handlers = new JobHandlers(
+      QUEUE.agentRun,
+      {
+        [AGENT_RUN_JOB]: runReply,
+        [APPROVAL_DEADLINE_JOB]: approvalDeadline,
+      },
+      settings.jobLockMs,
+    );
   }
 
   process(job: Job, token?: string): Promise<void> {

@@ -1,5 +1,11 @@
 import { DelayedError, Job } from 'bullmq';
-import { RunAgentReply, RunHandedBackError, RunReplyInput, RunReplyResult } from '@app/agent';
+import {
+  RunAgentReply,
+  RunHandedBackError,
+  RunReplacedError,
+  RunReplyInput,
+  RunReplyResult,
+} from '@app/agent';
 import { AgentRunJob } from '@app/contracts';
 import { AGENT_RUN_JOB } from '@app/queues';
 import { memoryJob, MemoryJobOptions } from '../jobs/testing/memory-job';
@@ -8,6 +14,8 @@ import { RunReplyJobHandler } from './run-reply.job-handler';
 
 const NOW = 1_800_000_000_000;
 const reply: AgentRunJob = { messageId: 'reply-1', threadId: 'thread-1', requestId: 'req-1' };
+/** The signal of an execution no newer one replaced. */
+const NOT_REPLACED = new AbortController().signal;
 
 /** The handler with a run that answers `outcome`, recording what it was asked and what was deferred. */
 function world(outcome: () => Promise<RunReplyResult>) {
@@ -37,10 +45,16 @@ describe('RunReplyJobHandler', () => {
     const { handler, runs, deferred } = world(() => Promise.resolve('done'));
     const { job: done, moves } = job({ attempts: 5, timestamp: NOW - 250 });
 
-    await handler.handle(done, 'token-1');
+    await handler.handle(done, 'token-1', NOT_REPLACED);
 
     expect(runs).toEqual([
-      { messageId: 'reply-1', requestId: 'req-1', finalAttempt: false, enqueuedAt: NOW - 250 },
+      {
+        messageId: 'reply-1',
+        requestId: 'req-1',
+        finalAttempt: false,
+        enqueuedAt: NOW - 250,
+        replaced: NOT_REPLACED,
+      },
     ]);
     expect(moves).toEqual([]);
     expect(deferred).toEqual([]);
@@ -49,9 +63,9 @@ describe('RunReplyJobHandler', () => {
   it('tells the run its attempt is the last when the queue will not retry it (the fifth of five, or the only one)', async () => {
     const { handler, runs } = world(() => Promise.resolve('done'));
 
-    await handler.handle(job({ attempts: 5, attemptsMade: 3 }).job);
-    await handler.handle(job({ attempts: 5, attemptsMade: 4 }).job);
-    await handler.handle(job({ attemptsMade: 0 }).job);
+    await handler.handle(job({ attempts: 5, attemptsMade: 3 }).job, undefined, NOT_REPLACED);
+    await handler.handle(job({ attempts: 5, attemptsMade: 4 }).job, undefined, NOT_REPLACED);
+    await handler.handle(job({ attemptsMade: 0 }).job, undefined, NOT_REPLACED);
 
     expect(runs.map((run) => run.finalAttempt)).toEqual([false, true, true]);
   });
@@ -59,7 +73,9 @@ describe('RunReplyJobHandler', () => {
   it('parks a reply that must wait for an earlier one as a delayed job, ending the attempt with DelayedError', async () => {
     const { handler, deferred } = world(() => Promise.resolve('wait'));
 
-    await expect(handler.handle(job({ attempts: 5 }).job, 'token-1')).rejects.toBeInstanceOf(DelayedError);
+    await expect(handler.handle(job({ attempts: 5 }).job, 'token-1', NOT_REPLACED)).rejects.toBeInstanceOf(
+      DelayedError,
+    );
 
     expect(deferred).toEqual(['reply-1 token=token-1']);
   });
@@ -68,9 +84,19 @@ describe('RunReplyJobHandler', () => {
     const { handler, deferred } = world(() => Promise.reject(new RunHandedBackError()));
     const { job: handedBack, moves } = job({ attempts: 5 });
 
-    await expect(handler.handle(handedBack, 'token-1')).rejects.toBeInstanceOf(DelayedError);
+    await expect(handler.handle(handedBack, 'token-1', NOT_REPLACED)).rejects.toBeInstanceOf(DelayedError);
 
     expect(moves).toEqual(['moveToDelayed +0ms token=token-1']);
+    expect(deferred).toEqual([]);
+  });
+
+  it("leaves the job alone when a newer execution of it replaced the run: the lock is that execution's now", async () => {
+    const { handler, deferred } = world(() => Promise.reject(new RunReplacedError()));
+    const { job: replaced, moves } = job({ attempts: 5 });
+
+    await expect(handler.handle(replaced, 'token-1', NOT_REPLACED)).rejects.toBeInstanceOf(RunReplacedError);
+
+    expect(moves).toEqual([]);
     expect(deferred).toEqual([]);
   });
 
@@ -79,7 +105,7 @@ describe('RunReplyJobHandler', () => {
     const { handler } = world(() => Promise.reject(broken));
     const { job: failing, moves } = job({ attempts: 5 });
 
-    await expect(handler.handle(failing, 'token-1')).rejects.toBe(broken);
+    await expect(handler.handle(failing, 'token-1', NOT_REPLACED)).rejects.toBe(broken);
 
     expect(moves).toEqual([]);
   });

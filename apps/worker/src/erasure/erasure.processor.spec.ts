@@ -1,3 +1,4 @@
+import { Settings } from '@app/config';
 import { ERASE_USER_JOB, RETENTION_JOB } from '@app/queues';
 import { UnknownJobError } from '../jobs/job-handlers';
 import { memoryJob } from '../jobs/testing/memory-job';
@@ -6,6 +7,9 @@ import { ApplyRetention } from './apply-retention.use-case';
 import { EraseUserJobHandler } from './erase-user.job-handler';
 import { EraseUser } from './erase-user.use-case';
 import { ErasureProcessor } from './erasure.processor';
+
+/** The consumer's settings its processor reads: the lock duration. */
+const WORKER_SETTINGS = { jobLockMs: 30000 } as Settings;
 
 /** The `erasure` consumer with its real handlers over recording use cases. */
 function world() {
@@ -17,6 +21,7 @@ function world() {
     execute: () => (done.push('retention'), Promise.resolve({})),
   } as unknown as ApplyRetention;
   const processor = new ErasureProcessor(
+    WORKER_SETTINGS,
     new EraseUserJobHandler(eraseUser),
     new ApplyRetentionJobHandler(applyRetention),
   );

@@ -1,6 +1,7 @@
 import { WorkerHost } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
 import { Job } from 'bullmq';
+import { Settings } from '@app/config';
 import { QUEUE } from '@app/contracts';
 import { ERASE_USER_JOB, RETENTION_JOB } from '@app/queues';
 import { JobHandlers } from '../jobs/job-handlers';
@@ -12,15 +13,19 @@ import { EraseUserJobHandler } from './erase-user.job-handler';
 export class ErasureProcessor extends WorkerHost {
   private readonly handlers: JobHandlers<typeof ERASE_USER_JOB | typeof RETENTION_JOB>;
 
-  constructor(eraseUser: EraseUserJobHandler, applyRetention: ApplyRetentionJobHandler) {
+  constructor(settings: Settings, eraseUser: EraseUserJobHandler, applyRetention: ApplyRetentionJobHandler) {
     super();
-    this.handlers = new JobHandlers(QUEUE.erasure, {
-      [ERASE_USER_JOB]: eraseUser,
-      [RETENTION_JOB]: applyRetention,
-    });
+    this.handlers = new JobHandlers(
+      QUEUE.erasure,
+      {
+        [ERASE_USER_JOB]: eraseUser,
+        [RETENTION_JOB]: applyRetention,
+      },
+      settings.jobLockMs,
+    );
   }
 
-  process(job: Job): Promise<void> {
-    return this.handlers.handle(job);
+  process(job: Job, token?: string): Promise<void> {
+    return this.handlers.handle(job, token);
   }
 }

@@ -15,7 +15,11 @@ function recording(handled: string[]): JobHandler<{ id: string }> {
 describe('JobHandlers', () => {
   it("hands each job to its own name's handler only, with the worker's lock token", async () => {
     const handled: string[] = [];
-    const handlers = new JobHandlers('some-queue', { first: recording(handled), second: recording(handled) });
+    const handlers = new JobHandlers(
+      'some-queue',
+      { first: recording(handled), second: recording(handled) },
+      30000,
+    );
 
     await handlers.handle(memoryJob('second', { id: 'a' }).job, 'token-1');
     await handlers.handle(memoryJob('first', { id: 'b' }).job);
@@ -25,7 +29,11 @@ describe('JobHandlers', () => {
 
   it('fails a job whose name has no handler, naming the job, the queue and the names it handles, running none', async () => {
     const handled: string[] = [];
-    const handlers = new JobHandlers('some-queue', { first: recording(handled), second: recording(handled) });
+    const handlers = new JobHandlers(
+      'some-queue',
+      { first: recording(handled), second: recording(handled) },
+      30000,
+    );
 
     const failure = handlers.handle(memoryJob('unknown-job', { id: 'a' }).job);
 
@@ -38,7 +46,11 @@ describe('JobHandlers', () => {
 
   it("passes a handler's failure through unchanged, so BullMQ retries the job as its attempts allow", async () => {
     const broken = new Error('PostgreSQL is down');
-    const handlers = new JobHandlers('some-queue', { first: { handle: () => Promise.reject(broken) } });
+    const handlers = new JobHandlers(
+      'some-queue',
+      { first: { handle: () => Promise.reject(broken) } },
+      30000,
+    );
 
     await expect(handlers.handle(memoryJob('first', {}).job)).rejects.toBe(broken);
   });

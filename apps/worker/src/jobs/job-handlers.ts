@@ -1,8 +1,13 @@
 import { Job } from 'bullmq';
+import { JobExecutions } from './job-executions';
 
 /** What one job name of a queue does: one class per name, in its own `<job-name>.job-handler.ts`. */
 export interface JobHandler<Data = unknown> {
-  handle(job: Job<Data>, token?: string): Promise<void>;
+  /**
+   * `replaced` aborts when this worker took the same job again after losing its lock (JobExecutions): a handler
+   * that runs for long stops then, leaving the job to the newer execution.
+   */
+  handle(job: Job<Data>, token: string | undefined, replaced: AbortSignal): Promise<void>;
 }
 
 /**
@@ -18,22 +23,27 @@ export class UnknownJobError extends Error {
 }
 
 /**
- * The handlers of one queue by job name, which its processor dispatches every job through. Job names are
- * stored with the jobs in Redis: a name, once enqueued by a release, keeps a handler here.
+ * The handlers of one queue by job name, which its processor dispatches every job through, one execution of a
+ * job at a time. Job names are stored with the jobs in Redis: a name, once enqueued by a release, keeps a handler
+ * here.
  */
 export class JobHandlers<Name extends string> {
   private readonly byName: ReadonlyMap<string, JobHandler>;
+  private readonly executions: JobExecutions;
 
   constructor(
     private readonly queue: string,
     handlers: Record<Name, JobHandler>,
+    /** The consumer's lock duration (`JOB_LOCK_MS`). */
+    lockMs: number,
   ) {
     this.byName = new Map(Object.entries<JobHandler>(handlers));
+    this.executions = new JobExecutions(lockMs);
   }
 
   handle(job: Job, token?: string): Promise<void> {
     const handler = this.byName.get(job.name);
     if (!handler) return Promise.reject(new UnknownJobError(this.queue, job.name, [...this.byName.keys()]));
-    return handler.handle(job, token);
+    return this.executions.run(job, token, (replaced) => handler.handle(job, token, replaced));
   }
 }

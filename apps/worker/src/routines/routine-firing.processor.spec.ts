@@ -1,3 +1,4 @@
+import { Settings } from '@app/config';
 import { FireRoutine } from '@app/routines';
 import { ROUTINE_FIRING_JOB } from '@app/queues';
 import { UnknownJobError } from '../jobs/job-handlers';
@@ -5,12 +6,18 @@ import { memoryJob } from '../jobs/testing/memory-job';
 import { FireRoutineJobHandler } from './fire-routine.job-handler';
 import { RoutineFiringProcessor } from './routine-firing.processor';
 
+/** The consumer's settings its processor reads: the lock duration. */
+const WORKER_SETTINGS = { jobLockMs: 30000 } as Settings;
+
 function world() {
   const fired: string[] = [];
   const fireRoutine = {
     execute: (routineId: string) => (fired.push(routineId), Promise.resolve()),
   } as unknown as FireRoutine;
-  return { processor: new RoutineFiringProcessor(new FireRoutineJobHandler(fireRoutine)), fired };
+  return {
+    processor: new RoutineFiringProcessor(WORKER_SETTINGS, new FireRoutineJobHandler(fireRoutine)),
+    fired,
+  };
 }
 
 describe('RoutineFiringProcessor', () => {

@@ -1,6 +1,7 @@
 import { WorkerHost } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
 import { Job } from 'bullmq';
+import { Settings } from '@app/config';
 import { QUEUE } from '@app/contracts';
 import { ROUTINE_FIRING_JOB } from '@app/queues';
 import { JobHandlers } from '../jobs/job-handlers';
@@ -11,12 +12,16 @@ import { FireRoutineJobHandler } from './fire-routine.job-handler';
 export class RoutineFiringProcessor extends WorkerHost {
   private readonly handlers: JobHandlers<typeof ROUTINE_FIRING_JOB>;
 
-  constructor(fireRoutine: FireRoutineJobHandler) {
+  constructor(settings: Settings, fireRoutine: FireRoutineJobHandler) {
     super();
-    this.handlers = new JobHandlers(QUEUE.routineFiring, { [ROUTINE_FIRING_JOB]: fireRoutine });
+    this.handlers = new JobHandlers(
+      QUEUE.routineFiring,
+      { [ROUTINE_FIRING_JOB]: fireRoutine },
+      settings.jobLockMs,
+    );
   }
 
-  process(job: Job): Promise<void> {
-    return this.handlers.handle(job);
+  process(job: Job, token?: string): Promise<void> {
+    return this.handlers.handle(job, token);
   }
 }

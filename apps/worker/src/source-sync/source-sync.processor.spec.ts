@@ -1,3 +1,4 @@
+import { Settings } from '@app/config';
 import { SyncSource } from '@app/knowledge';
 import { SOURCE_SYNC_JOB, SOURCE_SYNC_TICK_JOB, SourceSyncQueue } from '@app/queues';
 import { UnknownJobError } from '../jobs/job-handlers';
@@ -5,6 +6,9 @@ import { memoryJob } from '../jobs/testing/memory-job';
 import { ScheduledSyncJobHandler } from './scheduled-sync.job-handler';
 import { SourceSyncProcessor } from './source-sync.processor';
 import { SyncSourceJobHandler } from './sync-source.job-handler';
+
+/** The consumer's settings its processor reads: the lock duration. */
+const WORKER_SETTINGS = { jobLockMs: 30000 } as Settings;
 
 /** The `source-sync` consumer with its real handlers: what was synced here, and what was queued as a sync. */
 function world() {
@@ -17,6 +21,7 @@ function world() {
     enqueue: (sourceId: number) => (queued.push(sourceId), Promise.resolve(true)),
   } as unknown as SourceSyncQueue;
   const processor = new SourceSyncProcessor(
+    WORKER_SETTINGS,
     new SyncSourceJobHandler(syncSource),
     new ScheduledSyncJobHandler(syncs),
   );

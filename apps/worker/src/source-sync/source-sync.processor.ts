@@ -1,6 +1,7 @@
 import { WorkerHost } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
 import { Job } from 'bullmq';
+import { Settings } from '@app/config';
 import { QUEUE } from '@app/contracts';
 import { SOURCE_SYNC_JOB, SOURCE_SYNC_TICK_JOB } from '@app/queues';
 import { JobHandlers } from '../jobs/job-handlers';
@@ -15,15 +16,19 @@ import { SyncSourceJobHandler } from './sync-source.job-handler';
 export class SourceSyncProcessor extends WorkerHost {
   private readonly handlers: JobHandlers<typeof SOURCE_SYNC_JOB | typeof SOURCE_SYNC_TICK_JOB>;
 
-  constructor(syncSource: SyncSourceJobHandler, scheduledSync: ScheduledSyncJobHandler) {
+  constructor(settings: Settings, syncSource: SyncSourceJobHandler, scheduledSync: ScheduledSyncJobHandler) {
     super();
-    this.handlers = new JobHandlers(QUEUE.sourceSync, {
-      [SOURCE_SYNC_JOB]: syncSource,
-      [SOURCE_SYNC_TICK_JOB]: scheduledSync,
-    });
+    this.handlers = new JobHandlers(
+      QUEUE.sourceSync,
+      {
+        [SOURCE_SYNC_JOB]: syncSource,
+        [SOURCE_SYNC_TICK_JOB]: scheduledSync,
+      },
+      settings.jobLockMs,
+    );
   }
 
-  process(job: Job): Promise<void> {
-    return this.handlers.handle(job);
+  process(job: Job, token?: string): Promise<void> {
+    return this.handlers.handle(job, token);
   }
 }

@@ -1,3 +1,4 @@
+import { Settings } from '@app/config';
 import { WebhookDeliveryJob } from '@app/contracts';
 import { WEBHOOK_DELIVERY_JOB } from '@app/queues';
 import { DeliverWebhook } from '@app/webhooks';
@@ -6,12 +7,18 @@ import { memoryJob } from '../jobs/testing/memory-job';
 import { DeliverWebhookJobHandler } from './deliver-webhook.job-handler';
 import { WebhookDeliveryProcessor } from './webhook-delivery.processor';
 
+/** The consumer's settings its processor reads: the lock duration. */
+const WORKER_SETTINGS = { jobLockMs: 30000 } as Settings;
+
 function world() {
   const tried: WebhookDeliveryJob[] = [];
   const deliverWebhook = {
     execute: (job: WebhookDeliveryJob) => (tried.push(job), Promise.resolve()),
   } as unknown as DeliverWebhook;
-  return { processor: new WebhookDeliveryProcessor(new DeliverWebhookJobHandler(deliverWebhook)), tried };
+  return {
+    processor: new WebhookDeliveryProcessor(WORKER_SETTINGS, new DeliverWebhookJobHandler(deliverWebhook)),
+    tried,
+  };
 }
 
 describe('WebhookDeliveryProcessor', () => {

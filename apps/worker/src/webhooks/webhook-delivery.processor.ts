@@ -1,6 +1,7 @@
 import { WorkerHost } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
 import { Job } from 'bullmq';
+import { Settings } from '@app/config';
 import { QUEUE } from '@app/contracts';
 import { WEBHOOK_DELIVERY_JOB } from '@app/queues';
 import { JobHandlers } from '../jobs/job-handlers';
@@ -11,12 +12,16 @@ import { DeliverWebhookJobHandler } from './deliver-webhook.job-handler';
 export class WebhookDeliveryProcessor extends WorkerHost {
   private readonly handlers: JobHandlers<typeof WEBHOOK_DELIVERY_JOB>;
 
-  constructor(deliverWebhook: DeliverWebhookJobHandler) {
+  constructor(settings: Settings, deliverWebhook: DeliverWebhookJobHandler) {
     super();
-    this.handlers = new JobHandlers(QUEUE.webhookDelivery, { [WEBHOOK_DELIVERY_JOB]: deliverWebhook });
+    this.handlers = new JobHandlers(
+      QUEUE.webhookDelivery,
+      { [WEBHOOK_DELIVERY_JOB]: deliverWebhook },
+      settings.jobLockMs,
+    );
   }
 
-  process(job: Job): Promise<void> {
-    return this.handlers.handle(job);
+  process(job: Job, token?: string): Promise<void> {
+    return this.handlers.handle(job, token);
   }
 }

@@ -90,3 +90,15 @@ export class RunHandedBackError extends Error {
     this.name = 'RunHandedBackError';
   }
 }
+
+/**
+ * The reason a run carries when this worker took its job again (the job's lock was lost) and the newer execution
+ * took over: it stops as a handed-back run does, without ending its reply, and leaves the job to that execution.
+ */
+export class RunReplacedError extends RunHandedBackError {
+  constructor() {
+    super();
+    this.message = 'a newer execution of the same job took over in this worker: run stopped';
+    this.name = 'RunReplacedError';
+  }
+}

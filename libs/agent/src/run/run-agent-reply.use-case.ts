@@ -8,7 +8,7 @@ import {
 } from '@app/persistence';
 import { traceAgentInvocation } from '@app/observability';
 import { RunEventLogLostError, RunEventWriter, RunSupersededError } from '@app/run-events';
-import { ActiveRuns, RunHandedBackError } from './active-runs';
+import { ActiveRuns, RunHandedBackError, RunReplacedError } from './active-runs';
 import { ContextCompaction } from './context-compaction';
 import { MessageAttachments } from '../conversation';
 import { ModelAttachments } from '../model-attachments';
@@ -28,6 +28,8 @@ export interface RunReplyInput {
   finalAttempt: boolean;
   /** When the reply was enqueued (ms since epoch), for the queue-wait metric. */
   enqueuedAt?: number;
+  /** Aborts when a newer execution of the reply's job took over in this worker: the run then stops (RunReplacedError). */
+  replaced?: AbortSignal;
 }
 
 /**
@@ -93,6 +95,9 @@ export class RunAgentReply {
     const log = { messageId: reply.id, threadId: thread.id, requestId: input.requestId };
     this.logger.log({ ...log, resumedAtSeq: written.length }, 'run started');
     const controller = this.activeRuns.start(thread.id, reply.id);
+    const replace = () => controller.abort(new RunReplacedError());
+    if (input.replaced?.aborted) replace();
+    else input.replaced?.addEventListener('abort', replace, { once: true });
     let finished: FinishedReply | null = null;
     // The reply waits for a person: it stays live (its thread's next reply keeps waiting), but frees its slot.
     let waiting = false;
@@ -175,7 +180,7 @@ export class RunAgentReply {
       if (controller.signal.reason instanceof RunHandedBackError) {
         // What was released reaches Redis before the job moves, so the next worker resumes right after it.
         await state.flush().catch(() => undefined);
-        this.logger.warn({ ...log }, 'run handed back: the worker is stopping');
+        this.logger.warn({ ...log, reason: controller.signal.reason.message }, 'run handed back');
         throw controller.signal.reason;
       }
       if (error instanceof RunSupersededError) {
@@ -193,6 +198,7 @@ export class RunAgentReply {
         .catch(ignoreSuperseded);
       throw error;
     } finally {
+      input.replaced?.removeEventListener('abort', replace);
       void this.journal.unwatch(events);
       this.activeRuns.end(thread.id, reply.id);
     }

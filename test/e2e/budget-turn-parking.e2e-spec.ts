@@ -15,11 +15,24 @@ let environment: TestEnvironment;
 let gateway: AppProcess;
 let org: OrgFixture;
 
+/**
+ * Far above the bounds asserted here: a stream that falls silent asks PostgreSQL for the reply's end only after a
+ * heartbeat's silence, so a short heartbeat would close a cancelled reply's stream whether or not its end reached
+ * the reply's log.
+ */
+const HEARTBEAT_MS = 10000;
+
+/**
+ * How soon a parked reply handed the turn starts, and a cancelled one's stream ends: well under the 2 s a parked
+ * reply's delayed job waits before it looks again, and the 15 s of the sweep of forgotten replies.
+ */
+const PROMPTLY_MS = 1000;
+
 beforeAll(async () => {
-  environment = await createTestEnvironment({ STREAM_HEARTBEAT_MS: '300' });
+  environment = await createTestEnvironment({ STREAM_HEARTBEAT_MS: String(HEARTBEAT_MS) });
   gateway = await startGateway(environment.env);
   org = await createOrg(environment.env);
-});
+}, 120000);
 
 afterAll(async () => {
   await gateway?.stop();
@@ -136,6 +149,8 @@ describe("a reply waiting for its end user's spending turn", () => {
       expect(endedB).toMatchObject({ status: 'success', live: false, parked: false });
       const [stepB] = await stepsOf(b.replyId);
       expect(stepB.started_at.getTime()).toBeGreaterThanOrEqual(endedA.completed_at!.getTime());
+      // A's ending handed B the turn and named it: B started at once, not when its delayed job looked again.
+      expect(stepB.started_at.getTime() - endedA.completed_at!.getTime()).toBeLessThan(PROMPTLY_MS);
     },
     90000,
   );
@@ -164,8 +179,12 @@ describe("a reply waiting for its end user's spending turn", () => {
     await parked(b.replyId);
     const [stepOfB] = await stepsOf(b.replyId);
 
-    // The gateway closes a pending reply itself: B ends while A still runs.
+    // The gateway closes a pending reply itself: B ends while A still runs, its stream at once (its parked job is
+    // run now, not when its delay is up, and writes the end to the reply's log).
+    let streamEndedAt = 0;
+    void streamB.ended.then(() => (streamEndedAt = Date.now()));
     expect((await client().delete(`/chat/${b.threadId}?user_id=parker`)).status).toBe(204);
+    const answeredAt = Date.now();
     expect(await row(b.replyId)).toMatchObject({
       status: 'cancelled',
       live: false,
@@ -174,6 +193,7 @@ describe("a reply waiting for its end user's spending turn", () => {
     expect(await row(a.replyId)).toMatchObject({ live: true });
     const linesB = await streamB.all();
     expect(endOf(linesB).message.status).toBe('cancelled');
+    expect(streamEndedAt - answeredAt).toBeLessThan(PROMPTLY_MS);
     expectWhole(linesB);
     expect(linesB.map((line) => line.type)).toContain('tool.result');
 

@@ -76,12 +76,19 @@ export class AgentRunQueue {
   /**
    * Enqueues a reply whose earlier job ended while the reply stayed live (it waited for an approval, or the job
    * failed without closing it): that job is kept for a while under the same id, and would make `enqueue` a
-   * no-op, so it is removed first. A job still waiting or running is left as it is.
+   * no-op, so it is removed first. A delayed job (a reply that waited for its thread, its organization's cap or
+   * its end user's spending turn) is promoted: what enqueues it again, a cancel closing its stream above all,
+   * wants it run now, not when its delay is up (DelayedReplies: 2 s). A job waiting or running is left as it is.
    */
   async enqueueAgain(job: AgentRunJob): Promise<void> {
     const previous = await this.queue.getJob(job.messageId);
     const state = previous ? await previous.getState() : 'missing';
     if (state === 'completed' || state === 'failed') await previous?.remove();
+    // It may have moved on its own since: then there is nothing to promote.
+    if (state === 'delayed') {
+      await previous?.promote().catch(() => undefined);
+      return;
+    }
     await this.enqueue(job);
   }
 

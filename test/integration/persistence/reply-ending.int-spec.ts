@@ -170,7 +170,7 @@ describe('every way a reply ends', () => {
       step(running.id, 2, 4, 3),
     );
 
-    expect(finished).toEqual({ nextReplyId: null, nextOfOrg: null });
+    expect(finished).toEqual({ nextReplyId: null, nextOfOrg: null, nextParked: null });
     expect(await traces(running, 'run-end')).toEqual(
       ended('success', { input: 14, output: 8, toolCalls: 2 }, 'step 1step 2'),
     );

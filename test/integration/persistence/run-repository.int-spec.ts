@@ -391,6 +391,7 @@ describe('one-statement chat and run persistence', () => {
       expect(await runs.finish(first.id, outcome, webhookEvent('message.completed', {}), null, 2)).toEqual({
         nextReplyId: null,
         nextOfOrg: { id: third.id, threadId: third.threadId },
+        nextParked: null,
       });
       expect(await runs.isBlocked(third.id, 2)).toBe(false);
       expect(await start(third, 2)).toBe('started');

@@ -336,6 +336,63 @@ describe('usage rollup kept as replies end', () => {
     }
   });
 
+  it("hands the turn a run held as it ends to the user's oldest parked reply, named by the ending statement itself", async () => {
+    const budgets = new UserBudgetRepository(db);
+    await budgets.put(orgId, 'enders', 'day', 10_000);
+    const streamed = { content: '', events: [], deltaLengths: [] };
+    const [holder, parked, other] = [
+      await liveReply('enders'),
+      await liveReply('enders'),
+      await liveReply('enders'),
+    ];
+    expect(await runs.takeUserBudgetTurn(holder.replyId, holder.threadId)).toBe(true);
+    expect(await runs.parkForUserBudgetTurn(parked.replyId, parked.threadId, streamed)).toBe('parked');
+
+    // The holder's last model call is stored with its end: the same statement gives the turn back and names the
+    // parked reply, which may start at once and holds the turn now.
+    const finished = await runs.finish(
+      holder.replyId,
+      outcome,
+      webhookEvent('message.completed', {}),
+      step(holder.replyId, 1, 5, 1, 0),
+    );
+    expect(finished?.nextParked).toEqual({ id: parked.replyId, threadId: parked.threadId });
+    expect(await runs.takeUserBudgetTurn(other.replyId, other.threadId)).toBe(false);
+    expect((await runs.loadAndStart(parked.replyId, 0))?.start).toBe('started');
+
+    // An ending of a reply holding no turn hands nothing on, nor does a second ending of the same reply.
+    expect(
+      (await runs.finish(other.replyId, outcome, webhookEvent('message.completed', {})))?.nextParked,
+    ).toBeNull();
+    expect(await runs.finish(holder.replyId, outcome, webhookEvent('message.completed', {}))).toBeNull();
+    expect(await runs.takeUserBudgetTurn(parked.replyId, parked.threadId)).toBe(true);
+  });
+
+  it('never strands a reply parking while the run holding the turn ends: it takes the turn, or the ending names it', async () => {
+    const budgets = new UserBudgetRepository(db);
+    const streamed = { content: '', events: [], deltaLengths: [] };
+    for (let round = 0; round < 20; round++) {
+      const userId = `racing-end-${round}`;
+      await budgets.put(orgId, userId, 'day', 10_000);
+      const [holder, parker] = [await liveReply(userId), await liveReply(userId)];
+      expect(await runs.takeUserBudgetTurn(holder.replyId, holder.threadId)).toBe(true);
+      const [parked, finished] = await Promise.all([
+        runs.parkForUserBudgetTurn(parker.replyId, parker.threadId, streamed),
+        runs.finish(
+          holder.replyId,
+          outcome,
+          webhookEvent('message.completed', {}),
+          step(holder.replyId, 1, 5, 1, 0),
+        ),
+      ]);
+      if (parked === 'taken') expect(finished?.nextParked).toBeNull();
+      else {
+        expect(parked).toBe('parked');
+        expect(finished?.nextParked).toEqual({ id: parker.replyId, threadId: parker.threadId });
+      }
+    }
+  });
+
   it('counts a reply cancelled while it waits, or before it starts, once, as the end of a run is counted', async () => {
     const waiting = await liveReply('cancelled');
     await runs.saveStep(step(waiting.replyId, 1, 30, 5, 1), waiting);

@@ -103,7 +103,10 @@ function compactionWith(journal: Journal, gates: RunGate[], handedTo: ParkedRepl
       journal.events.push(`summary stored through message ${summary.throughMessageId}`);
       return Promise.resolve(handedTo);
     },
-    dropRequest: () => Promise.resolve(),
+    dropRequest: (threadId: string) => (
+      journal.events.push(`request of ${threadId} dropped`),
+      Promise.resolve()
+    ),
   } as unknown as ThreadSummaryRepository;
   const turn = new RecordedTurn(journal, gates) as unknown as UserBudgetTurn;
   return new ContextCompaction(recordedModels(journal), summaries, settings, turn);
@@ -146,5 +149,34 @@ describe('ContextCompaction and the end user’s spending turn', () => {
     const journal = new Journal();
     await compactionWith(journal, [gateWith(null)]).prepare(compactionRun(gateWith(null)));
     expect(journal.events).toEqual(['summary written', 'summary stored through message m1']);
+  });
+});
+
+describe('ContextCompaction’s cut point (POST /chat/{id}/compact asks for it whatever the size)', () => {
+  const withKeep = (keepRecentMessages: number) => {
+    const run = compactionRun(gateWith(null));
+    run.agent.compaction = { ...run.agent.compaction, keepRecentMessages } as AgentEntity['compaction'];
+    return run;
+  };
+
+  it('summarizes every message but the agent’s recent ones, through the last message before them', async () => {
+    const journal = new Journal();
+    const view = await compactionWith(journal, [gateWith(null)]).prepare(withKeep(2));
+    expect(journal.events).toEqual(['summary written', 'summary stored through message m0']);
+    expect(view.messages.map((message) => message.id)).toEqual(['m1', 'm2']);
+  });
+
+  it('keeps the reply’s own question word for word even when the agent keeps no recent message', async () => {
+    const journal = new Journal();
+    const view = await compactionWith(journal, [gateWith(null)]).prepare(withKeep(0));
+    expect(journal.events).toEqual(['summary written', 'summary stored through message m1']);
+    expect(view.messages.map((message) => message.id)).toEqual(['m2']);
+  });
+
+  it('writes nothing, and answers the request, when no message is older than the recent ones', async () => {
+    const journal = new Journal();
+    const view = await compactionWith(journal, [gateWith(null)]).prepare(withKeep(3));
+    expect(journal.events).toEqual(['request of t dropped']);
+    expect(view.messages).toHaveLength(3);
   });
 });

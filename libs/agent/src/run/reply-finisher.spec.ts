@@ -41,7 +41,7 @@ class MemoryRuns implements Pick<RunRepository, 'finish'> {
   ): Promise<FinishedReply | null> {
     if (this.ended) return Promise.resolve(null);
     this.finished.push({ outcome, event, finalStep, publishedBefore: [...this.log.published] });
-    return Promise.resolve({ nextReplyId: 'next', nextOfOrg: null });
+    return Promise.resolve({ nextReplyId: 'next', nextOfOrg: null, nextParked: null });
   }
 }
 
@@ -86,7 +86,7 @@ describe('ReplyFinisher', () => {
       finalStep: lastStep,
     });
 
-    expect(next).toEqual({ nextReplyId: 'next', nextOfOrg: null });
+    expect(next).toEqual({ nextReplyId: 'next', nextOfOrg: null, nextParked: null });
     expect(runs.finished[0].outcome).toMatchObject({
       status: 'success',
       content: 'Hello',

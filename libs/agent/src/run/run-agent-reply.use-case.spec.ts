@@ -1,6 +1,7 @@
 import {
   AgentEntity,
   FinishedReply,
+  ParkedReply,
   LoadedRun,
   MessageEntity,
   RunContext,
@@ -55,6 +56,8 @@ function world(
     journal?: string[];
     gate?: RunContext['gate'];
     loop?: LoopBehaviour;
+    /** What the final statement answers (by default the thread's next reply r2, nothing else). */
+    finished?: FinishedReply | null;
   } = {},
 ) {
   const log = new MemoryRunEventLog();
@@ -100,7 +103,10 @@ function world(
       });
     },
   };
-  const finished: FinishedReply = { nextReplyId: 'r2', nextOfOrg: null };
+  const finished: FinishedReply | null =
+    options.finished !== undefined
+      ? options.finished
+      : { nextReplyId: 'r2', nextOfOrg: null, nextParked: null };
   const finisher = {
     finish: async (
       _reply: MessageEntity,
@@ -127,6 +133,11 @@ function world(
   };
   const userBudgetTurn = {
     giveBack: (messageId: string) => (calls.push(`giveBack ${messageId}`), Promise.resolve()),
+    // As UserBudgetTurn's: nothing to wake when no parked reply was handed the turn.
+    wake: (parked: ParkedReply | null) => {
+      if (parked) calls.push(`wakeParked ${parked.id}`);
+      return Promise.resolve();
+    },
   };
   const useCase = new RunAgentReply(
     runs as unknown as RunRepository,
@@ -183,10 +194,24 @@ describe('RunAgentReply', () => {
     expect(calls).toEqual(['closeEnded', 'wakeNext t']);
   });
 
-  it('gives back the spending turn a budgeted reply may hold as it ends, before waking the next reply', async () => {
-    const { useCase, calls } = world({ gate: { ...UNBUDGETED, userBudget: { limit: 100, used: 1 } } });
+  it("wakes the parked reply its final statement handed the end user's spending turn to, before the next reply", async () => {
+    const { useCase, calls } = world({
+      gate: { ...UNBUDGETED, userBudget: { limit: 100, used: 1 } },
+      finished: { nextReplyId: 'r2', nextOfOrg: null, nextParked: { id: 'p1', threadId: 'tp' } },
+    });
     expect(await useCase.execute(input)).toBe('done');
-    expect(calls.slice(-2)).toEqual(['giveBack r', 'wake t r2']);
+    // The turn went back in the final statement itself: no give-back of its own.
+    expect(calls.slice(-2)).toEqual(['wakeParked p1', 'wake t r2']);
+    expect(calls).not.toContain('giveBack r');
+  });
+
+  it('gives back the spending turn itself when another ended the reply first (the final statement closed nothing)', async () => {
+    const { useCase, calls } = world({
+      gate: { ...UNBUDGETED, userBudget: { limit: 100, used: 1 } },
+      finished: null,
+    });
+    expect(await useCase.execute(input)).toBe('done');
+    expect(calls.slice(-3)).toEqual(['giveBack r', 'wakeNext t', 'wakeOrg o']);
   });
 
   it("answers wait when the run parked for its end user's spending turn: nothing finished, what it streamed published", async () => {

@@ -207,9 +207,10 @@ export class RunAgentReply {
       await this.scheduler.wakeOrg(reply.orgId);
       return 'wait';
     }
-    // The reply ended, and with it any spending turn it held (the final statement leaves the budget row alone):
-    // the turn goes on to the user's oldest parked reply.
-    if (!waiting && spendsUserBudget) await this.userBudgetTurn.giveBack(reply.id);
+    // The reply ended, and with it any spending turn it held: the final statement handed it to the user's oldest
+    // parked reply, named in its answer and woken here. If another run ended this one, the turn is given back now.
+    if (finished) await this.userBudgetTurn.wake(finished.nextParked);
+    else if (!waiting && spendsUserBudget) await this.userBudgetTurn.giveBack(reply.id);
     // The final statement named the thread's next reply and the organization's; if another run ended this one,
     // look them up.
     if (waiting) {

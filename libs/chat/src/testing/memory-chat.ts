@@ -133,6 +133,25 @@ export class MemoryChat {
   } as unknown as ThreadRepository;
 
   readonly messageRepository = {
+    findVisibleState: (scope: Scope, id: string) => {
+      const message = this.message(id);
+      const thread = message && this.threads.get(message.threadId);
+      const visible =
+        thread &&
+        message.orgId === scope.orgId &&
+        thread.archivedAt === null &&
+        (scope.userId === undefined || thread.userId === scope.userId);
+      return Promise.resolve(visible ? { id: message.id, live: message.live } : null);
+    },
+    findById: (id: string) => Promise.resolve(this.message(id) ?? null),
+    hasFollower: (threadId: string, id: string) =>
+      Promise.resolve(
+        this.messages.some((message) => message.threadId === threadId && message.parentId === id),
+      ),
+    setActiveLeaf: (_tx: EntityManager, threadId: string, leafId: string) => {
+      this.threads.get(threadId)!.activeLeafId = leafId;
+      return Promise.resolve();
+    },
     findInThread: (threadId: string, id: string) =>
       Promise.resolve(
         this.messages.find((message) => message.threadId === threadId && message.id === id) ?? null,
@@ -192,6 +211,7 @@ export class MemoryChat {
   } as unknown as MessageRepository;
 
   readonly agentRepository = {
+    findById: (id: string) => Promise.resolve(this.agents.find((agent) => agent.id === id) ?? null),
     findActive: (orgId: string, id: string) =>
       Promise.resolve(
         this.agents.find((agent) => agent.orgId === orgId && agent.id === id && !agent.archivedAt) ?? null,

@@ -205,10 +205,14 @@ export interface LoadedRun {
   start: 'blocked' | 'started' | null;
 }
 
-/** What ending a reply freed: its thread's next live reply, and its organization's oldest waiting one. */
+/**
+ * What ending a reply freed: its thread's next live reply, its organization's oldest waiting one, and the parked
+ * reply its end user's spending turn was handed to.
+ */
 export interface FinishedReply {
   nextReplyId: string | null;
   nextOfOrg: { id: string; threadId: string } | null;
+  nextParked: ParkedReply | null;
 }
 
 /** What a run starts from (RunRepository.context). */
@@ -464,6 +468,8 @@ export class RunRepository {
    * the same statement. `finalStep`, the reply's last step when the run has not stored it yet, is stored by the
    * same statement too (once, like saveStep): the last step costs no commit of its own. The organization's
    * waiting reply is looked for only under a cap (`orgCap` > 0): without one, no reply waits for its organization.
+   * The end user's spending turn the reply held is given back by the same statement, handed to the user's oldest
+   * parked reply, answered as `nextParked` (null when none), to be woken.
    */
   async finish(
     messageId: string,
@@ -476,6 +482,8 @@ export class RunRepository {
       next_reply_id: string | null;
       next_org_reply_id: string | null;
       next_org_thread_id: string | null;
+      next_parked_reply_id: string | null;
+      next_parked_thread_id: string | null;
     }>(
       this.db,
       RUN_ENDING.statement,
@@ -487,6 +495,10 @@ export class RunRepository {
       nextOfOrg: row.next_org_reply_id
         ? { id: row.next_org_reply_id, threadId: row.next_org_thread_id! }
         : null,
+      nextParked: parkedReplyOf({
+        next_reply_id: row.next_parked_reply_id,
+        next_thread_id: row.next_parked_thread_id,
+      }),
     };
   }
 

@@ -106,4 +106,16 @@ describe('the statements that end a reply', () => {
     );
     expect(() => RUN_ENDING.values(cancel)).toThrow('writes a final row but was given only its status');
   });
+
+  it("hands a run's spending turn on in its ending, after the row is closed, and names the parked reply it went to", () => {
+    const text = RUN_ENDING.statement.text;
+    // Read from `closed`: the give-back runs once the row is closed, and not at all when someone else ended it.
+    expect(text).toMatch(
+      /turn AS \(SELECT [^)]* FROM closed,\s+LATERAL \([^)]*parley_give_back_user_budget_turn\(closed\.id\)/,
+    );
+    expect(text).toContain('(SELECT next_reply_id FROM turn) AS next_parked_reply_id');
+    expect(text).toContain('(SELECT next_thread_id FROM turn) AS next_parked_thread_id');
+    // A cancel of a reply no run holds leaves the hand-on to the reply's own job, which closes its stream.
+    expect(UNHELD_REPLY_CANCEL.statement.text).not.toContain('parley_give_back_user_budget_turn');
+  });
 });

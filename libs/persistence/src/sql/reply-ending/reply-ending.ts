@@ -3,6 +3,7 @@ import { closeReplyRowSql, ClosedRow, EndableReply } from './close-reply-row.sql
 import { dropStreamJournalSql } from './drop-stream-journal.sql';
 import { nextLiveReplyAfterSql } from './next-live-reply.sql';
 import { nextWaitingReplyOfOrgJoinSql } from './next-waiting-reply-of-org.sql';
+import { handUserBudgetTurnOnSql } from './hand-user-budget-turn-on.sql';
 import { queueEndWebhooksSql } from './queue-end-webhooks.sql';
 import { ReplyEndingInput, ReplyEndingParameter, ReplyEndingPlaceholders } from './reply-ending.parameters';
 import { storeLastStepSql } from './store-last-step.sql';
@@ -17,7 +18,10 @@ export interface ReplyEndingPlan {
   row: ClosedRow;
   /** `stored with the end`: the run's last step, when not stored yet, is stored first and counted with the rest. */
   lastStep: 'stored with the end' | 'none';
-  /** `found`: the answer names the thread's next live reply and, under a cap, the organization's next waiting one. */
+  /**
+   * `found`: the answer names the thread's next live reply, under a cap the organization's next waiting one, and
+   * the end user's oldest parked reply when the ended reply held the user's spending turn (handed to it here).
+   */
   nextReplies: 'found' | 'not asked';
 }
 
@@ -50,10 +54,13 @@ export function composeReplyEnding(name: string, plan: ReplyEndingPlan): ReplyEn
     `journal AS (${dropStreamJournalSql('closed')})`,
     `hooks AS (${queueEndWebhooksSql(p, 'closed')})`,
   );
+  if (plan.nextReplies === 'found') effects.push(`turn AS (${handUserBudgetTurnOnSql('closed')})`);
   const answer =
     plan.nextReplies === 'found'
       ? `SELECT (${nextLiveReplyAfterSql('closed')}) AS next_reply_id,
-     next_of_org.id AS next_org_reply_id, next_of_org.thread_id AS next_org_thread_id
+     next_of_org.id AS next_org_reply_id, next_of_org.thread_id AS next_org_thread_id,
+     (SELECT next_reply_id FROM turn) AS next_parked_reply_id,
+     (SELECT next_thread_id FROM turn) AS next_parked_thread_id
    FROM closed ${nextWaitingReplyOfOrgJoinSql(p, 'closed', 'next_of_org')}`
       : `SELECT to_jsonb(closed) AS reply FROM closed`;
   return {
@@ -66,7 +73,9 @@ export function composeReplyEnding(name: string, plan: ReplyEndingPlan): ReplyEn
 /**
  * A run's end, by its worker: success, failure (a model error, a spent budget, a blocked guardrail, a run that
  * broke), or cancelled (a running reply stopped, its thread archived, erased or retired, a call waiting past its
- * approval deadline denied and the run ended). Every reply that ran ends here or by UNHELD_REPLY_CANCEL.
+ * approval deadline denied and the run ended). Every reply that ran ends here or by UNHELD_REPLY_CANCEL. The
+ * spending turn the reply held (its last model call's, stored with the end) is given back by the same statement
+ * and handed to its end user's oldest parked reply, which the answer names to be started at once.
  */
 export const RUN_ENDING = composeReplyEnding('run_finish_reply', {
   endable: 'any live reply',

@@ -112,18 +112,18 @@ export class StartThread {
     const respond = ({ question, reply }: { question: MessageEntity; reply: MessageEntity }) =>
       toThreadResponse(thread, [question, reply], [agent], new Map([[question.id, fileResponses]]));
 
-    const { reply, response } = idempotency
+    const { reply, backlog, response } = idempotency
       ? await this.db.transaction(async (tx) => {
           const stored = await this.messages.startThread(thread, exchange, tx);
           const response = respond(stored);
           await this.idempotencyKeys.recordAnswer(tx, idempotency, response, { threadId: thread.id });
-          return { reply: stored.reply, response };
+          return { ...stored, response };
         })
       : await this.messages
           .startThread(thread, exchange)
-          .then((stored) => ({ reply: stored.reply, response: respond(stored) }));
+          .then((stored) => ({ ...stored, response: respond(stored) }));
 
-    await enqueueStoredReply(this.agentRuns, this.messages, this.logger, reply, caller.requestId);
+    await enqueueStoredReply(this.agentRuns, this.messages, this.logger, reply, caller.requestId, backlog);
     return response;
   }
 }

@@ -62,7 +62,7 @@ export function nameFrom(content: string): string {
  * (the reply's id). So a failure here is logged and the stored reply is answered: failing the request would
  * invite a retry that stores the exchange twice. (A Redis already down is refused before anything is stored,
  * by the route's `@SafelyRetried()`.) The reply's place in its organization's backlog is its place in the
- * queue's fair share: counted by the statement that stored it when it did, else asked here.
+ * queue's fair share.
  */
 export async function enqueueStoredReply(
   queue: AgentRunQueue,
@@ -70,12 +70,10 @@ export async function enqueueStoredReply(
   logger: Logger,
   reply: MessageEntity,
   requestId?: string,
-  /** The backlog the reply's insert counted (startThread, addExchange); asked after the commit when not given. */
-  backlog?: number,
 ): Promise<void> {
   const job: AgentRunJob = { messageId: reply.id, threadId: reply.threadId, requestId };
   try {
-    await queue.enqueue(job, backlog ?? (await messages.orgBacklogBefore(reply)));
+    await queue.enqueue(job, await messages.orgBacklogBefore(reply));
   } catch (error) {
     logger.error(
       { err: error, ...job },

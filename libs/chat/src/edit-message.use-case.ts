@@ -71,7 +71,7 @@ export class EditMessage {
     const options = body.options ?? {};
     const scope = threadScope(caller, input.userId, options.user_id);
 
-    const { reply, backlog, response, cleared } = await this.db.transaction(async (tx) => {
+    const { reply, response, cleared } = await this.db.transaction(async (tx) => {
       const thread = await lockThread(tx, caller, scope, input.threadId, this.threads);
       const edited = await this.messages.findInThread(thread.id, body.message_id, tx);
       if (!edited) throw new NotFoundError(MESSAGE_NOT_FOUND);
@@ -93,7 +93,7 @@ export class EditMessage {
         this.agents,
         this.messages,
       );
-      const { reply, backlog } = await this.messages.addExchange(
+      const { reply } = await this.messages.addExchange(
         tx,
         thread,
         exchangeOf(body.message, {
@@ -105,11 +105,11 @@ export class EditMessage {
       const response = await activeBranchView(thread, this.readers(), tx);
       if (idempotency)
         await this.idempotencyKeys.recordAnswer(tx, idempotency, response, { threadId: thread.id });
-      return { reply, backlog, response, cleared };
+      return { reply, response, cleared };
     });
 
     await finishClearing(cleared, reply.threadId, this.cancellation, this.agentRuns, this.logger);
-    await enqueueStoredReply(this.agentRuns, this.messages, this.logger, reply, caller.requestId, backlog);
+    await enqueueStoredReply(this.agentRuns, this.messages, this.logger, reply, caller.requestId);
     return response;
   }
 

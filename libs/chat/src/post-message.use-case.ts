@@ -78,7 +78,7 @@ export class PostMessage {
 
     const strategy = options.multitask_strategy ?? 'enqueue';
 
-    const { reply, backlog, response, cleared } = await this.db.transaction(async (tx) => {
+    const { reply, response, cleared } = await this.db.transaction(async (tx) => {
       // The lock orders concurrent follow-ups (positions never clash) and an archive racing with this call.
       const thread = await lockThread(tx, caller, scope, input.threadId, this.threads);
       // Spec 4.2 rule 4: the namespace was bound at the start. A null is read as "not given".
@@ -104,7 +104,7 @@ export class PostMessage {
         tx,
         input.agentVersionAt,
       );
-      const { reply, backlog } = await this.messages.addExchange(
+      const { reply } = await this.messages.addExchange(
         tx,
         thread,
         exchangeOf(message, {
@@ -117,11 +117,11 @@ export class PostMessage {
       const response = toMessageResponse(reply, agent);
       if (idempotency)
         await this.idempotencyKeys.recordAnswer(tx, idempotency, response, { threadId: thread.id });
-      return { reply, backlog, response, cleared };
+      return { reply, response, cleared };
     });
 
     await finishClearing(cleared, reply.threadId, this.cancellation, this.agentRuns, this.logger);
-    await enqueueStoredReply(this.agentRuns, this.messages, this.logger, reply, caller.requestId, backlog);
+    await enqueueStoredReply(this.agentRuns, this.messages, this.logger, reply, caller.requestId);
     return response;
   }
 }

@@ -101,11 +101,9 @@ function world(options: { enqueueFails?: boolean; atCapacity?: boolean } = {}) {
           status: 'pending',
           agentId: AGENT_ID,
         }),
-        // Counted by the insert's own statement: nothing asks again.
-        backlog: 2,
       });
     },
-    orgBacklogBefore: () => (calls.push('orgBacklogBefore'), Promise.resolve(2)),
+    orgBacklogBefore: () => Promise.resolve(2),
   };
   const agentRuns = {
     enqueue: (job: AgentRunJob, backlog: number) => {

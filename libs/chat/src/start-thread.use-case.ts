@@ -112,18 +112,18 @@ export class StartThread {
     const respond = ({ question, reply }: { question: MessageEntity; reply: MessageEntity }) =>
       toThreadResponse(thread, [question, reply], [agent], new Map([[question.id, fileResponses]]));
 
-    const { reply, backlog, response } = idempotency
+    const { reply, response } = idempotency
       ? await this.db.transaction(async (tx) => {
           const stored = await this.messages.startThread(thread, exchange, tx);
           const response = respond(stored);
           await this.idempotencyKeys.recordAnswer(tx, idempotency, response, { threadId: thread.id });
-          return { ...stored, response };
+          return { reply: stored.reply, response };
         })
       : await this.messages
           .startThread(thread, exchange)
-          .then((stored) => ({ ...stored, response: respond(stored) }));
+          .then((stored) => ({ reply: stored.reply, response: respond(stored) }));
 
-    await enqueueStoredReply(this.agentRuns, this.messages, this.logger, reply, caller.requestId, backlog);
+    await enqueueStoredReply(this.agentRuns, this.messages, this.logger, reply, caller.requestId);
     return response;
   }
 }

@@ -242,30 +242,6 @@ describe('one-statement chat and run persistence', () => {
     expect((await runs.context(reply, agentId)).stored).toBe(false);
   });
 
-  it("counts a reply's place in its organization's backlog in the statement that stores it", async () => {
-    const org = randomUUID();
-    const agent = randomUUID();
-    await db.query(`INSERT INTO organizations (id, name) VALUES ($1, $2)`, [org, `org-${org}`]);
-    await db.query(`INSERT INTO agents (id, org_id, name) VALUES ($1, $2, 'b')`, [agent, org]);
-    const build = () =>
-      threads.build(
-        { orgId: org, userId: 'u1' },
-        { agentId: agent, name: 'b', projectId: null, memoryNamespace: null },
-      );
-    const ofAgent = (content: string) => ({ ...exchange(content), reply: { agentId: agent, maxSteps: 4 } });
-
-    const first = await messages.startThread(build(), ofAgent('one'));
-    const second = await messages.startThread(build(), ofAgent('two'));
-    const thread = build();
-    const third = await db.transaction((tx) => messages.startThread(thread, ofAgent('three'), tx));
-    const followUp = await db.transaction((tx) => messages.addExchange(tx, thread, ofAgent('four')));
-    expect([first, second, third, followUp].map((stored) => stored.backlog)).toEqual([0, 1, 2, 3]);
-    // As the count asked alone after the commit says; an ended reply is no backlog.
-    expect(await messages.orgBacklogBefore(followUp.reply)).toBe(3);
-    await db.query(`UPDATE messages SET live = false, status = 'success' WHERE id = $1`, [first.reply.id]);
-    expect((await messages.startThread(build(), ofAgent('five'))).backlog).toBe(3);
-  });
-
   it("gives a run's context: history before it, its steps and tool results, the next step's gate", async () => {
     const { thread, reply: first } = await startThread();
     const next = await db.transaction((tx) => messages.addExchange(tx, thread, exchange('later')));

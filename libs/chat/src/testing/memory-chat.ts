@@ -178,21 +178,18 @@ export class MemoryChat {
         parentId: parentId !== undefined ? parentId : thread.activeLeafId,
       });
       const reply = this.storeReply(thread, question, exchange.reply);
-      // The insert's statement counts the reply's backlog, as MessageRepository's does.
-      return Promise.resolve({ question, reply, backlog: this.backlogBefore(reply) });
+      return Promise.resolve({ question, reply });
     },
     addReply: (_tx: EntityManager, thread: ThreadEntity, question: MessageEntity, reply: NewPendingReply) =>
       Promise.resolve(this.storeReply(thread, question, reply)),
-    orgBacklogBefore: (reply: MessageEntity) => Promise.resolve(this.backlogBefore(reply)),
+    orgBacklogBefore: (reply: MessageEntity) =>
+      Promise.resolve(
+        this.messages
+          .slice(0, this.messages.indexOf(reply))
+          .filter((message) => message.orgId === reply.orgId && message.live && message.role === 'assistant')
+          .length,
+      ),
   } as unknown as MessageRepository;
-
-  /** The organization's live replies stored before `reply`. */
-  private backlogBefore(reply: MessageEntity): number {
-    return this.messages
-      .slice(0, this.messages.indexOf(reply))
-      .filter((message) => message.orgId === reply.orgId && message.live && message.role === 'assistant')
-      .length;
-  }
 
   readonly agentRepository = {
     findActive: (orgId: string, id: string) =>

@@ -32,16 +32,6 @@ export interface NewExchange {
   reply: NewPendingReply;
 }
 
-/**
- * An exchange as stored, with the reply's place in its organization's backlog (the organization's live replies
- * stored before it, as its insert's statement saw them), which orders the run queue fairly (AgentRunQueue).
- */
-export interface StoredExchange {
-  question: MessageEntity;
-  reply: MessageEntity;
-  backlog: number;
-}
-
 /** `($from, …, $from+count-1)` */
 const placeholders = (from: number, count: number): string =>
   `(${Array.from({ length: count }, (_, i) => `$${from + i}`).join(', ')})`;
@@ -56,33 +46,19 @@ const insertExchangeSql = (messages: EntityRow<MessageEntity>, from: number): st
 const ACTIVE_LEAF_CTE = 'WITH leaf AS (UPDATE threads SET active_leaf_id = $2 WHERE id = $1)';
 
 /**
- * The organization's live replies stored before a reply (parameters: organization, the reply's created_at and
- * id): its place in the organization's backlog. Every request counts in the one order of (created_at, id), so
- * replies stored at the same moment never count each other both; one not committed yet when the count's
- * snapshot is taken is not counted (a tie, served in arrival order), as one committed just after a count asked
- * after its own commit is not.
+ * The organization's live replies stored before a reply ($1 organization, $2 and $3 the reply's created_at and
+ * id): its place in the organization's backlog. Asked after the reply's commit, so replies stored at the same
+ * moment by other requests are counted in one order by all of them. Not folded into the insert's statement
+ * (tried for issue 45): that count reads the snapshot taken as the insert starts, before the replies of a
+ * concurrent burst commit, so a burst of one organization's POSTs ties at the front of the fair share (ten at
+ * once counted 0,1,1,3,1,5,5,4,6,6 there, 0,1,2,3,3,5,6,5,8,9 after the commit) and another organization's
+ * reply waits behind them (test/e2e/fairness.e2e-spec.ts failed so).
  */
-const orgBacklogBeforeSql = (org: string, createdAt: string, id: string): string =>
-  `SELECT count(*)::int AS n FROM messages
-         WHERE org_id = ${org} AND live AND (created_at, id) < (${createdAt}::timestamptz, ${id}::uuid)`;
-
-/** The backlog asked alone, after the reply's commit: for a reply stored by a statement that did not count it. */
 const ORG_BACKLOG_BEFORE = preparedStatement({
   name: 'chat_org_backlog_before',
-  text: orgBacklogBeforeSql('$1', '$2', '$3'),
+  text: `SELECT count(*)::int AS n FROM messages
+         WHERE org_id = $1 AND live AND (created_at, id) < ($2::timestamptz, $3::uuid)`,
 });
-
-/**
- * `insert` (a statement's CTEs, `WITH …`) followed by the count of the organization's backlog before the reply,
- * in the same statement: the parameters after the insert's `count` are the reply's organization, created_at and
- * id. The count reads the statement's snapshot, which holds neither row of the insert: it counts only replies
- * stored before.
- */
-const withBacklogCount = (insert: string, count: number): string =>
-  `${insert} SELECT (${orgBacklogBeforeSql(`$${count + 1}`, `$${count + 2}`, `$${count + 3}`)}) AS backlog`;
-
-/** The parameters withBacklogCount adds for `reply`. */
-const backlogValues = (reply: MessageEntity): unknown[] => [reply.orgId, reply.createdAt, reply.id];
 
 const VISIBLE_MESSAGE_STATE = preparedStatement({
   name: 'chat_visible_message_state',
@@ -108,54 +84,44 @@ export class MessageRepository {
   constructor(private readonly db: DataSource) {
     this.messageRow = entityRow(db, MessageEntity);
     this.threadRow = entityRow(db, ThreadEntity);
-    const messageColumns = this.messageRow.columns.length;
-    this.insertExchangeAsLeaf = withBacklogCount(
-      `${ACTIVE_LEAF_CTE}, exchange AS (${insertExchangeSql(this.messageRow, 3)})`,
-      2 + 2 * messageColumns,
-    );
+    this.insertExchangeAsLeaf = `${ACTIVE_LEAF_CTE} ${insertExchangeSql(this.messageRow, 3)}`;
     this.insertReplyAsLeaf =
       `${ACTIVE_LEAF_CTE} INSERT INTO messages (${this.messageRow.columns.join(', ')}) ` +
-      `VALUES ${placeholders(3, messageColumns)}`;
-    const threadColumns = this.threadRow.columns.length;
+      `VALUES ${placeholders(3, this.messageRow.columns.length)}`;
     this.startThreadStatement = preparedStatement({
       name: 'chat_start_thread',
-      text: withBacklogCount(
+      text:
         `WITH thread AS (INSERT INTO threads (${this.threadRow.columns.join(', ')}) ` +
-          `VALUES ${placeholders(1, threadColumns)}), ` +
-          `exchange AS (${insertExchangeSql(this.messageRow, threadColumns + 1)})`,
-        threadColumns + 2 * messageColumns,
-      ),
+        `VALUES ${placeholders(1, this.threadRow.columns.length)}) ` +
+        insertExchangeSql(this.messageRow, this.threadRow.columns.length + 1),
     });
   }
 
   /**
    * Stores a new thread (built by ThreadRepository.build) with its first exchange, at positions 0 and 1, in one
-   * statement; its reply is the thread's active leaf. The same statement counts the reply's backlog.
+   * statement; its reply is the thread's active leaf.
    */
   async startThread(
     thread: ThreadEntity,
     exchange: NewExchange,
     /** A transaction to store it in, with more (an idempotent answer); else the prepared statement alone. */
     tx?: Db,
-  ): Promise<StoredExchange> {
+  ): Promise<{ question: MessageEntity; reply: MessageEntity }> {
     const built = this.buildExchange(thread, 0, exchange, null);
     thread.activeLeafId = built.reply.id;
     const values = [
       ...this.threadRow.values(thread),
       ...this.messageRow.values(built.question),
       ...this.messageRow.values(built.reply),
-      ...backlogValues(built.reply),
     ];
-    const [row]: { backlog: number }[] = tx
-      ? await tx.query(this.startThreadStatement.text, values)
-      : await runPreparedAsTenant(this.db, thread, this.startThreadStatement, values);
-    return { ...built, backlog: row.backlog };
+    if (tx) await tx.query(this.startThreadStatement.text, values);
+    else await runPreparedAsTenant(this.db, thread, this.startThreadStatement, values);
+    return built;
   }
 
   /**
    * How many live replies of its organization were stored before this committed one: its place in the
-   * organization's backlog, which orders the run queue fairly (AgentRunQueue). For a reply whose insert did not
-   * count it (startThread and addExchange do).
+   * organization's backlog, which orders the run queue fairly (AgentRunQueue).
    */
   async orgBacklogBefore(reply: MessageEntity): Promise<number> {
     const [row] = await runPreparedAsTenant<{ n: number }>(this.db, reply, ORG_BACKLOG_BEFORE, [
@@ -170,27 +136,26 @@ export class MessageRepository {
    * Stores an exchange at the thread's next positions, its user message following `parentId` (when not given,
    * the thread's active leaf: a follow-up continues the branch it shows), and makes its reply the active leaf.
    * Call it with the thread row locked (ThreadRepository.lockVisible) in the same transaction, so positions
-   * never clash. The same statement counts the reply's backlog.
+   * never clash.
    */
   async addExchange(
     tx: Db,
     thread: ThreadEntity,
     exchange: NewExchange,
     parentId?: string | null,
-  ): Promise<StoredExchange> {
+  ): Promise<{ question: MessageEntity; reply: MessageEntity }> {
     const next = await this.nextPosition(tx, thread.id);
     // A thread stored without an active leaf (by a process older than branches) continues its last message.
     const parent = parentId !== undefined ? parentId : (thread.activeLeafId ?? next.lastId);
     const built = this.buildExchange(thread, next.position, exchange, parent);
-    const [row]: { backlog: number }[] = await tx.query(this.insertExchangeAsLeaf, [
+    await tx.query(this.insertExchangeAsLeaf, [
       thread.id,
       built.reply.id,
       ...this.messageRow.values(built.question),
       ...this.messageRow.values(built.reply),
-      ...backlogValues(built.reply),
     ]);
     thread.activeLeafId = built.reply.id;
-    return { ...built, backlog: row.backlog };
+    return built;
   }
 
   /**

@@ -170,6 +170,78 @@ describe('one-statement chat and run persistence', () => {
     expect(await runs.loadAndStart(loaded!.reply.replyToId!, 100)).toMatchObject({ start: null });
   });
 
+  it('fixes the agent version of a reply that pinned none at its start, in the start itself, and never changes it after', async () => {
+    const versioned = randomUUID();
+    await db.query(`INSERT INTO agents (id, org_id, name) VALUES ($1, $2, 'versioned')`, [versioned, orgId]);
+    const addVersion = (version: number) =>
+      db.query(
+        `INSERT INTO agent_versions (id, org_id, agent_id, version, config, actor_type, actor_id)
+         VALUES ($1, $2, $3, $4, '{}', 'user', 'u')`,
+        [randomUUID(), orgId, versioned, version],
+      );
+    await addVersion(1);
+    await addVersion(2);
+    const storedVersion = async (id: string) =>
+      (await db.getRepository(MessageEntity).findOneByOrFail({ id })).agentVersion;
+    const thread = threads.build(
+      { orgId, userId: 'u1' },
+      { agentId: versioned, name: 'v', projectId: null, memoryNamespace: null },
+    );
+    const { reply } = await messages.startThread(thread, {
+      ...exchange('hi'),
+      reply: { agentId: versioned, maxSteps: 4 },
+    });
+
+    const loaded = await runs.loadAndStart(reply.id, 100);
+    // The row read beside the start shows none yet; the start wrote the one the run uses: the latest.
+    expect(loaded).toMatchObject({ start: 'started', agentVersion: 2 });
+    expect(loaded?.reply.agentVersion).toBeNull();
+    expect(await storedVersion(reply.id)).toBe(2);
+
+    // Resumed after its agent got a version 3: it keeps 2.
+    await addVersion(3);
+    expect(await runs.loadAndStart(reply.id, 100)).toMatchObject({ start: 'started', agentVersion: 2 });
+    expect(await storedVersion(reply.id)).toBe(2);
+
+    // A pinned version stays; a blocked start writes nothing.
+    const pinned = await db.transaction((tx) =>
+      messages.addExchange(tx, thread, {
+        ...exchange('pinned'),
+        reply: { agentId: versioned, maxSteps: 4, agentVersion: 1 },
+      }),
+    );
+    const unpinned = await db.transaction((tx) =>
+      messages.addExchange(tx, thread, { ...exchange('later'), reply: { agentId: versioned, maxSteps: 4 } }),
+    );
+    expect(await start(unpinned.reply)).toBe('blocked');
+    expect(await storedVersion(unpinned.reply.id)).toBeNull();
+    await db.query(`UPDATE messages SET live = false, status = 'success' WHERE id = $1`, [reply.id]);
+    expect(await runs.loadAndStart(pinned.reply.id, 100)).toMatchObject({
+      start: 'started',
+      agentVersion: 1,
+    });
+    expect(await storedVersion(pinned.reply.id)).toBe(1);
+
+    // A caller of the previous release (four arguments) still starts a reply, and writes no version.
+    await db.query(`UPDATE messages SET live = false, status = 'success' WHERE id = $1`, [pinned.reply.id]);
+    const [{ blocked }]: { blocked: boolean }[] = await db.query(
+      `SELECT parley_start_run($1, $2, false, 100) AS blocked`,
+      [unpinned.reply.id, orgId],
+    );
+    expect(blocked).toBe(false);
+    expect(await db.getRepository(MessageEntity).findOneByOrFail({ id: unpinned.reply.id })).toMatchObject({
+      status: 'running',
+      agentVersion: null,
+    });
+  });
+
+  it("says in the run's context whether the reply is still stored (the claim of its log asks it)", async () => {
+    const { reply } = await startThread();
+    expect((await runs.context(reply, agentId)).stored).toBe(true);
+    await db.query(`DELETE FROM messages WHERE id = $1`, [reply.id]);
+    expect((await runs.context(reply, agentId)).stored).toBe(false);
+  });
+
   it("gives a run's context: history before it, its steps and tool results, the next step's gate", async () => {
     const { thread, reply: first } = await startThread();
     const next = await db.transaction((tx) => messages.addExchange(tx, thread, exchange('later')));

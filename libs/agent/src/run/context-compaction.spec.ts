@@ -89,7 +89,7 @@ function compactionRun(gate: RunGate): CompactionInput {
       model: 'builtin',
       compaction: { keepRecentMessages: 1 },
     }),
-    context: { history, steps: [], toolResults: [], journal: [], summary: null, gate },
+    context: { stored: true, history, steps: [], toolResults: [], journal: [], summary: null, gate },
     state: new RunState(new MemoryRunEventLog().asLog(), []),
     signal: new AbortController().signal,
   };

@@ -9,7 +9,7 @@ import {
   ThreadEntity,
   ToolApprovalRepository,
 } from '@app/persistence';
-import { RunEventWriter } from '@app/run-events';
+import { RunEventWriter, RunSupersededError } from '@app/run-events';
 import { ActiveRuns, RunHandedBackError } from './active-runs';
 import { ContextCompaction } from './context-compaction';
 import { ModelAttachments } from '../model-attachments';
@@ -58,6 +58,10 @@ function world(
     loop?: LoopBehaviour;
     /** What the final statement answers (by default the thread's next reply r2, nothing else). */
     finished?: FinishedReply | null;
+    /** Whether the reply's row still exists when the claim asks (false: erased meanwhile). */
+    stored?: boolean;
+    /** The run's first read of its context fails (then it reads again). */
+    contextFailsOnce?: boolean;
   } = {},
 ) {
   const log = new MemoryRunEventLog();
@@ -65,6 +69,7 @@ function world(
   const publishedWhenLoopStarted: number[] = [];
   const loaded: LoadedRun = { reply, thread, agent, agentVersion: 1, start: 'started', ...options.loaded };
   const context: RunContext = {
+    stored: options.stored ?? true,
     history: [],
     steps: [],
     toolResults: [],
@@ -81,8 +86,13 @@ function world(
     wakeNext: (threadId: string) => (calls.push(`wakeNext ${threadId}`), Promise.resolve()),
     wakeOrg: (orgId: string) => (calls.push(`wakeOrg ${orgId}`), Promise.resolve()),
   };
+  // As RunEventWriter.claim: the log claimed, then the reply's row asked for, and a run of an erased reply stopped.
   const writer = {
-    claim: () => (calls.push('claim'), Promise.resolve({ log: log.asLog(), written: [] })),
+    claim: async (messageId: string, stored: () => Promise<boolean>) => {
+      calls.push('claim');
+      if (!(await stored())) throw new RunSupersededError(messageId, 0);
+      return { log: log.asLog(), written: [] };
+    },
   };
   const journal = {
     watch: () => calls.push('journal.watch'),
@@ -121,7 +131,18 @@ function world(
     },
     closeEnded: () => (calls.push('closeEnded'), Promise.resolve()),
   };
-  const runs = { context: () => Promise.resolve(context) };
+  let contextFails = options.contextFailsOnce ?? false;
+  const runs = {
+    context: () => {
+      calls.push('context');
+      if (contextFails) {
+        contextFails = false;
+        return Promise.reject(new Error('connection lost'));
+      }
+      return Promise.resolve(context);
+    },
+    isStored: () => (calls.push('isStored'), Promise.resolve(options.stored ?? true)),
+  };
   const files: ModelAttachments = {
     attachmentTextForModel: () => Promise.resolve(''),
     imagesForModel: () => Promise.resolve([]),
@@ -174,12 +195,55 @@ describe('RunAgentReply', () => {
     // The journal lets go of the log right before the final statement (which deletes its rows), and at the end.
     expect(calls).toEqual([
       'claim',
+      'context',
       'journal.watch',
       'journal.unwatch',
       'finish Hello',
       'journal.unwatch',
       'wake t r2',
     ]);
+  });
+
+  it('records the agent version its start fixed on the reply it runs, as message.started says', async () => {
+    const { useCase, log } = world({
+      loaded: { reply: { ...reply, agentVersion: null } as MessageEntity, agentVersion: 3 },
+    });
+    expect(await useCase.execute(input)).toBe('done');
+    expect(log.published[0]).toMatchObject({ type: 'message.started', agent_version: 3 });
+  });
+
+  it('keeps the version a resumed reply already runs', async () => {
+    const { useCase, log } = world({
+      loaded: { reply: { ...reply, agentVersion: 2 } as MessageEntity, agentVersion: 3 },
+    });
+    expect(await useCase.execute(input)).toBe('done');
+    expect(log.published[0]).toMatchObject({ type: 'message.started', agent_version: 2 });
+  });
+
+  it("asks whether the reply is stored after its claim, in the context's read: erased, the run stops there", async () => {
+    const { useCase, calls, log } = world({ stored: false });
+    await expect(useCase.execute(input)).rejects.toBeInstanceOf(RunSupersededError);
+    expect(calls).toEqual(['claim', 'context']);
+    expect(log.published).toEqual([]);
+  });
+
+  it('asks alone when the context read failed, and reads the context again inside the run', async () => {
+    const { useCase, calls } = world({ contextFailsOnce: true });
+    expect(await useCase.execute(input)).toBe('done');
+    expect(calls.filter((call) => /^(claim|context|isStored)$/.test(call))).toEqual([
+      'claim',
+      'context',
+      'isStored',
+      'context',
+    ]);
+  });
+
+  it('asks alone on an archived thread, whose run reads no context', async () => {
+    const archived = { ...thread, archivedAt: new Date() } as ThreadEntity;
+    const { useCase, calls } = world({ loaded: { thread: archived } });
+    expect(await useCase.execute(input)).toBe('done');
+    expect(calls.slice(0, 2)).toEqual(['claim', 'isStored']);
+    expect(calls).not.toContain('context');
   });
 
   it('answers wait, and claims nothing, while the reply must wait for its thread or its organization', async () => {
@@ -222,7 +286,7 @@ describe('RunAgentReply', () => {
     expect(await useCase.execute(input)).toBe('wait');
     expect(log.published.map((event) => event.type)).toEqual(['message.started']);
     // The reply stays live, so its thread's next reply waits; under a cap its organization's slot is freed.
-    expect(calls).toEqual(['claim', 'journal.watch', 'journal.unwatch', 'wakeOrg o']);
+    expect(calls).toEqual(['claim', 'context', 'journal.watch', 'journal.unwatch', 'wakeOrg o']);
   });
 
   it('ends a reply cancelled while it parked rather than leave it waiting', async () => {

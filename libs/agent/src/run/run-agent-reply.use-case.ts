@@ -2,12 +2,19 @@ import { Injectable, Logger } from '@nestjs/common';
 import {
   FinishedReply,
   MessageEntity,
+  RunContext,
   RunRepository,
   ThreadEntity,
   ToolApprovalRepository,
 } from '@app/persistence';
 import { traceAgentInvocation } from '@app/observability';
-import { RunEventLogLostError, RunEventWriter, RunSupersededError } from '@app/run-events';
+import {
+  RunEvent,
+  RunEventLog,
+  RunEventLogLostError,
+  RunEventWriter,
+  RunSupersededError,
+} from '@app/run-events';
 import { ActiveRuns, RunHandedBackError, RunReplacedError } from './active-runs';
 import { ContextCompaction } from './context-compaction';
 import { MessageAttachments } from '../conversation';
@@ -82,12 +89,10 @@ export class RunAgentReply {
     if (!thread || !agent) throw new Error(`reply ${reply.id} has no thread or agent`);
     if (start === 'blocked') return 'wait';
 
-    // The version a reply runs is fixed at its first start: a run resumed after a change of its agent keeps it.
-    if (reply.agentVersion === null && agentVersion !== null) {
-      reply.agentVersion = agentVersion;
-      await this.runs.recordAgentVersion(reply.id, agentVersion);
-    }
-    const { log: events, written } = await this.writer.claim(reply.id, () => this.runs.isStored(reply.id));
+    // The version a reply runs is fixed at its first start, by the start itself (parley_start_run): the row read
+    // beside it shows none yet. A run resumed after a change of its agent keeps the one it had.
+    if (reply.agentVersion === null) reply.agentVersion = agentVersion;
+    const { log: events, written, context: claimedContext } = await this.claim(reply, thread, agent.id);
     this.journal.watch(events);
     const state = new RunState(events, written);
     if (!state.resumed && input.enqueuedAt)
@@ -114,7 +119,9 @@ export class RunAgentReply {
       });
       let ending: RunEnding = { kind: 'cancelled' };
       if (!thread.archivedAt) {
-        const context = await this.runs.context(reply, agent.id);
+        // Read as the claim asked whether the reply is stored; read again here only if that read failed, so its
+        // failure is handled as any failure of the run (ended as failed on the last attempt).
+        const context = claimedContext ?? (await this.runs.context(reply, agent.id));
         spendsUserBudget ||= context.gate.userBudget !== null;
         // Only a reply that ran before can have waited for a person.
         const approvals =
@@ -224,6 +231,31 @@ export class RunAgentReply {
       await this.scheduler.wakeOrg(reply.orgId);
     }
     return 'done';
+  }
+
+  /**
+   * Claims the reply's log (RunEventWriter.claim), which then asks whether the reply is still stored: no log of an
+   * erased reply may outlive its erasure. The run's context, which it reads next anyway, answers that in the same
+   * round trip (RunContext.stored), after the claim as the question must be; an archived thread's run, which
+   * reads no context, asks alone (isStored), as does a run whose context read failed (its error then comes again
+   * from the run's own read, inside its handling of failures).
+   */
+  private async claim(
+    reply: MessageEntity,
+    thread: ThreadEntity,
+    agentId: string,
+  ): Promise<{ log: RunEventLog; written: RunEvent[]; context: RunContext | null }> {
+    const read: { context: RunContext | null } = { context: null };
+    const claimed = await this.writer.claim(reply.id, async () => {
+      if (thread.archivedAt) return this.runs.isStored(reply.id);
+      try {
+        read.context = await this.runs.context(reply, agentId);
+      } catch {
+        return this.runs.isStored(reply.id);
+      }
+      return read.context.stored;
+    });
+    return { ...claimed, context: read.context };
   }
 
   /**

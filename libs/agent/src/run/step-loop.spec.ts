@@ -161,6 +161,7 @@ function replyRun(
       guardrails: options.guardrails ?? null,
     }),
     context: {
+      stored: true,
       history: [question],
       steps: [],
       toolResults: [],

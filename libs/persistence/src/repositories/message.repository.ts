@@ -48,7 +48,11 @@ const ACTIVE_LEAF_CTE = 'WITH leaf AS (UPDATE threads SET active_leaf_id = $2 WH
 /**
  * The organization's live replies stored before a reply ($1 organization, $2 and $3 the reply's created_at and
  * id): its place in the organization's backlog. Asked after the reply's commit, so replies stored at the same
- * moment by other requests are counted in one order by all of them.
+ * moment by other requests are counted in one order by all of them. Not folded into the insert's statement
+ * (tried for issue 45): that count reads the snapshot taken as the insert starts, before the replies of a
+ * concurrent burst commit, so a burst of one organization's POSTs ties at the front of the fair share (ten at
+ * once counted 0,1,1,3,1,5,5,4,6,6 there, 0,1,2,3,3,5,6,5,8,9 after the commit) and another organization's
+ * reply waits behind them (test/e2e/fairness.e2e-spec.ts failed so).
  */
 const ORG_BACKLOG_BEFORE = preparedStatement({
   name: 'chat_org_backlog_before',

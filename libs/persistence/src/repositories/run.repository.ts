@@ -112,14 +112,15 @@ const NEXT_LIVE_REPLY = preparedStatement({ name: 'run_next_live_reply', text: n
  * A reply with its thread and agent, and the start of its run when it is a live assistant reply whose thread
  * and agent exist: parley_start_run (sql/run-scheduling.sql.ts) decides in statements of their own snapshots,
  * so the rows read here may be a moment older than the decision. The agent is configured as the version the
- * reply records, else as its latest version (CONTRACTS §23).
+ * reply records, else as its latest version (CONTRACTS §23), and a start records that version on a reply that
+ * pinned none (the reply read here shows it still without: the caller sets it on its copy).
  */
 const LOAD_AND_START_RUN = preparedStatement({
   name: 'run_load_and_start',
   text: `SELECT to_jsonb(m) AS reply, to_jsonb(t) AS thread, to_jsonb(a) || COALESCE(v.config, '{}') AS agent,
            v.version AS agent_version,
            CASE WHEN m.role = 'assistant' AND m.live AND t.id IS NOT NULL AND a.id IS NOT NULL
-             THEN parley_start_run(m.id, m.org_id, t.archived_at IS NOT NULL, $2) END AS blocked
+             THEN parley_start_run(m.id, m.org_id, t.archived_at IS NOT NULL, $2, v.version) END AS blocked
          FROM messages m LEFT JOIN threads t ON t.id = m.thread_id LEFT JOIN agents a ON a.id = m.agent_id
            LEFT JOIN LATERAL (SELECT av.version, av.config FROM agent_versions av
              WHERE av.agent_id = a.id AND (m.agent_version IS NULL OR av.version = m.agent_version)
@@ -130,8 +131,8 @@ const LOAD_AND_START_RUN = preparedStatement({
 /**
  * What a run starts from, in one round trip: the messages of the reply's branch before it (its user message and
  * every message that one follows: never another branch, never a later message), the reply's stored steps and
- * tool results, its journaled lines, the latest summary made on its branch, and the gate of its next step ($1
- * thread, $2 agent, $3 reply).
+ * tool results, its journaled lines, the latest summary made on its branch, the gate of its next step ($1
+ * thread, $2 agent, $3 reply), and whether the reply's row still exists (the run's claim of its log asks it).
  */
 const RUN_CONTEXT = preparedStatement({
   name: 'run_context_of_branch',
@@ -140,6 +141,7 @@ const RUN_CONTEXT = preparedStatement({
      UNION ALL
      SELECT m.* FROM messages m JOIN branch b ON m.id = b.parent_id)
    SELECT
+     EXISTS (SELECT 1 FROM messages WHERE id = $3) AS stored,
      (SELECT COALESCE(jsonb_agg(to_jsonb(b) ORDER BY b.position), '[]') FROM branch b) AS history,
      (SELECT COALESCE(jsonb_agg(to_jsonb(s) ORDER BY s.step), '[]') FROM run_steps s WHERE s.message_id = $3) AS steps,
      (SELECT COALESCE(jsonb_agg(to_jsonb(c) ORDER BY c.step, c.call_id), '[]') FROM tool_calls c
@@ -217,6 +219,8 @@ export interface FinishedReply {
 
 /** What a run starts from (RunRepository.context). */
 export interface RunContext {
+  /** Whether the reply's row exists (an erasure or retention deletes it): the rest is empty when not. */
+  stored: boolean;
   history: MessageEntity[];
   steps: RunStepEntity[];
   toolResults: ToolCallEntity[];
@@ -259,14 +263,6 @@ export class RunRepository {
     return rows.length > 0;
   }
 
-  /** Fixes the agent version of a reply that pinned none to the one its first run uses (CONTRACTS §23). */
-  async recordAgentVersion(messageId: string, version: number): Promise<void> {
-    await this.db.query(`UPDATE messages SET agent_version = $2 WHERE id = $1 AND agent_version IS NULL`, [
-      messageId,
-      version,
-    ]);
-  }
-
   /**
    * Whether the pending reply would be blocked now, by the rule its start applies (parley_reply_blocked): an
    * earlier reply of its thread is still live, or its organization runs `orgCap` replies.
@@ -300,8 +296,9 @@ export class RunRepository {
    * the same round trip when it is a live assistant reply with both. `start`: `blocked` while an earlier reply
    * of the thread is pending or running (never on an archived thread, whose replies only close) or while the
    * organization runs `orgCap` replies; else `started` (pending → running; a reply running already, resumed
-   * after a crash, stays so); null when not tried. The starts of one organization take a transaction-scoped
-   * advisory lock, so two workers cannot both take its last slot.
+   * after a crash, stays so; either way a reply that pinned no agent version records `agentVersion` now, while
+   * the `reply` answered still shows none); null when not tried. The starts of one organization take a
+   * transaction-scoped advisory lock, so two workers cannot both take its last slot.
    */
   async loadAndStart(messageId: string, orgCap: number): Promise<LoadedRun | null> {
     const [row] = await runPreparedAcrossTenants<{
@@ -324,11 +321,13 @@ export class RunRepository {
   /**
    * What a reply's run starts from: the messages of its branch before it (never later ones, nor another
    * branch's), oldest first; the latest summary made on that branch; its
-   * stored steps and tool results (a resumed run replays them); the gate of its next step.
+   * stored steps and tool results (a resumed run replays them); the gate of its next step; and whether the
+   * reply is still stored, asked in the same round trip (isStored's answer, for the claim of its log).
    */
   async context(reply: MessageEntity, agentId: string): Promise<RunContext> {
     const [row] = await runPreparedAcrossTenants<
       {
+        stored: boolean;
         history: JsonRow[];
         steps: JsonRow[];
         tool_results: JsonRow[];
@@ -337,6 +336,7 @@ export class RunRepository {
       } & GateRow
     >(this.db, RUN_CONTEXT, [reply.threadId, agentId, reply.id]);
     return {
+      stored: row.stored,
       history: row.history.map((json) => entityFromJson(this.db, MessageEntity, json)),
       steps: row.steps.map((json) => entityFromJson(this.db, RunStepEntity, json)),
       toolResults: row.tool_results.map((json) => entityFromJson(this.db, ToolCallEntity, json)),

@@ -1,8 +1,9 @@
 /**
  * The text of record of the rule that decides when a reply runs (README, "How a reply runs"). Each condition is
- * written once, here, and used by the database functions (their text as of migration 1766760000000, which keeps
- * its own copy; checked against what PostgreSQL holds by test/integration/persistence/database-functions.int-spec.ts)
- * and by RunRepository's statements. A change here needs a migration that copies the new text.
+ * written once, here, and used by the database functions (their text as of migration 1766760000000, and
+ * parley_start_run's as of 1766770000000; each migration keeps its own copy; checked against what PostgreSQL holds
+ * by test/integration/persistence/database-functions.int-spec.ts) and by RunRepository's statements. A change here
+ * needs a migration that copies the new text.
  *
  * The rule:
  * 1. Per-thread order: a reply waits while an earlier reply of its thread is live (pending or running).
@@ -82,9 +83,13 @@ $$`;
  * cap needs the organization's starts to take turns (an advisory lock, so two workers cannot both take its last
  * slot); without one, a start decides from its own thread alone and starts of one organization run side by side.
  * In a VOLATILE function each statement takes its own snapshot, so what the rule counts is read after the lock is
- * held.
+ * held. The same update fixes the agent version of a reply that pinned none to `run_version`, the one its run
+ * uses (CONTRACTS §23): a reply's version is set at its first start and never changed by a later one (a run
+ * resumed after its agent changed keeps it). NULL (an agent without versions, or a caller older than the
+ * parameter) leaves it as it is.
  */
-export const START_RUN_FUNCTION = `CREATE OR REPLACE FUNCTION parley_start_run(reply uuid, org uuid, thread_archived boolean, org_cap integer)
+export const START_RUN_FUNCTION = `CREATE OR REPLACE FUNCTION parley_start_run(reply uuid, org uuid, thread_archived boolean, org_cap integer,
+    run_version integer DEFAULT NULL)
 RETURNS boolean LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
   blocked boolean;
@@ -94,7 +99,8 @@ BEGIN
   END IF;
   blocked := parley_reply_blocked(reply, thread_archived, org_cap);
   IF blocked IS FALSE THEN
-    UPDATE messages SET status = 'running', budget_turn_parked_at = NULL, updated_at = now()
+    UPDATE messages SET status = 'running', budget_turn_parked_at = NULL, updated_at = now(),
+        agent_version = COALESCE(agent_version, run_version)
       WHERE id = reply AND live;
   END IF;
   RETURN COALESCE(blocked, false);

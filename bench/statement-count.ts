@@ -1,0 +1,121 @@
+/**
+ * PostgreSQL statements per conversation, counted rather than timed (issue 45): the count does not depend on how
+ * busy the machine is, so two builds can be compared on a loaded box. One organization; N conversations
+ * (`POST /chat`, its stream read to `message.completed`), C at a time, on a private PostgreSQL cluster with
+ * pg_stat_statements (BEGIN, COMMIT and other utility statements counted too) and a private redis-server.
+ *
+ * What the service does on its own meanwhile (the usage fold each second, sweeps) is counted apart: an idle
+ * window as long as the conversations' is counted the same way right after, and its calls are taken off, statement
+ * by statement. The remainder is the conversations' own.
+ *
+ *   PARLEY_DIST=/tmp/dist-count npm run build && NODE_PATH=$PWD/node_modules node /tmp/dist-count/bench/statement-count.js
+ *
+ * Environment: BENCH_CONVERSATIONS (100), BENCH_CLIENTS (4: conversations at a time), BENCH_WORDS (10) and
+ * BENCH_SLEEP_MS (0): the reply says that many words, that many ms apart (the paced workload is 100 and 40; its
+ * journal statements then depend on timing, the rest do not).
+ */
+import { performance } from 'node:perf_hooks';
+import { Client } from 'pg';
+import { converse, Target } from './conversation-client';
+import { PrivatePostgres, PrivateRedis } from './private-stores';
+import { Cleanup, createBenchEnvironment, passedSettings, runBenchmark, sleep } from './support';
+
+const CONVERSATIONS = Number(process.env.BENCH_CONVERSATIONS ?? 100);
+const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 4);
+const WORDS = Number(process.env.BENCH_WORDS ?? 10);
+const SLEEP_MS = Number(process.env.BENCH_SLEEP_MS ?? 0);
+const EXPECTED = Array.from({ length: WORDS }, (_, i) => `word${i}`).join(' ');
+const CONTENT = `${SLEEP_MS > 0 ? `/sleep ${SLEEP_MS}\n` : ''}/say ${EXPECTED}`;
+/** After the last `message.completed`: the worker's statements after the final one (waking the next reply). */
+const SETTLE_MS = 1000;
+
+type Calls = Map<string, number>;
+
+async function calls(postgres: Client, database: string): Promise<Calls> {
+  const { rows } = await postgres.query<{ query: string; calls: string }>(
+    `SELECT s.query, s.calls FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
+      WHERE d.datname = $1`,
+    [database],
+  );
+  const byText: Calls = new Map();
+  for (const row of rows) {
+    const text = row.query.replace(/\s+/g, ' ').trim();
+    byText.set(text, (byText.get(text) ?? 0) + Number(row.calls));
+  }
+  return byText;
+}
+
+async function conversations(target: Target, count: number, clients: number): Promise<void> {
+  let started = 0;
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (started < count) {
+        started++;
+        await converse(target, CONTENT, EXPECTED);
+      }
+    }),
+  );
+}
+
+const cleanups: Cleanup[] = [];
+
+async function measure(): Promise<void> {
+  const postgres = await PrivatePostgres.start({ statements: true });
+  cleanups.push(() => postgres.dispose());
+  const redis = await PrivateRedis.start();
+  cleanups.push(() => redis.dispose());
+  const environment = await createBenchEnvironment(
+    { LOG_LEVEL: 'warn', ...passedSettings() },
+    { databaseUrl: postgres.url, redisUrl: redis.url },
+  );
+  cleanups.push(() => environment.dispose());
+  const { key } = await environment.admin(['keys:create', '--org', 'count']);
+  const { id: agentId } = await environment.admin(['agents:create', '--org', 'count', '--name', 'count']);
+  const maintenance = new Client({ connectionString: postgres.url });
+  await maintenance.connect();
+  cleanups.push(() => maintenance.end());
+  await maintenance.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+  const { url } = await environment.startGateway();
+  await environment.startWorker();
+  const target = { url, key, agentId };
+  await conversations(target, Math.min(20, CONVERSATIONS), CLIENTS); // warm-up: pools, prepared statements
+  await sleep(SETTLE_MS);
+
+  await maintenance.query('SELECT pg_stat_statements_reset()');
+  const started = performance.now();
+  await conversations(target, CONVERSATIONS, CLIENTS);
+  await sleep(SETTLE_MS);
+  const busy = await calls(maintenance, environment.name);
+  const windowMs = performance.now() - started;
+
+  await maintenance.query('SELECT pg_stat_statements_reset()');
+  await sleep(windowMs);
+  const idle = await calls(maintenance, environment.name);
+
+  const per = (n: number) => n / CONVERSATIONS;
+  const rows = [...new Set([...busy.keys(), ...idle.keys()])]
+    .map((text) => ({ text, busy: busy.get(text) ?? 0, idle: idle.get(text) ?? 0 }))
+    .filter((row) => !/pg_stat_statements/.test(row.text))
+    .map((row) => ({ ...row, own: row.busy - row.idle }))
+    .sort((a, b) => b.own - a.own);
+  const total = (pick: (row: (typeof rows)[number]) => number) =>
+    per(rows.reduce((sum, row) => sum + pick(row), 0));
+  const cell = (text: string) => text.replace(/\|/g, '\\|').slice(0, 150);
+  process.stdout.write(
+    [
+      `${CONVERSATIONS} conversations, ${CLIENTS} at a time, "${CONTENT.replace(/\n/g, ' ').slice(0, 60)}", ` +
+        `window ${(windowMs / 1000).toFixed(1)} s`,
+      `statements per conversation: ${total((row) => row.own).toFixed(2)} ` +
+        `(${total((row) => row.busy).toFixed(2)} counted, ${total((row) => row.idle).toFixed(2)} in an idle window as long)`,
+      '',
+      '| statement | per conversation | counted | idle |',
+      '|---|---|---|---|',
+      ...rows
+        .filter((row) => Math.abs(per(row.own)) >= 0.005 || row.busy > 0)
+        .map((row) => `| \`${cell(row.text)}\` | ${per(row.own).toFixed(2)} | ${row.busy} | ${row.idle} |`),
+      '',
+    ].join('\n'),
+  );
+}
+
+runBenchmark(cleanups, measure);

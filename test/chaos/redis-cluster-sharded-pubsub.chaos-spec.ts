@@ -83,6 +83,17 @@ describe('sharded pub/sub on a Redis Cluster', () => {
     const started = Date.now();
     const reading = readReply(gateway.url!, stack.key, id, 80000);
     await timeUntil(() => subscribedOnOwnerOnly(channel), 10000, 'a shard subscription on the owner');
+    // The fault is the reply's shard, not the queue: when the reply's slot shares its master with the queue's keys
+    // (one reply in three), the slot moves to another master first. Losing the queue's master is the
+    // redis-cluster-failover specs' fault; with it, a worker's BullMQ consumer on an ioredis Cluster can stop
+    // taking jobs for good, which this spec would report as a stuck stream (an open defect: bench/results/chaos.md,
+    // "A consumer that stops after the queue master's failover").
+    const queueMaster = await cluster.masterOf(`{${stack.env.REDIS_PREFIX}}`);
+    if ((await cluster.masterOf(channel)) === queueMaster) {
+      const elsewhere = (await cluster.masters()).find((port) => port !== queueMaster)!;
+      await cluster.moveSlot(await cluster.slotOf(channel), elsewhere);
+      await timeUntil(() => subscribedOnOwnerOnly(channel), 10000, 'the shard subscription on the new owner');
+    }
     const owner = await cluster.masterOf(channel);
     // Mid-reply: some words out, most to come.
     await new Promise((resolve) => setTimeout(resolve, 2000));

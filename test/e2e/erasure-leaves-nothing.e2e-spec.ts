@@ -11,6 +11,7 @@ import { api } from '../support/http';
 import { postUpload } from '../support/uploads';
 import { AppProcess } from '../support/processes';
 import { columnsContaining } from '../support/schema-search';
+import { untilShowing } from '../support/poll';
 import { queryDatabase, TestEnvironment } from '../support/test-environment';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import {
@@ -18,7 +19,6 @@ import {
   ErasureDeployment,
   startErasureDeployment,
   stopErasureDeployment,
-  untilWithWorkerOutput,
 } from './erasure.support';
 
 /**
@@ -82,7 +82,7 @@ async function asEndUser(userId: string) {
   };
 }
 
-const until = untilWithWorkerOutput(() => worker);
+const until = untilShowing(() => worker.output, { timeoutMs: 30000, intervalMs: 100, tail: 3000 });
 
 async function chat(
   userId: string,

@@ -11,6 +11,7 @@ import { api } from '../support/http';
 import { postUpload } from '../support/uploads';
 import { AppProcess, startWorker } from '../support/processes';
 import { columnsContaining } from '../support/schema-search';
+import { untilShowing } from '../support/poll';
 import { queryDatabase, TestEnvironment } from '../support/test-environment';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import {
@@ -18,7 +19,6 @@ import {
   ErasureDeployment,
   startErasureDeployment,
   stopErasureDeployment,
-  untilWithWorkerOutput,
 } from './erasure.support';
 
 /**
@@ -59,7 +59,7 @@ afterAll(() => stopErasureDeployment(drive, receiver, deployment));
 
 const client = () => api(gateway.url!, org.key);
 
-const until = untilWithWorkerOutput(() => worker);
+const until = untilShowing(() => worker.output, { timeoutMs: 30000, intervalMs: 100, tail: 3000 });
 
 /** A file of the user, uploaded through the storage host; answers its id. */
 async function uploadedFile(userId: string): Promise<string> {

@@ -65,27 +65,6 @@ export async function stopErasureDeployment(
 }
 
 /**
- * Polls `read` until `done` holds of its value, and answers that value; past the deadline fails with the last
- * value and the end of the worker's output (the erasure's work is the worker's).
- */
-export function untilWithWorkerOutput(worker: () => AppProcess) {
-  return async function until<T>(
-    read: () => Promise<T>,
-    done: (value: T) => boolean,
-    timeoutMs = 30000,
-  ): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const value = await read();
-      if (done(value)) return value;
-      if (Date.now() > deadline)
-        throw new Error(`not reached: ${JSON.stringify(value)}\n${worker().output.slice(-3000)}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  };
-}
-
-/**
  * What an end user has beyond their threads and files, as an erasure must find it: a budget, a routine, a Google
  * Drive connection (the fake drive's token `token`) and a private source on its folder `shared`, not yet waited
  * for; answers the ids.

@@ -1,6 +1,7 @@
 import { useDeployment } from '../support/deployment';
 import { startWorker } from '../support/processes';
 import { deleteRedisKeys, queryDatabase } from '../support/test-environment';
+import { storedStatus } from './replies.support';
 import { Line, numbered, OpenStream, until } from './stream.support';
 
 /**
@@ -35,14 +36,7 @@ async function start(): Promise<string> {
 const streamOf = (replyId: string) =>
   new OpenStream(`${deployment.url}/chat/messages/${replyId}/stream?user_id=${USER}`, deployment.org.key);
 
-async function statusOf(replyId: string): Promise<string> {
-  const [row] = await queryDatabase<{ status: string }>(
-    deployment.environment.databaseUrl,
-    'SELECT status FROM messages WHERE id = $1',
-    [replyId],
-  );
-  return row.status;
-}
+const statusOf = (replyId: string) => storedStatus(deployment.environment.databaseUrl, replyId);
 
 /** A person's approval of the reply's call `callId`, through the service. */
 const approve = (replyId: string, callId: unknown) =>

@@ -3,7 +3,7 @@ import { FakeOpenAI } from '../support/fake-openai';
 import { queryDatabase } from '../support/test-environment';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { MemoryChat, toolParts } from './ai-sdk-chat.support';
-import { startThread } from './replies.support';
+import { startThread, storedStatus } from './replies.support';
 import { Line, numbered, OpenStream, until } from './stream.support';
 
 /**
@@ -58,14 +58,7 @@ async function toolCallsOf(replyId: string): Promise<{ name: string; output: unk
   );
 }
 
-async function statusOf(replyId: string): Promise<string> {
-  const [row] = await queryDatabase<{ status: string }>(
-    deployment.environment.databaseUrl,
-    'SELECT status FROM messages WHERE id = $1',
-    [replyId],
-  );
-  return row.status;
-}
+const statusOf = (replyId: string) => storedStatus(deployment.environment.databaseUrl, replyId);
 
 describe('approvals', () => {
   it('stores approval_required on the agent', async () => {

@@ -1,4 +1,5 @@
 import { api } from '../support/http';
+import { queryDatabase } from '../support/test-environment';
 import { OpenStream } from './stream.support';
 
 type Client = ReturnType<typeof api>;
@@ -34,4 +35,14 @@ export function endUserReplies(gatewayUrl: () => string, key: () => string) {
     streamOf: (replyId: string, userId: string) =>
       new OpenStream(`${gatewayUrl()}/chat/messages/${replyId}/stream?user_id=${userId}`, key()),
   };
+}
+
+/** The status a reply's row holds now, in the database at `databaseUrl`. */
+export async function storedStatus(databaseUrl: string, replyId: string): Promise<string> {
+  const [row] = await queryDatabase<{ status: string }>(
+    databaseUrl,
+    'SELECT status FROM messages WHERE id = $1',
+    [replyId],
+  );
+  return row.status;
 }

@@ -55,7 +55,11 @@ beforeAll(async () => {
   expect((await client().post('/webhooks', { url: receiver.url, events: ['user.erased'] })).status).toBe(200);
 }, 120000);
 
-afterAll(() => stopErasureDeployment(drive, receiver, deployment));
+afterAll(async () => {
+  // The worker running now: the deployment's, or the one that took over when a test killed it.
+  await worker?.stop();
+  await stopErasureDeployment(drive, receiver, deployment);
+});
 
 const client = () => api(gateway.url!, org.key);
 

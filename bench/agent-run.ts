@@ -10,26 +10,24 @@
  * (concurrent POST /chat, default 16).
  */
 import 'reflect-metadata';
-import { ChildProcess, execFile, spawn } from 'node:child_process';
+import { ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { promisify } from 'node:util';
 import { NestFactory } from '@nestjs/core';
 import { Redis } from 'ioredis';
 import { Client } from 'pg';
 import { RunMetrics } from '@app/agent';
 import { loadSettings } from '@app/config';
 import { WorkerModule } from '../apps/worker/src/worker.module';
-import { dropBenchStores, freePort, median, percentile, sleep, waitFor } from './support';
+import { REDIS_URL } from './support';
+import { adminWith, benchAppEnv, dropBenchStores, freePort, migrateBenchDatabase } from './support';
+import { median, percentile, sleep, waitFor } from './support';
 
-const run = promisify(execFile);
 const DIST = join(__dirname, '..');
 const REPLIES = Number(process.env.BENCH_REPLIES ?? 300);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 16);
-const BASE_DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 function spawnApp(app: 'gateway' | 'worker', env: NodeJS.ProcessEnv): ChildProcess {
   const child = spawn(process.execPath, [join(DIST, 'apps', app, 'src', 'main.js')], {
@@ -48,21 +46,9 @@ async function stop(child: ChildProcess): Promise<void> {
 
 async function main(): Promise<void> {
   const name = `parley_bench_${randomBytes(4).toString('hex')}`;
-  const databaseUrl = Object.assign(new URL(BASE_DATABASE_URL), { pathname: `/${name}` }).toString();
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    NODE_PATH: process.env.NODE_PATH,
-    DATABASE_URL: databaseUrl,
-    REDIS_URL,
-    REDIS_PREFIX: name,
-    LOG_LEVEL: 'warn',
-    WORKER_HEALTH_PORT: '0',
-  };
-  await run(process.execPath, [join(DIST, 'apps/admin/src/migrate.js')], { env });
-  const admin = async (args: string[]) =>
-    JSON.parse(
-      (await run(process.execPath, [join(DIST, 'apps/admin/src/main.js'), ...args], { env })).stdout,
-    );
+  const { databaseUrl, env } = benchAppEnv(name, { WORKER_HEALTH_PORT: '0' });
+  await migrateBenchDatabase(env);
+  const admin = adminWith(env);
   const { key } = await admin(['keys:create', '--org', 'bench']);
   const { id: agentId } = await admin(['agents:create', '--org', 'bench', '--name', 'bench']);
   const db = new Client({ connectionString: databaseUrl });

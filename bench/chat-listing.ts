@@ -19,7 +19,8 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
 import { Client } from 'pg';
-import { dropBenchStores, freePort, median, percentile, sleep } from './support';
+import { adminWith, benchAppEnv, dropBenchStores, freePort, migrateBenchDatabase } from './support';
+import { median, percentile, sleep } from './support';
 
 const run = promisify(execFile);
 const DIST = join(__dirname, '..');
@@ -27,8 +28,6 @@ const THREADS = Number(process.env.BENCH_THREADS ?? 100000);
 const USERS = Number(process.env.BENCH_USERS ?? 1000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 1000);
-const BASE_DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 const ms = (value: number) => value.toFixed(2);
 
@@ -93,24 +92,11 @@ async function loaded(url: string, token: string): Promise<AutocannonReport> {
 
 async function main(): Promise<void> {
   const name = `parley_bench_listing_${randomBytes(3).toString('hex')}`;
-  const url = new URL(BASE_DATABASE_URL);
-  url.pathname = `/${name}`;
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
-    NODE_PATH: process.env.NODE_PATH,
-    DATABASE_URL: url.toString(),
-    REDIS_URL,
-    REDIS_PREFIX: name,
-    LOG_LEVEL: 'warn',
-  };
+  const { env } = benchAppEnv(name, { HOME: process.env.HOME });
   let gateway: ChildProcess | undefined;
   try {
-    await run(process.execPath, [join(DIST, 'apps/admin/src/migrate.js')], { env });
-    const admin = async (args: string[]) =>
-      JSON.parse(
-        (await run(process.execPath, [join(DIST, 'apps/admin/src/main.js'), ...args], { env })).stdout,
-      );
+    await migrateBenchDatabase(env);
+    const admin = adminWith(env);
     const { key, org_id: orgId } = await admin(['keys:create', '--org', 'bench']);
     const first = await admin(['agents:create', '--org', 'bench', '--name', 'first']);
     const second = await admin(['agents:create', '--org', 'bench', '--name', 'second']);

@@ -24,7 +24,7 @@ import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Peer, PeerResult } from './peer';
 import { Conversation, converse, Target } from './conversation-client';
-import { PrivatePostgres, PrivateRedis } from './private-stores';
+import { startPrivateStores } from './private-stores';
 import { childrenCpuMs, treeCpuMs } from './proc-cpu';
 import { StoreStats } from './store-stats';
 import { Cleanup, createBenchEnvironment, median, percentile, runBenchmark, passedSettings } from './support';
@@ -145,10 +145,7 @@ function peerRow(clients: number, loadBefore: string, ours: Round[], peer: PeerR
 const cleanups: Cleanup[] = [];
 
 async function measure(): Promise<void> {
-  const postgres = await PrivatePostgres.start({ statements: STATS });
-  cleanups.push(() => postgres.dispose());
-  const redis = await PrivateRedis.start();
-  cleanups.push(() => redis.dispose());
+  const { postgres, redis } = await startPrivateStores(cleanups, STATS);
   const peer = PEER_DIR ? await Peer.start(PEER_DIR) : undefined;
   if (peer) cleanups.push(() => peer.dispose());
   // `npm start` logs at info in both apps (the settings' default); support's default for other benches is warn.

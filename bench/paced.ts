@@ -35,7 +35,7 @@ import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Peer, PeerResult } from './peer';
 import { Conversation, converse, RefusedError, Target } from './conversation-client';
-import { PrivatePostgres, PrivateRedis } from './private-stores';
+import { startPrivateStores } from './private-stores';
 import { busyShare, machineCpuTicks, treeCpuMs } from './proc-cpu';
 import { StoreStats } from './store-stats';
 import {
@@ -356,10 +356,7 @@ function peerRow(loadBefore: string, ours: Round[], peer: PeerResult): string {
 const cleanups: Cleanup[] = [];
 
 async function measure(): Promise<void> {
-  const postgres = await PrivatePostgres.start({ statements: STATS });
-  cleanups.push(() => postgres.dispose());
-  const redis = await PrivateRedis.start();
-  cleanups.push(() => redis.dispose());
+  const { postgres, redis } = await startPrivateStores(cleanups, STATS);
   const environment = await createBenchEnvironment(
     { LOG_LEVEL: 'info', ...passedSettings() },
     { databaseUrl: postgres.url, redisUrl: redis.url },

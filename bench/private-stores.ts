@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
-import { freePort, waitFor } from './support';
+import { Cleanup, freePort, waitFor } from './support';
 
 const run = promisify(execFile);
 
@@ -133,4 +133,19 @@ export class PrivateRedis {
     this.child.kill('SIGTERM');
     await exited;
   }
+}
+
+/**
+ * A private PostgreSQL (with pg_stat_statements when `statements`) and a private Redis, started in that order, each
+ * pushed on `cleanups` as soon as it runs, so that a failure later still stops it.
+ */
+export async function startPrivateStores(
+  cleanups: Cleanup[],
+  statements: boolean,
+): Promise<{ postgres: PrivatePostgres; redis: PrivateRedis }> {
+  const postgres = await PrivatePostgres.start({ statements });
+  cleanups.push(() => postgres.dispose());
+  const redis = await PrivateRedis.start();
+  cleanups.push(() => redis.dispose());
+  return { postgres, redis };
 }

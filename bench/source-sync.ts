@@ -21,15 +21,13 @@ import { DocumentSearch, Embedder } from '@app/knowledge';
 import { CompanyDocumentsToolSource } from '@app/knowledge/tools';
 import { dataSourceOptions, DocumentRepository, PassageSearchRepository } from '@app/persistence';
 import { FakeGoogleDrive } from '../test/support/fake-google-drive';
-import { dropBenchStores, freePort, percentile, sleep } from './support';
+import { benchAppEnv, dropBenchStores, freePort, migrateBenchDatabase, percentile, sleep } from './support';
 
 const run = promisify(execFile);
 const DIST = join(__dirname, '..');
 const DOCS = Number(process.env.BENCH_DOCS ?? 10000);
 const PASSAGES = Number(process.env.BENCH_PASSAGES ?? 100000);
 const QUERIES = Number(process.env.BENCH_QUERIES ?? 200);
-const BASE_DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 /** A response body as the bench reads it: ids, pids and counters. */
 type JsonObject = Record<string, string | number | null>;
 
@@ -64,22 +62,13 @@ const sentence = (words: number) => Array.from({ length: words }, word).join(' '
 
 async function main(): Promise<void> {
   const name = `parley_bench_sources_${randomBytes(3).toString('hex')}`;
-  const url = new URL(BASE_DATABASE_URL);
-  url.pathname = `/${name}`;
-  const databaseUrl = url.toString();
   const drive = await new FakeGoogleDrive().start();
   drive.pageSize = 1000;
   drive.oauth.grant('bench-token');
   for (let i = 0; i < DOCS; i++)
     drive.addFile('bench', `doc-${i}.txt`, 'text/plain', `${sentence(12)} ${sentence(12)}`);
   const port = await freePort();
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    NODE_PATH: process.env.NODE_PATH,
-    DATABASE_URL: databaseUrl,
-    REDIS_URL,
-    REDIS_PREFIX: name,
-    LOG_LEVEL: 'warn',
+  const { databaseUrl, env } = benchAppEnv(name, {
     PORT: String(port),
     STORAGE_PORT: String(await freePort()),
     HOST: '127.0.0.1',
@@ -87,11 +76,11 @@ async function main(): Promise<void> {
     GOOGLE_DRIVE_API_URL: drive.url,
     GOOGLE_TOKEN_URL: drive.tokenUrl,
     SOURCE_SYNC_INTERVAL_SECONDS: '0',
-  };
+  });
   const processes: ChildProcess[] = [];
   let db: DataSource | undefined;
   try {
-    await run(process.execPath, [join(DIST, 'apps/admin/src/migrate.js')], { env });
+    await migrateBenchDatabase(env);
     const { stdout } = await run(
       process.execPath,
       [join(DIST, 'apps/admin/src/main.js'), 'keys:create', '--org', 'bench'],

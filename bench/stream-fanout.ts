@@ -24,15 +24,15 @@ import { Redis } from 'ioredis';
 import { Client } from 'pg';
 import { loadSettings } from '@app/config';
 import { RunEventLog, RunEventWriter } from '@app/run-events';
-import { dropBenchStores, freePort, percentile, sleep } from './support';
+import { BASE_DATABASE_URL, REDIS_URL } from './support';
+import { benchAppEnv, dropBenchStores, freePort, migrateBenchDatabase } from './support';
+import { percentile, sleep } from './support';
 
 const run = promisify(execFile);
 const DIST = join(__dirname, '..');
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 1000);
 const RATE = Number(process.env.BENCH_RATE ?? 5000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const BASE_DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /** User + system CPU time of a process, in ms (Linux clock ticks of 10 ms). */
 const cpuMs = (pid: number): number => {
@@ -64,25 +64,18 @@ interface Stream {
 
 async function main(): Promise<void> {
   const name = `parley_bench_${randomBytes(4).toString('hex')}`;
-  const databaseUrl = Object.assign(new URL(BASE_DATABASE_URL), { pathname: `/${name}` }).toString();
   const port = await freePort();
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    NODE_PATH: process.env.NODE_PATH,
-    DATABASE_URL: databaseUrl,
-    REDIS_URL,
-    REDIS_PREFIX: name,
-    LOG_LEVEL: 'warn',
+  const { databaseUrl, env } = benchAppEnv(name, {
     PORT: String(port),
     STORAGE_PORT: String(await freePort()),
     HOST: '127.0.0.1',
-  };
+  });
   const redis = new Redis(REDIS_URL);
   const db = new Client({ connectionString: BASE_DATABASE_URL });
   await db.connect();
   let gateway: ChildProcess | undefined;
   try {
-    await run(process.execPath, [join(DIST, 'apps/admin/src/migrate.js')], { env });
+    await migrateBenchDatabase(env);
     const key = await admin(env, ['keys:create', '--org', 'bench']);
     const agent = await admin(env, ['agents:create', '--org', 'bench', '--name', 'bench']);
 

@@ -12,8 +12,8 @@ import { deleteRedisKeys } from '../test/support/test-environment';
 
 const run = promisify(execFile);
 const DIST = join(__dirname, '..');
-const BASE_DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+export const BASE_DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 /** Node flags for the gateway and worker, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile them. */
 const APP_NODE_ARGS = (process.env.BENCH_APP_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
@@ -44,6 +44,37 @@ export async function waitFor(check: () => Promise<boolean>, what: string, timeo
     await sleep(100);
   }
 }
+
+/**
+ * The database URL and the apps' environment of a benchmark that starts its own processes on the shared servers:
+ * a database `name` beside DATABASE_URL's, the Redis prefix `name`, only PATH and NODE_PATH of this process's
+ * environment, warnings only, and `extraEnv`.
+ */
+export function benchAppEnv(
+  name: string,
+  extraEnv: NodeJS.ProcessEnv = {},
+): { databaseUrl: string; env: NodeJS.ProcessEnv } {
+  const databaseUrl = Object.assign(new URL(BASE_DATABASE_URL), { pathname: `/${name}` }).toString();
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    NODE_PATH: process.env.NODE_PATH,
+    DATABASE_URL: databaseUrl,
+    REDIS_URL,
+    REDIS_PREFIX: name,
+    LOG_LEVEL: 'warn',
+    ...extraEnv,
+  };
+  return { databaseUrl, env };
+}
+
+/** Migrates the database of `env` with the compiled migration. */
+export async function migrateBenchDatabase(env: NodeJS.ProcessEnv): Promise<void> {
+  await run(process.execPath, [join(DIST, 'apps/admin/src/migrate.js')], { env });
+}
+
+/** The compiled admin CLI run with `env`, answering the JSON object it prints. */
+export const adminWith = (env: NodeJS.ProcessEnv) => async (args: string[]) =>
+  JSON.parse((await run(process.execPath, [join(DIST, 'apps/admin/src/main.js'), ...args], { env })).stdout);
 
 /** Settings of the apps a benchmark's environment may set for the processes it starts (all unset: defaults). */
 const PASSED_SETTINGS = [
@@ -102,7 +133,7 @@ export async function createBenchEnvironment(
     WORKER_HEALTH_PORT: '0',
     ...extraEnv,
   };
-  await run(process.execPath, [join(DIST, 'apps/admin/src/migrate.js')], { env });
+  await migrateBenchDatabase(env);
   const children: ChildProcess[] = [];
   const spawnApp = (app: 'gateway' | 'worker', appEnv: NodeJS.ProcessEnv) => {
     const child = spawn(process.execPath, [...APP_NODE_ARGS, join(DIST, 'apps', app, 'src', 'main.js')], {
@@ -116,10 +147,7 @@ export async function createBenchEnvironment(
     name,
     env,
     databaseUrl,
-    admin: async (args) =>
-      JSON.parse(
-        (await run(process.execPath, [join(DIST, 'apps/admin/src/main.js'), ...args], { env })).stdout,
-      ),
+    admin: adminWith(env),
     startGateway: async (extra = {}) => {
       const port = await freePort();
       const child = spawnApp('gateway', {

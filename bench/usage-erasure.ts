@@ -8,23 +8,20 @@
  *
  *   PARLEY_DIST=/tmp/dist-bench npm run build && NODE_PATH=$PWD/node_modules node /tmp/dist-bench/bench/usage-erasure.js
  */
-import { ChildProcess, execFile, spawn } from 'node:child_process';
+import { ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { promisify } from 'node:util';
 import { Client } from 'pg';
-import { dropBenchStores, freePort, median, percentile, sleep, waitFor } from './support';
+import { adminWith, benchAppEnv, dropBenchStores, freePort, migrateBenchDatabase } from './support';
+import { median, percentile, sleep, waitFor } from './support';
 
-const run = promisify(execFile);
 const DIST = join(__dirname, '..');
 const REPLIES = Number(process.env.BENCH_REPLIES ?? 1_000_000);
 const ERASED_MESSAGES = Number(process.env.BENCH_ERASED_MESSAGES ?? 10_000);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 50);
 const USERS = 1000;
 const THREADS = 20_000;
-const BASE_DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 const ms = (value: number) => value.toFixed(2);
 
@@ -85,25 +82,12 @@ function spawnApp(app: 'gateway' | 'worker', env: NodeJS.ProcessEnv): ChildProce
 
 async function main(): Promise<void> {
   const name = `parley_bench_usage_${randomBytes(3).toString('hex')}`;
-  const url = new URL(BASE_DATABASE_URL);
-  url.pathname = `/${name}`;
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
-    NODE_PATH: process.env.NODE_PATH,
-    DATABASE_URL: url.toString(),
-    REDIS_URL,
-    REDIS_PREFIX: name,
-    LOG_LEVEL: 'warn',
-  };
+  const { databaseUrl, env } = benchAppEnv(name, { HOME: process.env.HOME });
   const children: ChildProcess[] = [];
-  const db = new Client({ connectionString: url.toString() });
+  const db = new Client({ connectionString: databaseUrl });
   try {
-    await run(process.execPath, [join(DIST, 'apps/admin/src/migrate.js')], { env });
-    const admin = async (args: string[]) =>
-      JSON.parse(
-        (await run(process.execPath, [join(DIST, 'apps/admin/src/main.js'), ...args], { env })).stdout,
-      );
+    await migrateBenchDatabase(env);
+    const admin = adminWith(env);
     const { key, org_id: orgId } = await admin(['keys:create', '--org', 'bench']);
     const agents = [
       (await admin(['agents:create', '--org', 'bench', '--name', 'first'])).id,

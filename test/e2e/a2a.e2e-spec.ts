@@ -4,7 +4,7 @@ import { TaskNotCancelableError, TaskNotFoundError } from '@a2a-js/sdk/errors';
 import { createAgent, createOrg, OrgFixture } from '../factories/admin';
 import { api } from '../support/http';
 import { AppProcess } from '../support/processes';
-import { guideSnippet, runSnippet, useProtocolWorld } from './protocols.support';
+import { expectFirstThenSecond, guideSnippet, runSnippet, useProtocolWorld } from './protocols.support';
 import {
   a2aClient,
   artifactText,
@@ -106,13 +106,7 @@ describe('messages and tasks', () => {
     expect(second.contextId).toBe(first.contextId);
     expect(second.id).not.toBe(first.id);
     expect(artifactText(second)).toBe('second');
-    const thread = await service.get(`/chat/${first.contextId}?user_id=alice`);
-    expect(thread.body.messages.map((message: { content: string }) => message.content)).toEqual([
-      '/say first',
-      'first',
-      '/say second',
-      'second',
-    ]);
+    await expectFirstThenSecond(service, first.contextId, 'alice');
   });
 
   it('shows a tool call and its result as data parts', async () => {

@@ -11,10 +11,16 @@ import {
 
 /**
  * @a2a-js/sdk's client as another agent builds it: the Agent Card fetched from the agent's base URL, the JSON-RPC
- * transport it names, a Bearer credential on every request (the package's own authenticating fetch).
+ * transport it names, a Bearer credential on every request (the package's own authenticating fetch, over
+ * `baseFetch`: a test may record what the gateway sent).
  */
-export async function a2aClient(baseUrl: string, agentId: string, credential: string): Promise<Client> {
-  const fetchImpl = createAuthenticatingFetchWithRetry(fetch, {
+export async function a2aClient(
+  baseUrl: string,
+  agentId: string,
+  credential: string,
+  baseFetch: typeof fetch = fetch,
+): Promise<Client> {
+  const fetchImpl = createAuthenticatingFetchWithRetry(baseFetch, {
     headers: async () => ({ Authorization: `Bearer ${credential}` }),
     shouldRetryWithHeaders: async () => undefined,
   });

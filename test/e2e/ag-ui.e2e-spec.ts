@@ -3,7 +3,7 @@ import { AgentSubscriber, BaseEvent, EventType, HttpAgent, Interrupt } from '@ag
 import { createOrg, OrgFixture } from '../factories/admin';
 import { api } from '../support/http';
 import { AppProcess } from '../support/processes';
-import { guideSnippet, runSnippet, useProtocolWorld } from './protocols.support';
+import { expectFirstThenSecond, guideSnippet, runSnippet, useProtocolWorld } from './protocols.support';
 
 /**
  * AG-UI 1.0 (CONTRACTS §22) driven by the official @ag-ui/client HttpAgent against a real gateway and worker
@@ -111,13 +111,7 @@ describe('runs', () => {
     expect(lastAssistantText(agent)).toBe('second');
     const threads = await threadsOf('dave');
     expect(threads).toHaveLength(1);
-    const thread = await service.get(`/chat/${threads[0].id}?user_id=dave`);
-    expect(thread.body.messages.map((message: { content: string }) => message.content)).toEqual([
-      '/say first',
-      'first',
-      '/say second',
-      'second',
-    ]);
+    await expectFirstThenSecond(service, threads[0].id, 'dave');
   });
 
   it('shows a tool call with its arguments and its result', async () => {

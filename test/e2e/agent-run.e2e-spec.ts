@@ -227,31 +227,40 @@ describe('agent runs', () => {
     expect(results[1]).toMatchObject({ name: 'clock', is_error: false });
   });
 
-  it('runs a reply that was stored but never enqueued (the sweep gives it its job)', async () => {
+  /**
+   * A follow-up to the first exchange of a new thread, stored an hour ago as rows only (as the gateway stores them:
+   * on the thread's active branch, the reply shown as its leaf), with no job: the question `content`, its reply
+   * in `status`. Answers the thread and the reply.
+   */
+  async function storedFollowUp(content: string, status: 'pending' | 'running') {
     const { threadId } = await start('first');
     await completed((await client.get(`/chat/${threadId}?user_id=${USER}`)).body.messages[1].id);
-    // A follow-up committed by a gateway that died before enqueueing it: rows only (as the gateway stores them: on
-    // the thread's active branch), no job.
     const [question] = await queryDatabase<{ id: string }>(
       environment.databaseUrl,
       `INSERT INTO messages (id, thread_id, org_id, position, role, content, status, live, updated_at, parent_id)
-       SELECT gen_random_uuid(), id, org_id, 2, 'user', '/say found again', 'success', false, now() - interval '1 hour',
+       SELECT gen_random_uuid(), id, org_id, 2, 'user', $2, 'success', false, now() - interval '1 hour',
          active_leaf_id
        FROM threads WHERE id = $1 RETURNING id`,
-      [threadId],
+      [threadId, content],
     );
     const [reply] = await queryDatabase<{ id: string }>(
       environment.databaseUrl,
       `WITH reply AS (
          INSERT INTO messages (id, thread_id, org_id, position, role, status, live, agent_id, reply_to_id, max_steps,
            updated_at, parent_id)
-         SELECT gen_random_uuid(), id, org_id, 3, 'assistant', 'pending', true, agent_id, $2, 5,
+         SELECT gen_random_uuid(), id, org_id, 3, 'assistant', $3, true, agent_id, $2, 5,
            now() - interval '1 hour', $2
          FROM threads WHERE id = $1 RETURNING id),
        shown AS (UPDATE threads SET active_leaf_id = (SELECT id FROM reply) WHERE id = $1)
        SELECT id FROM reply`,
-      [threadId, question.id],
+      [threadId, question.id, status],
     );
+    return { threadId, reply };
+  }
+
+  it('runs a reply that was stored but never enqueued (the sweep gives it its job)', async () => {
+    // A follow-up committed by a gateway that died before enqueueing it.
+    const { reply } = await storedFollowUp('/say found again', 'pending');
     const stream = await completed(reply.id, 15000);
     const last = stream[stream.length - 1];
     expect(last.type === 'message.completed' && last.message).toMatchObject({
@@ -262,28 +271,7 @@ describe('agent runs', () => {
 
   it('completes the stream of a stored step whose last lines a crash kept out of Redis', async () => {
     // A step and its lines are written side by side: here the step landed, its last delta did not.
-    const { threadId } = await start('first');
-    await completed((await client.get(`/chat/${threadId}?user_id=${USER}`)).body.messages[1].id);
-    const [question] = await queryDatabase<{ id: string }>(
-      environment.databaseUrl,
-      `INSERT INTO messages (id, thread_id, org_id, position, role, content, status, live, updated_at, parent_id)
-       SELECT gen_random_uuid(), id, org_id, 2, 'user', '/say hello there world', 'success', false,
-         now() - interval '1 hour', active_leaf_id
-       FROM threads WHERE id = $1 RETURNING id`,
-      [threadId],
-    );
-    const [reply] = await queryDatabase<{ id: string }>(
-      environment.databaseUrl,
-      `WITH reply AS (
-         INSERT INTO messages (id, thread_id, org_id, position, role, status, live, agent_id, reply_to_id, max_steps,
-           updated_at, parent_id)
-         SELECT gen_random_uuid(), id, org_id, 3, 'assistant', 'running', true, agent_id, $2, 5,
-           now() - interval '1 hour', $2
-         FROM threads WHERE id = $1 RETURNING id),
-       shown AS (UPDATE threads SET active_leaf_id = (SELECT id FROM reply) WHERE id = $1)
-       SELECT id FROM reply`,
-      [threadId, question.id],
-    );
+    const { threadId, reply } = await storedFollowUp('/say hello there world', 'running');
     await queryDatabase(
       environment.databaseUrl,
       `INSERT INTO run_steps (message_id, step, text, usage_tokens, content_length, started_at)

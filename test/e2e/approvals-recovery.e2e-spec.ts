@@ -1,6 +1,7 @@
 import { useDeployment } from '../support/deployment';
 import { startWorker } from '../support/processes';
 import { deleteRedisKeys, queryDatabase } from '../support/test-environment';
+import { storedStatus } from './replies.support';
 import { Line, numbered, OpenStream, until } from './stream.support';
 
 /**
@@ -35,13 +36,36 @@ async function start(): Promise<string> {
 const streamOf = (replyId: string) =>
   new OpenStream(`${deployment.url}/chat/messages/${replyId}/stream?user_id=${USER}`, deployment.org.key);
 
-async function statusOf(replyId: string): Promise<string> {
-  const [row] = await queryDatabase<{ status: string }>(
-    deployment.environment.databaseUrl,
-    'SELECT status FROM messages WHERE id = $1',
-    [replyId],
-  );
-  return row.status;
+const statusOf = (replyId: string) => storedStatus(deployment.environment.databaseUrl, replyId);
+
+/** A person's approval of the reply's call `callId`, through the service. */
+const approve = (replyId: string, callId: unknown) =>
+  deployment.client().post(`/chat/messages/${replyId}/approvals`, {
+    call_id: callId,
+    decision: 'approve',
+    user_id: USER,
+  });
+
+/** How many times the reply's tool ran. */
+const toolCallsOf = (replyId: string) =>
+  queryDatabase(deployment.environment.databaseUrl, 'SELECT 1 FROM tool_calls WHERE message_id = $1', [
+    replyId,
+  ]);
+
+/**
+ * Runs `test` with a worker whose approvals wait 2 s at most and whose sweep waits ten minutes, so that only the
+ * deadline's own job can deny a call in time; the worker is stopped after.
+ */
+async function withDeadlineWorker(test: () => Promise<void>): Promise<void> {
+  const worker = await startWorker(deployment.environment.env, {
+    APPROVAL_TIMEOUT_SECONDS: '2',
+    RUN_SWEEP_INTERVAL_MS: '600000',
+  });
+  try {
+    await test();
+  } finally {
+    await worker.stop();
+  }
 }
 
 function expectGapFree(lines: Line[]): void {
@@ -64,11 +88,7 @@ describe('a reply waiting for an approval', () => {
 
     const second = await startWorker(deployment.environment.env);
     try {
-      const decided = await deployment.client().post(`/chat/messages/${replyId}/approvals`, {
-        call_id: requested.call_id,
-        decision: 'approve',
-        user_id: USER,
-      });
+      const decided = await approve(replyId, requested.call_id);
       expect(decided.status).toBe(200);
       const [early, late] = [numbered(await before.all()), numbered(await after.all())];
       expectGapFree(late);
@@ -83,12 +103,7 @@ describe('a reply waiting for an approval', () => {
         'tool.result',
       ]);
       expect((late.at(-1) as Line & { message: { status: string } }).message.status).toBe('success');
-      const calls = await queryDatabase(
-        deployment.environment.databaseUrl,
-        'SELECT 1 FROM tool_calls WHERE message_id = $1',
-        [replyId],
-      );
-      expect(calls).toHaveLength(1);
+      expect(await toolCallsOf(replyId)).toHaveLength(1);
       expect(second.output).toMatch(/run started/);
     } finally {
       await second.stop();
@@ -96,12 +111,7 @@ describe('a reply waiting for an approval', () => {
   }, 60000);
 
   it('is denied at its deadline, with no sweep passing', async () => {
-    // The sweep waits ten minutes: only the deadline's own job can deny the call in time.
-    const worker = await startWorker(deployment.environment.env, {
-      APPROVAL_TIMEOUT_SECONDS: '2',
-      RUN_SWEEP_INTERVAL_MS: '600000',
-    });
-    try {
+    await withDeadlineWorker(async () => {
       const replyId = await start();
       const stream = streamOf(replyId);
       await stream.waitFor((line) => line.type === 'approval.requested');
@@ -114,26 +124,16 @@ describe('a reply waiting for an approval', () => {
       const lines = numbered(await stream.all());
       expectGapFree(lines);
       expect((lines.at(-1) as Line & { message: { status: string } }).message.status).toBe('success');
-    } finally {
-      await worker.stop();
-    }
+    });
   }, 60000);
 
   it('is not denied at its deadline once a person approved it', async () => {
-    const worker = await startWorker(deployment.environment.env, {
-      APPROVAL_TIMEOUT_SECONDS: '2',
-      RUN_SWEEP_INTERVAL_MS: '600000',
-    });
-    try {
+    await withDeadlineWorker(async () => {
       const replyId = await start();
       const stream = streamOf(replyId);
       const requested = await stream.waitFor((line) => line.type === 'approval.requested');
       await until(async () => (await statusOf(replyId)) === 'requires_action');
-      const decision = await deployment.client().post(`/chat/messages/${replyId}/approvals`, {
-        call_id: requested.call_id,
-        decision: 'approve',
-        user_id: USER,
-      });
+      const decision = await approve(replyId, requested.call_id);
       expect(decision.status).toBe(200);
       const lines = numbered(await stream.all());
       expectGapFree(lines);
@@ -148,15 +148,8 @@ describe('a reply waiting for an approval', () => {
       expect(row.events.filter((line) => line.type === 'approval.decided')).toEqual([
         expect.objectContaining({ decision: 'approve' }),
       ]);
-      const calls = await queryDatabase(
-        deployment.environment.databaseUrl,
-        'SELECT 1 FROM tool_calls WHERE message_id = $1',
-        [replyId],
-      );
-      expect(calls).toHaveLength(1);
-    } finally {
-      await worker.stop();
-    }
+      expect(await toolCallsOf(replyId)).toHaveLength(1);
+    });
   }, 60000);
 
   it('is denied when nobody answers within APPROVAL_TIMEOUT_SECONDS, even with Redis emptied', async () => {

@@ -3,6 +3,7 @@ import { FakeOpenAI } from '../support/fake-openai';
 import { queryDatabase } from '../support/test-environment';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { MemoryChat, toolParts } from './ai-sdk-chat.support';
+import { startThread, storedStatus } from './replies.support';
 import { Line, numbered, OpenStream, until } from './stream.support';
 
 /**
@@ -41,14 +42,7 @@ async function createAgent(body: Record<string, unknown>): Promise<string> {
   return response.body.id as string;
 }
 
-async function start(agentId: string, content: string): Promise<{ threadId: string; replyId: string }> {
-  const response = await client().post('/chat', {
-    message: { content },
-    options: { agent_id: agentId, user_id: USER },
-  });
-  expect(response.status).toBe(200);
-  return { threadId: response.body.id, replyId: response.body.messages[1].id };
-}
+const start = (agentId: string, content: string) => startThread(client(), agentId, USER, content);
 
 const streamOf = (replyId: string) =>
   new OpenStream(`${deployment.url}/chat/messages/${replyId}/stream?user_id=${USER}`, deployment.org.key);
@@ -64,14 +58,7 @@ async function toolCallsOf(replyId: string): Promise<{ name: string; output: unk
   );
 }
 
-async function statusOf(replyId: string): Promise<string> {
-  const [row] = await queryDatabase<{ status: string }>(
-    deployment.environment.databaseUrl,
-    'SELECT status FROM messages WHERE id = $1',
-    [replyId],
-  );
-  return row.status;
-}
+const statusOf = (replyId: string) => storedStatus(deployment.environment.databaseUrl, replyId);
 
 describe('approvals', () => {
   it('stores approval_required on the agent', async () => {
@@ -164,14 +151,7 @@ describe('approvals', () => {
     const { replyId } = await start(agentId, '/tool clock {"zone":"UTC"}');
     const stream = streamOf(replyId);
     const requested = await stream.waitFor((line) => line.type === 'approval.requested');
-    await until(async () => {
-      const [row] = await queryDatabase<{ status: string }>(
-        deployment.environment.databaseUrl,
-        'SELECT status FROM messages WHERE id = $1',
-        [replyId],
-      );
-      return row.status === 'requires_action';
-    });
+    await until(async () => (await statusOf(replyId)) === 'requires_action');
     // The end user decides from the browser, with an end-user token (CONTRACTS §17); another user's token: 404.
     const tokenOf = async (userId: string) =>
       (await client().post('/end-user-tokens', { user_id: userId })).body.token as string;
@@ -308,14 +288,7 @@ describe('approvals', () => {
     const stream = streamOf(replyId);
     await until(() => stream.lines.filter((line) => line.type === 'approval.requested').length === 2, 20000);
     const [first, second] = stream.lines.filter((line) => line.type === 'approval.requested');
-    await until(async () => {
-      const [row] = await queryDatabase<{ status: string }>(
-        deployment.environment.databaseUrl,
-        'SELECT status FROM messages WHERE id = $1',
-        [replyId],
-      );
-      return row.status === 'requires_action';
-    });
+    await until(async () => (await statusOf(replyId)) === 'requires_action');
     const one = await decide(replyId, { call_id: second.call_id, decision: 'deny' });
     expect(one.body).toMatchObject({
       status: 'requires_action',

@@ -4,6 +4,7 @@ import { useDeployment } from '../support/deployment';
 import { FakeOpenAI, RecordedRequest } from '../support/fake-openai';
 import { queryDatabase } from '../support/test-environment';
 import { until } from './stream.support';
+import { startThread } from './replies.support';
 
 /**
  * Regenerate, edit and branches (CONTRACTS §19) on a real gateway and worker: a thread's messages form a tree,
@@ -47,14 +48,7 @@ interface Shown {
   events: { type: string; name?: string }[] | null;
 }
 
-async function start(agentId: string, content: string): Promise<{ threadId: string; replyId: string }> {
-  const response = await client().post('/chat', {
-    message: { content },
-    options: { agent_id: agentId, user_id: USER },
-  });
-  expect(response.status).toBe(200);
-  return { threadId: response.body.id, replyId: response.body.messages[1].id };
-}
+const start = (agentId: string, content: string) => startThread(client(), agentId, USER, content);
 
 async function followUp(threadId: string, content: string): Promise<string> {
   const response = await client().post(`/chat/${threadId}`, {

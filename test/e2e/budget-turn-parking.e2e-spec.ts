@@ -1,8 +1,8 @@
 import { createOrg, OrgFixture } from '../factories/admin';
-import { api } from '../support/http';
 import { AppProcess, startGateway, startWorker } from '../support/processes';
 import { createTestEnvironment, queryDatabase, TestEnvironment } from '../support/test-environment';
-import { Line, numbered, OpenStream, until } from './stream.support';
+import { endUserReplies } from './replies.support';
+import { Line, numbered, until } from './stream.support';
 
 /**
  * The spending turn of a budgeted end user as a rule of when a reply runs (CONTRACTS §21, README "How a reply
@@ -39,28 +39,12 @@ afterAll(async () => {
   await environment?.dispose();
 });
 
-const client = () => api(gateway.url!, org.key);
+const { client, careful, start, streamOf } = endUserReplies(
+  () => gateway.url!,
+  () => org.key,
+);
 
 const words = (n: number) => Array.from({ length: n }, (_, i) => `w${i}`).join(' ');
-
-/** An agent whose `clock` calls wait for a person. */
-async function careful(): Promise<string> {
-  const agent = await client().post('/agents', { name: 'Careful', approval_required: ['clock'] });
-  expect(agent.status).toBe(200);
-  return agent.body.id as string;
-}
-
-async function start(agentId: string, userId: string, content: string) {
-  const started = await client().post('/chat', {
-    message: { content },
-    options: { agent_id: agentId, user_id: userId },
-  });
-  expect(started.status).toBe(200);
-  return { threadId: started.body.id as string, replyId: started.body.messages[1].id as string };
-}
-
-const streamOf = (replyId: string, userId: string) =>
-  new OpenStream(`${gateway.url}/chat/messages/${replyId}/stream?user_id=${userId}`, org.key);
 
 async function row(replyId: string) {
   const [stored] = await queryDatabase<{

@@ -7,6 +7,7 @@ import { Redis } from 'ioredis';
 import { QUEUE } from '@app/contracts';
 import { admin, AgentFixture, createAgent, createOrg, OrgFixture } from '../factories/admin';
 import { api } from '../support/http';
+import { postUpload } from '../support/uploads';
 import { AppProcess, startGateway } from '../support/processes';
 import { createTestEnvironment, queryDatabase, TestEnvironment } from '../support/test-environment';
 
@@ -105,12 +106,7 @@ async function startOk(input: StartOptions = {}) {
 async function uploaded(userId = 'alice'): Promise<string> {
   const granted = await client.get(`/chat/files/upload?filename=a.txt&mimetype=text/plain&user_id=${userId}`);
   expect(granted.status).toBe(200);
-  const form = new FormData();
-  for (const [name, value] of Object.entries(granted.body.fields as Record<string, string>)) {
-    form.append(name, value);
-  }
-  form.append('file', new Blob([Buffer.from('some text')]), 'a.txt');
-  expect((await fetch(granted.body.url, { method: 'POST', body: form })).status).toBe(204);
+  expect((await postUpload(granted.body, Buffer.from('some text'), 'a.txt')).status).toBe(204);
   return granted.body.fields['x-amz-meta-file-id'];
 }
 

@@ -1,7 +1,7 @@
 import { useDeployment } from '../support/deployment';
 import { FAKE_USAGE, FakeOpenAI } from '../support/fake-openai';
 import { queryDatabase } from '../support/test-environment';
-import { Line, ofType } from './models.support';
+import { Line, ofType, readStream } from './models.support';
 
 /**
  * Long threads (CONTRACTS §19) on real processes: past an agent's threshold a run first summarizes the older
@@ -32,17 +32,7 @@ async function createAgent(body: Record<string, unknown>): Promise<string> {
 }
 
 /** The reply's stream, read to its end. */
-async function streamOf(replyId: string): Promise<Line[]> {
-  const response = await fetch(`${deployment.url}/chat/messages/${replyId}/stream`, {
-    headers: { 'x-service-token': deployment.org.key },
-    signal: AbortSignal.timeout(30000),
-  });
-  return (await response.text())
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as Line)
-    .filter((line) => line.type !== 'heartbeat');
-}
+const streamOf = (replyId: string) => readStream(deployment.url, deployment.org.key, replyId);
 
 /** A thread with one message per content, each answered before the next is sent: the streams of the replies. */
 async function conversation(

@@ -1,18 +1,25 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { QUEUE } from '@app/contracts';
 import { RETENTION_JOB } from '@app/queues';
-import { createOrg, OrgFixture } from '../factories/admin';
+import { OrgFixture } from '../factories/admin';
 import { FakeGoogleDrive } from '../support/fake-google-drive';
 import { api } from '../support/http';
-import { AppProcess, startGateway, startWorker } from '../support/processes';
+import { postUpload } from '../support/uploads';
+import { AppProcess } from '../support/processes';
 import { columnsContaining } from '../support/schema-search';
-import { createTestEnvironment, queryDatabase, TestEnvironment } from '../support/test-environment';
+import { untilShowing } from '../support/poll';
+import { queryDatabase, TestEnvironment } from '../support/test-environment';
 import { WebhookReceiver } from '../support/webhook-receiver';
+import {
+  budgetRoutineAndSource,
+  ErasureDeployment,
+  startErasureDeployment,
+  stopErasureDeployment,
+} from './erasure.support';
 
 /**
  * Erasure leaves nothing and removes only that person (CONTRACTS §20, §21), on real processes: rows are found by
@@ -45,38 +52,20 @@ const HOOKED_EVENTS = [
   'user.erased',
 ];
 
+let deployment: ErasureDeployment | undefined;
+
 beforeAll(async () => {
-  storageDir = await mkdtemp(join(tmpdir(), 'parley-erasure-nothing-e2e-'));
-  await drive.start();
-  drive.oauth.grant('token');
-  drive.addFile('shared', 'a.txt', 'text/plain', 'a synced document');
-  environment = await createTestEnvironment({
-    STORAGE_DIR: storageDir,
-    WEBHOOK_ALLOW_PRIVATE: 'true',
-    GOOGLE_DRIVE_API_URL: drive.url,
-    GOOGLE_TOKEN_URL: drive.tokenUrl,
+  deployment = await startErasureDeployment(drive, receiver, 'parley-erasure-nothing-e2e-', {
+    WEBHOOK_SWEEP_INTERVAL_MS: '200',
   });
-  [gateway, worker] = await Promise.all([
-    startGateway(environment.env),
-    startWorker(environment.env, { WEBHOOK_SWEEP_INTERVAL_MS: '200' }),
-    receiver.listen(),
-  ]);
-  redis = new Redis(environment.env.REDIS_URL!);
-  org = await createOrg(environment.env);
+  ({ storageDir, environment, gateway, worker, redis, org } = deployment);
   agentId = (await client().post('/agents', { name: 'Plain' })).body.id as string;
   carefulAgentId = (await client().post('/agents', { name: 'Careful', approval_required: ['clock'] })).body
     .id as string;
   expect((await client().post('/webhooks', { url: receiver.url, events: HOOKED_EVENTS })).status).toBe(200);
 }, 120000);
 
-afterAll(async () => {
-  receiver.close();
-  redis?.disconnect();
-  await Promise.all([gateway?.stop(), worker?.stop()]);
-  await drive.stop();
-  await environment?.dispose();
-  if (storageDir) await rm(storageDir, { recursive: true, force: true });
-});
+afterAll(() => stopErasureDeployment(drive, receiver, deployment));
 
 const client = () => api(gateway.url!, org.key);
 
@@ -93,16 +82,7 @@ async function asEndUser(userId: string) {
   };
 }
 
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline)
-      throw new Error(`not reached: ${JSON.stringify(value)}\n${worker.output.slice(-3000)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+const until = untilShowing(() => worker.output, { timeoutMs: 30000, intervalMs: 100, tail: 3000 });
 
 async function chat(
   userId: string,
@@ -246,11 +226,9 @@ describe('erasure leaves nothing', () => {
     expect(permission.status).toBe(200);
     await erase(userId);
 
-    const form = new FormData();
-    for (const [name, value] of Object.entries(permission.body.fields as Record<string, string>))
-      form.append(name, value);
-    form.append('file', new Blob([Buffer.from(`bytes of ${userId}`)]), 'late.txt');
-    expect((await fetch(permission.body.url, { method: 'POST', body: form })).status).toBe(404);
+    expect((await postUpload(permission.body, Buffer.from(`bytes of ${userId}`), 'late.txt')).status).toBe(
+      404,
+    );
     const fileId = permission.body.fields['x-amz-meta-file-id'] as string;
     await expect(stat(join(storageDir, 'uploads', org.orgId, fileId))).rejects.toThrow();
   });
@@ -330,11 +308,9 @@ interface Footprint {
 async function everything(userId: string): Promise<Footprint> {
   const query = new URLSearchParams({ filename: 'notes.txt', mimetype: 'text/plain', user_id: userId });
   const permission = await client().get(`/chat/files/upload?${query.toString()}`);
-  const form = new FormData();
-  for (const [name, value] of Object.entries(permission.body.fields as Record<string, string>))
-    form.append(name, value);
-  form.append('file', new Blob([Buffer.from(`notes of ${userId}`)]), 'notes.txt');
-  expect((await fetch(permission.body.url, { method: 'POST', body: form })).status).toBe(204);
+  expect((await postUpload(permission.body, Buffer.from(`notes of ${userId}`), 'notes.txt')).status).toBe(
+    204,
+  );
   const fileId = permission.body.fields['x-amz-meta-file-id'] as string;
   const link = await client().post(`/chat/files/${fileId}/share_links?user_id=${userId}`, {});
   expect(link.status).toBe(200);
@@ -418,36 +394,11 @@ async function everything(userId: string): Promise<Footprint> {
     (reply) => reply.status === 'success',
   );
 
-  expect(
-    (await client().put(`/budgets/users/${userId}`, { period: 'month', max_tokens: 100000 })).status,
-  ).toBe(200);
-  const routine = await client().post('/routines', {
-    name: `Digest of ${userId}`,
-    agent_id: agentId,
-    user_id: userId,
-    schedule: '0 9 * * 1-5',
-    message: { content: '/say good morning' },
+  const owned = await budgetRoutineAndSource(client(), agentId, userId, {
+    'idempotency-key': `source-${userId}`,
   });
-  expect(routine.status).toBe(200);
-  const connection = await client().post(`/dc/connections?user_id=${userId}`, {
-    name: `Drive of ${userId}`,
-    kind: 'googledrive',
-    credentials: { access_token: 'token' },
-  });
-  expect(connection.status).toBe(200);
-  const source = await client().post(
-    `/dc/sources?user_id=${userId}`,
-    {
-      connection_id: connection.body.id,
-      store: 'googledrive',
-      config: { folder_id: 'shared' },
-      scope: 'private',
-    },
-    { 'idempotency-key': `source-${userId}` },
-  );
-  expect(source.status).toBe(200);
   await until(
-    async () => (await client().get(`/dc/sources/${source.body.pid}?user_id=${userId}`)).body,
+    async () => (await client().get(`/dc/sources/${owned.sourcePid}?user_id=${userId}`)).body,
     (s) => s.status === 'synced',
   );
   // Every webhook event of these replies delivered (their rows stay in the outbox once settled).
@@ -465,9 +416,7 @@ async function everything(userId: string): Promise<Footprint> {
     replyIds,
     fileId,
     linkId: link.body.id as string,
-    routineId: routine.body.id as string,
-    connectionId: connection.body.id as string,
-    sourcePid: source.body.pid as string,
+    ...owned,
   };
 }
 

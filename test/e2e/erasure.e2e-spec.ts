@@ -1,6 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -9,10 +8,18 @@ import { RETENTION_JOB } from '@app/queues';
 import { createOrg, OrgFixture } from '../factories/admin';
 import { FakeGoogleDrive } from '../support/fake-google-drive';
 import { api } from '../support/http';
-import { AppProcess, startGateway, startWorker } from '../support/processes';
+import { postUpload } from '../support/uploads';
+import { AppProcess, startWorker } from '../support/processes';
 import { columnsContaining } from '../support/schema-search';
-import { createTestEnvironment, queryDatabase, TestEnvironment } from '../support/test-environment';
+import { untilShowing } from '../support/poll';
+import { queryDatabase, TestEnvironment } from '../support/test-environment';
 import { WebhookReceiver } from '../support/webhook-receiver';
+import {
+  budgetRoutineAndSource,
+  ErasureDeployment,
+  startErasureDeployment,
+  stopErasureDeployment,
+} from './erasure.support';
 
 /**
  * Erasure, export and retention on real processes (CONTRACTS §20): an end user with threads, a tool reply, a live
@@ -36,60 +43,36 @@ const suffix = randomBytes(4).toString('hex');
 const ERASED = `erased-user-${suffix}`;
 const KEPT = `kept-user-${suffix}`;
 
+let deployment: ErasureDeployment | undefined;
+
 beforeAll(async () => {
-  storageDir = await mkdtemp(join(tmpdir(), 'parley-erasure-e2e-'));
-  await drive.start();
-  drive.oauth.grant('token');
-  drive.addFile('shared', 'a.txt', 'text/plain', 'a synced document');
-  environment = await createTestEnvironment({
-    STORAGE_DIR: storageDir,
-    WEBHOOK_ALLOW_PRIVATE: 'true',
-    GOOGLE_DRIVE_API_URL: drive.url,
-    GOOGLE_TOKEN_URL: drive.tokenUrl,
+  deployment = await startErasureDeployment(drive, receiver, 'parley-erasure-e2e-', {
+    WEBHOOK_SWEEP_INTERVAL_MS: '200',
+    SOURCE_SYNC_INTERVAL_SECONDS: '60',
   });
-  [gateway, worker] = await Promise.all([
-    startGateway(environment.env),
-    startWorker(environment.env, { WEBHOOK_SWEEP_INTERVAL_MS: '200', SOURCE_SYNC_INTERVAL_SECONDS: '60' }),
-    receiver.listen(),
-  ]);
-  redis = new Redis(environment.env.REDIS_URL!);
-  org = await createOrg(environment.env);
+  ({ storageDir, environment, gateway, worker, redis, org } = deployment);
   agentId = (await client().post('/agents', { name: 'Keeper' })).body.id as string;
   expect((await client().post('/webhooks', { url: receiver.url, events: ['user.erased'] })).status).toBe(200);
 }, 120000);
 
 afterAll(async () => {
-  receiver.close();
-  redis?.disconnect();
-  await Promise.all([gateway?.stop(), worker?.stop()]);
-  await drive.stop();
-  await environment?.dispose();
-  if (storageDir) await rm(storageDir, { recursive: true, force: true });
+  // The worker running now: the deployment's, or the one that took over when a test killed it.
+  await worker?.stop();
+  await stopErasureDeployment(drive, receiver, deployment);
 });
 
 const client = () => api(gateway.url!, org.key);
 
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline)
-      throw new Error(`not reached: ${JSON.stringify(value)}\n${worker.output.slice(-3000)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+const until = untilShowing(() => worker.output, { timeoutMs: 30000, intervalMs: 100, tail: 3000 });
 
 /** A file of the user, uploaded through the storage host; answers its id. */
 async function uploadedFile(userId: string): Promise<string> {
   const query = new URLSearchParams({ filename: 'notes.txt', mimetype: 'text/plain', user_id: userId });
   const permission = await client().get(`/chat/files/upload?${query.toString()}`);
   expect(permission.status).toBe(200);
-  const form = new FormData();
-  for (const [name, value] of Object.entries(permission.body.fields as Record<string, string>))
-    form.append(name, value);
-  form.append('file', new Blob([Buffer.from(`notes of ${userId}`)]), 'notes.txt');
-  expect((await fetch(permission.body.url, { method: 'POST', body: form })).status).toBe(204);
+  expect((await postUpload(permission.body, Buffer.from(`notes of ${userId}`), 'notes.txt')).status).toBe(
+    204,
+  );
   return permission.body.fields['x-amz-meta-file-id'];
 }
 
@@ -122,43 +105,12 @@ async function seed(userId: string): Promise<Seeded> {
   expect(
     (await client().put(`/chat/messages/${replyId}/feedback`, { rating: 1, comment: userId })).status,
   ).toBe(200);
-  expect(
-    (await client().put(`/budgets/users/${userId}`, { period: 'month', max_tokens: 100000 })).status,
-  ).toBe(200);
-  const routine = await client().post('/routines', {
-    name: `Digest of ${userId}`,
-    agent_id: agentId,
-    user_id: userId,
-    schedule: '0 9 * * 1-5',
-    message: { content: '/say good morning' },
-  });
-  expect(routine.status).toBe(200);
-  const connection = await client().post(`/dc/connections?user_id=${userId}`, {
-    name: `Drive of ${userId}`,
-    kind: 'googledrive',
-    credentials: { access_token: 'token' },
-  });
-  expect(connection.status).toBe(200);
-  const source = await client().post(`/dc/sources?user_id=${userId}`, {
-    connection_id: connection.body.id,
-    store: 'googledrive',
-    config: { folder_id: 'shared' },
-    scope: 'private',
-  });
-  expect(source.status).toBe(200);
+  const owned = await budgetRoutineAndSource(client(), agentId, userId);
   await until(
-    async () => (await client().get(`/dc/sources/${source.body.pid}?user_id=${userId}`)).body,
+    async () => (await client().get(`/dc/sources/${owned.sourcePid}?user_id=${userId}`)).body,
     (s) => s.status === 'synced' && s.documents_synced === 1,
   );
-  return {
-    threadId,
-    replyId,
-    fileId,
-    linkId: link.body.id,
-    routineId: routine.body.id,
-    connectionId: connection.body.id,
-    sourcePid: source.body.pid,
-  };
+  return { threadId, replyId, fileId, linkId: link.body.id, ...owned };
 }
 
 /** Every read of the user's things: their statuses, in order. */

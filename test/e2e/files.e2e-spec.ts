@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { useDeployment } from '../support/deployment';
 import { api } from '../support/http';
+import { postUpload as upload, UploadPermission as Permission } from '../support/uploads';
 
 /** Small enough to test the limit cheaply. */
 const UPLOAD_MAX_BYTES = 4096;
@@ -17,19 +18,6 @@ const LINK_FIELDS = [
   'revoked',
   'url',
 ];
-
-interface Permission {
-  url: string;
-  fields: Record<string, string>;
-}
-
-/** The second step, as a client does it: the fields, then `file`, to the storage host, without the token. */
-function upload(permission: Permission, body: Buffer, fileName = 'file'): Promise<Response> {
-  const form = new FormData();
-  for (const [name, value] of Object.entries(permission.fields)) form.append(name, value);
-  form.append('file', new Blob([body]), fileName);
-  return fetch(permission.url, { method: 'POST', body: form });
-}
 
 const bytesOf = async (response: Response) => Buffer.from(await response.arrayBuffer());
 

@@ -8,7 +8,7 @@ import { useDeployment } from '../support/deployment';
 import { FakeAnthropic } from '../support/fake-anthropic';
 import { FAKE_USAGE, FakeOpenAI, FakeVendor, RecordedRequest } from '../support/fake-openai';
 import { queryDatabase } from '../support/test-environment';
-import { contentOf, Line, ofType, Reply, runReply } from './models.support';
+import { contentOf, Line, ofType, readStream as readWholeStream, Reply, runReply } from './models.support';
 import { until } from './stream.support';
 
 /**
@@ -58,15 +58,7 @@ const run = (agentId: string, content: string) =>
 async function followUp(threadId: string, content: string): Promise<Reply> {
   const posted = await client().post(`/chat/${threadId}`, { message: { content } });
   expect(posted.status).toBe(200);
-  const response = await fetch(`${deployment.url}/chat/messages/${posted.body.id}/stream`, {
-    headers: { 'x-service-token': deployment.org.key },
-    signal: AbortSignal.timeout(30000),
-  });
-  const lines = (await response.text())
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as Line)
-    .filter((line) => line.type !== 'heartbeat');
+  const lines = await readStream(posted.body.id);
   return { threadId, lines, message: lines[lines.length - 1].message };
 }
 
@@ -99,17 +91,7 @@ function expectWithdrawnLive(streamed: string): void {
 }
 
 /** Every line of a reply's stream, read to its end. */
-async function readStream(replyId: string): Promise<Line[]> {
-  const response = await fetch(`${deployment.url}/chat/messages/${replyId}/stream`, {
-    headers: { 'x-service-token': deployment.org.key },
-    signal: AbortSignal.timeout(30000),
-  });
-  return (await response.text())
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as Line)
-    .filter((line) => line.type !== 'heartbeat');
-}
+const readStream = (replyId: string) => readWholeStream(deployment.url, deployment.org.key, replyId);
 
 /** Redis no longer holds the reply's log (its TTL passed): replays come from PostgreSQL. */
 async function dropRedisLog(replyId: string): Promise<void> {

@@ -28,18 +28,23 @@ export async function runReply(
   if (started.status !== 200)
     throw new Error(`POST /chat answered ${started.status}: ${JSON.stringify(started.body)}`);
   const replyId = started.body.messages[1].id as string;
+  const lines = await readStream(gatewayUrl, token, replyId);
+  const last = lines[lines.length - 1];
+  if (last?.type !== 'message.completed') throw new Error(`stream ended early: ${JSON.stringify(lines)}`);
+  return { threadId: started.body.id as string, lines, message: last.message };
+}
+
+/** Every line of a reply's stream but heartbeats, read to its end (within 30 s) with the service token. */
+export async function readStream(gatewayUrl: string, token: string, replyId: string): Promise<Line[]> {
   const response = await fetch(`${gatewayUrl}/chat/messages/${replyId}/stream`, {
     headers: { 'x-service-token': token },
     signal: AbortSignal.timeout(30000),
   });
-  const lines = (await response.text())
+  return (await response.text())
     .split('\n')
     .filter(Boolean)
     .map((line) => JSON.parse(line) as Line)
     .filter((line) => line.type !== 'heartbeat');
-  const last = lines[lines.length - 1];
-  if (last?.type !== 'message.completed') throw new Error(`stream ended early: ${JSON.stringify(lines)}`);
-  return { threadId: started.body.id as string, lines, message: last.message };
 }
 
 export const ofType = (lines: Line[], type: string) => lines.filter((line) => line.type === type);

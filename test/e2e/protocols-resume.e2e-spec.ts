@@ -1,17 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { StreamResponse } from '@a2a-js/sdk';
-import {
-  ClientFactory,
-  ClientFactoryOptions,
-  createAuthenticatingFetchWithRetry,
-  DefaultAgentCardResolver,
-  JsonRpcTransportFactory,
-} from '@a2a-js/sdk/client';
 import { BaseEvent, EventType, HttpAgent } from '@ag-ui/client';
 import { createAgent, createOrg, OrgFixture } from '../factories/admin';
 import { AppProcess, startGateway, startWorker } from '../support/processes';
 import { createTestEnvironment, TestEnvironment } from '../support/test-environment';
-import { collect, streamedText, userMessage } from './a2a.support';
+import { a2aClient, collect, streamedText, userMessage } from './a2a.support';
 
 /**
  * CONTRACTS §22: an A2A or AG-UI stream cut mid-reply resumes from the last event's id on another gateway, with
@@ -74,25 +67,15 @@ function recordingFetch(ids: number[]): typeof fetch {
   };
 }
 
-async function a2aClient(gateway: AppProcess, ids: number[]) {
-  const fetchImpl = createAuthenticatingFetchWithRetry(recordingFetch(ids), {
-    headers: async () => ({ Authorization: `Bearer ${org.key}` }),
-    shouldRetryWithHeaders: async () => undefined,
-  });
-  const factory = new ClientFactory(
-    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-      transports: [new JsonRpcTransportFactory({ fetchImpl })],
-      cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
-    }),
-  );
-  return factory.createFromUrl(`${gateway.url}/a2a/agents/${agentId}/`);
-}
+/** An A2A client of `gateway` whose every SSE event id lands in `ids`. */
+const a2aClientOn = (gateway: AppProcess, ids: number[]) =>
+  a2aClient(gateway.url!, agentId, org.key, recordingFetch(ids));
 
 describe('A2A: SubscribeToTask with Last-Event-ID', () => {
   it('continues a stream cut mid-reply on the other gateway: every update once, in order', async () => {
     const [first, second] = gateways;
     const firstIds: number[] = [];
-    const onFirst = await a2aClient(first, firstIds);
+    const onFirst = await a2aClientOn(first, firstIds);
     const abort = new AbortController();
     const before: StreamResponse[] = [];
     const stream = onFirst.sendMessageStream(
@@ -115,7 +98,7 @@ describe('A2A: SubscribeToTask with Last-Event-ID', () => {
     const taskId = before[0].payload?.$case === 'task' ? before[0].payload.value.id : '';
 
     const secondIds: number[] = [];
-    const onSecond = await a2aClient(second, secondIds);
+    const onSecond = await a2aClientOn(second, secondIds);
     const after = await collect(
       onSecond.resubscribeTask(
         { tenant: '', id: taskId },

@@ -58,3 +58,21 @@ export async function runSnippet(snippet: string, env: Record<string, string>): 
   });
   return stdout.trim().split('\n');
 }
+
+/**
+ * Expects the Parley thread `threadId` of `userId` to hold two exchanges, `/say first` then `/say second`, each
+ * answered by what it said: what a protocol's follow-up in the same conversation must have stored.
+ */
+export async function expectFirstThenSecond(
+  service: ReturnType<typeof api>,
+  threadId: string,
+  userId: string,
+): Promise<void> {
+  const thread = await service.get(`/chat/${threadId}?user_id=${userId}`);
+  expect(thread.body.messages.map((message: { content: string }) => message.content)).toEqual([
+    '/say first',
+    'first',
+    '/say second',
+    'second',
+  ]);
+}

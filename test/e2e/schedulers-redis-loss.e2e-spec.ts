@@ -4,6 +4,7 @@ import { useFakeDrive } from '../support/fake-drive-fixture';
 import { api } from '../support/http';
 import { freePort } from '../support/processes';
 import { queryDatabase } from '../support/test-environment';
+import { untilShowing } from '../support/poll';
 
 /**
  * Issue 36 item 1: periodic work outlives a Redis that loses its data while every process stays up. A routine
@@ -40,16 +41,7 @@ beforeAll(() => {
   client = deployment.client();
 });
 
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline)
-      throw new Error(`not reached: ${JSON.stringify(value)}\n${deployment.worker.output.slice(-2000)}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
+const until = untilShowing(() => deployment.worker.output, { timeoutMs: 15000, intervalMs: 200, tail: 2000 });
 
 /**
  * Every key of this deployment gone at once, as after a FLUSHALL: one script, so no job that finishes meanwhile

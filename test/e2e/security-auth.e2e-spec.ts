@@ -2,6 +2,7 @@ import { request } from 'node:http';
 import { useDeployment } from '../support/deployment';
 import { admin, adminFails } from '../factories/admin';
 import { api } from '../support/http';
+import { postUpload } from '../support/uploads';
 import { AppProcess, startGateway } from '../support/processes';
 import { createTestEnvironment, TestEnvironment } from '../support/test-environment';
 
@@ -82,12 +83,7 @@ describe('security: authentication and headers (issue 16, items 5, 8, 9)', () =>
   describe('item 5: password guesses are throttled on Redis', () => {
     async function protectedLink(password: string): Promise<string> {
       const permission = await client.get('/chat/files/upload?filename=p.txt&mimetype=text/plain');
-      const form = new FormData();
-      for (const [name, value] of Object.entries(permission.body.fields as Record<string, string>)) {
-        form.append(name, value);
-      }
-      form.append('file', new Blob([Buffer.from('protected bytes')]), 'p.txt');
-      expect((await fetch(permission.body.url, { method: 'POST', body: form })).status).toBe(204);
+      expect((await postUpload(permission.body, Buffer.from('protected bytes'), 'p.txt')).status).toBe(204);
       const link = await client.post(
         `/chat/files/${permission.body.fields['x-amz-meta-file-id']}/share_links`,
         {

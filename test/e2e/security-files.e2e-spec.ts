@@ -6,6 +6,7 @@ import S3rver from 's3rver';
 import { useDeployment } from '../support/deployment';
 import { createOrg } from '../factories/admin';
 import { api } from '../support/http';
+import { postUpload as upload, UploadPermission as Permission } from '../support/uploads';
 import { AppProcess, freePort, startGateway } from '../support/processes';
 import { createTestEnvironment, queryDatabase, TestEnvironment } from '../support/test-environment';
 
@@ -13,18 +14,6 @@ import { createTestEnvironment, queryDatabase, TestEnvironment } from '../suppor
  * Issue 16, items 1 and 9, attacked on real gateways: an upload permission used again to change a file after
  * it was shared, a stored object that no longer matches its record, and what a download lets a browser do.
  */
-interface Permission {
-  url: string;
-  fields: Record<string, string>;
-}
-
-function upload(permission: Permission, body: Buffer): Promise<Response> {
-  const form = new FormData();
-  for (const [name, value] of Object.entries(permission.fields)) form.append(name, value);
-  form.append('file', new Blob([body]), 'file');
-  return fetch(permission.url, { method: 'POST', body: form });
-}
-
 /**
  * One GET on a raw keep-alive socket: the status, the declared length, the body and whatever bytes came
  * after it on the connection (a second response smuggled in by a longer object would land there).

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createOrg } from '../factories/admin';
 import { api } from '../support/http';
+import { postUpload as upload, UploadPermission as Permission } from '../support/uploads';
 import { AppProcess, startGateway } from '../support/processes';
 import {
   appScript,
@@ -46,18 +47,6 @@ function decryptWith(key: Buffer, envelope: string): unknown {
   return JSON.parse(
     Buffer.concat([decipher.update(Buffer.from(body, 'base64')), decipher.final()]).toString(),
   );
-}
-
-interface Permission {
-  url: string;
-  fields: Record<string, string>;
-}
-
-function upload(permission: Permission, body: Buffer): Promise<Response> {
-  const form = new FormData();
-  for (const [name, value] of Object.entries(permission.fields)) form.append(name, value);
-  form.append('file', new Blob([body]), 'file');
-  return fetch(permission.url, { method: 'POST', body: form });
 }
 
 describe('security: no built-in secrets (issue 16, item 4)', () => {

@@ -3,6 +3,7 @@ import { useDeployment } from '../support/deployment';
 import { useFakeDrive } from '../support/fake-drive-fixture';
 import { api } from '../support/http';
 import { AppProcess, startWorker } from '../support/processes';
+import { untilShowing } from '../support/poll';
 
 /**
  * Issue 36 item 2: a source's first sync happens even when its enqueue after the commit was lost, and a create
@@ -45,16 +46,7 @@ const sourceBody = (name: string) => ({
   scope: 'organization',
 });
 
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline)
-      throw new Error(`not reached: ${JSON.stringify(value)}\n${worker?.output.slice(-2000)}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
+const until = untilShowing(() => worker?.output, { timeoutMs: 15000, intervalMs: 200, tail: 2000 });
 
 it('syncs a source whose first sync job was lost between the commit and a worker', async () => {
   // No worker yet: the source is stored and its job queued; then Redis loses the job (as when the enqueue after

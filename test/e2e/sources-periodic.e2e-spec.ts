@@ -1,6 +1,7 @@
 import { useDeployment } from '../support/deployment';
 import { useFakeDrive } from '../support/fake-drive-fixture';
 import { api } from '../support/http';
+import { untilShowing } from '../support/poll';
 
 /** Periodic syncs: each live source has a BullMQ job scheduler (SOURCE_SYNC_INTERVAL_SECONDS); archiving stops it. */
 let client: ReturnType<typeof api>;
@@ -16,16 +17,7 @@ beforeAll(() => {
   client = deployment.client();
 });
 
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline)
-      throw new Error(`not reached: ${JSON.stringify(value)}\n${deployment.worker.output.slice(-2000)}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
+const until = untilShowing(() => deployment.worker.output, { timeoutMs: 15000, intervalMs: 200, tail: 2000 });
 
 it('syncs a source again on its own, and stops once it is archived', async () => {
   const connection = (

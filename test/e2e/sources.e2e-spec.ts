@@ -6,6 +6,7 @@ import { docxOf, MIME, pdfOf, pptxOf, xlsxOf } from '../support/document-fixture
 import { FakeGoogleDrive, GOOGLE_DOC } from '../support/fake-google-drive';
 import { FakeMsGraph } from '../support/fake-ms-graph';
 import { api } from '../support/http';
+import { postUpload } from '../support/uploads';
 import { AppProcess, startGateway, startWorker } from '../support/processes';
 import { createTestEnvironment, queryDatabase, TestEnvironment } from '../support/test-environment';
 
@@ -489,11 +490,7 @@ describe('drag-and-drop, visibility and company_documents', () => {
       `/chat/files/upload?filename=${name}&mimetype=text/plain&user_id=${userId}`,
     );
     expect(permission.status).toBe(200);
-    const form = new FormData();
-    for (const [field, value] of Object.entries(permission.body.fields as Record<string, string>))
-      form.append(field, value);
-    form.append('file', new Blob([body]), name);
-    expect((await fetch(permission.body.url, { method: 'POST', body: form })).status).toBe(204);
+    expect((await postUpload(permission.body, body, name)).status).toBe(204);
     return permission.body.fields['x-amz-meta-file-id'];
   }
 

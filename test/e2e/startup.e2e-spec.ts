@@ -1,10 +1,15 @@
-import { ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PgBouncer } from '../support/pgbouncer';
 import { AppProcess, freePort } from '../support/processes';
 import { appScript, createTestEnvironment, TestEnvironment } from '../support/test-environment';
+import {
+  expectWaitingForMissingDatabase,
+  expectWaitingForRedis,
+  MISSING_DATABASE_URL,
+} from './startup.support';
 
 /**
  * What a person starting the gateway sees: `.env` in the working directory is read, the environment winning over
@@ -67,26 +72,8 @@ async function spawnGateway(extraEnv: NodeJS.ProcessEnv): Promise<AppProcess> {
 }
 
 it('says at once, in the same JSON lines, which setting names the database it cannot reach', async () => {
-  const unreachable = await spawnGateway({
-    DATABASE_URL: 'postgres://postgres:hunter2@127.0.0.1:5432/parley_no_such_database',
-  });
-  try {
-    await unreachable.waitForOutput(
-      'cannot reach PostgreSQL at DATABASE_URL postgres://postgres:***@127.0.0.1:5432/parley_no_such_database: ' +
-        'database \\"parley_no_such_database\\" does not exist; retrying in 1 s',
-      15000,
-    );
-    // Alive while it waits, and saying why it is not ready.
-    expect((await fetch(`${unreachable.url}/health/live`)).status).toBe(200);
-    const ready = await fetch(`${unreachable.url}/health/ready`);
-    expect(ready.status).toBe(503);
-    expect(((await ready.json()) as { detail: string }).detail).toMatch(
-      /waiting for PostgreSQL at DATABASE_URL/,
-    );
-  } finally {
-    await unreachable.stop();
-  }
-  expect(unreachable.output).not.toContain('hunter2');
+  const unreachable = await spawnGateway({ DATABASE_URL: MISSING_DATABASE_URL });
+  await expectWaitingForMissingDatabase(unreachable);
   for (const line of unreachable.output.trim().split('\n'))
     expect(JSON.parse(line)).toEqual(expect.objectContaining({ msg: expect.any(String), app: 'gateway' }));
 });
@@ -94,34 +81,25 @@ it('says at once, in the same JSON lines, which setting names the database it ca
 it('waits for Redis with one line per retry naming REDIS_URL, answering liveness but not serving, and starts once it is up', async () => {
   const redisPort = await freePort();
   const waiting = await spawnGateway({ REDIS_URL: `redis://127.0.0.1:${redisPort}`, LOG_LEVEL: 'info' });
-  let redis: ChildProcess | undefined;
-  try {
-    const line = `cannot reach Redis at REDIS_URL redis://127.0.0.1:${redisPort}: connect ECONNREFUSED`;
-    await waiting.waitForOutput(new RegExp(`${line}[^\\n]*retrying in 2 s`), 10000);
-    const live = await fetch(`${waiting.url}/health/live`);
-    expect(live.status).toBe(200);
-    // The orchestrator's readiness probe: not ready while only the starting server answers.
-    expect((await fetch(`${waiting.url}/health/serving`)).status).toBe(503);
-    const chat = await fetch(`${waiting.url}/chat?user_id=u`);
-    expect(chat.status).toBe(503);
-    expect(chat.headers.get('retry-after')).toBe('5');
-    expect(await chat.json()).toEqual({
-      detail: `Starting: waiting for Redis at REDIS_URL redis://127.0.0.1:${redisPort}`,
-    });
-    redis = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', ''], {
-      stdio: 'ignore',
-    });
-    await waiting.waitForOutput('gateway listening', 20000);
-    expect((await fetch(`${waiting.url}/health/ready`)).status).toBe(200);
-    expect((await fetch(`${waiting.url}/health/serving`)).status).toBe(200);
-  } finally {
-    await waiting.stop();
-    redis?.kill('SIGKILL');
-  }
-  expect(waiting.output).not.toContain('Unhandled error event');
-  const retries = waiting.output.split('\n').filter((entry) => entry.includes('cannot reach Redis'));
-  expect(retries.length).toBeGreaterThanOrEqual(2);
-  for (const entry of retries) expect(JSON.parse(entry)).toMatchObject({ setting: 'REDIS_URL', level: 40 });
+  await expectWaitingForRedis(waiting, redisPort, {
+    waiting: async () => {
+      const live = await fetch(`${waiting.url}/health/live`);
+      expect(live.status).toBe(200);
+      // The orchestrator's readiness probe: not ready while only the starting server answers.
+      expect((await fetch(`${waiting.url}/health/serving`)).status).toBe(503);
+      const chat = await fetch(`${waiting.url}/chat?user_id=u`);
+      expect(chat.status).toBe(503);
+      expect(chat.headers.get('retry-after')).toBe('5');
+      expect(await chat.json()).toEqual({
+        detail: `Starting: waiting for Redis at REDIS_URL redis://127.0.0.1:${redisPort}`,
+      });
+    },
+    started: async () => {
+      await waiting.waitForOutput('gateway listening', 20000);
+      expect((await fetch(`${waiting.url}/health/ready`)).status).toBe(200);
+      expect((await fetch(`${waiting.url}/health/serving`)).status).toBe(200);
+    },
+  });
 }, 60_000);
 
 it('a worker started while PgBouncer holds every query waits, naming the settings, and starts once it answers', async () => {

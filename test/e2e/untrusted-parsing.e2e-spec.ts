@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import JSZip from 'jszip';
 import { createAgent, createOrg, OrgFixture } from '../factories/admin';
 import { api } from '../support/http';
+import { postUpload } from '../support/uploads';
 import { docxOf, MIME } from '../support/document-fixtures';
 import { AppProcess, startGateway, startWorker } from '../support/processes';
 import { createTestEnvironment, queryDatabase, TestEnvironment } from '../support/test-environment';
@@ -108,10 +109,7 @@ it('gives up on a DOCX that expands to millions of elements at the time limit, t
   const granted = (
     await client.get(`/chat/files/upload?filename=bomb.docx&mimetype=${MIME.docx}&user_id=alice`)
   ).body as { url: string; fields: Record<string, string> };
-  const form = new FormData();
-  for (const [name, value] of Object.entries(granted.fields)) form.append(name, value);
-  form.append('file', new Blob([bomb]), 'bomb.docx');
-  expect((await fetch(granted.url, { method: 'POST', body: form })).status).toBe(204);
+  expect((await postUpload(granted, bomb, 'bomb.docx')).status).toBe(204);
 
   const started = Date.now();
   const chat = await client.post('/chat', {
@@ -174,10 +172,7 @@ it('gives up on the same DOCX at the memory limit, long before the time limit', 
   const granted = (
     await client.get(`/chat/files/upload?filename=bomb.docx&mimetype=${MIME.docx}&user_id=alice`)
   ).body as { url: string; fields: Record<string, string> };
-  const form = new FormData();
-  for (const [name, value] of Object.entries(granted.fields)) form.append(name, value);
-  form.append('file', new Blob([await docxBomb(1_500_000)]), 'bomb.docx');
-  expect((await fetch(granted.url, { method: 'POST', body: form })).status).toBe(204);
+  expect((await postUpload(granted, await docxBomb(1_500_000), 'bomb.docx')).status).toBe(204);
 
   const started = Date.now();
   const chat = await client.post('/chat', {

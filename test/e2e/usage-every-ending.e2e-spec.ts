@@ -1,8 +1,9 @@
 import { createOrg, OrgFixture } from '../factories/admin';
-import { api } from '../support/http';
 import { AppProcess, startGateway, startWorker } from '../support/processes';
 import { createTestEnvironment, queryDatabase, TestEnvironment } from '../support/test-environment';
-import { Line, numbered, OpenStream, until } from './stream.support';
+import { startAiSdkChat, stopAiSdkChat } from './ai-sdk-chat.support';
+import { endUserReplies } from './replies.support';
+import { Line, numbered, until } from './stream.support';
 
 /**
  * CONTRACTS §21 on real processes, with the builtin model (one token a word) and agents whose `clock` calls wait
@@ -32,25 +33,10 @@ async function defaultWorker(): Promise<void> {
   worker ??= await startWorker(environment.env);
 }
 
-const client = () => api(gateway.url!, org.key);
-
-async function careful(): Promise<string> {
-  const agent = await client().post('/agents', { name: 'Careful', approval_required: ['clock'] });
-  expect(agent.status).toBe(200);
-  return agent.body.id as string;
-}
-
-async function start(agentId: string, userId: string, content: string) {
-  const started = await client().post('/chat', {
-    message: { content },
-    options: { agent_id: agentId, user_id: userId },
-  });
-  expect(started.status).toBe(200);
-  return { threadId: started.body.id as string, replyId: started.body.messages[1].id as string };
-}
-
-const streamOf = (replyId: string, userId: string) =>
-  new OpenStream(`${gateway.url}/chat/messages/${replyId}/stream?user_id=${userId}`, org.key);
+const { client, careful, start, streamOf } = endUserReplies(
+  () => gateway.url!,
+  () => org.key,
+);
 
 async function row(replyId: string) {
   const [stored] = await queryDatabase<{
@@ -142,22 +128,10 @@ describe('a reply ended while it waits for an approval is counted, once', () => 
   it("stopped through the AI SDK's stop", async () => {
     const agentId = await careful();
     await client().put('/budgets/users/stopper', { period: 'day', max_tokens: 100000 });
-    const minted = await client().post('/end-user-tokens', { user_id: 'stopper' });
-    const headers = { authorization: `Bearer ${minted.body.token}`, 'content-type': 'application/json' };
-    const chatId = `chat-${Date.now()}`;
-    const first = await fetch(`${gateway.url}/ai-sdk/chat`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({
-        id: chatId,
-        messages: [{ id: 'q1', role: 'user', parts: [{ type: 'text', text: '/tool clock {}' }] }],
-        trigger: 'submit-message',
-        agent_id: agentId,
-      }),
-    });
-    const replyId = /"type":"start","messageId":"([^"]+)"/.exec(await first.text())![1];
+    const chat = await startAiSdkChat(gateway.url!, client(), 'stopper', agentId, '/tool clock {}');
+    const replyId = chat.replyId;
     const spent = await waitingWithSpent(replyId);
-    const stopped = await fetch(`${gateway.url}/ai-sdk/chat/${chatId}/stop`, { method: 'POST', headers });
+    const stopped = await stopAiSdkChat(gateway.url!, chat);
     expect(stopped.status).toBe(204);
     await expectCounted('stopper', agentId, replyId, spent);
   });

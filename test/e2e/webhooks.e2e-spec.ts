@@ -7,6 +7,7 @@ import { FakeGoogleDrive } from '../support/fake-google-drive';
 import { api } from '../support/http';
 import { AppProcess, startGateway, startWorker } from '../support/processes';
 import { createTestEnvironment, queryDatabase, TestEnvironment } from '../support/test-environment';
+import { startAiSdkChat, stopAiSdkChat } from './ai-sdk-chat.support';
 
 /**
  * Webhooks on real processes (CONTRACTS §14): a local receiver gets the end of a reply, signed so that the
@@ -290,20 +291,8 @@ describe('webhooks', () => {
     const { receiver } = await register(['message.cancelled']);
     const careful = await client.post('/agents', { name: 'Careful', approval_required: ['clock'] });
     expect(careful.status).toBe(200);
-    const minted = await client.post('/end-user-tokens', { user_id: USER });
-    const headers = { authorization: `Bearer ${minted.body.token}`, 'content-type': 'application/json' };
-    const chatId = `chat-${Date.now()}`;
-    const started = await fetch(`${gateway.url}/ai-sdk/chat`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({
-        id: chatId,
-        messages: [{ id: 'q1', role: 'user', parts: [{ type: 'text', text: '/tool clock {}' }] }],
-        trigger: 'submit-message',
-        agent_id: careful.body.id,
-      }),
-    });
-    const replyId = /"type":"start","messageId":"([^"]+)"/.exec(await started.text())![1];
+    const chat = await startAiSdkChat(gateway.url!, client, USER, careful.body.id, '/tool clock {}');
+    const replyId = chat.replyId;
     await until(
       async () =>
         (
@@ -316,7 +305,7 @@ describe('webhooks', () => {
       (status) => status === 'requires_action',
     );
 
-    const stopped = await fetch(`${gateway.url}/ai-sdk/chat/${chatId}/stop`, { method: 'POST', headers });
+    const stopped = await stopAiSdkChat(gateway.url!, chat);
     expect(stopped.status).toBe(204);
     const received = await until(
       async () =>

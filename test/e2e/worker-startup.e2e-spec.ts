@@ -1,6 +1,11 @@
-import { ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { AppProcess, freePort } from '../support/processes';
 import { appScript, createTestEnvironment, TestEnvironment } from '../support/test-environment';
+import {
+  expectWaitingForMissingDatabase,
+  expectWaitingForRedis,
+  MISSING_DATABASE_URL,
+} from './startup.support';
 
 /**
  * Issue 35 item 4, for the worker: while PostgreSQL or Redis is unreachable at start it answers liveness on
@@ -40,49 +45,23 @@ async function readyStatus(url: string, timeoutMs = 10000): Promise<number> {
 it('waits for Redis answering liveness, one line per retry naming REDIS_URL, and starts once it is up', async () => {
   const redisPort = await freePort();
   const waiting = await spawnWorker({ REDIS_URL: `redis://127.0.0.1:${redisPort}` });
-  let redis: ChildProcess | undefined;
-  try {
-    const line = `cannot reach Redis at REDIS_URL redis://127.0.0.1:${redisPort}: connect ECONNREFUSED`;
-    await waiting.waitForOutput(new RegExp(`${line}[^\\n]*retrying in 2 s`), 10000);
-    expect((await fetch(`${waiting.url}/health/live`)).status).toBe(200);
-    const ready = await fetch(`${waiting.url}/health/ready`);
-    expect(ready.status).toBe(503);
-    expect(await ready.json()).toEqual({
-      detail: `Starting: waiting for Redis at REDIS_URL redis://127.0.0.1:${redisPort}`,
-    });
-    redis = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', ''], {
-      stdio: 'ignore',
-    });
-    await waiting.waitForOutput('worker started', 20000);
-    expect(await readyStatus(waiting.url!)).toBe(200);
-  } finally {
-    await waiting.stop();
-    redis?.kill('SIGKILL');
-  }
-  expect(waiting.output).not.toContain('Unhandled error event');
-  const retries = waiting.output.split('\n').filter((entry) => entry.includes('cannot reach Redis'));
-  expect(retries.length).toBeGreaterThanOrEqual(2);
-  for (const entry of retries) expect(JSON.parse(entry)).toMatchObject({ setting: 'REDIS_URL', level: 40 });
+  await expectWaitingForRedis(waiting, redisPort, {
+    waiting: async () => {
+      expect((await fetch(`${waiting.url}/health/live`)).status).toBe(200);
+      const ready = await fetch(`${waiting.url}/health/ready`);
+      expect(ready.status).toBe(503);
+      expect(await ready.json()).toEqual({
+        detail: `Starting: waiting for Redis at REDIS_URL redis://127.0.0.1:${redisPort}`,
+      });
+    },
+    started: async () => {
+      await waiting.waitForOutput('worker started', 20000);
+      expect(await readyStatus(waiting.url!)).toBe(200);
+    },
+  });
 }, 60_000);
 
 it('names DATABASE_URL, without its password, while PostgreSQL does not answer, and stays alive', async () => {
-  const waiting = await spawnWorker({
-    DATABASE_URL: 'postgres://postgres:hunter2@127.0.0.1:5432/parley_no_such_database',
-  });
-  try {
-    await waiting.waitForOutput(
-      'cannot reach PostgreSQL at DATABASE_URL postgres://postgres:***@127.0.0.1:5432/parley_no_such_database: ' +
-        'database \\"parley_no_such_database\\" does not exist; retrying in 1 s',
-      15000,
-    );
-    expect((await fetch(`${waiting.url}/health/live`)).status).toBe(200);
-    const ready = await fetch(`${waiting.url}/health/ready`);
-    expect(ready.status).toBe(503);
-    expect(((await ready.json()) as { detail: string }).detail).toMatch(
-      /waiting for PostgreSQL at DATABASE_URL/,
-    );
-  } finally {
-    await waiting.stop();
-  }
-  expect(waiting.output).not.toContain('hunter2');
+  const waiting = await spawnWorker({ DATABASE_URL: MISSING_DATABASE_URL });
+  await expectWaitingForMissingDatabase(waiting);
 }, 60_000);

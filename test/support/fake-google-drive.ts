@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
-import { AddressInfo } from 'node:net';
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { FakeHttpServer } from './fake-http-server';
 import { FakeOAuth, sendJson } from './fake-oauth';
 
 export const GOOGLE_DOC = 'application/vnd.google-apps.document';
@@ -27,7 +27,7 @@ interface Change {
  * downloads (`alt=media`), Google Docs exported as text, the changes feed with page tokens, `about`.
  * Tests change files, throttle a path once with a 429 + Retry-After, slow downloads and count requests.
  */
-export class FakeGoogleDrive {
+export class FakeGoogleDrive extends FakeHttpServer {
   readonly oauth = new FakeOAuth();
   readonly files = new Map<string, FakeFile>();
   readonly requests: { method: string; path: string; at: number }[] = [];
@@ -38,25 +38,7 @@ export class FakeGoogleDrive {
   private readonly changes: Change[] = [];
   private readonly throttles: { pattern: RegExp; retryAfterSeconds: number }[] = [];
   private readonly failures: { pattern: RegExp; status: number; retryAfterSeconds: number }[] = [];
-  private server?: Server;
   private nextId = 1;
-  url = '';
-
-  async start(): Promise<this> {
-    this.server = createServer((request, response) => {
-      this.handle(request, response).catch((error: Error) =>
-        sendJson(response, 500, { error: error.message }),
-      );
-    });
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-    return this;
-  }
-
-  async stop(): Promise<void> {
-    this.server?.closeAllConnections();
-    await new Promise((resolve) => this.server?.close(resolve));
-  }
 
   get tokenUrl(): string {
     return `${this.url}/token`;
@@ -125,7 +107,7 @@ export class FakeGoogleDrive {
     this.changes.push({ seq: this.changes.length + 1, fileId, removed });
   }
 
-  private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+  protected async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? '/', this.url);
     this.requests.push({ method: request.method ?? 'GET', path: url.pathname, at: Date.now() });
     if (url.pathname === '/token' && request.method === 'POST') return this.oauth.token(request, response);

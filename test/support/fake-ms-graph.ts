@@ -1,5 +1,5 @@
-import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
-import { AddressInfo } from 'node:net';
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { FakeHttpServer } from './fake-http-server';
 import { FakeOAuth, sendJson } from './fake-oauth';
 
 interface FakeItem {
@@ -18,32 +18,14 @@ interface FakeItem {
  * A local Microsoft Graph (the parts a sync uses) and its token endpoint: a site's default drive, the
  * drive's root delta feed with next and delta links, item downloads, `/me`.
  */
-export class FakeMsGraph {
+export class FakeMsGraph extends FakeHttpServer {
   readonly oauth = new FakeOAuth();
   readonly items = new Map<string, FakeItem>();
   readonly requests: string[] = [];
   readonly driveId = 'drive-1';
   pageSize = 100;
   private clock = 0;
-  private server?: Server;
   private nextId = 1;
-  url = '';
-
-  async start(): Promise<this> {
-    this.server = createServer((request, response) => {
-      this.handle(request, response).catch((error: Error) =>
-        sendJson(response, 500, { error: error.message }),
-      );
-    });
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-    return this;
-  }
-
-  async stop(): Promise<void> {
-    this.server?.closeAllConnections();
-    await new Promise((resolve) => this.server?.close(resolve));
-  }
 
   get apiUrl(): string {
     return `${this.url}/v1.0`;
@@ -81,7 +63,7 @@ export class FakeMsGraph {
     Object.assign(this.items.get(id)!, { deleted: true, changedAt: ++this.clock });
   }
 
-  private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+  protected async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? '/', this.url);
     this.requests.push(url.pathname + url.search);
     if (url.pathname === '/common/oauth2/v2.0/token' && request.method === 'POST')

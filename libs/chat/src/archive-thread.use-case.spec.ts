@@ -1,10 +1,8 @@
 import { Logger } from '@nestjs/common';
 import { NotFoundError } from '@app/contracts';
-import { Caller } from '@app/identity';
 import { ArchiveThread } from './archive-thread.use-case';
-import { MemoryChat, ORG } from './testing/memory-chat';
-
-const caller: Caller = { orgId: ORG, keyId: 'key-1', requestId: 'req-1' };
+import { caller } from './testing/chat-world';
+import { MemoryChat } from './testing/memory-chat';
 
 /** A thread `t1` with a running reply `r1`, a reply `r2` waiting for a person and `r3` not started. */
 const busy = (chat: MemoryChat) =>

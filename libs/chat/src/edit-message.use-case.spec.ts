@@ -1,10 +1,7 @@
-import { Settings } from '@app/config';
 import { ConflictError, EditMessageDto, InvalidInputError, NotFoundError } from '@app/contracts';
-import { Caller } from '@app/identity';
 import { EditMessage, EditMessageInput } from './edit-message.use-case';
-import { MemoryChat, ORG } from './testing/memory-chat';
-
-const caller: Caller = { orgId: ORG, keyId: 'key-1', requestId: 'req-1' };
+import { caller, chatWorld } from './testing/chat-world';
+import { MemoryChat } from './testing/memory-chat';
 
 /** A thread `t1` of two ended exchanges: `u1` answered by `r1`, then `u2` answered by `r2`. */
 const twoExchanges = (chat: MemoryChat) =>
@@ -15,23 +12,23 @@ const twoExchanges = (chat: MemoryChat) =>
     ['r2', 'assistant', 'success', 'u2'],
   ]);
 
-function world(seed: (chat: MemoryChat) => void = twoExchanges) {
-  const chat = new MemoryChat();
-  seed(chat);
-  const useCase = new EditMessage(
-    chat.db,
-    Object.assign(new Settings(), { defaultMaxSteps: 7 }),
-    chat.agentRepository,
-    chat.threadRepository,
-    chat.messageRepository,
-    chat.agentRuns,
-    chat.attachments,
-    chat.cancellation,
-    chat.idempotencyKeys,
-    chat.admission,
+const world = (seed: (chat: MemoryChat) => void = twoExchanges) =>
+  chatWorld(
+    seed,
+    (chat, settings) =>
+      new EditMessage(
+        chat.db,
+        settings,
+        chat.agentRepository,
+        chat.threadRepository,
+        chat.messageRepository,
+        chat.agentRuns,
+        chat.attachments,
+        chat.cancellation,
+        chat.idempotencyKeys,
+        chat.admission,
+      ),
   );
-  return { chat, useCase };
-}
 
 const edit = (
   messageId: string,

@@ -1,5 +1,4 @@
 import { Logger } from '@nestjs/common';
-import { Settings } from '@app/config';
 import {
   ConflictError,
   ForbiddenError,
@@ -8,38 +7,43 @@ import {
   PostMessageDto,
 } from '@app/contracts';
 import { Caller } from '@app/identity';
-import { IdempotentWrite } from '@app/persistence';
+import { IdempotentWrite, ThreadEntity } from '@app/persistence';
 import { PostMessage, PostMessageInput } from './post-message.use-case';
-import { AGENT_ID, MemoryChat, ORG } from './testing/memory-chat';
+import { caller, chatWorld } from './testing/chat-world';
+import { AGENT_ID, MemoryChat } from './testing/memory-chat';
 
-const caller: Caller = { orgId: ORG, keyId: 'key-1', requestId: 'req-1' };
-
-/** A thread `t1` whose first exchange ended: `u1`, answered by `r1`. */
-const ended = (chat: MemoryChat) =>
-  chat.seedThread('t1', [
-    ['u1', 'user', 'success', null],
-    ['r1', 'assistant', 'success', 'u1'],
-  ]);
+/** A thread `t1` whose first exchange ended: `u1`, answered by `r1`; with `values` of its own. */
+const ended =
+  (values: Partial<ThreadEntity> = {}) =>
+  (chat: MemoryChat) =>
+    chat.seedThread(
+      't1',
+      [
+        ['u1', 'user', 'success', null],
+        ['r1', 'assistant', 'success', 'u1'],
+      ],
+      values,
+    );
 
 /** PostMessage over the threads `seed` stores. */
-function world(seed: (chat: MemoryChat) => void = ended) {
-  const chat = new MemoryChat();
-  seed(chat);
-  const useCase = new PostMessage(
-    chat.db,
-    Object.assign(new Settings(), { defaultMaxSteps: 7 }),
-    chat.agentRepository,
-    chat.versionRepository,
-    chat.threadRepository,
-    chat.messageRepository,
-    chat.agentRuns,
-    chat.attachments,
-    chat.cancellation,
-    chat.idempotencyKeys,
-    chat.admission,
+const world = (seed: (chat: MemoryChat) => void = ended()) =>
+  chatWorld(
+    seed,
+    (chat, settings) =>
+      new PostMessage(
+        chat.db,
+        settings,
+        chat.agentRepository,
+        chat.versionRepository,
+        chat.threadRepository,
+        chat.messageRepository,
+        chat.agentRuns,
+        chat.attachments,
+        chat.cancellation,
+        chat.idempotencyKeys,
+        chat.admission,
+      ),
   );
-  return { chat, useCase };
-}
 
 const post = (options: PostMessageDto['options'] = {}, content = 'And then?'): PostMessageInput => ({
   threadId: 't1',
@@ -147,18 +151,7 @@ describe('PostMessage', () => {
   });
 
   it("refuses to change the thread's memory namespace (422), and accepts the one it has", async () => {
-    const { chat, useCase } = world((seeded) =>
-      seeded.seedThread(
-        't1',
-        [
-          ['u1', 'user', 'success', null],
-          ['r1', 'assistant', 'success', 'u1'],
-        ],
-        {
-          memoryNamespace: 'team-a',
-        },
-      ),
-    );
+    const { chat, useCase } = world(ended({ memoryNamespace: 'team-a' }));
 
     const refused = useCase.execute(caller, post({ memory_namespace: 'team-b' }));
     await expect(refused).rejects.toBeInstanceOf(InvalidInputError);
@@ -173,18 +166,7 @@ describe('PostMessage', () => {
   });
 
   it("refuses (403) an end user's token that may not use the thread's memory namespace, storing nothing", async () => {
-    const { chat, useCase } = world((seeded) =>
-      seeded.seedThread(
-        't1',
-        [
-          ['u1', 'user', 'success', null],
-          ['r1', 'assistant', 'success', 'u1'],
-        ],
-        {
-          memoryNamespace: 'team-a',
-        },
-      ),
-    );
+    const { chat, useCase } = world(ended({ memoryNamespace: 'team-a' }));
     const endUser: Caller = {
       ...caller,
       endUser: { userId: 'alice', agentIds: null, memoryNamespaces: ['team-b'] },

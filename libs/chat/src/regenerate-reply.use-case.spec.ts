@@ -1,10 +1,7 @@
-import { Settings } from '@app/config';
 import { ConflictError, InvalidInputError, NotFoundError, RegenerateReplyDto } from '@app/contracts';
-import { Caller } from '@app/identity';
 import { RegenerateReply, RegenerateReplyInput } from './regenerate-reply.use-case';
-import { AGENT_ID, MemoryChat, ORG } from './testing/memory-chat';
-
-const caller: Caller = { orgId: ORG, keyId: 'key-1', requestId: 'req-1' };
+import { caller, chatWorld } from './testing/chat-world';
+import { AGENT_ID, MemoryChat } from './testing/memory-chat';
 
 /** A thread `t1` of two exchanges: `u1` answered by `r1`, then `u2` answered by `r2` (ended unless said). */
 const twoExchanges =
@@ -17,22 +14,22 @@ const twoExchanges =
       ['r2', 'assistant', lastStatus, 'u2'],
     ]);
 
-function world(seed: (chat: MemoryChat) => void = twoExchanges()) {
-  const chat = new MemoryChat();
-  seed(chat);
-  const useCase = new RegenerateReply(
-    chat.db,
-    Object.assign(new Settings(), { defaultMaxSteps: 7 }),
-    chat.agentRepository,
-    chat.threadRepository,
-    chat.messageRepository,
-    chat.agentRuns,
-    chat.cancellation,
-    chat.idempotencyKeys,
-    chat.admission,
+const world = (seed: (chat: MemoryChat) => void = twoExchanges()) =>
+  chatWorld(
+    seed,
+    (chat, settings) =>
+      new RegenerateReply(
+        chat.db,
+        settings,
+        chat.agentRepository,
+        chat.threadRepository,
+        chat.messageRepository,
+        chat.agentRuns,
+        chat.cancellation,
+        chat.idempotencyKeys,
+        chat.admission,
+      ),
   );
-  return { chat, useCase };
-}
 
 const regenerate = (body: RegenerateReplyDto = {}): RegenerateReplyInput => ({ threadId: 't1', body });
 

@@ -52,6 +52,19 @@ export class ChaosStack {
     return new ChaosStack(postgres, redis, env, org.key, agent.id);
   }
 
+  /** A stack with a gateway and a worker at their default settings, as most chaos tests run; disposed if either fails. */
+  static async startWithApps(): Promise<{ stack: ChaosStack; gateway: AppProcess }> {
+    const stack = await ChaosStack.start();
+    try {
+      const gateway = await stack.startGateway();
+      await stack.startWorker();
+      return { stack, gateway };
+    } catch (error) {
+      await stack.dispose();
+      throw error;
+    }
+  }
+
   async startGateway(extraEnv: NodeJS.ProcessEnv = {}): Promise<AppProcess> {
     const gateway = await startGateway(this.env, extraEnv);
     this.gateways.push(gateway);

@@ -23,6 +23,9 @@ export const noCounts = (): ChaosCounts => ({
   streamDuplicates: 0,
 });
 
+/** The counts of `completed` replies that all completed: nothing lost, stuck, repeated or out of order. */
+export const onlyCompleted = (completed: number): ChaosCounts => ({ ...noCounts(), completed });
+
 /**
  * Reads a reply's stream to `message.completed`, reconnecting with `after` when a connection breaks or ends
  * early, within `deadlineMs`. Counts gaps (a seq skipped) and duplicates (a seq seen twice) as they arrive.
@@ -215,3 +218,15 @@ export function openLoop(
     },
   };
 }
+
+/**
+ * The open loop most fault tests run: a conversation with a tool call every 100 ms, each reply (one step, a
+ * `clock` call and 100 ms of sleep) saying it ran across `fault`.
+ */
+export const toolCallLoad = (stack: { client(): Api; agentId: string }, fault: string) =>
+  openLoop(
+    () => stack.client(),
+    stack.agentId,
+    (i) => `/tool clock {}\n/sleep 100\n/say reply ${i} across ${fault}`,
+    100,
+  );

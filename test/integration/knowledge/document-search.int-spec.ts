@@ -1,23 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { loadSettings } from '@app/config';
-import { DocumentSearch, Embedder, splitPassages } from '@app/knowledge';
-import {
-  ConnectionRepository,
-  dataSourceOptions,
-  DocumentRepository,
-  PassageSearchRepository,
-  SourceEntity,
-  SourceRepository,
-} from '@app/persistence';
+import { DocumentSearch, Embedder } from '@app/knowledge';
+import { dataSourceOptions, PassageSearchRepository, SourceEntity, SourceRepository } from '@app/persistence';
 import { createTestEnvironment, TestEnvironment } from '../../support/test-environment';
+import { addIndexedDocument, addUploadSource } from './indexed-sources';
 
 describe('DocumentSearch on PostgreSQL', () => {
   let environment: TestEnvironment;
   let db: DataSource;
   let sources: SourceRepository;
-  let documents: DocumentRepository;
-  let connections: ConnectionRepository;
   const embedder = new Embedder(loadSettings({}));
   const orgA = randomUUID();
   const orgB = randomUUID();
@@ -27,55 +19,17 @@ describe('DocumentSearch on PostgreSQL', () => {
   let otherOrgSource: SourceEntity;
   let policyDocumentId: string;
 
-  async function addSource(
+  const addSource = (
     orgId: string,
     scope: 'organization' | 'private',
     createdBy: string,
-    language = 'english',
-  ) {
-    const connection = await connections.create(
-      { orgId },
-      {
-        name: 'uploads',
-        kind: 'draganddrop',
-        createdBy,
-        credentialsEncrypted: null,
-        expiresAt: null,
-      },
-    );
-    return sources.create(
-      { orgId },
-      {
-        connectionId: connection.id,
-        name: `${scope} source`,
-        scope,
-        createdBy,
-        store: 'draganddrop',
-        config: {},
-        language,
-      },
-    );
-  }
+    language?: string,
+  ) => addUploadSource(db, orgId, scope, createdBy, language);
 
   async function addDocument(source: SourceEntity, name: string, text: string): Promise<string> {
-    await documents.upsertListed(
-      source,
-      [{ externalId: name, name, mimeType: 'text/plain', size: text.length, version: '1' }],
-      1,
-    );
-    const [document] = await documents.toFetch(source.id, 10);
-    const passages = splitPassages(text);
-    const vectors = await embedder.embed(passages.map((p) => p.text));
-    await documents.saveOutcome(document, source.language, {
-      status: 'indexed',
-      error: null,
-      size: text.length,
-      embeddedSize: text.length,
-      embedded: true,
-      passages: passages.map((p, i) => ({ ...p, embedding: vectors[i] })),
-    });
+    const documentId = await addIndexedDocument(db, embedder, source, name, text);
     await sources.recount(source.id);
-    return document.id;
+    return documentId;
   }
 
   const searcher = (exactScanLimit: number) => {
@@ -92,8 +46,6 @@ describe('DocumentSearch on PostgreSQL', () => {
     db = new DataSource(dataSourceOptions({ databaseUrl: environment.databaseUrl }, 4));
     await db.initialize();
     sources = new SourceRepository(db);
-    documents = new DocumentRepository(db);
-    connections = new ConnectionRepository(db);
     await db.query(`INSERT INTO organizations (id, name) VALUES ($1, 'a'), ($2, 'b')`, [orgA, orgB]);
     orgSource = await addSource(orgA, 'organization', 'alice');
     privateSource = await addSource(orgA, 'private', 'alice');

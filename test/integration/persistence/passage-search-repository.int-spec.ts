@@ -1,16 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { loadSettings } from '@app/config';
-import { Embedder, splitPassages } from '@app/knowledge';
-import {
-  ConnectionRepository,
-  dataSourceOptions,
-  DocumentRepository,
-  PassageSearchRepository,
-  SourceEntity,
-  SourceRepository,
-} from '@app/persistence';
+import { Embedder } from '@app/knowledge';
+import { dataSourceOptions, PassageSearchRepository, SourceEntity } from '@app/persistence';
 import { createTestEnvironment, TestEnvironment } from '../../support/test-environment';
+import { addIndexedDocument, addUploadSource } from '../knowledge/indexed-sources';
 
 /** The hand-written search statements, each on a real PostgreSQL (DocumentSearch's ranking is tested in knowledge). */
 describe('PassageSearchRepository on PostgreSQL', () => {
@@ -23,51 +17,9 @@ describe('PassageSearchRepository on PostgreSQL', () => {
   let privateSource: SourceEntity;
   let holidaysId: string;
 
-  async function addSource(scope: 'organization' | 'private'): Promise<SourceEntity> {
-    const connection = await new ConnectionRepository(db).create(
-      { orgId },
-      {
-        name: 'uploads',
-        kind: 'draganddrop',
-        createdBy: 'alice',
-        credentialsEncrypted: null,
-        expiresAt: null,
-      },
-    );
-    return new SourceRepository(db).create(
-      { orgId },
-      {
-        connectionId: connection.id,
-        name: `${scope} source`,
-        scope,
-        createdBy: 'alice',
-        store: 'draganddrop',
-        config: {},
-        language: 'english',
-      },
-    );
-  }
-
-  async function addDocument(source: SourceEntity, name: string, text: string): Promise<string> {
-    const documents = new DocumentRepository(db);
-    await documents.upsertListed(
-      source,
-      [{ externalId: name, name, mimeType: 'text/plain', size: text.length, version: '1' }],
-      1,
-    );
-    const [document] = await documents.toFetch(source.id, 10);
-    const passages = splitPassages(text);
-    const vectors = await embedder.embed(passages.map((p) => p.text));
-    await documents.saveOutcome(document, source.language, {
-      status: 'indexed',
-      error: null,
-      size: text.length,
-      embeddedSize: text.length,
-      embedded: true,
-      passages: passages.map((p, i) => ({ ...p, embedding: vectors[i] })),
-    });
-    return document.id;
-  }
+  const addSource = (scope: 'organization' | 'private') => addUploadSource(db, orgId, scope, 'alice');
+  const addDocument = (source: SourceEntity, name: string, text: string) =>
+    addIndexedDocument(db, embedder, source, name, text);
 
   beforeAll(async () => {
     environment = await createTestEnvironment();

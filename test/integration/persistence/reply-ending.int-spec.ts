@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { loadSettings } from '@app/config';
 import { webhookEvent, WebhookEvent, WebhookEventType } from '@app/contracts';
 import {
-  dataSourceOptions,
   MessageEntity,
   MessageRepository,
   ReplyOutcome,
@@ -12,7 +10,7 @@ import {
   ThreadRepository,
   WebhookRepository,
 } from '@app/persistence';
-import { createTestEnvironment, TestEnvironment } from '../../support/test-environment';
+import { useTestDatabase } from '../../support/test-database';
 
 /**
  * Every way a reply ends (sql/reply-ending: a run's end by its worker, a cancel of a reply no run holds) has the
@@ -20,7 +18,7 @@ import { createTestEnvironment, TestEnvironment } from '../../support/test-envir
  * queued for webhooks; and a reply once ended is ended by no way again.
  */
 describe('every way a reply ends', () => {
-  let environment: TestEnvironment;
+  const database = useTestDatabase();
   let db: DataSource;
   let messages: MessageRepository;
   let threads: ThreadRepository;
@@ -30,14 +28,11 @@ describe('every way a reply ends', () => {
   const ENDED_TYPES: WebhookEventType[] = ['message.completed', 'message.failed', 'message.cancelled'];
 
   beforeAll(async () => {
-    environment = await createTestEnvironment();
-    db = await new DataSource(
-      dataSourceOptions(loadSettings({ DATABASE_URL: environment.databaseUrl }), 2),
-    ).initialize();
+    db = database.db;
     messages = new MessageRepository(db);
     threads = new ThreadRepository(db);
     runs = new RunRepository(db);
-    await db.query(`INSERT INTO organizations (id, name) VALUES ($1, $2)`, [orgId, `org-${orgId}`]);
+    await database.addOrganizations(orgId);
     await db.query(`INSERT INTO agents (id, org_id, name, model) VALUES ($1, $2, 'a', 'builtin')`, [
       agentId,
       orgId,
@@ -46,11 +41,6 @@ describe('every way a reply ends', () => {
       { orgId },
       { url: 'http://h/x', events: ENDED_TYPES, description: null, active: true, secretEncrypted: 'x' },
     );
-  });
-
-  afterAll(async () => {
-    await db?.destroy();
-    await environment?.dispose();
   });
 
   const step = (messageId: string, number: number, input: number, output: number) =>

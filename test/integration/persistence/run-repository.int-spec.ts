@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { loadSettings } from '@app/config';
 import { webhookEvent } from '@app/contracts';
 import {
   AgentEntity,
-  dataSourceOptions,
   MessageEntity,
   MessageRepository,
   RunRepository,
@@ -14,14 +12,15 @@ import {
   ThreadSummaryRepository,
   ToolCallEntity,
 } from '@app/persistence';
-import { createTestEnvironment, TestEnvironment } from '../../support/test-environment';
+import { useTestDatabase } from '../../support/test-database';
+import { doneOutcome } from './stored-thread';
 
 /**
  * The statements a conversation's hot path makes in one round trip each (POST /chat's writes, a run's load,
  * start and context) give the same rows TypeORM reads and writes one table at a time.
  */
 describe('one-statement chat and run persistence', () => {
-  let environment: TestEnvironment;
+  const database = useTestDatabase();
   let db: DataSource;
   let messages: MessageRepository;
   let threads: ThreadRepository;
@@ -41,24 +40,16 @@ describe('one-statement chat and run persistence', () => {
   });
 
   beforeAll(async () => {
-    environment = await createTestEnvironment();
-    db = await new DataSource(
-      dataSourceOptions(loadSettings({ DATABASE_URL: environment.databaseUrl }), 2),
-    ).initialize();
+    db = database.db;
     messages = new MessageRepository(db);
     threads = new ThreadRepository(db);
     runs = new RunRepository(db);
-    await db.query(`INSERT INTO organizations (id, name) VALUES ($1, $2)`, [orgId, `org-${orgId}`]);
+    await database.addOrganizations(orgId);
     await db.query(
       `INSERT INTO agents (id, org_id, name, tools, mcp_servers, token_budget)
        VALUES ($1, $2, 'a', '["clock","mcp:files"]', '[{"name":"files","server":"x"}]', 1000)`,
       [agentId, orgId],
     );
-  });
-
-  afterAll(async () => {
-    await db?.destroy();
-    await environment?.dispose();
   });
 
   /** How a reply's run start goes, under an organization cap of `orgCap`. */
@@ -324,15 +315,7 @@ describe('one-statement chat and run persistence', () => {
     expect(await runs.nextLiveReply(thread.id)).toBe(first.id);
 
     // Ending the first reply names the next one to run, in the same statement; only one ending counts.
-    const outcome = {
-      status: 'success' as const,
-      content: 'done',
-      errorCode: null,
-      questions: null,
-      structuredOutput: null,
-      events: [],
-      deltaLengths: [4],
-    };
+    const outcome = doneOutcome();
     const event = webhookEvent('message.completed', {});
     // (Other tests' waiting replies share this organization: its next waiting reply is checked below.)
     expect((await runs.finish(first.id, outcome, event))?.nextReplyId).toBe(second.id);
@@ -402,15 +385,7 @@ describe('one-statement chat and run persistence', () => {
   });
 
   describe("an organization's cap on running replies", () => {
-    const outcome = {
-      status: 'success' as const,
-      content: 'done',
-      errorCode: null,
-      questions: null,
-      structuredOutput: null,
-      events: [],
-      deltaLengths: [4],
-    };
+    const outcome = doneOutcome();
 
     async function newOrg() {
       const org = randomUUID();

@@ -18,3 +18,14 @@ export async function storedThread(db: DataSource, scope: Scope) {
   });
   return { thread, ...exchange };
 }
+
+/** A run's end as its worker reports it: a success whose one step said `done`. */
+export const doneOutcome = () => ({
+  status: 'success' as const,
+  content: 'done',
+  errorCode: null,
+  questions: null,
+  structuredOutput: null,
+  events: [],
+  deltaLengths: [4],
+});

@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { webhookEvent } from '@app/contracts';
 import { MessageRepository, RunRepository, ThreadRepository, WebhookRepository } from '@app/persistence';
 import { useTestDatabase } from '../../support/test-database';
+import { doneOutcome } from './stored-thread';
 
 /**
  * The webhook outbox on real PostgreSQL: a reply's end writes one delivery per subscribed active endpoint of its
@@ -18,15 +19,7 @@ describe('webhook outbox and deliveries', () => {
   const orgId = randomUUID();
   const otherOrgId = randomUUID();
   const agentId = randomUUID();
-  const outcome = {
-    status: 'success' as const,
-    content: 'done',
-    errorCode: null,
-    questions: null,
-    structuredOutput: null,
-    events: [],
-    deltaLengths: [4],
-  };
+  const outcome = doneOutcome();
 
   beforeAll(async () => {
     db = database.db;

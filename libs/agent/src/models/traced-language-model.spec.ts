@@ -1,18 +1,9 @@
-import { LanguageModelV3Prompt } from '@ai-sdk/provider';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
-import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { BuiltinModel } from './builtin.model';
 import { traceModelCalls } from './traced-language-model';
+import { recordSpans, said } from '../testing/recorded-spans';
 
-const exporter = new InMemorySpanExporter();
-const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-provider.register();
-
-afterEach(() => exporter.reset());
-afterAll(() => provider.shutdown());
-
-const said = (text: string): LanguageModelV3Prompt => [{ role: 'user', content: [{ type: 'text', text }] }];
+const exporter = recordSpans();
 
 async function stream(text: string, partsToRead = Infinity) {
   const model = traceModelCalls(new BuiltinModel(), 'builtin');

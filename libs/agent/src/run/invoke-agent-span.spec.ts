@@ -1,19 +1,10 @@
-import { LanguageModelV3Prompt } from '@ai-sdk/provider';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
-import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { traceAgentInvocation, traceToolCall } from '@app/observability';
 import { BuiltinModel } from '../models/builtin.model';
 import { traceModelCalls } from '../models/traced-language-model';
+import { recordSpans, said } from '../testing/recorded-spans';
 
-const exporter = new InMemorySpanExporter();
-const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-provider.register();
-
-afterEach(() => exporter.reset());
-afterAll(() => provider.shutdown());
-
-const said = (text: string): LanguageModelV3Prompt => [{ role: 'user', content: [{ type: 'text', text }] }];
+const exporter = recordSpans();
 
 const INVOCATION = {
   agentId: '0196f3a0-0000-7000-8000-000000000001',

@@ -1,3 +1,4 @@
+import { WorkerHost } from '@nestjs/bullmq';
 import { Job } from 'bullmq';
 
 /** What one job name of a queue does: one class per name, in its own `<job-name>.job-handler.ts`. */
@@ -35,5 +36,22 @@ export class JobHandlers<Name extends string> {
     const handler = this.byName.get(job.name);
     if (!handler) return Promise.reject(new UnknownJobError(this.queue, job.name, [...this.byName.keys()]));
     return handler.handle(job, token);
+  }
+}
+
+/**
+ * A queue's consumer (declared a @Processor in its module's forRoot): every job of the queue goes to its name's
+ * handler, with the worker's lock token.
+ */
+export abstract class JobHandlersHost<Name extends string> extends WorkerHost {
+  private readonly handlers: JobHandlers<Name>;
+
+  protected constructor(queue: string, handlers: Record<Name, JobHandler>) {
+    super();
+    this.handlers = new JobHandlers(queue, handlers);
+  }
+
+  process(job: Job, token?: string): Promise<void> {
+    return this.handlers.handle(job, token);
   }
 }

@@ -1,7 +1,7 @@
-import { IsInt, IsOptional, IsString, IsUUID } from 'class-validator';
+import { IsOptional, IsString, IsUUID } from 'class-validator';
 import { HumanMessageDto } from './human-message.dto';
-import { MULTITASK_STRATEGIES, MultitaskStrategy } from './post-message.dto';
-import { Ge, Le, Model, Nullable, OneOf, PG_INTEGER_MAX } from './rules';
+import { MultitaskStrategy, MultitaskStrategyOption } from './reply-options';
+import { Model, Nullable, OptionalPositiveInt } from './rules';
 
 /**
  * Options of a regenerate or an edit (CONTRACTS §19). With a live reply in the thread it is refused (409)
@@ -14,17 +14,11 @@ class BranchOptionsDto {
   @IsString()
   user_id?: string | null;
 
-  @IsOptional()
-  @Nullable()
-  @IsInt()
-  @Ge(1)
-  @Le(PG_INTEGER_MAX)
+  @OptionalPositiveInt()
   max_steps?: number | null;
 
   /** Only `interrupt` changes anything: `enqueue` and `reject` are refused while a reply is live. */
-  @IsOptional()
-  @Nullable()
-  @OneOf(MULTITASK_STRATEGIES)
+  @MultitaskStrategyOption()
   multitask_strategy?: MultitaskStrategy | null;
 }
 

@@ -1,6 +1,6 @@
-import { IsOptional, IsString, IsUUID } from 'class-validator';
+import { IsOptional, IsUUID } from 'class-validator';
 import { HumanMessageDto } from './human-message.dto';
-import { MultitaskStrategy, MultitaskStrategyOption } from './reply-options';
+import { MultitaskStrategy, MultitaskStrategyOption, ThreadOwnerOption } from './reply-options';
 import { Model, Nullable, OptionalPositiveInt } from './rules';
 
 /**
@@ -8,10 +8,7 @@ import { Model, Nullable, OptionalPositiveInt } from './rules';
  * unless `multitask_strategy` is `interrupt`, which cancels the live reply first (§12).
  */
 class BranchOptionsDto {
-  /** When given, it must be the thread's owner. */
-  @IsOptional()
-  @Nullable()
-  @IsString()
+  @ThreadOwnerOption()
   user_id?: string | null;
 
   @OptionalPositiveInt()

@@ -1,16 +1,18 @@
-import { IsOptional, IsString } from 'class-validator';
+import { IsOptional } from 'class-validator';
 import { HumanMessageDto } from './human-message.dto';
-import { MemoryNamespaceOption, MultitaskStrategy, MultitaskStrategyOption } from './reply-options';
+import {
+  MemoryNamespaceOption,
+  MultitaskStrategy,
+  MultitaskStrategyOption,
+  ThreadOwnerOption,
+} from './reply-options';
 import { Model, Nullable, OptionalPositiveInt } from './rules';
 
 export { MULTITASK_STRATEGIES, type MultitaskStrategy } from './reply-options';
 
 /** Options of a follow-up message (CONTRACTS §4, §12). */
 class PostMessageOptionsDto {
-  /** When given, it must be the thread's owner. */
-  @IsOptional()
-  @Nullable()
-  @IsString()
+  @ThreadOwnerOption()
   user_id?: string | null;
 
   @OptionalPositiveInt()

@@ -12,6 +12,9 @@ export const MEMORY_NAMESPACE_MAX_CHARS = 128;
 export const MULTITASK_STRATEGIES = ['enqueue', 'reject', 'interrupt'] as const;
 export type MultitaskStrategy = (typeof MULTITASK_STRATEGIES)[number];
 
+/** `options.user_id` of a call on a thread: when given, it must be the thread's owner. */
+export const ThreadOwnerOption = () => Rules(IsOptional(), Nullable(), IsString());
+
 /** `options.memory_namespace`: a namespace name, or null (as absent). */
 export const MemoryNamespaceOption = () =>
   Rules(IsOptional(), Nullable(), IsString(), MaxChars(MEMORY_NAMESPACE_MAX_CHARS));

@@ -25,9 +25,9 @@ const LIB_IMPORTS = {
   knowledge: ['agent', 'config', 'contracts', 'documents', 'files', 'persistence', 'storage'],
   memory: ['agent', 'contracts', 'identity', 'persistence'],
   skills: ['agent', 'contracts', 'documents', 'persistence'],
-  webhooks: ['config', 'contracts', 'egress', 'persistence'],
+  webhooks: ['config', 'contracts', 'egress', 'observability', 'persistence'],
   chat: ['config', 'contracts', 'files', 'identity', 'persistence', 'queues', 'run-events'],
-  routines: ['chat', 'contracts', 'persistence', 'queues'],
+  routines: ['chat', 'contracts', 'observability', 'persistence', 'queues'],
   startup: ['config', 'persistence', 'redis'],
 };
 

@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import { DataSource } from 'typeorm';
 import {
   AgentRunJob,
   ConflictError,
@@ -16,6 +17,8 @@ import {
   AgentRepository,
   AgentVersionRepository,
   Db,
+  IdempotencyKeyRepository,
+  IdempotentWrite,
   MessageEntity,
   MessageRepository,
   NewExchange,
@@ -146,6 +149,14 @@ export function exchangeOf(message: HumanMessageDto, reply: NewPendingReply): Ne
 export type AgentVersionField = (string | number)[];
 const AGENT_VERSION_OPTION: AgentVersionField = ['body', 'options', 'agent_version'];
 
+/** What a protocol adds to a request that starts a reply (POST /chat and POST /chat/{thread_id} as it calls them). */
+export interface ProtocolReplyOptions {
+  /** A Responses API request's `metadata`, kept on the reply (CONTRACTS §18). */
+  replyMetadata?: Record<string, string>;
+  /** A protocol's field that carried `options.agent_version`, where a 422 points. */
+  agentVersionAt?: AgentVersionField;
+}
+
 /**
  * The agent version a request pins (`options.agent_version`, CONTRACTS §23, or the protocol's own field `at`),
  * checked to exist: 422 at that field otherwise. Undefined when none is pinned (the reply runs the latest version).
@@ -238,4 +249,48 @@ export async function finishClearing(
     await cancellation.requestCancel({ threadId, messageId: cleared.interrupted.id });
   }
   await closeCancelledStreams(queue, logger, cleared.cancelled);
+}
+
+/** What a new reply of an existing thread goes through, from its use case. */
+export interface ThreadReplySteps {
+  db: DataSource;
+  threads: ThreadRepository;
+  messages: MessageRepository;
+  agentRuns: AgentRunQueue;
+  cancellation: RunCancellation;
+  idempotencyKeys: IdempotencyKeyRepository;
+  logger: Logger;
+}
+
+/** What `store` of `addThreadReply` stored: the pending reply, the use case's answer and what prepareReply cleared. */
+export interface StoredThreadReply<R> {
+  reply: MessageEntity;
+  response: R;
+  cleared: ClearedReplies;
+}
+
+/**
+ * A new reply of an existing thread (a follow-up, a regenerate, an edit), the one way: in one transaction the
+ * thread is locked (404 unless the caller may see it), `store` checks the request, has prepareReply deal with
+ * the live replies and stores the reply, and its answer is recorded under the request's Idempotency-Key; after
+ * the commit, the cleared replies are stopped (finishClearing) and the new one is enqueued.
+ */
+export async function addThreadReply<R>(
+  steps: ThreadReplySteps,
+  caller: Caller,
+  scope: Scope,
+  threadId: string,
+  idempotency: IdempotentWrite | undefined,
+  store: (tx: Db, thread: ThreadEntity) => Promise<StoredThreadReply<R>>,
+): Promise<R> {
+  const { reply, response, cleared } = await steps.db.transaction(async (tx) => {
+    const thread = await lockThread(tx, caller, scope, threadId, steps.threads);
+    const stored = await store(tx, thread);
+    if (idempotency)
+      await steps.idempotencyKeys.recordAnswer(tx, idempotency, stored.response, { threadId: thread.id });
+    return stored;
+  });
+  await finishClearing(cleared, reply.threadId, steps.cancellation, steps.agentRuns, steps.logger);
+  await enqueueStoredReply(steps.agentRuns, steps.messages, steps.logger, reply, caller.requestId);
+  return response;
 }

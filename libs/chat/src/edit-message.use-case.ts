@@ -20,13 +20,12 @@ import { AgentRunQueue } from '@app/queues';
 import { RunCancellation } from '@app/run-events';
 import { FileAttachments } from '@app/files';
 import {
+  addThreadReply,
   branchStrategy,
-  enqueueStoredReply,
   exchangeOf,
-  finishClearing,
-  lockThread,
   prepareReply,
   threadScope,
+  ThreadReplySteps,
 } from './chat.rules';
 import { ReplyAdmission } from './reply-admission';
 import { MESSAGE_NOT_FOUND } from './decide-approval.use-case';
@@ -71,8 +70,7 @@ export class EditMessage {
     const options = body.options ?? {};
     const scope = threadScope(caller, input.userId, options.user_id);
 
-    const { reply, response, cleared } = await this.db.transaction(async (tx) => {
-      const thread = await lockThread(tx, caller, scope, input.threadId, this.threads);
+    return addThreadReply(this.steps(), caller, scope, input.threadId, idempotency, async (tx, thread) => {
       const edited = await this.messages.findInThread(thread.id, body.message_id, tx);
       if (!edited) throw new NotFoundError(MESSAGE_NOT_FOUND);
       if (edited.role !== 'user') {
@@ -102,15 +100,13 @@ export class EditMessage {
         }),
         edited.parentId,
       );
-      const response = await activeBranchView(thread, this.readers(), tx);
-      if (idempotency)
-        await this.idempotencyKeys.recordAnswer(tx, idempotency, response, { threadId: thread.id });
-      return { reply, response, cleared };
+      return { reply, response: await activeBranchView(thread, this.readers(), tx), cleared };
     });
+  }
 
-    await finishClearing(cleared, reply.threadId, this.cancellation, this.agentRuns, this.logger);
-    await enqueueStoredReply(this.agentRuns, this.messages, this.logger, reply, caller.requestId);
-    return response;
+  private steps(): ThreadReplySteps {
+    const { db, threads, messages, agentRuns, cancellation, idempotencyKeys, logger } = this;
+    return { db, threads, messages, agentRuns, cancellation, idempotencyKeys, logger };
   }
 
   private readers(): ThreadViewReaders {

@@ -21,26 +21,21 @@ import { AgentRunQueue } from '@app/queues';
 import { RunCancellation } from '@app/run-events';
 import { FileAttachments } from '@app/files';
 import {
-  AgentVersionField,
-  enqueueStoredReply,
+  addThreadReply,
   exchangeOf,
-  finishClearing,
-  lockThread,
   pinnedAgentVersion,
   prepareReply,
+  ProtocolReplyOptions,
   threadScope,
+  ThreadReplySteps,
 } from './chat.rules';
 import { ReplyAdmission } from './reply-admission';
 
-export interface PostMessageInput {
+export interface PostMessageInput extends ProtocolReplyOptions {
   threadId: string;
   /** `user_id` of the query string, if any. */
   userId?: string;
   body: PostMessageDto;
-  /** A Responses API request's `metadata`, kept on the reply (CONTRACTS §18). */
-  replyMetadata?: Record<string, string>;
-  /** A protocol's field that carried `options.agent_version`, where a 422 points. */
-  agentVersionAt?: AgentVersionField;
 }
 
 /**
@@ -78,9 +73,8 @@ export class PostMessage {
 
     const strategy = options.multitask_strategy ?? 'enqueue';
 
-    const { reply, response, cleared } = await this.db.transaction(async (tx) => {
-      // The lock orders concurrent follow-ups (positions never clash) and an archive racing with this call.
-      const thread = await lockThread(tx, caller, scope, input.threadId, this.threads);
+    // The thread's lock orders concurrent follow-ups (positions never clash) and an archive racing with this call.
+    return addThreadReply(this.steps(), caller, scope, input.threadId, idempotency, async (tx, thread) => {
       // Spec 4.2 rule 4: the namespace was bound at the start. A null is read as "not given".
       if (options.memory_namespace != null && options.memory_namespace !== thread.memoryNamespace) {
         throw new InvalidInputError([
@@ -114,14 +108,12 @@ export class PostMessage {
           metadata: input.replyMetadata,
         }),
       );
-      const response = toMessageResponse(reply, agent);
-      if (idempotency)
-        await this.idempotencyKeys.recordAnswer(tx, idempotency, response, { threadId: thread.id });
-      return { reply, response, cleared };
+      return { reply, response: toMessageResponse(reply, agent), cleared };
     });
+  }
 
-    await finishClearing(cleared, reply.threadId, this.cancellation, this.agentRuns, this.logger);
-    await enqueueStoredReply(this.agentRuns, this.messages, this.logger, reply, caller.requestId);
-    return response;
+  private steps(): ThreadReplySteps {
+    const { db, threads, messages, agentRuns, cancellation, idempotencyKeys, logger } = this;
+    return { db, threads, messages, agentRuns, cancellation, idempotencyKeys, logger };
   }
 }

@@ -22,14 +22,7 @@ import {
 } from '@app/persistence';
 import { AgentRunQueue } from '@app/queues';
 import { RunCancellation } from '@app/run-events';
-import {
-  branchStrategy,
-  enqueueStoredReply,
-  finishClearing,
-  lockThread,
-  prepareReply,
-  threadScope,
-} from './chat.rules';
+import { addThreadReply, branchStrategy, prepareReply, threadScope, ThreadReplySteps } from './chat.rules';
 import { ReplyAdmission } from './reply-admission';
 import { MESSAGE_NOT_FOUND } from './decide-approval.use-case';
 
@@ -71,8 +64,7 @@ export class RegenerateReply {
     const options = input.body.options ?? {};
     const scope = threadScope(caller, input.userId, options.user_id);
 
-    const { reply, response, cleared } = await this.db.transaction(async (tx) => {
-      const thread = await lockThread(tx, caller, scope, input.threadId, this.threads);
+    return addThreadReply(this.steps(), caller, scope, input.threadId, idempotency, async (tx, thread) => {
       const replaced = await this.replacedReply(tx, thread, input.body.message_id ?? null);
       const question = replaced.replyToId
         ? await this.messages.findInThread(thread.id, replaced.replyToId, tx)
@@ -90,15 +82,13 @@ export class RegenerateReply {
         agentId: agent.id,
         maxSteps: maxStepsOf(this.settings, options.max_steps),
       });
-      const response = toMessageResponse(reply, agent);
-      if (idempotency)
-        await this.idempotencyKeys.recordAnswer(tx, idempotency, response, { threadId: thread.id });
-      return { reply, response, cleared };
+      return { reply, response: toMessageResponse(reply, agent), cleared };
     });
+  }
 
-    await finishClearing(cleared, reply.threadId, this.cancellation, this.agentRuns, this.logger);
-    await enqueueStoredReply(this.agentRuns, this.messages, this.logger, reply, caller.requestId);
-    return response;
+  private steps(): ThreadReplySteps {
+    const { db, threads, messages, agentRuns, cancellation, idempotencyKeys, logger } = this;
+    return { db, threads, messages, agentRuns, cancellation, idempotencyKeys, logger };
   }
 
   /** The reply to replace: the one named (an assistant reply of the thread, on any branch), else the last shown. */

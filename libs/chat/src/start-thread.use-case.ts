@@ -16,11 +16,11 @@ import { AgentRunQueue } from '@app/queues';
 import { FileAttachments } from '@app/files';
 import {
   AGENT_NOT_FOUND,
-  AgentVersionField,
   enqueueStoredReply,
   exchangeOf,
   nameFrom,
   pinnedAgentVersion,
+  ProtocolReplyOptions,
 } from './chat.rules';
 import { ReplyAdmission } from './reply-admission';
 
@@ -35,14 +35,10 @@ interface RoutineOrigin {
 }
 
 /** Who starts a thread besides the caller: a routine, or a request that holds an Idempotency-Key. */
-export interface ThreadStart {
+export interface ThreadStart extends ProtocolReplyOptions {
   routine?: RoutineOrigin;
   /** Its answer is recorded in the transaction that stores the thread. */
   idempotency?: IdempotentWrite;
-  /** A Responses API request's `metadata`, kept on the reply (CONTRACTS §18). */
-  replyMetadata?: Record<string, string>;
-  /** A protocol's field that carried `options.agent_version`, where a 422 points. */
-  agentVersionAt?: AgentVersionField;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Histogram, register, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Histogram, register, Registry } from 'prom-client';
 
 /**
  * Prometheus metrics live in prom-client's default registry, one per process: the gateway's HTTP histogram,
@@ -16,6 +16,17 @@ export function startProcessMetrics(app: string): void {
 }
 
 /** A metric of the default registry, created once: the same name asked twice gives the same metric. */
+export function counter<L extends string>(
+  name: string,
+  help: string,
+  labelNames: readonly L[] = [],
+): Counter<L> {
+  const existing = metricsRegistry.getSingleMetric(name);
+  if (existing) return existing as Counter<L>;
+  return new Counter<L>({ name, help, labelNames, registers: [metricsRegistry] });
+}
+
+/** A metric of the default registry, created once, as `counter`. */
 export function histogram<L extends string>(
   name: string,
   help: string,

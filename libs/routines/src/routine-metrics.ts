@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Counter, register } from 'prom-client';
+import { counter } from '@app/observability';
 
 /**
  * Routine firings by outcome: `fired` (a thread started), `duplicate` (that slot had already fired: a retried
@@ -7,11 +7,9 @@ import { Counter, register } from 'prom-client';
  */
 @Injectable()
 export class RoutineMetrics {
-  readonly firings =
-    (register.getSingleMetric('routine_firings_total') as Counter<'outcome'> | undefined) ??
-    new Counter({
-      name: 'routine_firings_total',
-      help: 'Routine firings, by outcome (fired, duplicate, stopped, skipped)',
-      labelNames: ['outcome'],
-    });
+  readonly firings = counter(
+    'routine_firings_total',
+    'Routine firings, by outcome (fired, duplicate, stopped, skipped)',
+    ['outcome'],
+  );
 }

@@ -73,4 +73,37 @@ describe('erasure repository', () => {
       ]),
     );
   });
+
+  it('adds to the rows its hash already holds, shard by shard, and counts no agent tokens again', async () => {
+    const hash = endUserHash(orgId, 'dee');
+    await db.query(
+      `INSERT INTO usage_daily (org_id, day, user_id, agent_id, model, shard, replies, input_tokens, output_tokens,
+         tool_calls, cached_input_tokens)
+       VALUES ($1, '2026-11-03', 'dee', $2, 'builtin', 3, 2, 20, 10, 1, 4),
+         ($1, '2026-11-03', $3, $2, 'builtin', 3, 1, 5, 5, 0, 1),
+         ($1, '2026-11-03', 'dee', $2, 'builtin', 5, 1, 3000000000, 2, 0, 0)`,
+      [orgId, agentId, hash],
+    );
+    const pending = `SELECT count(*)::int AS n FROM token_usage_pending WHERE org_id = $1`;
+    const [{ n: pendingBefore }] = await db.query(pending, [orgId]);
+    const counts = await db.transaction((tx) => erasures.deleteRest(tx, orgId, 'dee'));
+    expect(counts.usage_rows).toBe(2);
+    const rows = await db.query(
+      `SELECT shard, replies::int, input_tokens::text, output_tokens::int, tool_calls::int,
+         cached_input_tokens::int FROM usage_daily WHERE org_id = $1 AND day = '2026-11-03' ORDER BY shard`,
+      [orgId],
+    );
+    expect(rows).toEqual([
+      { shard: 3, replies: 3, input_tokens: '25', output_tokens: 15, tool_calls: 1, cached_input_tokens: 5 },
+      {
+        shard: 5,
+        replies: 1,
+        input_tokens: '3000000000',
+        output_tokens: 2,
+        tool_calls: 0,
+        cached_input_tokens: 0,
+      },
+    ]);
+    expect((await db.query(pending, [orgId]))[0].n).toBe(pendingBefore);
+  });
 });

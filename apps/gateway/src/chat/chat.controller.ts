@@ -25,7 +25,7 @@ import { CurrentCaller } from '../auth/current-caller.decorator';
 import { EndUserTokenAllowed } from '../auth/end-user-token-allowed.decorator';
 import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
 import { PagedListing } from '../http/paged-listing';
-import { IdempotentWriteOf, SafelyRetried } from '../idempotency/safely-retried.decorator';
+import { IdempotentWriteOf, KEY_IN_USE_409, SafelyRetried } from '../idempotency/safely-retried.decorator';
 import { ThreadParams } from './thread.params';
 import {
   ArchiveThread,
@@ -100,7 +100,7 @@ export class ChatController {
   @ApiOkResponse({ type: ThreadResponse, description: 'The thread with both messages, oldest first.' })
   @ApiErrors([400, 404, 409, 413], {
     404: 'Agent not found: not an agent of the organization, or archived.',
-    409: 'A request with this Idempotency-Key is still being processed.',
+    409: KEY_IN_USE_409,
   })
   start(
     @CurrentCaller() caller: Caller,

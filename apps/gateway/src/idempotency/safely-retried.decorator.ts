@@ -1,6 +1,6 @@
 import { applyDecorators, createParamDecorator, ExecutionContext, UseInterceptors } from '@nestjs/common';
 import { ApiHeader } from '@nestjs/swagger';
-import { IdempotentWrite } from '@app/persistence';
+import { IdempotentWrite, KEY_IN_USE } from '@app/persistence';
 import { RedisAvailableInterceptor } from '../http/redis-available.interceptor';
 import {
   IDEMPOTENCY_HEADER,
@@ -30,3 +30,6 @@ export const IdempotentWriteOf = createParamDecorator(
   (_data: unknown, context: ExecutionContext): IdempotentWrite | undefined =>
     context.switchToHttp().getRequest<RequestWithIdempotentWrite>().idempotentWrite,
 );
+
+/** How the OpenAPI document says a @SafelyRetried() route's 409 when its only conflict is its Idempotency-Key's. */
+export const KEY_IN_USE_409 = `${KEY_IN_USE}.`;

@@ -13,7 +13,7 @@ import { IdempotentWrite } from '@app/persistence';
 import { CurrentCaller } from '../auth/current-caller.decorator';
 import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
 import { endUserOf, requireEndUser } from '../http/end-user';
-import { IdempotentWriteOf, SafelyRetried } from '../idempotency/safely-retried.decorator';
+import { IdempotentWriteOf, KEY_IN_USE_409, SafelyRetried } from '../idempotency/safely-retried.decorator';
 import { AddDocumentsDto, CreateSourceDto, SourcePidParams, UpdateSourceDto } from './dto/source.dto';
 import { AddSourceDocuments } from './use-cases/add-source-documents.use-case';
 import { ArchiveSource } from './use-cases/archive-source.use-case';
@@ -47,7 +47,7 @@ export class SourcesController {
   @ApiOperation({ summary: 'Add a data source' })
   @ApiOkResponse({ type: SourceResponse })
   @ApiErrors([400, 404, 409, 413], {
-    409: 'A request with this Idempotency-Key is still being processed.',
+    409: KEY_IN_USE_409,
   })
   create(
     @CurrentCaller() caller: Caller,

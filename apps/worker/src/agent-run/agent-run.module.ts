@@ -1,4 +1,3 @@
-import { Processor } from '@nestjs/bullmq';
 import { DynamicModule, Module } from '@nestjs/common';
 import { QueuesModule } from '@app/queues';
 import { DiscoveryModule } from '@nestjs/core';
@@ -6,6 +5,7 @@ import { AgentModule, ModelAttachments, ReplyWaker } from '@app/agent';
 import { Settings } from '@app/config';
 import { QUEUE } from '@app/contracts';
 import { FileAttachments, FileAttachmentsModule } from '@app/files';
+import { declareConsumer } from '../jobs/declare-consumer';
 import { AgentRunProcessor } from './agent-run.processor';
 import { ApprovalDeadlineJobHandler } from './approval-deadline.job-handler';
 import { DelayedReplies } from './delayed-replies';
@@ -23,16 +23,10 @@ import { SweepPendingReplies } from './sweep-pending-replies';
 @Module({})
 export class AgentRunModule {
   static forRoot(settings: Settings): DynamicModule {
-    // Declared here rather than on the class, so the consumer takes its concurrency and lock from Settings.
-    Processor(
-      { name: QUEUE.agentRun },
-      {
-        concurrency: settings.agentRunConcurrency,
-        lockDuration: settings.jobLockMs,
-        stalledInterval: settings.jobStalledIntervalMs,
-        maxStalledCount: 3,
-      },
-    )(AgentRunProcessor);
+    declareConsumer(AgentRunProcessor, QUEUE.agentRun, settings, {
+      concurrency: settings.agentRunConcurrency,
+      maxStalledCount: 3,
+    });
     return {
       module: AgentRunModule,
       imports: [

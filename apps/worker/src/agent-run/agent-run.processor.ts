@@ -1,10 +1,8 @@
-import { WorkerHost } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
-import { Job } from 'bullmq';
 import { Settings } from '@app/config';
 import { QUEUE } from '@app/contracts';
 import { AGENT_RUN_JOB, APPROVAL_DEADLINE_JOB } from '@app/queues';
-import { JobHandlers } from '../jobs/job-handlers';
+import { JobHandlersHost } from '../jobs/job-handlers';
 import { ApprovalDeadlineJobHandler } from './approval-deadline.job-handler';
 import { RunReplyJobHandler } from './run-reply.job-handler';
 
@@ -13,16 +11,13 @@ import { RunReplyJobHandler } from './run-reply.job-handler';
  * run, or an approval's deadline on the same queue, each to its name's handler.
  */
 @Injectable()
-export class AgentRunProcessor extends WorkerHost {
-  private readonly handlers: JobHandlers<typeof AGENT_RUN_JOB | typeof APPROVAL_DEADLINE_JOB>;
-
+export class AgentRunProcessor extends JobHandlersHost<typeof AGENT_RUN_JOB | typeof APPROVAL_DEADLINE_JOB> {
   constructor(
     settings: Settings,
     runReply: RunReplyJobHandler,
     approvalDeadline: ApprovalDeadlineJobHandler,
   ) {
-    super();
-    this.handlers = new JobHandlers(
+    super(
       QUEUE.agentRun,
       {
         [AGENT_RUN_JOB]: runReply,
@@ -30,9 +25,5 @@ export class AgentRunProcessor extends WorkerHost {
       },
       settings.jobLockMs,
     );
-  }
-
-  process(job: Job, token?: string): Promise<void> {
-    return this.handlers.handle(job, token);
   }
 }

@@ -27,12 +27,7 @@ export class SweepPendingReplies implements OnApplicationBootstrap, OnApplicatio
     @InjectQueue(QUEUE.agentRun) private readonly queue: Queue<AgentRunJob>,
     @Inject(REDIS) redis: Redis,
   ) {
-    this.timer = new LockedSweep(
-      redis,
-      settings.redisPrefix,
-      ['runs', 'sweep-lock'],
-      settings.runSweepIntervalMs,
-    );
+    this.timer = LockedSweep.everyRunSweep(redis, settings, ['runs', 'sweep-lock']);
   }
 
   onApplicationBootstrap(): void {

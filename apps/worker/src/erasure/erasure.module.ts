@@ -1,10 +1,10 @@
-import { Processor } from '@nestjs/bullmq';
 import { DynamicModule, Module } from '@nestjs/common';
 import { Settings } from '@app/config';
 import { QUEUE } from '@app/contracts';
 import { QueuesModule } from '@app/queues';
 import { RunCancellation } from '@app/run-events';
 import { StorageModule } from '@app/storage';
+import { declareConsumer } from '../jobs/declare-consumer';
 import { ApplyRetentionJobHandler } from './apply-retention.job-handler';
 import { ApplyRetention } from './apply-retention.use-case';
 import { EraseThreads } from './erase-threads';
@@ -24,16 +24,11 @@ const ERASURE_CONCURRENCY = 2;
 @Module({})
 export class ErasureModule {
   static forRoot(settings: Settings): DynamicModule {
-    Processor(
-      { name: QUEUE.erasure },
-      {
-        concurrency: ERASURE_CONCURRENCY,
-        lockDuration: settings.jobLockMs,
-        stalledInterval: settings.jobStalledIntervalMs,
-        // A worker killed mid-erasure leaves a stalled job: another worker takes it over and finishes it.
-        maxStalledCount: 5,
-      },
-    )(ErasureProcessor);
+    // A worker killed mid-erasure leaves a stalled job: another worker takes it over and finishes it.
+    declareConsumer(ErasureProcessor, QUEUE.erasure, settings, {
+      concurrency: ERASURE_CONCURRENCY,
+      maxStalledCount: 5,
+    });
     return {
       module: ErasureModule,
       imports: [QueuesModule, StorageModule],

@@ -1,3 +1,4 @@
+import { WorkerHost } from '@nestjs/bullmq';
 import { Job } from 'bullmq';
 import { JobExecutions } from './job-executions';
 
@@ -45,5 +46,27 @@ export class JobHandlers<Name extends string> {
     const handler = this.byName.get(job.name);
     if (!handler) return Promise.reject(new UnknownJobError(this.queue, job.name, [...this.byName.keys()]));
     return this.executions.run(job, token, (replaced) => handler.handle(job, token, replaced));
+  }
+}
+
+/**
+ * A queue's consumer (declared a @Processor in its module's forRoot): every job of the queue goes to its name's
+ * handler, with the worker's lock token.
+ */
+export abstract class JobHandlersHost<Name extends string> extends WorkerHost {
+  private readonly handlers: JobHandlers<Name>;
+
+  protected constructor(
+    queue: string,
+    handlers: Record<Name, JobHandler>,
+    /** The consumer's lock duration (`JOB_LOCK_MS`). */
+    lockMs: number,
+  ) {
+    super();
+    this.handlers = new JobHandlers(queue, handlers, lockMs);
+  }
+
+  process(job: Job, token?: string): Promise<void> {
+    return this.handlers.handle(job, token);
   }
 }

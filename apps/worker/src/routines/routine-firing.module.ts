@@ -1,9 +1,9 @@
-import { Processor } from '@nestjs/bullmq';
 import { DynamicModule, Module } from '@nestjs/common';
 import { QueuesModule } from '@app/queues';
 import { Settings } from '@app/config';
 import { QUEUE } from '@app/contracts';
 import { RoutinesModule } from '@app/routines';
+import { declareConsumer } from '../jobs/declare-consumer';
 import { FireRoutineJobHandler } from './fire-routine.job-handler';
 import { FiringAdmissionModule } from './firing-admission.module';
 import { RoutineFiringProcessor } from './routine-firing.processor';
@@ -15,14 +15,9 @@ const FIRING_CONCURRENCY = 4;
 @Module({})
 export class RoutineFiringModule {
   static forRoot(settings: Settings): DynamicModule {
-    Processor(
-      { name: QUEUE.routineFiring },
-      {
-        concurrency: FIRING_CONCURRENCY,
-        lockDuration: settings.jobLockMs,
-        stalledInterval: settings.jobStalledIntervalMs,
-      },
-    )(RoutineFiringProcessor);
+    declareConsumer(RoutineFiringProcessor, QUEUE.routineFiring, settings, {
+      concurrency: FIRING_CONCURRENCY,
+    });
     return {
       module: RoutineFiringModule,
       imports: [QueuesModule, FiringAdmissionModule, RoutinesModule],

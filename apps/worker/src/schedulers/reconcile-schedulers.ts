@@ -39,12 +39,7 @@ export class ReconcileSchedulers implements OnApplicationBootstrap, OnApplicatio
     private readonly erasures: ErasureRepository,
     @Inject(REDIS) redis: Redis,
   ) {
-    this.timer = new LockedSweep(
-      redis,
-      settings.redisPrefix,
-      ['schedulers', 'reconcile-lock'],
-      settings.runSweepIntervalMs,
-    );
+    this.timer = LockedSweep.everyRunSweep(redis, settings, ['schedulers', 'reconcile-lock']);
   }
 
   async onApplicationBootstrap(): Promise<void> {

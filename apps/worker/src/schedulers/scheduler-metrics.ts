@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Counter, register } from 'prom-client';
+import { counter } from '@app/observability';
 
 /**
  * Periodic work a worker put back because Redis had lost it, by queue: job schedulers (`routine-firing`,
@@ -7,11 +7,9 @@ import { Counter, register } from 'prom-client';
  */
 @Injectable()
 export class SchedulerMetrics {
-  readonly repaired =
-    (register.getSingleMetric('job_schedulers_repaired_total') as Counter<'queue'> | undefined) ??
-    new Counter({
-      name: 'job_schedulers_repaired_total',
-      help: 'Job schedulers (and erasure jobs) set again from PostgreSQL after Redis lost them, by queue',
-      labelNames: ['queue'],
-    });
+  readonly repaired = counter(
+    'job_schedulers_repaired_total',
+    'Job schedulers (and erasure jobs) set again from PostgreSQL after Redis lost them, by queue',
+    ['queue'],
+  );
 }

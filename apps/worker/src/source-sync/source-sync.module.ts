@@ -1,10 +1,10 @@
-import { Processor } from '@nestjs/bullmq';
 import { DynamicModule, Module } from '@nestjs/common';
 import { QueuesModule } from '@app/queues';
 import { Settings } from '@app/config';
 import { QUEUE } from '@app/contracts';
 import { SourceSyncingModule } from '@app/knowledge';
 import { CompanyDocumentsToolModule } from '@app/knowledge/tools';
+import { declareConsumer } from '../jobs/declare-consumer';
 import { ScheduledSyncJobHandler } from './scheduled-sync.job-handler';
 import { SourceSyncProcessor } from './source-sync.processor';
 import { SweepForgottenSyncs } from './sweep-forgotten-syncs';
@@ -17,16 +17,10 @@ import { SyncSourceJobHandler } from './sync-source.job-handler';
 @Module({})
 export class SourceSyncModule {
   static forRoot(settings: Settings): DynamicModule {
-    // Declared here rather than on the class, so the consumer takes its concurrency and lock from Settings.
-    Processor(
-      { name: QUEUE.sourceSync },
-      {
-        concurrency: settings.sourceSyncConcurrency,
-        lockDuration: settings.jobLockMs,
-        stalledInterval: settings.jobStalledIntervalMs,
-        maxStalledCount: 3,
-      },
-    )(SourceSyncProcessor);
+    declareConsumer(SourceSyncProcessor, QUEUE.sourceSync, settings, {
+      concurrency: settings.sourceSyncConcurrency,
+      maxStalledCount: 3,
+    });
     return {
       module: SourceSyncModule,
       imports: [QueuesModule, SourceSyncingModule, CompanyDocumentsToolModule],

@@ -1,10 +1,8 @@
-import { WorkerHost } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
-import { Job } from 'bullmq';
 import { Settings } from '@app/config';
 import { QUEUE } from '@app/contracts';
 import { SOURCE_SYNC_JOB, SOURCE_SYNC_TICK_JOB } from '@app/queues';
-import { JobHandlers } from '../jobs/job-handlers';
+import { JobHandlersHost } from '../jobs/job-handlers';
 import { ScheduledSyncJobHandler } from './scheduled-sync.job-handler';
 import { SyncSourceJobHandler } from './sync-source.job-handler';
 
@@ -13,12 +11,11 @@ import { SyncSourceJobHandler } from './sync-source.job-handler';
  * sync, or a scheduler's tick that asks for one, each to its name's handler.
  */
 @Injectable()
-export class SourceSyncProcessor extends WorkerHost {
-  private readonly handlers: JobHandlers<typeof SOURCE_SYNC_JOB | typeof SOURCE_SYNC_TICK_JOB>;
-
+export class SourceSyncProcessor extends JobHandlersHost<
+  typeof SOURCE_SYNC_JOB | typeof SOURCE_SYNC_TICK_JOB
+> {
   constructor(settings: Settings, syncSource: SyncSourceJobHandler, scheduledSync: ScheduledSyncJobHandler) {
-    super();
-    this.handlers = new JobHandlers(
+    super(
       QUEUE.sourceSync,
       {
         [SOURCE_SYNC_JOB]: syncSource,
@@ -26,9 +23,5 @@ export class SourceSyncProcessor extends WorkerHost {
       },
       settings.jobLockMs,
     );
-  }
-
-  process(job: Job, token?: string): Promise<void> {
-    return this.handlers.handle(job, token);
   }
 }

@@ -25,12 +25,7 @@ export class SweepForgottenSyncs implements OnApplicationBootstrap, OnApplicatio
     private readonly syncs: SourceSyncQueue,
     @Inject(REDIS) redis: Redis,
   ) {
-    this.timer = new LockedSweep(
-      redis,
-      settings.redisPrefix,
-      ['sources', 'sweep-lock'],
-      settings.runSweepIntervalMs,
-    );
+    this.timer = LockedSweep.everyRunSweep(redis, settings, ['sources', 'sweep-lock']);
   }
 
   onApplicationBootstrap(): void {

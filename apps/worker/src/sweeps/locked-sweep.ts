@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { Redis } from 'ioredis';
+import { Settings } from '@app/config';
 import { prefixedKey } from '@app/redis';
 
 /**
@@ -19,6 +20,11 @@ export class LockedSweep {
     private readonly intervalMs: number,
   ) {
     this.lock = prefixedKey(redisPrefix, ...lockKey);
+  }
+
+  /** The timer of a sweep that runs every RUN_SWEEP_INTERVAL_MS, its lock under the deployment's prefix. */
+  static everyRunSweep(redis: Redis, settings: Settings, lockKey: string[]): LockedSweep {
+    return new LockedSweep(redis, settings.redisPrefix, lockKey, settings.runSweepIntervalMs);
   }
 
   /** Runs `pass` every interval (not keeping the process alive); its failures go to `logger` as `failure`. */

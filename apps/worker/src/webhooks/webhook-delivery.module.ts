@@ -1,9 +1,9 @@
-import { Processor } from '@nestjs/bullmq';
 import { DynamicModule, Module } from '@nestjs/common';
 import { QueuesModule } from '@app/queues';
 import { Settings } from '@app/config';
 import { QUEUE } from '@app/contracts';
 import { WebhooksModule } from '@app/webhooks';
+import { declareConsumer } from '../jobs/declare-consumer';
 import { DeliverWebhookJobHandler } from './deliver-webhook.job-handler';
 import { PurgeSettledDeliveries } from './purge-settled-deliveries';
 import { SweepDueDeliveries } from './sweep-due-deliveries';
@@ -19,14 +19,9 @@ const DELIVERY_CONCURRENCY = 16;
 @Module({})
 export class WebhookDeliveryModule {
   static forRoot(settings: Settings): DynamicModule {
-    Processor(
-      { name: QUEUE.webhookDelivery },
-      {
-        concurrency: DELIVERY_CONCURRENCY,
-        lockDuration: settings.jobLockMs,
-        stalledInterval: settings.jobStalledIntervalMs,
-      },
-    )(WebhookDeliveryProcessor);
+    declareConsumer(WebhookDeliveryProcessor, QUEUE.webhookDelivery, settings, {
+      concurrency: DELIVERY_CONCURRENCY,
+    });
     return {
       module: WebhookDeliveryModule,
       imports: [QueuesModule, WebhooksModule],

@@ -8,7 +8,7 @@ import { PiiKind } from '../guardrails/pii';
 import { ModelProvider } from '../models/model-provider';
 import { VendorModelError } from '../models/providers/vendor-error';
 import { AgentTool } from '../tools/tool';
-import { describeError, ModelCallError, ReplyRun, StepOutput } from './run.types';
+import { describeError, emptyStepOutput, ModelCallError, ReplyRun, StepOutput } from './run.types';
 
 /** What one model call is asked: the prompt, the tools it is offered and whether it may call them. */
 interface ModelStepRequest {
@@ -99,18 +99,7 @@ async function callModel(
   } catch (error) {
     throw new ModelCallError(describeError(error), transient(error));
   }
-  const output: StepOutput = {
-    text: '',
-    toolCalls: [],
-    questions: null,
-    structuredOutput: null,
-    usageTokens: 0,
-    outputTokens: 0,
-    cachedInputTokens: 0,
-    model: modelName,
-    emitMs: 0,
-    blocked: null,
-  };
+  const output = emptyStepOutput(modelName);
   const watch = guardrails ? new OutputWatch(guardrails) : null;
   let replayed = run.state.content.slice(stepStart);
   /** Sends text the watch let through: the step's text as it goes out. */

@@ -27,7 +27,7 @@ import { withoutImageBytes } from '../tools/tool-content';
 import { ApprovalGate, CallDecision, heldCalls } from './approval-gate';
 import { runModelStep } from './model-step';
 import { RunState } from './run-state';
-import { LoopOutcome, ModelCallError, ReplyRun, StepOutput } from './run.types';
+import { emptyStepOutput, LoopOutcome, ModelCallError, ReplyRun, StepOutput } from './run.types';
 import { runToolCall } from './tool-step';
 import { isRunOverBudget, replyTokensSpent } from './token-budget';
 import { UserBudgetTurn } from './user-budget-turn';
@@ -92,11 +92,12 @@ export class StepLoop {
       if (signal.aborted) return { kind: 'cancelled' };
       moderation = input.usage;
       if (input.blocked) {
-        // Only the moderation model spent anything: stored as the reply's one step when it did.
+        // Only the moderation model spent anything: stored as the reply's one step when it did, with the empty
+        // output of the model call the block kept from being made.
         const spent = moderation.inputTokens + moderation.outputTokens > 0;
         const model = agent.guardrails.moderationModel ?? agent.model;
         const finalStep = spent
-          ? stepRow(reply.id, 1, new Date(), unansweredCall(model), {
+          ? stepRow(reply.id, 1, new Date(), emptyStepOutput(model), {
               moderation,
               toolCalls: [],
               contentLength: 0,
@@ -387,18 +388,4 @@ const withdrawn = (output: StepOutput): StepOutput => ({
   toolCalls: [],
   questions: null,
   structuredOutput: null,
-});
-
-/** The output of a model call never made: the user's message was blocked before it. */
-const unansweredCall = (model: string): StepOutput => ({
-  text: '',
-  toolCalls: [],
-  questions: null,
-  structuredOutput: null,
-  usageTokens: 0,
-  outputTokens: 0,
-  cachedInputTokens: 0,
-  model,
-  emitMs: 0,
-  blocked: null,
 });

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsArray, IsInt, IsObject, IsOptional, IsString } from 'class-validator';
+import { IsArray, IsObject, IsOptional, IsString } from 'class-validator';
 import { MESSAGE_FILE_IDS_MAX_ITEMS } from './human-message.dto';
-import { Ge, Le, MaxChars, MaxItems, MinChars, MinItems, Nullable, OneOf, PG_INTEGER_MAX } from './rules';
+import { MaxChars, MaxItems, MinChars, MinItems, OneOf, OptionalPositiveInt } from './rules';
 
 export const AI_SDK_CHAT_ID_MAX_CHARS = 128;
 const AI_SDK_TRIGGERS = ['submit-message', 'regenerate-message'] as const;
@@ -93,10 +93,6 @@ export class AiSdkChatDto {
       "Our extension: the agent version that answers this message (GET /agents/{id}/versions), in the transport's " +
       'body; unknown: 422. Omitted: the latest version.',
   })
-  @IsOptional()
-  @Nullable()
-  @IsInt()
-  @Ge(1)
-  @Le(PG_INTEGER_MAX)
+  @OptionalPositiveInt()
   agent_version?: number | null;
 }

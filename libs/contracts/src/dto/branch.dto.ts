@@ -1,30 +1,21 @@
-import { IsInt, IsOptional, IsString, IsUUID } from 'class-validator';
+import { IsOptional, IsUUID } from 'class-validator';
 import { HumanMessageDto } from './human-message.dto';
-import { MULTITASK_STRATEGIES, MultitaskStrategy } from './post-message.dto';
-import { Ge, Le, Model, Nullable, OneOf, PG_INTEGER_MAX } from './rules';
+import { MultitaskStrategy, MultitaskStrategyOption, ThreadOwnerOption } from './reply-options';
+import { Model, Nullable, OptionalPositiveInt } from './rules';
 
 /**
  * Options of a regenerate or an edit (CONTRACTS §19). With a live reply in the thread it is refused (409)
  * unless `multitask_strategy` is `interrupt`, which cancels the live reply first (§12).
  */
 class BranchOptionsDto {
-  /** When given, it must be the thread's owner. */
-  @IsOptional()
-  @Nullable()
-  @IsString()
+  @ThreadOwnerOption()
   user_id?: string | null;
 
-  @IsOptional()
-  @Nullable()
-  @IsInt()
-  @Ge(1)
-  @Le(PG_INTEGER_MAX)
+  @OptionalPositiveInt()
   max_steps?: number | null;
 
   /** Only `interrupt` changes anything: `enqueue` and `reject` are refused while a reply is live. */
-  @IsOptional()
-  @Nullable()
-  @OneOf(MULTITASK_STRATEGIES)
+  @MultitaskStrategyOption()
   multitask_strategy?: MultitaskStrategy | null;
 }
 

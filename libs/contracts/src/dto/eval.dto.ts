@@ -11,8 +11,8 @@ import {
   MinItems,
   Model,
   Nullable,
+  OptionalPositiveInt,
   Pattern,
-  PG_INTEGER_MAX,
 } from './rules';
 
 /** Limits of evaluations (CONTRACTS §23). */
@@ -114,11 +114,7 @@ export class StartEvalRunDto {
   agent_id: string;
 
   @ApiPropertyOptional({ description: "The agent version to evaluate; omitted: the agent's latest." })
-  @IsOptional()
-  @Nullable()
-  @IsInt()
-  @Ge(1)
-  @Le(PG_INTEGER_MAX)
+  @OptionalPositiveInt()
   agent_version?: number | null;
 
   @ApiPropertyOptional({ description: "The model that grades `rubric`; omitted: the agent's own model." })

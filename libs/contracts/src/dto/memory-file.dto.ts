@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsOptional, IsString } from 'class-validator';
-import { MaxChars, Nullable, PatternRule } from './rules';
+import { MaxChars, Nullable, PatternRule, Rules } from './rules';
 import {
   MEMORY_CONTENT_MAX_CHARS,
   MEMORY_FOLDER_RULE,
@@ -21,17 +21,20 @@ const NAMESPACE = ApiProperty({
   description: 'The memory namespace. Required: missing answers 400 {"detail": "Missing namespace"}.',
 });
 
+/** `namespace` of a query on memory files (a query string has no null). */
+const NamespaceQuery = () =>
+  Rules(NAMESPACE, IsOptional(), IsString(), MaxChars(MEMORY_FILE_NAMESPACE_MAX_CHARS));
+
+/** `path` of one memory file. */
+const MemoryFilePath = () =>
+  Rules(IsString(), MaxChars(MEMORY_PATH_MAX_CHARS), PatternRule(MEMORY_PATH_SOURCE, MEMORY_PATH_RULE));
+
 /** GET /memory/file and DELETE /memory/file. */
 export class MemoryFileQuery {
-  @NAMESPACE
-  @IsOptional()
-  @IsString()
-  @MaxChars(MEMORY_FILE_NAMESPACE_MAX_CHARS)
+  @NamespaceQuery()
   namespace?: string;
 
-  @IsString()
-  @MaxChars(MEMORY_PATH_MAX_CHARS)
-  @PatternRule(MEMORY_PATH_SOURCE, MEMORY_PATH_RULE)
+  @MemoryFilePath()
   path: string;
 
   /** Accepted and never used to pick the namespace (spec 4.5). */
@@ -42,10 +45,7 @@ export class MemoryFileQuery {
 
 /** GET /memory/files. */
 export class MemoryFilesQuery {
-  @NAMESPACE
-  @IsOptional()
-  @IsString()
-  @MaxChars(MEMORY_FILE_NAMESPACE_MAX_CHARS)
+  @NamespaceQuery()
   namespace?: string;
 
   @IsOptional()
@@ -67,9 +67,7 @@ export class WriteMemoryFileDto {
   @MaxChars(MEMORY_FILE_NAMESPACE_MAX_CHARS)
   namespace?: string;
 
-  @IsString()
-  @MaxChars(MEMORY_PATH_MAX_CHARS)
-  @PatternRule(MEMORY_PATH_SOURCE, MEMORY_PATH_RULE)
+  @MemoryFilePath()
   path: string;
 
   @IsString()

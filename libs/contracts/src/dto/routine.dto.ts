@@ -1,8 +1,8 @@
 import { ApiPropertyOptional, PartialType } from '@nestjs/swagger';
 import { IsBoolean, IsInt, IsOptional, IsString } from 'class-validator';
 import { HumanMessageDto } from './human-message.dto';
-import { Ge, Le, MaxChars, MinChars, Model, Nullable, PG_INTEGER_MAX } from './rules';
-import { MEMORY_NAMESPACE_MAX_CHARS } from './start-chat.dto';
+import { MemoryNamespaceOption } from './reply-options';
+import { Ge, Le, MaxChars, MinChars, Model, PG_INTEGER_MAX } from './rules';
 
 const ROUTINE_NAME_MAX_CHARS = 200;
 const ROUTINE_SCHEDULE_MAX_CHARS = 200;
@@ -16,10 +16,7 @@ class RoutineOptionsDto {
   @Le(PG_INTEGER_MAX)
   max_steps?: number | null;
 
-  @IsOptional()
-  @Nullable()
-  @IsString()
-  @MaxChars(MEMORY_NAMESPACE_MAX_CHARS)
+  @MemoryNamespaceOption()
   memory_namespace?: string | null;
 }
 

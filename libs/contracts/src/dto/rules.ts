@@ -3,6 +3,8 @@ import {
   ArrayMinSize,
   ArrayUnique,
   IsIn,
+  IsInt,
+  IsOptional,
   Matches,
   Max,
   MaxLength,
@@ -73,6 +75,20 @@ export const NULLABLE = 'pydanticNullable';
  */
 export const Nullable = () =>
   ValidateBy({ name: NULLABLE, validator: { validate: () => true, defaultMessage: () => '' } });
+
+/**
+ * Several rules as one decorator, for a field whose rules other fields share: applied as if stacked above the
+ * property in this order (a decorator stack runs from the bottom up), so the validation pipe and the OpenAPI
+ * document read the same metadata as from the stack written out.
+ */
+export const Rules =
+  (...rules: PropertyDecorator[]): PropertyDecorator =>
+  (target, property) => {
+    for (const rule of [...rules].reverse()) rule(target, property);
+  };
+
+/** `conint(ge=1, le=PG_INTEGER_MAX) | None = None`: a count or a version, stored in an `integer` column. */
+export const OptionalPositiveInt = () => Rules(IsOptional(), Nullable(), IsInt(), Ge(1), Le(PG_INTEGER_MAX));
 
 export const LITERAL_OR_PATTERN = 'pydanticLiteralOrPattern';
 

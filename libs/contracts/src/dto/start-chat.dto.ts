@@ -1,9 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, IsOptional, IsString } from 'class-validator';
 import { HumanMessageDto } from './human-message.dto';
-import { Ge, Le, MaxChars, Model, Nullable, PG_INTEGER_MAX } from './rules';
+import { MemoryNamespaceOption } from './reply-options';
+import { Ge, Le, Model, Nullable, OptionalPositiveInt, PG_INTEGER_MAX } from './rules';
 
-export const MEMORY_NAMESPACE_MAX_CHARS = 128;
+export { MEMORY_NAMESPACE_MAX_CHARS } from './reply-options';
 
 /** StartChatOptions of API-SPEC 4.2. */
 export class StartChatOptionsDto {
@@ -35,10 +36,7 @@ export class StartChatOptionsDto {
       "Namespace the thread may read and update, for its whole life. Omitted: the agent's namespace, else no " +
       'long-term memory tools.',
   })
-  @IsOptional()
-  @Nullable()
-  @IsString()
-  @MaxChars(MEMORY_NAMESPACE_MAX_CHARS)
+  @MemoryNamespaceOption()
   memory_namespace?: string | null;
 
   @ApiPropertyOptional({
@@ -46,11 +44,7 @@ export class StartChatOptionsDto {
       'Runs the reply with this version of the agent (GET /agents/{id}/versions); unknown: 422. Omitted: the ' +
       'latest version. Follow-ups run the latest again unless they pin one.',
   })
-  @IsOptional()
-  @Nullable()
-  @IsInt()
-  @Ge(1)
-  @Le(PG_INTEGER_MAX)
+  @OptionalPositiveInt()
   agent_version?: number | null;
 }
 

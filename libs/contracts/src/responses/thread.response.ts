@@ -12,8 +12,8 @@ import {
 
 type ThreadInceptionValue = 'conversational' | 'routine' | 'eval';
 
-/** API-SPEC 2.1: exactly these fields. */
-export class ThreadResponse {
+/** The fields a thread and its summary open with, in this order. */
+abstract class ThreadHead {
   @ApiProperty({ format: 'uuid' })
   id: string;
   @ApiProperty({ example: 'Quarterly report' })
@@ -22,6 +22,10 @@ export class ThreadResponse {
   created_at: string;
   @ApiProperty({ description: 'True while any of its messages is pending or running.' })
   live: boolean;
+}
+
+/** API-SPEC 2.1: exactly these fields. */
+export class ThreadResponse extends ThreadHead {
   @ApiProperty()
   starred: boolean;
   @ApiPropertyOptional({ type: 'string', nullable: true, description: 'Project the thread is filed under.' })
@@ -33,15 +37,7 @@ export class ThreadResponse {
 }
 
 /** API-SPEC 2.2: items of GET /chat and the answer of PUT /chat/{thread_id}. */
-export class ThreadSummaryResponse {
-  @ApiProperty({ format: 'uuid' })
-  id: string;
-  @ApiProperty({ example: 'Quarterly report' })
-  name: string;
-  @ApiProperty(DATE_TIME)
-  created_at: string;
-  @ApiProperty({ description: 'True while any of its messages is pending or running.' })
-  live: boolean;
+export class ThreadSummaryResponse extends ThreadHead {
   @ApiProperty({ type: AgentRef })
   agent: AgentRef;
   @ApiProperty()

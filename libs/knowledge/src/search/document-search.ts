@@ -1,7 +1,7 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { Settings } from '@app/config';
 import { isRowId } from '@app/contracts';
-import { PassageSearchRepository } from '@app/persistence';
+import { PassageRow, PassageSearchRepository } from '@app/persistence';
 import { Embedder } from '../embeddings/embedder';
 
 /** Who searches, and within what (a run's scope and its message's source_ids / document_ids). */
@@ -12,15 +12,8 @@ interface SearchScope {
   documentIds?: string[] | null;
 }
 
-interface PassageHit {
-  document_id: string;
-  document_name: string;
-  source_id: number;
-  source_pid: string;
-  position: number;
-  text: string;
-  score: number;
-}
+/** A passage found, as the tool answers it: the stored row without its id, and its fused score. */
+type PassageHit = Omit<PassageRow, 'id'> & { score: number };
 
 /** Reciprocal rank fusion constant (Cormack et al.): dampens the weight of the very first ranks. */
 const RRF_K = 60;

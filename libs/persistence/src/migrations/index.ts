@@ -42,6 +42,7 @@ import { Evals1766740100000 } from './1766740100000-evals';
 import { UsageOfModelCalls1766752000000 } from './1766752000000-usage-of-model-calls';
 import { BudgetTurnParking1766760000000 } from './1766760000000-budget-turn-parking';
 import { EvalItemStates1766761000000 } from './1766761000000-eval-item-states';
+import { OneUsageDailyUpsert1766761900000 } from './1766761900000-one-usage-daily-upsert';
 import { StartRunRecordsAgentVersion1766770000000 } from './1766770000000-start-run-records-agent-version';
 
 /** Every migration in order; a merged migration is never edited, a change is a new file. */
@@ -90,5 +91,6 @@ export const MIGRATIONS = [
   UsageOfModelCalls1766752000000,
   BudgetTurnParking1766760000000,
   EvalItemStates1766761000000,
+  OneUsageDailyUpsert1766761900000,
   StartRunRecordsAgentVersion1766770000000,
 ];

@@ -369,21 +369,13 @@ export class ErasureRepository {
       params,
     );
     await db.query(`DELETE FROM ai_sdk_chats WHERE org_id = $1 AND user_id = $2`, params);
-    // A data-modifying WITH must be the statement's top level, so this one counts for itself.
+    // A data-modifying WITH must be the statement's top level, so this one counts for itself. The rows move by
+    // the one usage_daily upsert (parley_add_usage_daily), not by parley_count_usage: their tokens were counted
+    // for the agent when they were spent.
     const [{ n: usage }] = await db.query(
-      `WITH gone AS (DELETE FROM usage_daily WHERE org_id = $1 AND user_id = $2 RETURNING *),
-       folded AS (
-         INSERT INTO usage_daily (org_id, day, user_id, agent_id, model, shard, replies, input_tokens,
-           output_tokens, tool_calls, cached_input_tokens)
-         SELECT org_id, day, $3, agent_id, model, shard, replies, input_tokens, output_tokens, tool_calls,
-           cached_input_tokens FROM gone
-         ON CONFLICT (org_id, day, user_id, agent_id, model, shard) DO UPDATE SET
-           replies = usage_daily.replies + EXCLUDED.replies,
-           input_tokens = usage_daily.input_tokens + EXCLUDED.input_tokens,
-           output_tokens = usage_daily.output_tokens + EXCLUDED.output_tokens,
-           tool_calls = usage_daily.tool_calls + EXCLUDED.tool_calls,
-           cached_input_tokens = usage_daily.cached_input_tokens + EXCLUDED.cached_input_tokens)
-       SELECT count(*)::int AS n FROM gone`,
+      `WITH gone AS (DELETE FROM usage_daily WHERE org_id = $1 AND user_id = $2 RETURNING *)
+       SELECT count(parley_add_usage_daily(org_id, day, $3, agent_id, model, shard, replies, input_tokens,
+         output_tokens, tool_calls, cached_input_tokens))::int AS n FROM gone`,
       [...params, endUserHash(orgId, userId)],
     );
     const templates = await count(

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 
 /** A passage of a search result, with its document and source. */
-interface PassageRow {
+export interface PassageRow {
   id: string;
   document_id: string;
   document_name: string;

@@ -7,8 +7,31 @@ import { RUN_SCHEDULING_FUNCTIONS } from './run-scheduling.sql';
  */
 
 /**
+ * The one upsert of a `usage_daily` row: adds counts to the row of an organization, day, end user, agent, model and
+ * shard. Its callers: parley_count_usage (a spending as it is counted) and the erasure of an end user, which folds
+ * their rows into the rows of their hash (those tokens were counted for the agent already, so only usage_daily
+ * moves). Counts are bigint, as the table's columns, so a folded row adds what it holds (migration 1766761900000).
+ */
+export const ADD_USAGE_DAILY_FUNCTION = `CREATE OR REPLACE FUNCTION parley_add_usage_daily(add_org uuid, add_day date, add_user text,
+    add_agent uuid, add_model text, add_shard int, add_replies bigint, add_input bigint, add_output bigint,
+    add_tool_calls bigint, add_cached bigint) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO usage_daily AS d (org_id, day, user_id, agent_id, model, shard, replies, input_tokens,
+      output_tokens, tool_calls, cached_input_tokens)
+    VALUES (add_org, add_day, add_user, add_agent, add_model, add_shard, add_replies, add_input, add_output,
+      add_tool_calls, add_cached)
+    ON CONFLICT (org_id, day, user_id, agent_id, model, shard) DO UPDATE SET
+      replies = d.replies + EXCLUDED.replies,
+      input_tokens = d.input_tokens + EXCLUDED.input_tokens,
+      output_tokens = d.output_tokens + EXCLUDED.output_tokens,
+      tool_calls = d.tool_calls + EXCLUDED.tool_calls,
+      cached_input_tokens = d.cached_input_tokens + EXCLUDED.cached_input_tokens;
+END $$`;
+
+/**
  * Tokens spent counted where GET /usage, the end users' budgets and the agents' and organizations' counters read
- * them: a reply's as it ends (parley_count_ended_reply), a rubric judge's per call (migration 1766752000000).
+ * them: a reply's as it ends (parley_count_ended_reply), a rubric judge's per call (migration 1766752000000; its
+ * usage_daily upsert is parley_add_usage_daily's since migration 1766761900000).
  */
 export const COUNT_USAGE_FUNCTION = `CREATE OR REPLACE FUNCTION parley_count_usage(spend_id uuid, spend_org uuid, spend_day date, spend_user text,
     spend_agent uuid, spend_model text, spend_replies int, spend_input int, spend_output int,
@@ -20,16 +43,8 @@ BEGIN
   END IF;
   -- One of 8 shards picked by the spending's id, so the ends of one end user's many replies do not queue on
   -- one row's lock.
-  INSERT INTO usage_daily AS d (org_id, day, user_id, agent_id, model, shard, replies, input_tokens,
-      output_tokens, tool_calls, cached_input_tokens)
-    VALUES (spend_org, spend_day, spend_user, spend_agent, spend_model, abs(hashtext(spend_id::text)) % 8,
-      spend_replies, spend_input, spend_output, spend_tool_calls, spend_cached)
-    ON CONFLICT (org_id, day, user_id, agent_id, model, shard) DO UPDATE SET
-      replies = d.replies + EXCLUDED.replies,
-      input_tokens = d.input_tokens + EXCLUDED.input_tokens,
-      output_tokens = d.output_tokens + EXCLUDED.output_tokens,
-      tool_calls = d.tool_calls + EXCLUDED.tool_calls,
-      cached_input_tokens = d.cached_input_tokens + EXCLUDED.cached_input_tokens;
+  PERFORM parley_add_usage_daily(spend_org, spend_day, spend_user, spend_agent, spend_model,
+    abs(hashtext(spend_id::text)) % 8, spend_replies, spend_input, spend_output, spend_tool_calls, spend_cached);
 END $$`;
 
 /** A reply's usage counted as it stops being live, whichever statement ends it (migration 1766752000000). */
@@ -84,6 +99,7 @@ $$`;
 /** Every function of the schema, by the name PostgreSQL knows it by. */
 export const DATABASE_FUNCTIONS: readonly { name: string; definition: string }[] = [
   ...RUN_SCHEDULING_FUNCTIONS,
+  { name: 'parley_add_usage_daily', definition: ADD_USAGE_DAILY_FUNCTION },
   { name: 'parley_count_usage', definition: COUNT_USAGE_FUNCTION },
   { name: 'parley_count_ended_reply', definition: COUNT_ENDED_REPLY_FUNCTION },
   { name: 'parley_webhook_delivery_subjects', definition: WEBHOOK_DELIVERY_SUBJECTS_FUNCTION },

@@ -1,22 +1,14 @@
 import { applyDecorators } from '@nestjs/common';
-import {
-  ApiBody,
-  ApiOkResponse,
-  ApiOperation,
-  ApiParam,
-  ApiProduces,
-  ApiResponse,
-  ApiSecurity,
-  ApiTags,
-} from '@nestjs/swagger';
-import { SERVICE_TOKEN_SCHEME } from '../../ops/openapi';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiParam, ApiProduces } from '@nestjs/swagger';
+import { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import { ApiProtocolErrors, ApiProtocolRoutes } from '../protocol-openapi';
 
 /*
  * The A2A routes in the OpenAPI document. Their bodies are A2A v1.0's JSON-RPC messages, described by the A2A
  * specification, not the API's DTOs.
  */
 
-const JSON_RPC_ERROR = {
+const JSON_RPC_ERROR: SchemaObject = {
   type: 'object',
   required: ['jsonrpc', 'id', 'error'],
   properties: {
@@ -34,34 +26,19 @@ const JSON_RPC_ERROR = {
 };
 
 export const ApiA2aRoutes = () =>
-  applyDecorators(
-    ApiTags('a2a'),
-    ApiSecurity(SERVICE_TOKEN_SCHEME),
+  ApiProtocolRoutes(
+    'a2a',
     ApiParam({ name: 'agent_id', description: 'The Parley agent the A2A agent is.' }),
-    ApiResponse({
-      status: 401,
-      description: 'No key or end-user token, or a refused one: a JSON-RPC error (code -32000).',
-      content: { 'application/json': { schema: JSON_RPC_ERROR } },
-    }),
-    ApiResponse({
-      status: 404,
-      description:
+    ApiProtocolErrors(JSON_RPC_ERROR, {
+      401: 'No key or end-user token, or a refused one: a JSON-RPC error (code -32000).',
+      403: "Not allowed with this end-user token (another end user's user_id): a JSON-RPC error.",
+      404:
         'The agent is not of the organization, or not one the end-user token may use: a JSON-RPC error ' +
         '`Agent not found` (-32602).',
-      content: { 'application/json': { schema: JSON_RPC_ERROR } },
-    }),
-    ApiResponse({
-      status: 403,
-      description: "Not allowed with this end-user token (another end user's user_id): a JSON-RPC error.",
-      content: { 'application/json': { schema: JSON_RPC_ERROR } },
-    }),
-    ApiResponse({
-      status: 503,
-      description:
+      503:
         'SendMessage or SendStreamingMessage while the service is at capacity (admission control; `Service at ' +
         'capacity; retry later`, nothing stored; GetTask, CancelTask, SubscribeToTask and approval answers are ' +
         'never refused), or PostgreSQL or Redis unavailable: a JSON-RPC error (code -32000) with Retry-After.',
-      content: { 'application/json': { schema: JSON_RPC_ERROR } },
     }),
   );
 

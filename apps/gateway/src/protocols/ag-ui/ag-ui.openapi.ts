@@ -7,10 +7,8 @@ import {
   ApiProduces,
   ApiQuery,
   ApiResponse,
-  ApiSecurity,
-  ApiTags,
 } from '@nestjs/swagger';
-import { SERVICE_TOKEN_SCHEME } from '../../ops/openapi';
+import { ApiProtocolRoutes } from '../protocol-openapi';
 
 /** AG-UI's RUN_ERROR event, the body of a run refused before it started. */
 const RUN_ERROR_BODY = {
@@ -25,7 +23,7 @@ const RUN_ERROR_BODY = {
 };
 
 /** The AG-UI routes in the OpenAPI document: RunAgentInput is AG-UI's wire format, described by schema. */
-export const ApiAgUiRoutes = () => applyDecorators(ApiTags('ag-ui'), ApiSecurity(SERVICE_TOKEN_SCHEME));
+export const ApiAgUiRoutes = () => ApiProtocolRoutes('ag-ui');
 
 export const ApiRunAgent = () =>
   applyDecorators(

@@ -1,14 +1,5 @@
-import { applyDecorators } from '@nestjs/common';
-import {
-  ApiBody,
-  ApiOkResponse,
-  ApiOperation,
-  ApiProduces,
-  ApiResponse,
-  ApiSecurity,
-  ApiTags,
-} from '@nestjs/swagger';
-import { SERVICE_TOKEN_SCHEME } from '../../ops/openapi';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiProduces, ApiResponse } from '@nestjs/swagger';
+import { ApiProtocolRoutes } from '../protocol-openapi';
 
 /** A JSON-RPC 2.0 answer: `result` on success, `error` otherwise, with the request's `id`. */
 const JSON_RPC_RESPONSE = {
@@ -35,9 +26,8 @@ const JSON_RPC_RESPONSE = {
 
 /** The MCP endpoint in the OpenAPI document: JSON-RPC messages, described by the MCP specification. */
 export const ApiMcpEndpoint = () =>
-  applyDecorators(
-    ApiTags('mcp'),
-    ApiSecurity(SERVICE_TOKEN_SCHEME),
+  ApiProtocolRoutes(
+    'mcp',
     ApiOperation({
       summary: 'MCP server: the organization’s agents as tools',
       description:

@@ -1,18 +1,8 @@
 import { applyDecorators } from '@nestjs/common';
-import {
-  ApiBody,
-  ApiOkResponse,
-  ApiOperation,
-  ApiParam,
-  ApiProduces,
-  ApiQuery,
-  ApiResponse,
-  ApiSecurity,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiQuery } from '@nestjs/swagger';
 import { PG_INTEGER_MAX } from '@app/contracts';
 import { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
-import { SERVICE_TOKEN_SCHEME } from '../../ops/openapi';
+import { ApiProtocolErrors, ApiProtocolRoutes } from '../protocol-openapi';
 
 /*
  * The Responses routes in the OpenAPI document. Their bodies are OpenAI's wire format, not the API's DTOs, so they
@@ -125,16 +115,7 @@ const EVENT_STREAM = {
   },
 };
 
-const errors = (statuses: Record<number, string>) =>
-  applyDecorators(
-    ...Object.entries(statuses).map(([status, description]) =>
-      ApiResponse({
-        status: Number(status),
-        description,
-        content: { 'application/json': { schema: OPENAI_ERROR } },
-      }),
-    ),
-  );
+const errors = (descriptions: Record<number, string>) => ApiProtocolErrors(OPENAI_ERROR, descriptions);
 
 const COMMON_ERRORS = {
   401: 'No key or end-user token (Authorization: Bearer, or x-service-token), an unknown or revoked key, or an expired or altered token.',
@@ -145,8 +126,7 @@ const COMMON_ERRORS = {
 
 const RESPONSE_ID = ApiParam({ name: 'response_id', example: 'resp_0193a3c5-6f5e-7c3a-9b1d-2f4e8a6b0c11' });
 
-export const ApiResponsesRoutes = () =>
-  applyDecorators(ApiTags('responses'), ApiSecurity(SERVICE_TOKEN_SCHEME), errors(COMMON_ERRORS));
+export const ApiResponsesRoutes = () => ApiProtocolRoutes('responses', errors(COMMON_ERRORS));
 
 export const ApiCreateResponse = () =>
   applyDecorators(

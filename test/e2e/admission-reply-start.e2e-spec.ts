@@ -8,7 +8,8 @@ import { until } from './stream.support';
 /**
  * Admission by the time a reply takes to start: when PostgreSQL is what is slow, requests queue for it in the
  * gateway while the run backlog stays empty and the event loop idles, so only the starts' own time shows it. Here
- * every thread's insert is made to take 400 ms (a trigger that sleeps), against a bound of 300 ms.
+ * every thread's insert is made to take 400 ms (a trigger that sleeps), against a bound of 300 ms. The starts are
+ * timed where every protocol starts a reply (ReplyAdmission), so a protocol's starts count as the JSONL API's do.
  */
 let environment: TestEnvironment;
 let gateway: AppProcess;
@@ -54,6 +55,15 @@ function startChat(userId: string) {
 interface AdmissionBody {
   admitting: boolean;
   reply_start_ms: number;
+}
+
+/** A start through the OpenAI Responses API, as a client of that protocol makes it (a blocking request). */
+function startResponse(userId: string) {
+  return api(gateway.url!, org.key).post('/openai/v1/responses', {
+    model: agentId,
+    input: '/say hello',
+    user: userId,
+  });
 }
 
 async function admission(): Promise<{ status: number; body: AdmissionBody }> {
@@ -113,4 +123,28 @@ it('refuses new replies while even the fastest start is slow, and admits again o
   const accepted = await startChat('u-after');
   expect(accepted.status).toBe(200);
   expect(await storedThreads('u-after')).toBe(1);
+});
+
+it("counts every protocol's starts: starts made only through the Responses API close admission as well", async () => {
+  await until(async () => (await admission()).status === 200, 5000);
+  await queryDatabase(environment.databaseUrl, SLOW_INSERTS);
+  try {
+    let usersStop = false;
+    const users = Array.from({ length: 6 }, async (_, user) => {
+      await sleep(user * 70);
+      while (!usersStop) expect([200, 503]).toContain((await startResponse(`u-responses-${user}`)).status);
+    });
+    let closed: AdmissionBody | undefined;
+    await until(async () => {
+      const { status, body } = await admission();
+      if (status === 503) closed = body;
+      return closed !== undefined;
+    }, 15000);
+    expect(closed?.reply_start_ms).toBeGreaterThanOrEqual(300);
+    usersStop = true;
+    await Promise.all(users);
+  } finally {
+    await queryDatabase(environment.databaseUrl, FAST_INSERTS);
+  }
+  await until(async () => (await admission()).status === 200, 5000);
 });

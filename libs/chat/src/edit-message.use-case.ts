@@ -60,12 +60,15 @@ export class EditMessage {
     private readonly admission: ReplyAdmission,
   ) {}
 
-  async execute(
+  execute(caller: Caller, input: EditMessageInput, idempotency?: IdempotentWrite): Promise<ThreadResponse> {
+    return this.admission.admit(() => this.start(caller, input, idempotency));
+  }
+
+  private async start(
     caller: Caller,
     input: EditMessageInput,
     idempotency?: IdempotentWrite,
   ): Promise<ThreadResponse> {
-    this.admission.admitReply();
     const { body } = input;
     const options = body.options ?? {};
     const scope = threadScope(caller, input.userId, options.user_id);

@@ -61,12 +61,15 @@ export class PostMessage {
     private readonly admission: ReplyAdmission,
   ) {}
 
-  async execute(
+  execute(caller: Caller, input: PostMessageInput, idempotency?: IdempotentWrite): Promise<MessageResponse> {
+    return this.admission.admit(() => this.start(caller, input, idempotency));
+  }
+
+  private async start(
     caller: Caller,
     input: PostMessageInput,
     idempotency?: IdempotentWrite,
   ): Promise<MessageResponse> {
-    this.admission.admitReply();
     const options = input.body.options ?? {};
     const scope = threadScope(caller, input.userId, options.user_id);
     const { message } = input.body;

@@ -55,12 +55,19 @@ export class RegenerateReply {
     private readonly admission: ReplyAdmission,
   ) {}
 
-  async execute(
+  execute(
     caller: Caller,
     input: RegenerateReplyInput,
     idempotency?: IdempotentWrite,
   ): Promise<MessageResponse> {
-    this.admission.admitReply();
+    return this.admission.admit(() => this.start(caller, input, idempotency));
+  }
+
+  private async start(
+    caller: Caller,
+    input: RegenerateReplyInput,
+    idempotency?: IdempotentWrite,
+  ): Promise<MessageResponse> {
     const options = input.body.options ?? {};
     const scope = threadScope(caller, input.userId, options.user_id);
 

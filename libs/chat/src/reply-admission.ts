@@ -6,6 +6,10 @@
  * that does not fails at start, not by letting replies through.
  */
 export abstract class ReplyAdmission {
-  /** Throws AtCapacityError (nothing was stored; retry after its `retryAfterSeconds`) when a reply may not start now. */
-  abstract admitReply(): void;
+  /**
+   * Runs `start` (storing the reply and enqueuing its run) when a reply may start now, else throws AtCapacityError
+   * (nothing was stored; retry after its `retryAfterSeconds`) without running it. The start is timed until it
+   * settles, whichever protocol called: how long starts take is one of admission's figures.
+   */
+  abstract admit<T>(start: () => Promise<T>): Promise<T>;
 }

@@ -53,9 +53,10 @@ function world(options: { enqueueFails?: boolean; atCapacity?: boolean } = {}) {
     ),
   };
   const admission: ReplyAdmission = {
-    admitReply: () => {
-      if (options.atCapacity) throw new AtCapacityError('Service at capacity; retry later', 1);
-    },
+    admit: (start) =>
+      options.atCapacity
+        ? Promise.reject(new AtCapacityError('Service at capacity; retry later', 1))
+        : start(),
   };
   const threads = {
     build: (scope: Scope, values: NewThread) =>

@@ -64,12 +64,15 @@ export class StartThread {
     private readonly admission: ReplyAdmission,
   ) {}
 
-  async execute(
+  execute(caller: Caller, input: StartChatDto, options: ThreadStart = {}): Promise<ThreadResponse> {
+    return this.admission.admit(() => this.start(caller, input, options));
+  }
+
+  private async start(
     caller: Caller,
     input: StartChatDto,
-    { routine, idempotency, replyMetadata, agentVersionAt }: ThreadStart = {},
+    { routine, idempotency, replyMetadata, agentVersionAt }: ThreadStart,
   ): Promise<ThreadResponse> {
-    this.admission.admitReply();
     const scope = { orgId: caller.orgId, userId: input.options.user_id };
     const agent = isRowId(input.options.agent_id)
       ? await this.agents.findActive(caller.orgId, input.options.agent_id)

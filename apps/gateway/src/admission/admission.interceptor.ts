@@ -7,7 +7,7 @@ import {
   UseInterceptors,
 } from '@nestjs/common';
 import { ApiErrors } from '../http/api-errors';
-import { finalize, Observable } from 'rxjs';
+import { Observable } from 'rxjs';
 import { RunAdmission } from './run-admission';
 
 /**
@@ -22,7 +22,7 @@ export class AdmissionInterceptor implements NestInterceptor {
 
   intercept(_context: ExecutionContext, next: CallHandler): Observable<unknown> {
     this.admission.admitReply();
-    return next.handle().pipe(finalize(this.admission.timeReplyStart()));
+    return next.handle();
   }
 }
 

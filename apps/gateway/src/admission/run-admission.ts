@@ -98,12 +98,15 @@ export class RunAdmission implements ReplyAdmission, OnModuleInit, OnModuleDestr
       throw new AtCapacityError('Service at capacity; retry later', AT_CAPACITY_RETRY_AFTER_SECONDS);
   }
 
-  /**
-   * Marks a reply's start begun (the JSONL API's routes, through AdmissionInterceptor); call the answer once it
-   * has ended, stored and enqueued or failed: its time is one of admission's figures.
-   */
-  timeReplyStart(): () => void {
-    return this.startLatency.begin();
+  /** ReplyAdmission: refused at capacity before `start` runs, else `start` timed until it settles. */
+  async admit<T>(start: () => Promise<T>): Promise<T> {
+    this.admitReply();
+    const ended = this.startLatency.begin();
+    try {
+      return await start();
+    } finally {
+      ended();
+    }
   }
 
   private async sample(): Promise<void> {

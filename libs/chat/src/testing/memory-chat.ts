@@ -227,7 +227,7 @@ export class MemoryChat {
   } as unknown as AgentVersionRepository;
 
   /** Admission control that admits every reply (its refusal is start-thread.use-case.spec's). */
-  readonly admission: ReplyAdmission = { admitReply: () => undefined };
+  readonly admission: ReplyAdmission = { admit: (start) => start() };
 
   readonly agentRuns = {
     enqueue: (job: AgentRunJob, backlog: number) => {

@@ -201,6 +201,15 @@ export class RedisCluster {
     );
   }
 
+  /**
+   * Starts a killed master of a cluster without replicas again: it comes back as the master of its own slots, from
+   * its config file. Resolves once every live node says the cluster is whole.
+   */
+  async restartMaster(port: number): Promise<void> {
+    this.servers[this.ports.indexOf(port)] = spawnServer(port, this.dir, this.nodeTimeoutMs);
+    await this.healed();
+  }
+
   /** Waits until every live node says the cluster is whole again (a replica promoted in the dead master's place). */
   async healed(timeoutMs = 30000): Promise<void> {
     for (const port of this.livePorts())
@@ -208,6 +217,15 @@ export class RedisCluster {
         () => cli(port, 'cluster', 'info').then((out) => out.includes('cluster_state:ok')),
         timeoutMs,
       );
+  }
+
+  /** Waits until every live node says the cluster is failed (a master died and no replica took its place). */
+  async failed(timeoutMs = 30000): Promise<void> {
+    // The live ports are read on every try: a server just killed counts as live until its exit is seen.
+    await waitFor(async () => {
+      const states = await Promise.all(this.livePorts().map((port) => cli(port, 'cluster', 'info')));
+      return states.every((out) => out.includes('cluster_state:fail'));
+    }, timeoutMs);
   }
 
   private async masterPorts(): Promise<number[]> {

@@ -1,5 +1,6 @@
-import { Cluster, ClusterOptions, Redis, RedisOptions } from 'ioredis';
+import { ClusterOptions, Redis, RedisOptions } from 'ioredis';
 import { Settings } from '@app/config';
+import { FailoverSafeCluster } from './failover-safe-cluster';
 import { redisIncidents } from './redis-incidents';
 
 const CLUSTER_SCHEME = 'redis-cluster://';
@@ -69,7 +70,7 @@ export function createRedisConnection(
   };
   const cluster = redisClusterNodes(settings.redisUrl);
   if (!cluster) return reportingIncidents(new Redis(settings.redisUrl, options), name);
-  const connection = new Cluster(cluster.nodes, {
+  const connection = new FailoverSafeCluster(cluster.nodes, {
     redisOptions: { ...options, username: cluster.username, password: cluster.password },
     clusterRetryStrategy: (attempt) => Math.min(attempt * 200, 2000),
     enableReadyCheck: true,

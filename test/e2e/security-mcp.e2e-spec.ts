@@ -1,10 +1,10 @@
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { loadSettings } from '@app/config';
-import { dataSourceOptions, MIGRATIONS } from '@app/persistence';
+import { dataSourceOptions } from '@app/persistence';
 import { useDeployment } from '../support/deployment';
 import { admin, registerMcpServer } from '../factories/admin';
 import { api } from '../support/http';
@@ -49,30 +49,30 @@ describe('an agent that stored a command before the catalogue', () => {
   let migratedName: string;
 
   /**
-   * The migration run on an agent stored in the old form, as an upgrade runs it; first in this file, while the
-   * catalogue is still empty.
+   * What the catalogue migration (issue 28) left of an agent stored with a command before the catalogue: an
+   * unconfirmed entry `migrated-<hash>` with the command, allowing no variables, that the agent's item names. First
+   * in this file, while the catalogue is still empty.
    */
   beforeAll(async () => {
+    const name = `migrated-${randomBytes(6).toString('hex')}`;
     const db = await new DataSource(
       dataSourceOptions(loadSettings({ DATABASE_URL: deployment.environment.databaseUrl }), 1),
     ).initialize();
-    const runner = db.createQueryRunner();
     try {
-      const Migration = MIGRATIONS.find((migration) => migration.name === 'McpCatalogue1765900000000')!;
-      const migration = new Migration();
-      await migration.down(runner);
-      await runner.query(
+      await db.query(
+        `INSERT INTO mcp_catalogue (name, command, args, confirmed) VALUES ($1, $2, $3, false)`,
+        [name, legacy.command, JSON.stringify(legacy.args)],
+      );
+      await db.query(
         `INSERT INTO agents (id, org_id, name, tools, mcp_servers) VALUES ($1, $2, 'legacy', $3, $4)`,
         [
           agentId,
           deployment.org.orgId,
           JSON.stringify(['mcp:probe']),
-          JSON.stringify([{ name: 'probe', ...legacy }]),
+          JSON.stringify([{ name: 'probe', server: name }]),
         ],
       );
-      await migration.up(runner);
     } finally {
-      await runner.release();
       await db.destroy();
     }
   });

@@ -7,7 +7,7 @@ export interface ChatOwner {
   userId: string;
 }
 
-/** AI SDK chat id → Parley thread, per end user (migration AiSdkChats1766210000000). */
+/** AI SDK chat id → Parley thread, per end user (table ai_sdk_chats). */
 @Injectable()
 export class AiSdkChatRepository {
   constructor(private readonly db: DataSource) {}

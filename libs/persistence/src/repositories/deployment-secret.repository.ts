@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 
-/** The secrets a deployment generated for itself (migration DeploymentSecrets1765100000000). */
+/** The secrets a deployment generated for itself (table deployment_secrets). */
 type DeploymentSecretName = 'storage_signing_secret' | 'credentials_key' | 'end_user_token_secret';
 
 /** Secrets generated on first start and kept in PostgreSQL, so every replica uses the same ones. */

@@ -3,7 +3,7 @@ import { Db, Scope } from './scope';
 import { ENTER_TENANT_SQL } from './tenant-statement';
 
 /**
- * The transactions that row-level security holds to one organization (migration RowLevelSecurity1766709000000),
+ * The transactions that row-level security holds to one organization (the baseline migration's policies),
  * with the organization each was opened for. A transaction's manager is made for that transaction alone, so it
  * is a key that dies with it.
  */

@@ -10,7 +10,7 @@ import { RUN_SCHEDULING_FUNCTIONS } from './run-scheduling.sql';
  * The one upsert of a `usage_daily` row: adds counts to the row of an organization, day, end user, agent, model and
  * shard. Its callers: parley_count_usage (a spending as it is counted) and the erasure of an end user, which folds
  * their rows into the rows of their hash (those tokens were counted for the agent already, so only usage_daily
- * moves). Counts are bigint, as the table's columns, so a folded row adds what it holds (migration 1766761900000).
+ * moves). Counts are bigint, as the table's columns, so a folded row adds what it holds.
  */
 export const ADD_USAGE_DAILY_FUNCTION = `CREATE OR REPLACE FUNCTION parley_add_usage_daily(add_org uuid, add_day date, add_user text,
     add_agent uuid, add_model text, add_shard int, add_replies bigint, add_input bigint, add_output bigint,
@@ -30,8 +30,8 @@ END $$`;
 
 /**
  * Tokens spent counted where GET /usage, the end users' budgets and the agents' and organizations' counters read
- * them: a reply's as it ends (parley_count_ended_reply), a rubric judge's per call (migration 1766752000000; its
- * usage_daily upsert is parley_add_usage_daily's since migration 1766761900000).
+ * them: a reply's as it ends (parley_count_ended_reply), a rubric judge's per call; its usage_daily upsert is
+ * parley_add_usage_daily's.
  */
 export const COUNT_USAGE_FUNCTION = `CREATE OR REPLACE FUNCTION parley_count_usage(spend_id uuid, spend_org uuid, spend_day date, spend_user text,
     spend_agent uuid, spend_model text, spend_replies int, spend_input int, spend_output int,
@@ -47,7 +47,7 @@ BEGIN
     abs(hashtext(spend_id::text)) % 8, spend_replies, spend_input, spend_output, spend_tool_calls, spend_cached);
 END $$`;
 
-/** A reply's usage counted as it stops being live, whichever statement ends it (migration 1766752000000). */
+/** A reply's usage counted as it stops being live, whichever statement ends it. */
 export const COUNT_ENDED_REPLY_FUNCTION = `CREATE OR REPLACE FUNCTION parley_count_ended_reply() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   spent record;
@@ -77,7 +77,7 @@ BEGIN
   RETURN NEW;
 END $$`;
 
-/** The thread and end users a webhook delivery names, for erasure by column (migration 1766702000000). */
+/** The thread and end users a webhook delivery names, for erasure by column. */
 export const WEBHOOK_DELIVERY_SUBJECTS_FUNCTION = `CREATE OR REPLACE FUNCTION parley_webhook_delivery_subjects() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   NEW.thread_id := NEW.payload #>> '{data,thread_id}';
@@ -89,7 +89,7 @@ BEGIN
 END
 $$`;
 
-/** Refuses every change to audit_events but an insert (migration 1766600200000). */
+/** Refuses every change to audit_events but an insert. */
 export const AUDIT_EVENTS_APPEND_ONLY_FUNCTION = `CREATE OR REPLACE FUNCTION audit_events_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   RAISE EXCEPTION 'audit_events is append-only: % refused', TG_OP USING ERRCODE = 'insufficient_privilege';

@@ -1,8 +1,8 @@
 /**
  * The text of record of the rule that decides when a reply runs (README, "How a reply runs"). Each condition is
- * written once, here, and used by the database functions (their text as of migration 1766760000000, and
- * parley_start_run's as of 1766770000000; each migration keeps its own copy; checked against what PostgreSQL holds
- * by test/integration/persistence/database-functions.int-spec.ts) and by RunRepository's statements. A change here
+ * written once, here, and used by the database functions (their text as of the baseline migration
+ * 1766800000000, which keeps its own copy, as every migration does; checked against what PostgreSQL holds by
+ * test/integration/persistence/database-functions.int-spec.ts) and by RunRepository's statements. A change here
  * needs a migration that copies the new text.
  *
  * The rule:

@@ -2,7 +2,14 @@ import { Client } from 'pg';
 import { api } from '../../support/http';
 
 type Api = ReturnType<typeof api>;
-type Line = { seq?: number; type: string; step?: number; call_id?: string; message?: { status: string } };
+type Line = {
+  seq?: number;
+  type: string;
+  step?: number;
+  call_id?: string;
+  delta?: string;
+  message?: { status: string };
+};
 
 /** What the issue asks each chaos test to report: all zero but where an error is the right answer. */
 export interface ChaosCounts {

@@ -18,17 +18,7 @@ const world = (seed: (chat: MemoryChat) => void = twoExchanges()) =>
   chatWorld(
     seed,
     (chat, settings) =>
-      new RegenerateReply(
-        chat.db,
-        settings,
-        chat.agentRepository,
-        chat.threadRepository,
-        chat.messageRepository,
-        chat.agentRuns,
-        chat.cancellation,
-        chat.idempotencyKeys,
-        chat.admission,
-      ),
+      new RegenerateReply(settings, chat.agentRepository, chat.messageRepository, chat.replies),
   );
 
 const regenerate = (body: RegenerateReplyDto = {}): RegenerateReplyInput => ({ threadId: 't1', body });

@@ -16,6 +16,7 @@ import {
 } from '@app/persistence';
 import { AgentRunQueue } from '@app/queues';
 import { ReplyAdmission } from '../reply-admission';
+import { ThreadReplies } from '../thread-replies';
 import { RunCancellation, RunCancellationRequest } from '@app/run-events';
 
 export const ORG = 'org-1';
@@ -268,6 +269,17 @@ export class MemoryChat {
       return Promise.resolve();
     },
   } as unknown as IdempotencyKeyRepository;
+
+  /** How a follow-up, a regenerate or an edit adds its reply, over the collaborators above. */
+  readonly replies = new ThreadReplies(
+    this.db,
+    this.threadRepository,
+    this.messageRepository,
+    this.agentRuns,
+    this.cancellation,
+    this.idempotencyKeys,
+    this.admission,
+  );
 
   private storeReply(thread: ThreadEntity, question: MessageEntity, reply: NewPendingReply): MessageEntity {
     const stored = this.store(thread, {

@@ -13,6 +13,7 @@ import { GetThread } from './get-thread.use-case';
 import { ListThreads } from './list-threads.use-case';
 import { PostMessage } from './post-message.use-case';
 import { StartThread } from './start-thread.use-case';
+import { StopThreadReplies } from './stop-thread-replies';
 import { ThreadReplies } from './thread-replies';
 import { UpdateThread } from './update-thread.use-case';
 
@@ -44,7 +45,7 @@ const THREAD_USE_CASES = [
  */
 @Module({
   imports: [QueuesModule, ThreadStartModule, FileAttachmentsModule],
-  providers: [...THREAD_USE_CASES, ThreadReplies, RunCancellation],
-  exports: [ThreadStartModule, ...THREAD_USE_CASES, RunCancellation],
+  providers: [...THREAD_USE_CASES, ThreadReplies, StopThreadReplies, RunCancellation],
+  exports: [ThreadStartModule, ...THREAD_USE_CASES, StopThreadReplies, RunCancellation],
 })
 export class ChatUseCasesModule {}

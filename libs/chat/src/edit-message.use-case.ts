@@ -10,7 +10,7 @@ import {
 import { Caller } from '@app/identity';
 import { AgentRepository, IdempotentWrite, MessageRepository } from '@app/persistence';
 import { FileAttachments } from '@app/files';
-import { branchStrategy, exchangeOf, prepareReply } from './chat.rules';
+import { branchStrategy, exchangeOf } from './chat.rules';
 import { ThreadReplies } from './thread-replies';
 import { MESSAGE_NOT_FOUND } from './decide-approval.use-case';
 import { activeBranchView, ThreadViewReaders } from './thread-view';
@@ -42,7 +42,7 @@ export class EditMessage {
   execute(caller: Caller, input: EditMessageInput, idempotency?: IdempotentWrite): Promise<ThreadResponse> {
     const { body } = input;
     const options = body.options ?? {};
-    return this.replies.add(caller, input, idempotency, this.logger, async (tx, thread) => {
+    return this.replies.add(caller, input, idempotency, this.logger, async (tx, thread, prepare) => {
       const edited = await this.messages.findInThread(thread.id, body.message_id, tx);
       if (!edited) throw new NotFoundError(MESSAGE_NOT_FOUND);
       if (edited.role !== 'user') {
@@ -55,14 +55,7 @@ export class EditMessage {
         { orgId: caller.orgId, userId: thread.userId },
         body.message.file_ids ?? [],
       );
-      const { agent, cleared } = await prepareReply(
-        tx,
-        caller,
-        thread,
-        branchStrategy(options.multitask_strategy),
-        this.agents,
-        this.messages,
-      );
+      const { agent, cleared } = await prepare(branchStrategy(options.multitask_strategy));
       const { reply } = await this.messages.addExchange(
         tx,
         thread,

@@ -2,6 +2,7 @@ export * from './chat.rules';
 export * from './chat.module';
 export * from './reply-admission';
 export * from './thread-replies';
+export * from './stop-thread-replies';
 export * from './start-thread.use-case';
 export * from './post-message.use-case';
 export * from './list-threads.use-case';

@@ -32,7 +32,6 @@ const world = (seed: (chat: MemoryChat) => void = ended()) =>
     (chat, settings) =>
       new PostMessage(
         settings,
-        chat.agentRepository,
         chat.versionRepository,
         chat.messageRepository,
         chat.attachments,

@@ -8,14 +8,9 @@ import {
   valueErrorIssue,
 } from '@app/contracts';
 import { Caller } from '@app/identity';
-import {
-  AgentRepository,
-  AgentVersionRepository,
-  IdempotentWrite,
-  MessageRepository,
-} from '@app/persistence';
+import { AgentVersionRepository, IdempotentWrite, MessageRepository } from '@app/persistence';
 import { FileAttachments } from '@app/files';
-import { exchangeOf, pinnedAgentVersion, prepareReply, ProtocolReplyOptions } from './chat.rules';
+import { exchangeOf, pinnedAgentVersion, ProtocolReplyOptions } from './chat.rules';
 import { ThreadReplies } from './thread-replies';
 
 export interface PostMessageInput extends ProtocolReplyOptions {
@@ -36,7 +31,6 @@ export class PostMessage {
 
   constructor(
     private readonly settings: Settings,
-    private readonly agents: AgentRepository,
     private readonly versions: AgentVersionRepository,
     private readonly messages: MessageRepository,
     private readonly attachments: FileAttachments,
@@ -49,7 +43,7 @@ export class PostMessage {
     const strategy = options.multitask_strategy ?? 'enqueue';
 
     // The thread's lock orders concurrent follow-ups (positions never clash) and an archive racing with this call.
-    return this.replies.add(caller, input, idempotency, this.logger, async (tx, thread) => {
+    return this.replies.add(caller, input, idempotency, this.logger, async (tx, thread, prepare) => {
       // Spec 4.2 rule 4: the namespace was bound at the start. A null is read as "not given".
       if (options.memory_namespace != null && options.memory_namespace !== thread.memoryNamespace) {
         throw new InvalidInputError([
@@ -65,7 +59,7 @@ export class PostMessage {
         { orgId: caller.orgId, userId: thread.userId },
         message.file_ids ?? [],
       );
-      const { agent, cleared } = await prepareReply(tx, caller, thread, strategy, this.agents, this.messages);
+      const { agent, cleared } = await prepare(strategy);
       const agentVersion = await pinnedAgentVersion(
         this.versions,
         agent,

@@ -15,11 +15,7 @@ const twoExchanges =
     ]);
 
 const world = (seed: (chat: MemoryChat) => void = twoExchanges()) =>
-  chatWorld(
-    seed,
-    (chat, settings) =>
-      new RegenerateReply(settings, chat.agentRepository, chat.messageRepository, chat.replies),
-  );
+  chatWorld(seed, (chat, settings) => new RegenerateReply(settings, chat.messageRepository, chat.replies));
 
 const regenerate = (body: RegenerateReplyDto = {}): RegenerateReplyInput => ({ threadId: 't1', body });
 

@@ -9,15 +9,8 @@ import {
   valueErrorIssue,
 } from '@app/contracts';
 import { Caller } from '@app/identity';
-import {
-  AgentRepository,
-  Db,
-  IdempotentWrite,
-  MessageEntity,
-  MessageRepository,
-  ThreadEntity,
-} from '@app/persistence';
-import { branchStrategy, prepareReply } from './chat.rules';
+import { Db, IdempotentWrite, MessageEntity, MessageRepository, ThreadEntity } from '@app/persistence';
+import { branchStrategy } from './chat.rules';
 import { ThreadReplies } from './thread-replies';
 import { MESSAGE_NOT_FOUND } from './decide-approval.use-case';
 
@@ -40,7 +33,6 @@ export class RegenerateReply {
 
   constructor(
     private readonly settings: Settings,
-    private readonly agents: AgentRepository,
     private readonly messages: MessageRepository,
     private readonly replies: ThreadReplies,
   ) {}
@@ -51,20 +43,13 @@ export class RegenerateReply {
     idempotency?: IdempotentWrite,
   ): Promise<MessageResponse> {
     const options = input.body.options ?? {};
-    return this.replies.add(caller, input, idempotency, this.logger, async (tx, thread) => {
+    return this.replies.add(caller, input, idempotency, this.logger, async (tx, thread, prepare) => {
       const replaced = await this.replacedReply(tx, thread, input.body.message_id ?? null);
       const question = replaced.replyToId
         ? await this.messages.findInThread(thread.id, replaced.replyToId, tx)
         : null;
       if (!question) throw new NotFoundError(MESSAGE_NOT_FOUND);
-      const { agent, cleared } = await prepareReply(
-        tx,
-        caller,
-        thread,
-        branchStrategy(options.multitask_strategy),
-        this.agents,
-        this.messages,
-      );
+      const { agent, cleared } = await prepare(branchStrategy(options.multitask_strategy));
       const reply = await this.messages.addReply(tx, thread, question, {
         agentId: agent.id,
         maxSteps: maxStepsOf(this.settings, options.max_steps),

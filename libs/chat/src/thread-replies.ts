@@ -1,7 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { MultitaskStrategy } from '@app/contracts';
 import { Caller } from '@app/identity';
 import {
+  AgentEntity,
+  AgentRepository,
   Db,
   IdempotencyKeyRepository,
   IdempotentWrite,
@@ -12,7 +15,14 @@ import {
 } from '@app/persistence';
 import { AgentRunQueue } from '@app/queues';
 import { RunCancellation } from '@app/run-events';
-import { ClearedReplies, enqueueStoredReply, finishClearing, lockThread, threadScope } from './chat.rules';
+import {
+  ClearedReplies,
+  enqueueStoredReply,
+  finishClearing,
+  lockThread,
+  prepareReply,
+  threadScope,
+} from './chat.rules';
 import { ReplyAdmission } from './reply-admission';
 
 /** What `store` of `ThreadReplies.add` stored: the pending reply, the use case's answer and what prepareReply cleared. */
@@ -21,6 +31,11 @@ export interface StoredThreadReply<R> {
   response: R;
   cleared: ClearedReplies;
 }
+
+/** prepareReply for the thread `ThreadReplies.add` locked: its agent, and its live replies dealt with as `strategy` says. */
+export type PrepareReply = (
+  strategy: MultitaskStrategy,
+) => Promise<{ agent: AgentEntity; cleared: ClearedReplies }>;
 
 /** Which thread a new reply goes to, and for whom: the input of each use case that adds one. */
 export interface ThreadReplyInput {
@@ -43,40 +58,39 @@ export class ThreadReplies {
     private readonly db: DataSource,
     private readonly threads: ThreadRepository,
     private readonly messages: MessageRepository,
+    private readonly agents: AgentRepository,
     private readonly agentRuns: AgentRunQueue,
     private readonly cancellation: RunCancellation,
     private readonly idempotencyKeys: IdempotencyKeyRepository,
     private readonly admission: ReplyAdmission,
   ) {}
 
-  /** `logger` is the use case's own, which names it in what is logged. */
+  /**
+   * `store` is given `prepare`, which is prepareReply for the locked thread: called with the request's strategy,
+   * once the request is checked, it answers the thread's agent and what it cleared. `logger` is the use case's
+   * own, which names it in what is logged.
+   */
   add<R>(
     caller: Caller,
     input: ThreadReplyInput,
     idempotency: IdempotentWrite | undefined,
     logger: Logger,
-    store: (tx: Db, thread: ThreadEntity) => Promise<StoredThreadReply<R>>,
+    store: (tx: Db, thread: ThreadEntity, prepare: PrepareReply) => Promise<StoredThreadReply<R>>,
   ): Promise<R> {
-    return this.admission.admit(() => this.start(caller, input, idempotency, logger, store));
-  }
-
-  private async start<R>(
-    caller: Caller,
-    input: ThreadReplyInput,
-    idempotency: IdempotentWrite | undefined,
-    logger: Logger,
-    store: (tx: Db, thread: ThreadEntity) => Promise<StoredThreadReply<R>>,
-  ): Promise<R> {
-    const scope = threadScope(caller, input.userId, input.body.options?.user_id);
-    const { reply, response, cleared } = await this.db.transaction(async (tx) => {
-      const thread = await lockThread(tx, caller, scope, input.threadId, this.threads);
-      const stored = await store(tx, thread);
-      if (idempotency)
-        await this.idempotencyKeys.recordAnswer(tx, idempotency, stored.response, { threadId: thread.id });
-      return stored;
+    return this.admission.admit(async () => {
+      const scope = threadScope(caller, input.userId, input.body.options?.user_id);
+      const { reply, response, cleared } = await this.db.transaction(async (tx) => {
+        const thread = await lockThread(tx, caller, scope, input.threadId, this.threads);
+        const stored = await store(tx, thread, (strategy) =>
+          prepareReply(tx, caller, thread, strategy, this.agents, this.messages),
+        );
+        if (idempotency)
+          await this.idempotencyKeys.recordAnswer(tx, idempotency, stored.response, { threadId: thread.id });
+        return stored;
+      });
+      await finishClearing(cleared, reply.threadId, this.cancellation, this.agentRuns, logger);
+      await enqueueStoredReply(this.agentRuns, this.messages, logger, reply, caller.requestId);
+      return response;
     });
-    await finishClearing(cleared, reply.threadId, this.cancellation, this.agentRuns, logger);
-    await enqueueStoredReply(this.agentRuns, this.messages, logger, reply, caller.requestId);
-    return response;
   }
 }

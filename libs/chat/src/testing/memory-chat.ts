@@ -16,6 +16,7 @@ import {
 } from '@app/persistence';
 import { AgentRunQueue } from '@app/queues';
 import { ReplyAdmission } from '../reply-admission';
+import { StopThreadReplies } from '../stop-thread-replies';
 import { ThreadReplies } from '../thread-replies';
 import { RunCancellation, RunCancellationRequest } from '@app/run-events';
 
@@ -275,10 +276,21 @@ export class MemoryChat {
     this.db,
     this.threadRepository,
     this.messageRepository,
+    this.agentRepository,
     this.agentRuns,
     this.cancellation,
     this.idempotencyKeys,
     this.admission,
+  );
+
+  /** How an archive (and a protocol's cancel) stops replies, over the collaborators above. */
+  readonly stopper = new StopThreadReplies(
+    this.db,
+    this.threadRepository,
+    this.messageRepository,
+    this.agentRepository,
+    this.cancellation,
+    this.agentRuns,
   );
 
   private storeReply(thread: ThreadEntity, question: MessageEntity, reply: NewPendingReply): MessageEntity {

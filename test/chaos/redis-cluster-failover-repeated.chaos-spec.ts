@@ -1,12 +1,6 @@
-import { AppProcess } from '../support/processes';
-import { RedisCluster } from '../support/redis-cluster';
-import { ChaosStack, timeUntil } from './support/chaos-stack';
+import { timeUntil } from './support/chaos-stack';
+import { DEFAULT_TIMERS, killMaster, onClusterDeployment } from './support/cluster-deployment';
 import { readReply, startConversation } from './support/conversations';
-import {
-  FailoverDeployment,
-  startFailoverDeployment,
-  stopFailoverDeployment,
-} from './support/queue-master-failover';
 import { report } from './support/report';
 
 const KILLS = 3;
@@ -25,25 +19,15 @@ const content = (i: number) =>
  * within about twice Redis's own promotion time.
  */
 describe('Redis Cluster losing the queue master three times in a row under 50 live replies', () => {
-  let deployment: FailoverDeployment;
-  let cluster: RedisCluster;
-  let stack: ChaosStack;
-  let gateway: AppProcess;
-
-  beforeAll(async () => {
-    deployment = await startFailoverDeployment();
-    ({ cluster, stack, gateway } = deployment);
-    // Six Redis servers, a PostgreSQL cluster and three processes: on two busy cores this once took over 120 s.
-  }, 180000);
-
-  afterAll(() => stopFailoverDeployment(deployment));
+  // Two workers and a gateway at the default job timers.
+  const deployment = onClusterDeployment(DEFAULT_TIMERS, 2);
 
   /** A conversation started once the deployment takes writes again (503 until the queues' master is back). */
   async function started(i: number): Promise<string> {
     let id = '';
     await timeUntil(
       async () => {
-        id = await startConversation(stack.client(), stack.agentId, content(i));
+        id = await startConversation(deployment.stack.client(), deployment.stack.agentId, content(i));
         return true;
       },
       30000,
@@ -53,6 +37,7 @@ describe('Redis Cluster losing the queue master three times in a row under 50 li
   }
 
   it('completes every live reply gap-free at each kill, the last within about twice the promotion time', async () => {
+    const { cluster, stack, gateway } = deployment;
     const kills: {
       liveAtKill: number;
       promotionMs: number;
@@ -74,14 +59,7 @@ describe('Redis Cluster losing the queue master three times in a row under 50 li
       );
       // At once: the runs of the first are writing, the last are starting when the master goes.
       const queueMaster = await cluster.masterOf(`{${stack.env.REDIS_PREFIX}}`);
-      cluster.kill(queueMaster);
-      const killedAt = Date.now();
-      const promotionMs = await timeUntil(
-        async () => (await cluster.masterOf(`{${stack.env.REDIS_PREFIX}}`)) !== queueMaster,
-        60000,
-        'the replica promoted',
-      );
-      await cluster.healed();
+      const { killedAt, promotionMs } = await killMaster(cluster, queueMaster, `{${stack.env.REDIS_PREFIX}}`);
       const finished = await Promise.all(finishing);
       kills.push({
         promotionMs,

@@ -1,12 +1,6 @@
-import { AppProcess } from '../support/processes';
-import { RedisCluster } from '../support/redis-cluster';
-import { ChaosStack, timeUntil } from './support/chaos-stack';
+import { timeUntil } from './support/chaos-stack';
+import { DEFAULT_TIMERS, killMaster, onClusterDeployment } from './support/cluster-deployment';
 import { onlyCompleted, openLoop, readReply, settle, startConversation } from './support/conversations';
-import {
-  FailoverDeployment,
-  startFailoverDeployment,
-  stopFailoverDeployment,
-} from './support/queue-master-failover';
 import { report } from './support/report';
 
 /**
@@ -17,20 +11,11 @@ import { report } from './support/report';
  * line (which master, what it resumed) and prints no stack trace.
  */
 describe('Redis Cluster losing the queue master under load', () => {
-  let deployment: FailoverDeployment;
-  let cluster: RedisCluster;
-  let stack: ChaosStack;
-  let gateway: AppProcess;
-
-  beforeAll(async () => {
-    deployment = await startFailoverDeployment();
-    ({ cluster, stack, gateway } = deployment);
-    // Six Redis servers, a PostgreSQL cluster and three processes: on two busy cores this once took over 120 s.
-  }, 180000);
-
-  afterAll(() => stopFailoverDeployment(deployment));
+  // Two workers and a gateway at the default job timers.
+  const deployment = onClusterDeployment(DEFAULT_TIMERS, 2);
 
   it('promotes the replica and finishes every live reply within about twice the promotion time', async () => {
+    const { cluster, stack, gateway } = deployment;
     const content = (i: number) => `/tool clock {}\n/sleep 200\n/say reply ${i} across the failover`;
     const load = openLoop(() => stack.client(), stack.agentId, content, 200);
     await new Promise((resolve) => setTimeout(resolve, 3000));
@@ -40,14 +25,7 @@ describe('Redis Cluster losing the queue master under load', () => {
     const finishing = liveAtKill.map((id) =>
       readReply(gateway.url!, stack.key, id, 60000).then((result) => ({ ...result, at: Date.now() })),
     );
-    cluster.kill(queueMaster);
-    const killedAt = Date.now();
-    const promotionMs = await timeUntil(
-      async () => (await cluster.masterOf(`{${stack.env.REDIS_PREFIX}}`)) !== queueMaster,
-      60000,
-      'the replica promoted',
-    );
-    await cluster.healed();
+    const { killedAt, promotionMs } = await killMaster(cluster, queueMaster, `{${stack.env.REDIS_PREFIX}}`);
     const finished = await Promise.all(finishing);
     const liveRepliesDoneMs = Math.max(...finished.map((result) => result.at - killedAt));
     await timeUntil(

@@ -1,8 +1,6 @@
 import { runEventKeys } from '@app/run-events';
-import { AppProcess } from '../support/processes';
-import { RedisCluster } from '../support/redis-cluster';
-import { ChaosStack } from './support/chaos-stack';
-import { onlyCompleted, readReply, startConversation } from './support/conversations';
+import { onClusterDeployment } from './support/cluster-deployment';
+import { onlyCompleted, readReply, startConversation, streamCounts } from './support/conversations';
 import { report } from './support/report';
 
 const REPLIES = 12;
@@ -18,27 +16,14 @@ const HEARTBEAT_MS = 120000;
  * with every word, no gap and no duplicate, within the replies' own time plus the reshard.
  */
 describe('redis-cli --cluster reshard under live streams', () => {
-  let cluster: RedisCluster;
-  let stack: ChaosStack;
-  let gateway: AppProcess;
-
-  beforeAll(async () => {
-    cluster = await RedisCluster.start({ replicas: 1 });
-    stack = await ChaosStack.start({ REDIS_URL: cluster.url, STREAM_HEARTBEAT_MS: String(HEARTBEAT_MS) });
-    gateway = await stack.startGateway();
-    await stack.startWorker({ WORKER_HEALTH_PORT: '0' });
-  }, 180000);
-
-  afterAll(async () => {
-    await stack?.dispose();
-    await cluster?.stop();
-  });
+  const deployment = onClusterDeployment({ STREAM_HEARTBEAT_MS: String(HEARTBEAT_MS) }, 1);
 
   /**
    * The master whose first slots hold at least two of the replies' channels with the fewest slots to move (the tool
    * moves a master's slots in order), and how many to move.
    */
   async function rangeToMove(slots: number[]): Promise<{ from: number; count: number }> {
+    const { cluster } = deployment;
     const candidates = await Promise.all(
       (await cluster.masters()).map(async (port) => {
         const served = await cluster.slotsOf(port);
@@ -53,6 +38,7 @@ describe('redis-cli --cluster reshard under live streams', () => {
   }
 
   it('completes every live reply gap-free while the slots of their channels move to another master', async () => {
+    const { cluster, stack, gateway } = deployment;
     const client = stack.client();
     const ids = await Promise.all(
       Array.from({ length: REPLIES }, () => startConversation(client, stack.agentId, LONG_REPLY)),
@@ -86,14 +72,7 @@ describe('redis-cli --cluster reshard under live streams', () => {
     const results = await Promise.all(readings);
     const lastDoneAfterReshardMs = Math.max(...moved.map((id) => completedAt.get(id)! - reshardStarted));
 
-    const counts = {
-      completed: results.filter((result) => result.completed).length,
-      lost: 0,
-      stuck: results.filter((result) => !result.completed).length,
-      duplicatedToolCalls: 0,
-      streamGaps: results.reduce((sum, result) => sum + result.gaps, 0),
-      streamDuplicates: results.reduce((sum, result) => sum + result.duplicates, 0),
-    };
+    const counts = streamCounts(results);
     report('redis-cluster-reshard-cli', {
       fault: `redis-cli --cluster reshard of ${count} slots holding ${moved.length} live replies' channels to another master (3 masters, 3 replicas)`,
       load: `${REPLIES} replies of 120 words streaming over 24 s, read on a gateway with a 120 s heartbeat`,

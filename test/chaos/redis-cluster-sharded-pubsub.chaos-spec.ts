@@ -1,8 +1,7 @@
 import { runEventKeys } from '@app/run-events';
-import { AppProcess } from '../support/processes';
-import { RedisCluster } from '../support/redis-cluster';
-import { ChaosStack, timeUntil } from './support/chaos-stack';
-import { readReply, startConversation } from './support/conversations';
+import { timeUntil } from './support/chaos-stack';
+import { killMaster, onClusterDeployment } from './support/cluster-deployment';
+import { readReply, startConversation, streamCounts } from './support/conversations';
 import { report } from './support/report';
 
 const WORDS = 80;
@@ -29,32 +28,35 @@ const HEARTBEAT_MS = 120000;
  * the reply's completion with no gap and no duplicate, within the reply's own time plus the recovery.
  */
 describe('sharded pub/sub on a Redis Cluster', () => {
-  let cluster: RedisCluster;
-  let stack: ChaosStack;
-  let gateway: AppProcess;
+  const deployment = onClusterDeployment({ STREAM_HEARTBEAT_MS: String(HEARTBEAT_MS) }, 1);
 
-  beforeAll(async () => {
-    cluster = await RedisCluster.start({ replicas: 1 });
-    stack = await ChaosStack.start({ REDIS_URL: cluster.url, STREAM_HEARTBEAT_MS: String(HEARTBEAT_MS) });
-    gateway = await stack.startGateway();
-    await stack.startWorker({ WORKER_HEALTH_PORT: '0' });
-  }, 180000);
-
-  afterAll(async () => {
-    await stack?.dispose();
-    await cluster?.stop();
-  });
-
-  const channelOf = (messageId: string) => runEventKeys(stack.env.REDIS_PREFIX!, messageId).channel;
+  const channelOf = (messageId: string) =>
+    runEventKeys(deployment.stack.env.REDIS_PREFIX!, messageId).channel;
 
   /** Waits until the master that owns the channel has exactly one shard subscriber (the gateway's) and no other. */
   async function subscribedOnOwnerOnly(channel: string): Promise<boolean> {
+    const { cluster } = deployment;
     const owner = await cluster.masterOf(channel);
     const perMaster = await cluster.shardSubscribersPerMaster(channel);
     return perMaster.every(({ port, subscribers }) => subscribers === (port === owner ? 1 : 0));
   }
 
+  /**
+   * A slow reply started and read on the deployment's gateway (`reading`, from `started`), once its channel has
+   * the gateway's shard subscription on its owner only.
+   */
+  async function liveReply() {
+    const { stack, gateway } = deployment;
+    const id = await startConversation(stack.client(), stack.agentId, SLOW_REPLY);
+    const channel = channelOf(id);
+    const started = Date.now();
+    const reading = readReply(gateway.url!, stack.key, id, 80000);
+    await timeUntil(() => subscribedOnOwnerOnly(channel), 10000, 'a shard subscription on the owner');
+    return { channel, started, reading };
+  }
+
   it('reaches a gateway that knows the cluster only through a replica, which owns no slot', async () => {
+    const { cluster, stack } = deployment;
     const masters = await cluster.masters();
     const replica = cluster.ports.find((port) => !masters.includes(port))!;
     const remote = await stack.startGateway({ REDIS_URL: `redis-cluster://127.0.0.1:${replica}` });
@@ -78,11 +80,8 @@ describe('sharded pub/sub on a Redis Cluster', () => {
   }, 150000);
 
   it("goes on gap-free after the master owning the reply's slot is killed and its replica promoted", async () => {
-    const id = await startConversation(stack.client(), stack.agentId, SLOW_REPLY);
-    const channel = channelOf(id);
-    const started = Date.now();
-    const reading = readReply(gateway.url!, stack.key, id, 80000);
-    await timeUntil(() => subscribedOnOwnerOnly(channel), 10000, 'a shard subscription on the owner');
+    const { cluster, stack } = deployment;
+    const { channel, started, reading } = await liveReply();
     // The fault is the reply's shard, not the queue: when the reply's slot shares its master with the queue's keys
     // (one reply in three), the slot moves to another master first. Losing the queue's master is the
     // redis-cluster-failover specs' fault; with it, a worker's BullMQ consumer on an ioredis Cluster can stop
@@ -97,14 +96,7 @@ describe('sharded pub/sub on a Redis Cluster', () => {
     const owner = await cluster.masterOf(channel);
     // Mid-reply: some words out, most to come.
     await new Promise((resolve) => setTimeout(resolve, 2000));
-    cluster.kill(owner);
-    const killedAt = Date.now();
-    const promotionMs = await timeUntil(
-      async () => (await cluster.masterOf(channel)) !== owner,
-      60000,
-      'the replica promoted',
-    );
-    await cluster.healed();
+    const { killedAt, promotionMs } = await killMaster(cluster, owner, channel);
     const result = await reading;
     const doneAfterKillMs = Date.now() - killedAt;
 
@@ -112,14 +104,7 @@ describe('sharded pub/sub on a Redis Cluster', () => {
       fault:
         "the master owning a live reply's shard channel SIGKILLed (3 masters, 3 replicas, node timeout 5 s)",
       load: 'one reply of 80 words streaming over 16 s, read on a gateway with a 120 s heartbeat',
-      counts: {
-        completed: result.completed ? 1 : 0,
-        lost: 0,
-        stuck: result.completed ? 0 : 1,
-        duplicatedToolCalls: 0,
-        streamGaps: result.gaps,
-        streamDuplicates: result.duplicates,
-      },
+      counts: streamCounts([result]),
       expectedErrors: 'none',
       timings: { promotionMs, doneAfterKillMs, totalMs: Date.now() - started },
     });
@@ -131,11 +116,8 @@ describe('sharded pub/sub on a Redis Cluster', () => {
   }, 150000);
 
   it("goes on gap-free while the reply's slot is resharded to another master, subscribed there after", async () => {
-    const id = await startConversation(stack.client(), stack.agentId, SLOW_REPLY);
-    const channel = channelOf(id);
-    const started = Date.now();
-    const reading = readReply(gateway.url!, stack.key, id, 80000);
-    await timeUntil(() => subscribedOnOwnerOnly(channel), 10000, 'a shard subscription on the owner');
+    const { cluster } = deployment;
+    const { channel, started, reading } = await liveReply();
     const owner = await cluster.masterOf(channel);
     const target = (await cluster.masters()).find((port) => port !== owner)!;
     await new Promise((resolve) => setTimeout(resolve, 2000));
@@ -152,14 +134,7 @@ describe('sharded pub/sub on a Redis Cluster', () => {
     report('redis-cluster-sharded-reshard', {
       fault: "the slot of a live reply's log and channel resharded to another master (MIGRATE, SETSLOT NODE)",
       load: 'one reply of 80 words streaming over 16 s, read on a gateway with a 120 s heartbeat',
-      counts: {
-        completed: result.completed ? 1 : 0,
-        lost: 0,
-        stuck: result.completed ? 0 : 1,
-        duplicatedToolCalls: 0,
-        streamGaps: result.gaps,
-        streamDuplicates: result.duplicates,
-      },
+      counts: streamCounts([result]),
       expectedErrors: 'none',
       timings: { reshardMs, resubscribedMs, totalMs: Date.now() - started },
     });

@@ -80,25 +80,47 @@ async function storedThreads(userId: string): Promise<number> {
   return Number(rows[0].count);
 }
 
-it('refuses new replies while even the fastest start is slow, and admits again once starts are fast', async () => {
-  expect(await admission()).toMatchObject({ status: 200, body: { admitting: true } });
-  await queryDatabase(environment.databaseUrl, SLOW_INSERTS);
+/**
+ * Six users keep starting replies through `start`, each start now taking 400 ms or more; staggered, so that every
+ * quarter second sees some start end (a quarter second in which none ended has no figure and does not count).
+ * Answers once admission has closed: what it said then, and `stop`, which ends the users' loops (their last
+ * starts awaited). Every start is admitted or refused, nothing else.
+ */
+async function slowStartsUntilClosed(
+  start: (userId: string) => Promise<{ status: number }>,
+  userPrefix: string,
+): Promise<{ closed: AdmissionBody; stop: () => Promise<void> }> {
+  let usersStop = false;
+  const users = Array.from({ length: 6 }, async (_, user) => {
+    await sleep(user * 70);
+    while (!usersStop) expect([200, 503]).toContain((await start(`${userPrefix}-${user}`)).status);
+  });
+  const stop = async () => {
+    usersStop = true;
+    await Promise.all(users);
+  };
+  let closed: AdmissionBody | undefined;
   try {
-    // Users keep starting conversations, each start now taking 400 ms or more; staggered, so that every quarter
-    // second sees some start end (a quarter second in which none ended has no figure and does not count).
-    let usersStop = false;
-    const users = Array.from({ length: 6 }, async (_, user) => {
-      await sleep(user * 70);
-      while (!usersStop) expect([200, 503]).toContain((await startChat(`u-slow-${user}`)).status);
-    });
-    let closed: AdmissionBody | undefined;
     await until(async () => {
       const { status, body } = await admission();
       if (status === 503) closed = body;
       return closed !== undefined;
     }, 15000);
-    expect(closed?.admitting).toBe(false);
-    expect(closed?.reply_start_ms).toBeGreaterThanOrEqual(300);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { closed: closed!, stop };
+}
+
+it('refuses new replies while even the fastest start is slow, and admits again once starts are fast', async () => {
+  expect(await admission()).toMatchObject({ status: 200, body: { admitting: true } });
+  await queryDatabase(environment.databaseUrl, SLOW_INSERTS);
+  try {
+    // Users keep starting conversations until admission closes.
+    const { closed, stop } = await slowStartsUntilClosed(startChat, 'u-slow');
+    expect(closed.admitting).toBe(false);
+    expect(closed.reply_start_ms).toBeGreaterThanOrEqual(300);
 
     // Refusing while it lasts (it reopens for a quarter second when no start ended in the last one, to look
     // again): a start is refused, and nothing of it is stored.
@@ -112,8 +134,7 @@ it('refuses new replies while even the fastest start is slow, and admits again o
     }
     expect(refusedUser).toBeDefined();
     expect(await storedThreads(refusedUser!)).toBe(0);
-    usersStop = true;
-    await Promise.all(users);
+    await stop();
   } finally {
     await queryDatabase(environment.databaseUrl, FAST_INSERTS);
   }
@@ -129,20 +150,9 @@ it("counts every protocol's starts: starts made only through the Responses API c
   await until(async () => (await admission()).status === 200, 5000);
   await queryDatabase(environment.databaseUrl, SLOW_INSERTS);
   try {
-    let usersStop = false;
-    const users = Array.from({ length: 6 }, async (_, user) => {
-      await sleep(user * 70);
-      while (!usersStop) expect([200, 503]).toContain((await startResponse(`u-responses-${user}`)).status);
-    });
-    let closed: AdmissionBody | undefined;
-    await until(async () => {
-      const { status, body } = await admission();
-      if (status === 503) closed = body;
-      return closed !== undefined;
-    }, 15000);
-    expect(closed?.reply_start_ms).toBeGreaterThanOrEqual(300);
-    usersStop = true;
-    await Promise.all(users);
+    const { closed, stop } = await slowStartsUntilClosed(startResponse, 'u-responses');
+    expect(closed.reply_start_ms).toBeGreaterThanOrEqual(300);
+    await stop();
   } finally {
     await queryDatabase(environment.databaseUrl, FAST_INSERTS);
   }

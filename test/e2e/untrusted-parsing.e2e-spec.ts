@@ -1,10 +1,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, Server } from 'node:http';
-import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import JSZip from 'jszip';
 import { createAgent, createOrg, OrgFixture } from '../factories/admin';
+import { FakeSite } from '../support/fake-site';
 import { api } from '../support/http';
 import { postUpload } from '../support/uploads';
 import { docxOf, MIME } from '../support/document-fixtures';
@@ -29,18 +28,15 @@ let orgA: OrgFixture;
 let orgB: OrgFixture;
 let agentA: string;
 let agentB: string;
-let site: Server;
+const site = new FakeSite((_req, res) => {
+  res.writeHead(200, { 'content-type': 'text/html' });
+  res.end('<html><head><title>' + '<title>'.repeat((512 * 1024) / 7));
+});
+const hits = site.hits;
 let base: string;
-const hits: string[] = [];
 
 beforeAll(async () => {
-  site = createServer((req, res) => {
-    hits.push(req.url ?? '');
-    res.writeHead(200, { 'content-type': 'text/html' });
-    res.end('<html><head><title>' + '<title>'.repeat((512 * 1024) / 7));
-  });
-  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+  base = (await site.start()).url;
   storageDir = await mkdtemp(join(tmpdir(), 'parley-untrusted-'));
   environment = await createTestEnvironment({ STORAGE_DIR: storageDir });
   [gateway, worker] = await Promise.all([
@@ -63,8 +59,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all([gateway?.stop(), worker?.stop()]);
-  site?.closeAllConnections();
-  await new Promise((resolve) => site?.close(resolve));
+  await site.stop();
   await environment?.dispose();
   if (storageDir) await rm(storageDir, { recursive: true, force: true });
 });

@@ -1,7 +1,6 @@
-import { createServer, Server } from 'node:http';
-import { AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { createAgent, createOrg, OrgFixture } from '../factories/admin';
+import { FakeSite } from '../support/fake-site';
 import { AppProcess, startGateway, startWorker } from '../support/processes';
 import { createTestEnvironment, TestEnvironment } from '../support/test-environment';
 import { ofType, runReply } from './models.support';
@@ -16,25 +15,22 @@ let gateway: AppProcess;
 let worker: AppProcess | undefined;
 let org: OrgFixture;
 let agentId: string;
-let site: Server;
+const site = new FakeSite((req, res) => {
+  if (req.url === '/moved') {
+    res.writeHead(301, { location: '/article' }).end();
+    return;
+  }
+  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+  res.end(
+    '<html><head><title>Tide tables</title><style>body{}</style></head>' +
+      '<body><h1>High tide</h1><p>At 06:12 and 18:40.</p><script>track()</script></body></html>',
+  );
+});
+const hits = site.hits;
 let base: string;
-const hits: string[] = [];
 
 beforeAll(async () => {
-  site = createServer((req, res) => {
-    hits.push(req.url ?? '');
-    if (req.url === '/moved') {
-      res.writeHead(301, { location: '/article' }).end();
-      return;
-    }
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end(
-      '<html><head><title>Tide tables</title><style>body{}</style></head>' +
-        '<body><h1>High tide</h1><p>At 06:12 and 18:40.</p><script>track()</script></body></html>',
-    );
-  });
-  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+  base = (await site.start()).url;
   environment = await createTestEnvironment();
   [gateway, worker] = await Promise.all([
     startGateway(environment.env),
@@ -46,8 +42,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all([gateway?.stop(), worker?.stop()]);
-  site?.closeAllConnections();
-  await new Promise((resolve) => site?.close(resolve));
+  await site.stop();
   await environment?.dispose();
 });
 
@@ -112,7 +107,7 @@ describe('with the default settings', () => {
       .flat()
       .find((entry) => entry && !entry.internal && entry.family === 'IPv4');
     if (!own) throw new Error('this test needs a non-loopback IPv4 interface');
-    const port = (site.address() as AddressInfo).port;
+    const port = site.port;
     const result = await webResult(`http://${own.address}:${port}/article`);
     expect(result).toMatchObject({
       is_error: true,
@@ -121,7 +116,7 @@ describe('with the default settings', () => {
   });
 
   it('refuses IPv6 spellings of loopback and metadata, judged as the IPv4 address they carry (issue #44)', async () => {
-    const port = (site.address() as AddressInfo).port;
+    const port = site.port;
     for (const [host, reason] of [
       ['[::127.0.0.1]', 'an address of this host inside an IPv6 address'],
       ['[::a9fe:a9fe]', 'a linkLocal address inside an IPv6 address'],

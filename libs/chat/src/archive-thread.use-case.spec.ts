@@ -18,14 +18,7 @@ const busy = (chat: MemoryChat) =>
 function world() {
   const chat = new MemoryChat();
   busy(chat);
-  const useCase = new ArchiveThread(
-    chat.db,
-    chat.threadRepository,
-    chat.messageRepository,
-    chat.agentRepository,
-    chat.cancellation,
-    chat.agentRuns,
-  );
+  const useCase = new ArchiveThread(chat.threadRepository, chat.stopper);
   return { chat, useCase };
 }
 

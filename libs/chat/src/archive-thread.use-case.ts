@@ -1,11 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-import { NotFoundError } from '@app/contracts';
 import { Caller, mayUseAgent } from '@app/identity';
-import { AgentRepository, MessageRepository, ThreadRepository } from '@app/persistence';
-import { AgentRunQueue } from '@app/queues';
-import { RunCancellation } from '@app/run-events';
-import { cancelPendingReplies, closeCancelledStreams, THREAD_NOT_FOUND, threadScope } from './chat.rules';
+import { ThreadRepository } from '@app/persistence';
+import { THREAD_NOT_FOUND, threadScope } from './chat.rules';
+import { StopThreadReplies } from './stop-thread-replies';
 
 interface ArchiveThreadInput {
   threadId: string;
@@ -22,23 +19,20 @@ export class ArchiveThread {
   private readonly logger = new Logger(ArchiveThread.name);
 
   constructor(
-    private readonly db: DataSource,
     private readonly threads: ThreadRepository,
-    private readonly messages: MessageRepository,
-    private readonly agents: AgentRepository,
-    private readonly cancellation: RunCancellation,
-    private readonly agentRuns: AgentRunQueue,
+    private readonly stopper: StopThreadReplies,
   ) {}
 
   async execute(caller: Caller, input: ArchiveThreadInput): Promise<void> {
-    const scope = threadScope(caller, input.userId);
-    const cancelled = await this.db.transaction(async (tx) => {
-      const thread = await this.threads.lockVisible(tx, scope, input.threadId);
-      if (!thread || !mayUseAgent(caller, thread.agentId)) throw new NotFoundError(THREAD_NOT_FOUND);
-      await this.threads.archive(tx, thread.id);
-      return cancelPendingReplies(tx, thread, this.messages, this.agents);
-    });
-    await this.cancellation.requestCancel({ threadId: input.threadId });
-    await closeCancelledStreams(this.agentRuns, this.logger, cancelled);
+    await this.stopper.stop(
+      {
+        threadId: input.threadId,
+        scope: threadScope(caller, input.userId),
+        notFound: THREAD_NOT_FOUND,
+        visible: (thread) => mayUseAgent(caller, thread.agentId),
+        alongside: (tx, thread) => this.threads.archive(tx, thread.id),
+      },
+      this.logger,
+    );
   }
 }

@@ -13,6 +13,8 @@ import { GetThread } from './get-thread.use-case';
 import { ListThreads } from './list-threads.use-case';
 import { PostMessage } from './post-message.use-case';
 import { StartThread } from './start-thread.use-case';
+import { StopThreadReplies } from './stop-thread-replies';
+import { ThreadReplies } from './thread-replies';
 import { UpdateThread } from './update-thread.use-case';
 
 /** Starting a thread, the one way: POST /chat in the gateway, a routine's firing in the worker. */
@@ -43,7 +45,7 @@ const THREAD_USE_CASES = [
  */
 @Module({
   imports: [QueuesModule, ThreadStartModule, FileAttachmentsModule],
-  providers: [...THREAD_USE_CASES, RunCancellation],
-  exports: [ThreadStartModule, ...THREAD_USE_CASES, RunCancellation],
+  providers: [...THREAD_USE_CASES, ThreadReplies, StopThreadReplies, RunCancellation],
+  exports: [ThreadStartModule, ...THREAD_USE_CASES, StopThreadReplies, RunCancellation],
 })
 export class ChatUseCasesModule {}

@@ -1,5 +1,4 @@
 import { Logger } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import {
   AgentRunJob,
   ConflictError,
@@ -17,8 +16,6 @@ import {
   AgentRepository,
   AgentVersionRepository,
   Db,
-  IdempotencyKeyRepository,
-  IdempotentWrite,
   MessageEntity,
   MessageRepository,
   NewExchange,
@@ -188,7 +185,7 @@ export async function lockThread(
 }
 
 /** What clearing a thread's live replies left to do after the commit. */
-interface ClearedReplies {
+export interface ClearedReplies {
   /** Closed here (pending, or waiting for a person): their streams still need their last lines. */
   cancelled: MessageEntity[];
   /** The running reply, which only its worker can end. */
@@ -249,48 +246,4 @@ export async function finishClearing(
     await cancellation.requestCancel({ threadId, messageId: cleared.interrupted.id });
   }
   await closeCancelledStreams(queue, logger, cleared.cancelled);
-}
-
-/** What a new reply of an existing thread goes through, from its use case. */
-export interface ThreadReplySteps {
-  db: DataSource;
-  threads: ThreadRepository;
-  messages: MessageRepository;
-  agentRuns: AgentRunQueue;
-  cancellation: RunCancellation;
-  idempotencyKeys: IdempotencyKeyRepository;
-  logger: Logger;
-}
-
-/** What `store` of `addThreadReply` stored: the pending reply, the use case's answer and what prepareReply cleared. */
-export interface StoredThreadReply<R> {
-  reply: MessageEntity;
-  response: R;
-  cleared: ClearedReplies;
-}
-
-/**
- * A new reply of an existing thread (a follow-up, a regenerate, an edit), the one way: in one transaction the
- * thread is locked (404 unless the caller may see it), `store` checks the request, has prepareReply deal with
- * the live replies and stores the reply, and its answer is recorded under the request's Idempotency-Key; after
- * the commit, the cleared replies are stopped (finishClearing) and the new one is enqueued.
- */
-export async function addThreadReply<R>(
-  steps: ThreadReplySteps,
-  caller: Caller,
-  scope: Scope,
-  threadId: string,
-  idempotency: IdempotentWrite | undefined,
-  store: (tx: Db, thread: ThreadEntity) => Promise<StoredThreadReply<R>>,
-): Promise<R> {
-  const { reply, response, cleared } = await steps.db.transaction(async (tx) => {
-    const thread = await lockThread(tx, caller, scope, threadId, steps.threads);
-    const stored = await store(tx, thread);
-    if (idempotency)
-      await steps.idempotencyKeys.recordAnswer(tx, idempotency, stored.response, { threadId: thread.id });
-    return stored;
-  });
-  await finishClearing(cleared, reply.threadId, steps.cancellation, steps.agentRuns, steps.logger);
-  await enqueueStoredReply(steps.agentRuns, steps.messages, steps.logger, reply, caller.requestId);
-  return response;
 }

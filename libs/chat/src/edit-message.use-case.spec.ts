@@ -16,18 +16,7 @@ const world = (seed: (chat: MemoryChat) => void = twoExchanges) =>
   chatWorld(
     seed,
     (chat, settings) =>
-      new EditMessage(
-        chat.db,
-        settings,
-        chat.agentRepository,
-        chat.threadRepository,
-        chat.messageRepository,
-        chat.agentRuns,
-        chat.attachments,
-        chat.cancellation,
-        chat.idempotencyKeys,
-        chat.admission,
-      ),
+      new EditMessage(settings, chat.agentRepository, chat.messageRepository, chat.attachments, chat.replies),
   );
 
 const edit = (

@@ -1,5 +1,4 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { maxStepsOf, Settings } from '@app/config';
 import {
   EditMessageDto,
@@ -9,25 +8,10 @@ import {
   valueErrorIssue,
 } from '@app/contracts';
 import { Caller } from '@app/identity';
-import {
-  AgentRepository,
-  IdempotencyKeyRepository,
-  IdempotentWrite,
-  MessageRepository,
-  ThreadRepository,
-} from '@app/persistence';
-import { AgentRunQueue } from '@app/queues';
-import { RunCancellation } from '@app/run-events';
+import { AgentRepository, IdempotentWrite, MessageRepository } from '@app/persistence';
 import { FileAttachments } from '@app/files';
-import {
-  addThreadReply,
-  branchStrategy,
-  exchangeOf,
-  prepareReply,
-  threadScope,
-  ThreadReplySteps,
-} from './chat.rules';
-import { ReplyAdmission } from './reply-admission';
+import { branchStrategy, exchangeOf } from './chat.rules';
+import { ThreadReplies } from './thread-replies';
 import { MESSAGE_NOT_FOUND } from './decide-approval.use-case';
 import { activeBranchView, ThreadViewReaders } from './thread-view';
 
@@ -48,32 +32,17 @@ export class EditMessage {
   private readonly logger = new Logger(EditMessage.name);
 
   constructor(
-    private readonly db: DataSource,
     private readonly settings: Settings,
     private readonly agents: AgentRepository,
-    private readonly threads: ThreadRepository,
     private readonly messages: MessageRepository,
-    private readonly agentRuns: AgentRunQueue,
     private readonly attachments: FileAttachments,
-    private readonly cancellation: RunCancellation,
-    private readonly idempotencyKeys: IdempotencyKeyRepository,
-    private readonly admission: ReplyAdmission,
+    private readonly replies: ThreadReplies,
   ) {}
 
   execute(caller: Caller, input: EditMessageInput, idempotency?: IdempotentWrite): Promise<ThreadResponse> {
-    return this.admission.admit(() => this.start(caller, input, idempotency));
-  }
-
-  private async start(
-    caller: Caller,
-    input: EditMessageInput,
-    idempotency?: IdempotentWrite,
-  ): Promise<ThreadResponse> {
     const { body } = input;
     const options = body.options ?? {};
-    const scope = threadScope(caller, input.userId, options.user_id);
-
-    return addThreadReply(this.steps(), caller, scope, input.threadId, idempotency, async (tx, thread) => {
+    return this.replies.add(caller, input, idempotency, this.logger, async (tx, thread, prepare) => {
       const edited = await this.messages.findInThread(thread.id, body.message_id, tx);
       if (!edited) throw new NotFoundError(MESSAGE_NOT_FOUND);
       if (edited.role !== 'user') {
@@ -86,14 +55,7 @@ export class EditMessage {
         { orgId: caller.orgId, userId: thread.userId },
         body.message.file_ids ?? [],
       );
-      const { agent, cleared } = await prepareReply(
-        tx,
-        caller,
-        thread,
-        branchStrategy(options.multitask_strategy),
-        this.agents,
-        this.messages,
-      );
+      const { agent, cleared } = await prepare(branchStrategy(options.multitask_strategy));
       const { reply } = await this.messages.addExchange(
         tx,
         thread,
@@ -105,11 +67,6 @@ export class EditMessage {
       );
       return { reply, response: await activeBranchView(thread, this.readers(), tx), cleared };
     });
-  }
-
-  private steps(): ThreadReplySteps {
-    const { db, threads, messages, agentRuns, cancellation, idempotencyKeys, logger } = this;
-    return { db, threads, messages, agentRuns, cancellation, idempotencyKeys, logger };
   }
 
   private readers(): ThreadViewReaders {

@@ -31,17 +31,11 @@ const world = (seed: (chat: MemoryChat) => void = ended()) =>
     seed,
     (chat, settings) =>
       new PostMessage(
-        chat.db,
         settings,
-        chat.agentRepository,
         chat.versionRepository,
-        chat.threadRepository,
         chat.messageRepository,
-        chat.agentRuns,
         chat.attachments,
-        chat.cancellation,
-        chat.idempotencyKeys,
-        chat.admission,
+        chat.replies,
       ),
   );
 

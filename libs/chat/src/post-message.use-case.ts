@@ -1,5 +1,4 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { maxStepsOf, Settings } from '@app/config';
 import {
   InvalidInputError,
@@ -9,27 +8,10 @@ import {
   valueErrorIssue,
 } from '@app/contracts';
 import { Caller } from '@app/identity';
-import {
-  AgentRepository,
-  AgentVersionRepository,
-  IdempotencyKeyRepository,
-  IdempotentWrite,
-  MessageRepository,
-  ThreadRepository,
-} from '@app/persistence';
-import { AgentRunQueue } from '@app/queues';
-import { RunCancellation } from '@app/run-events';
+import { AgentVersionRepository, IdempotentWrite, MessageRepository } from '@app/persistence';
 import { FileAttachments } from '@app/files';
-import {
-  addThreadReply,
-  exchangeOf,
-  pinnedAgentVersion,
-  prepareReply,
-  ProtocolReplyOptions,
-  threadScope,
-  ThreadReplySteps,
-} from './chat.rules';
-import { ReplyAdmission } from './reply-admission';
+import { exchangeOf, pinnedAgentVersion, ProtocolReplyOptions } from './chat.rules';
+import { ThreadReplies } from './thread-replies';
 
 export interface PostMessageInput extends ProtocolReplyOptions {
   threadId: string;
@@ -48,36 +30,20 @@ export class PostMessage {
   private readonly logger = new Logger(PostMessage.name);
 
   constructor(
-    private readonly db: DataSource,
     private readonly settings: Settings,
-    private readonly agents: AgentRepository,
     private readonly versions: AgentVersionRepository,
-    private readonly threads: ThreadRepository,
     private readonly messages: MessageRepository,
-    private readonly agentRuns: AgentRunQueue,
     private readonly attachments: FileAttachments,
-    private readonly cancellation: RunCancellation,
-    private readonly idempotencyKeys: IdempotencyKeyRepository,
-    private readonly admission: ReplyAdmission,
+    private readonly replies: ThreadReplies,
   ) {}
 
   execute(caller: Caller, input: PostMessageInput, idempotency?: IdempotentWrite): Promise<MessageResponse> {
-    return this.admission.admit(() => this.start(caller, input, idempotency));
-  }
-
-  private async start(
-    caller: Caller,
-    input: PostMessageInput,
-    idempotency?: IdempotentWrite,
-  ): Promise<MessageResponse> {
     const options = input.body.options ?? {};
-    const scope = threadScope(caller, input.userId, options.user_id);
     const { message } = input.body;
-
     const strategy = options.multitask_strategy ?? 'enqueue';
 
     // The thread's lock orders concurrent follow-ups (positions never clash) and an archive racing with this call.
-    return addThreadReply(this.steps(), caller, scope, input.threadId, idempotency, async (tx, thread) => {
+    return this.replies.add(caller, input, idempotency, this.logger, async (tx, thread, prepare) => {
       // Spec 4.2 rule 4: the namespace was bound at the start. A null is read as "not given".
       if (options.memory_namespace != null && options.memory_namespace !== thread.memoryNamespace) {
         throw new InvalidInputError([
@@ -93,7 +59,7 @@ export class PostMessage {
         { orgId: caller.orgId, userId: thread.userId },
         message.file_ids ?? [],
       );
-      const { agent, cleared } = await prepareReply(tx, caller, thread, strategy, this.agents, this.messages);
+      const { agent, cleared } = await prepare(strategy);
       const agentVersion = await pinnedAgentVersion(
         this.versions,
         agent,
@@ -113,10 +79,5 @@ export class PostMessage {
       );
       return { reply, response: toMessageResponse(reply, agent), cleared };
     });
-  }
-
-  private steps(): ThreadReplySteps {
-    const { db, threads, messages, agentRuns, cancellation, idempotencyKeys, logger } = this;
-    return { db, threads, messages, agentRuns, cancellation, idempotencyKeys, logger };
   }
 }

@@ -15,21 +15,7 @@ const twoExchanges =
     ]);
 
 const world = (seed: (chat: MemoryChat) => void = twoExchanges()) =>
-  chatWorld(
-    seed,
-    (chat, settings) =>
-      new RegenerateReply(
-        chat.db,
-        settings,
-        chat.agentRepository,
-        chat.threadRepository,
-        chat.messageRepository,
-        chat.agentRuns,
-        chat.cancellation,
-        chat.idempotencyKeys,
-        chat.admission,
-      ),
-  );
+  chatWorld(seed, (chat, settings) => new RegenerateReply(settings, chat.messageRepository, chat.replies));
 
 const regenerate = (body: RegenerateReplyDto = {}): RegenerateReplyInput => ({ threadId: 't1', body });
 

@@ -1,5 +1,4 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { maxStepsOf, Settings } from '@app/config';
 import {
   InvalidInputError,
@@ -10,20 +9,9 @@ import {
   valueErrorIssue,
 } from '@app/contracts';
 import { Caller } from '@app/identity';
-import {
-  AgentRepository,
-  Db,
-  IdempotencyKeyRepository,
-  IdempotentWrite,
-  MessageEntity,
-  MessageRepository,
-  ThreadEntity,
-  ThreadRepository,
-} from '@app/persistence';
-import { AgentRunQueue } from '@app/queues';
-import { RunCancellation } from '@app/run-events';
-import { addThreadReply, branchStrategy, prepareReply, threadScope, ThreadReplySteps } from './chat.rules';
-import { ReplyAdmission } from './reply-admission';
+import { Db, IdempotentWrite, MessageEntity, MessageRepository, ThreadEntity } from '@app/persistence';
+import { branchStrategy } from './chat.rules';
+import { ThreadReplies } from './thread-replies';
 import { MESSAGE_NOT_FOUND } from './decide-approval.use-case';
 
 export interface RegenerateReplyInput {
@@ -44,15 +32,9 @@ export class RegenerateReply {
   private readonly logger = new Logger(RegenerateReply.name);
 
   constructor(
-    private readonly db: DataSource,
     private readonly settings: Settings,
-    private readonly agents: AgentRepository,
-    private readonly threads: ThreadRepository,
     private readonly messages: MessageRepository,
-    private readonly agentRuns: AgentRunQueue,
-    private readonly cancellation: RunCancellation,
-    private readonly idempotencyKeys: IdempotencyKeyRepository,
-    private readonly admission: ReplyAdmission,
+    private readonly replies: ThreadReplies,
   ) {}
 
   execute(
@@ -60,42 +42,20 @@ export class RegenerateReply {
     input: RegenerateReplyInput,
     idempotency?: IdempotentWrite,
   ): Promise<MessageResponse> {
-    return this.admission.admit(() => this.start(caller, input, idempotency));
-  }
-
-  private async start(
-    caller: Caller,
-    input: RegenerateReplyInput,
-    idempotency?: IdempotentWrite,
-  ): Promise<MessageResponse> {
     const options = input.body.options ?? {};
-    const scope = threadScope(caller, input.userId, options.user_id);
-
-    return addThreadReply(this.steps(), caller, scope, input.threadId, idempotency, async (tx, thread) => {
+    return this.replies.add(caller, input, idempotency, this.logger, async (tx, thread, prepare) => {
       const replaced = await this.replacedReply(tx, thread, input.body.message_id ?? null);
       const question = replaced.replyToId
         ? await this.messages.findInThread(thread.id, replaced.replyToId, tx)
         : null;
       if (!question) throw new NotFoundError(MESSAGE_NOT_FOUND);
-      const { agent, cleared } = await prepareReply(
-        tx,
-        caller,
-        thread,
-        branchStrategy(options.multitask_strategy),
-        this.agents,
-        this.messages,
-      );
+      const { agent, cleared } = await prepare(branchStrategy(options.multitask_strategy));
       const reply = await this.messages.addReply(tx, thread, question, {
         agentId: agent.id,
         maxSteps: maxStepsOf(this.settings, options.max_steps),
       });
       return { reply, response: toMessageResponse(reply, agent), cleared };
     });
-  }
-
-  private steps(): ThreadReplySteps {
-    const { db, threads, messages, agentRuns, cancellation, idempotencyKeys, logger } = this;
-    return { db, threads, messages, agentRuns, cancellation, idempotencyKeys, logger };
   }
 
   /** The reply to replace: the one named (an assistant reply of the thread, on any branch), else the last shown. */

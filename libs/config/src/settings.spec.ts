@@ -1,16 +1,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ENV, loadDotEnv, loadSettings, InvalidSettingsError } from './settings';
-import { ConnectionSettings } from './settings/connections.settings';
-import { GatewaySettings } from './settings/gateway.settings';
-import { ModelSettings } from './settings/models.settings';
-import { maxStepsOf, RunSettings } from './settings/run.settings';
-import { ServiceSettings } from './settings/service.settings';
-import { SourceSettings } from './settings/sources.settings';
-import { StorageSettings } from './settings/storage.settings';
-import { ToolSettings } from './settings/tools.settings';
-import { WebhookSettings } from './settings/webhooks.settings';
+import { ENV, loadDotEnv, loadSettings, InvalidSettingsError, SETTINGS_AREAS } from './settings';
+import { maxStepsOf } from './settings/run.settings';
 
 describe('maxStepsOf', () => {
   it("keeps the request's cap and falls back to DEFAULT_MAX_STEPS only when none was asked", () => {
@@ -172,18 +164,7 @@ describe('ENV', () => {
       routineSecondsSchedules: 'ROUTINE_SECONDS_SCHEDULES',
     });
     // Every property of every area has its variable: a setting without a rule would be missing here, and unread.
-    const areas = [
-      ConnectionSettings,
-      ServiceSettings,
-      RunSettings,
-      GatewaySettings,
-      ModelSettings,
-      ToolSettings,
-      StorageSettings,
-      SourceSettings,
-      WebhookSettings,
-    ];
-    const properties = areas.flatMap((area) => Object.getOwnPropertyNames(new area()));
+    const properties = SETTINGS_AREAS.flatMap((area) => Object.getOwnPropertyNames(new area()));
     expect(Object.keys(ENV).sort()).toEqual(properties.sort());
     expect(loadSettings({ S3_ACCESS_KEY_ID: 'id', WEBHOOK_LEASE_MS: '500' })).toMatchObject({
       s3AccessKeyId: 'id',

@@ -14,12 +14,8 @@ import { StorageSettings } from './settings/storage.settings';
 import { ToolSettings } from './settings/tools.settings';
 import { WebhookSettings } from './settings/webhooks.settings';
 
-/**
- * Every setting of the service, read from the environment once at start (CONTRACTS §1), one class per area in
- * `settings/`. Each property is named after its variable in camelCase (`databaseUrl` is DATABASE_URL); `ENV`
- * derives the spelling. A default here must work on one machine with PostgreSQL and Redis on their usual ports.
- */
-export class Settings extends IntersectionType(
+/** The areas of the settings, one class each in `settings/`: Settings is all of them. */
+export const SETTINGS_AREAS = [
   ConnectionSettings,
   ServiceSettings,
   RunSettings,
@@ -29,7 +25,14 @@ export class Settings extends IntersectionType(
   StorageSettings,
   SourceSettings,
   WebhookSettings,
-) {}
+] as const;
+
+/**
+ * Every setting of the service, read from the environment once at start (CONTRACTS §1), one class per area in
+ * `settings/`. Each property is named after its variable in camelCase (`databaseUrl` is DATABASE_URL); `ENV`
+ * derives the spelling. A default here must work on one machine with PostgreSQL and Redis on their usual ports.
+ */
+export class Settings extends IntersectionType(...SETTINGS_AREAS) {}
 
 /** A setting's variable: its name in upper snake case (`s3AccessKeyId` is S3_ACCESS_KEY_ID). */
 const variableOf = (setting: string): string => setting.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase();

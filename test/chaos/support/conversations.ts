@@ -33,6 +33,17 @@ export const noCounts = (): ChaosCounts => ({
 /** The counts of `completed` replies that all completed: nothing lost, stuck, repeated or out of order. */
 export const onlyCompleted = (completed: number): ChaosCounts => ({ ...noCounts(), completed });
 
+/** The counts of replies read to their end (readReply) by what their streams showed; none lost or repeated a tool. */
+export const streamCounts = (
+  results: { completed: boolean; gaps: number; duplicates: number }[],
+): ChaosCounts => ({
+  ...noCounts(),
+  completed: results.filter((result) => result.completed).length,
+  stuck: results.filter((result) => !result.completed).length,
+  streamGaps: results.reduce((sum, result) => sum + result.gaps, 0),
+  streamDuplicates: results.reduce((sum, result) => sum + result.duplicates, 0),
+});
+
 /**
  * Reads a reply's stream to `message.completed`, reconnecting with `after` when a connection breaks or ends
  * early, within `deadlineMs`. Counts gaps (a seq skipped) and duplicates (a seq seen twice) as they arrive.

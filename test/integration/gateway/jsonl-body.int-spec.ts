@@ -1,34 +1,25 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { connect, Socket } from 'node:net';
 import Fastify, { FastifyInstance } from 'fastify';
-import { Redis } from 'ioredis';
-import {
-  encodeEvent,
-  EVENT_FIELD,
-  RunEvent,
-  RunEventReader,
-  runEventKeys,
-  SharedSubscriber,
-  streamEntryId,
-} from '@app/run-events';
+import { encodeEvent, RunEvent, runEventKeys, SharedSubscriber } from '@app/run-events';
 import { jsonlBody } from '../../../apps/gateway/src/reply-stream/jsonl-body';
 import { StalledStreams } from '../../../apps/gateway/src/reply-stream/stalled-streams';
+import { RunEventRedis } from '../run-events/run-event-redis';
 
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-const prefix = `parley_int_jsonl_${randomBytes(4).toString('hex')}`;
+const runEvents = new RunEventRedis('jsonl');
+const { prefix } = runEvents;
 const STALL_TIMEOUT_MS = 500;
 const stalled = new StalledStreams(64 * 1024 * 1024);
 
-let redis: Redis;
 let subscriber: SharedSubscriber;
 let server: FastifyInstance;
 let port: number;
 
 /** The gateway's relay in a bare Fastify: the same `reply.send(stream)` Nest's adapter makes. */
 beforeAll(async () => {
-  redis = new Redis(REDIS_URL);
-  subscriber = new SharedSubscriber(new Redis(REDIS_URL));
-  const reader = new RunEventReader(redis, subscriber, prefix);
+  const opened = runEvents.open();
+  subscriber = opened.subscriber;
+  const { reader } = opened;
   server = Fastify();
   server.get<{ Params: { id: string } }>('/stream/:id', (request, reply) => {
     const lines = reader.follow(request.params.id, {
@@ -46,26 +37,11 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server.close();
-  const keys = await redis.keys(`${prefix}:*`);
-  if (keys.length > 0) await redis.del(...keys);
-  await subscriber.close();
-  redis.disconnect();
+  await runEvents.close();
 });
 
-async function write(messageId: string, event: RunEvent): Promise<void> {
-  const { stream, channel } = runEventKeys(prefix, messageId);
-  const line = encodeEvent(event);
-  await redis.xadd(stream, streamEntryId(event.seq), EVENT_FIELD, line);
-  await redis.publish(channel, line);
-}
-
-async function numsub(messageId: string): Promise<number> {
-  const [, count] = (await redis.pubsub('NUMSUB', runEventKeys(prefix, messageId).channel)) as [
-    string,
-    number,
-  ];
-  return Number(count);
-}
+const write = (messageId: string, event: RunEvent) => runEvents.write(messageId, event);
+const numsub = (messageId: string) => runEvents.numsub(messageId);
 
 /** A raw HTTP client that sends the request and then never reads the response. */
 function stalledClient(path: string): Promise<Socket> {

@@ -1,38 +1,26 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import {
   encodeEvent,
-  EVENT_FIELD,
   LIVE_INBOX_MAX_BYTES,
   ReplyStream,
   RunEvent,
   RunEventReader,
   runEventKeys,
   SharedSubscriber,
-  streamEntryId,
 } from '@app/run-events';
+import { REDIS_URL, RunEventRedis } from './run-event-redis';
 
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-const prefix = `parley_int_reader_${randomBytes(4).toString('hex')}`;
+const runEvents = new RunEventRedis('reader');
+const { prefix } = runEvents;
 
 let redis: Redis;
-let subscriberConnection: Redis;
 let subscriber: SharedSubscriber;
 let reader: RunEventReader;
 
-beforeAll(() => {
-  redis = new Redis(REDIS_URL);
-  subscriberConnection = new Redis(REDIS_URL);
-  subscriber = new SharedSubscriber(subscriberConnection);
-  reader = new RunEventReader(redis, subscriber, prefix);
-});
+beforeAll(() => ({ redis, subscriber, reader } = runEvents.open()));
 
-afterAll(async () => {
-  const keys = await redis.keys(`${prefix}:*`);
-  if (keys.length > 0) await redis.del(...keys);
-  await subscriber.close();
-  redis.disconnect();
-});
+afterAll(() => runEvents.close());
 
 /** The reply of `n` lines a worker would write: started, deltas, completed. */
 function reply(messageId: string, deltas: number): RunEvent[] {
@@ -42,13 +30,8 @@ function reply(messageId: string, deltas: number): RunEvent[] {
   return lines;
 }
 
-/** What the worker's writer does, in the same wire format: XADD with the seq's id, then PUBLISH. */
-async function write(messageId: string, event: RunEvent, how: { log?: boolean; publish?: boolean } = {}) {
-  const { stream, channel } = runEventKeys(prefix, messageId);
-  const line = encodeEvent(event);
-  if (how.log ?? true) await redis.xadd(stream, streamEntryId(event.seq), EVENT_FIELD, line);
-  if (how.publish ?? true) await redis.publish(channel, line);
-}
+const write = (messageId: string, event: RunEvent, how?: { log?: boolean; publish?: boolean }) =>
+  runEvents.write(messageId, event, how);
 
 const notStored = () => Promise.resolve(null);
 
@@ -72,11 +55,7 @@ const seqs = (lines: Record<string, unknown>[]) => lines.filter((l) => 'seq' in 
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function numsub(messageId: string): Promise<number> {
-  const { channel } = runEventKeys(prefix, messageId);
-  const [, count] = (await redis.pubsub('NUMSUB', channel)) as [string, number];
-  return Number(count);
-}
+const numsub = (messageId: string) => runEvents.numsub(messageId);
 
 describe('RunEventReader', () => {
   it('replays every line of a finished reply to a late reader, then ends', async () => {

@@ -7,13 +7,13 @@ import { FastifyReply } from 'fastify';
 import { Redis } from 'ioredis';
 import { Settings } from '@app/config';
 import { QUEUE } from '@app/contracts';
+import { checkAnswers, PROBE_TIMEOUT_MS, withinProbeTime } from '@app/observability';
 import { probePostgres } from '@app/persistence';
 import { AgentRunQueue } from '@app/queues';
 import { REDIS } from '@app/redis';
 import { SharedSubscriber } from '@app/run-events';
 import { RunAdmission } from '../admission/run-admission';
 import { Public } from '../auth/public.decorator';
-import { PROBE_TIMEOUT_MS, withinProbeTime } from './probe-time';
 
 /**
  * Liveness (the process answers), serving (the app answers requests itself), readiness (PostgreSQL and Redis
@@ -66,27 +66,16 @@ export class HealthController {
     return this.health.check([
       // A connection of its own, not one of the pool's: under a burst the pool's queue holds requests' statements,
       // and the probe would wait behind them, saying the pool is busy rather than whether PostgreSQL answers.
-      async () => {
-        const indicator = this.indicators.check('postgres');
-        try {
-          await probePostgres(this.settings.databaseUrl, PROBE_TIMEOUT_MS);
-          return indicator.up();
-        } catch (error) {
-          return indicator.down({ message: (error as Error).message });
-        }
-      },
-      async () => {
-        const indicator = this.indicators.check('redis');
-        // A disconnected client is down at once: a command would only wait in its offline queue.
-        if (this.redis.status !== 'ready')
-          return indicator.down({ message: `connection ${this.redis.status}` });
-        try {
+      () =>
+        checkAnswers(this.indicators, 'postgres', () =>
+          probePostgres(this.settings.databaseUrl, PROBE_TIMEOUT_MS),
+        ),
+      () =>
+        checkAnswers(this.indicators, 'redis', async () => {
+          // A disconnected client is down at once: a command would only wait in its offline queue.
+          if (this.redis.status !== 'ready') throw new Error(`connection ${this.redis.status}`);
           await withinProbeTime(this.redis.ping());
-          return indicator.up();
-        } catch (error) {
-          return indicator.down({ message: (error as Error).message });
-        }
-      },
+        }),
       () => {
         // Stream opens subscribe on their own connection (on a Cluster, a node ioredis picks and opens lazily).
         const indicator = this.indicators.check('redis-subscriber');

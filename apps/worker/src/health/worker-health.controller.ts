@@ -8,24 +8,14 @@ import {
 import { FastifyReply } from 'fastify';
 import { Redis } from 'ioredis';
 import { QUEUE } from '@app/contracts';
-import { renderMetrics } from '@app/observability';
+import { checkAnswers, PROBE_TIMEOUT_MS, renderMetrics, withinProbeTime } from '@app/observability';
 import { REDIS } from '@app/redis';
 import { ConsumerStatus } from './consumer-status';
 
 /** Queues a worker must be consuming to be ready. */
 const REQUIRED_CONSUMERS: string[] = [QUEUE.agentRun];
-// Under a second in all: probes answer fast even when a dependency hangs.
-const PROBE_TIMEOUT_MS = 800;
 
 type Check = 'up' | 'down';
-
-function withinProbeTime<T>(promise: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${PROBE_TIMEOUT_MS} ms`)), PROBE_TIMEOUT_MS);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
 
 /**
  * The worker's probes on WORKER_HEALTH_PORT, checked by terminus like the gateway's: /health/live (the
@@ -54,15 +44,7 @@ export class WorkerHealthController {
     const result = await this.health
       .check([
         () => this.database.pingCheck('postgres', { timeout: PROBE_TIMEOUT_MS }),
-        async () => {
-          const indicator = this.indicators.check('redis');
-          try {
-            await withinProbeTime(this.redis.ping());
-            return indicator.up();
-          } catch (error) {
-            return indicator.down({ message: (error as Error).message });
-          }
-        },
+        () => checkAnswers(this.indicators, 'redis', () => withinProbeTime(this.redis.ping())),
         () => {
           const indicator = this.indicators.check('consumers');
           const consuming = REQUIRED_CONSUMERS.every((queue) => consumers[queue] === 'running');

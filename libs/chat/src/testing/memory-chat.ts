@@ -16,6 +16,8 @@ import {
 } from '@app/persistence';
 import { AgentRunQueue } from '@app/queues';
 import { ReplyAdmission } from '../reply-admission';
+import { StopThreadReplies } from '../stop-thread-replies';
+import { ThreadReplies } from '../thread-replies';
 import { RunCancellation, RunCancellationRequest } from '@app/run-events';
 
 export const ORG = 'org-1';
@@ -268,6 +270,28 @@ export class MemoryChat {
       return Promise.resolve();
     },
   } as unknown as IdempotencyKeyRepository;
+
+  /** How a follow-up, a regenerate or an edit adds its reply, over the collaborators above. */
+  readonly replies = new ThreadReplies(
+    this.db,
+    this.threadRepository,
+    this.messageRepository,
+    this.agentRepository,
+    this.agentRuns,
+    this.cancellation,
+    this.idempotencyKeys,
+    this.admission,
+  );
+
+  /** How an archive (and a protocol's cancel) stops replies, over the collaborators above. */
+  readonly stopper = new StopThreadReplies(
+    this.db,
+    this.threadRepository,
+    this.messageRepository,
+    this.agentRepository,
+    this.cancellation,
+    this.agentRuns,
+  );
 
   private storeReply(thread: ThreadEntity, question: MessageEntity, reply: NewPendingReply): MessageEntity {
     const stored = this.store(thread, {

@@ -431,7 +431,8 @@ describe('row-level security', () => {
         [{ externalId: 'd', name: 'd', mimeType: 'text/plain', size: 1, version: '1' }],
         1,
       );
-      expect(await new DocumentRepository(db).listBySource(source.id)).toHaveLength(1);
+      expect(await new DocumentRepository(probe).listBySource(source)).toHaveLength(1);
+      expect(await new DocumentRepository(probe).listBySource({ id: source.id, orgId: orgB })).toEqual([]);
       await expect(
         new DocumentRepository(probe).upsertListed(
           { id: source.id, orgId: orgB },

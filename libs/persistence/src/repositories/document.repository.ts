@@ -141,10 +141,12 @@ export class DocumentRepository {
     });
   }
 
-  /** A source's documents, by name. */
-  listBySource(sourceId: number): Promise<DocumentEntity[]> {
-    return this.db
-      .getRepository(DocumentEntity)
-      .find({ where: { sourceId }, order: { name: 'ASC', id: 'ASC' } });
+  /** A source's documents, by name, as its organization sees them. */
+  listBySource(source: { id: number; orgId: string }): Promise<DocumentEntity[]> {
+    return withTenant(this.db, source, (tx) =>
+      tx
+        .getRepository(DocumentEntity)
+        .find({ where: { sourceId: source.id }, order: { name: 'ASC', id: 'ASC' } }),
+    );
   }
 }

@@ -2,15 +2,32 @@ import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { loadSettings } from '@app/config';
 import {
+  AgentRepository,
+  AiSdkChatRepository,
+  ApiKeyRepository,
+  ConversationFileRepository,
   dataSourceOptions,
+  DocumentRepository,
+  ErasureRepository,
+  FeedbackRepository,
+  IdempotencyKeyRepository,
+  IdempotentWrite,
   MessageRepository,
+  PassageSearchRepository,
   preparedStatement,
   QueryTemplateRepository,
+  RetentionRepository,
+  RoutineRepository,
   runPreparedAsTenant,
   Scope,
+  SkillRepository,
   ThreadRepository,
+  UsageRepository,
+  UserBudgetRepository,
+  UserExportRepository,
   withTenant,
 } from '@app/persistence';
+import { addUploadSource } from '../knowledge/indexed-sources';
 import { PgBouncer } from '../../support/pgbouncer';
 import { storedThread as storedThreadOf } from './stored-thread';
 import { useTestDatabase } from '../../support/test-database';
@@ -208,5 +225,225 @@ describe('row-level security', () => {
       await pooled.destroy();
       await bouncer.stop();
     }
+  });
+  /**
+   * The repositories that serve a caller, on a connection whose own role the policies give nothing: a role that
+   * may take `parley_tenant` but owns no table (the tests' own role is a superuser, which row-level security
+   * never restricts). A method that ran its statement as the connecting role would find nothing of alice's here;
+   * only one that enters the tenant's transaction for her organization finds her rows, and one handed another
+   * organization's tenant transaction finds none of them.
+   */
+  describe('the repositories that serve a caller', () => {
+    const probeRole = 'parley_rls_probe';
+    let probe: DataSource;
+
+    beforeAll(async () => {
+      await db.query(`
+        DO $$ BEGIN
+          IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '${probeRole}') THEN
+            CREATE ROLE ${probeRole} LOGIN NOSUPERUSER NOBYPASSRLS;
+          END IF;
+        END $$`);
+      await db.query(`GRANT parley_tenant TO ${probeRole}`);
+      await db.query(`GRANT USAGE ON SCHEMA public TO ${probeRole}`);
+      await db.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO ${probeRole}`);
+      await db.query(`GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO ${probeRole}`);
+      const url = new URL(database.environment.databaseUrl);
+      url.username = probeRole;
+      url.password = '';
+      probe = await new DataSource(
+        dataSourceOptions(loadSettings({ DATABASE_URL: url.toString() }), 2),
+      ).initialize();
+      // The probe itself sees nothing of any organization: every finding below is the tenant's.
+      await storedThread(alice);
+      const [{ n }] = await probe.query(`SELECT count(*)::int AS n FROM threads`);
+      expect(n).toBe(0);
+    });
+
+    afterAll(async () => {
+      await probe?.destroy();
+      await db.query(`REVOKE ALL ON ALL TABLES IN SCHEMA public FROM ${probeRole}`);
+      await db.query(`REVOKE ALL ON ALL SEQUENCES IN SCHEMA public FROM ${probeRole}`);
+      await db.query(`REVOKE USAGE ON SCHEMA public FROM ${probeRole}`);
+    });
+
+    /** Organization B's tenant transaction on the probe. */
+    const asB = <T>(work: (tx: EntityManager) => Promise<T>) => withTenant(probe, { orgId: orgB }, work);
+    const today = new Date().toISOString().slice(0, 10);
+
+    it('feedback, budgets, usage and AI SDK chats', async () => {
+      const { thread, reply } = await storedThread(alice);
+      const feedback = new FeedbackRepository(probe);
+      const rating = { messageId: reply.id, rating: 1 as const, comment: null, eventId: randomUUID() };
+      expect((await feedback.put(alice, rating))?.messageId).toBe(reply.id);
+      expect(await feedback.put({ orgId: orgB, userId: 'alice' }, rating)).toBeNull();
+      expect((await feedback.list(orgA, { limit: 10 })).map((f) => f.messageId)).toContain(reply.id);
+      expect(await feedback.listOfUser(orgA, 'alice', null, 10)).not.toEqual([]);
+      expect(await feedback.list(orgB, { limit: 10 })).toEqual([]);
+
+      const budgets = new UserBudgetRepository(probe);
+      await budgets.put(orgA, 'alice', 'day', 1000);
+      expect((await budgets.find(orgA, 'alice'))?.maxTokens).toBe(1000);
+      expect(await asB((tx) => budgets.delete(orgA, 'alice', tx))).toBe(false);
+      expect(await budgets.find(orgA, 'alice')).not.toBeNull();
+
+      const usage = new UsageRepository(probe);
+      const spend = {
+        orgId: orgA,
+        agentId: thread.agentId,
+        userId: 'alice',
+        model: 'builtin',
+        inputTokens: 3,
+        outputTokens: 4,
+        cachedInputTokens: 0,
+      };
+      await usage.recordModelCall(spend);
+      expect(await usage.sums({ orgId: orgA, from: today, to: today })).toEqual([
+        expect.objectContaining({ inputTokens: 3, outputTokens: 4 }),
+      ]);
+      await expect(asB((tx) => usage.recordModelCall(spend, tx))).rejects.toThrow(/row-level security/);
+
+      const chats = new AiSdkChatRepository(probe);
+      await chats.bind({ orgId: orgA, userId: 'alice' }, 'chat-1', thread.id);
+      expect(await chats.findThreadId({ orgId: orgA, userId: 'alice' }, 'chat-1')).toBe(thread.id);
+      expect(await chats.findThreadId({ orgId: orgB, userId: 'alice' }, 'chat-1')).toBeNull();
+    });
+
+    it('idempotency keys', async () => {
+      const keys = new IdempotencyKeyRepository(probe);
+      const window = { retentionMs: 60_000, leaseMs: 60_000 };
+      const key = `k-${randomUUID()}`;
+      const claim = await keys.claim(orgA, 'alice', key, 'fp', window);
+      expect(claim.state).toBe('claimed');
+      // The second claim reads the holder's row: under the wall, or it would take the key again.
+      expect((await keys.claim(orgA, 'alice', key, 'fp', window)).state).toBe('processing');
+      const token = claim.state === 'claimed' ? claim.token : '';
+      const write = new IdempotentWrite(orgA, 'alice', key, token, 200);
+      await expect(
+        asB((tx) => keys.recordAnswer(tx, write, { ok: true }, { threadId: null })),
+      ).rejects.toThrow(/still being processed/);
+      await withTenant(probe, { orgId: orgA }, (tx) =>
+        keys.recordAnswer(tx, write, { ok: true }, { threadId: null }),
+      );
+      expect(await keys.claim(orgA, 'alice', key, 'fp', window)).toEqual(
+        expect.objectContaining({ state: 'completed', statusCode: 200 }),
+      );
+    });
+
+    it('routines, keys, agents, skills, files and exports', async () => {
+      const { thread, reply } = await storedThread(alice);
+      const key = await new ApiKeyRepository(probe).create({
+        orgId: orgA,
+        name: 'k',
+        keyHash: randomUUID(),
+        kind: 'sk-svc',
+      });
+      expect((await new ApiKeyRepository(probe).listByOrg(orgA)).map((k) => k.id)).toContain(key.id);
+
+      const routines = new RoutineRepository(probe);
+      const owner = { orgId: orgA, userId: 'alice' };
+      const routine = await routines.create(owner, {
+        keyId: key.id,
+        name: 'r',
+        agentId: thread.agentId,
+        schedule: '0 9 * * *',
+        timezone: 'UTC',
+        message: { content: 'hi' },
+        options: {},
+        active: true,
+        nextRunAt: null,
+      });
+      expect((await routines.findVisible(owner, routine.id))?.id).toBe(routine.id);
+      expect((await routines.listVisible(owner)).map((r) => r.id)).toContain(routine.id);
+      expect(await routines.findVisible({ orgId: orgB, userId: 'alice' }, routine.id)).toBeNull();
+      expect((await routines.update(owner, routine.id, { name: 'renamed' }))?.name).toBe('renamed');
+
+      const agents = new AgentRepository(probe);
+      expect((await agents.findMany(orgA, [thread.agentId])).map((a) => a.id)).toEqual([thread.agentId]);
+      expect((await agents.listByOrg(orgA, { includeArchived: true })).length).toBeGreaterThan(0);
+      expect(await asB((tx) => agents.findActive(orgA, thread.agentId, tx))).toBeNull();
+      expect(await asB((tx) => agents.findMany(orgA, [thread.agentId], tx))).toEqual([]);
+
+      const skills = new SkillRepository(probe);
+      const name = `skill-${randomUUID().slice(0, 8)}`;
+      await skills.createCustom({
+        id: randomUUID(),
+        orgId: orgA,
+        name,
+        displayName: name,
+        frontmatter: {},
+        body: '',
+        document: '',
+        scope: 'organization',
+        createdBy: 'alice',
+      } as never);
+      expect(await skills.nameTaken(orgA, name)).toBe(true);
+      expect(await skills.nameTaken(orgB, name)).toBe(false);
+
+      const files = new ConversationFileRepository(probe);
+      const file = await files.createPending(alice, {
+        id: randomUUID(),
+        name: 'f.txt',
+        mimetype: 'text/plain',
+        storageKey: `k/${randomUUID()}`,
+      });
+      await db.query(`UPDATE conversation_files SET status = 'uploaded' WHERE id = $1`, [file.id]);
+      expect((await files.findForMessages(orgA, [file.id], [reply.id])).map((f) => f.id)).toEqual([file.id]);
+      expect(await files.findForMessages(orgB, [file.id], [reply.id])).toEqual([]);
+
+      const exports = new UserExportRepository(probe);
+      expect((await exports.exportThreads(orgA, 'alice', null, 100)).map((t) => t.id)).toContain(thread.id);
+      expect((await exports.exportFiles(orgA, 'alice', null, 100)).map((f) => f.id)).toEqual([file.id]);
+      expect((await exports.exportRoutines(orgA, 'alice')).map((r) => r.id)).toEqual([routine.id]);
+      expect((await exports.agentsOf(orgA)).map((a) => a.id)).toContain(thread.agentId);
+      expect(await exports.exportThreads(orgB, 'alice', null, 100)).toEqual([]);
+      expect(await routines.remove(owner, routine.id)).toBe(true);
+    });
+
+    it('erasure, retention, documents and passage search', async () => {
+      const { thread } = await storedThread(alice);
+      const erasures = new ErasureRepository(probe);
+      expect(await erasures.userThreadIds(orgA, 'alice', 1000)).toContain(thread.id);
+      expect(await erasures.liveThreadIds(orgA, 'alice')).toContain(thread.id);
+      expect(await asB((tx) => erasures.lockThread(tx, orgA, thread.id))).toBeNull();
+      expect(await asB((tx) => erasures.deleteThreads(tx, orgA, [thread.id]))).toEqual({
+        threads: 0,
+        webhook_deliveries: 0,
+        idempotency_records: 0,
+      });
+      const receipt = await withTenant(probe, { orgId: orgA }, (tx) =>
+        erasures.start(tx, orgA, 'hash-alice', 'alice', { type: 'key', id: 'k' } as never),
+      );
+      expect((await erasures.find(orgA, receipt.id))?.id).toBe(receipt.id);
+      expect(await erasures.find(orgB, receipt.id)).toBeNull();
+
+      const retention = new RetentionRepository(probe);
+      await retention.setRetentionDays(probe.manager, orgA, 30);
+      expect(await retention.retentionDays(orgA)).toBe(30);
+      expect(await retention.retentionDays(orgB)).toBeNull();
+      const later = new Date(Date.now() + 86_400_000);
+      expect(await retention.staleLiveThreadIds(orgA, later, 1000)).toContain(thread.id);
+      expect(await retention.staleLiveThreadIds(orgB, later, 1000)).toEqual([]);
+
+      const source = await addUploadSource(db, orgA, 'organization', 'alice');
+      await new DocumentRepository(probe).upsertListed(
+        source,
+        [{ externalId: 'd', name: 'd', mimeType: 'text/plain', size: 1, version: '1' }],
+        1,
+      );
+      expect(await new DocumentRepository(probe).listBySource(source)).toHaveLength(1);
+      expect(await new DocumentRepository(probe).listBySource({ id: source.id, orgId: orgB })).toEqual([]);
+      await expect(
+        new DocumentRepository(probe).upsertListed(
+          { id: source.id, orgId: orgB },
+          // Alice's document, listed again for organization B: the conflict is on a row B may not change.
+          [{ externalId: 'd', name: 'taken', mimeType: 'text/plain', size: 1, version: '2' }],
+          1,
+        ),
+      ).rejects.toThrow(/row-level security/);
+      const search = new PassageSearchRepository(probe);
+      expect((await search.visibleSources(orgA, 'alice', null)).map((s) => s.id)).toContain(source.id);
+      expect(await search.visibleSources(orgB, 'alice', [source.id])).toEqual([]);
+    });
   });
 });

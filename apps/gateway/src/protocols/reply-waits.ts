@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ToolApprovalRepository } from '@app/persistence';
+import { Scope, ToolApprovalRepository } from '@app/persistence';
 import { RunEvent } from '@app/run-events';
 
 /** A call the reply waits on a person for (CONTRACTS §19), as its `approval.requested` line named it. */
@@ -19,15 +19,17 @@ export interface WaitingCall {
 export class ReplyWaits {
   constructor(private readonly approvals: ToolApprovalRepository) {}
 
-  /** A reader for one reply's lines, in order. */
-  of(replyId: string): ReplyWaitReader {
-    return new ReplyWaitReader(this.waitingCallsOf(replyId));
+  /** A reader for one reply of the scope's organization, its lines in order. */
+  of(scope: Pick<Scope, 'orgId'>, replyId: string): ReplyWaitReader {
+    return new ReplyWaitReader(this.waitingCallsOf(scope, replyId));
   }
 
   /** The calls of a step of the reply, when one of them still waits for a person; else none. */
-  waitingCallsOf(replyId: string): WaitingCallsOfStep {
+  waitingCallsOf(scope: Pick<Scope, 'orgId'>, replyId: string): WaitingCallsOfStep {
     return async (step) => {
-      const ofStep = (await this.approvals.ofReply(replyId)).filter((approval) => approval.step === step);
+      const ofStep = (await this.approvals.ofVisibleReply(scope, replyId)).filter(
+        (approval) => approval.step === step,
+      );
       const waits = ofStep.some((approval) => approval.decision === null);
       return new Set(waits ? ofStep.map((approval) => approval.callId) : []);
     };

@@ -4,6 +4,7 @@ import { AgentEntity, newId } from '../entities';
 import { entityFromJson } from './entity-rows';
 import { preparedStatement, runPreparedAsTenant } from './prepared-statement';
 import { Db } from './scope';
+import { withTenant } from './tenant-scope';
 
 /** Every POST /chat asks it: prepared, without TypeORM's query building. */
 const FIND_ACTIVE_AGENT = preparedStatement({
@@ -37,26 +38,28 @@ export class AgentRepository {
   constructor(private readonly db: DataSource) {}
 
   async create(values: NewAgent, db: Db = this.db.manager): Promise<AgentEntity> {
-    const repository = db.getRepository(AgentEntity);
-    return repository.save(
-      repository.create({
-        id: newId(),
-        instructions: '',
-        description: '',
-        model: 'builtin',
-        fallbackModels: [],
-        guardrails: null,
-        modelOptions: {},
-        memoryNamespace: null,
-        tokenBudget: null,
-        tools: null,
-        compaction: null,
-        approvalRequired: [],
-        mcpServers: [],
-        archivedAt: null,
-        ...values,
-      }),
-    );
+    return withTenant(db, values, (tx) => {
+      const repository = tx.getRepository(AgentEntity);
+      return repository.save(
+        repository.create({
+          id: newId(),
+          instructions: '',
+          description: '',
+          model: 'builtin',
+          fallbackModels: [],
+          guardrails: null,
+          modelOptions: {},
+          memoryNamespace: null,
+          tokenBudget: null,
+          tools: null,
+          compaction: null,
+          approvalRequired: [],
+          mcpServers: [],
+          archivedAt: null,
+          ...values,
+        }),
+      );
+    });
   }
 
   /**
@@ -64,7 +67,11 @@ export class AgentRepository {
    * when `tx` is given.
    */
   async findActive(orgId: string, id: string, tx?: Db): Promise<AgentEntity | null> {
-    if (tx) return tx.getRepository(AgentEntity).findOneBy({ orgId, id, archivedAt: IsNull() });
+    if (tx) {
+      return withTenant(tx, { orgId }, (scoped) =>
+        scoped.getRepository(AgentEntity).findOneBy({ orgId, id, archivedAt: IsNull() }),
+      );
+    }
     const [row] = await runPreparedAsTenant<{ agent: Record<string, unknown> }>(
       this.db,
       { orgId },
@@ -77,20 +84,23 @@ export class AgentRepository {
   /** Agents by id within the organization, archived ones included (to render Message.agent). */
   findMany(orgId: string, ids: string[], db: Db = this.db.manager): Promise<AgentEntity[]> {
     if (ids.length === 0) return Promise.resolve([]);
-    return db.getRepository(AgentEntity).findBy({ orgId, id: In(ids) });
+    return withTenant(db, { orgId }, (tx) => tx.getRepository(AgentEntity).findBy({ orgId, id: In(ids) }));
   }
 
   /** Any agent by id, for the worker, which starts from ids its own service stored. */
+  // crosses tenants: the worker starts a run from an agent id of whichever organization's reply it holds
   findById(id: string, db: Db = this.db.manager): Promise<AgentEntity | null> {
     return db.getRepository(AgentEntity).findOneBy({ id });
   }
 
   /** The organization's agents, oldest first; archived ones only when asked (the admin CLI shows them). */
   listByOrg(orgId: string, options: { includeArchived: boolean }): Promise<AgentEntity[]> {
-    return this.db.getRepository(AgentEntity).find({
-      where: options.includeArchived ? { orgId } : { orgId, archivedAt: IsNull() },
-      order: { createdAt: 'ASC' },
-    });
+    return withTenant(this.db, { orgId }, (tx) =>
+      tx.getRepository(AgentEntity).find({
+        where: options.includeArchived ? { orgId } : { orgId, archivedAt: IsNull() },
+        order: { createdAt: 'ASC' },
+      }),
+    );
   }
 
   /** Changes an active agent of the organization; null when there is none. */
@@ -100,15 +110,19 @@ export class AgentRepository {
     values: AgentChanges,
     db: Db = this.db.manager,
   ): Promise<AgentEntity | null> {
-    const repository = db.getRepository(AgentEntity);
-    const result = await repository.update({ orgId, id, archivedAt: IsNull() }, values);
-    return result.affected ? repository.findOneBy({ orgId, id }) : null;
+    return withTenant(db, { orgId }, async (tx) => {
+      const repository = tx.getRepository(AgentEntity);
+      const result = await repository.update({ orgId, id, archivedAt: IsNull() }, values);
+      return result.affected ? repository.findOneBy({ orgId, id }) : null;
+    });
   }
 
   /** Archives an active agent of the organization; null when there is none. */
   async archive(orgId: string, id: string, db: Db = this.db.manager): Promise<AgentEntity | null> {
-    const repository = db.getRepository(AgentEntity);
-    const result = await repository.update({ orgId, id, archivedAt: IsNull() }, { archivedAt: new Date() });
-    return result.affected ? repository.findOneBy({ orgId, id }) : null;
+    return withTenant(db, { orgId }, async (tx) => {
+      const repository = tx.getRepository(AgentEntity);
+      const result = await repository.update({ orgId, id, archivedAt: IsNull() }, { archivedAt: new Date() });
+      return result.affected ? repository.findOneBy({ orgId, id }) : null;
+    });
   }
 }

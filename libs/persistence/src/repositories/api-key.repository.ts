@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, IsNull } from 'typeorm';
 import { ApiKeyEntity, newId } from '../entities';
 import { Db } from './scope';
+import { withTenant } from './tenant-scope';
 
 @Injectable()
 export class ApiKeyRepository {
@@ -11,31 +12,36 @@ export class ApiKeyRepository {
     values: Pick<ApiKeyEntity, 'orgId' | 'name' | 'keyHash' | 'kind'>,
     db: Db = this.db.manager,
   ): Promise<ApiKeyEntity> {
-    const repository = db.getRepository(ApiKeyEntity);
-    return repository.save(repository.create({ id: newId(), revokedAt: null, ...values }));
+    return withTenant(db, values, (tx) => {
+      const repository = tx.getRepository(ApiKeyEntity);
+      return repository.save(repository.create({ id: newId(), revokedAt: null, ...values }));
+    });
   }
 
   /** The key with this id, revoked or not. */
+  // crosses tenants: the admin CLI and the revocation channel name a key by its id alone
   findById(id: string): Promise<ApiKeyEntity | null> {
     return this.db.getRepository(ApiKeyEntity).findOneBy({ id });
   }
 
   /** The live (not revoked) key with this hash. */
+  // crosses tenants: authentication looks the key up before its organization is known
   findActiveByHash(keyHash: string): Promise<ApiKeyEntity | null> {
     return this.db.getRepository(ApiKeyEntity).findOneBy({ keyHash, revokedAt: IsNull() });
   }
 
   /** Every key of the organization, revoked ones included, oldest first (admin CLI `keys:list`). */
   listByOrg(orgId: string): Promise<ApiKeyEntity[]> {
-    return this.db
-      .getRepository(ApiKeyEntity)
-      .find({ where: { orgId }, order: { createdAt: 'ASC', id: 'ASC' } });
+    return withTenant(this.db, { orgId }, (tx) =>
+      tx.getRepository(ApiKeyEntity).find({ where: { orgId }, order: { createdAt: 'ASC', id: 'ASC' } }),
+    );
   }
 
   /**
    * Marks the key revoked; returns it, with `revokedNow` false when it already was, or null when there is no such
    * key.
    */
+  // crosses tenants: the admin CLI revokes a key by its id alone
   async revoke(
     id: string,
     db: Db = this.db.manager,

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { Brackets, DataSource, In, SelectQueryBuilder } from 'typeorm';
+import { Brackets, DataSource, SelectQueryBuilder } from 'typeorm';
 import { ConversationFileEntity } from '../entities';
+import { entityFromJson } from './entity-rows';
+import { preparedStatement, runPreparedAsTenant } from './prepared-statement';
 import { Db, Scope } from './scope';
 import { withTenant } from './tenant-scope';
 
@@ -29,6 +31,18 @@ function whereVisible(
   }
   return query;
 }
+
+/**
+ * The organization's ($1) uploaded files among $2 and the files agents wrote for the messages $3, oldest first:
+ * every rendering of messages asks it.
+ */
+const FILES_FOR_MESSAGES = preparedStatement({
+  name: 'conversation_files_for_messages',
+  text: `SELECT to_jsonb(f) AS file FROM conversation_files f
+         WHERE f.org_id = $1 AND ((f.id = ANY ($2::uuid[]) AND f.status = 'uploaded')
+           OR (f.message_id = ANY ($3::uuid[]) AND f.origin = 'agent'))
+         ORDER BY f.created_at, f.id`,
+});
 
 /** Conversation files. "Missing" and "not yours" are the same null. */
 @Injectable()
@@ -92,21 +106,19 @@ export class ConversationFileRepository {
   }
 
   /** The organization's uploaded files among `ids` and the files agents wrote for `messageIds`. */
-  findForMessages(
+  async findForMessages(
     orgId: string,
     ids: string[],
     messageIds: string[],
-    db: Db = this.db.manager,
   ): Promise<ConversationFileEntity[]> {
-    if (ids.length === 0 && messageIds.length === 0) return Promise.resolve([]);
-    const repository = db.getRepository(ConversationFileEntity);
-    return repository.find({
-      where: [
-        ...(ids.length > 0 ? [{ orgId, id: In(ids), status: 'uploaded' as const }] : []),
-        ...(messageIds.length > 0 ? [{ orgId, messageId: In(messageIds), origin: 'agent' as const }] : []),
-      ],
-      order: { createdAt: 'ASC', id: 'ASC' },
-    });
+    if (ids.length === 0 && messageIds.length === 0) return [];
+    const rows = await runPreparedAsTenant<{ file: Record<string, unknown> }>(
+      this.db,
+      { orgId },
+      FILES_FOR_MESSAGES,
+      [orgId, ids, messageIds],
+    );
+    return rows.map((row) => entityFromJson(this.db, ConversationFileEntity, row.file));
   }
 
   /**

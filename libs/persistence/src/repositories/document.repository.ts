@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { DocumentEntity, DocumentStatus, newId } from '../entities';
+import { withTenant } from './tenant-scope';
 
 /** A file as a store lists it. */
 export interface ListedDocument {
@@ -45,8 +46,9 @@ export class DocumentRepository {
     generation: number,
   ): Promise<void> {
     if (items.length === 0) return;
-    await this.db.query(
-      `INSERT INTO documents (id, source_id, org_id, external_id, name, mime_type, size, wanted_version,
+    await withTenant(this.db, source, (tx) =>
+      tx.query(
+        `INSERT INTO documents (id, source_id, org_id, external_id, name, mime_type, size, wanted_version,
                               seen_generation, added_by)
        SELECT u.id, $1, $2, u.external_id, u.name, u.mime_type, u.size, u.version, $3, u.added_by
        FROM unnest($4::uuid[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::text[], $10::text[])
@@ -54,18 +56,19 @@ export class DocumentRepository {
        ON CONFLICT (source_id, external_id) DO UPDATE SET
          name = EXCLUDED.name, mime_type = EXCLUDED.mime_type, size = EXCLUDED.size,
          wanted_version = EXCLUDED.wanted_version, seen_generation = EXCLUDED.seen_generation`,
-      [
-        source.id,
-        source.orgId,
-        generation,
-        items.map(() => newId()),
-        items.map((item) => item.externalId),
-        items.map((item) => item.name),
-        items.map((item) => item.mimeType),
-        items.map((item) => item.size),
-        items.map((item) => item.version),
-        items.map((item) => item.addedBy ?? null),
-      ],
+        [
+          source.id,
+          source.orgId,
+          generation,
+          items.map(() => newId()),
+          items.map((item) => item.externalId),
+          items.map((item) => item.name),
+          items.map((item) => item.mimeType),
+          items.map((item) => item.size),
+          items.map((item) => item.version),
+          items.map((item) => item.addedBy ?? null),
+        ],
+      ),
     );
   }
 
@@ -138,10 +141,12 @@ export class DocumentRepository {
     });
   }
 
-  /** A source's documents, by name. */
-  listBySource(sourceId: number): Promise<DocumentEntity[]> {
-    return this.db
-      .getRepository(DocumentEntity)
-      .find({ where: { sourceId }, order: { name: 'ASC', id: 'ASC' } });
+  /** A source's documents, by name, as its organization sees them. */
+  listBySource(source: { id: number; orgId: string }): Promise<DocumentEntity[]> {
+    return withTenant(this.db, source, (tx) =>
+      tx
+        .getRepository(DocumentEntity)
+        .find({ where: { sourceId: source.id }, order: { name: 'ASC', id: 'ASC' } }),
+    );
   }
 }

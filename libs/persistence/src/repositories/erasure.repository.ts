@@ -5,6 +5,7 @@ import { newId, ThreadEntity } from '../entities';
 import { endUserHash } from '../audit/end-user-hash';
 import { Db } from './scope';
 import { END_USER_MEMORY_FILES_SQL } from './memory-file.repository';
+import { withTenant } from './tenant-scope';
 
 /** What an erasure removed, by kind (`threads`, `messages`, `files`, …). */
 export type ErasureCounts = Record<string, number>;
@@ -76,30 +77,34 @@ export class ErasureRepository {
     userId: string,
     requestedBy: AuditActor,
   ): Promise<ErasureRecord> {
-    // Under a concurrent start the insert may find the other's row committed after this statement's snapshot:
-    // the second pass sees it.
-    for (let pass = 0; pass < 2; pass += 1) {
-      const rows: ErasureRow[] = await db.query(
-        `WITH created AS (
-           INSERT INTO erasures (id, org_id, user_hash, user_id, status, requested_by)
-           VALUES ($1, $2, $3, $4, 'running', $5)
-           ON CONFLICT (org_id, user_hash) WHERE status = 'running' DO NOTHING RETURNING *)
-         SELECT * FROM created
-         UNION ALL SELECT * FROM erasures WHERE org_id = $2 AND user_hash = $3 AND status = 'running'
-         LIMIT 1`,
-        [newId(), orgId, userHash, userId, requestedBy],
-      );
-      if (rows[0]) return toErasure(rows[0]);
-    }
-    throw new Error('erasure neither created nor found');
+    return withTenant(db, { orgId }, async (scoped) => {
+      // Under a concurrent start the insert may find the other's row committed after this statement's snapshot:
+      // the second pass sees it.
+      for (let pass = 0; pass < 2; pass += 1) {
+        const rows: ErasureRow[] = await scoped.query(
+          `WITH created AS (
+             INSERT INTO erasures (id, org_id, user_hash, user_id, status, requested_by)
+             VALUES ($1, $2, $3, $4, 'running', $5)
+             ON CONFLICT (org_id, user_hash) WHERE status = 'running' DO NOTHING RETURNING *)
+           SELECT * FROM created
+           UNION ALL SELECT * FROM erasures WHERE org_id = $2 AND user_hash = $3 AND status = 'running'
+           LIMIT 1`,
+          [newId(), orgId, userHash, userId, requestedBy],
+        );
+        if (rows[0]) return toErasure(rows[0]);
+      }
+      throw new Error('erasure neither created nor found');
+    });
   }
 
   async find(orgId: string, id: string): Promise<ErasureRecord | null> {
-    const rows: ErasureRow[] = await this.db.query(`SELECT * FROM erasures WHERE id = $1 AND org_id = $2`, [
-      id,
-      orgId,
-    ]);
-    return rows[0] ? toErasure(rows[0]) : null;
+    return withTenant(this.db, { orgId }, async (scoped) => {
+      const rows: ErasureRow[] = await scoped.query(`SELECT * FROM erasures WHERE id = $1 AND org_id = $2`, [
+        id,
+        orgId,
+      ]);
+      return rows[0] ? toErasure(rows[0]) : null;
+    });
   }
 
   async get(id: string): Promise<ErasureRecord | null> {
@@ -142,20 +147,24 @@ export class ErasureRepository {
 
   /** The end user's threads with a live reply (pending, running or waiting for a person). */
   async liveThreadIds(orgId: string, userId: string): Promise<string[]> {
-    const rows: { id: string }[] = await this.db.query(
-      `SELECT t.id FROM threads t
-       WHERE t.org_id = $1 AND t.user_id = $2
-         AND EXISTS (SELECT 1 FROM messages m WHERE m.thread_id = t.id AND m.live)`,
-      [orgId, userId],
-    );
-    return rows.map((row) => row.id);
+    return withTenant(this.db, { orgId }, async (scoped) => {
+      const rows: { id: string }[] = await scoped.query(
+        `SELECT t.id FROM threads t
+         WHERE t.org_id = $1 AND t.user_id = $2
+           AND EXISTS (SELECT 1 FROM messages m WHERE m.thread_id = t.id AND m.live)`,
+        [orgId, userId],
+      );
+      return rows.map((row) => row.id);
+    });
   }
 
   /** The thread, archived or not, locked until the transaction ends: its replies are about to be stopped. */
   lockThread(tx: Db, orgId: string, threadId: string): Promise<ThreadEntity | null> {
-    return tx
-      .getRepository(ThreadEntity)
-      .findOne({ where: { id: threadId, orgId }, lock: { mode: 'pessimistic_write' } });
+    return withTenant(tx, { orgId }, (scoped) =>
+      scoped
+        .getRepository(ThreadEntity)
+        .findOne({ where: { id: threadId, orgId }, lock: { mode: 'pessimistic_write' } }),
+    );
   }
 
   /** How many replies of the threads a worker is still running. */
@@ -168,11 +177,13 @@ export class ErasureRepository {
   }
 
   async userThreadIds(orgId: string, userId: string, limit: number): Promise<string[]> {
-    const rows: { id: string }[] = await this.db.query(
-      `SELECT id FROM threads WHERE org_id = $1 AND user_id = $2 LIMIT $3`,
-      [orgId, userId, limit],
-    );
-    return rows.map((row) => row.id);
+    return withTenant(this.db, { orgId }, async (scoped) => {
+      const rows: { id: string }[] = await scoped.query(
+        `SELECT id FROM threads WHERE org_id = $1 AND user_id = $2 LIMIT $3`,
+        [orgId, userId, limit],
+      );
+      return rows.map((row) => row.id);
+    });
   }
 
   /** The newest messages of the threads (the last ones deleted first, so no kept message refers to a gone one). */
@@ -186,12 +197,14 @@ export class ErasureRepository {
 
   /** The files the threads' messages hold (attached or written by an agent). */
   async threadFiles(orgId: string, threadIds: string[]): Promise<StoredFileRef[]> {
-    const rows: { id: string; storage_key: string }[] = await this.db.query(
-      `SELECT f.id, f.storage_key FROM conversation_files f JOIN messages m ON m.id = f.message_id
-       WHERE f.org_id = $1 AND m.thread_id = ANY ($2)`,
-      [orgId, threadIds],
-    );
-    return rows.map((row) => ({ id: row.id, storageKey: row.storage_key }));
+    return withTenant(this.db, { orgId }, async (scoped) => {
+      const rows: { id: string; storage_key: string }[] = await scoped.query(
+        `SELECT f.id, f.storage_key FROM conversation_files f JOIN messages m ON m.id = f.message_id
+         WHERE f.org_id = $1 AND m.thread_id = ANY ($2)`,
+        [orgId, threadIds],
+      );
+      return rows.map((row) => ({ id: row.id, storageKey: row.storage_key }));
+    });
   }
 
   /**
@@ -211,18 +224,20 @@ export class ErasureRepository {
 
   /** Deletes messages (their steps, tool calls, approvals, journal and summaries go with them) and their feedback. */
   async deleteMessages(db: Db, orgId: string, messageIds: string[]): Promise<ErasureCounts> {
-    await db.query(
-      `UPDATE messages SET reply_to_id = NULL WHERE reply_to_id = ANY ($1) AND NOT (id = ANY ($1))`,
-      [messageIds],
-    );
-    const feedback = await count(db, `DELETE FROM message_feedback WHERE message_id = ANY ($1)`, [
-      messageIds,
-    ]);
-    const messages = await count(db, `DELETE FROM messages WHERE org_id = $1 AND id = ANY ($2)`, [
-      orgId,
-      messageIds,
-    ]);
-    return { messages, feedback };
+    return withTenant(db, { orgId }, async (scoped) => {
+      await scoped.query(
+        `UPDATE messages SET reply_to_id = NULL WHERE reply_to_id = ANY ($1) AND NOT (id = ANY ($1))`,
+        [messageIds],
+      );
+      const feedback = await count(scoped, `DELETE FROM message_feedback WHERE message_id = ANY ($1)`, [
+        messageIds,
+      ]);
+      const messages = await count(scoped, `DELETE FROM messages WHERE org_id = $1 AND id = ANY ($2)`, [
+        orgId,
+        messageIds,
+      ]);
+      return { messages, feedback };
+    });
   }
 
   /**
@@ -230,72 +245,85 @@ export class ErasureRepository {
    * payload names one of them (their `thread_id` column) and idempotency records of answers about them.
    */
   async deleteThreads(db: Db, orgId: string, threadIds: string[]): Promise<ErasureCounts> {
-    const deliveries = await count(
-      db,
-      `DELETE FROM webhook_deliveries d USING webhooks w
-       WHERE d.thread_id = ANY ($2::text[]) AND w.id = d.webhook_id AND w.org_id = $1`,
-      [orgId, threadIds],
-    );
-    const idempotency = await count(
-      db,
-      `DELETE FROM idempotency_keys WHERE org_id = $1 AND thread_id = ANY ($2::uuid[])`,
-      [orgId, threadIds],
-    );
-    const threads = await count(db, `DELETE FROM threads WHERE org_id = $1 AND id = ANY ($2)`, [
-      orgId,
-      threadIds,
-    ]);
-    return { threads, webhook_deliveries: deliveries, idempotency_records: idempotency };
+    return withTenant(db, { orgId }, async (scoped) => {
+      const deliveries = await count(
+        scoped,
+        `DELETE FROM webhook_deliveries d USING webhooks w
+         WHERE d.thread_id = ANY ($2::text[]) AND w.id = d.webhook_id AND w.org_id = $1`,
+        [orgId, threadIds],
+      );
+      const idempotency = await count(
+        scoped,
+        `DELETE FROM idempotency_keys WHERE org_id = $1 AND thread_id = ANY ($2::uuid[])`,
+        [orgId, threadIds],
+      );
+      const threads = await count(scoped, `DELETE FROM threads WHERE org_id = $1 AND id = ANY ($2)`, [
+        orgId,
+        threadIds,
+      ]);
+      return { threads, webhook_deliveries: deliveries, idempotency_records: idempotency };
+    });
   }
 
   // ---- files ----
 
   async userFiles(orgId: string, userId: string, limit: number): Promise<StoredFileRef[]> {
-    const rows: { id: string; storage_key: string }[] = await this.db.query(
-      `SELECT id, storage_key FROM conversation_files WHERE org_id = $1 AND user_id = $2 LIMIT $3`,
-      [orgId, userId, limit],
-    );
-    return rows.map((row) => ({ id: row.id, storageKey: row.storage_key }));
+    return withTenant(this.db, { orgId }, async (scoped) => {
+      const rows: { id: string; storage_key: string }[] = await scoped.query(
+        `SELECT id, storage_key FROM conversation_files WHERE org_id = $1 AND user_id = $2 LIMIT $3`,
+        [orgId, userId, limit],
+      );
+      return rows.map((row) => ({ id: row.id, storageKey: row.storage_key }));
+    });
   }
 
   /** Deletes file rows (their bytes already removed) and their share links. */
   async deleteFiles(db: Db, orgId: string, fileIds: string[]): Promise<ErasureCounts> {
-    const shareLinks = await count(db, `DELETE FROM share_links WHERE file_id = ANY ($1)`, [fileIds]);
-    const files = await count(db, `DELETE FROM conversation_files WHERE org_id = $1 AND id = ANY ($2)`, [
-      orgId,
-      fileIds,
-    ]);
-    return { files, share_links: shareLinks };
+    return withTenant(db, { orgId }, async (scoped) => {
+      const shareLinks = await count(scoped, `DELETE FROM share_links WHERE file_id = ANY ($1)`, [fileIds]);
+      const files = await count(
+        scoped,
+        `DELETE FROM conversation_files WHERE org_id = $1 AND id = ANY ($2)`,
+        [orgId, fileIds],
+      );
+      return { files, share_links: shareLinks };
+    });
   }
 
   // ---- routines, sources, connections ----
 
   async userRoutineIds(orgId: string, userId: string, limit: number): Promise<string[]> {
-    const rows: { id: string }[] = await this.db.query(
-      `SELECT id FROM routines WHERE org_id = $1 AND user_id = $2 LIMIT $3`,
-      [orgId, userId, limit],
-    );
-    return rows.map((row) => row.id);
+    return withTenant(this.db, { orgId }, async (scoped) => {
+      const rows: { id: string }[] = await scoped.query(
+        `SELECT id FROM routines WHERE org_id = $1 AND user_id = $2 LIMIT $3`,
+        [orgId, userId, limit],
+      );
+      return rows.map((row) => row.id);
+    });
   }
 
   async deleteRoutines(db: Db, orgId: string, routineIds: string[]): Promise<ErasureCounts> {
-    return {
-      routines: await count(db, `DELETE FROM routines WHERE org_id = $1 AND id = ANY ($2)`, [
-        orgId,
-        routineIds,
-      ]),
-    };
+    return withTenant(db, { orgId }, async (scoped) => {
+      return {
+        routines: await count(scoped, `DELETE FROM routines WHERE org_id = $1 AND id = ANY ($2)`, [
+          orgId,
+          routineIds,
+        ]),
+      };
+    });
   }
 
   /** Sources the end user made, and every source of a connection the end user made (it reads with their grant). */
   async userSourceIds(orgId: string, userId: string, limit: number): Promise<number[]> {
-    const rows: { id: number }[] = await this.db.query(
-      `SELECT s.id FROM sources s WHERE s.org_id = $1 AND (s.created_by = $2 OR s.connection_id IN (
-         SELECT c.id FROM connections c WHERE c.org_id = $1 AND c.created_by = $2))
-       LIMIT $3`,
-      [orgId, userId, limit],
-    );
-    return rows.map((row) => row.id);
+    return withTenant(this.db, { orgId }, async (scoped) => {
+      const rows: { id: number }[] = await scoped.query(
+        `SELECT s.id FROM sources s WHERE s.org_id = $1 AND (s.created_by = $2 OR s.connection_id IN (
+           SELECT c.id FROM connections c WHERE c.org_id = $1 AND c.created_by = $2))
+         LIMIT $3`,
+        [orgId, userId, limit],
+      );
+      return rows.map((row) => row.id);
+    });
   }
 
   /** Deletes up to `limit` documents of a source (their passages go with them). */
@@ -310,18 +338,22 @@ export class ErasureRepository {
   }
 
   async deleteSource(db: Db, orgId: string, sourceId: number): Promise<ErasureCounts> {
-    return {
-      sources: await count(db, `DELETE FROM sources WHERE org_id = $1 AND id = $2`, [orgId, sourceId]),
-    };
+    return withTenant(db, { orgId }, async (scoped) => {
+      return {
+        sources: await count(scoped, `DELETE FROM sources WHERE org_id = $1 AND id = $2`, [orgId, sourceId]),
+      };
+    });
   }
 
   async deleteConnections(db: Db, orgId: string, userId: string): Promise<ErasureCounts> {
-    return {
-      connections: await count(db, `DELETE FROM connections WHERE org_id = $1 AND created_by = $2`, [
-        orgId,
-        userId,
-      ]),
-    };
+    return withTenant(db, { orgId }, async (scoped) => {
+      return {
+        connections: await count(scoped, `DELETE FROM connections WHERE org_id = $1 AND created_by = $2`, [
+          orgId,
+          userId,
+        ]),
+      };
+    });
   }
 
   // ---- memory (CONTRACTS §21) ----
@@ -331,25 +363,29 @@ export class ErasureRepository {
    * of a namespace granted in their end-user tokens (`end_user_memory_namespaces`).
    */
   async deleteMemoryFiles(db: Db, orgId: string, userId: string, limit: number): Promise<ErasureCounts> {
-    return {
-      memory_files: await count(
-        db,
-        `DELETE FROM memory_files WHERE id IN (
-           SELECT f.id FROM memory_files f WHERE ${END_USER_MEMORY_FILES_SQL} LIMIT $3)`,
-        [orgId, userId, limit],
-      ),
-    };
+    return withTenant(db, { orgId }, async (scoped) => {
+      return {
+        memory_files: await count(
+          scoped,
+          `DELETE FROM memory_files WHERE id IN (
+             SELECT f.id FROM memory_files f WHERE ${END_USER_MEMORY_FILES_SQL} LIMIT $3)`,
+          [orgId, userId, limit],
+        ),
+      };
+    });
   }
 
   /** Forgets the namespaces granted in the end user's tokens, once their files are gone. */
   async deleteMemoryNamespaces(db: Db, orgId: string, userId: string): Promise<ErasureCounts> {
-    return {
-      memory_namespaces: await count(
-        db,
-        `DELETE FROM end_user_memory_namespaces WHERE org_id = $1 AND user_id = $2`,
-        [orgId, userId],
-      ),
-    };
+    return withTenant(db, { orgId }, async (scoped) => {
+      return {
+        memory_namespaces: await count(
+          scoped,
+          `DELETE FROM end_user_memory_namespaces WHERE org_id = $1 AND user_id = $2`,
+          [orgId, userId],
+        ),
+      };
+    });
   }
 
   // ---- everything else that names the end user ----
@@ -361,81 +397,90 @@ export class ErasureRepository {
    * requests and the webhook deliveries whose payload names them (by their `user_id` and `end_user_ids` columns).
    */
   async deleteRest(db: Db, orgId: string, userId: string): Promise<ErasureCounts> {
-    const params = [orgId, userId];
-    const budgets = await count(db, `DELETE FROM user_budgets WHERE org_id = $1 AND user_id = $2`, params);
-    const feedback = await count(
-      db,
-      `DELETE FROM message_feedback WHERE org_id = $1 AND user_id = $2`,
-      params,
-    );
-    await db.query(`DELETE FROM ai_sdk_chats WHERE org_id = $1 AND user_id = $2`, params);
-    // A data-modifying WITH must be the statement's top level, so this one counts for itself. The rows move by
-    // the one usage_daily upsert (parley_add_usage_daily), not by parley_count_usage: their tokens were counted
-    // for the agent when they were spent.
-    const [{ n: usage }] = await db.query(
-      `WITH gone AS (DELETE FROM usage_daily WHERE org_id = $1 AND user_id = $2 RETURNING *)
-       SELECT count(parley_add_usage_daily(org_id, day, $3, agent_id, model, shard, replies, input_tokens,
-         output_tokens, tool_calls, cached_input_tokens))::int AS n FROM gone`,
-      [...params, endUserHash(orgId, userId)],
-    );
-    const templates = await count(
-      db,
-      `DELETE FROM query_templates WHERE org_id = $1 AND created_by = $2 AND scope = 'private'`,
-      params,
-    );
-    await db.query(
-      `UPDATE query_templates SET created_by = '' WHERE org_id = $1 AND created_by = $2`,
-      params,
-    );
-    await db.query(
-      `UPDATE query_templates SET updated_by = '' WHERE org_id = $1 AND updated_by = $2`,
-      params,
-    );
-    const skills = await count(
-      db,
-      `DELETE FROM skills WHERE org_id = $1 AND created_by = $2 AND scope = 'private'`,
-      params,
-    );
-    await db.query(`UPDATE skills SET created_by = NULL WHERE org_id = $1 AND created_by = $2`, params);
-    await db.query(`UPDATE skill_settings SET set_by = NULL WHERE org_id = $1 AND set_by = $2`, params);
-    await db.query(`UPDATE documents SET added_by = NULL WHERE org_id = $1 AND added_by = $2`, params);
-    const idempotency = await count(
-      db,
-      `DELETE FROM idempotency_keys WHERE org_id = $1 AND user_id = $2`,
-      params,
-    );
-    // Copies of the user's messages in evaluation datasets and runs (CONTRACTS §23) are found by the user's hash.
-    const hash = endUserHash(orgId, userId);
-    // The threads that answered them hold the same messages (their replies cascade with them).
-    const evalThreads = await count(
-      db,
-      `DELETE FROM threads WHERE org_id = $1 AND inception = 'eval' AND id IN
-         (SELECT thread_id FROM eval_run_items WHERE org_id = $1 AND source_user_hash = $2)`,
-      [orgId, hash],
-    );
-    const evalItems =
-      (await count(db, `DELETE FROM eval_items WHERE org_id = $1 AND source_user_hash = $2`, [orgId, hash])) +
-      (await count(db, `DELETE FROM eval_run_items WHERE org_id = $1 AND source_user_hash = $2`, [
-        orgId,
-        hash,
-      ]));
-    const deliveries = await count(
-      db,
-      `DELETE FROM webhook_deliveries d USING webhooks w
-       WHERE d.end_user_ids @> ARRAY[$2::text] AND w.id = d.webhook_id AND w.org_id = $1`,
-      params,
-    );
-    return {
-      budgets,
-      feedback,
-      usage_rows: usage,
-      templates,
-      skills,
-      idempotency_records: idempotency,
-      webhook_deliveries: deliveries,
-      eval_items: evalItems,
-      eval_threads: evalThreads,
-    };
+    return withTenant(db, { orgId }, async (scoped) => {
+      const params = [orgId, userId];
+      const budgets = await count(
+        scoped,
+        `DELETE FROM user_budgets WHERE org_id = $1 AND user_id = $2`,
+        params,
+      );
+      const feedback = await count(
+        scoped,
+        `DELETE FROM message_feedback WHERE org_id = $1 AND user_id = $2`,
+        params,
+      );
+      await scoped.query(`DELETE FROM ai_sdk_chats WHERE org_id = $1 AND user_id = $2`, params);
+      // A data-modifying WITH must be the statement's top level, so this one counts for itself. The rows move by
+      // the one usage_daily upsert (parley_add_usage_daily), not by parley_count_usage: their tokens were counted
+      // for the agent when they were spent.
+      const [{ n: usage }] = await scoped.query(
+        `WITH gone AS (DELETE FROM usage_daily WHERE org_id = $1 AND user_id = $2 RETURNING *)
+         SELECT count(parley_add_usage_daily(org_id, day, $3, agent_id, model, shard, replies, input_tokens,
+           output_tokens, tool_calls, cached_input_tokens))::int AS n FROM gone`,
+        [...params, endUserHash(orgId, userId)],
+      );
+      const templates = await count(
+        scoped,
+        `DELETE FROM query_templates WHERE org_id = $1 AND created_by = $2 AND scope = 'private'`,
+        params,
+      );
+      await scoped.query(
+        `UPDATE query_templates SET created_by = '' WHERE org_id = $1 AND created_by = $2`,
+        params,
+      );
+      await scoped.query(
+        `UPDATE query_templates SET updated_by = '' WHERE org_id = $1 AND updated_by = $2`,
+        params,
+      );
+      const skills = await count(
+        scoped,
+        `DELETE FROM skills WHERE org_id = $1 AND created_by = $2 AND scope = 'private'`,
+        params,
+      );
+      await scoped.query(`UPDATE skills SET created_by = NULL WHERE org_id = $1 AND created_by = $2`, params);
+      await scoped.query(`UPDATE skill_settings SET set_by = NULL WHERE org_id = $1 AND set_by = $2`, params);
+      await scoped.query(`UPDATE documents SET added_by = NULL WHERE org_id = $1 AND added_by = $2`, params);
+      const idempotency = await count(
+        scoped,
+        `DELETE FROM idempotency_keys WHERE org_id = $1 AND user_id = $2`,
+        params,
+      );
+      // Copies of the user's messages in evaluation datasets and runs (CONTRACTS §23) are found by the user's hash.
+      const hash = endUserHash(orgId, userId);
+      // The threads that answered them hold the same messages (their replies cascade with them).
+      const evalThreads = await count(
+        scoped,
+        `DELETE FROM threads WHERE org_id = $1 AND inception = 'eval' AND id IN
+           (SELECT thread_id FROM eval_run_items WHERE org_id = $1 AND source_user_hash = $2)`,
+        [orgId, hash],
+      );
+      const evalItems =
+        (await count(scoped, `DELETE FROM eval_items WHERE org_id = $1 AND source_user_hash = $2`, [
+          orgId,
+          hash,
+        ])) +
+        (await count(scoped, `DELETE FROM eval_run_items WHERE org_id = $1 AND source_user_hash = $2`, [
+          orgId,
+          hash,
+        ]));
+      const deliveries = await count(
+        scoped,
+        `DELETE FROM webhook_deliveries d USING webhooks w
+         WHERE d.end_user_ids @> ARRAY[$2::text] AND w.id = d.webhook_id AND w.org_id = $1`,
+        params,
+      );
+      return {
+        budgets,
+        feedback,
+        usage_rows: usage,
+        templates,
+        skills,
+        idempotency_records: idempotency,
+        webhook_deliveries: deliveries,
+        eval_items: evalItems,
+        eval_threads: evalThreads,
+      };
+    });
   }
 }
 

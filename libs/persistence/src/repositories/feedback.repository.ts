@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { webhookOutboxSql } from '../sql/webhook-outbox.sql';
 import { Scope } from './scope';
+import { withTenant } from './tenant-scope';
 
 /** A reply's feedback as stored. */
 export interface MessageFeedback {
@@ -82,8 +83,9 @@ export class FeedbackRepository {
     feedback: NewFeedback,
     agentIds?: readonly string[],
   ): Promise<MessageFeedback | null> {
-    const [row] = await this.db.query<FeedbackRow[]>(
-      `WITH target AS (
+    const [row] = await withTenant(this.db, scope, (tx) =>
+      tx.query<FeedbackRow[]>(
+        `WITH target AS (
          SELECT m.id, m.org_id, m.thread_id, m.agent_id, t.user_id FROM messages m JOIN threads t ON t.id = m.thread_id
          WHERE m.id = $1 AND m.org_id = $2 AND m.role = 'assistant' AND ($3::text IS NULL OR t.user_id = $3)
            AND ($7::uuid[] IS NULL OR m.agent_id = ANY ($7))),
@@ -95,44 +97,49 @@ export class FeedbackRepository {
          RETURNING *),
        hooks AS (${FEEDBACK_OUTBOX_SQL})
        SELECT * FROM f`,
-      [
-        feedback.messageId,
-        scope.orgId,
-        scope.userId ?? null,
-        feedback.rating,
-        feedback.comment,
-        feedback.eventId,
-        agentIds ?? null,
-      ],
+        [
+          feedback.messageId,
+          scope.orgId,
+          scope.userId ?? null,
+          feedback.rating,
+          feedback.comment,
+          feedback.eventId,
+          agentIds ?? null,
+        ],
+      ),
     );
     return row ? toFeedback(row) : null;
   }
 
   /** One end user's feedback, oldest reply first, a page after `afterMessageId` (the export reads it page by page). */
   async listOfUser(orgId: string, userId: string, afterMessageId: string | null, limit: number) {
-    const rows: FeedbackRow[] = await this.db.query(
-      `SELECT * FROM message_feedback WHERE org_id = $1 AND user_id = $2 AND ($3::uuid IS NULL OR message_id > $3)
+    const rows: FeedbackRow[] = await withTenant(this.db, { orgId }, (tx) =>
+      tx.query(
+        `SELECT * FROM message_feedback WHERE org_id = $1 AND user_id = $2 AND ($3::uuid IS NULL OR message_id > $3)
        ORDER BY message_id LIMIT $4`,
-      [orgId, userId, afterMessageId, limit],
+        [orgId, userId, afterMessageId, limit],
+      ),
     );
     return rows.map(toFeedback);
   }
 
   /** The organization's feedback, newest reply first. */
   async list(orgId: string, filter: FeedbackFilter): Promise<MessageFeedback[]> {
-    const rows: FeedbackRow[] = await this.db.query(
-      `SELECT * FROM message_feedback
+    const rows: FeedbackRow[] = await withTenant(this.db, { orgId }, (tx) =>
+      tx.query(
+        `SELECT * FROM message_feedback
        WHERE org_id = $1 AND ($2::uuid[] IS NULL OR agent_id = ANY ($2)) AND ($3::timestamptz IS NULL OR updated_at >= $3)
          AND ($4::timestamptz IS NULL OR updated_at < $4) AND ($5::uuid IS NULL OR message_id < $5)
        ORDER BY message_id DESC LIMIT $6`,
-      [
-        orgId,
-        filter.agentIds ?? null,
-        filter.from ?? null,
-        filter.to ?? null,
-        filter.beforeMessageId ?? null,
-        filter.limit,
-      ],
+        [
+          orgId,
+          filter.agentIds ?? null,
+          filter.from ?? null,
+          filter.to ?? null,
+          filter.beforeMessageId ?? null,
+          filter.limit,
+        ],
+      ),
     );
     return rows.map(toFeedback);
   }

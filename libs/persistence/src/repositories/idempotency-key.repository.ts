@@ -2,7 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { ConflictError } from '@app/contracts';
+import { preparedStatement, runPreparedAsTenant } from './prepared-statement';
 import { Db } from './scope';
+import { withTenant } from './tenant-scope';
 
 /**
  * An Idempotency-Key this request holds: the route records its answer with it in the transaction that stores
@@ -54,6 +56,34 @@ interface AnswerSubject {
 }
 
 /**
+ * Takes the key ($1 organization, $7 end user, $2 key) for a claim ($6) when it is new, past its retention ($4 ms)
+ * or an unfinished claim past its lease ($5 ms): one row back when taken.
+ */
+const CLAIM_KEY = preparedStatement({
+  name: 'idempotency_claim',
+  text: `INSERT INTO idempotency_keys (org_id, key, fingerprint, claim_token, user_id) VALUES ($1, $2, $3, $6, $7)
+         ON CONFLICT (org_id, user_id, key) DO UPDATE
+           SET fingerprint = EXCLUDED.fingerprint, claim_token = EXCLUDED.claim_token, status_code = NULL,
+               response_body = NULL, thread_id = NULL, created_at = now()
+           WHERE idempotency_keys.created_at < now() - make_interval(secs => $4::double precision / 1000)
+              OR (idempotency_keys.status_code IS NULL
+                  AND idempotency_keys.created_at < now() - make_interval(secs => $5::double precision / 1000))
+         RETURNING 1`,
+});
+
+const KEY_HOLDER = preparedStatement({
+  name: 'idempotency_holder',
+  text: `SELECT fingerprint, status_code, response_body FROM idempotency_keys
+         WHERE org_id = $1 AND user_id = $2 AND key = $3`,
+});
+
+const RELEASE_KEY = preparedStatement({
+  name: 'idempotency_release',
+  text: `DELETE FROM idempotency_keys
+         WHERE org_id = $1 AND user_id = $2 AND key = $3 AND claim_token = $4 AND status_code IS NULL`,
+});
+
+/**
  * Idempotency keys of one organization and end user each (CONTRACTS §21): a key sent by one end user (an
  * end-user token's, or the user a service key's request names) never finds another's answer. Erasure finds
  * records by their `user_id` and `thread_id` columns.
@@ -75,23 +105,22 @@ export class IdempotencyKeyRepository {
   ): Promise<IdempotencyClaim> {
     for (;;) {
       const token = randomUUID();
-      const claimed: unknown[] = await this.db.query(
-        `INSERT INTO idempotency_keys (org_id, key, fingerprint, claim_token, user_id) VALUES ($1, $2, $3, $6, $7)
-         ON CONFLICT (org_id, user_id, key) DO UPDATE
-           SET fingerprint = EXCLUDED.fingerprint, claim_token = EXCLUDED.claim_token, status_code = NULL,
-               response_body = NULL, thread_id = NULL, created_at = now()
-           WHERE idempotency_keys.created_at < now() - make_interval(secs => $4::double precision / 1000)
-              OR (idempotency_keys.status_code IS NULL
-                  AND idempotency_keys.created_at < now() - make_interval(secs => $5::double precision / 1000))
-         RETURNING 1`,
-        [orgId, key, fingerprint, window.retentionMs, window.leaseMs, token, userId],
-      );
+      // Each statement alone under the wall (one round trip each, as before): every keyed POST runs them.
+      const claimed = await runPreparedAsTenant(this.db, { orgId }, CLAIM_KEY, [
+        orgId,
+        key,
+        fingerprint,
+        window.retentionMs,
+        window.leaseMs,
+        token,
+        userId,
+      ]);
       if (claimed.length > 0) return { state: 'claimed', token };
-      const [row] = (await this.db.query(
-        `SELECT fingerprint, status_code, response_body FROM idempotency_keys
-         WHERE org_id = $1 AND user_id = $2 AND key = $3`,
-        [orgId, userId, key],
-      )) as IdempotencyRow[];
+      const [row] = await runPreparedAsTenant<IdempotencyRow>(this.db, { orgId }, KEY_HOLDER, [
+        orgId,
+        userId,
+        key,
+      ]);
       // Released between the two statements: claim again.
       if (!row) continue;
       if (row.status_code === null) return { state: 'processing', fingerprint: row.fingerprint };
@@ -110,18 +139,20 @@ export class IdempotencyKeyRepository {
    * rolls the transaction back: the request that took it over is the one that stores.
    */
   async recordAnswer(tx: Db, write: IdempotentWrite, body: unknown, subject: AnswerSubject): Promise<void> {
-    const [, updated] = (await tx.query(
-      `UPDATE idempotency_keys SET status_code = $5, response_body = $6::json, thread_id = $7
-       WHERE org_id = $1 AND user_id = $2 AND key = $3 AND claim_token = $4 AND status_code IS NULL`,
-      [
-        write.orgId,
-        write.userId,
-        write.key,
-        write.token,
-        write.statusCode,
-        JSON.stringify(body ?? null),
-        subject.threadId,
-      ],
+    const [, updated] = (await withTenant(tx, write, (scoped) =>
+      scoped.query(
+        `UPDATE idempotency_keys SET status_code = $5, response_body = $6::json, thread_id = $7
+         WHERE org_id = $1 AND user_id = $2 AND key = $3 AND claim_token = $4 AND status_code IS NULL`,
+        [
+          write.orgId,
+          write.userId,
+          write.key,
+          write.token,
+          write.statusCode,
+          JSON.stringify(body ?? null),
+          subject.threadId,
+        ],
+      ),
     )) as [unknown, number];
     if (updated === 0) throw new ConflictError(KEY_IN_USE);
     write.recorded = true;
@@ -132,14 +163,16 @@ export class IdempotencyKeyRepository {
    * request's effect stays, and a retry gets it.
    */
   async release(write: IdempotentWrite): Promise<void> {
-    await this.db.query(
-      `DELETE FROM idempotency_keys
-       WHERE org_id = $1 AND user_id = $2 AND key = $3 AND claim_token = $4 AND status_code IS NULL`,
-      [write.orgId, write.userId, write.key, write.token],
-    );
+    await runPreparedAsTenant(this.db, write, RELEASE_KEY, [
+      write.orgId,
+      write.userId,
+      write.key,
+      write.token,
+    ]);
   }
 
   /** Deletes keys past their retention; returns how many. */
+  // crosses tenants: the gateway's periodic purge clears every organization's expired keys at once
   async purgeExpired(retentionMs: number): Promise<number> {
     const [, count] = (await this.db.query(
       `DELETE FROM idempotency_keys WHERE created_at < now() - make_interval(secs => $1::double precision / 1000)`,

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { preparedStatement, runPreparedAsTenant } from './prepared-statement';
 
 /** A passage of a search result, with its document and source. */
 export interface PassageRow {
@@ -15,6 +16,18 @@ export interface PassageRow {
 /** Passages of the sources $1 (and documents $2, when given) that have an embedding. */
 const VISIBLE_WITH_EMBEDDING = `p.source_id = ANY($1::int[]) AND ($2::uuid[] IS NULL OR p.document_id = ANY($2::uuid[]))
   AND p.embedding IS NOT NULL`;
+
+/**
+ * Live sources of organization $1 that end user $2 (or none) may see, among $3 when given: the optional id filter
+ * is one array parameter, so the statement stays one text. Every search of a run asks it.
+ */
+const VISIBLE_SOURCES = preparedStatement({
+  name: 'passage_search_visible_sources',
+  text: `SELECT id, language FROM sources
+         WHERE org_id = $1 AND archived_at IS NULL
+           AND (scope = 'organization' OR (scope = 'private' AND created_by = $2))
+           AND ($3::int[] IS NULL OR id = ANY($3::int[]))`,
+});
 
 /**
  * The statements of passage search (libs/knowledge DocumentSearch ranks with them). They are hand-written
@@ -38,14 +51,8 @@ export class PassageSearchRepository {
     userId: string | null,
     sourceIds: number[] | null,
   ): Promise<{ id: number; language: string }[]> {
-    // The optional id filter is one array parameter ($3 IS NULL OR id = ANY($3)), so the statement stays one text.
-    return this.db.query(
-      `SELECT id, language FROM sources
-       WHERE org_id = $1 AND archived_at IS NULL
-         AND (scope = 'organization' OR (scope = 'private' AND created_by = $2))
-         AND ($3::int[] IS NULL OR id = ANY($3::int[]))`,
-      [orgId, userId, sourceIds],
-    );
+    // Under the wall, in its own round trip: the passages searched next are of these sources only.
+    return runPreparedAsTenant(this.db, { orgId }, VISIBLE_SOURCES, [orgId, userId, sourceIds]);
   }
 
   /**

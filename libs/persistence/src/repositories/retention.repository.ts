@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { Db } from './scope';
+import { withTenant } from './tenant-scope';
 
 /**
  * Retention (CONTRACTS §20): an organization's `thread_days`, and the old threads the daily run erases (with the
@@ -11,6 +12,7 @@ export class RetentionRepository {
   constructor(private readonly db: DataSource) {}
 
   /** The organizations with a retention setting, and the instant before which their threads go. */
+  // crosses tenants: the daily retention run starts from every organization's setting
   async retentionCutoffs(): Promise<{ orgId: string; before: Date }[]> {
     const rows: { org_id: string; before: Date }[] = await this.db.query(
       `SELECT org_id, now() - make_interval(days => thread_days) AS before FROM retention_settings`,
@@ -25,49 +27,54 @@ export class RetentionRepository {
    * the next run: its reply's end is reported (webhook `message.cancelled`) before the thread goes.
    */
   async staleThreadIds(orgId: string, before: Date, settledBefore: Date, limit: number): Promise<string[]> {
-    const rows: { id: string }[] = await this.db.query(
-      `SELECT t.id FROM threads t
+    const rows: { id: string }[] = await withTenant(this.db, { orgId }, (tx) =>
+      tx.query(
+        `SELECT t.id FROM threads t
        LEFT JOIN LATERAL (SELECT m.created_at FROM messages m WHERE m.thread_id = t.id
          ORDER BY m.position DESC LIMIT 1) newest ON true
        WHERE t.org_id = $1 AND t.created_at < $2 AND COALESCE(newest.created_at, t.created_at) < $2
          AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.thread_id = t.id AND (m.live OR m.completed_at >= $3))
        LIMIT $4`,
-      [orgId, before, settledBefore, limit],
+        [orgId, before, settledBefore, limit],
+      ),
     );
     return rows.map((row) => row.id);
   }
 
   /** Threads of the organization whose newest message is older than `before` and that still have a live reply. */
   async staleLiveThreadIds(orgId: string, before: Date, limit: number): Promise<string[]> {
-    const rows: { id: string }[] = await this.db.query(
-      `SELECT t.id FROM threads t
+    const rows: { id: string }[] = await withTenant(this.db, { orgId }, (tx) =>
+      tx.query(
+        `SELECT t.id FROM threads t
        LEFT JOIN LATERAL (SELECT m.created_at FROM messages m WHERE m.thread_id = t.id
          ORDER BY m.position DESC LIMIT 1) newest ON true
        WHERE t.org_id = $1 AND t.created_at < $2 AND COALESCE(newest.created_at, t.created_at) < $2
          AND EXISTS (SELECT 1 FROM messages m WHERE m.thread_id = t.id AND m.live)
        LIMIT $3`,
-      [orgId, before, limit],
+        [orgId, before, limit],
+      ),
     );
     return rows.map((row) => row.id);
   }
 
   async retentionDays(orgId: string): Promise<number | null> {
-    const rows: { thread_days: number }[] = await this.db.query(
-      `SELECT thread_days FROM retention_settings WHERE org_id = $1`,
-      [orgId],
+    const rows: { thread_days: number }[] = await withTenant(this.db, { orgId }, (tx) =>
+      tx.query(`SELECT thread_days FROM retention_settings WHERE org_id = $1`, [orgId]),
     );
     return rows[0]?.thread_days ?? null;
   }
 
   async setRetentionDays(db: Db, orgId: string, days: number | null): Promise<void> {
-    if (days === null) {
-      await db.query(`DELETE FROM retention_settings WHERE org_id = $1`, [orgId]);
-      return;
-    }
-    await db.query(
-      `INSERT INTO retention_settings (org_id, thread_days) VALUES ($1, $2)
-       ON CONFLICT (org_id) DO UPDATE SET thread_days = EXCLUDED.thread_days, updated_at = now()`,
-      [orgId, days],
-    );
+    await withTenant(db, { orgId }, async (tx) => {
+      if (days === null) {
+        await tx.query(`DELETE FROM retention_settings WHERE org_id = $1`, [orgId]);
+        return;
+      }
+      await tx.query(
+        `INSERT INTO retention_settings (org_id, thread_days) VALUES ($1, $2)
+         ON CONFLICT (org_id) DO UPDATE SET thread_days = EXCLUDED.thread_days, updated_at = now()`,
+        [orgId, days],
+      );
+    });
   }
 }

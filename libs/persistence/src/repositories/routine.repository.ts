@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, LessThan } from 'typeorm';
 import { newId, RoutineEntity } from '../entities';
+import { withTenant } from './tenant-scope';
 
 type NewRoutine = Pick<
   RoutineEntity,
@@ -44,45 +45,54 @@ export class RoutineRepository {
   constructor(private readonly db: DataSource) {}
 
   async create(owner: RoutineOwner, values: Omit<NewRoutine, 'userId'>): Promise<RoutineEntity> {
-    const repository = this.db.getRepository(RoutineEntity);
-    const now = new Date();
-    return repository.save(
-      repository.create({
-        id: newId(),
-        orgId: owner.orgId,
-        userId: owner.userId,
-        inactiveReason: null,
-        lastRunAt: null,
-        lastThreadId: null,
-        createdAt: now,
-        updatedAt: now,
-        ...values,
-      }),
-    );
+    return withTenant(this.db, owner, (tx) => {
+      const repository = tx.getRepository(RoutineEntity);
+      const now = new Date();
+      return repository.save(
+        repository.create({
+          id: newId(),
+          orgId: owner.orgId,
+          userId: owner.userId,
+          inactiveReason: null,
+          lastRunAt: null,
+          lastThreadId: null,
+          createdAt: now,
+          updatedAt: now,
+          ...values,
+        }),
+      );
+    });
   }
 
   findVisible(owner: RoutineOwner, id: string): Promise<RoutineEntity | null> {
-    return this.db.getRepository(RoutineEntity).findOneBy({ id, orgId: owner.orgId, userId: owner.userId });
+    return withTenant(this.db, owner, (tx) =>
+      tx.getRepository(RoutineEntity).findOneBy({ id, orgId: owner.orgId, userId: owner.userId }),
+    );
   }
 
+  // crosses tenants: the worker fires a routine by the id of its BullMQ job, whichever organization's it is
   findById(id: string): Promise<RoutineEntity | null> {
     return this.db.getRepository(RoutineEntity).findOneBy({ id });
   }
 
   /** Newest first. */
   listVisible(owner: RoutineOwner): Promise<RoutineEntity[]> {
-    return this.db.getRepository(RoutineEntity).find({
-      where: { orgId: owner.orgId, userId: owner.userId },
-      order: { createdAt: 'DESC', id: 'DESC' },
-    });
+    return withTenant(this.db, owner, (tx) =>
+      tx.getRepository(RoutineEntity).find({
+        where: { orgId: owner.orgId, userId: owner.userId },
+        order: { createdAt: 'DESC', id: 'DESC' },
+      }),
+    );
   }
 
   /** Every routine that should fire: what a starting worker registers with BullMQ. */
+  // crosses tenants: a starting worker schedules every organization's routines
   listActive(): Promise<RoutineEntity[]> {
     return this.db.getRepository(RoutineEntity).find({ where: { active: true }, order: { id: 'ASC' } });
   }
 
   /** What the scheduler of each active routine needs, and its next slot: the columns only, for a sweep of many. */
+  // crosses tenants: the schedulers' sweep covers every organization
   listActiveSchedules(): Promise<ActiveRoutineSchedule[]> {
     return this.db.getRepository(RoutineEntity).find({
       select: { id: true, schedule: true, timezone: true, nextRunAt: true },
@@ -92,6 +102,7 @@ export class RoutineRepository {
   }
 
   /** Active routines whose next firing is already past: missed while no worker ran. */
+  // crosses tenants: missed firings are found for every organization
   listOverdue(now: Date): Promise<RoutineEntity[]> {
     return this.db
       .getRepository(RoutineEntity)
@@ -100,16 +111,18 @@ export class RoutineRepository {
 
   /** The updated row, or null when there is no such routine for the owner. */
   async update(owner: RoutineOwner, id: string, changes: RoutineChanges): Promise<RoutineEntity | null> {
-    const result = await this.db
-      .getRepository(RoutineEntity)
-      .update({ id, orgId: owner.orgId, userId: owner.userId }, { ...changes, updatedAt: new Date() });
+    const result = await withTenant(this.db, owner, (tx) =>
+      tx
+        .getRepository(RoutineEntity)
+        .update({ id, orgId: owner.orgId, userId: owner.userId }, { ...changes, updatedAt: new Date() }),
+    );
     return result.affected ? this.findVisible(owner, id) : null;
   }
 
   async remove(owner: RoutineOwner, id: string): Promise<boolean> {
-    const result = await this.db
-      .getRepository(RoutineEntity)
-      .delete({ id, orgId: owner.orgId, userId: owner.userId });
+    const result = await withTenant(this.db, owner, (tx) =>
+      tx.getRepository(RoutineEntity).delete({ id, orgId: owner.orgId, userId: owner.userId }),
+    );
     return (result.affected ?? 0) > 0;
   }
 
@@ -117,6 +130,7 @@ export class RoutineRepository {
    * Records a firing: the thread it made and the next slot. A firing older than the last one recorded (a late
    * retry) leaves the newer record as it is.
    */
+  // crosses tenants: a firing (the worker's, or run-now's after findVisible) is recorded by the routine's id
   async recordFiring(
     id: string,
     firing: { at: Date; threadId: string; nextRunAt: Date | null },
@@ -135,6 +149,7 @@ export class RoutineRepository {
   }
 
   /** Stops a routine that can no longer fire, saying why. */
+  // crosses tenants: the worker stops a routine by id when its firing finds it cannot run
   async deactivate(id: string, reason: string): Promise<void> {
     await this.db
       .getRepository(RoutineEntity)

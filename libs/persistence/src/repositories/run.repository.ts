@@ -276,6 +276,7 @@ export class RunRepository {
   }
 
   /** The organization's oldest pending reply that is first in its thread (null when none): the next to start. */
+  // crosses tenants: the worker's scheduler, with the run statements, for whichever organization's run it freed
   async nextWaitingReplyOfOrg(orgId: string): Promise<{ id: string; threadId: string } | null> {
     const [row] = await runPreparedAcrossTenants<{ id: string; thread_id: string }>(
       this.db,

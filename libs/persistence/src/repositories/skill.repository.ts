@@ -4,6 +4,7 @@ import { SkillEntity, SkillScope, SkillSettingEntity } from '../entities';
 import { entityFromJson } from './entity-rows';
 import { preparedStatement, runPreparedAsTenant } from './prepared-statement';
 import { Db, Scope } from './scope';
+import { withTenant } from './tenant-scope';
 
 /** A skill as one organization and end user see it: platform skills carry the organization's own settings. */
 export interface VisibleSkill {
@@ -44,6 +45,7 @@ export class SkillRepository {
    * starting together write the same rows: one at a time (a transaction-scoped advisory lock), since `ON CONFLICT
    * (id)` arbitrates only the id, and two first inserts of one skill raced into its unique name instead.
    */
+  // crosses tenants: platform skills are no organization's (org_id NULL), and only the owner writes them
   async upsertPlatform(definitions: PlatformSkillDefinition[]): Promise<void> {
     await this.db.transaction(async (tx) => {
       await tx.query(`SELECT pg_advisory_xact_lock(hashtext('parley_platform_skills'))`);
@@ -100,27 +102,33 @@ export class SkillRepository {
   }
 
   async findVisible(scope: Scope, id: string): Promise<VisibleSkill | null> {
-    return (await this.listVisible(scope)).find((view) => view.skill.id === id) ?? null;
+    const visible = await this.listVisible(scope);
+    return visible.find((view) => view.skill.id === id) ?? null;
   }
 
   async createCustom(
     values: Pick<
       SkillEntity,
       'id' | 'orgId' | 'name' | 'displayName' | 'frontmatter' | 'body' | 'document' | 'scope' | 'createdBy'
-    >,
+    > & { orgId: string },
   ): Promise<SkillEntity> {
-    const repository = this.db.getRepository(SkillEntity);
-    return repository.save(repository.create({ ...values, source: 'custom', active: true }));
+    return withTenant(this.db, values, (tx) => {
+      const repository = tx.getRepository(SkillEntity);
+      return repository.save(repository.create({ ...values, source: 'custom', active: true }));
+    });
   }
 
   /** Whether a custom skill of that name exists in the organization, or a platform skill has it. */
   async nameTaken(orgId: string, name: string): Promise<boolean> {
-    const count = await this.db
-      .getRepository(SkillEntity)
-      .createQueryBuilder('s')
-      .where('s.name = :name', { name })
-      .andWhere('(s.org_id = :orgId OR s.org_id IS NULL)', { orgId })
-      .getCount();
+    // The policy shows platform skills (org_id NULL) to every organization, as this statement asks.
+    const count = await withTenant(this.db, { orgId }, (tx) =>
+      tx
+        .getRepository(SkillEntity)
+        .createQueryBuilder('s')
+        .where('s.name = :name', { name })
+        .andWhere('(s.org_id = :orgId OR s.org_id IS NULL)', { orgId })
+        .getCount(),
+    );
     return count > 0;
   }
 
@@ -134,6 +142,7 @@ export class SkillRepository {
       .update({ id, source: 'custom' }, { ...changes, updatedAt: new Date() });
   }
 
+  // crosses tenants: a platform skill is no organization's (org_id NULL); the internal token gates its name
   async updatePlatformDisplayName(id: string, displayName: string, db: Db = this.db.manager): Promise<void> {
     await db
       .getRepository(SkillEntity)
@@ -147,26 +156,30 @@ export class SkillRepository {
     changes: { active?: boolean; scope?: SkillScope; setBy?: string },
     db: Db = this.db.manager,
   ): Promise<void> {
-    await db.query(
-      `INSERT INTO skill_settings (org_id, skill_id, active, scope, set_by, updated_at)
+    await withTenant(db, { orgId }, (tx) =>
+      tx.query(
+        `INSERT INTO skill_settings (org_id, skill_id, active, scope, set_by, updated_at)
        VALUES ($1, $2, $3, $4, $5, now())
        ON CONFLICT (org_id, skill_id) DO UPDATE SET
          active = COALESCE(EXCLUDED.active, skill_settings.active),
          scope = COALESCE(EXCLUDED.scope, skill_settings.scope),
          set_by = CASE WHEN EXCLUDED.scope IS NULL THEN skill_settings.set_by ELSE EXCLUDED.set_by END,
          updated_at = now()`,
-      [
-        orgId,
-        skillId,
-        changes.active ?? null,
-        changes.scope ?? null,
-        changes.scope ? (changes.setBy ?? null) : null,
-      ],
+        [
+          orgId,
+          skillId,
+          changes.active ?? null,
+          changes.scope ?? null,
+          changes.scope ? (changes.setBy ?? null) : null,
+        ],
+      ),
     );
   }
 
   async deleteCustom(orgId: string, id: string): Promise<void> {
-    await this.db.getRepository(SkillEntity).delete({ id, orgId, source: 'custom' });
+    await withTenant(this.db, { orgId }, (tx) =>
+      tx.getRepository(SkillEntity).delete({ id, orgId, source: 'custom' }),
+    );
   }
 
   private withSettings(skill: SkillEntity, setting: SkillSettingEntity | undefined): VisibleSkill {

@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { ApprovalDecision, Question, WebhookEvent } from '@app/contracts';
 import { recordWebhookEvent } from './webhook.repository';
-import { Db } from './scope';
+import { preparedStatement, runPreparedAsTenant } from './prepared-statement';
+import { Db, Scope } from './scope';
 
 /** A tool call that waits, or waited, for a person's decision (CONTRACTS §19). */
 export interface ToolApproval {
@@ -62,6 +63,17 @@ const toApproval = (row: ApprovalRow): ToolApproval => ({
   expiresAt: new Date(row.expires_at),
 });
 
+/**
+ * The approvals of reply $1 of organization $2, in the order of their steps and calls: what a protocol's stream
+ * asks at each approval request it relays.
+ */
+const APPROVALS_OF_VISIBLE_REPLY = preparedStatement({
+  name: 'tool_approvals_of_reply',
+  text: `SELECT a.message_id, a.step, a.call_id, a.name, a.arguments, a.decision, a.reason, a.expires_at
+         FROM tool_approvals a JOIN messages m ON m.id = a.message_id
+         WHERE a.message_id = $1 AND m.org_id = $2 ORDER BY a.step, a.call_index`,
+});
+
 /** The reason a call's wait that timed out is denied with. */
 const APPROVAL_TIMED_OUT = 'No decision within the approval time-out.';
 
@@ -77,6 +89,7 @@ export class ToolApprovalRepository {
    * Whether the reply still waits for a person (live, `requires_action`) on a call whose time is up: its run, when
    * it resumes, denies that call. Read by the database's clock, as the time-out was set.
    */
+  // crosses tenants: the approval-deadline job checks a reply by id, whichever organization's
   async timedOut(messageId: string): Promise<boolean> {
     const [row]: { timed_out: boolean }[] = await this.db.query(
       `SELECT EXISTS (SELECT 1 FROM messages m JOIN tool_approvals a ON a.message_id = m.id
@@ -87,7 +100,20 @@ export class ToolApprovalRepository {
     return row.timed_out;
   }
 
+  /**
+   * A reply's approvals as the scope's organization sees them (none of another's), in the order of their steps
+   * and calls: for the gateway's streams, under the wall in the statement's own round trip.
+   */
+  async ofVisibleReply(scope: Pick<Scope, 'orgId'>, messageId: string): Promise<ToolApproval[]> {
+    const rows = await runPreparedAsTenant<ApprovalRow>(this.db, scope, APPROVALS_OF_VISIBLE_REPLY, [
+      messageId,
+      scope.orgId,
+    ]);
+    return rows.map(toApproval);
+  }
+
   /** A reply's approvals, in the order of their steps and calls. */
+  // crosses tenants: the worker's run reads its reply's approvals by id, whichever organization's it holds
   async ofReply(messageId: string): Promise<ToolApproval[]> {
     const rows: ApprovalRow[] = await this.db.query(
       `SELECT message_id, step, call_id, name, arguments, decision, reason, expires_at FROM tool_approvals
@@ -98,6 +124,7 @@ export class ToolApprovalRepository {
   }
 
   /** Stores the calls of a step that wait (once: a resumed run asking again changes nothing). */
+  // crosses tenants: the worker's run stores its step's waits by reply id
   async request(
     messageId: string,
     step: number,
@@ -122,6 +149,7 @@ export class ToolApprovalRepository {
   }
 
   /** Denies the calls of a step whose time is up; answers whether any was. */
+  // crosses tenants: the worker's run denies its step's expired calls by reply id
   async expire(messageId: string, step: number): Promise<boolean> {
     const [, count]: [unknown, number] = await this.db.query(
       `UPDATE tool_approvals SET decision = 'deny', reason = $3, decided_at = now()
@@ -135,6 +163,7 @@ export class ToolApprovalRepository {
    * Leaves a running reply waiting (`requires_action`, still live) with what it holds so far, and reports it to
    * the organization's webhooks (`event`) in the same transaction; false when the reply is no longer running.
    */
+  // crosses tenants: the worker's run parks its reply by id and reports to the reply's organization
   async awaitDecisions(messageId: string, waiting: WaitingReply, event: WebhookEvent): Promise<boolean> {
     return this.db.transaction(async (tx) => {
       const [rows]: [{ org_id: string }[], number] = await tx.query(
@@ -162,6 +191,7 @@ export class ToolApprovalRepository {
    * denied as timed out whatever the decision says, judged by the statement that records it (at its own start, not
    * the transaction's, which may have waited for the thread's lock), so no timing lets a late approval through; every call of the reply past its deadline is denied with it, as the run would.
    */
+  // crosses tenants: in the caller's transaction, which holds the thread's lock (lockVisible: a tenant's)
   async decide(
     tx: Db,
     messageId: string,

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { newId } from '../entities';
 import { Db } from './scope';
+import { withTenant } from './tenant-scope';
 
 /** What GET /usage may group by (CONTRACTS §20). */
 type UsageGrouping = 'user' | 'agent' | 'day' | 'model';
@@ -66,18 +67,20 @@ export class UsageRepository {
    * the caller's transaction (so they count exactly when what the call decided is stored).
    */
   async recordModelCall(spend: ModelCallSpend, db: Db = this.db.manager): Promise<void> {
-    await db.query(
-      `SELECT parley_count_usage($1, $2, (now() AT TIME ZONE 'UTC')::date, $3, $4, $5, 0, $6, $7, 0, $8)`,
-      [
-        newId(),
-        spend.orgId,
-        spend.userId,
-        spend.agentId,
-        spend.model,
-        spend.inputTokens,
-        spend.outputTokens,
-        spend.cachedInputTokens,
-      ],
+    await withTenant(db, spend, (tx) =>
+      tx.query(
+        `SELECT parley_count_usage($1, $2, (now() AT TIME ZONE 'UTC')::date, $3, $4, $5, 0, $6, $7, 0, $8)`,
+        [
+          newId(),
+          spend.orgId,
+          spend.userId,
+          spend.agentId,
+          spend.model,
+          spend.inputTokens,
+          spend.outputTokens,
+          spend.cachedInputTokens,
+        ],
+      ),
     );
   }
 
@@ -92,15 +95,17 @@ export class UsageRepository {
       output_tokens: string;
       tool_calls: string;
       cached_input_tokens: string;
-    }[] = await this.db.query(
-      `SELECT ${key} AS key, model, sum(replies) AS replies, sum(input_tokens) AS input_tokens,
+    }[] = await withTenant(this.db, filter, (tx) =>
+      tx.query(
+        `SELECT ${key} AS key, model, sum(replies) AS replies, sum(input_tokens) AS input_tokens,
          sum(output_tokens) AS output_tokens, sum(tool_calls) AS tool_calls,
          sum(cached_input_tokens) AS cached_input_tokens
        FROM usage_daily
        WHERE org_id = $1 AND day BETWEEN $2::date AND $3::date
          AND ($4::text IS NULL OR user_id = $4) AND ($5::uuid IS NULL OR agent_id = $5)
        GROUP BY 1, 2 ORDER BY 1 NULLS LAST, 2 NULLS LAST`,
-      [filter.orgId, filter.from, filter.to, filter.userId ?? null, filter.agentId ?? null],
+        [filter.orgId, filter.from, filter.to, filter.userId ?? null, filter.agentId ?? null],
+      ),
     );
     return rows.map((row) => ({
       key: row.key,

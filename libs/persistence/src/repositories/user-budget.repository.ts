@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { Db } from './scope';
+import { withTenant } from './tenant-scope';
 
 export type BudgetPeriod = 'day' | 'month';
 
@@ -66,7 +67,7 @@ const toBudget = (row: BudgetRow): UserBudget => ({
   periodStart: row.period_start,
 });
 
-/** Token budgets of end users (CONTRACTS §20), always of one organization. */
+/** Token budgets of end users (CONTRACTS §20), always of one organization, under the tenant wall. */
 @Injectable()
 export class UserBudgetRepository {
   constructor(private readonly db: DataSource) {}
@@ -79,31 +80,37 @@ export class UserBudgetRepository {
     maxTokens: number,
     db: Db = this.db.manager,
   ): Promise<UserBudget> {
-    const [row] = await db.query<BudgetRow[]>(
-      `WITH b AS (
+    const [row] = await withTenant(db, { orgId }, (tx) =>
+      tx.query<BudgetRow[]>(
+        `WITH b AS (
          INSERT INTO user_budgets (org_id, user_id, period, max_tokens) VALUES ($1, $2, $3, $4)
          ON CONFLICT (org_id, user_id) DO UPDATE SET period = EXCLUDED.period, max_tokens = EXCLUDED.max_tokens,
            updated_at = now()
          RETURNING *)
        ${SELECT_BUDGET} FROM b`,
-      [orgId, userId, period, maxTokens],
+        [orgId, userId, period, maxTokens],
+      ),
     );
     return toBudget(row);
   }
 
   async find(orgId: string, userId: string): Promise<UserBudget | null> {
-    const [row] = await this.db.query<BudgetRow[]>(
-      `${SELECT_BUDGET} FROM user_budgets b WHERE b.org_id = $1 AND b.user_id = $2`,
-      [orgId, userId],
+    const [row] = await withTenant(this.db, { orgId }, (tx) =>
+      tx.query<BudgetRow[]>(`${SELECT_BUDGET} FROM user_budgets b WHERE b.org_id = $1 AND b.user_id = $2`, [
+        orgId,
+        userId,
+      ]),
     );
     return row ? toBudget(row) : null;
   }
 
   /** False when the user had no budget. */
   async delete(orgId: string, userId: string, db: Db = this.db.manager): Promise<boolean> {
-    const rows: unknown[] = await db.query(
-      `WITH gone AS (DELETE FROM user_budgets WHERE org_id = $1 AND user_id = $2 RETURNING 1) SELECT 1 FROM gone`,
-      [orgId, userId],
+    const rows: unknown[] = await withTenant(db, { orgId }, (tx) =>
+      tx.query(
+        `WITH gone AS (DELETE FROM user_budgets WHERE org_id = $1 AND user_id = $2 RETURNING 1) SELECT 1 FROM gone`,
+        [orgId, userId],
+      ),
     );
     return rows.length > 0;
   }

@@ -31,6 +31,7 @@ export interface AttemptResult {
  */
 const RECORD_WEBHOOK_EVENT = webhookOutboxSql({ orgId: '$1', id: '$2', type: '$3', payload: '$4' });
 
+// crosses tenants: in the caller's transaction as it is (a tenant's, or the worker's across organizations)
 export async function recordWebhookEvent(db: Db, orgId: string, event: WebhookEvent): Promise<void> {
   await db.query(RECORD_WEBHOOK_EVENT, [orgId, event.id, event.type, JSON.stringify(event.payload)]);
 }

@@ -64,14 +64,17 @@ export class A2aTasks {
   async updates(caller: Caller, ref: A2aTaskRef): Promise<EventStream<SequencedEvents>> {
     const lines = await this.runEvents.open(caller, ref.taskId);
     const translation = new A2aTaskTranslation(ref);
-    return endingStream(lines, translated(lines, translation, this.waits.of(ref.taskId), ref.after));
+    return endingStream(lines, translated(lines, translation, this.waits.of(caller, ref.taskId), ref.after));
   }
 
   /** Waits as `updates` would, and answers the task it came to. */
   async settled(caller: Caller, ref: A2aTaskRef): Promise<A2aTask> {
     const lines = await this.runEvents.open(caller, ref.taskId);
     const translation = new A2aTaskTranslation(ref);
-    const updates = endingStream(lines, translated(lines, translation, this.waits.of(ref.taskId), ref.after));
+    const updates = endingStream(
+      lines,
+      translated(lines, translation, this.waits.of(caller, ref.taskId), ref.after),
+    );
     for await (const batch of updates) void batch;
     // A stream ends before its last line only when the gateway shuts down under it.
     if (updates.interrupted)
@@ -124,7 +127,9 @@ export class A2aTasks {
     userId: string,
   ): Promise<A2aTaskRef> {
     const decisions = parseDecisions(send);
-    const waiting = (await this.approvals.ofReply(reply.id)).filter((approval) => approval.decision === null);
+    const waiting = (await this.approvals.ofVisibleReply(caller, reply.id)).filter(
+      (approval) => approval.decision === null,
+    );
     for (const call of waiting) {
       const decided = decisions.get(call.callId) ?? decisions.get(EVERY_CALL);
       if (!decided) throw invalidParams(`no decision for the waiting call ${call.callId}`);

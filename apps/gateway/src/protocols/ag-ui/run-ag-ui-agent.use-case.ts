@@ -57,7 +57,7 @@ export class RunAgUiAgent {
           : { replyId: await this.ask(caller, owner, agentId, request), from: -1 };
     const lines = await this.runEvents.open(caller, replyId, userId);
     const translation = new AgUiTranslation(replyId, { threadId: request.threadId, runId: request.runId });
-    return endingStream(lines, translated(lines, translation, this.waits.of(replyId), from));
+    return endingStream(lines, translated(lines, translation, this.waits.of(caller, replyId), from));
   }
 
   private async ask(

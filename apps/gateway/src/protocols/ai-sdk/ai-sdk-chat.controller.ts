@@ -105,7 +105,7 @@ export class AiSdkChatController {
     @Body() body: AiSdkChatDto,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<StreamableFile> {
-    return this.sse(await this.sendChatMessage.execute(caller, body), reply);
+    return this.sse(caller, await this.sendChatMessage.execute(caller, body), reply);
   }
 
   @EndUserTokenAllowed()
@@ -131,7 +131,7 @@ export class AiSdkChatController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<StreamableFile | undefined> {
     const stream = await this.resumeChatStream.execute(caller, params.id, query.user_id);
-    if (stream) return this.sse(stream, reply);
+    if (stream) return this.sse(caller, stream, reply);
     void reply.status(204);
     return undefined;
   }
@@ -176,10 +176,10 @@ export class AiSdkChatController {
     return this.stopChat.execute(caller, params.id, query.user_id);
   }
 
-  private sse(stream: ChatReplyStream, reply: FastifyReply): StreamableFile {
+  private sse(caller: Caller, stream: ChatReplyStream, reply: FastifyReply): StreamableFile {
     void reply.headers(UI_MESSAGE_STREAM_HEADERS);
     return jsonlBody(
-      uiMessageSse(stream.lines, this.waits.waitingCallsOf(stream.replyId)),
+      uiMessageSse(stream.lines, this.waits.waitingCallsOf(caller, stream.replyId)),
       reply.raw,
       { stallTimeoutMs: this.settings.streamStallTimeoutMs, stalled: this.stalled },
       'text/event-stream',

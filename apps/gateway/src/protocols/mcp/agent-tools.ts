@@ -186,7 +186,7 @@ export class AgentTools {
         if (line?.type !== 'approval.requested') continue;
         // The step's rows are stored before its lines go out, so the first line finds every waiting call; a
         // replayed line of a step decided since finds none, and the reply goes on.
-        const calls = await this.waitingCalls(replyId, line.step);
+        const calls = await this.waitingCalls(caller, replyId, line.step);
         if (calls.length > 0) return { waiting: { content, calls } };
       }
       return null;
@@ -196,8 +196,10 @@ export class AgentTools {
   }
 
   /** The calls of the reply's step, when one of them still waits for a decision; else none. */
-  private async waitingCalls(replyId: string, step: number): Promise<ToolApproval[]> {
-    const ofStep = (await this.approvals.ofReply(replyId)).filter((approval) => approval.step === step);
+  private async waitingCalls(caller: Caller, replyId: string, step: number): Promise<ToolApproval[]> {
+    const ofStep = (await this.approvals.ofVisibleReply(caller, replyId)).filter(
+      (approval) => approval.step === step,
+    );
     return ofStep.some((approval) => approval.decision === null) ? ofStep : [];
   }
 }

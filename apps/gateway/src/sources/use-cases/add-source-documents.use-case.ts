@@ -58,7 +58,7 @@ export class AddSourceDocuments {
     );
     await this.syncs.enqueue(source.id);
     const added = new Set(files.map((file) => file.id));
-    return (await this.documents.listBySource(source.id))
+    return (await this.documents.listBySource(source))
       .filter((d) => added.has(d.externalId))
       .map(toSourceDocumentResponse);
   }

@@ -13,6 +13,6 @@ export class ListSourceDocuments {
   async execute(caller: Caller, userId: string | undefined, pid: string): Promise<SourceDocumentResponse[]> {
     const source = await this.sources.findVisible({ orgId: caller.orgId, userId }, pid);
     if (!source) throw new NotFoundError('Source not found');
-    return (await this.documents.listBySource(source.id)).map(toSourceDocumentResponse);
+    return (await this.documents.listBySource(source)).map(toSourceDocumentResponse);
   }
 }

@@ -185,7 +185,7 @@ async function main(): Promise<void> {
     }[];
     const search = new DocumentSearch(new PassageSearchRepository(db), embedder, settings);
     await search.onModuleInit();
-    const tool = new CompanyDocumentsToolSource(search).toolsFor()[0];
+    const tool = new CompanyDocumentsToolSource(search).tool;
     const context = {
       orgId: key.org_id,
       userId: 'bench',

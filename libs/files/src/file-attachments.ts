@@ -74,6 +74,8 @@ export class FileAttachments {
     fileIds: string[],
     loc: (string | number)[] = ['body', 'message', 'file_ids'],
   ): Promise<ConversationFileEntity[]> {
+    // A message without files (most of them) asks nothing.
+    if (fileIds.length === 0) return [];
     const found = new Map(
       (await this.files.findManyVisible(scope, fileIds.filter(isRowId))).map((f) => [f.id, f]),
     );
@@ -131,6 +133,7 @@ export class FileAttachments {
 
   /** ConversationFile of each file, with its share links and a fresh download address. */
   async toResponses(files: ConversationFileEntity[]): Promise<ConversationFileResponse[]> {
+    if (files.length === 0) return [];
     const links = await this.links.listByFiles(files.map((file) => file.id));
     const now = new Date();
     return Promise.all(

@@ -15,9 +15,10 @@ import {
   InvalidInputError,
   isRequestDto,
   LocRoot,
+  ModelSchema,
   modelSchema,
   nulIssue,
-  validateRequest,
+  validateWithSchema,
   ValidationIssue,
 } from '@app/contracts';
 import { UnreadableBody } from './json-body';
@@ -89,8 +90,11 @@ export class RequestDtoCheck implements OnModuleInit {
  */
 @Injectable()
 export class ApiValidationInterceptor implements NestInterceptor {
-  /** Each handler's DTOs, read from its metadata once, not on every request. */
-  private readonly dtosByHandler = new WeakMap<object, ReturnType<typeof requestDtos>>();
+  /** The schema of each handler's DTOs, read from its metadata once, not on every request. */
+  private readonly schemasByHandler = new WeakMap<
+    object,
+    { part: (typeof PARTS)[number]; schema: ModelSchema }[]
+  >();
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     if (context.getType() !== 'http') return next.handle();
@@ -99,19 +103,22 @@ export class ApiValidationInterceptor implements NestInterceptor {
     const issues: ValidationIssue[] = [];
     const validated: Partial<Record<'params' | 'query' | 'body', unknown>> = {};
     const handler = context.getHandler();
-    let dtos = this.dtosByHandler.get(handler);
-    if (!dtos) {
-      dtos = requestDtos(context.getClass(), handler.name);
-      this.dtosByHandler.set(handler, dtos);
+    let schemas = this.schemasByHandler.get(handler);
+    if (!schemas) {
+      schemas = requestDtos(context.getClass(), handler.name).map(({ part, target }) => ({
+        part,
+        schema: modelSchema(target),
+      }));
+      this.schemasByHandler.set(handler, schemas);
     }
     for (const part of PARTS) {
-      const target = dtos.find((dto) => dto.part === part)?.target;
-      if (!target) {
+      const schema = schemas.find((dto) => dto.part === part)?.schema;
+      if (!schema) {
         const nul = nulIssue(request[part.field], [part.root]);
         if (nul) issues.push(nul);
         continue;
       }
-      const result = validateRequest(target, request[part.field], part.root);
+      const result = validateWithSchema(schema, request[part.field], part.root);
       if (result.ok) validated[part.field] = result.value;
       else issues.push(...result.issues);
     }

@@ -140,29 +140,3 @@ class PythonJsonScanner {
 export function pythonJsonError(text: string): PythonJsonError | null {
   return new PythonJsonScanner(Array.from(text)).document();
 }
-
-/**
- * How deep arrays and objects nest, counted without parsing (strings skipped). Python's decoder gives up past
- * its recursion limit (about 1000), which FastAPI answers with a 400; the gateway refuses well before any
- * recursive code of its own can exhaust the stack.
- */
-export function nestingDepth(text: string): number {
-  let depth = 0;
-  let deepest = 0;
-  let inString = false;
-  for (let index = 0; index < text.length; index += 1) {
-    const c = text[index];
-    if (inString) {
-      if (c === '\\') index += 1;
-      else if (c === '"') inString = false;
-    } else if (c === '"') {
-      inString = true;
-    } else if (c === '{' || c === '[') {
-      depth += 1;
-      if (depth > deepest) deepest = depth;
-    } else if (c === '}' || c === ']') {
-      depth -= 1;
-    }
-  }
-  return deepest;
-}

@@ -1,6 +1,6 @@
 import { FastifyBodyParser, FastifyInstance } from 'fastify';
 import { BadRequestError, InvalidInputError, jsonInvalidIssue } from '@app/contracts';
-import { nestingDepth, pythonJsonError } from './json-body.python-errors';
+import { pythonJsonError } from './json-body.python-errors';
 
 /**
  * Deepest nesting of arrays and objects a body may have. Python's decoder (FastAPI) manages about 1000 before
@@ -22,6 +22,32 @@ const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
  */
 export class UnreadableBody {
   constructor(readonly error: BadRequestError | InvalidInputError) {}
+}
+
+/**
+ * How deep arrays and objects nest, counted without parsing (strings skipped). Python's decoder gives up past
+ * its recursion limit (about 1000), which FastAPI answers with a 400; the gateway refuses well before any
+ * recursive code of its own can exhaust the stack.
+ */
+function nestingDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let index = 0; index < text.length; index += 1) {
+    const c = text[index];
+    if (inString) {
+      if (c === '\\') index += 1;
+      else if (c === '"') inString = false;
+    } else if (c === '"') {
+      inString = true;
+    } else if (c === '{' || c === '[') {
+      depth += 1;
+      if (depth > deepest) deepest = depth;
+    } else if (c === '}' || c === ']') {
+      depth -= 1;
+    }
+  }
+  return deepest;
 }
 
 /**

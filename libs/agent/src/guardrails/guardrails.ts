@@ -58,11 +58,8 @@ const MODERATION_TIMEOUT_MS = 30_000;
  * The history the model sees under `pii: "redact"`: every user message's PII replaced (the ones before the
  * latest too: their text is stored as the user wrote it). Other settings: the history as it is.
  */
-export function guardedHistory(
-  history: MessageEntity[],
-  settings: GuardrailSettings | null,
-): MessageEntity[] {
-  if (settings?.pii !== 'redact') return history;
+export function guardedHistory(history: MessageEntity[], settings: GuardrailSettings): MessageEntity[] {
+  if (settings.pii !== 'redact') return history;
   return history.map((message) =>
     message.role === 'user' ? { ...message, content: scanPii(message.content).redacted } : message,
   );

@@ -215,9 +215,11 @@ export class RunAgentReply {
       return 'wait';
     }
     // The reply ended, and with it any spending turn it held: the final statement handed it to the user's oldest
-    // parked reply, named in its answer and woken here. If another run ended this one, the turn is given back now.
-    if (finished) await this.userBudgetTurn.wake(finished.nextParked);
-    else if (!waiting && spendsUserBudget) await this.userBudgetTurn.giveBack(reply.id);
+    // parked reply, named in its answer and woken here (a user without a budget has none). If another run ended
+    // this one, the turn is given back now.
+    if (finished) {
+      if (finished.nextParked) await this.userBudgetTurn.wake(finished.nextParked);
+    } else if (!waiting && spendsUserBudget) await this.userBudgetTurn.giveBack(reply.id);
     // The final statement named the thread's next reply and the organization's; if another run ended this one,
     // look them up.
     if (waiting) {

@@ -107,7 +107,10 @@ export class StepLoop {
         return { kind: 'guardrail_blocked', finalStep };
       }
     }
-    const history = guardedHistory(run.context.history, agent.guardrails);
+    // An agent without guardrails (most of them) sees its history as it is.
+    const history = agent.guardrails
+      ? guardedHistory(run.context.history, agent.guardrails)
+      : run.context.history;
 
     const gateQuery: GateQuery = { threadId: thread.id, agentId: agent.id };
     // Each checkpoint answers the next step's gate in its own round trip; the first one came with the context.

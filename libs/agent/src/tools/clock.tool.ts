@@ -1,4 +1,4 @@
-import { AgentTool, ToolSource } from './tool';
+import { AgentTool, FixedTools } from './tool';
 
 /** The current time: the one tool every run has (CONTRACTS §6). */
 const clockTool: AgentTool = {
@@ -10,4 +10,4 @@ const clockTool: AgentTool = {
   execute: async () => ({ now: new Date().toISOString(), timezone: 'UTC' }),
 };
 
-export const clockToolSource: ToolSource = { toolsFor: () => [clockTool] };
+export const clockToolSource: FixedTools = { permission: 'clock', tools: [clockTool] };

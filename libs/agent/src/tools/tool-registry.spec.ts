@@ -1,5 +1,5 @@
 import { clockToolSource } from './clock.tool';
-import { AgentTool, RunScope } from './tool';
+import { AgentTool, MCP_PERMISSIONS, RunScope, ToolSource } from './tool';
 import { ToolRegistry } from './tool-registry';
 
 const tool = (name: string, permission: string): AgentTool => ({
@@ -21,17 +21,32 @@ const scope = (memoryNamespace: string | null): RunScope => ({
   documentIds: null,
 });
 
+/** A source of one permission's tools that counts the runs it was asked for. */
+const source = (permission: string, ...tools: AgentTool[]): ToolSource & { asked: number } => ({
+  permission,
+  asked: 0,
+  toolsFor() {
+    this.asked += 1;
+    return tools;
+  },
+});
+
 describe('ToolRegistry', () => {
   const registry = new ToolRegistry();
+  const memory = source('memory', tool('memory_read', 'memory'));
+  const mcp = source(
+    MCP_PERMISSIONS,
+    tool('github__issues', 'mcp:github'),
+    tool('jira__tickets', 'mcp:jira'),
+  );
   registry.register(clockToolSource);
+  registry.register(memory);
+  registry.register({ permission: 'web', tools: [tool('web', 'web')] });
   registry.register({
-    toolsFor: () => [
-      tool('memory_read', 'memory'),
-      tool('web_search', 'web'),
-      tool('company_documents', 'company_documents'),
-      tool('github_issues', 'mcp:github'),
-    ],
+    permission: 'company_documents',
+    tools: [tool('company_documents', 'company_documents')],
   });
+  registry.register(mcp);
   const names = async (
     namespace: string | null,
     agentTools: string[] | null,
@@ -41,26 +56,41 @@ describe('ToolRegistry', () => {
       (t) => t.name,
     );
 
+  beforeEach(() => {
+    memory.asked = 0;
+    mcp.asked = 0;
+  });
+
   it('offers every non-MCP tool to an agent without a list, memory only with a namespace', async () => {
-    expect(await names(null, null, null)).toEqual(['clock', 'web_search', 'company_documents']);
-    expect(await names('ns', null, null)).toEqual([
-      'clock',
-      'memory_read',
-      'web_search',
-      'company_documents',
-    ]);
+    expect(await names(null, null, null)).toEqual(['clock', 'web', 'company_documents']);
+    expect(await names('ns', null, null)).toEqual(['clock', 'memory_read', 'web', 'company_documents']);
   });
 
   it("follows the agent's list and the message's disabled_tools, and always keeps clock", async () => {
-    expect(await names(null, ['web', 'mcp:github'], null)).toEqual(['clock', 'web_search', 'github_issues']);
+    expect(await names(null, ['web', 'mcp:github'], null)).toEqual(['clock', 'web', 'github__issues']);
     expect(await names(null, ['web', 'mcp:github'], ['mcp:github', 'web'])).toEqual(['clock']);
     expect(await names(null, [], ['clock'])).toEqual(['clock']);
   });
 
   it("offers memory tools only when the agent's list names memory too (CONTRACTS §21)", async () => {
-    expect(await names('ns', ['web'], null)).toEqual(['clock', 'web_search']);
+    expect(await names('ns', ['web'], null)).toEqual(['clock', 'web']);
     expect(await names('ns', ['memory'], null)).toEqual(['clock', 'memory_read']);
     expect(await names(null, ['memory'], null)).toEqual(['clock']);
-    expect(await names('ns', null, ['memory'])).toEqual(['clock', 'web_search', 'company_documents']);
+    expect(await names('ns', null, ['memory'])).toEqual(['clock', 'web', 'company_documents']);
+  });
+
+  it('asks a source only for a run that may use its permission', async () => {
+    await names(null, null, null);
+    await names('ns', ['web'], null);
+    await names('ns', null, ['memory']);
+    await names(null, ['mcp:github'], ['mcp:github']);
+    expect(memory.asked).toBe(0);
+    expect(mcp.asked).toBe(0);
+
+    await names('ns', null, null);
+    expect(memory.asked).toBe(1);
+    // Any server the list names and the message leaves on: the source is asked, each tool still filtered.
+    expect(await names(null, ['mcp:github', 'mcp:jira'], ['mcp:github'])).toEqual(['clock', 'jira__tickets']);
+    expect(mcp.asked).toBe(1);
   });
 });

@@ -1,33 +1,49 @@
 import { Injectable } from '@nestjs/common';
-import { AgentTool, RunScope, ToolPolicy, ToolSource } from './tool';
+import { AgentTool, FixedTools, MCP_PERMISSIONS, RunScope, ToolPolicy, ToolSource } from './tool';
 
 /**
- * Every capability registers its ToolSource here once (in its module's onModuleInit); a run is offered only
- * the tools it may use: `clock` always, the rest as the agent's list allows (`memory` tools, besides, only on a
- * thread bound to a namespace), minus the message's disabled_tools.
+ * Every capability registers its tools here once (in its module's onModuleInit): those the same for every run
+ * as FixedTools, the others as a ToolSource. A run is offered only the tools it may use: `clock` always, the rest
+ * as the agent's list allows (`memory` tools, besides, only on a thread bound to a namespace), minus the
+ * message's disabled_tools. A source is asked only when the run may use its permission: a run whose agent may
+ * use no MCP server launches none, one without memory or skill_read reads no memory or skill.
  */
 @Injectable()
 export class ToolRegistry {
-  private readonly sources: ToolSource[] = [];
+  private readonly sources: (ToolSource | FixedTools)[] = [];
 
-  register(source: ToolSource): void {
+  register(source: ToolSource | FixedTools): void {
     this.sources.push(source);
   }
 
   async toolsFor(scope: RunScope, policy: ToolPolicy): Promise<AgentTool[]> {
     const disabled = new Set(policy.disabledTools ?? []);
+    const may = (permission: string) => mayUse(permission, scope, policy.agentTools, disabled);
     const offered = new Map<string, AgentTool>();
     // Sources are asked at once; the first source to name a tool wins, in registration order.
-    const listed = await Promise.all(this.sources.map((source) => source.toolsFor(scope, policy)));
+    const listed = await Promise.all(
+      this.sources.map((source) => {
+        if (!mayUseAny(source.permission, policy.agentTools, may)) return [];
+        return 'tools' in source ? source.tools : source.toolsFor(scope, policy);
+      }),
+    );
     for (const tools of listed) {
       for (const tool of tools) {
-        if (!offered.has(tool.name) && mayUse(tool.permission, scope, policy.agentTools, disabled)) {
-          offered.set(tool.name, tool);
-        }
+        if (!offered.has(tool.name) && may(tool.permission)) offered.set(tool.name, tool);
       }
     }
     return [...offered.values()];
   }
+}
+
+/** Whether the run may use the permission, or, for MCP_PERMISSIONS, the permission of any server its agent lists. */
+function mayUseAny(
+  permission: string,
+  agentTools: string[] | null,
+  may: (permission: string) => boolean,
+): boolean {
+  if (permission !== MCP_PERMISSIONS) return may(permission);
+  return (agentTools ?? []).some((listed) => listed.startsWith(MCP_PERMISSIONS) && may(listed));
 }
 
 function mayUse(

@@ -2,8 +2,9 @@ import type { McpServerConfig } from '@app/persistence';
 
 /**
  * What a tool is to the runtime. Each capability (clock, memory, company documents, skills, web, MCP) supplies
- * its tools through a ToolSource registered with the ToolRegistry; the registry offers a run only the tools
- * it may use (the agent's tool list, minus the message's disabled_tools, memory only with a namespace).
+ * its tools through a ToolSource (FixedTools when they are the same for every run) registered with the
+ * ToolRegistry; the registry offers a run only the tools it may use (the agent's tool list, minus the message's
+ * disabled_tools, memory only with a namespace).
  */
 export interface RunScope {
   orgId: string;
@@ -70,7 +71,23 @@ export interface ToolPolicy {
   disabledTools: string[] | null;
 }
 
-/** Supplies the tools of one capability for a run (may depend on the run: its namespace, its agent's MCP servers). */
+/**
+ * Supplies the tools of one capability for a run (they may depend on the run: its namespace, its agent's MCP
+ * servers, the skills its end user sees). Each of its tools falls under its `permission`; the registry asks it
+ * only when the run may use that permission.
+ */
 export interface ToolSource {
+  /** The permission of all its tools; `mcp:` stands for every `mcp:<server>` (MCP_PERMISSIONS). */
+  readonly permission: string;
   toolsFor(scope: RunScope, policy: ToolPolicy): Promise<AgentTool[]> | AgentTool[];
 }
+
+/** The tools of one capability that are the same for every run, built once: offered without asking anything. */
+export interface FixedTools {
+  /** The permission of all its tools. */
+  readonly permission: string;
+  readonly tools: readonly AgentTool[];
+}
+
+/** The permission of a source of MCP tools: each of its tools falls under `mcp:<server>`. */
+export const MCP_PERMISSIONS = 'mcp:';

@@ -1,4 +1,4 @@
 export { isRequestDto, modelSchema } from './request-schema';
-export type { FieldSchema, TypeSchema } from './request-schema';
-export { nulIssue, validateRequest, RequestValidation } from './validate-request';
+export type { FieldSchema, ModelSchema, TypeSchema } from './request-schema';
+export { nulIssue, validateRequest, validateWithSchema, RequestValidation } from './validate-request';
 export { PythonFloat, pythonJson } from './python-json';

@@ -258,7 +258,15 @@ export function validateRequest<T extends object>(
   input: unknown,
   root: LocRoot,
 ): RequestValidation<T> {
-  const schema = modelSchema(target);
+  return validateWithSchema(modelSchema(target), input, root) as RequestValidation<T>;
+}
+
+/** `validateRequest` against the DTO's schema (`modelSchema`), for a caller that keeps it: a route's validation. */
+export function validateWithSchema(
+  schema: ModelSchema,
+  input: unknown,
+  root: LocRoot,
+): RequestValidation<object> {
   const validator = new RequestValidator(root !== 'body');
   if (root === 'body') {
     // FastAPI answers a body that is absent or JSON null as missing, and anything but an object as not a model.
@@ -271,6 +279,6 @@ export function validateRequest<T extends object>(
   }
   const parameters = isPlainObject(input) ? input : {};
   // FastAPI reports a missing body field with the body as input, a missing parameter with null.
-  const value = validator.model(schema, parameters, [root], root === 'body' ? parameters : null) as T;
+  const value = validator.model(schema, parameters, [root], root === 'body' ? parameters : null);
   return validator.issues.length === 0 ? { ok: true, value } : { ok: false, issues: validator.issues };
 }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AgentTool, ToolCallContext, ToolError, ToolSource } from '@app/agent';
+import { AgentTool, FixedTools, ToolCallContext, ToolError } from '@app/agent';
 import { DocumentSearch } from '../search/document-search';
 
 const DEFAULT_TOP_K = 5;
@@ -11,8 +11,9 @@ const MAX_QUERY_CHARS = 2000;
  * see (the organization's and their private ones), narrowed to the message's source_ids / document_ids.
  */
 @Injectable()
-export class CompanyDocumentsToolSource implements ToolSource {
-  private readonly tool: AgentTool = {
+export class CompanyDocumentsToolSource implements FixedTools {
+  readonly permission = 'company_documents';
+  readonly tool: AgentTool = {
     name: 'company_documents',
     permission: 'company_documents',
     readOnly: true,
@@ -36,11 +37,9 @@ export class CompanyDocumentsToolSource implements ToolSource {
     execute: (args, context) => this.execute(args, context),
   };
 
-  constructor(private readonly search: DocumentSearch) {}
+  readonly tools: readonly AgentTool[] = [this.tool];
 
-  toolsFor(): AgentTool[] {
-    return [this.tool];
-  }
+  constructor(private readonly search: DocumentSearch) {}
 
   private async execute(args: Record<string, unknown>, context: ToolCallContext): Promise<unknown> {
     const query = args.query;

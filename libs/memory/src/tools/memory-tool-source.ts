@@ -25,6 +25,8 @@ const PATH_HELP = 'A path is "name" or "folder/name" (one folder at most), e.g. 
  */
 @Injectable()
 export class MemoryToolSource implements ToolSource {
+  readonly permission = 'memory';
+
   constructor(
     private readonly listFiles: ListMemoryFiles,
     private readonly readFile: ReadMemoryFile,

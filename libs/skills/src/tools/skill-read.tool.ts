@@ -14,6 +14,8 @@ async function activeSkillsFor(skills: SkillRepository, scope: RunScope): Promis
  */
 @Injectable()
 export class SkillReadToolSource implements ToolSource {
+  readonly permission = 'skill_read';
+
   constructor(private readonly skills: SkillRepository) {}
 
   async toolsFor(scope: RunScope): Promise<AgentTool[]> {

@@ -1,6 +1,14 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { AgentTool, RunScope, ToolError, ToolParameters, ToolPolicy, ToolSource } from '../tool';
+import {
+  AgentTool,
+  MCP_PERMISSIONS,
+  RunScope,
+  ToolError,
+  ToolParameters,
+  ToolPolicy,
+  ToolSource,
+} from '../tool';
 import { McpConnections } from './mcp-connections';
 import { McpServerLaunch, McpServerLaunches } from './mcp-server-launch';
 import { mcpToolName } from './mcp-tool-name';
@@ -14,6 +22,7 @@ import { ToolContentOutput, ToolContentPart, toolContentText } from '../tool-con
  */
 @Injectable()
 export class McpToolSource implements ToolSource {
+  readonly permission = MCP_PERMISSIONS;
   private readonly logger = new Logger('McpToolSource');
 
   constructor(

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Settings } from '@app/config';
 import { ParseLimitError, UntrustedParsing } from '@app/documents';
-import { AgentTool, ToolError, ToolSource } from '../tool';
+import { AgentTool, FixedTools, ToolError } from '../tool';
 import { HtmlPage, READ_HTML_PAGE } from './html-page';
 import { FetchedPage, fetchPage, WebFetchError, WebFetchLimits } from './web-fetch';
 
@@ -61,8 +61,10 @@ function decode(body: Buffer, charset: string): string {
  * bytes read and characters returned, and parses HTML off the event loop (PARSE_TIMEOUT_MS).
  */
 @Injectable()
-export class WebToolSource implements ToolSource {
+export class WebToolSource implements FixedTools {
+  readonly permission = 'web';
   readonly tool: AgentTool;
+  readonly tools: readonly AgentTool[];
 
   constructor(settings: Settings, parsing: UntrustedParsing) {
     const limits: WebFetchLimits = {
@@ -106,9 +108,6 @@ export class WebToolSource implements ToolSource {
         };
       },
     };
-  }
-
-  toolsFor(): AgentTool[] {
-    return [this.tool];
+    this.tools = [this.tool];
   }
 }

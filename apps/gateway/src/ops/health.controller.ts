@@ -5,15 +5,14 @@ import { HealthCheck, HealthCheckService, HealthIndicatorService } from '@nestjs
 import { Queue } from 'bullmq';
 import { FastifyReply } from 'fastify';
 import { Redis } from 'ioredis';
-import { Settings } from '@app/config';
 import { QUEUE } from '@app/contracts';
-import { checkAnswers, PROBE_TIMEOUT_MS, withinProbeTime } from '@app/observability';
-import { probePostgres } from '@app/persistence';
+import { checkAnswers, withinProbeTime } from '@app/observability';
 import { AgentRunQueue } from '@app/queues';
 import { REDIS } from '@app/redis';
 import { SharedSubscriber } from '@app/run-events';
 import { RunAdmission } from '../admission/run-admission';
 import { Public } from '../auth/public.decorator';
+import { PostgresReadinessProbe } from './postgres-readiness.probe';
 
 /**
  * Liveness (the process answers), serving (the app answers requests itself), readiness (PostgreSQL and Redis
@@ -26,7 +25,7 @@ import { Public } from '../auth/public.decorator';
 export class HealthController {
   constructor(
     private readonly health: HealthCheckService,
-    private readonly settings: Settings,
+    private readonly postgres: PostgresReadinessProbe,
     private readonly indicators: HealthIndicatorService,
     @Inject(REDIS) private readonly redis: Redis,
     private readonly subscriber: SharedSubscriber,
@@ -64,12 +63,7 @@ export class HealthController {
   @HealthCheck()
   ready() {
     return this.health.check([
-      // A connection of its own, not one of the pool's: under a burst the pool's queue holds requests' statements,
-      // and the probe would wait behind them, saying the pool is busy rather than whether PostgreSQL answers.
-      () =>
-        checkAnswers(this.indicators, 'postgres', () =>
-          probePostgres(this.settings.databaseUrl, PROBE_TIMEOUT_MS),
-        ),
+      () => checkAnswers(this.indicators, 'postgres', () => this.postgres.answers()),
       () =>
         checkAnswers(this.indicators, 'redis', async () => {
           // A disconnected client is down at once: a command would only wait in its offline queue.

@@ -125,6 +125,8 @@ it('keeps syncing a source periodically after Redis lost its scheduler, with no 
   // A sync under way at the loss is finished by the sweep of forgotten syncs; only a scheduler syncs again after.
   await until(get, (s) => s.status === 'synced');
   drive.addFile('shared', 'b.txt', 'text/plain', 'second file');
+  // Syncing resumes. The reconciler usually sets the lost scheduler again (job_schedulers_repaired_total), but not
+  // always: a BullMQ worker that takes a scheduler's job upserts the scheduler from the job's own options, so a sync
+  // job taken around the loss can put it back first (a CI run saw the second sync with no repair counted).
   await until(get, (s) => s.status === 'synced' && s.documents_synced === 2);
-  expect(await repairedSchedulers('source-sync')).toBeGreaterThanOrEqual(1);
 });

@@ -1,12 +1,14 @@
 import ExcelJS from 'exceljs';
 import { convert as htmlToText } from 'html-to-text';
 import JSZip from 'jszip';
-import type { DocumentFormat } from './document-text';
 
 /*
  * The parsers of the document formats this lib reads itself. A parsing thread loads this module alone, so it
- * imports only the parsers (types from elsewhere).
+ * imports only the parsers.
  */
+
+/** The formats a document is read as (document-text.ts picks one from its media type or name). */
+export type DocumentFormat = 'pdf' | 'docx' | 'xlsx' | 'pptx' | 'html' | 'text';
 
 /** The text of an XLSX, PPTX, HTML or text document: what a parsing thread runs (PARSE_OFFICE_DOCUMENT). */
 export async function parseOfficeDocument(format: DocumentFormat, bytes: Buffer): Promise<string> {

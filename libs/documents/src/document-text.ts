@@ -18,9 +18,7 @@ const PARSE_OFFICE_DOCUMENT: ParseFunction = {
   name: 'parseOfficeDocument' satisfies keyof typeof DocumentParsers,
 };
 
-export type DocumentFormat = 'pdf' | 'docx' | 'xlsx' | 'pptx' | 'html' | 'text';
-
-const BY_EXTENSION: Record<string, DocumentFormat> = {
+const BY_EXTENSION: Record<string, DocumentParsers.DocumentFormat> = {
   pdf: 'pdf',
   docx: 'docx',
   xlsx: 'xlsx',
@@ -36,7 +34,7 @@ const BY_EXTENSION: Record<string, DocumentFormat> = {
 };
 
 /** How a document is read, from its media type, else its name's extension; null when it is not supported. */
-function documentFormat(mimeType: string, name: string): DocumentFormat | null {
+function documentFormat(mimeType: string, name: string): DocumentParsers.DocumentFormat | null {
   const type = mimeType.toLowerCase().split(';')[0].trim();
   if (type === 'application/pdf') return 'pdf';
   if (type === DOCX) return 'docx';

@@ -1,3 +1,4 @@
+import { Settings } from '@app/config';
 import {
   AgentEntity,
   FinishedReply,
@@ -23,6 +24,9 @@ import { ReplyRun } from './run.types';
 import { ReplyParkedError, UserBudgetTurn } from './user-budget-turn';
 import { StreamJournal } from './stream-journal';
 import { MemoryRunEventLog } from '../testing/memory-run-event-log';
+import { recordSpans } from '../testing/recorded-spans';
+
+const spans = recordSpans();
 
 const reply = Object.assign(new MessageEntity(), {
   id: 'r',
@@ -62,6 +66,8 @@ function world(
     stored?: boolean;
     /** The run's first read of its context fails (then it reads again). */
     contextFailsOnce?: boolean;
+    /** Traces are exported (OTEL_EXPORTER_OTLP_ENDPOINT is set). */
+    traced?: boolean;
   } = {},
 ) {
   const log = new MemoryRunEventLog();
@@ -173,6 +179,7 @@ function world(
     compaction as unknown as ContextCompaction,
     { ofReply: () => Promise.resolve([]) } as unknown as ToolApprovalRepository,
     userBudgetTurn as unknown as UserBudgetTurn,
+    { otelExporterOtlpEndpoint: options.traced ? 'http://collector:4318' : undefined } as Settings,
   );
   return { useCase, log, calls, publishedWhenLoopStarted, activeRuns };
 }
@@ -218,6 +225,14 @@ describe('RunAgentReply', () => {
     });
     expect(await useCase.execute(input)).toBe('done');
     expect(log.published[0]).toMatchObject({ type: 'message.started', agent_version: 2 });
+  });
+
+  it('spans the agent invocation only when traces are exported', async () => {
+    await world().useCase.execute(input);
+    expect(spans.getFinishedSpans()).toEqual([]);
+
+    await world({ traced: true }).useCase.execute(input);
+    expect(spans.getFinishedSpans().map((span) => span.name)).toEqual(['invoke_agent helper']);
   });
 
   it("asks whether the reply is stored after its claim, in the context's read: erased, the run stops there", async () => {

@@ -7,6 +7,7 @@ import {
   MessageEntity,
   RunContext,
   RunRepository,
+  RunStepEntity,
   ThreadEntity,
   ToolApprovalRepository,
 } from '@app/persistence';
@@ -58,6 +59,8 @@ function world(
   options: {
     loaded?: Partial<LoadedRun>;
     journal?: string[];
+    /** The reply's stored steps (a run that resumes). */
+    steps?: RunStepEntity[];
     gate?: RunContext['gate'];
     loop?: LoopBehaviour;
     /** What the final statement answers (by default the thread's next reply r2, nothing else). */
@@ -77,7 +80,7 @@ function world(
   const context: RunContext = {
     stored: options.stored ?? true,
     history: [],
-    steps: [],
+    steps: options.steps ?? [],
     toolResults: [],
     journal: options.journal ?? [],
     summary: null,
@@ -208,6 +211,26 @@ describe('RunAgentReply', () => {
       'finish Hello',
       'journal.unwatch',
       'wake t r2',
+    ]);
+  });
+
+  it('publishes again the lines of its stored steps that the log lost, with their seqs, before the loop', async () => {
+    const step = Object.assign(new RunStepEntity(), {
+      step: 1,
+      text: 'He',
+      streamedText: 'He',
+      deltaLengths: [2],
+      toolCalls: [],
+      questions: null,
+    });
+    const { useCase, log, publishedWhenLoopStarted } = world({ steps: [step] });
+
+    expect(await useCase.execute(input)).toBe('done');
+
+    expect(publishedWhenLoopStarted).toEqual([0, 1, 2]);
+    expect(log.published.slice(1, 3)).toEqual([
+      { seq: 1, type: 'step.started', step: 1 },
+      { seq: 2, type: 'text.delta', delta: 'He' },
     ]);
   });
 

@@ -135,8 +135,9 @@ export class RunAgentReply {
             ? await this.approvals.ofReply(reply.id)
             : [];
         // What the stored steps and the journal published and the log lacks (Redis lost it) goes out again, same
-        // seqs: PostgreSQL holds it.
-        state.restore(storedRunLines(reply, context.steps, context.toolResults, approvals));
+        // seqs: PostgreSQL holds it. Without a stored step the only such line is message.started, emitted above.
+        if (context.steps.length > 0)
+          state.restore(storedRunLines(reply, context.steps, context.toolResults, approvals));
         state.restoreJournal(context.journal);
         state.stored();
         const run = { reply, thread, agent, context, state, signal: controller.signal };

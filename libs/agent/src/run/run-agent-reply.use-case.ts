@@ -160,7 +160,8 @@ export class RunAgentReply {
           conversationId: thread.id,
           model: agent.model,
         };
-        const outcome = await (this.traced ? traceAgentInvocation(invocation, work) : work()).catch(parkedRun);
+        const running = this.traced ? traceAgentInvocation(invocation, work) : work();
+        const outcome = await running.catch(parkedRun);
         if (outcome === 'parked') {
           // Stopped as it parked (a cancellation sent while it still ran): it ends now, cancelled, or is handed
           // back. Else what it streamed so far reaches Redis before the job moves: the woken run goes on after it.

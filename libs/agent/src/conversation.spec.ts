@@ -1,5 +1,12 @@
 import { MessageEntity, RunStepEntity, ToolCallEntity } from '@app/persistence';
-import { buildPrompt, idempotencyKey, parseArguments, SUMMARY_HEADING } from './conversation';
+import {
+  buildPrompt,
+  idempotencyKey,
+  instructionsWithTools,
+  parseArguments,
+  SUMMARY_HEADING,
+} from './conversation';
+import { AgentTool } from './tools/tool';
 
 const message = (role: 'user' | 'assistant', content: string): MessageEntity =>
   Object.assign(new MessageEntity(), { role, content });
@@ -122,5 +129,23 @@ describe('buildPrompt', () => {
         ],
       },
     ]);
+  });
+});
+
+describe('instructionsWithTools', () => {
+  const tool = (name: string, systemPrompt?: string): AgentTool => ({
+    name,
+    permission: name,
+    description: name,
+    parameters: { type: 'object', properties: {} },
+    systemPrompt,
+    execute: async () => null,
+  });
+
+  it('appends what offered tools add to the system prompt', () => {
+    expect(instructionsWithTools('Be kind.', [tool('clock'), tool('skill_read', 'Skills: a')])).toBe(
+      'Be kind.\n\nSkills: a',
+    );
+    expect(instructionsWithTools('', [tool('clock')])).toBe('');
   });
 });

@@ -1,5 +1,6 @@
 import { JSONValue, LanguageModelV3Message, LanguageModelV3Prompt } from '@ai-sdk/provider';
 import { MessageEntity, RunStepEntity, ToolCallEntity } from '@app/persistence';
+import type { AgentTool } from './tools/tool';
 import { isToolContentOutput, toolContentForModel } from './tools/tool-content';
 
 /** What a user message's attached files give the model: their text (within a budget) and their images. */
@@ -31,6 +32,13 @@ export function parseArguments(raw: unknown): Record<string, unknown> | null {
 
 export const idempotencyKey = (messageId: string, step: number, callId: string): string =>
   `${messageId}:${step}:${callId}`;
+
+/** The agent's instructions followed by what the offered tools add to the system prompt. */
+export function instructionsWithTools(instructions: string, offered: AgentTool[]): string {
+  return [instructions, ...offered.map((tool) => tool.systemPrompt).filter((text): text is string => !!text)]
+    .filter(Boolean)
+    .join('\n\n');
+}
 
 /**
  * The model's prompt for the next step: the agent's instructions as the system prompt (with the thread's summary

@@ -12,7 +12,6 @@ export * from './run/run-state';
 export * from './run/run.types';
 export * from './run/step-loop';
 export * from './tools/clock.tool';
-export * from './tools/skill-in-use';
 export * from './tools/tool';
 export * from './tools/tool-registry';
 export * from './tools/tool-registry.module';

@@ -117,9 +117,12 @@ function world(options: { enqueueFails?: boolean; atCapacity?: boolean } = {}) {
   const attachments = {
     requireUploaded: (_scope: Scope, ids: string[]) => (
       calls.push(`requireUploaded ${ids.length}`),
-      Promise.resolve([])
+      Promise.resolve(ids.map((id) => ({ id })))
     ),
-    toResponses: () => Promise.resolve([]),
+    toResponses: (files: { id: string }[]) => (
+      calls.push(`toResponses ${files.length}`),
+      Promise.resolve(files.map((file) => ({ id: file.id, filename: `${file.id}.txt` })))
+    ),
   };
   const idempotencyKeys = {
     recordAnswer: (tx: EntityManager) => (
@@ -160,7 +163,7 @@ describe('StartThread', () => {
 
     const thread = await useCase.execute(caller, chat());
 
-    expect(calls).toEqual(['requireUploaded 0', 'startThread', 'enqueue']);
+    expect(calls).toEqual(['startThread', 'enqueue']);
     // Spec 4.2: the name from the first non-blank line, the agent's namespace, the server's default steps.
     expect(stored.thread).toMatchObject({
       orgId: 'o',
@@ -185,6 +188,26 @@ describe('StartThread', () => {
     expect(thread.messages[1].agent).toEqual({ id: AGENT_ID, name: 'helper' });
   });
 
+  it("looks up the message's files before storing it and answers them with it; a message without files asks nothing", async () => {
+    const { useCase, calls, stored } = world();
+    const message = { content: 'see attached', file_ids: ['f1', 'f2'] };
+
+    const thread = await useCase.execute(caller, chat({ message } as Partial<StartChatDto>));
+
+    expect(calls).toEqual(['requireUploaded 2', 'toResponses 2', 'startThread', 'enqueue']);
+    expect(stored.exchange?.message.fileIds).toEqual(['f1', 'f2']);
+    expect(thread.messages[0].files).toEqual([
+      { id: 'f1', filename: 'f1.txt' },
+      { id: 'f2', filename: 'f2.txt' },
+    ]);
+    const empty = world();
+    await empty.useCase.execute(
+      caller,
+      chat({ message: { content: 'hi', file_ids: [] } } as Partial<StartChatDto>),
+    );
+    expect(empty.calls).toEqual(['startThread', 'enqueue']);
+  });
+
   it('answers 404 for an unknown agent or an id that is no UUID, storing and enqueueing nothing', async () => {
     for (const agentId of ['0190a5e4-0000-7000-8000-000000000999', 'not-a-uuid']) {
       const { useCase, calls } = world();
@@ -196,14 +219,7 @@ describe('StartThread', () => {
   it('records the answer of an idempotent request in the transaction that stores the thread, and enqueues after it', async () => {
     const { useCase, calls, stored } = world();
     await useCase.execute(caller, chat(), { idempotency: {} as IdempotentWrite });
-    expect(calls).toEqual([
-      'requireUploaded 0',
-      'begin',
-      'startThread in tx',
-      'recordAnswer in tx',
-      'commit',
-      'enqueue',
-    ]);
+    expect(calls).toEqual(['begin', 'startThread in tx', 'recordAnswer in tx', 'commit', 'enqueue']);
     expect(stored.tx).toBe(TX);
   });
 
@@ -234,6 +250,6 @@ describe('StartThread', () => {
   it('answers the stored thread when enqueueing fails: the sweep enqueues the pending reply later', async () => {
     const { useCase, calls } = world({ enqueueFails: true });
     await expect(useCase.execute(caller, chat())).resolves.toMatchObject({ id: 'thread-1', live: true });
-    expect(calls).toEqual(['requireUploaded 0', 'startThread', 'enqueue']);
+    expect(calls).toEqual(['startThread', 'enqueue']);
   });
 });

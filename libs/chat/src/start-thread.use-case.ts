@@ -90,7 +90,10 @@ export class StartThread {
       agentVersionAt,
     );
     const { message } = input;
-    const files = await this.attachments.requireUploaded(scope, message.file_ids ?? []);
+    // A message without files (most of them) has none to look up now nor to render below.
+    const files = message.file_ids?.length
+      ? await this.attachments.requireUploaded(scope, message.file_ids)
+      : null;
 
     const thread = this.threads.build(scope, {
       agentId: agent.id,
@@ -107,7 +110,7 @@ export class StartThread {
       metadata: replyMetadata,
     });
     // A new thread's only files are those just attached (file_ids order), none written by an agent yet.
-    const fileResponses = await this.attachments.toResponses(files);
+    const fileResponses = files ? await this.attachments.toResponses(files) : [];
     const respond = ({ question, reply }: { question: MessageEntity; reply: MessageEntity }) =>
       toThreadResponse(thread, [question, reply], [agent], new Map([[question.id, fileResponses]]));
 

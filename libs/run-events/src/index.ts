@@ -1,5 +1,4 @@
-export * from './codec';
-export * from './keys';
+export * from './redis-layout';
 export * from './run-event';
 export * from './run-event.writer';
 export * from './run-event.reader';

@@ -1,6 +1,5 @@
 import { Redis } from 'ioredis';
-import { EVENT_FIELD, encodeEvent, seqOfEntryId, streamEntryId } from './codec';
-import { runEventKeys } from './keys';
+import { EVENT_FIELD, encodeEvent, runEventKeys, seqOfEntryId, streamEntryId } from './redis-layout';
 import { HEARTBEAT_LINE, RunEvent } from './run-event';
 import { SharedSubscriber } from './shared-subscriber';
 

@@ -68,7 +68,3 @@ export type UnnumberedRunEvent = RunEvent extends infer E
 
 /** The line written while nothing happens for STREAM_HEARTBEAT_MS; it has no seq. */
 export const HEARTBEAT_LINE = { type: 'heartbeat' } as const;
-
-/** Whether an event belongs in `Message.events` (CONTRACTS §5). */
-export const isPersistedEvent = (event: RunEvent): boolean =>
-  event.type !== 'text.delta' && event.type !== 'message.completed';

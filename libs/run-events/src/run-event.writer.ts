@@ -3,8 +3,7 @@ import { ChainableCommander, Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { Settings } from '@app/config';
 import { REDIS } from '@app/redis';
-import { decodeEvent, encodeEvent, EVENT_FIELD, streamEntryId } from './codec';
-import { runEventKeys } from './keys';
+import { decodeEvent, encodeEvent, EVENT_FIELD, runEventKeys, streamEntryId } from './redis-layout';
 import { RunEvent, UnnumberedRunEvent } from './run-event';
 
 /** Makes the caller the log's only writer (a run that held it before can append nothing more) and reads it. */

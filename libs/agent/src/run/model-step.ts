@@ -8,7 +8,7 @@ import { PiiKind } from '../guardrails/pii';
 import { ModelProvider } from '../models/model-provider';
 import { VendorModelError } from '../models/providers/vendor-error';
 import { AgentTool } from '../tools/tool';
-import { describeError, emptyStepOutput, ModelCallError, ReplyRun, StepOutput } from './run.types';
+import { describeError, ModelCallError, ReplyRun, StepOutput } from './run.types';
 
 /** What one model call is asked: the prompt, the tools it is offered and whether it may call them. */
 interface ModelStepRequest {
@@ -22,6 +22,20 @@ interface ModelStepRequest {
   /** The agent's guardrails: its output is watched as it streams (OutputWatch); null when it has none. */
   guardrails: GuardrailSettings | null;
 }
+
+/** A step's output before its model said anything, or of a model call never made: nothing, from `model`. */
+export const emptyStepOutput = (model: string): StepOutput => ({
+  text: '',
+  toolCalls: [],
+  questions: null,
+  structuredOutput: null,
+  usageTokens: 0,
+  outputTokens: 0,
+  cachedInputTokens: 0,
+  model,
+  emitMs: 0,
+  blocked: null,
+});
 
 /**
  * One model step: a streamed call to the agent's model, and when that call fails before its first delta for a

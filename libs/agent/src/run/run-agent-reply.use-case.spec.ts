@@ -1,3 +1,4 @@
+import { Settings } from '@app/config';
 import {
   AgentEntity,
   FinishedReply,
@@ -6,6 +7,7 @@ import {
   MessageEntity,
   RunContext,
   RunRepository,
+  RunStepEntity,
   ThreadEntity,
   ToolApprovalRepository,
 } from '@app/persistence';
@@ -23,6 +25,9 @@ import { ReplyRun } from './run.types';
 import { ReplyParkedError, UserBudgetTurn } from './user-budget-turn';
 import { StreamJournal } from './stream-journal';
 import { MemoryRunEventLog } from '../testing/memory-run-event-log';
+import { recordSpans } from '../testing/recorded-spans';
+
+const spans = recordSpans();
 
 const reply = Object.assign(new MessageEntity(), {
   id: 'r',
@@ -54,6 +59,8 @@ function world(
   options: {
     loaded?: Partial<LoadedRun>;
     journal?: string[];
+    /** The reply's stored steps (a run that resumes). */
+    steps?: RunStepEntity[];
     gate?: RunContext['gate'];
     loop?: LoopBehaviour;
     /** What the final statement answers (by default the thread's next reply r2, nothing else). */
@@ -62,6 +69,8 @@ function world(
     stored?: boolean;
     /** The run's first read of its context fails (then it reads again). */
     contextFailsOnce?: boolean;
+    /** Traces are exported (OTEL_EXPORTER_OTLP_ENDPOINT is set). */
+    traced?: boolean;
   } = {},
 ) {
   const log = new MemoryRunEventLog();
@@ -71,7 +80,7 @@ function world(
   const context: RunContext = {
     stored: options.stored ?? true,
     history: [],
-    steps: [],
+    steps: options.steps ?? [],
     toolResults: [],
     journal: options.journal ?? [],
     summary: null,
@@ -173,6 +182,7 @@ function world(
     compaction as unknown as ContextCompaction,
     { ofReply: () => Promise.resolve([]) } as unknown as ToolApprovalRepository,
     userBudgetTurn as unknown as UserBudgetTurn,
+    { otelExporterOtlpEndpoint: options.traced ? 'http://collector:4318' : undefined } as Settings,
   );
   return { useCase, log, calls, publishedWhenLoopStarted, activeRuns };
 }
@@ -204,6 +214,26 @@ describe('RunAgentReply', () => {
     ]);
   });
 
+  it('publishes again the lines of its stored steps that the log lost, with their seqs, before the loop', async () => {
+    const step = Object.assign(new RunStepEntity(), {
+      step: 1,
+      text: 'He',
+      streamedText: 'He',
+      deltaLengths: [2],
+      toolCalls: [],
+      questions: null,
+    });
+    const { useCase, log, publishedWhenLoopStarted } = world({ steps: [step] });
+
+    expect(await useCase.execute(input)).toBe('done');
+
+    expect(publishedWhenLoopStarted).toEqual([0, 1, 2]);
+    expect(log.published.slice(1, 3)).toEqual([
+      { seq: 1, type: 'step.started', step: 1 },
+      { seq: 2, type: 'text.delta', delta: 'He' },
+    ]);
+  });
+
   it('records the agent version its start fixed on the reply it runs, as message.started says', async () => {
     const { useCase, log } = world({
       loaded: { reply: { ...reply, agentVersion: null } as MessageEntity, agentVersion: 3 },
@@ -218,6 +248,14 @@ describe('RunAgentReply', () => {
     });
     expect(await useCase.execute(input)).toBe('done');
     expect(log.published[0]).toMatchObject({ type: 'message.started', agent_version: 2 });
+  });
+
+  it('spans the agent invocation only when traces are exported', async () => {
+    await world().useCase.execute(input);
+    expect(spans.getFinishedSpans()).toEqual([]);
+
+    await world({ traced: true }).useCase.execute(input);
+    expect(spans.getFinishedSpans().map((span) => span.name)).toEqual(['invoke_agent helper']);
   });
 
   it("asks whether the reply is stored after its claim, in the context's read: erased, the run stops there", async () => {

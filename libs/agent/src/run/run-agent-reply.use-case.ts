@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { Settings } from '@app/config';
 import {
   FinishedReply,
   MessageEntity,
@@ -53,6 +54,8 @@ export type RunReplyResult = 'done' | 'wait';
 @Injectable()
 export class RunAgentReply {
   private readonly logger = new Logger(RunAgentReply.name);
+  /** The `invoke_agent` span only when traces are exported: otherwise it would be built for the no-op tracer. */
+  private readonly traced: boolean;
 
   constructor(
     private readonly runs: RunRepository,
@@ -67,7 +70,10 @@ export class RunAgentReply {
     private readonly compaction: ContextCompaction,
     private readonly approvals: ToolApprovalRepository,
     private readonly userBudgetTurn: UserBudgetTurn,
-  ) {}
+    settings: Settings,
+  ) {
+    this.traced = settings.otelExporterOtlpEndpoint !== undefined;
+  }
 
   async execute(input: RunReplyInput): Promise<RunReplyResult> {
     // A job that reached this worker while it stops goes back untouched (not even marked running).
@@ -129,19 +135,13 @@ export class RunAgentReply {
             ? await this.approvals.ofReply(reply.id)
             : [];
         // What the stored steps and the journal published and the log lacks (Redis lost it) goes out again, same
-        // seqs: PostgreSQL holds it.
-        state.restore(storedRunLines(reply, context.steps, context.toolResults, approvals));
+        // seqs: PostgreSQL holds it. Without a stored step the only such line is message.started, emitted above.
+        if (context.steps.length > 0)
+          state.restore(storedRunLines(reply, context.steps, context.toolResults, approvals));
         state.restoreJournal(context.journal);
         state.stored();
         const run = { reply, thread, agent, context, state, signal: controller.signal };
-        const invocation = {
-          agentId: agent.id,
-          agentName: agent.name,
-          agentVersion: reply.agentVersion,
-          conversationId: thread.id,
-          model: agent.model,
-        };
-        const outcome = await traceAgentInvocation(invocation, async () => {
+        const work = async () => {
           const history = await this.compaction.prepare(run);
           return this.stepLoop.run({
             ...run,
@@ -152,7 +152,16 @@ export class RunAgentReply {
             attachments: await this.attachments(thread, history.messages),
             approvals,
           });
-        }).catch(parkedRun);
+        };
+        const invocation = {
+          agentId: agent.id,
+          agentName: agent.name,
+          agentVersion: reply.agentVersion,
+          conversationId: thread.id,
+          model: agent.model,
+        };
+        const running = this.traced ? traceAgentInvocation(invocation, work) : work();
+        const outcome = await running.catch(parkedRun);
         if (outcome === 'parked') {
           // Stopped as it parked (a cancellation sent while it still ran): it ends now, cancelled, or is handed
           // back. Else what it streamed so far reaches Redis before the job moves: the woken run goes on after it.

@@ -13,11 +13,12 @@ describe('RunState', () => {
     state.emitText('Hel');
     state.emitText('');
     state.emitText('lo');
+    state.emitOnce({ type: 'message.completed', message: {} });
 
     expect(state.content).toBe('Hello');
     expect(state.deltaLengths).toEqual([3, 2]);
     expect(state.events.map((event) => event.type)).toEqual(['message.started', 'step.started']);
-    expect(log.appended.map((event) => event.seq)).toEqual([0, 1, 2, 3]);
+    expect(log.appended.map((event) => event.seq)).toEqual([0, 1, 2, 3, 4]);
   });
 
   it('emits an event an earlier run of the reply already wrote only once, numbering on after it', () => {

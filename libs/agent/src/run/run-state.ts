@@ -1,4 +1,4 @@
-import { decodeEvent, isPersistedEvent, RunEvent, RunEventLog, UnnumberedRunEvent } from '@app/run-events';
+import { decodeEvent, RunEvent, RunEventLog, UnnumberedRunEvent } from '@app/run-events';
 
 /** What identifies an event across a resumed run; text deltas have none (they are matched by content). */
 function eventKey(event: UnnumberedRunEvent): string | null {
@@ -162,6 +162,9 @@ export class RunState {
       this.content += event.delta;
       this.deltaLengths.push(event.delta.length);
       this.lastDeltaSeq = event.seq;
-    } else if (isPersistedEvent(event)) this.events.push(event as unknown as Record<string, unknown>);
+    } else if (event.type !== 'message.completed') {
+      // Message.events keeps every line but the deltas and message.completed (CONTRACTS §5).
+      this.events.push(event as unknown as Record<string, unknown>);
+    }
   }
 }

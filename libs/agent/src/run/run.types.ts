@@ -92,20 +92,6 @@ export interface StepOutput {
   blocked: GuardrailTrigger | null;
 }
 
-/** A step's output before its model said anything, or of a model call never made: nothing, from `model`. */
-export const emptyStepOutput = (model: string): StepOutput => ({
-  text: '',
-  toolCalls: [],
-  questions: null,
-  structuredOutput: null,
-  usageTokens: 0,
-  outputTokens: 0,
-  cachedInputTokens: 0,
-  model,
-  emitMs: 0,
-  blocked: null,
-});
-
 export function describeError(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }

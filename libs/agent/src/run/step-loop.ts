@@ -9,7 +9,7 @@ import {
   StepToolCall,
   ToolCallEntity,
 } from '@app/persistence';
-import { buildPrompt, idempotencyKey, parseArguments } from '../conversation';
+import { buildPrompt, idempotencyKey, instructionsWithTools, parseArguments } from '../conversation';
 import { ModelProvider } from '../models/model-provider';
 import {
   GuardrailBlockedError,
@@ -20,14 +20,13 @@ import {
   NO_MODERATION_USAGE,
 } from '../guardrails/guardrails';
 import { RunMetrics } from './run-metrics';
-import { instructionsWithTools, toolsWhileSkillInUse } from '../tools/skill-in-use';
 import { AgentTool, RunScope } from '../tools/tool';
-import { ToolRegistry } from '../tools/tool-registry';
+import { ToolRegistry, toolsWhileSkillInUse } from '../tools/tool-registry';
 import { withoutImageBytes } from '../tools/tool-content';
 import { ApprovalGate, CallDecision, heldCalls } from './approval-gate';
-import { runModelStep } from './model-step';
+import { emptyStepOutput, runModelStep } from './model-step';
 import { RunState } from './run-state';
-import { emptyStepOutput, LoopOutcome, ModelCallError, ReplyRun, StepOutput } from './run.types';
+import { LoopOutcome, ModelCallError, ReplyRun, StepOutput } from './run.types';
 import { runToolCall } from './tool-step';
 import { isRunOverBudget, replyTokensSpent } from './token-budget';
 import { UserBudgetTurn } from './user-budget-turn';

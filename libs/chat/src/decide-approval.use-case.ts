@@ -61,6 +61,7 @@ export class DecideApproval {
       if (!thread || !mayUseAgent(caller, thread.agentId)) throw new NotFoundError(MESSAGE_NOT_FOUND);
       const decided = await this.approvals.decide(
         tx,
+        scope,
         message.id,
         body.call_id,
         body.decision,

@@ -26,6 +26,7 @@ import {
   SkillRepository,
   SourceRepository,
   ThreadRepository,
+  ToolApprovalRepository,
   UsageRepository,
   UserBudgetRepository,
   UserExportRepository,
@@ -517,6 +518,23 @@ describe('row-level security', () => {
       const exports = new UserExportRepository(probe);
       expect(ids(await exports.exportMessages(orgA, thread.id, -1, 10))).toEqual([question.id, reply.id]);
       expect(await exports.exportMessages(orgB, thread.id, -1, 10)).toEqual([]);
+
+      // A decision on a call the reply waits on: only in a transaction of the reply's organization.
+      await new ToolApprovalRepository(db).request(
+        reply.id,
+        1,
+        [{ callId: 'c1', callIndex: 0, name: 'web', arguments: {} }],
+        60,
+      );
+      await db.query(`UPDATE messages SET status = 'requires_action' WHERE id = $1`, [reply.id]);
+      const approvals = new ToolApprovalRepository(probe);
+      const decide = (tx: EntityManager, scope: Scope) =>
+        approvals.decide(tx, scope, reply.id, 'c1', 'approve', null, () => []);
+      expect(await asB((tx) => decide(tx, other))).toBe('not_waiting');
+      expect(await withTenant(probe, { orgId: orgA }, (tx) => decide(tx, alice))).toEqual({
+        stillWaiting: [],
+        expired: false,
+      });
     });
 
     it('files, share links, skills, sources and connections by id: likewise', async () => {

@@ -76,6 +76,7 @@ runBenchmark(cleanups, async () => {
   const scope: Scope = { orgId, userId: 'alice' };
   const content = { content: 'hi', fileIds: [], sourceIds: null, documentIds: null, disabledTools: null };
   const { reply } = await messages.startThread(
+    scope,
     threads.build(scope, { agentId, name: 't', projectId: null, memoryNamespace: null }),
     { message: content, reply: { agentId, maxSteps: 2 } },
   );

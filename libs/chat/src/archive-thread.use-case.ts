@@ -24,13 +24,14 @@ export class ArchiveThread {
   ) {}
 
   async execute(caller: Caller, input: ArchiveThreadInput): Promise<void> {
+    const scope = threadScope(caller, input.userId);
     await this.stopper.stop(
       {
         threadId: input.threadId,
-        scope: threadScope(caller, input.userId),
+        scope,
         notFound: THREAD_NOT_FOUND,
         visible: (thread) => mayUseAgent(caller, thread.agentId),
-        alongside: (tx, thread) => this.threads.archive(tx, thread.id),
+        alongside: (tx, thread) => this.threads.archive(tx, scope, thread.id),
       },
       this.logger,
     );

@@ -68,12 +68,13 @@ export async function enqueueStoredReply(
   queue: AgentRunQueue,
   messages: MessageRepository,
   logger: Logger,
+  scope: Pick<Scope, 'orgId'>,
   reply: MessageEntity,
   requestId?: string,
 ): Promise<void> {
   const job: AgentRunJob = { messageId: reply.id, threadId: reply.threadId, requestId };
   try {
-    await queue.enqueue(job, await messages.orgBacklogBefore(reply));
+    await queue.enqueue(job, await messages.orgBacklogBefore(scope, reply));
   } catch (error) {
     logger.error(
       { err: error, ...job },
@@ -92,19 +93,25 @@ export async function enqueueStoredReply(
  */
 export async function cancelPendingReplies(
   tx: Db,
+  scope: Scope,
   thread: ThreadEntity,
   messages: MessageRepository,
   agents: AgentRepository,
   onlyId?: string,
 ): Promise<MessageEntity[]> {
-  const unheld = await messages.lockUnheldReplies(tx, thread.id, onlyId);
+  const unheld = await messages.lockUnheldReplies(tx, scope, thread.id, onlyId);
   const agentIds = [...new Set(unheld.flatMap((reply) => (reply.agentId ? [reply.agentId] : [])))];
-  const byId = new Map((await agents.findMany(thread.orgId, agentIds, tx)).map((agent) => [agent.id, agent]));
+  const byId = new Map((await agents.findMany(scope.orgId, agentIds, tx)).map((agent) => [agent.id, agent]));
   const cancelled: MessageEntity[] = [];
   for (const reply of unheld) {
     const ended: MessageEntity = { ...reply, status: 'cancelled', live: false };
     const message = endedReplyMessage(ended, reply.agentId ? byId.get(reply.agentId) : null);
-    const closed = await messages.cancelUnheldReply(tx, reply.id, endedReplyEvent('cancelled', message));
+    const closed = await messages.cancelUnheldReply(
+      tx,
+      scope,
+      reply.id,
+      endedReplyEvent('cancelled', message),
+    );
     if (closed) cancelled.push(closed);
   }
   return cancelled;
@@ -212,6 +219,7 @@ export function branchStrategy(strategy: MultitaskStrategy | null | undefined): 
 export async function prepareReply(
   tx: Db,
   caller: Caller,
+  scope: Scope,
   thread: ThreadEntity,
   strategy: MultitaskStrategy,
   agents: AgentRepository,
@@ -221,10 +229,10 @@ export async function prepareReply(
   requireMemoryNamespaceAllowed(caller, thread.memoryNamespace);
   const agent = await agents.findActive(caller.orgId, thread.agentId, tx);
   if (!agent) throw new NotFoundError(AGENT_NOT_FOUND);
-  const live = strategy === 'enqueue' ? [] : await messages.liveReplies(tx, thread.id);
+  const live = strategy === 'enqueue' ? [] : await messages.liveReplies(scope, thread.id, tx);
   if (live.length === 0) return { agent, cleared: { cancelled: [], interrupted: null } };
   if (strategy === 'reject') throw new ConflictError(THREAD_HAS_LIVE_REPLY);
-  const cancelled = await cancelPendingReplies(tx, thread, messages, agents);
+  const cancelled = await cancelPendingReplies(tx, scope, thread, messages, agents);
   return {
     agent,
     cleared: { cancelled, interrupted: live.find((reply) => reply.status === 'running') ?? null },

@@ -44,6 +44,7 @@ class MemoryApprovals {
   readonly repository = {
     decide: (
       _tx: unknown,
+      _scope: unknown,
       messageId: string,
       callId: string,
       decision: ApprovalDecision,

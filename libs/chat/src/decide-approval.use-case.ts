@@ -53,14 +53,15 @@ export class DecideApproval {
   async execute(caller: Caller, { messageId, body, userId }: DecideApprovalInput): Promise<MessageResponse> {
     const scope = threadScope(caller, body.user_id, userId);
     const visible = await this.messages.findVisibleState(scope, messageId);
-    const message = visible && (await this.messages.findById(visible.id));
+    const message = visible && (await this.messages.find(scope, visible.id));
     if (!message) throw new NotFoundError(MESSAGE_NOT_FOUND);
-    const { reply, outcome } = await this.db.transaction(async (tx) => {
+    const { reply, agent, outcome } = await this.db.transaction(async (tx) => {
       // The thread's lock orders the decision with a cancel, an archive or an interrupt of the same reply.
       const thread = await this.threads.lockVisible(tx, scope, message.threadId);
       if (!thread || !mayUseAgent(caller, thread.agentId)) throw new NotFoundError(MESSAGE_NOT_FOUND);
       const decided = await this.approvals.decide(
         tx,
+        scope,
         message.id,
         body.call_id,
         body.decision,
@@ -68,7 +69,9 @@ export class DecideApproval {
         (waiting) => waiting.map(approvalQuestion),
       );
       if (decided === 'not_waiting') throw new ConflictError(CALL_NOT_WAITING);
-      return { reply: (await this.messages.findById(message.id, tx))!, outcome: decided };
+      const reply = (await this.messages.find(scope, message.id, tx))!;
+      const [agent] = reply.agentId ? await this.agents.findMany(scope.orgId, [reply.agentId], tx) : [];
+      return { reply, agent, outcome: decided };
     });
     // Also when the decision came too late: the call's denial may have been the step's last decision.
     if (outcome.stillWaiting.length === 0) {
@@ -81,7 +84,6 @@ export class DecideApproval {
       });
     }
     if (outcome.expired) throw new ConflictError(APPROVAL_EXPIRED);
-    const agent = reply.agentId ? await this.agents.findById(reply.agentId) : null;
     return toMessageResponse(reply, agent);
   }
 }

@@ -42,8 +42,8 @@ export class EditMessage {
   execute(caller: Caller, input: EditMessageInput, idempotency?: IdempotentWrite): Promise<ThreadResponse> {
     const { body } = input;
     const options = body.options ?? {};
-    return this.replies.add(caller, input, idempotency, this.logger, async (tx, thread, prepare) => {
-      const edited = await this.messages.findInThread(thread.id, body.message_id, tx);
+    return this.replies.add(caller, input, idempotency, this.logger, async (tx, scope, thread, prepare) => {
+      const edited = await this.messages.findInThread(scope, thread.id, body.message_id, tx);
       if (!edited) throw new NotFoundError(MESSAGE_NOT_FOUND);
       if (edited.role !== 'user') {
         throw new InvalidInputError([
@@ -58,6 +58,7 @@ export class EditMessage {
       const { agent, cleared } = await prepare(branchStrategy(options.multitask_strategy));
       const { reply } = await this.messages.addExchange(
         tx,
+        scope,
         thread,
         exchangeOf(body.message, {
           agentId: agent.id,
@@ -65,7 +66,7 @@ export class EditMessage {
         }),
         edited.parentId,
       );
-      return { reply, response: await activeBranchView(thread, this.readers(), tx), cleared };
+      return { reply, response: await activeBranchView(scope, thread, this.readers(), tx), cleared };
     });
   }
 

@@ -22,9 +22,10 @@ export class GetThread {
   ) {}
 
   async execute(caller: Caller, input: GetThreadInput): Promise<ThreadResponse> {
-    const thread = await this.threads.findVisible(threadScope(caller, input.userId), input.threadId);
+    const scope = threadScope(caller, input.userId);
+    const thread = await this.threads.findVisible(scope, input.threadId);
     if (!thread || !mayUseAgent(caller, thread.agentId)) throw new NotFoundError(THREAD_NOT_FOUND);
-    return activeBranchView(thread, this.readers());
+    return activeBranchView(scope, thread, this.readers());
   }
 
   private readers(): ThreadViewReaders {

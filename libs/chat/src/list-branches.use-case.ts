@@ -23,9 +23,10 @@ export class ListBranches {
   ) {}
 
   async execute(caller: Caller, input: ListBranchesInput): Promise<BranchResponse[]> {
-    const thread = await this.threads.findVisible(threadScope(caller, input.userId), input.threadId);
+    const scope = threadScope(caller, input.userId);
+    const thread = await this.threads.findVisible(scope, input.threadId);
     if (!thread || !mayUseAgent(caller, thread.agentId)) throw new NotFoundError(THREAD_NOT_FOUND);
-    return branchesOf(await this.messages.listByThread(thread.id), thread.activeLeafId);
+    return branchesOf(await this.messages.listByThread(scope, thread.id), thread.activeLeafId);
   }
 }
 

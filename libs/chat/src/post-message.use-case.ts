@@ -43,7 +43,7 @@ export class PostMessage {
     const strategy = options.multitask_strategy ?? 'enqueue';
 
     // The thread's lock orders concurrent follow-ups (positions never clash) and an archive racing with this call.
-    return this.replies.add(caller, input, idempotency, this.logger, async (tx, thread, prepare) => {
+    return this.replies.add(caller, input, idempotency, this.logger, async (tx, scope, thread, prepare) => {
       // Spec 4.2 rule 4: the namespace was bound at the start. A null is read as "not given".
       if (options.memory_namespace != null && options.memory_namespace !== thread.memoryNamespace) {
         throw new InvalidInputError([
@@ -69,6 +69,7 @@ export class PostMessage {
       );
       const { reply } = await this.messages.addExchange(
         tx,
+        scope,
         thread,
         exchangeOf(message, {
           agentId: agent.id,

@@ -9,7 +9,7 @@ import {
   valueErrorIssue,
 } from '@app/contracts';
 import { Caller } from '@app/identity';
-import { Db, IdempotentWrite, MessageEntity, MessageRepository, ThreadEntity } from '@app/persistence';
+import { Db, IdempotentWrite, MessageEntity, MessageRepository, Scope, ThreadEntity } from '@app/persistence';
 import { branchStrategy } from './chat.rules';
 import { ThreadReplies } from './thread-replies';
 import { MESSAGE_NOT_FOUND } from './decide-approval.use-case';
@@ -43,14 +43,14 @@ export class RegenerateReply {
     idempotency?: IdempotentWrite,
   ): Promise<MessageResponse> {
     const options = input.body.options ?? {};
-    return this.replies.add(caller, input, idempotency, this.logger, async (tx, thread, prepare) => {
-      const replaced = await this.replacedReply(tx, thread, input.body.message_id ?? null);
+    return this.replies.add(caller, input, idempotency, this.logger, async (tx, scope, thread, prepare) => {
+      const replaced = await this.replacedReply(tx, scope, thread, input.body.message_id ?? null);
       const question = replaced.replyToId
-        ? await this.messages.findInThread(thread.id, replaced.replyToId, tx)
+        ? await this.messages.findInThread(scope, thread.id, replaced.replyToId, tx)
         : null;
       if (!question) throw new NotFoundError(MESSAGE_NOT_FOUND);
       const { agent, cleared } = await prepare(branchStrategy(options.multitask_strategy));
-      const reply = await this.messages.addReply(tx, thread, question, {
+      const reply = await this.messages.addReply(tx, scope, thread, question, {
         agentId: agent.id,
         maxSteps: maxStepsOf(this.settings, options.max_steps),
       });
@@ -61,16 +61,17 @@ export class RegenerateReply {
   /** The reply to replace: the one named (an assistant reply of the thread, on any branch), else the last shown. */
   private async replacedReply(
     tx: Db,
+    scope: Scope,
     thread: ThreadEntity,
     messageId: string | null,
   ): Promise<MessageEntity> {
     if (messageId === null) {
-      const shown = await this.messages.listActiveBranch(thread.id, tx);
+      const shown = await this.messages.listActiveBranch(scope, thread.id, tx);
       const last = shown.filter((message) => message.role === 'assistant').pop();
       if (!last) throw new NotFoundError(MESSAGE_NOT_FOUND);
       return last;
     }
-    const named = await this.messages.findInThread(thread.id, messageId, tx);
+    const named = await this.messages.findInThread(scope, thread.id, messageId, tx);
     if (!named) throw new NotFoundError(MESSAGE_NOT_FOUND);
     if (named.role !== 'assistant') {
       throw new InvalidInputError([

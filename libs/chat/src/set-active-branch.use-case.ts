@@ -38,27 +38,22 @@ export class SetActiveBranch {
 
   async execute(caller: Caller, input: SetActiveBranchInput): Promise<ThreadResponse> {
     const leafId = input.body.leaf_message_id;
+    const scope = threadScope(caller, input.userId);
     return this.db.transaction(async (tx) => {
-      const thread = await lockThread(
-        tx,
-        caller,
-        threadScope(caller, input.userId),
-        input.threadId,
-        this.threads,
-      );
-      const leaf = await this.messages.findInThread(thread.id, leafId, tx);
+      const thread = await lockThread(tx, caller, scope, input.threadId, this.threads);
+      const leaf = await this.messages.findInThread(scope, thread.id, leafId, tx);
       if (!leaf) throw new NotFoundError(MESSAGE_NOT_FOUND);
-      if (await this.messages.hasFollower(thread.id, leaf.id, tx)) {
+      if (await this.messages.hasFollower(scope, thread.id, leaf.id, tx)) {
         throw new InvalidInputError([
           valueErrorIssue(['body', 'leaf_message_id'], leafId, 'the message is not the leaf of a branch'),
         ]);
       }
-      if ((await this.messages.liveReplies(tx, thread.id)).length > 0) {
+      if ((await this.messages.liveReplies(scope, thread.id, tx)).length > 0) {
         throw new ConflictError(THREAD_HAS_LIVE_REPLY);
       }
-      await this.messages.setActiveLeaf(tx, thread.id, leaf.id);
+      await this.messages.setActiveLeaf(tx, scope, thread.id, leaf.id);
       thread.activeLeafId = leaf.id;
-      return activeBranchView(thread, this.readers(), tx);
+      return activeBranchView(scope, thread, this.readers(), tx);
     });
   }
 

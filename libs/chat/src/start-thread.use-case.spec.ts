@@ -82,7 +82,7 @@ function world(options: { enqueueFails?: boolean; atCapacity?: boolean } = {}) {
       ...values,
     });
   const messages = {
-    startThread: (thread: ThreadEntity, exchange: NewExchange, tx?: EntityManager) => {
+    startThread: (_scope: Scope, thread: ThreadEntity, exchange: NewExchange, tx?: EntityManager) => {
       calls.push(tx ? 'startThread in tx' : 'startThread');
       Object.assign(stored, { thread, exchange, tx });
       return Promise.resolve({

@@ -110,22 +110,22 @@ export class StartThread {
       metadata: replyMetadata,
     });
     // A new thread's only files are those just attached (file_ids order), none written by an agent yet.
-    const fileResponses = files ? await this.attachments.toResponses(files) : [];
+    const fileResponses = files ? await this.attachments.toResponses(scope, files) : [];
     const respond = ({ question, reply }: { question: MessageEntity; reply: MessageEntity }) =>
       toThreadResponse(thread, [question, reply], [agent], new Map([[question.id, fileResponses]]));
 
     const { reply, response } = idempotency
       ? await this.db.transaction(async (tx) => {
-          const stored = await this.messages.startThread(thread, exchange, tx);
+          const stored = await this.messages.startThread(scope, thread, exchange, tx);
           const response = respond(stored);
           await this.idempotencyKeys.recordAnswer(tx, idempotency, response, { threadId: thread.id });
           return { reply: stored.reply, response };
         })
       : await this.messages
-          .startThread(thread, exchange)
+          .startThread(scope, thread, exchange)
           .then((stored) => ({ reply: stored.reply, response: respond(stored) }));
 
-    await enqueueStoredReply(this.agentRuns, this.messages, this.logger, reply, caller.requestId);
+    await enqueueStoredReply(this.agentRuns, this.messages, this.logger, scope, reply, caller.requestId);
     return response;
   }
 }

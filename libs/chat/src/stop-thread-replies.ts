@@ -48,7 +48,7 @@ export class StopThreadReplies {
       const thread = await this.threads.lockVisible(tx, scope, threadId);
       if (!thread || (visible && !visible(thread))) throw new NotFoundError(notFound);
       await alongside?.(tx, thread);
-      return cancelPendingReplies(tx, thread, this.messages, this.agents, messageId);
+      return cancelPendingReplies(tx, scope, thread, this.messages, this.agents, messageId);
     });
     await this.cancellation.requestCancel(messageId === undefined ? { threadId } : { threadId, messageId });
     await closeCancelledStreams(this.agentRuns, logger, cancelled);

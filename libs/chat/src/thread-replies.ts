@@ -10,6 +10,7 @@ import {
   IdempotentWrite,
   MessageEntity,
   MessageRepository,
+  Scope,
   ThreadEntity,
   ThreadRepository,
 } from '@app/persistence';
@@ -75,21 +76,26 @@ export class ThreadReplies {
     input: ThreadReplyInput,
     idempotency: IdempotentWrite | undefined,
     logger: Logger,
-    store: (tx: Db, thread: ThreadEntity, prepare: PrepareReply) => Promise<StoredThreadReply<R>>,
+    store: (
+      tx: Db,
+      scope: Scope,
+      thread: ThreadEntity,
+      prepare: PrepareReply,
+    ) => Promise<StoredThreadReply<R>>,
   ): Promise<R> {
     return this.admission.admit(async () => {
       const scope = threadScope(caller, input.userId, input.body.options?.user_id);
       const { reply, response, cleared } = await this.db.transaction(async (tx) => {
         const thread = await lockThread(tx, caller, scope, input.threadId, this.threads);
-        const stored = await store(tx, thread, (strategy) =>
-          prepareReply(tx, caller, thread, strategy, this.agents, this.messages),
+        const stored = await store(tx, scope, thread, (strategy) =>
+          prepareReply(tx, caller, scope, thread, strategy, this.agents, this.messages),
         );
         if (idempotency)
           await this.idempotencyKeys.recordAnswer(tx, idempotency, stored.response, { threadId: thread.id });
         return stored;
       });
       await finishClearing(cleared, reply.threadId, this.cancellation, this.agentRuns, logger);
-      await enqueueStoredReply(this.agentRuns, this.messages, logger, reply, caller.requestId);
+      await enqueueStoredReply(this.agentRuns, this.messages, logger, scope, reply, caller.requestId);
       return response;
     });
   }

@@ -32,10 +32,10 @@ export class UpdateThread {
       ...(input.body.name != null ? { name: input.body.name } : {}),
       ...(input.body.starred != null ? { starred: input.body.starred } : {}),
     };
-    if (Object.keys(changes).length > 0) await this.threads.update(thread.id, changes);
+    if (Object.keys(changes).length > 0) await this.threads.update(scope, thread.id, changes);
 
     const [live, agents] = await Promise.all([
-      this.threads.isLive(thread.id),
+      this.threads.isLive(scope, thread.id),
       this.agents.findMany(caller.orgId, [thread.agentId]),
     ]);
     return toThreadSummaryResponse({ ...thread, ...changes }, live, agents[0]);

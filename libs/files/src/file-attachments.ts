@@ -83,7 +83,7 @@ export class FileAttachments {
     const files: ConversationFileEntity[] = [];
     for (const [index, id] of fileIds.entries()) {
       const file = found.get(id);
-      const uploaded = file ? await this.refresh(file) : null;
+      const uploaded = file ? await this.refresh(scope, file) : null;
       if (uploaded) {
         files.push(uploaded);
         continue;
@@ -103,7 +103,7 @@ export class FileAttachments {
   async findUploaded(scope: Scope, id: string): Promise<ConversationFileEntity | null> {
     if (!isRowId(id)) return null;
     const file = await this.files.findVisible(scope, id);
-    return file ? this.refresh(file) : null;
+    return file ? this.refresh(scope, file) : null;
   }
 
   /** `Message.files` of each message: the user's attached files, then those its agent wrote. */
@@ -118,7 +118,7 @@ export class FileAttachments {
       messages.map((message) => message.id),
     );
     const rendered = new Map<string, ConversationFileResponse>();
-    for (const response of await this.toResponses(files)) rendered.set(response.id, response);
+    for (const response of await this.toResponses(scope, files)) rendered.set(response.id, response);
     const byMessage = new Map<string, ConversationFileResponse[]>();
     for (const message of messages) {
       const own = (message.fileIds ?? []).map((id) => rendered.get(id));
@@ -131,10 +131,16 @@ export class FileAttachments {
     return byMessage;
   }
 
-  /** ConversationFile of each file, with its share links and a fresh download address. */
-  async toResponses(files: ConversationFileEntity[]): Promise<ConversationFileResponse[]> {
+  /** ConversationFile of each file of the scope's organization, with its share links and a fresh download address. */
+  async toResponses(
+    scope: Pick<Scope, 'orgId'>,
+    files: ConversationFileEntity[],
+  ): Promise<ConversationFileResponse[]> {
     if (files.length === 0) return [];
-    const links = await this.links.listByFiles(files.map((file) => file.id));
+    const links = await this.links.listByFiles(
+      scope,
+      files.map((file) => file.id),
+    );
     const now = new Date();
     return Promise.all(
       files.map(async (file) =>
@@ -207,11 +213,11 @@ export class FileAttachments {
    * File completion: the first time the service sees a pending file's bytes, it seals them (no permission can
    * change them afterwards) and records their size and type. Null while its bytes have not arrived.
    */
-  private async refresh(file: ConversationFileEntity): Promise<ConversationFileEntity | null> {
+  private async refresh(scope: Scope, file: ConversationFileEntity): Promise<ConversationFileEntity | null> {
     if (file.status === 'uploaded') return file;
     const sealed = await this.storage.seal(file.storageKey);
     if (!sealed) return null;
-    return this.files.markUploaded(file.id, {
+    return this.files.markUploaded(scope, file.id, {
       storageKey: sealed.key,
       size: sealed.size,
       mimetype: sealed.contentType,

@@ -133,7 +133,7 @@ describe('DocumentSearch on PostgreSQL', () => {
   });
 
   it('leaves archived sources out', async () => {
-    await sources.archive(frenchSource.id);
+    await sources.archive({ orgId: orgA }, frenchSource.id);
     expect(await searcher(0).search({ orgId: orgA, userId: 'alice' }, 'congé', 5)).toEqual([]);
   });
 

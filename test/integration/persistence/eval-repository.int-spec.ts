@@ -71,6 +71,7 @@ describe('eval items: judging claims', () => {
           { agentId, name: 't', projectId: null, memoryNamespace: null, inception: 'eval' },
         );
         const { reply } = await messages.startThread(
+          { orgId },
           thread,
           {
             message: { content: 'x', fileIds: [], sourceIds: null, documentIds: null, disabledTools: null },

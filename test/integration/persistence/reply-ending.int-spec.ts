@@ -79,7 +79,7 @@ describe('every way a reply ends', () => {
       { orgId, userId },
       { agentId, name: 't', projectId: null, memoryNamespace: null },
     );
-    const { reply: row } = await messages.startThread(thread, {
+    const { reply: row } = await messages.startThread({ orgId }, thread, {
       message: { content: 'hi', fileIds: [], sourceIds: null, documentIds: null, disabledTools: null },
       reply: { agentId, maxSteps: 5 },
     });
@@ -97,8 +97,8 @@ describe('every way a reply ends', () => {
   /** Cancels the reply as the gateway's cancel paths do (chat.rules' cancelPendingReplies). */
   const cancelUnheld = (reply: MessageEntity, event: WebhookEvent) =>
     db.transaction(async (tx) => {
-      const [unheld] = await messages.lockUnheldReplies(tx, reply.threadId, reply.id);
-      return unheld ? messages.cancelUnheldReply(tx, unheld.id, event) : null;
+      const [unheld] = await messages.lockUnheldReplies(tx, { orgId }, reply.threadId, reply.id);
+      return unheld ? messages.cancelUnheldReply(tx, { orgId }, unheld.id, event) : null;
     });
 
   /** What an ending left of a reply: its row, its journal, its webhook deliveries, its counted usage. */
@@ -196,7 +196,7 @@ describe('every way a reply ends', () => {
     // A running reply is its worker's: the cancel of replies no run holds leaves it live.
     expect(
       await db.transaction((tx) =>
-        messages.cancelUnheldReply(tx, running.id, eventOf('message.cancelled', running)),
+        messages.cancelUnheldReply(tx, { orgId }, running.id, eventOf('message.cancelled', running)),
       ),
     ).toBeNull();
     expect((await traces(running, 'twice')).row).toMatchObject({ status: 'running', live: true });
@@ -212,7 +212,7 @@ describe('every way a reply ends', () => {
     ).toBeNull();
     expect(
       await db.transaction((tx) =>
-        messages.cancelUnheldReply(tx, running.id, eventOf('message.cancelled', running)),
+        messages.cancelUnheldReply(tx, { orgId }, running.id, eventOf('message.cancelled', running)),
       ),
     ).toBeNull();
     expect(await traces(running, 'twice')).toEqual(once);

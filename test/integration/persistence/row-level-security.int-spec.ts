@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { loadSettings } from '@app/config';
+import { webhookEvent } from '@app/contracts';
 import {
   AgentRepository,
   AiSdkChatRepository,
   ApiKeyRepository,
+  ConnectionRepository,
   ConversationFileRepository,
   dataSourceOptions,
   DocumentRepository,
@@ -20,8 +22,11 @@ import {
   RoutineRepository,
   runPreparedAsTenant,
   Scope,
+  ShareLinkRepository,
   SkillRepository,
+  SourceRepository,
   ThreadRepository,
+  ToolApprovalRepository,
   UsageRepository,
   UserBudgetRepository,
   UserExportRepository,
@@ -104,7 +109,7 @@ describe('row-level security', () => {
       expect(await threads.lockVisible(tx, alice, thread.id)).toBeNull();
       expect(await threads.listForUser({ orgId: orgA, userId: 'alice' }, { limit: 10 }, tx)).toEqual([]);
       expect(await templates.findVisible(alice, template.id, tx)).toBeNull();
-      expect(await messages.findById(reply.id, tx)).toBeNull();
+      expect(await messages.find(alice, reply.id, tx)).toBeNull();
       // A statement that forgets its WHERE altogether sees B's rows only, in every table.
       for (const table of await tenantTables()) {
         const column = table === 'organizations' ? 'id' : 'org_id';
@@ -444,6 +449,153 @@ describe('row-level security', () => {
       const search = new PassageSearchRepository(probe);
       expect((await search.visibleSources(orgA, 'alice', null)).map((s) => s.id)).toContain(source.id);
       expect(await search.visibleSources(orgB, 'alice', [source.id])).toEqual([]);
+    });
+
+    /** Another organization's scope for alice's ids: what a request of organization B would hand the methods. */
+    const other: Scope = { orgId: orgB, userId: 'alice' };
+    const ids = (rows: { id: string }[]) => rows.map((row) => row.id);
+    const content = { content: 'hi', fileIds: [], sourceIds: null, documentIds: null, disabledTools: null };
+    const cancelled = (id: string) => webhookEvent('message.cancelled', { id, status: 'cancelled' });
+
+    it("messages and threads by id: the owner's scope finds them, another organization's finds or changes nothing", async () => {
+      const { thread, question, reply } = await storedThread(alice);
+      const messages = new MessageRepository(probe);
+      expect((await messages.find(alice, reply.id))?.id).toBe(reply.id);
+      expect(await messages.find(other, reply.id)).toBeNull();
+      expect((await messages.findInThread(alice, thread.id, question.id))?.id).toBe(question.id);
+      expect(await messages.findInThread(other, thread.id, question.id)).toBeNull();
+      expect(ids(await messages.listActiveBranch(alice, thread.id))).toEqual([question.id, reply.id]);
+      expect(await messages.listActiveBranch(other, thread.id)).toEqual([]);
+      expect(ids(await messages.listByThread(alice, thread.id))).toEqual([question.id, reply.id]);
+      expect(await messages.listByThread(other, thread.id)).toEqual([]);
+      expect(await messages.liveReplies(alice, thread.id)).toEqual([{ id: reply.id, status: 'pending' }]);
+      expect(await messages.liveReplies(other, thread.id)).toEqual([]);
+      expect(await messages.hasFollower(alice, thread.id, question.id)).toBe(true);
+      expect(await messages.hasFollower(other, thread.id, question.id)).toBe(false);
+      const later = { ...reply, createdAt: new Date(Date.now() + 60_000) };
+      expect(await messages.orgBacklogBefore(alice, later)).toBeGreaterThan(0);
+      expect(await messages.orgBacklogBefore(other, later)).toBe(0);
+      // In a transaction of their own organization (the locked thread's on the gateway), the same.
+      await withTenant(probe, { orgId: orgA }, async (tx) => {
+        expect((await messages.find(alice, reply.id, tx))?.id).toBe(reply.id);
+        expect(ids(await messages.lockUnheldReplies(tx, alice, thread.id))).toEqual([reply.id]);
+        expect(await messages.liveReplies(alice, thread.id, tx)).toHaveLength(1);
+      });
+      await asB(async (tx) => {
+        expect(await messages.lockUnheldReplies(tx, other, thread.id)).toEqual([]);
+        expect(await messages.cancelUnheldReply(tx, other, reply.id, cancelled(reply.id))).toBeNull();
+        await messages.setActiveLeaf(tx, other, thread.id, question.id);
+      });
+      expect(ids(await messages.listActiveBranch(alice, thread.id))).toEqual([question.id, reply.id]);
+      // Rows written for alice's thread under organization B's scope are refused.
+      const exchange = {
+        message: { ...content, content: 'taken' },
+        reply: { agentId: thread.agentId, maxSteps: 2 },
+      };
+      await expect(asB((tx) => messages.addExchange(tx, other, thread, exchange))).rejects.toThrow(
+        /row-level security/,
+      );
+      await expect(
+        asB((tx) => messages.addReply(tx, other, thread, question, exchange.reply)),
+      ).rejects.toThrow(/row-level security/);
+      const alicesNew = new ThreadRepository(probe).build(alice, {
+        agentId: thread.agentId,
+        name: 'n',
+        projectId: null,
+        memoryNamespace: null,
+      });
+      await expect(messages.startThread(other, alicesNew, exchange)).rejects.toThrow(/row-level security/);
+
+      const threadRows = new ThreadRepository(probe);
+      expect(await threadRows.isLive(alice, thread.id)).toBe(true);
+      expect(await threadRows.isLive(other, thread.id)).toBe(false);
+      await threadRows.update(other, thread.id, { name: 'taken' });
+      await asB((tx) => threadRows.archive(tx, other, thread.id));
+      expect(await threadRows.findVisible(alice, thread.id)).toMatchObject({ name: 't', archivedAt: null });
+      await threadRows.update(alice, thread.id, { name: 'renamed' });
+      expect((await threadRows.findVisible(alice, thread.id))?.name).toBe('renamed');
+
+      const exports = new UserExportRepository(probe);
+      expect(ids(await exports.exportMessages(orgA, thread.id, -1, 10))).toEqual([question.id, reply.id]);
+      expect(await exports.exportMessages(orgB, thread.id, -1, 10)).toEqual([]);
+
+      // A decision on a call the reply waits on: only in a transaction of the reply's organization.
+      await new ToolApprovalRepository(db).request(
+        reply.id,
+        1,
+        [{ callId: 'c1', callIndex: 0, name: 'web', arguments: {} }],
+        60,
+      );
+      await db.query(`UPDATE messages SET status = 'requires_action' WHERE id = $1`, [reply.id]);
+      const approvals = new ToolApprovalRepository(probe);
+      const decide = (tx: EntityManager, scope: Scope) =>
+        approvals.decide(tx, scope, reply.id, 'c1', 'approve', null, () => []);
+      expect(await asB((tx) => decide(tx, other))).toBe('not_waiting');
+      expect(await withTenant(probe, { orgId: orgA }, (tx) => decide(tx, alice))).toEqual({
+        stillWaiting: [],
+        expired: false,
+      });
+    });
+
+    it('files, share links, skills, sources and connections by id: likewise', async () => {
+      const files = new ConversationFileRepository(probe);
+      const file = await files.createPending(alice, {
+        id: randomUUID(),
+        name: 'f.txt',
+        mimetype: 'text/plain',
+        storageKey: `k/${randomUUID()}`,
+      });
+      const sealed = { storageKey: `k/${randomUUID()}`, size: 3, mimetype: 'text/plain' };
+      expect(await files.markUploaded(other, file.id, sealed)).toBeNull();
+      expect(await files.markUploaded(alice, file.id, sealed)).toMatchObject({ status: 'uploaded', size: 3 });
+      // Sealed once: a second record keeps the first.
+      expect(await files.markUploaded(alice, file.id, { ...sealed, size: 9 })).toMatchObject({ size: 3 });
+
+      const links = new ShareLinkRepository(probe);
+      const unprotected = { expiresAt: null, passwordHash: null };
+      await expect(links.create(other, file.id, unprotected)).rejects.toThrow(/row-level security/);
+      const link = await links.create(alice, file.id, unprotected);
+      expect(ids(await links.listByFiles(alice, [file.id]))).toEqual([link.id]);
+      expect(await links.listByFiles(other, [file.id])).toEqual([]);
+      expect(await links.revoke(other, file.id, link.id)).toBeNull();
+      expect((await links.revoke(alice, file.id, link.id))?.revokedAt).toBeInstanceOf(Date);
+
+      const skills = new SkillRepository(probe);
+      const skill = await skills.createCustom({
+        id: randomUUID(),
+        orgId: orgA,
+        name: `skill-${randomUUID().slice(0, 8)}`,
+        displayName: 'before',
+        frontmatter: {},
+        body: '',
+        document: '',
+        scope: 'organization',
+        createdBy: 'alice',
+      } as never);
+      await skills.updateCustom(other, skill.id, { displayName: 'taken' });
+      const displayName = async () =>
+        (await db.query(`SELECT display_name FROM skills WHERE id = $1`, [skill.id]))[0].display_name;
+      expect(await displayName()).toBe('before');
+      await skills.updateCustom(alice, skill.id, { displayName: 'after' });
+      expect(await displayName()).toBe('after');
+
+      const source = await addUploadSource(db, orgA, 'organization', 'alice');
+      const connections = new ConnectionRepository(probe);
+      expect((await connections.findById(alice, source.connectionId))?.id).toBe(source.connectionId);
+      expect(await connections.findById(other, source.connectionId)).toBeNull();
+      expect(ids(await connections.findByIds(alice, [source.connectionId]))).toEqual([source.connectionId]);
+      expect(await connections.findByIds(other, [source.connectionId])).toEqual([]);
+      expect(await asB((tx) => connections.lockForUpdate(tx, other, source.connectionId))).toBeNull();
+
+      const sources = new SourceRepository(probe);
+      const report = () => ({ type: 'source.failed', payload: {} }) as never;
+      await sources.failByConnection(other, source.connectionId, 'taken', report);
+      await sources.archive(other, source.id);
+      const state = async () =>
+        (await db.query(`SELECT status, archived_at FROM sources WHERE id = $1`, [source.id]))[0];
+      expect(await state()).toEqual({ status: 'pending', archived_at: null });
+      await sources.archive(alice, source.id);
+      expect((await state()).archived_at).toBeInstanceOf(Date);
     });
   });
 });

@@ -61,7 +61,7 @@ describe('one-statement chat and run persistence', () => {
       { orgId, userId: userId ?? undefined },
       { agentId, name: 'first', projectId: 'p', memoryNamespace: 'ns' },
     );
-    return { thread, ...(await messages.startThread(thread, exchange('hello'))) };
+    return { thread, ...(await messages.startThread({ orgId: thread.orgId }, thread, exchange('hello'))) };
   }
 
   it('stores a new thread and its exchange in one statement, as TypeORM reads them back', async () => {
@@ -83,7 +83,9 @@ describe('one-statement chat and run persistence', () => {
 
   it('adds a follow-up exchange at the next positions inside a transaction', async () => {
     const { thread } = await startThread();
-    const added = await db.transaction((tx) => messages.addExchange(tx, thread, exchange('again')));
+    const added = await db.transaction((tx) =>
+      messages.addExchange(tx, { orgId }, thread, exchange('again')),
+    );
     expect([added.question.position, added.reply.position]).toEqual([2, 3]);
     expect(await db.getRepository(MessageEntity).findOneByOrFail({ id: added.reply.id })).toEqual(
       added.reply,
@@ -93,8 +95,8 @@ describe('one-statement chat and run persistence', () => {
   it('gives a run its own branch only: the messages it follows and the summaries made on them', async () => {
     const summaries = new ThreadSummaryRepository(db);
     const { thread, question, reply: first } = await startThread();
-    const a = await db.transaction((tx) => messages.addExchange(tx, thread, exchange('branch a')));
-    const a2 = await db.transaction((tx) => messages.addExchange(tx, thread, exchange('a again')));
+    const a = await db.transaction((tx) => messages.addExchange(tx, { orgId }, thread, exchange('branch a')));
+    const a2 = await db.transaction((tx) => messages.addExchange(tx, { orgId }, thread, exchange('a again')));
     // A summary made on branch a, of the messages up to its first reply.
     await summaries.save({
       threadId: thread.id,
@@ -110,11 +112,13 @@ describe('one-statement chat and run persistence', () => {
     const ids = (rows: MessageEntity[]) => rows.map((message) => message.id);
 
     // An edit of "branch a": the new user message follows what that one followed.
-    const b = await db.transaction((tx) => messages.addExchange(tx, thread, exchange('branch b'), first.id));
+    const b = await db.transaction((tx) =>
+      messages.addExchange(tx, { orgId }, thread, exchange('branch b'), first.id),
+    );
     const onB = await runs.context(b.reply, agentId);
     expect(ids(onB.history)).toEqual([question.id, first.id, b.question.id]);
     expect(onB.summary).toBeNull();
-    expect(ids(await messages.listActiveBranch(thread.id))).toEqual([
+    expect(ids(await messages.listActiveBranch({ orgId }, thread.id))).toEqual([
       question.id,
       first.id,
       b.question.id,
@@ -123,13 +127,13 @@ describe('one-statement chat and run persistence', () => {
 
     // A regenerated reply on branch a sees branch a up to its user message, and the summary made there.
     const again = await db.transaction((tx) =>
-      messages.addReply(tx, thread, a2.question, { agentId, maxSteps: 4 }),
+      messages.addReply(tx, { orgId }, thread, a2.question, { agentId, maxSteps: 4 }),
     );
     expect(again).toMatchObject({ parentId: a2.question.id, replyToId: a2.question.id, position: 8 });
     const onA = await runs.context(again, agentId);
     expect(ids(onA.history)).toEqual([question.id, first.id, a.question.id, a.reply.id, a2.question.id]);
     expect(onA.summary).toMatchObject({ summary: 'made on a', throughPosition: a.reply.position });
-    expect(ids(await messages.listActiveBranch(thread.id))).toEqual([
+    expect(ids(await messages.listActiveBranch({ orgId }, thread.id))).toEqual([
       question.id,
       first.id,
       a.question.id,
@@ -137,10 +141,10 @@ describe('one-statement chat and run persistence', () => {
       a2.question.id,
       again.id,
     ]);
-    expect(await messages.previousReplyId(again)).toBe(a.reply.id);
-    expect(await messages.previousReplyId(first)).toBeNull();
-    expect(await messages.hasFollower(thread.id, a2.reply.id)).toBe(false);
-    expect(await messages.hasFollower(thread.id, a2.question.id)).toBe(true);
+    expect(await messages.previousReplyId({ orgId }, again)).toBe(a.reply.id);
+    expect(await messages.previousReplyId({ orgId }, first)).toBeNull();
+    expect(await messages.hasFollower({ orgId }, thread.id, a2.reply.id)).toBe(false);
+    expect(await messages.hasFollower({ orgId }, thread.id, a2.question.id)).toBe(true);
   });
 
   it('loads a reply with its thread and agent, equal to what TypeORM reads, and starts its run', async () => {
@@ -178,7 +182,7 @@ describe('one-statement chat and run persistence', () => {
       { orgId, userId: 'u1' },
       { agentId: versioned, name: 'v', projectId: null, memoryNamespace: null },
     );
-    const { reply } = await messages.startThread(thread, {
+    const { reply } = await messages.startThread({ orgId: thread.orgId }, thread, {
       ...exchange('hi'),
       reply: { agentId: versioned, maxSteps: 4 },
     });
@@ -196,13 +200,16 @@ describe('one-statement chat and run persistence', () => {
 
     // A pinned version stays; a blocked start writes nothing.
     const pinned = await db.transaction((tx) =>
-      messages.addExchange(tx, thread, {
+      messages.addExchange(tx, { orgId }, thread, {
         ...exchange('pinned'),
         reply: { agentId: versioned, maxSteps: 4, agentVersion: 1 },
       }),
     );
     const unpinned = await db.transaction((tx) =>
-      messages.addExchange(tx, thread, { ...exchange('later'), reply: { agentId: versioned, maxSteps: 4 } }),
+      messages.addExchange(tx, { orgId }, thread, {
+        ...exchange('later'),
+        reply: { agentId: versioned, maxSteps: 4 },
+      }),
     );
     expect(await start(unpinned.reply)).toBe('blocked');
     expect(await storedVersion(unpinned.reply.id)).toBeNull();
@@ -235,7 +242,7 @@ describe('one-statement chat and run persistence', () => {
 
   it("gives a run's context: history before it, its steps and tool results, the next step's gate", async () => {
     const { thread, reply: first } = await startThread();
-    const next = await db.transaction((tx) => messages.addExchange(tx, thread, exchange('later')));
+    const next = await db.transaction((tx) => messages.addExchange(tx, { orgId }, thread, exchange('later')));
     const gate = { threadId: thread.id, agentId };
     const step = Object.assign(new RunStepEntity(), {
       messageId: next.reply.id,
@@ -298,7 +305,8 @@ describe('one-statement chat and run persistence', () => {
 
   it('starts a reply only after the earlier live replies of its thread, unless the thread is archived', async () => {
     const { thread, reply: first } = await startThread();
-    const second = (await db.transaction((tx) => messages.addExchange(tx, thread, exchange('b')))).reply;
+    const second = (await db.transaction((tx) => messages.addExchange(tx, { orgId }, thread, exchange('b'))))
+      .reply;
     const status = async (id: string) =>
       (await db.getRepository(MessageEntity).findOneByOrFail({ id })).status;
 
@@ -398,7 +406,10 @@ describe('one-statement chat and run persistence', () => {
           { agentId: agent, name: 't', projectId: null, memoryNamespace: null },
         );
         return (
-          await messages.startThread(thread, { ...exchange('hi'), reply: { agentId: agent, maxSteps: 4 } })
+          await messages.startThread({ orgId: thread.orgId }, thread, {
+            ...exchange('hi'),
+            reply: { agentId: agent, maxSteps: 4 },
+          })
         ).reply;
       };
     }

@@ -12,6 +12,7 @@ describe('ShareLinkRepository', () => {
   let db: DataSource;
   let links: ShareLinkRepository;
   const orgId = randomUUID();
+  const scope = { orgId };
   let fileId: string;
   let otherFileId: string;
 
@@ -31,7 +32,7 @@ describe('ShareLinkRepository', () => {
 
   it('creates a link with its expiry and password hash, counted from zero', async () => {
     const expiresAt = new Date(Date.now() + 60_000);
-    const link = await links.create(fileId, { expiresAt, passwordHash: 'hash' });
+    const link = await links.create(scope, fileId, { expiresAt, passwordHash: 'hash' });
     expect(link).toMatchObject({
       fileId,
       expiresAt,
@@ -44,26 +45,26 @@ describe('ShareLinkRepository', () => {
   });
 
   it('revokes a link only through its own file, keeping the first revocation time', async () => {
-    const link = await links.create(fileId, { expiresAt: null, passwordHash: null });
-    expect(await links.revoke(otherFileId, link.id)).toBeNull();
+    const link = await links.create(scope, fileId, { expiresAt: null, passwordHash: null });
+    expect(await links.revoke(scope, otherFileId, link.id)).toBeNull();
     expect((await links.findById(link.id))?.revokedAt).toBeNull();
-    const revoked = await links.revoke(fileId, link.id);
+    const revoked = await links.revoke(scope, fileId, link.id);
     expect(revoked?.revokedAt).toBeInstanceOf(Date);
-    const again = await links.revoke(fileId, link.id);
+    const again = await links.revoke(scope, fileId, link.id);
     expect(again?.revokedAt?.getTime()).toBe(revoked?.revokedAt?.getTime());
   });
 
   it('counts every one of concurrent downloads, and none of a revoked or expired link', async () => {
-    const link = await links.create(fileId, { expiresAt: null, passwordHash: null });
+    const link = await links.create(scope, fileId, { expiresAt: null, passwordHash: null });
     const counted = await Promise.all(Array.from({ length: 8 }, () => links.countAccess(link.id)));
     expect(counted.every((entity) => entity !== null)).toBe(true);
     const stored = await links.findById(link.id);
     expect(stored?.accessCount).toBe(8);
     expect(stored?.lastAccessedAt).toBeInstanceOf(Date);
 
-    await links.revoke(fileId, link.id);
+    await links.revoke(scope, fileId, link.id);
     expect(await links.countAccess(link.id)).toBeNull();
-    const expired = await links.create(fileId, {
+    const expired = await links.create(scope, fileId, {
       expiresAt: new Date(Date.now() - 1000),
       passwordHash: null,
     });

@@ -12,7 +12,7 @@ export async function storedThread(db: DataSource, scope: Scope) {
   const threads = new ThreadRepository(db);
   const thread = threads.build(scope, { agentId, name: 't', projectId: null, memoryNamespace: null });
   const content = { content: 'hi', fileIds: [], sourceIds: null, documentIds: null, disabledTools: null };
-  const exchange = await new MessageRepository(db).startThread(thread, {
+  const exchange = await new MessageRepository(db).startThread(scope, thread, {
     message: content,
     reply: { agentId, maxSteps: 2 },
   });

@@ -55,7 +55,7 @@ describe('ThreadRepository and MessageRepository scoping', () => {
 
   it('misses an archived thread and its messages, and an id that names nothing', async () => {
     const { thread, reply } = await storedThread(alice);
-    await db.transaction((tx) => threads.archive(tx, thread.id));
+    await db.transaction((tx) => threads.archive(tx, { orgId: thread.orgId }, thread.id));
     expect(await threads.findVisible(alice, thread.id)).toBeNull();
     expect(await messages.findVisibleState(alice, reply.id)).toBeNull();
     expect(await threads.findVisible(alice, randomUUID())).toBeNull();

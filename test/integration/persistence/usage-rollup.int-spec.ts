@@ -83,7 +83,7 @@ describe('usage rollup kept as replies end', () => {
       { orgId: org, userId: userId ?? undefined },
       { agentId, name: 't', projectId: null, memoryNamespace: null },
     );
-    const { reply: row } = await messages.startThread(thread, {
+    const { reply: row } = await messages.startThread({ orgId: thread.orgId }, thread, {
       message: { content: 'hi', fileIds: [], sourceIds: null, documentIds: null, disabledTools: null },
       reply: { agentId, maxSteps: 5 },
     });
@@ -308,7 +308,7 @@ describe('usage rollup kept as replies end', () => {
       threadId: second.threadId,
     });
     await db.transaction((tx) =>
-      messages.cancelUnheldReply(tx, second.replyId, webhookEvent('message.cancelled', {})),
+      messages.cancelUnheldReply(tx, { orgId }, second.replyId, webhookEvent('message.cancelled', {})),
     );
     expect(await runs.takeUserBudgetTurn(holder.replyId, holder.threadId)).toBe(true);
     // A reply no longer running is not parked.
@@ -403,9 +403,9 @@ describe('usage rollup kept as replies end', () => {
     const cancelUnheld = (threadId: string) =>
       db.transaction(async (tx) => {
         const cancelled = [];
-        for (const reply of await messages.lockUnheldReplies(tx, threadId)) {
+        for (const reply of await messages.lockUnheldReplies(tx, { orgId }, threadId)) {
           cancelled.push(
-            await messages.cancelUnheldReply(tx, reply.id, webhookEvent('message.cancelled', {})),
+            await messages.cancelUnheldReply(tx, { orgId }, reply.id, webhookEvent('message.cancelled', {})),
           );
         }
         return cancelled;
@@ -448,7 +448,7 @@ describe('usage rollup kept as replies end', () => {
       { orgId, userId },
       { agentId: agents.builtin, name: 't', projectId: null, memoryNamespace: null },
     );
-    const { reply: row } = await messages.startThread(thread, {
+    const { reply: row } = await messages.startThread({ orgId: thread.orgId }, thread, {
       message: { content: 'hi', fileIds: [], sourceIds: null, documentIds: null, disabledTools: null },
       reply: { agentId: agents.builtin, maxSteps: 5 },
     });

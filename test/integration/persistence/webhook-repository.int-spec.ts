@@ -36,7 +36,7 @@ describe('webhook outbox and deliveries', () => {
       { orgId, userId: 'u1' },
       { agentId, name: 't', projectId: null, memoryNamespace: null },
     );
-    const { reply } = await messages.startThread(thread, {
+    const { reply } = await messages.startThread({ orgId }, thread, {
       message: { content: 'hi', fileIds: [], sourceIds: null, documentIds: null, disabledTools: null },
       reply: { agentId, maxSteps: 4 },
     });

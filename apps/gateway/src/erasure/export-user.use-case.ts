@@ -52,7 +52,7 @@ export class ExportUser {
           },
         };
         for (let position = -1; ;) {
-          const messages = await this.data.exportMessages(thread.id, position, PAGE);
+          const messages = await this.data.exportMessages(orgId, thread.id, position, PAGE);
           for (const message of messages) {
             yield {
               kind: 'message',
@@ -68,7 +68,8 @@ export class ExportUser {
     }
     for (let after: string | null = null; ;) {
       const files = await this.data.exportFiles(orgId, userId, after, PAGE);
-      for (const file of await this.attachments.toResponses(files)) yield { kind: 'file', data: file };
+      for (const file of await this.attachments.toResponses({ orgId }, files))
+        yield { kind: 'file', data: file };
       if (files.length < PAGE) break;
       after = files[files.length - 1].id;
     }

@@ -33,7 +33,7 @@ export class AnswerWaitingCalls {
     threadId: string,
     answers: readonly CallAnswer[],
   ): Promise<{ replyId: string; lastRequestSeq: number | null }> {
-    const live = await this.messages.liveReplies(this.db.manager, threadId);
+    const live = await this.messages.liveReplies(owner, threadId);
     const waiting = live.find((reply) => reply.status === 'requires_action');
     if (!waiting) throw new ConflictError(CALL_NOT_WAITING);
     for (const answer of answers) {
@@ -47,7 +47,7 @@ export class AnswerWaitingCalls {
           if (!(error instanceof ConflictError) || error.message === APPROVAL_EXPIRED) throw error;
         });
     }
-    const events = (await this.messages.findById(waiting.id))?.events ?? [];
+    const events = (await this.messages.find(owner, waiting.id))?.events ?? [];
     const requested = events
       .filter((line) => line.type === 'approval.requested')
       .map((line) => Number(line.seq));

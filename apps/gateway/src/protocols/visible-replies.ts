@@ -21,8 +21,8 @@ export class VisibleReplies {
   ) {}
 
   async find(caller: Caller, replyId: string, userId?: string): Promise<VisibleReply | null> {
-    const reply = isRowId(replyId) ? await this.messages.findById(replyId) : null;
-    if (!reply || reply.orgId !== caller.orgId || reply.role !== 'assistant') return null;
+    const reply = isRowId(replyId) ? await this.messages.find({ orgId: caller.orgId }, replyId) : null;
+    if (!reply || reply.role !== 'assistant') return null;
     const owner = caller.endUser?.userId ?? userId;
     const thread = await this.threads.findVisible({ orgId: caller.orgId, userId: owner }, reply.threadId);
     if (!thread || !mayUseAgent(caller, thread.agentId)) return null;

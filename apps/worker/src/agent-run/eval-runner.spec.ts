@@ -175,7 +175,7 @@ class MemoryEvals {
   } as unknown as ThreadRepository;
 
   readonly messages = {
-    startThread: (thread: ThreadEntity, exchange: NewExchange) => {
+    startThread: (_scope: Scope, thread: ThreadEntity, exchange: NewExchange) => {
       const id = `reply-${++this.ids}`;
       this.replies.set(id, {
         live: true,

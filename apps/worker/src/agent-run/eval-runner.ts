@@ -102,7 +102,9 @@ export class EvalRunner implements OnApplicationBootstrap, BeforeApplicationShut
       if (await this.evals.finishIfScored(tx, run.id)) this.logger.log({ runId: run.id }, 'eval run done');
       return replies;
     });
-    for (const reply of started) await enqueueStoredReply(this.agentRuns, this.messages, this.logger, reply);
+    for (const reply of started) {
+      await enqueueStoredReply(this.agentRuns, this.messages, this.logger, { orgId: run.orgId }, reply);
+    }
   }
 
   /**
@@ -144,18 +146,17 @@ export class EvalRunner implements OnApplicationBootstrap, BeforeApplicationShut
     const agent = await this.agents.findById(run.agentId, tx);
     if (!agent) throw new Error(`eval run ${run.id}: agent ${run.agentId} is gone`);
     const replies: MessageEntity[] = [];
+    const scope = { orgId: run.orgId, userId: evalUserOf(run) };
     for (const item of items) {
-      const thread = this.threads.build(
-        { orgId: run.orgId, userId: evalUserOf(run) },
-        {
-          agentId: agent.id,
-          name: `eval ${run.id} #${item.position + 1}`,
-          projectId: null,
-          memoryNamespace: null,
-          inception: 'eval',
-        },
-      );
+      const thread = this.threads.build(scope, {
+        agentId: agent.id,
+        name: `eval ${run.id} #${item.position + 1}`,
+        projectId: null,
+        memoryNamespace: null,
+        inception: 'eval',
+      });
       const { reply } = await this.messages.startThread(
+        scope,
         thread,
         exchangeOf(item.input as unknown as HumanMessageDto, {
           agentId: agent.id,

@@ -42,8 +42,8 @@ export class StopReplies {
       const cancelled = await this.db.transaction(async (tx) => {
         const thread = await this.erasures.lockThread(tx, orgId, threadId);
         if (!thread) return [];
-        await this.threads.archive(tx, thread.id);
-        return cancelPendingReplies(tx, thread, this.messages, this.agents);
+        await this.threads.archive(tx, { orgId }, thread.id);
+        return cancelPendingReplies(tx, { orgId }, thread, this.messages, this.agents);
       });
       await this.cancellation.requestCancel({ threadId });
       await closeCancelledStreams(this.agentRuns, this.logger, cancelled);

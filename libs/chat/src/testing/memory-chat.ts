@@ -128,7 +128,7 @@ export class MemoryChat {
         thread.archivedAt === null;
       return Promise.resolve(visible ? thread : null);
     },
-    archive: (_tx: EntityManager, id: string) => {
+    archive: (_tx: EntityManager, _scope: Scope, id: string) => {
       this.threads.get(id)!.archivedAt = new Date();
       return Promise.resolve();
     },
@@ -145,27 +145,30 @@ export class MemoryChat {
         (scope.userId === undefined || thread.userId === scope.userId);
       return Promise.resolve(visible ? { id: message.id, live: message.live } : null);
     },
-    findById: (id: string) => Promise.resolve(this.message(id) ?? null),
-    hasFollower: (threadId: string, id: string) =>
+    find: (scope: Scope, id: string) => {
+      const message = this.message(id);
+      return Promise.resolve(message?.orgId === scope.orgId ? message : null);
+    },
+    hasFollower: (_scope: Scope, threadId: string, id: string) =>
       Promise.resolve(
         this.messages.some((message) => message.threadId === threadId && message.parentId === id),
       ),
-    setActiveLeaf: (_tx: EntityManager, threadId: string, leafId: string) => {
+    setActiveLeaf: (_tx: EntityManager, _scope: Scope, threadId: string, leafId: string) => {
       this.threads.get(threadId)!.activeLeafId = leafId;
       return Promise.resolve();
     },
-    findInThread: (threadId: string, id: string) =>
+    findInThread: (_scope: Scope, threadId: string, id: string) =>
       Promise.resolve(
         this.messages.find((message) => message.threadId === threadId && message.id === id) ?? null,
       ),
-    listActiveBranch: (threadId: string) => Promise.resolve(this.branchOf(threadId)),
-    liveReplies: (_tx: EntityManager, threadId: string) =>
+    listActiveBranch: (_scope: Scope, threadId: string) => Promise.resolve(this.branchOf(threadId)),
+    liveReplies: (_scope: Scope, threadId: string) =>
       Promise.resolve(
         this.messages
           .filter((message) => message.threadId === threadId && message.live && message.role === 'assistant')
           .map(({ id, status }) => ({ id, status })),
       ),
-    lockUnheldReplies: (_tx: EntityManager, threadId: string, onlyId?: string) =>
+    lockUnheldReplies: (_tx: EntityManager, _scope: Scope, threadId: string, onlyId?: string) =>
       Promise.resolve(
         this.messages.filter(
           (message) =>
@@ -176,7 +179,7 @@ export class MemoryChat {
         ),
       ),
     // The ending statement closes the row and queues its webhook event in the same transaction.
-    cancelUnheldReply: (_tx: EntityManager, replyId: string, event: WebhookEvent) => {
+    cancelUnheldReply: (_tx: EntityManager, _scope: Scope, replyId: string, event: WebhookEvent) => {
       const message = this.messages.find((candidate) => candidate.id === replyId && candidate.live);
       if (!message) return Promise.resolve(null);
       Object.assign(message, { status: 'cancelled', live: false });
@@ -186,6 +189,7 @@ export class MemoryChat {
     },
     addExchange: (
       _tx: EntityManager,
+      _scope: Scope,
       thread: ThreadEntity,
       exchange: NewExchange,
       parentId?: string | null,
@@ -201,9 +205,14 @@ export class MemoryChat {
       const reply = this.storeReply(thread, question, exchange.reply);
       return Promise.resolve({ question, reply });
     },
-    addReply: (_tx: EntityManager, thread: ThreadEntity, question: MessageEntity, reply: NewPendingReply) =>
-      Promise.resolve(this.storeReply(thread, question, reply)),
-    orgBacklogBefore: (reply: MessageEntity) =>
+    addReply: (
+      _tx: EntityManager,
+      _scope: Scope,
+      thread: ThreadEntity,
+      question: MessageEntity,
+      reply: NewPendingReply,
+    ) => Promise.resolve(this.storeReply(thread, question, reply)),
+    orgBacklogBefore: (_scope: Scope, reply: MessageEntity) =>
       Promise.resolve(
         this.messages
           .slice(0, this.messages.indexOf(reply))

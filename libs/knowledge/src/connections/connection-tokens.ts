@@ -2,7 +2,13 @@ import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { Settings } from '@app/config';
 import { toSourceResponse, webhookEvent } from '@app/contracts';
-import { ConnectionEntity, ConnectionRepository, CredentialCipher, SourceRepository } from '@app/persistence';
+import {
+  ConnectionEntity,
+  ConnectionRepository,
+  CredentialCipher,
+  Scope,
+  SourceRepository,
+} from '@app/persistence';
 import { ConnectionRefusedError, TokenSource } from '../stores/store';
 import { StoreHttpError, StoreHttpOptions, storeFetch } from '../stores/store-http';
 
@@ -26,7 +32,8 @@ export const storeHttpOptions = (settings: Settings): StoreHttpOptions => ({
 /**
  * Access tokens of connections: decrypted on use, refreshed through the vendor's token endpoint before they
  * expire (one process at a time, under a row lock), and a connection whose refresh is refused marked
- * inoperative with its sources stopped in `error` with a readable reason.
+ * inoperative with its sources stopped in `error` with a readable reason. Each call names the organization
+ * whose connection it is (`scope`: the caller's on the gateway, the synced source's on the worker).
  */
 @Injectable()
 export class ConnectionTokens {
@@ -40,16 +47,16 @@ export class ConnectionTokens {
     private readonly sources: SourceRepository,
   ) {}
 
-  tokenSource(connectionId: string): TokenSource {
+  tokenSource(scope: Pick<Scope, 'orgId'>, connectionId: string): TokenSource {
     return {
-      current: () => this.accessToken(connectionId, false),
-      refreshed: () => this.accessToken(connectionId, true),
+      current: () => this.accessToken(scope, connectionId, false),
+      refreshed: () => this.accessToken(scope, connectionId, true),
     };
   }
 
   /** A usable access token; `force` refreshes even a token that looks valid (the store answered 401). */
-  async accessToken(connectionId: string, force: boolean): Promise<string> {
-    const connection = await this.connections.findById(connectionId);
+  async accessToken(scope: Pick<Scope, 'orgId'>, connectionId: string, force: boolean): Promise<string> {
+    const connection = await this.connections.findById(scope, connectionId);
     if (!connection?.credentialsEncrypted)
       throw new ConnectionRefusedError('the connection has no credentials');
     if (connection.inoperative)
@@ -57,7 +64,7 @@ export class ConnectionTokens {
     const credentials = this.cipher.decrypt<ConnectionCredentials>(connection.credentialsEncrypted);
     if (!force && !expiresSoon(connection)) return credentials.access_token;
     return this.db.transaction(async (tx) => {
-      const locked = await this.connections.lockForUpdate(tx, connectionId);
+      const locked = await this.connections.lockForUpdate(tx, scope, connectionId);
       if (!locked?.credentialsEncrypted)
         throw new ConnectionRefusedError('the connection has no credentials');
       const current = this.cipher.decrypt<ConnectionCredentials>(locked.credentialsEncrypted);
@@ -73,7 +80,7 @@ export class ConnectionTokens {
       locked.credentialsEncrypted = this.cipher.encrypt(refreshed);
       locked.expiresAt = refreshed.expires_at ? new Date(refreshed.expires_at) : null;
       locked.status = 'active';
-      await this.connections.save(locked, tx);
+      await this.connections.save(scope, locked, tx);
       this.logger.log({ connectionId }, 'connection token refreshed');
       return refreshed.access_token;
     });
@@ -83,39 +90,41 @@ export class ConnectionTokens {
    * POST /dc/connections/{id}/check: refreshes the token when there is a refresh token, else asks the store
    * who the token belongs to. Sets checked_at; a refusal makes the connection inoperative.
    */
-  async check(connection: ConnectionEntity): Promise<ConnectionEntity> {
+  async check(scope: Pick<Scope, 'orgId'>, connection: ConnectionEntity): Promise<ConnectionEntity> {
     if (connection.kind !== 'draganddrop') {
       try {
-        const token = await this.accessToken(connection.id, hasRefreshToken(this.cipher, connection));
+        const token = await this.accessToken(scope, connection.id, hasRefreshToken(this.cipher, connection));
         await this.probe(connection, token);
       } catch (error) {
         if (!(error instanceof ConnectionRefusedError)) throw error;
-        await this.markInoperative(connection.id, error.message, error.status);
-        return (await this.connections.findById(connection.id)) as ConnectionEntity;
+        await this.markInoperative(scope, connection.id, error.message, error.status);
+        return (await this.connections.findById(scope, connection.id)) as ConnectionEntity;
       }
     }
-    const fresh = (await this.connections.findById(connection.id)) as ConnectionEntity;
+    const fresh = (await this.connections.findById(scope, connection.id)) as ConnectionEntity;
     fresh.checkedAt = new Date();
     fresh.inoperative = false;
     fresh.status = 'active';
     fresh.statusReason = null;
-    return this.connections.save(fresh);
+    return this.connections.save(scope, fresh);
   }
 
   /** The connection stops working: status error, inoperative, and its sources' syncs stop with the reason. */
   async markInoperative(
+    scope: Pick<Scope, 'orgId'>,
     connectionId: string,
     reason: string,
     status: 'expired' | 'error' = 'error',
   ): Promise<void> {
-    const connection = await this.connections.findById(connectionId);
+    const connection = await this.connections.findById(scope, connectionId);
     if (!connection) return;
     connection.status = status;
     connection.inoperative = true;
     connection.statusReason = reason;
     connection.checkedAt = new Date();
-    await this.connections.save(connection);
+    await this.connections.save(scope, connection);
     await this.sources.failByConnection(
+      scope,
       connectionId,
       `Connection "${connection.name}" is inoperative: ${reason}`,
       (failed) => webhookEvent('source.failed', { ...toSourceResponse(failed, connection) }),

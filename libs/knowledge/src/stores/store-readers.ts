@@ -20,7 +20,7 @@ export class StoreReaders {
 
   for(source: SourceEntity, connection: ConnectionEntity): StoreReader {
     const http = storeHttpOptions(this.settings);
-    const tokens = this.tokens.tokenSource(connection.id);
+    const tokens = this.tokens.tokenSource({ orgId: source.orgId }, connection.id);
     switch (source.store) {
       case 'googledrive':
         return new GoogleDriveReader(

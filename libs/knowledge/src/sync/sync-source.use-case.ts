@@ -55,7 +55,9 @@ export class SyncSource {
   async execute(sourceId: number): Promise<void> {
     const source = await this.sources.findById(sourceId);
     if (!source || source.archivedAt) return;
-    const connection = await this.connections.findById(source.connectionId);
+    // The worker holds the source by its job's id: its organization is the one the connection must be of.
+    const scope = { orgId: source.orgId };
+    const connection = await this.connections.findById(scope, source.connectionId);
     if (!connection) {
       await this.sources.setStatus(
         source.id,
@@ -92,7 +94,7 @@ export class SyncSource {
     } catch (error) {
       await this.sources.recount(source.id);
       if (error instanceof ConnectionRefusedError) {
-        await this.tokens.markInoperative(connection.id, error.message, error.status);
+        await this.tokens.markInoperative(scope, connection.id, error.message, error.status);
         return;
       }
       const reason = error instanceof Error ? error.message : String(error);

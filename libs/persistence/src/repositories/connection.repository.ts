@@ -1,8 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, IsNull } from 'typeorm';
 import { ConnectionEntity, newId } from '../entities';
+import { entityFromJson } from './entity-rows';
+import { preparedStatement, runPreparedAsTenant } from './prepared-statement';
 import { Db, Scope } from './scope';
 import { withTenant } from './tenant-scope';
+
+/** A connection ($1) of organization $2, deleted ones included: read before each call to its store. */
+const CONNECTION_BY_ID = preparedStatement({
+  name: 'connection_by_id',
+  text: `SELECT to_jsonb(c) AS connection FROM connections c WHERE c.id = $1 AND c.org_id = $2`,
+});
 
 type NewConnection = Pick<
   ConnectionEntity,
@@ -41,18 +49,31 @@ export class ConnectionRepository {
     );
   }
 
-  /** Any connection by id, deleted ones included (an archived source still names its connection). */
-  findById(id: string, db: Db = this.db.manager): Promise<ConnectionEntity | null> {
-    return db.getRepository(ConnectionEntity).findOneBy({ id });
+  /**
+   * A connection of the scope's organization by id, deleted ones included (an archived source still names its
+   * connection), whoever made it: in one round trip.
+   */
+  async findById(scope: Pick<Scope, 'orgId'>, id: string): Promise<ConnectionEntity | null> {
+    const [row] = await runPreparedAsTenant<{ connection: Record<string, unknown> }>(
+      this.db,
+      scope,
+      CONNECTION_BY_ID,
+      [id, scope.orgId],
+    );
+    return row ? entityFromJson(this.db, ConnectionEntity, row.connection) : null;
   }
 
-  findByIds(ids: string[]): Promise<ConnectionEntity[]> {
+  /** The connections of the scope's organization among `ids`, as findById finds each. */
+  findByIds(scope: Pick<Scope, 'orgId'>, ids: string[]): Promise<ConnectionEntity[]> {
     if (ids.length === 0) return Promise.resolve([]);
-    return this.db
-      .getRepository(ConnectionEntity)
-      .createQueryBuilder('c')
-      .where('c.id IN (:...ids)', { ids })
-      .getMany();
+    return withTenant(this.db, scope, (tx) =>
+      tx
+        .getRepository(ConnectionEntity)
+        .createQueryBuilder('c')
+        .where('c.id IN (:...ids)', { ids })
+        .andWhere('c.org_id = :orgId', { orgId: scope.orgId })
+        .getMany(),
+    );
   }
 
   /** Newest first. */
@@ -65,17 +86,25 @@ export class ConnectionRepository {
   }
 
   /** The row locked for the transaction: one process at a time refreshes a connection's token. */
-  lockForUpdate(db: Db, id: string): Promise<ConnectionEntity | null> {
-    return db
-      .getRepository(ConnectionEntity)
-      .createQueryBuilder('c')
-      .where('c.id = :id', { id })
-      .setLock('pessimistic_write')
-      .getOne();
+  lockForUpdate(tx: Db, scope: Pick<Scope, 'orgId'>, id: string): Promise<ConnectionEntity | null> {
+    return withTenant(tx, scope, (scoped) =>
+      scoped
+        .getRepository(ConnectionEntity)
+        .createQueryBuilder('c')
+        .where('c.id = :id', { id })
+        .andWhere('c.org_id = :orgId', { orgId: scope.orgId })
+        .setLock('pessimistic_write')
+        .getOne(),
+    );
   }
 
-  async save(connection: ConnectionEntity, db: Db = this.db.manager): Promise<ConnectionEntity> {
-    return db.getRepository(ConnectionEntity).save(connection);
+  /** A connection of the scope's organization, as changed (the policy refuses one of another). */
+  async save(
+    scope: Pick<Scope, 'orgId'>,
+    connection: ConnectionEntity,
+    db: Db = this.db.manager,
+  ): Promise<ConnectionEntity> {
+    return withTenant(db, scope, (tx) => tx.getRepository(ConnectionEntity).save(connection));
   }
 
   /** Soft delete of a connection visible to the scope, refused (`in_use`) while a source that is not archived uses it. */

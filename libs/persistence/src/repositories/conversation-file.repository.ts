@@ -44,6 +44,22 @@ const FILES_FOR_MESSAGES = preparedStatement({
          ORDER BY f.created_at, f.id`,
 });
 
+/**
+ * Seals pending file $1 of organization $2 as uploaded (its final key $3, size $4, type $5), then answers the row as
+ * it is now: the update's own row, else (uploaded already, its first record kept) the stored one.
+ */
+const MARK_UPLOADED = preparedStatement({
+  name: 'conversation_file_mark_uploaded',
+  text: `WITH sealed AS (
+           UPDATE conversation_files SET status = 'uploaded', storage_key = $3, size = $4, mimetype = $5,
+                  uploaded_at = now()
+           WHERE id = $1 AND org_id = $2 AND status = 'pending' RETURNING *)
+         SELECT to_jsonb(s) AS file FROM sealed s
+         UNION ALL
+         SELECT to_jsonb(f) FROM conversation_files f
+         WHERE f.id = $1 AND f.org_id = $2 AND NOT EXISTS (SELECT 1 FROM sealed)`,
+});
+
 /** Conversation files. "Missing" and "not yours" are the same null. */
 @Injectable()
 export class ConversationFileRepository {
@@ -53,6 +69,7 @@ export class ConversationFileRepository {
    * Whether a file is recorded at the storage key: the storage host takes an upload's bytes only then, so an
    * upload permission of a file erased since (or never recorded) stores nothing.
    */
+  // crosses tenants: the storage host takes an upload by its signed key, before any organization is known
   async isRecordedAt(storageKey: string): Promise<boolean> {
     const rows: unknown[] = await this.db.query(`SELECT 1 FROM conversation_files WHERE storage_key = $1`, [
       storageKey,
@@ -90,6 +107,7 @@ export class ConversationFileRepository {
   }
 
   /** Any file by id: for a public share link, whose own id is what grants access. */
+  // crosses tenants: a public share link's file: the link's own id grants it, no organization is known
   findById(id: string, db: Db = this.db.manager): Promise<ConversationFileEntity | null> {
     return db.getRepository(ConversationFileEntity).findOneBy({ id });
   }
@@ -126,24 +144,17 @@ export class ConversationFileRepository {
    * null when it is gone. A file already marked uploaded keeps its first record (the object is written once).
    */
   async markUploaded(
+    scope: Pick<Scope, 'orgId'>,
     id: string,
     stored: { storageKey: string; size: number; mimetype: string },
-    db: Db = this.db.manager,
   ): Promise<ConversationFileEntity | null> {
-    await db
-      .getRepository(ConversationFileEntity)
-      .createQueryBuilder()
-      .update()
-      .set({
-        status: 'uploaded',
-        storageKey: stored.storageKey,
-        size: stored.size,
-        mimetype: stored.mimetype,
-        uploadedAt: () => 'now()',
-      })
-      .where('id = :id AND status = :pending', { id, pending: 'pending' })
-      .execute();
-    return db.getRepository(ConversationFileEntity).findOneBy({ id });
+    const [row] = await runPreparedAsTenant<{ file: Record<string, unknown> }>(
+      this.db,
+      scope,
+      MARK_UPLOADED,
+      [id, scope.orgId, stored.storageKey, stored.size, stored.mimetype],
+    );
+    return row ? entityFromJson(this.db, ConversationFileEntity, row.file) : null;
   }
 
   private async insert(db: Db, values: Partial<ConversationFileEntity>): Promise<ConversationFileEntity> {

@@ -14,6 +14,7 @@ export class DeploymentSecretRepository {
    * insert wins and every one reads the winner's value: the insert and the read are two statements, so the
    * read's snapshot sees a row another replica committed while this one waited on its conflict.
    */
+  // crosses tenants: the deployment's own secrets are no organization's
   async findOrCreate(name: DeploymentSecretName, candidate: string): Promise<string> {
     await this.db.query(
       `INSERT INTO deployment_secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING`,

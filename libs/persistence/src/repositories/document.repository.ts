@@ -73,6 +73,7 @@ export class DocumentRepository {
   }
 
   /** Deletions propagated from the store (its passages go with it). */
+  // crosses tenants: the worker's sync, for whichever organization's source its job names
   async deleteByExternalIds(sourceId: number, externalIds: string[]): Promise<number> {
     if (externalIds.length === 0) return 0;
     const [, count] = (await this.db.query(
@@ -83,6 +84,7 @@ export class DocumentRepository {
   }
 
   /** After a full listing: what it did not see is gone from the store. */
+  // crosses tenants: the worker's sync, for whichever organization's source its job names
   async deleteUnseen(sourceId: number, generation: number): Promise<number> {
     const [, count] = (await this.db.query(
       `DELETE FROM documents WHERE source_id = $1 AND seen_generation < $2`,
@@ -92,6 +94,7 @@ export class DocumentRepository {
   }
 
   /** Documents whose listed version is not the one processed yet, oldest first. */
+  // crosses tenants: the worker's sync, for whichever organization's source its job names
   toFetch(sourceId: number, limit: number, excluding: string[] = []): Promise<DocumentEntity[]> {
     return this.db
       .getRepository(DocumentEntity)
@@ -105,6 +108,7 @@ export class DocumentRepository {
   }
 
   /** Records a fetched document: its passages replace the old ones, in one transaction. */
+  // crosses tenants: the worker's sync, for whichever organization's source its job names
   async saveOutcome(document: DocumentEntity, language: string, outcome: DocumentOutcome): Promise<void> {
     await this.db.transaction(async (tx) => {
       await tx.query(`DELETE FROM passages WHERE document_id = $1`, [document.id]);

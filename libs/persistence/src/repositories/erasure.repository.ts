@@ -107,18 +107,21 @@ export class ErasureRepository {
     });
   }
 
+  // crosses tenants: the worker's erasure job names its erasure by id, whichever organization's it is
   async get(id: string): Promise<ErasureRecord | null> {
     const rows: ErasureRow[] = await this.db.query(`SELECT * FROM erasures WHERE id = $1`, [id]);
     return rows[0] ? toErasure(rows[0]) : null;
   }
 
   /** Erasures left running (their job lost with Redis): the worker queues them again. */
+  // crosses tenants: the schedulers' reconciler resumes every organization's running erasures
   async runningIds(): Promise<string[]> {
     const rows: { id: string }[] = await this.db.query(`SELECT id FROM erasures WHERE status = 'running'`);
     return rows.map((row) => row.id);
   }
 
   /** Adds a batch's counts to the receipt, in the batch's transaction. */
+  // crosses tenants: the worker's erasure job, by its erasure's id
   async addCounts(db: Db, id: string, counts: ErasureCounts): Promise<void> {
     const nonZero = Object.fromEntries(Object.entries(counts).filter(([, n]) => n > 0));
     if (Object.keys(nonZero).length === 0) return;
@@ -132,6 +135,7 @@ export class ErasureRepository {
   }
 
   /** Marks it done and forgets the id in clear; null when it was done already. */
+  // crosses tenants: the worker's erasure job, by its erasure's id
   async finish(db: Db, id: string): Promise<ErasureRecord | null> {
     const rows: ErasureRow[] = await db.query(
       `WITH done AS (
@@ -168,6 +172,7 @@ export class ErasureRepository {
   }
 
   /** How many replies of the threads a worker is still running. */
+  // crosses tenants: the worker's erasure and retention jobs wait on threads they found for one organization
   async runningReplies(threadIds: string[]): Promise<number> {
     const [row] = await this.db.query(
       `SELECT count(*)::int AS n FROM messages WHERE thread_id = ANY ($1) AND status = 'running'`,
@@ -187,6 +192,7 @@ export class ErasureRepository {
   }
 
   /** The newest messages of the threads (the last ones deleted first, so no kept message refers to a gone one). */
+  // crosses tenants: the worker's erasure job, on threads it found for one organization
   async messageBatch(threadIds: string[], limit: number): Promise<string[]> {
     const rows: { id: string }[] = await this.db.query(
       `SELECT id FROM messages WHERE thread_id = ANY ($1) ORDER BY thread_id, position DESC LIMIT $2`,
@@ -211,6 +217,7 @@ export class ErasureRepository {
    * The assistant replies among the messages, with every deadline an approval of theirs had: what names them in
    * Redis (their event logs, their agent-run jobs and approval-deadline jobs) is found from these.
    */
+  // crosses tenants: the worker's erasure job, on messages it found for one organization
   async repliesOf(messageIds: string[]): Promise<ErasedReply[]> {
     const rows: { id: string; deadlines: Date[] }[] = await this.db.query(
       `SELECT m.id, COALESCE(array_agg(DISTINCT a.expires_at) FILTER (WHERE a.expires_at IS NOT NULL), '{}')
@@ -327,6 +334,7 @@ export class ErasureRepository {
   }
 
   /** Deletes up to `limit` documents of a source (their passages go with them). */
+  // crosses tenants: the worker's erasure job, on sources it found for one organization
   async deleteSourceDocuments(db: Db, sourceId: number, limit: number): Promise<ErasureCounts> {
     return {
       documents: await count(

@@ -311,6 +311,7 @@ export class EvalRepository {
   }
 
   /** The runs still running, of every organization (the workers' driver). */
+  // crosses tenants: the worker's eval runner advances every organization's running evaluations
   async runningRuns(): Promise<RunningEvalRun[]> {
     const rows: Pick<RunRow, 'id' | 'org_id' | 'agent_id' | 'agent_version' | 'judge_model'>[] =
       await this.db.query(
@@ -329,6 +330,7 @@ export class EvalRepository {
    * Locks a running run for this transaction; false when it is done, or another worker holds it now (that
    * worker starts and closes it: no two do at once).
    */
+  // crosses tenants: the worker's eval runner, by the id of a run it holds
   async lockRunning(tx: Db, id: string): Promise<boolean> {
     const rows: unknown[] = await tx.query(
       `SELECT 1 FROM eval_runs WHERE id = $1 AND status = 'running' FOR UPDATE SKIP LOCKED`,
@@ -343,6 +345,7 @@ export class EvalRepository {
    * Two workers claiming at once claim each item once: the row's lock decides, and the loser's recheck no longer
    * matches. Each claim is a fresh id, which storing the score requires.
    */
+  // crosses tenants: the worker's eval runner, by the id of a run it holds
   async claimEnded(runId: string, staleAfterMs: number): Promise<JudgingEvalItem[]> {
     // An UPDATE answers [rows, count].
     const [rows]: [
@@ -386,6 +389,7 @@ export class EvalRepository {
    * is still judging by `item.claim`; false when that claim was taken back meanwhile (the item's later claim
    * stores its own score, once).
    */
+  // crosses tenants: the worker's eval runner, by the id of a run it holds
   async saveScores(
     runId: string,
     item: JudgingEvalItem,
@@ -411,6 +415,7 @@ export class EvalRepository {
   }
 
   /** How many of the run's items are started and not scored yet (answering or judging). */
+  // crosses tenants: the worker's eval runner, by the id of a run it holds
   async inFlight(tx: Db, runId: string): Promise<number> {
     const [row]: { n: number }[] = await tx.query(
       `SELECT count(*)::int AS n FROM eval_run_items WHERE run_id = $1 AND state IN ('answering', 'judging')`,
@@ -420,6 +425,7 @@ export class EvalRepository {
   }
 
   /** The run's next items not started, in order. */
+  // crosses tenants: the worker's eval runner, by the id of a run it holds
   async unstarted(tx: Db, runId: string, limit: number): Promise<EvalRunItem[]> {
     const rows: RunItemRow[] = await tx.query(
       `SELECT * FROM eval_run_items WHERE run_id = $1 AND state = 'waiting' ORDER BY position LIMIT $2`,
@@ -429,6 +435,7 @@ export class EvalRepository {
   }
 
   /** Marks an item started with its thread and reply, in the transaction that stores them. */
+  // crosses tenants: the worker's eval runner, by the id of a run it holds
   async markStarted(
     tx: Db,
     runId: string,
@@ -444,6 +451,7 @@ export class EvalRepository {
   }
 
   /** Ends a run whose items are all scored. */
+  // crosses tenants: the worker's eval runner, by the id of a run it holds
   async finishIfScored(tx: Db, runId: string): Promise<boolean> {
     const [, affected]: [unknown, number] = await tx.query(
       `UPDATE eval_runs SET status = 'done', completed_at = now()

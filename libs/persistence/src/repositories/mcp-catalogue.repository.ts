@@ -12,6 +12,7 @@ export class McpCatalogueRepository {
   constructor(private readonly db: DataSource) {}
 
   /** Adds the entry, or replaces the one of that name; either way it is confirmed and may start. */
+  // crosses tenants: the catalogue of stdio MCP servers is the operator's (admin CLI), no organization's
   async register(
     entry: McpCatalogueRegistration,
     db: Db = this.db.manager,
@@ -28,14 +29,17 @@ export class McpCatalogueRepository {
     return entityFromJson(this.db, McpCatalogueEntryEntity, row.entry);
   }
 
+  // crosses tenants: the catalogue of stdio MCP servers is the operator's, no organization's
   list(): Promise<McpCatalogueEntryEntity[]> {
     return this.db.getRepository(McpCatalogueEntryEntity).find({ order: { name: 'ASC' } });
   }
 
+  // crosses tenants: the catalogue of stdio MCP servers is the operator's, no organization's
   findByName(name: string): Promise<McpCatalogueEntryEntity | null> {
     return this.db.getRepository(McpCatalogueEntryEntity).findOneBy({ name });
   }
 
+  // crosses tenants: the catalogue of stdio MCP servers is the operator's, no organization's
   async findByNames(names: string[]): Promise<Map<string, McpCatalogueEntryEntity>> {
     if (names.length === 0) return new Map();
     const entries = await this.db.getRepository(McpCatalogueEntryEntity).findBy({ name: In(names) });
@@ -43,6 +47,7 @@ export class McpCatalogueRepository {
   }
 
   /** False when there was no entry of that name. */
+  // crosses tenants: the catalogue of stdio MCP servers is the operator's (admin CLI), no organization's
   async remove(name: string, db: Db = this.db.manager): Promise<boolean> {
     const result = await db.getRepository(McpCatalogueEntryEntity).delete({ name });
     return (result.affected ?? 0) > 0;

@@ -5,6 +5,7 @@ import { MessageEntity, newId, ThreadEntity } from '../entities';
 import { entityFromJson, entityRow, EntityRow } from './entity-rows';
 import { PreparedStatement, preparedStatement, runPreparedAsTenant } from './prepared-statement';
 import { Db, Scope } from './scope';
+import { withTenant } from './tenant-scope';
 import { UNHELD_REPLY_CANCEL } from '../sql/reply-ending/reply-ending';
 
 /** What the user sent (API-SPEC 2.7), as stored on the user message. */
@@ -66,7 +67,51 @@ const VISIBLE_MESSAGE_STATE = preparedStatement({
          WHERE m.id = $1 AND m.org_id = $2 AND t.archived_at IS NULL AND ($3::text IS NULL OR t.user_id = $3)`,
 });
 
-/** Messages of threads, in position order (0, 1, … per thread). */
+/**
+ * The branch thread $1 of organization $2 shows (listActiveBranch): its active leaf (its last message when it has
+ * none) and every message that leaf follows, as one JSON array, oldest first.
+ */
+const ACTIVE_BRANCH = preparedStatement({
+  name: 'chat_active_branch',
+  text: `WITH RECURSIVE branch AS (
+           SELECT m.* FROM threads t JOIN messages m ON m.id = COALESCE(t.active_leaf_id,
+             (SELECT l.id FROM messages l WHERE l.thread_id = t.id ORDER BY l.position DESC LIMIT 1))
+           WHERE t.id = $1 AND t.org_id = $2
+           UNION ALL
+           SELECT m.* FROM messages m JOIN branch b ON m.id = b.parent_id)
+         SELECT COALESCE(jsonb_agg(to_jsonb(b) ORDER BY b.position), '[]') AS messages FROM branch b`,
+});
+
+/** A message ($1) of organization $2. */
+const MESSAGE_BY_ID = preparedStatement({
+  name: 'chat_message_by_id',
+  text: `SELECT to_jsonb(m) AS message FROM messages m WHERE m.id = $1 AND m.org_id = $2`,
+});
+
+/** A message ($2) of thread $1 of organization $3, on any branch. */
+const MESSAGE_IN_THREAD = preparedStatement({
+  name: 'chat_message_in_thread',
+  text: `SELECT to_jsonb(m) AS message FROM messages m WHERE m.thread_id = $1 AND m.id = $2 AND m.org_id = $3`,
+});
+
+/** The live replies of thread $1 of organization $2, in order. */
+const LIVE_REPLIES = preparedStatement({
+  name: 'chat_live_replies',
+  text: `SELECT id, status FROM messages
+         WHERE thread_id = $1 AND org_id = $2 AND live AND role = 'assistant' ORDER BY position`,
+});
+
+/** The reply the user message $1 of thread $2 (organization $3) followed. */
+const PREVIOUS_REPLY = preparedStatement({
+  name: 'chat_previous_reply',
+  text: `SELECT p.id FROM messages q JOIN messages p ON p.id = q.parent_id
+         WHERE q.id = $1 AND q.thread_id = $2 AND q.org_id = $3 AND p.role = 'assistant'`,
+});
+
+/**
+ * Messages of threads, in position order (0, 1, … per thread). Every method that serves a caller takes the
+ * caller's scope and runs under its organization's wall; given a transaction (a locked thread's), it joins it.
+ */
 @Injectable()
 export class MessageRepository {
   private readonly messageRow: EntityRow<MessageEntity>;
@@ -102,6 +147,7 @@ export class MessageRepository {
    * statement; its reply is the thread's active leaf.
    */
   async startThread(
+    scope: Scope,
     thread: ThreadEntity,
     exchange: NewExchange,
     /** A transaction to store it in, with more (an idempotent answer); else the prepared statement alone. */
@@ -114,8 +160,8 @@ export class MessageRepository {
       ...this.messageRow.values(built.question),
       ...this.messageRow.values(built.reply),
     ];
-    if (tx) await tx.query(this.startThreadStatement.text, values);
-    else await runPreparedAsTenant(this.db, thread, this.startThreadStatement, values);
+    if (tx) await withTenant(tx, scope, (scoped) => scoped.query(this.startThreadStatement.text, values));
+    else await runPreparedAsTenant(this.db, scope, this.startThreadStatement, values);
     return built;
   }
 
@@ -123,9 +169,9 @@ export class MessageRepository {
    * How many live replies of its organization were stored before this committed one: its place in the
    * organization's backlog, which orders the run queue fairly (AgentRunQueue).
    */
-  async orgBacklogBefore(reply: MessageEntity): Promise<number> {
-    const [row] = await runPreparedAsTenant<{ n: number }>(this.db, reply, ORG_BACKLOG_BEFORE, [
-      reply.orgId,
+  async orgBacklogBefore(scope: Pick<Scope, 'orgId'>, reply: MessageEntity): Promise<number> {
+    const [row] = await runPreparedAsTenant<{ n: number }>(this.db, scope, ORG_BACKLOG_BEFORE, [
+      scope.orgId,
       reply.createdAt,
       reply.id,
     ]);
@@ -140,22 +186,25 @@ export class MessageRepository {
    */
   async addExchange(
     tx: Db,
+    scope: Scope,
     thread: ThreadEntity,
     exchange: NewExchange,
     parentId?: string | null,
   ): Promise<{ question: MessageEntity; reply: MessageEntity }> {
-    const next = await this.nextPosition(tx, thread.id);
-    // A thread stored without an active leaf (by a process older than branches) continues its last message.
-    const parent = parentId !== undefined ? parentId : (thread.activeLeafId ?? next.lastId);
-    const built = this.buildExchange(thread, next.position, exchange, parent);
-    await tx.query(this.insertExchangeAsLeaf, [
-      thread.id,
-      built.reply.id,
-      ...this.messageRow.values(built.question),
-      ...this.messageRow.values(built.reply),
-    ]);
-    thread.activeLeafId = built.reply.id;
-    return built;
+    return withTenant(tx, scope, async (scoped) => {
+      const next = await this.nextPosition(scoped, thread.id);
+      // A thread stored without an active leaf (by a process older than branches) continues its last message.
+      const parent = parentId !== undefined ? parentId : (thread.activeLeafId ?? next.lastId);
+      const built = this.buildExchange(thread, next.position, exchange, parent);
+      await scoped.query(this.insertExchangeAsLeaf, [
+        thread.id,
+        built.reply.id,
+        ...this.messageRow.values(built.question),
+        ...this.messageRow.values(built.reply),
+      ]);
+      thread.activeLeafId = built.reply.id;
+      return built;
+    });
   }
 
   /**
@@ -165,15 +214,18 @@ export class MessageRepository {
    */
   async addReply(
     tx: Db,
+    scope: Scope,
     thread: ThreadEntity,
     question: MessageEntity,
     reply: NewPendingReply,
   ): Promise<MessageEntity> {
-    const { position } = await this.nextPosition(tx, thread.id);
-    const pending = this.pendingReply(thread, position, question.id, reply, new Date());
-    await tx.query(this.insertReplyAsLeaf, [thread.id, pending.id, ...this.messageRow.values(pending)]);
-    thread.activeLeafId = pending.id;
-    return pending;
+    return withTenant(tx, scope, async (scoped) => {
+      const { position } = await this.nextPosition(scoped, thread.id);
+      const pending = this.pendingReply(thread, position, question.id, reply, new Date());
+      await scoped.query(this.insertReplyAsLeaf, [thread.id, pending.id, ...this.messageRow.values(pending)]);
+      thread.activeLeafId = pending.id;
+      return pending;
+    });
   }
 
   /**
@@ -181,40 +233,46 @@ export class MessageRepository {
    * a process older than branches) and every message that leaf follows, oldest first. A thread that never
    * branched shows every message, as before branches existed.
    */
-  async listActiveBranch(threadId: string, db: Db = this.db.manager): Promise<MessageEntity[]> {
-    const [row]: { messages: Record<string, unknown>[] }[] = await db.query(
-      `WITH RECURSIVE branch AS (
-         SELECT m.* FROM threads t JOIN messages m ON m.id = COALESCE(t.active_leaf_id,
-           (SELECT l.id FROM messages l WHERE l.thread_id = t.id ORDER BY l.position DESC LIMIT 1))
-         WHERE t.id = $1
-         UNION ALL
-         SELECT m.* FROM messages m JOIN branch b ON m.id = b.parent_id)
-       SELECT COALESCE(jsonb_agg(to_jsonb(b) ORDER BY b.position), '[]') AS messages FROM branch b`,
-      [threadId],
+  async listActiveBranch(scope: Scope, threadId: string, db?: Db): Promise<MessageEntity[]> {
+    const [row] = await this.rowsAsTenant<{ messages: Record<string, unknown>[] }>(
+      scope,
+      ACTIVE_BRANCH,
+      [threadId, scope.orgId],
+      db,
     );
     return row.messages.map((json) => entityFromJson(this.db, MessageEntity, json));
   }
 
   /** A message of the thread by id, on any branch; null when the thread has no such message. */
-  findInThread(threadId: string, id: string, db: Db = this.db.manager): Promise<MessageEntity | null> {
-    return db.getRepository(MessageEntity).findOneBy({ threadId, id });
+  async findInThread(scope: Scope, threadId: string, id: string, db?: Db): Promise<MessageEntity | null> {
+    const [row] = await this.rowsAsTenant<{ message: Record<string, unknown> }>(
+      scope,
+      MESSAGE_IN_THREAD,
+      [threadId, id, scope.orgId],
+      db,
+    );
+    return row ? entityFromJson(this.db, MessageEntity, row.message) : null;
   }
 
   /** Whether a message of the thread is followed by another (so it is no branch's leaf). */
-  async hasFollower(threadId: string, id: string, db: Db = this.db.manager): Promise<boolean> {
-    const [row]: { followed: boolean }[] = await db.query(
-      'SELECT EXISTS (SELECT 1 FROM messages WHERE thread_id = $1 AND parent_id = $2) AS followed',
-      [threadId, id],
+  async hasFollower(scope: Scope, threadId: string, id: string, db: Db = this.db.manager): Promise<boolean> {
+    const [row]: { followed: boolean }[] = await withTenant(db, scope, (tx) =>
+      tx.query(
+        'SELECT EXISTS (SELECT 1 FROM messages WHERE thread_id = $1 AND parent_id = $2 AND org_id = $3) AS followed',
+        [threadId, id, scope.orgId],
+      ),
     );
     return row.followed;
   }
 
   /** Sets the branch the thread shows to the one ending at `leafId` (a message of the thread with no follower). */
-  async setActiveLeaf(tx: Db, threadId: string, leafId: string): Promise<void> {
-    await tx.query('UPDATE threads SET active_leaf_id = $2, updated_at = now() WHERE id = $1', [
-      threadId,
-      leafId,
-    ]);
+  async setActiveLeaf(tx: Db, scope: Scope, threadId: string, leafId: string): Promise<void> {
+    await withTenant(tx, scope, (scoped) =>
+      scoped.query(
+        'UPDATE threads SET active_leaf_id = $2, updated_at = now() WHERE id = $1 AND org_id = $3',
+        [threadId, leafId, scope.orgId],
+      ),
+    );
   }
 
   /** The thread's next position, and its last message (null when none). */
@@ -227,8 +285,12 @@ export class MessageRepository {
   }
 
   /** Every message of a thread on every branch, oldest first. */
-  listByThread(threadId: string, db: Db = this.db.manager): Promise<MessageEntity[]> {
-    return db.getRepository(MessageEntity).find({ where: { threadId }, order: { position: 'ASC' } });
+  listByThread(scope: Scope, threadId: string, db: Db = this.db.manager): Promise<MessageEntity[]> {
+    return withTenant(db, scope, (tx) =>
+      tx
+        .getRepository(MessageEntity)
+        .find({ where: { threadId, orgId: scope.orgId }, order: { position: 'ASC' } }),
+    );
   }
 
   /**
@@ -249,29 +311,45 @@ export class MessageRepository {
    * The reply before `reply` on its branch: the one its user message followed, which is what a follow-up there
    * continued (a Responses API id); null for a thread's first reply.
    */
-  async previousReplyId(reply: MessageEntity): Promise<string | null> {
-    const [row]: { id: string }[] = await this.db.query(
-      `SELECT p.id FROM messages q JOIN messages p ON p.id = q.parent_id
-       WHERE q.id = $1 AND q.thread_id = $2 AND p.role = 'assistant'`,
-      [reply.replyToId ?? reply.parentId, reply.threadId],
-    );
+  async previousReplyId(scope: Scope, reply: MessageEntity): Promise<string | null> {
+    const [row] = await runPreparedAsTenant<{ id: string }>(this.db, scope, PREVIOUS_REPLY, [
+      reply.replyToId ?? reply.parentId,
+      reply.threadId,
+      scope.orgId,
+    ]);
     return row?.id ?? null;
   }
 
-  /** Any message by id: for the worker, which starts from ids its own service stored. */
+  /**
+   * A message of the scope's organization by id, on any thread of it: what the caller then checks (its thread's
+   * end user, its agent) is the caller's.
+   */
+  async find(scope: Scope, id: string, db?: Db): Promise<MessageEntity | null> {
+    const [row] = await this.rowsAsTenant<{ message: Record<string, unknown> }>(
+      scope,
+      MESSAGE_BY_ID,
+      [id, scope.orgId],
+      db,
+    );
+    return row ? entityFromJson(this.db, MessageEntity, row.message) : null;
+  }
+
+  /** Any message by id, of whichever organization: `find` is the scoped one. */
+  // crosses tenants: only apps/gateway/src/reply-stream still reads so (after findVisibleState); it is to call find
   findById(id: string, db: Db = this.db.manager): Promise<MessageEntity | null> {
     return db.getRepository(MessageEntity).findOneBy({ id });
   }
 
-  /** The thread's live replies (pending or running), in order; read under the thread's lock to decide on them. */
-  async liveReplies(
-    tx: Db,
+  /**
+   * The thread's live replies (pending or running), in order; read under the thread's lock (its transaction, `db`)
+   * to decide on them.
+   */
+  liveReplies(
+    scope: Scope,
     threadId: string,
+    db?: Db,
   ): Promise<{ id: string; status: 'pending' | 'running' | 'requires_action' }[]> {
-    return tx.query(
-      `SELECT id, status FROM messages WHERE thread_id = $1 AND live AND role = 'assistant' ORDER BY position`,
-      [threadId],
-    );
+    return this.rowsAsTenant(scope, LIVE_REPLIES, [threadId, scope.orgId], db);
   }
 
   /**
@@ -279,17 +357,20 @@ export class MessageRepository {
    * names, in order, locked until the transaction ends: what a cancel ends (cancelUnheldReply). Running ones are
    * the worker's to stop.
    */
-  lockUnheldReplies(tx: Db, threadId: string, onlyId?: string): Promise<MessageEntity[]> {
-    return tx.getRepository(MessageEntity).find({
-      where: {
-        threadId,
-        live: true,
-        status: In(['pending', 'requires_action']),
-        ...(onlyId ? { id: onlyId } : {}),
-      },
-      order: { position: 'ASC' },
-      lock: { mode: 'pessimistic_write' },
-    });
+  lockUnheldReplies(tx: Db, scope: Scope, threadId: string, onlyId?: string): Promise<MessageEntity[]> {
+    return withTenant(tx, scope, (scoped) =>
+      scoped.getRepository(MessageEntity).find({
+        where: {
+          threadId,
+          orgId: scope.orgId,
+          live: true,
+          status: In(['pending', 'requires_action']),
+          ...(onlyId ? { id: onlyId } : {}),
+        },
+        order: { position: 'ASC' },
+        lock: { mode: 'pessimistic_write' },
+      }),
+    );
   }
 
   /**
@@ -297,12 +378,34 @@ export class MessageRepository {
    * sql/reply-ending): its row kept as it stands, its usage counted, its stream journal dropped, `event` queued
    * for the organization's webhooks. Answers the closed row, or null when no run-free live reply had that id.
    */
-  async cancelUnheldReply(tx: Db, replyId: string, event: WebhookEvent): Promise<MessageEntity | null> {
-    const [row]: { reply: Record<string, unknown> }[] = await tx.query(
-      UNHELD_REPLY_CANCEL.statement.text,
-      UNHELD_REPLY_CANCEL.values({ replyId, outcome: { status: 'cancelled' }, event }),
+  async cancelUnheldReply(
+    tx: Db,
+    scope: Scope,
+    replyId: string,
+    event: WebhookEvent,
+  ): Promise<MessageEntity | null> {
+    const [row]: { reply: Record<string, unknown> }[] = await withTenant(tx, scope, (scoped) =>
+      scoped.query(
+        UNHELD_REPLY_CANCEL.statement.text,
+        UNHELD_REPLY_CANCEL.values({ replyId, outcome: { status: 'cancelled' }, event }),
+      ),
     );
     return row ? entityFromJson(this.db, MessageEntity, row.reply) : null;
+  }
+
+  /**
+   * `statement` under the wall of the scope's organization: in `db`'s transaction when one is given (joined as it
+   * is when it is the scope's already, so a locked thread's costs nothing more), else alone in one round trip.
+   */
+  private rowsAsTenant<Row>(
+    scope: Pick<Scope, 'orgId'>,
+    statement: PreparedStatement,
+    values: unknown[],
+    db?: Db,
+  ): Promise<Row[]> {
+    return db
+      ? withTenant(db, scope, (tx) => tx.query(statement.text, values) as Promise<Row[]>)
+      : runPreparedAsTenant<Row>(this.db, scope, statement, values);
   }
 
   /** The rows of an exchange: the user's message at `position` following `parentId`, its pending reply after it. */

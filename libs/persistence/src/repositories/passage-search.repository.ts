@@ -39,6 +39,7 @@ export class PassageSearchRepository {
   constructor(private readonly db: DataSource) {}
 
   /** Whether the database has pgvector installed (the migration enables it where the server offers it). */
+  // crosses tenants: asks the server's catalogue whether pgvector is installed, nobody's rows
   async hasPgvector(): Promise<boolean> {
     // pg_extension is a catalog table, not an entity.
     const rows = (await this.db.query(`SELECT 1 FROM pg_extension WHERE extname = 'vector'`)) as unknown[];
@@ -59,6 +60,7 @@ export class PassageSearchRepository {
    * Passage ids by ts_rank for `tsquery` parsed in each of `languages`, among at most `cap` matches, the best
    * `limit`. Each language's query is parsed once (not per row) and matched through the GIN index.
    */
+  // crosses tenants: the worker's search tool, over sources visibleSources found for the run's organization
   async fullTextRanked(
     sourceIds: number[],
     documentIds: string[] | null,
@@ -85,6 +87,7 @@ export class PassageSearchRepository {
   }
 
   /** The visible passages with an embedding, counted up to `upTo` only (the count stops there). */
+  // crosses tenants: the worker's search tool, over sources visibleSources found for the run's organization
   async countWithEmbedding(sourceIds: number[], documentIds: string[] | null, upTo: number): Promise<number> {
     // A LIMIT inside the count bounds its cost; the query builder would count every row.
     const [{ count }] = (await this.db.query(
@@ -95,6 +98,7 @@ export class PassageSearchRepository {
   }
 
   /** The `limit` visible passage ids nearest to `embedding` by pgvector's cosine distance. */
+  // crosses tenants: the worker's search tool, over sources visibleSources found for the run's organization
   async nearestByPgvector(
     sourceIds: number[],
     documentIds: string[] | null,
@@ -111,6 +115,7 @@ export class PassageSearchRepository {
   }
 
   /** The visible passages' embeddings in PostgreSQL's binary array format, only those in `pool` when given. */
+  // crosses tenants: the worker's search tool, over sources visibleSources found for the run's organization
   embeddings(
     sourceIds: number[],
     documentIds: string[] | null,
@@ -125,6 +130,7 @@ export class PassageSearchRepository {
   }
 
   /** The passages `ids` with their document's name and source's pid. */
+  // crosses tenants: the worker's search tool, over passages it ranked in the run's organization's sources
   passages(ids: string[]): Promise<PassageRow[]> {
     // One statement over three tables by an id array; the entities have no relations declared to join on.
     return this.db.query(

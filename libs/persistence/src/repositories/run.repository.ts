@@ -258,6 +258,7 @@ export class RunRepository {
   constructor(private readonly db: DataSource) {}
 
   /** Whether the reply's row still exists (an erasure or retention deletes it, and nothing may write for it then). */
+  // crosses tenants: the worker's run, by the id of the reply it holds
   async isStored(messageId: string): Promise<boolean> {
     const rows: unknown[] = await this.db.query(`SELECT 1 FROM messages WHERE id = $1`, [messageId]);
     return rows.length > 0;
@@ -267,6 +268,7 @@ export class RunRepository {
    * Whether the pending reply would be blocked now, by the rule its start applies (parley_reply_blocked): an
    * earlier reply of its thread is still live, or its organization runs `orgCap` replies.
    */
+  // crosses tenants: the worker's delayed replies, by the id of the reply their job names
   async isBlocked(messageId: string, orgCap: number, db: Db = this.db.manager): Promise<boolean> {
     const rows: { blocked: boolean | null }[] = await db.query(
       `SELECT parley_reply_blocked($1, false, $2) AS blocked`,
@@ -287,6 +289,7 @@ export class RunRepository {
   }
 
   /** The id of the thread's earliest live reply: the one to run next. */
+  // crosses tenants: the worker's scheduler wakes a thread's next reply, whichever organization's
   async nextLiveReply(threadId: string): Promise<string | null> {
     const [row] = await runPreparedAcrossTenants<{ id: string }>(this.db, NEXT_LIVE_REPLY, [threadId]);
     return row?.id ?? null;
@@ -301,6 +304,7 @@ export class RunRepository {
    * the `reply` answered still shows none); null when not tried. The starts of one organization take a
    * transaction-scoped advisory lock, so two workers cannot both take its last slot.
    */
+  // crosses tenants: the worker starts the reply its job names, whichever organization's
   async loadAndStart(messageId: string, orgCap: number): Promise<LoadedRun | null> {
     const [row] = await runPreparedAcrossTenants<{
       reply: JsonRow;
@@ -325,6 +329,7 @@ export class RunRepository {
    * stored steps and tool results (a resumed run replays them); the gate of its next step; and whether the
    * reply is still stored, asked in the same round trip (isStored's answer, for the claim of its log).
    */
+  // crosses tenants: the worker's run, by the id of the reply it holds
   async context(reply: MessageEntity, agentId: string): Promise<RunContext> {
     const [row] = await runPreparedAcrossTenants<
       {
@@ -348,6 +353,7 @@ export class RunRepository {
   }
 
   /** The gate of a reply's next step, read alone (after taking its end user's spending turn). */
+  // crosses tenants: the worker's run (and eval judge) checks the budgets of the thread it holds
   async gate(query: GateQuery): Promise<RunGate> {
     const [row] = await runPreparedAcrossTenants<GateRow>(this.db, RUN_GATE, gateParams(query));
     return toGate(row);
@@ -359,6 +365,7 @@ export class RunRepository {
    * turn is given back when the step is stored (saveStep) or the reply stops running. Read the gate after taking
    * it, in a statement of its own: only then does it hold what the previous holder spent.
    */
+  // crosses tenants: the worker's run, by the id of the reply it holds
   async takeUserBudgetTurn(messageId: string, threadId: string): Promise<boolean> {
     const [row] = await runPreparedAcrossTenants<{ taken: boolean }>(this.db, TAKE_USER_BUDGET_TURN, [
       messageId,
@@ -372,6 +379,7 @@ export class RunRepository {
    * pending, marked, holding `streamed` as its content so far, until the turn is handed to it. `ended` when the
    * reply no longer runs.
    */
+  // crosses tenants: the worker's run, by the id of the reply it holds
   async parkForUserBudgetTurn(
     messageId: string,
     threadId: string,
@@ -389,6 +397,7 @@ export class RunRepository {
    * Gives back the spending turn the reply holds, if any: when the call it was taken for stored nothing, or the
    * reply ended holding it. Answers the parked reply the turn went to, to be woken.
    */
+  // crosses tenants: the worker's run, by the id of the reply it holds
   async giveBackUserBudgetTurn(messageId: string): Promise<ParkedReply | null> {
     const [row] = await runPreparedAcrossTenants<{ next_reply_id: string; next_thread_id: string }>(
       this.db,
@@ -403,6 +412,7 @@ export class RunRepository {
    * tried again after a failure starts at the same seq and holds at least as much: it replaces the first. They
    * are removed when the reply ends (finish).
    */
+  // crosses tenants: the worker's stream journal, for the replies its runs hold
   async journal(batches: readonly JournalBatch[]): Promise<void> {
     await runPreparedAcrossTenants(this.db, JOURNAL_LINES, [
       batches.map((batch) => batch.messageId),
@@ -416,6 +426,7 @@ export class RunRepository {
    * back) and answers, in the same round trip, the gate of the next step and the parked reply the end user's
    * spending turn went to (`nextParked`, to be woken; null when none).
    */
+  // crosses tenants: the worker's run, by the id of the reply it holds
   async saveStep(
     step: RunStepEntity,
     gate: GateQuery,
@@ -436,6 +447,7 @@ export class RunRepository {
    * Stores a tool result once under its idempotency key (the stored one wins over a later duplicate) and
    * answers, in the same round trip, the gate of the next step.
    */
+  // crosses tenants: the worker's run, by the id of the reply it holds
   async saveToolResult(
     result: ToolCallEntity,
     gate: GateQuery,
@@ -472,6 +484,7 @@ export class RunRepository {
    * The end user's spending turn the reply held is given back by the same statement, handed to the user's oldest
    * parked reply, answered as `nextParked` (null when none), to be woken.
    */
+  // crosses tenants: the worker's run, by the id of the reply it holds
   async finish(
     messageId: string,
     outcome: ReplyOutcome,
@@ -504,6 +517,7 @@ export class RunRepository {
   }
 
   /** Folds ended replies' tokens into the counters (FOLD_TOKEN_USAGE); answers how many replies were folded. */
+  // crosses tenants: the worker's usage fold covers every organization's pending usage
   async foldTokenUsage(): Promise<number> {
     const [row] = await this.db.query<{ n: number }[]>(FOLD_TOKEN_USAGE);
     return row.n;
@@ -513,6 +527,7 @@ export class RunRepository {
    * Live replies not touched for `olderThanMs`: candidates for the sweep of forgotten replies. A reply waiting
    * for a person is not forgotten: it is one only once a wait of it timed out (its run then denies the call).
    */
+  // crosses tenants: the worker's sweep of stale replies covers every organization
   async staleLiveReplies(olderThanMs: number, limit = 500, db: Db = this.db.manager): Promise<LiveReply[]> {
     const rows: { id: string; thread_id: string; status: LiveReply['status'] }[] = await db.query(
       `SELECT id, thread_id, status FROM messages

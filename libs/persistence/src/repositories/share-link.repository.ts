@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, In } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { newId, ShareLinkEntity } from '../entities';
-import { Db } from './scope';
+import { preparedStatement, runPreparedAsTenant } from './prepared-statement';
+import { Db, Scope } from './scope';
+import { withTenant } from './tenant-scope';
 
 interface NewShareLink {
   expiresAt: Date | null;
@@ -32,6 +34,14 @@ function toEntity(row: ShareLinkRow): ShareLinkEntity {
   });
 }
 
+/** The links of the files $1 of organization $2, oldest first: every rendering of files asks it. */
+const LINKS_OF_FILES = preparedStatement({
+  name: 'share_links_of_files',
+  text: `SELECT s.* FROM share_links s JOIN conversation_files f ON f.id = s.file_id
+         WHERE s.file_id = ANY ($1::uuid[]) AND f.org_id = $2
+         ORDER BY s.created_at, s.id`,
+});
+
 /**
  * Share links of conversation files. Callers check that the file is the caller's first (its repository
  * scopes it); the public download finds a link by its id alone, which is its secret.
@@ -40,32 +50,52 @@ function toEntity(row: ShareLinkRow): ShareLinkEntity {
 export class ShareLinkRepository {
   constructor(private readonly db: DataSource) {}
 
-  async create(fileId: string, link: NewShareLink, db: Db = this.db.manager): Promise<ShareLinkEntity> {
-    const rows: ShareLinkRow[] = await db.query(
-      `INSERT INTO share_links (id, file_id, expires_at, password_hash) VALUES ($1, $2, $3, $4) RETURNING *`,
-      [newId(), fileId, link.expiresAt, link.passwordHash],
+  /** A link of a file of the scope's organization (the policy refuses one of another's). */
+  async create(
+    scope: Pick<Scope, 'orgId'>,
+    fileId: string,
+    link: NewShareLink,
+    db: Db = this.db.manager,
+  ): Promise<ShareLinkEntity> {
+    const rows: ShareLinkRow[] = await withTenant(db, scope, (tx) =>
+      tx.query(
+        `INSERT INTO share_links (id, file_id, expires_at, password_hash) VALUES ($1, $2, $3, $4) RETURNING *`,
+        [newId(), fileId, link.expiresAt, link.passwordHash],
+      ),
     );
     return toEntity(rows[0]);
   }
 
+  // crosses tenants: a public share link is found by its id, its secret, before any organization is known
   findById(id: string, db: Db = this.db.manager): Promise<ShareLinkEntity | null> {
     return db.getRepository(ShareLinkEntity).findOneBy({ id });
   }
 
-  /** The links of these files, oldest first. */
-  listByFiles(fileIds: string[], db: Db = this.db.manager): Promise<ShareLinkEntity[]> {
-    if (fileIds.length === 0) return Promise.resolve([]);
-    return db
-      .getRepository(ShareLinkEntity)
-      .find({ where: { fileId: In(fileIds) }, order: { createdAt: 'ASC', id: 'ASC' } });
+  /** The links of these files of the scope's organization, oldest first, in one round trip. */
+  async listByFiles(scope: Pick<Scope, 'orgId'>, fileIds: string[]): Promise<ShareLinkEntity[]> {
+    if (fileIds.length === 0) return [];
+    const rows = await runPreparedAsTenant<ShareLinkRow>(this.db, scope, LINKS_OF_FILES, [
+      fileIds,
+      scope.orgId,
+    ]);
+    return rows.map(toEntity);
   }
 
   /** Revokes a link of the file (a second revoke keeps the first time); null when it has no such link. */
-  async revoke(fileId: string, id: string, db: Db = this.db.manager): Promise<ShareLinkEntity | null> {
-    const [rows]: [ShareLinkRow[], number] = await db.query(
-      `UPDATE share_links SET revoked_at = COALESCE(revoked_at, now())
-       WHERE id = $1 AND file_id = $2 RETURNING *`,
-      [id, fileId],
+  async revoke(
+    scope: Pick<Scope, 'orgId'>,
+    fileId: string,
+    id: string,
+    db: Db = this.db.manager,
+  ): Promise<ShareLinkEntity | null> {
+    const [rows]: [ShareLinkRow[], number] = await withTenant(db, scope, (tx) =>
+      tx.query(
+        `UPDATE share_links SET revoked_at = COALESCE(revoked_at, now())
+         WHERE id = $1 AND file_id = $2
+           AND EXISTS (SELECT 1 FROM conversation_files f WHERE f.id = $2 AND f.org_id = $3)
+         RETURNING *`,
+        [id, fileId, scope.orgId],
+      ),
     );
     return rows.length > 0 ? toEntity(rows[0]) : null;
   }
@@ -74,6 +104,7 @@ export class ShareLinkRepository {
    * Counts one download, in one statement so concurrent downloads never lose a count; null when the link is
    * revoked or expired by now (then nothing is counted).
    */
+  // crosses tenants: a public share link's download is counted by the link's id alone
   async countAccess(id: string, db: Db = this.db.manager): Promise<ShareLinkEntity | null> {
     const [rows]: [ShareLinkRow[], number] = await db.query(
       `UPDATE share_links SET access_count = access_count + 1, last_accessed_at = now()

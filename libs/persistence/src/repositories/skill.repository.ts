@@ -133,13 +133,16 @@ export class SkillRepository {
   }
 
   async updateCustom(
+    scope: Pick<Scope, 'orgId'>,
     id: string,
     changes: Partial<Pick<SkillEntity, 'displayName' | 'active' | 'scope'>>,
     db: Db = this.db.manager,
   ): Promise<void> {
-    await db
-      .getRepository(SkillEntity)
-      .update({ id, source: 'custom' }, { ...changes, updatedAt: new Date() });
+    await withTenant(db, scope, (tx) =>
+      tx
+        .getRepository(SkillEntity)
+        .update({ id, orgId: scope.orgId, source: 'custom' }, { ...changes, updatedAt: new Date() }),
+    );
   }
 
   // crosses tenants: a platform skill is no organization's (org_id NULL); the internal token gates its name

@@ -64,38 +64,57 @@ export class SourceRepository {
   }
 
   /** For the worker, which acts on ids from its jobs. */
+  // crosses tenants: the worker's sync job names its source by id, whichever organization's
   findById(id: number, db: Db = this.db.manager): Promise<SourceEntity | null> {
     return db.getRepository(SourceEntity).findOneBy({ id });
   }
 
-  async update(source: SourceEntity, changes: SourceChanges): Promise<SourceEntity> {
+  /** A source the scope found (findLiveVisible), changed; the policy refuses one of another organization. */
+  async update(
+    scope: Pick<Scope, 'orgId'>,
+    source: SourceEntity,
+    changes: SourceChanges,
+  ): Promise<SourceEntity> {
     Object.assign(source, changes);
-    return this.db.getRepository(SourceEntity).save(source);
+    return withTenant(this.db, scope, (tx) => tx.getRepository(SourceEntity).save(source));
   }
 
   /** Forgets where the last sync stopped: the next one lists everything (after a config change). */
-  async resetSyncState(id: number): Promise<void> {
-    await this.db.getRepository(SourceEntity).update({ id }, { syncState: null });
+  async resetSyncState(scope: Pick<Scope, 'orgId'>, id: number): Promise<void> {
+    await withTenant(this.db, scope, (tx) =>
+      tx.getRepository(SourceEntity).update({ id, orgId: scope.orgId }, { syncState: null }),
+    );
   }
 
-  async archive(id: number): Promise<void> {
-    await this.db.query(`UPDATE sources SET archived_at = now() WHERE id = $1 AND archived_at IS NULL`, [id]);
+  async archive(scope: Pick<Scope, 'orgId'>, id: number): Promise<void> {
+    await withTenant(this.db, scope, (tx) =>
+      tx.query(
+        `UPDATE sources SET archived_at = now() WHERE id = $1 AND org_id = $2 AND archived_at IS NULL`,
+        [id, scope.orgId],
+      ),
+    );
   }
 
+  // crosses tenants: the worker's sync, on the source its job names
   async setStatus(id: number, status: SourceStatus, reason: string | null = null): Promise<void> {
     await this.db.getRepository(SourceEntity).update({ id }, { status, statusReason: reason });
   }
 
   /**
-   * Every live source of a connection stops with a readable reason (the connection became inoperative), each
-   * reported in the same transaction.
+   * Every live source of a connection of the scope's organization stops with a readable reason (the connection
+   * became inoperative), each reported in the same transaction.
    */
-  async failByConnection(connectionId: string, reason: string, report: SyncEndReport): Promise<void> {
-    await this.db.transaction(async (tx) => {
+  async failByConnection(
+    scope: Pick<Scope, 'orgId'>,
+    connectionId: string,
+    reason: string,
+    report: SyncEndReport,
+  ): Promise<void> {
+    await withTenant(this.db, scope, async (tx) => {
       const [rows] = (await tx.query(
         `UPDATE sources SET status = 'error', status_reason = $2
-         WHERE connection_id = $1 AND archived_at IS NULL RETURNING id`,
-        [connectionId, reason],
+         WHERE connection_id = $1 AND org_id = $3 AND archived_at IS NULL RETURNING id`,
+        [connectionId, reason, scope.orgId],
       )) as [{ id: number }[], number];
       if (rows.length === 0) return;
       const failed = await tx.getRepository(SourceEntity).findBy({ id: In(rows.map((row) => row.id)) });
@@ -103,11 +122,13 @@ export class SourceRepository {
     });
   }
 
+  // crosses tenants: the worker's sync, on the source its job names
   async saveSyncState(id: number, state: SourceSyncState): Promise<void> {
     await this.db.getRepository(SourceEntity).update({ id }, { syncState: state });
   }
 
   /** A finished sync: its state, status `synced` and the time, reported in the same transaction. */
+  // crosses tenants: the worker's sync, on the source its job names
   async finishSync(id: number, state: SourceSyncState, report: SyncEndReport): Promise<void> {
     await this.endSync(
       id,
@@ -117,6 +138,7 @@ export class SourceRepository {
   }
 
   /** A sync that ended in error, with its reason, reported in the same transaction. */
+  // crosses tenants: the worker's sync, on the source its job names
   async failSync(id: number, reason: string, report: SyncEndReport): Promise<void> {
     await this.endSync(id, { status: 'error', statusReason: reason }, report);
   }
@@ -136,6 +158,7 @@ export class SourceRepository {
   }
 
   /** The counters of spec 2.9, recomputed from the documents so they stay exact across crashes and retries. */
+  // crosses tenants: the worker's sync, on the source its job names
   async recount(id: number): Promise<void> {
     await this.db.query(
       `UPDATE sources s SET
@@ -160,6 +183,7 @@ export class SourceRepository {
    * created more than `pendingAfterMs` ago whose first sync never ran (its enqueue failed after the commit, or
    * Redis lost it). Drag-and-drop sources are left out while pending: they sync when documents are added.
    */
+  // crosses tenants: the worker's sweep of forgotten syncs covers every organization
   async unfinishedSyncIds(pendingAfterMs: number): Promise<number[]> {
     const rows = (await this.db.query(
       `SELECT id FROM sources
@@ -174,6 +198,7 @@ export class SourceRepository {
   }
 
   /** Live sources, for the periodic-sync schedulers a worker (re)installs at start. */
+  // crosses tenants: the schedulers' reconciler installs every organization's periodic syncs
   async liveIds(): Promise<number[]> {
     const rows = (await this.db.query(
       `SELECT id FROM sources WHERE archived_at IS NULL AND store <> 'draganddrop' ORDER BY id`,

@@ -3,11 +3,15 @@ import { join } from 'node:path';
 import * as ts from 'typescript';
 
 /**
- * The second wall by construction (SECURITY.md "Isolation", CONTRACTS §21): a repository method that works for one
- * organization (it takes a `Scope`, an `EndUserScope`, an owner, an `orgId`, or anything else that carries one)
- * sends its statements only through the tenant wrappers: inside `withTenant(db, scope, (tx) => …)` on `tx`, or as
- * `runPreparedAsTenant`. A method that crosses organizations by design says so in a line comment directly above
- * it, `// crosses tenants: <why>`, and is left to run as the owner.
+ * The second wall by construction (SECURITY.md "Isolation", CONTRACTS §21), two rules:
+ * 1. A repository method that works for one organization (it takes a `Scope`, an `EndUserScope`, an owner, an
+ *    `orgId`, or anything else that carries one) sends its statements only through the tenant wrappers: inside
+ *    `withTenant(db, scope, (tx) => …)` on `tx`, or as `runPreparedAsTenant`.
+ * 2. A public method of a repository class (or an exported function of a repository file) that sends a statement,
+ *    itself or through a helper, takes such a scope, so rule 1 holds it: a method by id alone would run as the
+ *    owner, across organizations, and only its caller's discipline would keep a request to its own rows.
+ * A method that crosses organizations by design says so in a line comment directly above it,
+ * `// crosses tenants: <why>`, and is left to run as the owner.
  *
  * Read from the sources (the TypeScript parser, no type checker): a parameter is scope-like by its name (`scope`,
  * `owner`, `orgId`), by its type's text (`Scope`, `EndUserScope`, `…Owner`, `orgId` in it), or by a type of the
@@ -54,6 +58,9 @@ const QUERY_METHODS = new Set([
   'getManyAndCount',
 ]);
 
+/** Methods of a TypeORM repository that only build an entity in memory: `getRepository(E).create(…)` sends nothing. */
+const ENTITY_BUILDERS = new Set(['create', 'merge']);
+
 /** Runs a statement as the owner, across organizations. */
 const OWNER_RUNNERS = new Set(['runPreparedAcrossTenants']);
 /** Runs its statement under the wall by itself. */
@@ -78,14 +85,20 @@ interface Checked {
   node: FunctionLike;
   className: string | null;
   isPrivate: boolean;
+  /** A class's method that is neither private nor protected, or an exported function of the file. */
+  isPublic: boolean;
 }
+
+const hasModifier = (node: ts.Node, kind: ts.SyntaxKind): boolean =>
+  !!(ts.canHaveModifiers(node) && ts.getModifiers(node)?.some((modifier) => modifier.kind === kind));
 
 /** The functions and methods of a file, with their names (top-level arrow functions by their variable's). */
 function functionsOf(source: ts.SourceFile): Checked[] {
   const found: Checked[] = [];
   for (const statement of source.statements) {
     if (ts.isFunctionDeclaration(statement) && statement.body && statement.name) {
-      found.push({ name: statement.name.text, node: statement, className: null, isPrivate: false });
+      const isPublic = hasModifier(statement, ts.SyntaxKind.ExportKeyword);
+      found.push({ name: statement.name.text, node: statement, className: null, isPrivate: false, isPublic });
     } else if (ts.isVariableStatement(statement)) {
       for (const declaration of statement.declarationList.declarations) {
         const init = declaration.initializer;
@@ -94,17 +107,23 @@ function functionsOf(source: ts.SourceFile): Checked[] {
           (ts.isArrowFunction(init) || ts.isFunctionExpression(init)) &&
           ts.isIdentifier(declaration.name)
         ) {
-          found.push({ name: declaration.name.text, node: init, className: null, isPrivate: false });
+          const isPublic = hasModifier(statement, ts.SyntaxKind.ExportKeyword);
+          found.push({
+            name: declaration.name.text,
+            node: init,
+            className: null,
+            isPrivate: false,
+            isPublic,
+          });
         }
       }
     } else if (ts.isClassDeclaration(statement)) {
       const className = statement.name?.text ?? '(class)';
       for (const member of statement.members) {
         if (ts.isMethodDeclaration(member) && member.body && ts.isIdentifier(member.name)) {
-          const isPrivate = !!ts
-            .getModifiers(member)
-            ?.some((modifier) => modifier.kind === ts.SyntaxKind.PrivateKeyword);
-          found.push({ name: member.name.text, node: member, className, isPrivate });
+          const isPrivate = hasModifier(member, ts.SyntaxKind.PrivateKeyword);
+          const isPublic = !isPrivate && !hasModifier(member, ts.SyntaxKind.ProtectedKeyword);
+          found.push({ name: member.name.text, node: member, className, isPrivate, isPublic });
         }
       }
     }
@@ -303,6 +322,10 @@ type CallKind = 'tenant' | 'owner' | 'query' | 'checked' | null;
 const continuesChain = (call: ts.CallExpression): boolean =>
   ts.isPropertyAccessExpression(call.parent) && call.parent.expression === call;
 
+/** Whether `call` leads only to an entity built in memory (`db.getRepository(E).create(…)`). */
+const buildsOnly = (call: ts.CallExpression): boolean =>
+  continuesChain(call) && ENTITY_BUILDERS.has((call.parent as ts.PropertyAccessExpression).name.text);
+
 /**
  * The repositories' sources checked against the wall: every violation, by file and method. A call of a module
  * function (of any repository file) or a method that sends statements of its own counts as a query.
@@ -328,7 +351,9 @@ export function wallViolations(files: { file: string; text: string }[]): WallVio
           found =
             callee.expression.kind === ts.SyntaxKind.ThisKeyword
               ? querying.has(callee.name.text)
-              : QUERY_METHODS.has(callee.name.text) && isDbRooted(callee.expression, fn.node);
+              : QUERY_METHODS.has(callee.name.text) &&
+                !buildsOnly(child) &&
+                isDbRooted(callee.expression, fn.node);
         }
       }
       ts.forEachChild(child, visit);
@@ -435,6 +460,19 @@ export function wallViolations(files: { file: string; text: string }[]): WallVio
       };
       if (fn.node.body) visit(fn.node.body);
     }
+
+    // The second rule: a public method that sends a statement takes a scope (the first rule then holds it), or says
+    // why it crosses organizations. Its private helpers are what it makes of them.
+    for (const fn of functions) {
+      if (!fn.isPublic || scoped.has(`${fn.className}.${fn.name}`) || hasMarker(fn.node, source)) continue;
+      if (!sends(fn)) continue;
+      violations.push({
+        file,
+        line: source.getLineAndCharacterOfPosition(fn.node.getStart(source)).line + 1,
+        method: fn.className ? `${fn.className}.${fn.name}` : fn.name,
+        reason: 'sends statements but takes no scope (nor says `// crosses tenants: <why>`)',
+      });
+    }
   }
   return violations;
 }
@@ -442,7 +480,7 @@ export function wallViolations(files: { file: string; text: string }[]): WallVio
 const REPOSITORIES = __dirname;
 
 describe('the tenant wall in the repositories', () => {
-  it('sends every statement of a scoped method through withTenant or runPreparedAsTenant, or says why not', () => {
+  it('sends every statement of a public method under the wall of a scope it takes, or says why not', () => {
     const files = readdirSync(REPOSITORIES)
       .filter((name) => name.endsWith('.repository.ts'))
       .map((name) => ({ file: name, text: readFileSync(join(REPOSITORIES, name), 'utf8') }));
@@ -497,6 +535,45 @@ describe('the tenant wall in the repositories', () => {
         hot(scope: Scope) { return runPreparedAcrossTenants(this.db, STATEMENT, [scope.orgId]); }
       }`);
     expect(found.map((v) => v.method)).toEqual(['ExampleRepository.remove', 'ExampleRepository.hot']);
+  });
+
+  it('fails on a public method that sends a statement and takes no scope, itself or through a private helper', () => {
+    const found = check(`${header}
+      export async function purge(db: Db) { return db.query('DELETE FROM t'); }
+      export class ExampleRepository {
+        constructor(private readonly db: DataSource) {}
+        findById(id: string, db: Db = this.db.manager) { return db.getRepository(Thing).findOneBy({ id }); }
+        byMessageId(id: string) { return this.one(id); }
+        touch(tx: Db, id: string) { return tx.query('UPDATE t SET at = now() WHERE id = $1', [id]); }
+        // crosses tenants: the worker holds the job by the row's id
+        /** A marker above the doc comment is not the method's. */
+        misplaced(id: string) { return this.db.query('SELECT 1 FROM t WHERE id = $1', [id]); }
+        private one(id: string) { return this.db.query('SELECT 1 FROM t WHERE id = $1', [id]); }
+      }`);
+    expect(found.map((v) => v.method)).toEqual([
+      'purge',
+      'ExampleRepository.findById',
+      'ExampleRepository.byMessageId',
+      'ExampleRepository.touch',
+      'ExampleRepository.misplaced',
+    ]);
+    expect(found.every((v) => /takes no scope/.test(v.reason))).toBe(true);
+  });
+
+  it('passes an unscoped public method that says why it crosses tenants, or that sends nothing', () => {
+    const found = check(`${header}
+      export const label = (name: string) => name.trim();
+      export class ExampleRepository {
+        constructor(private readonly db: DataSource) {}
+        /** Any row by id. */
+        // crosses tenants: the worker holds the job by the row's id, whichever organization's it is
+        findById(id: string) { return this.db.getRepository(Thing).findOneBy({ id }); }
+        named(name: string) { return label(name); }
+        build(name: string) { return this.db.getRepository(Thing).create({ name }); }
+        byId(scope: Scope, id: string) { return withTenant(this.db, scope, (tx) => this.one(tx, id)); }
+        private one(tx: Db, id: string) { return tx.query('SELECT 1 FROM t WHERE id = $1', [id]); }
+      }`);
+    expect(found).toEqual([]);
   });
 
   it('passes wrapped statements, tenant statements, private helpers handed the tenant transaction and marked methods', () => {

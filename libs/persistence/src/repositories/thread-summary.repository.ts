@@ -71,6 +71,7 @@ export class ThreadSummaryRepository {
    * and answers the thread's request for one: one statement. Answers the parked reply the turn went to, to be
    * woken (null when none).
    */
+  // crosses tenants: the worker's compaction, on the thread of the reply it holds
   async save(summary: NewThreadSummary): Promise<ParkedReply | null> {
     const [row] = await this.db.query<{ next_reply_id: string | null; next_thread_id: string | null }[]>(
       `WITH stored AS (
@@ -114,6 +115,7 @@ export class ThreadSummaryRepository {
   }
 
   /** A requested summary with nothing to summarize (the thread is short): the request is answered. */
+  // crosses tenants: the worker's compaction, on the thread of the reply it holds
   async dropRequest(threadId: string): Promise<void> {
     await this.db.query(`UPDATE threads SET compaction_requested_at = NULL WHERE id = $1`, [threadId]);
   }

@@ -119,29 +119,38 @@ export class ThreadRepository {
   }
 
   /** Thread.live of one thread. */
-  async isLive(threadId: string, db: Db = this.db.manager): Promise<boolean> {
-    const rows: { live: boolean }[] = await db.query(
-      'SELECT EXISTS (SELECT 1 FROM messages WHERE thread_id = $1 AND live) AS live',
-      [threadId],
+  async isLive(scope: Scope, threadId: string, db: Db = this.db.manager): Promise<boolean> {
+    const rows: { live: boolean }[] = await withTenant(db, scope, (tx) =>
+      tx.query(
+        'SELECT EXISTS (SELECT 1 FROM messages WHERE thread_id = $1 AND org_id = $2 AND live) AS live',
+        [threadId, scope.orgId],
+      ),
     );
     return rows[0].live;
   }
 
   /** Renames or stars a thread; fields left undefined keep their value. */
   async update(
+    scope: Scope,
     id: string,
     changes: { name?: string; starred?: boolean },
     db: Db = this.db.manager,
   ): Promise<void> {
-    await db.getRepository(ThreadEntity).update({ id }, { ...changes, updatedAt: new Date() });
+    await withTenant(db, scope, (tx) =>
+      tx
+        .getRepository(ThreadEntity)
+        .update({ id, orgId: scope.orgId }, { ...changes, updatedAt: new Date() }),
+    );
   }
 
   /** Archives the thread: from now on every scoped read misses it. */
-  async archive(tx: Db, id: string): Promise<void> {
+  async archive(tx: Db, scope: Pick<Scope, 'orgId'>, id: string): Promise<void> {
     const now = new Date();
-    await tx
-      .getRepository(ThreadEntity)
-      .update({ id, archivedAt: IsNull() }, { archivedAt: now, updatedAt: now });
+    await withTenant(tx, scope, (scoped) =>
+      scoped
+        .getRepository(ThreadEntity)
+        .update({ id, orgId: scope.orgId, archivedAt: IsNull() }, { archivedAt: now, updatedAt: now }),
+    );
   }
 }
 

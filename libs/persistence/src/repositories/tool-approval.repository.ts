@@ -4,6 +4,7 @@ import type { ApprovalDecision, Question, WebhookEvent } from '@app/contracts';
 import { recordWebhookEvent } from './webhook.repository';
 import { preparedStatement, runPreparedAsTenant } from './prepared-statement';
 import { Db, Scope } from './scope';
+import { withTenant } from './tenant-scope';
 
 /** A tool call that waits, or waited, for a person's decision (CONTRACTS §19). */
 export interface ToolApproval {
@@ -191,40 +192,43 @@ export class ToolApprovalRepository {
    * denied as timed out whatever the decision says, judged by the statement that records it (at its own start, not
    * the transaction's, which may have waited for the thread's lock), so no timing lets a late approval through; every call of the reply past its deadline is denied with it, as the run would.
    */
-  // crosses tenants: in the caller's transaction, which holds the thread's lock (lockVisible: a tenant's)
   async decide(
     tx: Db,
+    scope: Scope,
     messageId: string,
     callId: string,
     decision: ApprovalDecision,
     reason: string | null,
     questionsOf: (waiting: ToolApproval[]) => Question[],
   ): Promise<DecisionResult> {
-    const [decided]: [{ call_id: string; expired: boolean }[], number] = await tx.query(
-      `UPDATE tool_approvals a SET
-         decision = CASE WHEN a.expires_at <= statement_timestamp() THEN 'deny' ELSE $3 END,
-         reason = CASE WHEN a.expires_at <= statement_timestamp() THEN $5 ELSE $4 END,
-         decided_at = statement_timestamp()
-       FROM messages m
-       WHERE a.message_id = $1 AND (a.call_id = $2 OR a.expires_at <= statement_timestamp()) AND a.decision IS NULL
-         AND m.id = a.message_id AND m.live AND m.status = 'requires_action'
-       RETURNING a.call_id, a.expires_at <= statement_timestamp() AS expired`,
-      [messageId, callId, decision, reason, APPROVAL_TIMED_OUT],
-    );
-    const target = decided.find((row) => row.call_id === callId);
-    if (!target) return 'not_waiting';
-    const rows: ApprovalRow[] = await tx.query(
-      `SELECT message_id, step, call_id, name, arguments, decision, reason, expires_at FROM tool_approvals
-       WHERE message_id = $1 AND decision IS NULL ORDER BY step, call_index`,
-      [messageId],
-    );
-    const stillWaiting = rows.map(toApproval);
-    await tx.query(
-      `UPDATE messages SET status = $2, questions = $3, updated_at = now() WHERE id = $1`,
-      stillWaiting.length === 0
-        ? [messageId, 'running', null]
-        : [messageId, 'requires_action', JSON.stringify(questionsOf(stillWaiting))],
-    );
-    return { stillWaiting, expired: target.expired };
+    // The locked thread's transaction is the scope's tenant transaction already: joined, nothing more is sent.
+    return withTenant(tx, scope, async (scoped) => {
+      const [decided]: [{ call_id: string; expired: boolean }[], number] = await scoped.query(
+        `UPDATE tool_approvals a SET
+           decision = CASE WHEN a.expires_at <= statement_timestamp() THEN 'deny' ELSE $3 END,
+           reason = CASE WHEN a.expires_at <= statement_timestamp() THEN $5 ELSE $4 END,
+           decided_at = statement_timestamp()
+         FROM messages m
+         WHERE a.message_id = $1 AND (a.call_id = $2 OR a.expires_at <= statement_timestamp()) AND a.decision IS NULL
+           AND m.id = a.message_id AND m.org_id = $6 AND m.live AND m.status = 'requires_action'
+         RETURNING a.call_id, a.expires_at <= statement_timestamp() AS expired`,
+        [messageId, callId, decision, reason, APPROVAL_TIMED_OUT, scope.orgId],
+      );
+      const target = decided.find((row) => row.call_id === callId);
+      if (!target) return 'not_waiting';
+      const rows: ApprovalRow[] = await scoped.query(
+        `SELECT message_id, step, call_id, name, arguments, decision, reason, expires_at FROM tool_approvals
+         WHERE message_id = $1 AND decision IS NULL ORDER BY step, call_index`,
+        [messageId],
+      );
+      const stillWaiting = rows.map(toApproval);
+      await scoped.query(
+        `UPDATE messages SET status = $2, questions = $3, updated_at = now() WHERE id = $1`,
+        stillWaiting.length === 0
+          ? [messageId, 'running', null]
+          : [messageId, 'requires_action', JSON.stringify(questionsOf(stillWaiting))],
+      );
+      return { stillWaiting, expired: target.expired };
+    });
   }
 }

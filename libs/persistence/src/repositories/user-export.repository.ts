@@ -35,12 +35,19 @@ export class UserExportRepository {
     );
   }
 
-  exportMessages(threadId: string, afterPosition: number, limit: number): Promise<MessageEntity[]> {
-    return this.db.getRepository(MessageEntity).find({
-      where: { threadId, position: MoreThan(afterPosition) },
-      order: { position: 'ASC' },
-      take: limit,
-    });
+  exportMessages(
+    orgId: string,
+    threadId: string,
+    afterPosition: number,
+    limit: number,
+  ): Promise<MessageEntity[]> {
+    return withTenant(this.db, { orgId }, (tx) =>
+      tx.getRepository(MessageEntity).find({
+        where: { orgId, threadId, position: MoreThan(afterPosition) },
+        order: { position: 'ASC' },
+        take: limit,
+      }),
+    );
   }
 
   exportFiles(

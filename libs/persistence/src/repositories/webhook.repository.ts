@@ -108,6 +108,7 @@ export class WebhookRepository {
    * Claims up to `limit` deliveries whose next try is due and that no queued job owns, for `leaseMs`: each is
    * queued once per lease, and one whose job was lost (Redis flushed, worker killed) is claimed again after it.
    */
+  // crosses tenants: the delivery sweep claims every organization's due deliveries
   async claimDue(limit: number, leaseMs: number): Promise<DueDelivery[]> {
     // An UPDATE answers [rows, count].
     const [rows]: [{ id: string; attempts: number }[], number] = await this.db.query(
@@ -126,6 +127,7 @@ export class WebhookRepository {
    * Deletes up to `limit` settled deliveries (delivered, or given up: no try left) created more than `olderThanMs`
    * ago, their attempts with them; returns how many. Oldest first, by the settled rows' age index.
    */
+  // crosses tenants: the purge of settled deliveries covers every organization
   async purgeSettled(olderThanMs: number, limit: number): Promise<number> {
     const [, count] = (await this.db.query(
       `DELETE FROM webhook_deliveries WHERE id IN (
@@ -138,6 +140,7 @@ export class WebhookRepository {
   }
 
   /** A delivery still owed, with its endpoint; null when done, gone, or already past try `attempt`. */
+  // crosses tenants: the worker's delivery job names its delivery by id, whichever organization's
   async findOwed(
     deliveryId: string,
     attempt: number,
@@ -154,6 +157,7 @@ export class WebhookRepository {
    * Settles try `attempt` of a delivery and records it, in one transaction; only the first writer of a try
    * counts (a duplicate job that also sent it records nothing). True when this call recorded it.
    */
+  // crosses tenants: the worker's delivery job, on the delivery it holds
   async recordAttempt(
     delivery: WebhookDeliveryEntity,
     attempt: number,

@@ -22,12 +22,10 @@ export class CreateShareLink {
         valueErrorIssue(['body', 'expires_at'], body.expires_at, 'expires_at must be in the future'),
       ]);
     }
-    const file = await this.attachments.findUploaded(
-      { orgId: caller.orgId, userId: input.userId },
-      input.fileId,
-    );
+    const scope = { orgId: caller.orgId, userId: input.userId };
+    const file = await this.attachments.findUploaded(scope, input.fileId);
     if (!file) throw new NotFoundError(FILE_NOT_FOUND);
-    const link = await this.links.create(file.id, {
+    const link = await this.links.create(scope, file.id, {
       expiresAt,
       passwordHash: body.password != null ? await hashSharePassword(body.password) : null,
     });

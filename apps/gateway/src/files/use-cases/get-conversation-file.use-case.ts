@@ -17,11 +17,9 @@ export class GetConversationFile {
   constructor(private readonly attachments: FileAttachments) {}
 
   async execute(caller: Caller, input: FileInput): Promise<ConversationFileResponse> {
-    const file = await this.attachments.findUploaded(
-      { orgId: caller.orgId, userId: input.userId },
-      input.fileId,
-    );
+    const scope = { orgId: caller.orgId, userId: input.userId };
+    const file = await this.attachments.findUploaded(scope, input.fileId);
     if (!file) throw new NotFoundError(FILE_NOT_FOUND);
-    return (await this.attachments.toResponses([file]))[0];
+    return (await this.attachments.toResponses(scope, [file]))[0];
   }
 }

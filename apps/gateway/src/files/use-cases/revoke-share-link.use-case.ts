@@ -16,11 +16,10 @@ export class RevokeShareLink {
   ) {}
 
   async execute(caller: Caller, input: FileInput & { linkId: string }): Promise<void> {
-    const file = await this.attachments.findUploaded(
-      { orgId: caller.orgId, userId: input.userId },
-      input.fileId,
-    );
+    const scope = { orgId: caller.orgId, userId: input.userId };
+    const file = await this.attachments.findUploaded(scope, input.fileId);
     if (!file) throw new NotFoundError(FILE_NOT_FOUND);
-    if (!(await this.links.revoke(file.id, input.linkId))) throw new NotFoundError(SHARE_LINK_NOT_FOUND);
+    if (!(await this.links.revoke(scope, file.id, input.linkId)))
+      throw new NotFoundError(SHARE_LINK_NOT_FOUND);
   }
 }

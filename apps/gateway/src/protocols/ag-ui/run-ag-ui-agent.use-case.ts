@@ -85,9 +85,9 @@ export class RunAgUiAgent {
   private async latestReply(owner: ChatOwner, clientThreadId: string): Promise<string> {
     const threadId = await this.threadOf(owner, clientThreadId);
     if (!threadId) throw new NotFoundError(AG_UI_THREAD_NOT_FOUND);
-    const live = await this.messages.liveReplies(this.db.manager, threadId);
+    const live = await this.messages.liveReplies(owner, threadId);
     if (live.length > 0) return live[live.length - 1].id;
-    const shown = await this.messages.listActiveBranch(threadId);
+    const shown = await this.messages.listActiveBranch(owner, threadId);
     const last = shown.filter((message) => message.role === 'assistant').pop();
     if (!last) throw new NotFoundError(AG_UI_THREAD_NOT_FOUND);
     return last.id;

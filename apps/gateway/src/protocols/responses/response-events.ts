@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Caller } from '@app/identity';
-import { MessageRepository } from '@app/persistence';
+import { MessageRepository, Scope } from '@app/persistence';
 import { EventStream, mappedStream, ReplyRunEvents, RunEventOrHeartbeat } from '../reply-run-events';
 import { ResponseReplies } from './response-replies';
 import {
@@ -33,7 +33,9 @@ export class ResponseEvents {
   ): Promise<EventStream<ResponseEventOrHeartbeat>> {
     const { reply, header } = await this.replies.find(caller, responseId);
     const lines = await this.runEvents.open(caller, reply.id);
-    return mappedStream(lines, () => this.translated(header, reply.id, lines, startingAfter));
+    return mappedStream(lines, () =>
+      this.translated({ orgId: caller.orgId }, header, reply.id, lines, startingAfter),
+    );
   }
 
   /** Waits for the reply's end and answers the Response it ended with. */
@@ -50,6 +52,7 @@ export class ResponseEvents {
   }
 
   private async *translated(
+    scope: Scope,
     header: ResponseHeader,
     replyId: string,
     lines: AsyncIterable<RunEventOrHeartbeat>,
@@ -62,7 +65,7 @@ export class ResponseEvents {
         continue;
       }
       // The final line does not carry what the reply spent; its row, stored before the line, does.
-      const spent = line.type === 'message.completed' ? await this.messages.findById(replyId) : null;
+      const spent = line.type === 'message.completed' ? await this.messages.find(scope, replyId) : null;
       for (const event of translation.next(line, spent ?? undefined)) {
         if (event.sequence_number > startingAfter) yield event;
       }

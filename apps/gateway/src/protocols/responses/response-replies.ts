@@ -28,7 +28,7 @@ export class ResponseReplies {
     const replyId = replyIdOf(responseId) ?? '';
     const { reply, thread } = await this.visible.get(caller, replyId, RESPONSE_NOT_FOUND, userId);
     // The reply before it on its branch is what a follow-up continued (CONTRACTS §18 previous_response_id).
-    const previousId = await this.messages.previousReplyId(reply);
+    const previousId = await this.messages.previousReplyId({ orgId: caller.orgId }, reply);
     return {
       reply,
       thread,

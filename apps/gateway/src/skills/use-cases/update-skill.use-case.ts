@@ -64,7 +64,7 @@ export class UpdateSkill {
         };
         // updated_at says when the skill last changed: a PUT that changes nothing leaves it.
         if (Object.values(changes).some((value) => value !== undefined))
-          await this.skills.updateCustom(id, changes, tx);
+          await this.skills.updateCustom(scope, id, changes, tx);
       }
       if (skillScope !== undefined && skillScope !== view.scope) {
         await this.recordScopeChange(tx, caller, userId, view, skillScope);

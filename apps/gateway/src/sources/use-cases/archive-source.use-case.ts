@@ -13,9 +13,10 @@ export class ArchiveSource {
   ) {}
 
   async execute(caller: Caller, userId: string | undefined, pid: string): Promise<void> {
-    const source = await this.sources.findLiveVisible({ orgId: caller.orgId, userId }, pid);
+    const scope = { orgId: caller.orgId, userId };
+    const source = await this.sources.findLiveVisible(scope, pid);
     if (!source) throw new NotFoundError('Source not found');
-    await this.sources.archive(source.id);
+    await this.sources.archive(scope, source.id);
     await this.syncs.unschedule(source.id);
   }
 }

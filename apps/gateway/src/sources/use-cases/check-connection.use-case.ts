@@ -13,8 +13,9 @@ export class CheckConnection {
   ) {}
 
   async execute(caller: Caller, userId: string | undefined, id: string): Promise<ConnectionResponse> {
-    const connection = await this.connections.findVisible({ orgId: caller.orgId, userId }, id);
+    const scope = { orgId: caller.orgId, userId };
+    const connection = await this.connections.findVisible(scope, id);
     if (!connection) throw new NotFoundError('Connection not found');
-    return toConnectionResponse(await this.tokens.check(connection));
+    return toConnectionResponse(await this.tokens.check(scope, connection));
   }
 }

@@ -12,8 +12,9 @@ export class GetSource {
   ) {}
 
   async execute(caller: Caller, userId: string | undefined, pid: string): Promise<SourceResponse> {
-    const source = await this.sources.findVisible({ orgId: caller.orgId, userId }, pid);
+    const scope = { orgId: caller.orgId, userId };
+    const source = await this.sources.findVisible(scope, pid);
     if (!source) throw new NotFoundError('Source not found');
-    return this.presenter.render(source);
+    return this.presenter.render(scope, source);
   }
 }

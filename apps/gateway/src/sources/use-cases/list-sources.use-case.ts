@@ -13,6 +13,7 @@ export class ListSources {
   ) {}
 
   async execute(caller: Caller, userId: string | undefined): Promise<SourceResponse[]> {
-    return this.presenter.renderMany(await this.sources.listVisible({ orgId: caller.orgId, userId }));
+    const scope = { orgId: caller.orgId, userId };
+    return this.presenter.renderMany(scope, await this.sources.listVisible(scope));
   }
 }

@@ -15,9 +15,10 @@ export class RequestSourceSync {
   ) {}
 
   async execute(caller: Caller, userId: string | undefined, pid: string): Promise<SourceResponse> {
-    const source = await this.sources.findLiveVisible({ orgId: caller.orgId, userId }, pid);
+    const scope = { orgId: caller.orgId, userId };
+    const source = await this.sources.findLiveVisible(scope, pid);
     if (!source) throw new NotFoundError('Source not found');
     await this.syncs.enqueue(source.id);
-    return this.presenter.render(source);
+    return this.presenter.render(scope, source);
   }
 }

@@ -24,7 +24,8 @@ export class UpdateSource {
     pid: string,
     input: UpdateSourceDto,
   ): Promise<SourceResponse> {
-    const source = await this.sources.findLiveVisible({ orgId: caller.orgId, userId }, pid);
+    const scope = { orgId: caller.orgId, userId };
+    const source = await this.sources.findLiveVisible(scope, pid);
     if (!source) throw new NotFoundError('Source not found');
     const parsed = input.config ? parseStoreConfig(source.store, input.config) : null;
     const connection = input.connection_id
@@ -38,15 +39,15 @@ export class UpdateSource {
     const relisted =
       (parsed && JSON.stringify(parsed.config) !== JSON.stringify(source.config)) ||
       (connection && connection.id !== source.connectionId);
-    const updated = await this.sources.update(source, {
+    const updated = await this.sources.update(scope, source, {
       ...(input.name !== undefined ? { name: input.name } : {}),
       ...(parsed ? { config: parsed.config, language: parsed.language } : {}),
       ...(connection ? { connectionId: connection.id } : {}),
     });
     if (relisted) {
-      await this.sources.resetSyncState(source.id);
+      await this.sources.resetSyncState(scope, source.id);
       if (source.store !== 'draganddrop') await this.syncs.enqueue(source.id);
     }
-    return this.presenter.render(updated);
+    return this.presenter.render(scope, updated);
   }
 }

@@ -24,7 +24,7 @@ export class LoadChatMessages {
     const owner = chatOwner(caller, userId, ['query', 'user_id']);
     const threadId = await this.chats.findThreadId(owner, chatId);
     if (!threadId) throw new NotFoundError(CHAT_NOT_FOUND);
-    const branch = await this.messages.listActiveBranch(threadId);
+    const branch = await this.messages.listActiveBranch(owner, threadId);
     const shown: UIMessage[] = [];
     for (const message of branch) {
       if (message.live) continue;

@@ -24,7 +24,7 @@ export class ResumeChatStream {
     const owner = chatOwner(caller, userId, ['query', 'user_id']);
     const threadId = await this.chats.findThreadId(owner, chatId);
     if (!threadId) throw new NotFoundError(CHAT_NOT_FOUND);
-    const live = await this.messages.liveReplies(this.db.manager, threadId);
+    const live = await this.messages.liveReplies(owner, threadId);
     // The newest live reply answers the user's last message, the one the front end waits for.
     const reply = live[live.length - 1];
     if (!reply) return null;

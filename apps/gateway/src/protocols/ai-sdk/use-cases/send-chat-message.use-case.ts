@@ -88,7 +88,7 @@ export class SendChatMessage {
     if (!threadId) throw new NotFoundError(CHAT_NOT_FOUND);
     const named =
       body.messageId && isRowId(body.messageId)
-        ? await this.messages.findInThread(threadId, body.messageId)
+        ? await this.messages.findInThread(owner, threadId, body.messageId)
         : null;
     const reply = await this.regenerateReply.execute(caller, {
       threadId,

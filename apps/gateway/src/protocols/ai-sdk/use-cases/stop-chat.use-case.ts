@@ -34,7 +34,7 @@ export class StopChat {
     const cancelled = await this.db.transaction(async (tx) => {
       const thread = await this.threads.lockVisible(tx, owner, threadId);
       if (!thread || !mayUseAgent(caller, thread.agentId)) throw new NotFoundError(CHAT_NOT_FOUND);
-      return cancelPendingReplies(tx, thread, this.messages, this.agents);
+      return cancelPendingReplies(tx, owner, thread, this.messages, this.agents);
     });
     await this.cancellation.requestCancel({ threadId });
     await closeCancelledStreams(this.agentRuns, this.logger, cancelled);

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Settings } from '@app/config';
 import { endedReplyMessage, NotFoundError } from '@app/contracts';
 import { Caller, mayUseAgent } from '@app/identity';
-import { AgentRepository, MessageRepository, ThreadRepository } from '@app/persistence';
+import { AgentRepository, MessageRepository, Scope, ThreadRepository } from '@app/persistence';
 import { ReplyStream, RunEvent, RunEventReader, storedReplyLines } from '@app/run-events';
 import { FileAttachments } from '@app/files';
 
@@ -30,7 +30,7 @@ export class OpenReplyStream {
   async execute(caller: Caller, input: OpenReplyStreamInput): Promise<ReplyStream> {
     const scope = { orgId: caller.orgId, userId: input.userId };
     const message = await this.messages.findVisibleState(scope, input.messageId);
-    if (!message || !(await this.mayUseThreadAgent(caller, message.id))) {
+    if (!message || !(await this.mayUseThreadAgent(caller, scope, message.id))) {
       throw new NotFoundError('Message not found');
     }
     const messageId = message.id;
@@ -42,7 +42,7 @@ export class OpenReplyStream {
       after: input.after ?? -1,
       heartbeatMs: this.settings.streamHeartbeatMs,
       storedLines: () => {
-        if (!unstarted) return this.storedLines(messageId);
+        if (!unstarted) return this.storedLines(scope, messageId);
         unstarted = false;
         return Promise.resolve(null);
       },
@@ -53,16 +53,16 @@ export class OpenReplyStream {
    * An end-user token limited to some agents sees no message of another agent's thread. Only such a token pays
    * for the look-up: a key and an unlimited token use any agent of the organization.
    */
-  private async mayUseThreadAgent(caller: Caller, messageId: string): Promise<boolean> {
+  private async mayUseThreadAgent(caller: Caller, scope: Scope, messageId: string): Promise<boolean> {
     if (!caller.endUser?.agentIds) return true;
-    const message = await this.messages.findById(messageId);
+    const message = await this.messages.find(scope, messageId);
     const thread = message && (await this.threads.findVisible({ orgId: caller.orgId }, message.threadId));
     return !!thread && mayUseAgent(caller, thread.agentId);
   }
 
   /** The finished reply's lines from PostgreSQL, for when its Redis log has expired; null while it is live. */
-  private async storedLines(messageId: string): Promise<RunEvent[] | null> {
-    const message = await this.messages.findById(messageId);
+  private async storedLines(scope: Scope, messageId: string): Promise<RunEvent[] | null> {
+    const message = await this.messages.find(scope, messageId);
     if (!message || message.live) return null;
     const [[agent], files] = await Promise.all([
       message.agentId ? this.agents.findMany(message.orgId, [message.agentId]) : [],

@@ -334,12 +334,6 @@ export class MessageRepository {
     return row ? entityFromJson(this.db, MessageEntity, row.message) : null;
   }
 
-  /** Any message by id, of whichever organization: `find` is the scoped one. */
-  // crosses tenants: only apps/gateway/src/reply-stream still reads so (after findVisibleState); it is to call find
-  findById(id: string, db: Db = this.db.manager): Promise<MessageEntity | null> {
-    return db.getRepository(MessageEntity).findOneBy({ id });
-  }
-
   /**
    * The thread's live replies (pending or running), in order; read under the thread's lock (its transaction, `db`)
    * to decide on them.

@@ -1,5 +1,5 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { Body, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { ApiNoContentResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import {
   ArchiveAgent,
   CreateAgent,
@@ -22,15 +22,13 @@ import {
 } from '@app/contracts';
 import { auditActorOf, Caller } from '@app/identity';
 import { CurrentCaller } from '../auth/current-caller.decorator';
-import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
+import { ServiceApiController } from '../auth/service-api-controller.decorator';
+import { ApiErrors } from '../http/api-errors';
 import { UuidIdParams } from '../http/id-params';
 import { PagedListing } from '../http/paged-listing';
 
 /** The organization's agents (CONTRACTS §15); `mcp` env and header values are write-only. */
-@ApiTags('agents')
-@ApiSecurity('service-token')
-@ApiCommonErrors()
-@Controller('agents')
+@ServiceApiController('agents', 'agents')
 export class AgentsController {
   constructor(
     private readonly createAgent: CreateAgent,

@@ -1,16 +1,14 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Put } from '@nestjs/common';
-import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { Body, Delete, Get, HttpCode, Param, Put } from '@nestjs/common';
+import { ApiNoContentResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { EndUserParams, PutUserBudgetDto, UserBudgetResponse } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { CurrentCaller } from '../auth/current-caller.decorator';
-import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
+import { ServiceApiController } from '../auth/service-api-controller.decorator';
+import { ApiErrors } from '../http/api-errors';
 import { UserBudgets } from './user-budgets.use-case';
 
 /** Token budgets per end user (CONTRACTS §20). */
-@ApiTags('budgets')
-@ApiSecurity('service-token')
-@ApiCommonErrors()
-@Controller('budgets/users')
+@ServiceApiController('budgets', 'budgets/users')
 export class UserBudgetsController {
   constructor(private readonly budgets: UserBudgets) {}
 

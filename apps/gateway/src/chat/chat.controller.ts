@@ -1,12 +1,5 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
-import {
-  ApiBody,
-  ApiNoContentResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiSecurity,
-  ApiTags,
-} from '@nestjs/swagger';
+import { Body, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { ApiBody, ApiNoContentResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import {
   ListThreadsQuery,
   MessageResponse,
@@ -23,7 +16,8 @@ import { IdempotentWrite } from '@app/persistence';
 import { StartsReply } from '../admission/admission.interceptor';
 import { CurrentCaller } from '../auth/current-caller.decorator';
 import { EndUserTokenAllowed } from '../auth/end-user-token-allowed.decorator';
-import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
+import { ServiceApiController } from '../auth/service-api-controller.decorator';
+import { ApiErrors } from '../http/api-errors';
 import { PagedListing } from '../http/paged-listing';
 import { IdempotentWriteOf, KEY_IN_USE_409, SafelyRetried } from '../idempotency/safely-retried.decorator';
 import { ThreadParams } from './thread.params';
@@ -38,10 +32,7 @@ import {
 } from '@app/chat';
 
 /** Threads and messages. The reply stream has its own controller under chat/messages. */
-@ApiTags('chat')
-@ApiSecurity('service-token')
-@ApiCommonErrors()
-@Controller('chat')
+@ServiceApiController('chat', 'chat')
 export class ChatController {
   constructor(
     private readonly startThread: StartThread,

@@ -1,12 +1,5 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import {
-  ApiAcceptedResponse,
-  ApiNoContentResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiSecurity,
-  ApiTags,
-} from '@nestjs/swagger';
+import { Body, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiAcceptedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import {
   CreateEvalDatasetDto,
   EvalDatasetResponse,
@@ -30,7 +23,8 @@ import {
 } from '@app/evals';
 import { Caller } from '@app/identity';
 import { CurrentCaller } from '../auth/current-caller.decorator';
-import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
+import { ServiceApiController } from '../auth/service-api-controller.decorator';
+import { ApiErrors } from '../http/api-errors';
 import { UuidIdParams } from '../http/id-params';
 import { PagedListing } from '../http/paged-listing';
 
@@ -38,10 +32,7 @@ import { PagedListing } from '../http/paged-listing';
  * Evaluations (CONTRACTS §23): datasets, and runs of a dataset against a version of an agent, each item answered
  * by the workers as a reply in a thread of `inception: "eval"`. Service keys only.
  */
-@ApiTags('evals')
-@ApiSecurity('service-token')
-@ApiCommonErrors()
-@Controller('evals')
+@ServiceApiController('evals', 'evals')
 export class EvalsController {
   constructor(
     private readonly createDataset: CreateEvalDataset,

@@ -1,5 +1,5 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { Body, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { ApiNoContentResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import {
   CreateRoutineDto,
   RoutineOwnerQuery,
@@ -10,7 +10,8 @@ import {
 import { Caller } from '@app/identity';
 import { StartsReply } from '../admission/admission.interceptor';
 import { CurrentCaller } from '../auth/current-caller.decorator';
-import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
+import { ServiceApiController } from '../auth/service-api-controller.decorator';
+import { ApiErrors } from '../http/api-errors';
 import { UuidIdParams } from '../http/id-params';
 import { CreateRoutine } from './use-cases/create-routine.use-case';
 import { GetRoutine } from './use-cases/get-routine.use-case';
@@ -20,10 +21,7 @@ import { RunRoutineNow } from './use-cases/run-routine-now.use-case';
 import { UpdateRoutine } from './use-cases/update-routine.use-case';
 
 /** Threads started on a schedule for one end user (CONTRACTS §13); `user_id` is the owner. */
-@ApiTags('routines')
-@ApiSecurity('service-token')
-@ApiCommonErrors()
-@Controller('routines')
+@ServiceApiController('routines', 'routines')
 export class RoutinesController {
   constructor(
     private readonly createRoutine: CreateRoutine,

@@ -1,9 +1,10 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { Body, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiNoContentResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { ConnectionResponse, EndUserQuery, RequiredEndUserQuery } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { CurrentCaller } from '../auth/current-caller.decorator';
-import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
+import { ServiceApiController } from '../auth/service-api-controller.decorator';
+import { ApiErrors } from '../http/api-errors';
 import { endUserOf, requireEndUser } from '../http/end-user';
 import { UuidIdParams } from '../http/id-params';
 import { CreateConnectionDto } from './dto/connection.dto';
@@ -14,10 +15,7 @@ import { GetConnection } from './use-cases/get-connection.use-case';
 import { ListConnections } from './use-cases/list-connections.use-case';
 
 /** Connections to stores (CONTRACTS §9). */
-@ApiTags('sources')
-@ApiSecurity('service-token')
-@ApiCommonErrors()
-@Controller('dc/connections')
+@ServiceApiController('sources', 'dc/connections')
 export class ConnectionsController {
   constructor(
     private readonly createConnection: CreateConnection,

@@ -1,17 +1,11 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
-import {
-  ApiAcceptedResponse,
-  ApiNoContentResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiSecurity,
-  ApiTags,
-} from '@nestjs/swagger';
+import { Body, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { ApiAcceptedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { EndUserQuery, RequiredEndUserQuery, SourceDocumentResponse, SourceResponse } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { IdempotentWrite } from '@app/persistence';
 import { CurrentCaller } from '../auth/current-caller.decorator';
-import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
+import { ServiceApiController } from '../auth/service-api-controller.decorator';
+import { ApiErrors } from '../http/api-errors';
 import { endUserOf, requireEndUser } from '../http/end-user';
 import { IdempotentWriteOf, KEY_IN_USE_409, SafelyRetried } from '../idempotency/safely-retried.decorator';
 import { AddDocumentsDto, CreateSourceDto, SourcePidParams, UpdateSourceDto } from './dto/source.dto';
@@ -25,10 +19,7 @@ import { RequestSourceSync } from './use-cases/request-source-sync.use-case';
 import { UpdateSource } from './use-cases/update-source.use-case';
 
 /** Data sources (API-SPEC 4.6, CONTRACTS §9). */
-@ApiTags('sources')
-@ApiSecurity('service-token')
-@ApiCommonErrors()
-@Controller('dc/sources')
+@ServiceApiController('sources', 'dc/sources')
 export class SourcesController {
   constructor(
     private readonly createSource: CreateSource,

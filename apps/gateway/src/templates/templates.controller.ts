@@ -1,5 +1,5 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { Body, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { ApiNoContentResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import {
   CreateQueryTemplateDto,
   EndUserQuery,
@@ -10,7 +10,8 @@ import {
 } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { CurrentCaller } from '../auth/current-caller.decorator';
-import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
+import { ServiceApiController } from '../auth/service-api-controller.decorator';
+import { ApiErrors } from '../http/api-errors';
 import { endUserOf, requireEndUser } from '../http/end-user';
 import { UuidIdParams } from '../http/id-params';
 import { CreateQueryTemplate } from './use-cases/create-query-template.use-case';
@@ -20,10 +21,7 @@ import { ListQueryTemplates } from './use-cases/list-query-templates.use-case';
 import { UpdateQueryTemplate } from './use-cases/update-query-template.use-case';
 
 /** Query templates (API-SPEC 4.7, CONTRACTS §10). */
-@ApiTags('query templates')
-@ApiSecurity('service-token')
-@ApiCommonErrors()
-@Controller('agent_execution/query_templates')
+@ServiceApiController('query templates', 'agent_execution/query_templates')
 export class TemplatesController {
   constructor(
     private readonly createTemplate: CreateQueryTemplate,

@@ -1,5 +1,5 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { Body, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { ApiNoContentResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import {
   CreatedWebhookResponse,
   CreateWebhookDto,
@@ -10,7 +10,8 @@ import {
 } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { CurrentCaller } from '../auth/current-caller.decorator';
-import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
+import { ServiceApiController } from '../auth/service-api-controller.decorator';
+import { ApiErrors } from '../http/api-errors';
 import { UuidIdParams } from '../http/id-params';
 import { CreateWebhook } from './use-cases/create-webhook.use-case';
 import { DeleteWebhook } from './use-cases/delete-webhook.use-case';
@@ -20,10 +21,7 @@ import { ListWebhooks } from './use-cases/list-webhooks.use-case';
 import { UpdateWebhook } from './use-cases/update-webhook.use-case';
 
 /** Webhooks of the key's organization (CONTRACTS §14). */
-@ApiTags('webhooks')
-@ApiSecurity('service-token')
-@ApiCommonErrors()
-@Controller('webhooks')
+@ServiceApiController('webhooks', 'webhooks')
 export class WebhooksController {
   constructor(
     private readonly createWebhook: CreateWebhook,

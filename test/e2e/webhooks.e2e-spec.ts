@@ -8,6 +8,7 @@ import { api } from '../support/http';
 import { AppProcess, startGateway, startWorker } from '../support/processes';
 import { createTestEnvironment, queryDatabase, TestEnvironment } from '../support/test-environment';
 import { startAiSdkChat, stopAiSdkChat } from './ai-sdk-chat.support';
+import { startThread } from './replies.support';
 
 /**
  * Webhooks on real processes (CONTRACTS §14): a local receiver gets the end of a reply, signed so that the
@@ -101,14 +102,7 @@ async function register(events: string[] = ['message.completed']) {
   return { receiver, webhook: response.body as { id: string; secret: string } };
 }
 
-async function reply(content: string): Promise<{ threadId: string; replyId: string }> {
-  const response = await client.post('/chat', {
-    message: { content },
-    options: { agent_id: agentId, user_id: USER },
-  });
-  expect(response.status).toBe(200);
-  return { threadId: response.body.id, replyId: response.body.messages[1].id };
-}
+const reply = (content: string) => startThread(client, agentId, USER, content);
 
 async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20000): Promise<T> {
   const deadline = Date.now() + timeoutMs;

@@ -5,6 +5,7 @@ import { Webhook } from 'standardwebhooks';
 import { createAgent, createOrg, OrgFixture } from '../factories/admin';
 import { FakeGoogleDrive } from '../support/fake-google-drive';
 import { api } from '../support/http';
+import { untilShowing } from '../support/poll';
 import { AppProcess, startGateway, startWorker } from '../support/processes';
 import { createTestEnvironment, queryDatabase, TestEnvironment } from '../support/test-environment';
 import { startAiSdkChat, stopAiSdkChat } from './ai-sdk-chat.support';
@@ -104,15 +105,8 @@ async function register(events: string[] = ['message.completed']) {
 
 const reply = (content: string) => startThread(client, agentId, USER, content);
 
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`never got there: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+/** Polls until a value shows; failing, with the tail of the worker's log. */
+const until = untilShowing(() => worker?.output, { timeoutMs: 20000, intervalMs: 100, tail: 3000 });
 
 interface Attempt {
   id: string;

@@ -14,6 +14,7 @@ import {
 import { PostMessage, RegenerateReply, StartThread } from '@app/chat';
 import { Caller } from '@app/identity';
 import { AnswerWaitingCalls, CallAnswer } from '../../answer-waiting-calls';
+import { boundThreadId } from '../../client-threads';
 import { AiSdkChatRepository, ChatOwner, MessageRepository, ThreadRepository } from '@app/persistence';
 import { OpenReplyStream } from '../../../reply-stream/open-reply-stream.use-case';
 import { CHAT_NOT_FOUND, chatOwner } from '../chat-owner';
@@ -48,7 +49,7 @@ export class SendChatMessage {
     const answers = approvalAnswers(body.messages);
     if (answers.length > 0) return this.answerApprovals(caller, owner, body.id, answers);
     const message = { content: lastUserText(body.messages), file_ids: body.file_ids };
-    const threadId = await this.threadOf(owner, body.id);
+    const threadId = await boundThreadId(this.chats, this.threads, owner, body.id);
     let replyId: string;
     if (threadId) {
       const reply = await this.postMessage.execute(caller, {
@@ -130,19 +131,6 @@ export class SendChatMessage {
       after: lastRequestSeq ?? undefined,
     });
     return { replyId, lines };
-  }
-
-  /**
-   * The thread the chat id is bound to. An id not bound yet that is the id of one of the owner's threads binds
-   * to that thread, so a front end can continue a thread it listed (GET /chat) with `useChat({id})`.
-   */
-  private async threadOf(owner: ChatOwner, chatId: string): Promise<string | null> {
-    const bound = await this.chats.findThreadId(owner, chatId);
-    if (bound || !isRowId(chatId)) return bound;
-    const thread = await this.threads.findVisible(owner, chatId);
-    if (!thread) return null;
-    await this.chats.bind(owner, chatId, thread.id);
-    return thread.id;
   }
 }
 

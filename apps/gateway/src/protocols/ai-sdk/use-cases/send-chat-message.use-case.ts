@@ -7,7 +7,6 @@ import {
   InvalidInputError,
   isRowId,
   MESSAGE_CONTENT_MAX_CHARS,
-  NotFoundError,
   pydanticIssue,
   valueErrorIssue,
 } from '@app/contracts';
@@ -17,7 +16,7 @@ import { AnswerWaitingCalls, CallAnswer } from '../../answer-waiting-calls';
 import { boundThreadId } from '../../client-threads';
 import { AiSdkChatRepository, ChatOwner, MessageRepository, ThreadRepository } from '@app/persistence';
 import { OpenReplyStream } from '../../../reply-stream/open-reply-stream.use-case';
-import { CHAT_NOT_FOUND, chatOwner } from '../chat-owner';
+import { chatOwner, chatThreadId } from '../chat-owner';
 import { ChatReplyStream } from '../ui-message-sse';
 
 /** `agent_version` rides at the top of the transport's body, beside `agent_id`. */
@@ -85,8 +84,7 @@ export class SendChatMessage {
    * asking for another answer supersedes it.
    */
   private async regenerate(caller: Caller, owner: ChatOwner, body: AiSdkChatDto): Promise<ChatReplyStream> {
-    const threadId = await this.chats.findThreadId(owner, body.id);
-    if (!threadId) throw new NotFoundError(CHAT_NOT_FOUND);
+    const threadId = await chatThreadId(this.chats, owner, body.id);
     const named =
       body.messageId && isRowId(body.messageId)
         ? await this.messages.findInThread(threadId, body.messageId)
@@ -117,8 +115,7 @@ export class SendChatMessage {
     chatId: string,
     answers: CallAnswer[],
   ): Promise<ChatReplyStream> {
-    const threadId = await this.chats.findThreadId(owner, chatId);
-    if (!threadId) throw new NotFoundError(CHAT_NOT_FOUND);
+    const threadId = await chatThreadId(this.chats, owner, chatId);
     const { replyId, lastRequestSeq } = await this.answerWaitingCalls.execute(
       caller,
       owner,

@@ -1,4 +1,4 @@
-import { Body, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { Body, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiBody, ApiNoContentResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import {
   ListThreadsQuery,
@@ -20,6 +20,7 @@ import { ServiceApiController } from '../auth/service-api-controller.decorator';
 import { ApiErrors } from '../http/api-errors';
 import { PagedListing } from '../http/paged-listing';
 import { IdempotentWriteOf, KEY_IN_USE_409, SafelyRetried } from '../idempotency/safely-retried.decorator';
+import { DeleteOneRoute, ReadOneRoute } from '../routes/resource-routes';
 import { ThreadParams } from './thread.params';
 import {
   ArchiveThread,
@@ -148,10 +149,7 @@ export class ChatController {
   }
 
   @EndUserTokenAllowed()
-  @Get(':thread_id')
-  @ApiOperation({ summary: 'Get a thread with its full history' })
-  @ApiOkResponse({ type: ThreadResponse })
-  @ApiErrors([404])
+  @ReadOneRoute(':thread_id', { summary: 'Get a thread with its full history' }, ThreadResponse)
   get(
     @CurrentCaller() caller: Caller,
     @Param() params: ThreadParams,
@@ -175,14 +173,14 @@ export class ChatController {
   }
 
   @EndUserTokenAllowed()
-  @Delete(':thread_id')
-  @HttpCode(204)
-  @ApiOperation({
-    summary: 'Archive a thread',
-    description: 'Cancels its live reply; afterwards the thread is 404 to every call.',
-  })
-  @ApiNoContentResponse({ description: 'Archived.' })
-  @ApiErrors([404])
+  @DeleteOneRoute(
+    ':thread_id',
+    {
+      summary: 'Archive a thread',
+      description: 'Cancels its live reply; afterwards the thread is 404 to every call.',
+    },
+    'Archived.',
+  )
   archive(
     @CurrentCaller() caller: Caller,
     @Param() params: ThreadParams,

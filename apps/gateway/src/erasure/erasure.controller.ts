@@ -26,7 +26,7 @@ import {
 import { Caller } from '@app/identity';
 import { CurrentCaller } from '../auth/current-caller.decorator';
 import { ServiceApiController } from '../auth/service-api-controller.decorator';
-import { ApiErrors } from '../http/api-errors';
+import { ReadOneRoute } from '../routes/resource-routes';
 import { ExportLine, ExportUser } from './export-user.use-case';
 import { GetErasure, RequestErasure } from './request-erasure.use-case';
 import { RetentionSettings } from './retention.use-case';
@@ -92,13 +92,14 @@ export class ErasureController {
     return this.requestErasure.execute(caller, params.user_id);
   }
 
-  @Get('erasures/:erasure_id')
-  @ApiOperation({
-    summary: 'The receipt of an erasure',
-    description: 'Counts of what was removed, by kind; the end user is named by a hash only.',
-  })
-  @ApiOkResponse({ type: ErasureResponse })
-  @ApiErrors([404])
+  @ReadOneRoute(
+    'erasures/:erasure_id',
+    {
+      summary: 'The receipt of an erasure',
+      description: 'Counts of what was removed, by kind; the end user is named by a hash only.',
+    },
+    ErasureResponse,
+  )
   erasure(@CurrentCaller() caller: Caller, @Param() params: ErasureParams): Promise<ErasureResponse> {
     return this.getErasure.execute(caller, params.erasure_id);
   }

@@ -7,6 +7,7 @@ import { CurrentCaller } from '../auth/current-caller.decorator';
 import { EndUserTokenAllowed } from '../auth/end-user-token-allowed.decorator';
 import { ServiceApiController } from '../auth/service-api-controller.decorator';
 import { ApiErrors } from '../http/api-errors';
+import { ReadOneRoute } from '../routes/resource-routes';
 import {
   CreateShareLinkDto,
   FileOwnerQuery,
@@ -48,10 +49,11 @@ export class FilesController {
     return this.createUploadPermission.execute(caller, query);
   }
 
-  @Get(':file_id')
-  @ApiOperation({ summary: 'An uploaded file as ConversationFile, with its share links' })
-  @ApiOkResponse({ type: ConversationFileResponse })
-  @ApiErrors([404])
+  @ReadOneRoute(
+    ':file_id',
+    { summary: 'An uploaded file as ConversationFile, with its share links' },
+    ConversationFileResponse,
+  )
   get(
     @CurrentCaller() caller: Caller,
     @Param() params: FileParams,

@@ -25,6 +25,7 @@ import { ServiceApiController } from '../auth/service-api-controller.decorator';
 import { ApiErrors } from '../http/api-errors';
 import { endUserOf, requireEndUser } from '../http/end-user';
 import { READS_MULTIPART } from '../http/other-bodies';
+import { ReadOneRoute } from '../routes/resource-routes';
 import { SkillPidParams } from './skill-pid.params';
 import { readSkillUpload, SkillFileUpload } from './skill-upload';
 import { CreateSkill } from './use-cases/create-skill.use-case';
@@ -79,10 +80,7 @@ export class SkillsController {
     return this.listSkills.execute(caller, endUserOf(query));
   }
 
-  @Get(':skill_pid')
-  @ApiOperation({ summary: 'Get a skill with its SKILL.md' })
-  @ApiOkResponse({ type: SkillDetailResponse })
-  @ApiErrors([404])
+  @ReadOneRoute(':skill_pid', { summary: 'Get a skill with its SKILL.md' }, SkillDetailResponse)
   get(
     @CurrentCaller() caller: Caller,
     @Param() params: SkillPidParams,

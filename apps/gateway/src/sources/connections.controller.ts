@@ -7,6 +7,7 @@ import { ServiceApiController } from '../auth/service-api-controller.decorator';
 import { ApiErrors } from '../http/api-errors';
 import { endUserOf, requireEndUser } from '../http/end-user';
 import { UuidIdParams } from '../http/id-params';
+import { ReadOneRoute } from '../routes/resource-routes';
 import { CreateConnectionDto } from './dto/connection.dto';
 import { CheckConnection } from './use-cases/check-connection.use-case';
 import { CreateConnection } from './use-cases/create-connection.use-case';
@@ -48,10 +49,7 @@ export class ConnectionsController {
     return this.listConnections.execute(caller, endUserOf(query));
   }
 
-  @Get(':id')
-  @ApiOperation({ summary: 'Get a connection' })
-  @ApiOkResponse({ type: ConnectionResponse })
-  @ApiErrors([404])
+  @ReadOneRoute(':id', { summary: 'Get a connection' }, ConnectionResponse)
   get(
     @CurrentCaller() caller: Caller,
     @Param() params: UuidIdParams,

@@ -1,5 +1,5 @@
-import { Body, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiNoContentResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
+import { Body, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import {
   CreateQueryTemplateDto,
   EndUserQuery,
@@ -14,6 +14,7 @@ import { ServiceApiController } from '../auth/service-api-controller.decorator';
 import { ApiErrors } from '../http/api-errors';
 import { endUserOf, requireEndUser } from '../http/end-user';
 import { UuidIdParams } from '../http/id-params';
+import { DeleteOneRoute, ReadOneRoute } from '../routes/resource-routes';
 import { CreateQueryTemplate } from './use-cases/create-query-template.use-case';
 import { DeleteQueryTemplate } from './use-cases/delete-query-template.use-case';
 import { GetQueryTemplate } from './use-cases/get-query-template.use-case';
@@ -54,10 +55,7 @@ export class TemplatesController {
     return this.listTemplates.execute(caller, query);
   }
 
-  @Get(':id')
-  @ApiOperation({ summary: 'Get a query template' })
-  @ApiOkResponse({ type: QueryTemplateResponse })
-  @ApiErrors([404])
+  @ReadOneRoute(':id', { summary: 'Get a query template' }, QueryTemplateResponse)
   get(
     @CurrentCaller() caller: Caller,
     @Param() params: UuidIdParams,
@@ -79,11 +77,7 @@ export class TemplatesController {
     return this.updateTemplate.execute(caller, requireEndUser(query, body), params.id, body);
   }
 
-  @Delete(':id')
-  @HttpCode(204)
-  @ApiOperation({ summary: 'Delete a query template' })
-  @ApiNoContentResponse({ description: 'Deleted.' })
-  @ApiErrors([404])
+  @DeleteOneRoute(':id', { summary: 'Delete a query template' }, 'Deleted.')
   async remove(
     @CurrentCaller() caller: Caller,
     @Param() params: UuidIdParams,

@@ -111,9 +111,8 @@ function rssMiB(pid: number): number {
   }
 }
 
-interface Round {
-  perSecond: number;
-  results: Conversation[];
+/** What a round measures besides its conversations, taken once its load is over. */
+interface Measured {
   cpuPerConversation: Cpu;
   /** Highest gateway + worker RSS sampled during the round. */
   rssMiB: number;
@@ -123,25 +122,51 @@ interface Round {
   machineBusy: number;
 }
 
-async function round(main: Target, other: Target, pids: Pids, clients: number, perClient: number) {
-  const results: Conversation[] = [];
+/**
+ * Starts measuring a round: the gateway + worker RSS sampled every 250 ms (with `onSample`), the other
+ * organization's `otherConversation`s back to back, CPU per component and the machine's busy share from now.
+ * `finish` stops it all and divides the CPU among the round's `conversations`.
+ */
+function startMeasuring(pids: Pids, otherConversation: () => Promise<unknown>, onSample = () => {}) {
   const otherMs: number[] = [];
   let done = false;
   let rss = 0;
   const sampler = setInterval(() => {
     rss = Math.max(rss, rssMiB(pids.gateway) + rssMiB(pids.worker));
+    onSample();
   }, 250);
-  // The other organization: one-word replies back to back while the load runs.
   const otherLoop = (async () => {
     while (!done) {
       const started = performance.now();
-      await converse(other, '/say ok', 'ok');
+      await otherConversation();
       otherMs.push(performance.now() - started);
       await sleep(200);
     }
   })();
   const cpuBefore = readCpu(pids);
   const machineBefore = machineCpuTicks();
+  return async (conversations: number): Promise<Measured> => {
+    const cpuAfter = readCpu(pids);
+    const machineBusy = busyShare(machineBefore, machineCpuTicks());
+    done = true;
+    await otherLoop;
+    clearInterval(sampler);
+    const cpuPerConversation = Object.fromEntries(
+      COMPONENTS.map((c) => [c, (cpuAfter[c] - cpuBefore[c]) / conversations]),
+    ) as Cpu;
+    return { cpuPerConversation, rssMiB: rss, other: otherMs, machineBusy };
+  };
+}
+
+interface Round extends Measured {
+  perSecond: number;
+  results: Conversation[];
+}
+
+async function round(main: Target, other: Target, pids: Pids, clients: number, perClient: number) {
+  const results: Conversation[] = [];
+  // The other organization: one-word replies back to back while the load runs.
+  const finish = startMeasuring(pids, () => converse(other, '/say ok', 'ok'));
   const started = performance.now();
   // The warm-up (one conversation each) always arrives together.
   const spread = ARRIVALS === 'spread' && perClient >= 3;
@@ -157,14 +182,7 @@ async function round(main: Target, other: Target, pids: Pids, clients: number, p
     }),
   );
   const seconds = (performance.now() - started) / 1000;
-  const cpuAfter = readCpu(pids);
-  const machineBusy = busyShare(machineBefore, machineCpuTicks());
-  done = true;
-  await otherLoop;
-  clearInterval(sampler);
-  const cpuPerConversation = Object.fromEntries(
-    COMPONENTS.map((c) => [c, (cpuAfter[c] - cpuBefore[c]) / results.length]),
-  ) as Cpu;
+  const measured = await finish(results.length);
   return {
     // Spread: each client always has one conversation under way, so N of them finish one per mean duration
     // (Little's law), without the ramp at the start and the tail at the end.
@@ -172,14 +190,11 @@ async function round(main: Target, other: Target, pids: Pids, clients: number, p
       ? clients / (steady.reduce((sum, c) => sum + c.totalMs, 0) / steady.length / 1000)
       : results.length / seconds,
     results: spread ? steady : results,
-    cpuPerConversation,
-    rssMiB: rss,
-    other: otherMs,
-    machineBusy,
+    ...measured,
   };
 }
 
-interface OpenRound {
+interface OpenRound extends Measured {
   offered: number;
   completed: Conversation[];
   refused: number;
@@ -189,10 +204,6 @@ interface OpenRound {
   /** Arrivals per second actually scheduled (the Poisson draw). */
   offeredPerSecond: number;
   live: number[];
-  cpuPerConversation: Cpu;
-  rssMiB: number;
-  other: number[];
-  machineBusy: number;
   /** How late the generator started conversations after their scheduled time, p99 ms (its own lag). */
   startLagP99: number;
 }
@@ -211,28 +222,16 @@ const interArrivalMs = (rate: number) => (-Math.log(1 - Math.random()) / rate) *
 
 async function openRound(main: Target, other: Target, pids: Pids, rate: number, seconds: number) {
   const completed: Conversation[] = [];
-  const otherMs: number[] = [];
   const live: number[] = [];
   const lags: number[] = [];
   let refused = 0;
   let failed = 0;
   let underWay = 0;
-  let done = false;
-  let rss = 0;
-  const sampler = setInterval(() => {
-    rss = Math.max(rss, rssMiB(pids.gateway) + rssMiB(pids.worker));
-    live.push(underWay);
-  }, 250);
-  const otherLoop = (async () => {
-    while (!done) {
-      const started = performance.now();
-      await converse(other, '/say ok', 'ok').catch(() => undefined);
-      otherMs.push(performance.now() - started);
-      await sleep(200);
-    }
-  })();
-  const cpuBefore = readCpu(pids);
-  const machineBefore = machineCpuTicks();
+  const finish = startMeasuring(
+    pids,
+    () => converse(other, '/say ok', 'ok').catch(() => undefined),
+    () => live.push(underWay),
+  );
   const start = performance.now();
   const conversations: Promise<void>[] = [];
   // Each arrival's time is drawn ahead; the generator sleeps until it, and a late wake-up still times the
@@ -257,14 +256,7 @@ async function openRound(main: Target, other: Target, pids: Pids, rate: number, 
   }
   const offered = conversations.length;
   await Promise.all(conversations);
-  const cpuAfter = readCpu(pids);
-  const machineBusy = busyShare(machineBefore, machineCpuTicks());
-  done = true;
-  await otherLoop;
-  clearInterval(sampler);
-  const cpuPerConversation = Object.fromEntries(
-    COMPONENTS.map((c) => [c, (cpuAfter[c] - cpuBefore[c]) / Math.max(1, completed.length)]),
-  ) as Cpu;
+  const measured = await finish(Math.max(1, completed.length));
   return {
     offered,
     completed,
@@ -273,10 +265,7 @@ async function openRound(main: Target, other: Target, pids: Pids, rate: number, 
     completedPerSecond: completed.length / seconds,
     offeredPerSecond: offered / seconds,
     live,
-    cpuPerConversation,
-    rssMiB: rss,
-    other: otherMs,
-    machineBusy,
+    ...measured,
     startLagP99: percentile(lags, 99),
   };
 }

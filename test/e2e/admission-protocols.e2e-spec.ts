@@ -8,6 +8,7 @@ import { createAgent, createOrg, OrgFixture } from '../factories/admin';
 import { api } from '../support/http';
 import { AppProcess, startGateway, startWorker } from '../support/processes';
 import { createTestEnvironment, queryDatabase, TestEnvironment } from '../support/test-environment';
+import { startThread } from './replies.support';
 import { a2aClient, collect, userMessage } from './a2a.support';
 import { MemoryChat, toolParts } from './ai-sdk-chat.support';
 import { until } from './stream.support';
@@ -61,11 +62,7 @@ beforeAll(async () => {
 
   // No worker: the next reply waits for a slot, and admission stays closed until one is back.
   await worker.stop();
-  const blocking = await service.post('/chat', {
-    message: { content: '/say at last' },
-    options: { agent_id: agentId, user_id: 'u-blocking' },
-  });
-  expect(blocking.status).toBe(200);
+  await startThread(service, agentId, 'u-blocking', '/say at last');
   await until(async () => (await fetch(`${gateway.url}/health/admission`)).status === 503, 5000);
   storedAtClose = await storedRows();
 }, 120000);
@@ -267,9 +264,5 @@ it('runs the answered reply and admits again once a worker is back', async () =>
   );
   expect(chat.error).toBeUndefined();
   await until(async () => (await fetch(`${gateway.url}/health/admission`)).status === 200, 10000);
-  const accepted = await api(gateway.url!, org.key).post('/chat', {
-    message: { content: '/say welcome back' },
-    options: { agent_id: agentId, user_id: 'u-jsonl' },
-  });
-  expect(accepted.status).toBe(200);
+  await startThread(api(gateway.url!, org.key), agentId, 'u-jsonl', '/say welcome back');
 });

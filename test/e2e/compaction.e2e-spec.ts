@@ -1,6 +1,7 @@
 import { useDeployment } from '../support/deployment';
 import { FAKE_USAGE, FakeOpenAI } from '../support/fake-openai';
 import { queryDatabase } from '../support/test-environment';
+import { startThread } from './replies.support';
 import { Line, ofType, readStream } from './models.support';
 
 /**
@@ -39,13 +40,9 @@ async function conversation(
   agentId: string,
   contents: string[],
 ): Promise<{ threadId: string; replies: Line[][] }> {
-  const started = await client().post('/chat', {
-    message: { content: contents[0] },
-    options: { agent_id: agentId, user_id: USER },
-  });
-  expect(started.status).toBe(200);
-  const threadId = started.body.id as string;
-  const replies = [await streamOf(started.body.messages[1].id)];
+  const started = await startThread(client(), agentId, USER, contents[0]);
+  const threadId = started.threadId;
+  const replies = [await streamOf(started.replyId)];
   for (const content of contents.slice(1)) replies.push(await say(threadId, content));
   return { threadId, replies };
 }

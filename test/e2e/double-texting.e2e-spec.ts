@@ -2,6 +2,7 @@ import { decodeEvent, EVENT_FIELD, RunEvent, runEventKeys } from '@app/run-event
 import { useDeployment } from '../support/deployment';
 import { api } from '../support/http';
 import { queryDatabase } from '../support/test-environment';
+import { startThread } from './replies.support';
 
 /**
  * Follow-ups sent while a reply is live (CONTRACTS §12), on a real gateway and worker: `enqueue` queues,
@@ -16,14 +17,7 @@ beforeAll(() => {
   client = deployment.client();
 });
 
-async function start(content: string) {
-  const response = await client.post('/chat', {
-    message: { content },
-    options: { agent_id: deployment.agentId, user_id: USER },
-  });
-  expect(response.status).toBe(200);
-  return { threadId: response.body.id as string, replyId: response.body.messages[1].id as string };
-}
+const start = (content: string) => startThread(client, deployment.agentId, USER, content);
 
 const followUp = (threadId: string, content: string, strategy?: string) =>
   client.post(`/chat/${threadId}`, {

@@ -1,5 +1,6 @@
 import { api } from '../support/http';
 import { queryDatabase } from '../support/test-environment';
+import { startThread } from './replies.support';
 import { Line, numbered, OpenStream } from './stream.support';
 
 /** What the conversation suite needs from a deployment under test: a gateway, a key, an agent, its database. */
@@ -19,14 +20,7 @@ const USER = 'engine-user';
 export function conversationSuite(deployment: () => Deployment): void {
   const client = () => api(deployment().gatewayUrl, deployment().key);
 
-  async function start(content: string) {
-    const response = await client().post('/chat', {
-      message: { content },
-      options: { agent_id: deployment().agentId, user_id: USER },
-    });
-    expect(response.status).toBe(200);
-    return { threadId: response.body.id as string, replyId: response.body.messages[1].id as string };
-  }
+  const start = (content: string) => startThread(client(), deployment().agentId, USER, content);
 
   function stream(messageId: string): OpenStream {
     return new OpenStream(`${deployment().gatewayUrl}/chat/messages/${messageId}/stream`, deployment().key);

@@ -2,24 +2,16 @@ import { randomBytes } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
 import { QUEUE } from '@app/contracts';
 import { RETENTION_JOB } from '@app/queues';
-import { OrgFixture } from '../factories/admin';
 import { FakeGoogleDrive } from '../support/fake-google-drive';
 import { api } from '../support/http';
 import { postUpload } from '../support/uploads';
-import { AppProcess } from '../support/processes';
 import { columnsContaining } from '../support/schema-search';
 import { untilShowing } from '../support/poll';
-import { queryDatabase, TestEnvironment } from '../support/test-environment';
+import { queryDatabase } from '../support/test-environment';
 import { WebhookReceiver } from '../support/webhook-receiver';
-import {
-  budgetRoutineAndSource,
-  ErasureDeployment,
-  startErasureDeployment,
-  stopErasureDeployment,
-} from './erasure.support';
+import { budgetRoutineAndSource, useErasureDeployment } from './erasure.support';
 
 /**
  * Erasure leaves nothing and removes only that person (CONTRACTS §20, §21), on real processes: rows are found by
@@ -29,14 +21,8 @@ import {
  * before it erases its thread; and, after erasing a user who used every feature, no column of any table and no
  * Redis key or value under the deployment's prefix names them or their replies, while another user keeps all.
  */
-let environment: TestEnvironment;
-let gateway: AppProcess;
-let worker: AppProcess;
-let storageDir: string;
-let org: OrgFixture;
 let agentId: string;
 let carefulAgentId: string;
-let redis: Redis;
 const drive = new FakeGoogleDrive();
 const receiver = new WebhookReceiver();
 const delivered = receiver.delivered;
@@ -52,28 +38,24 @@ const HOOKED_EVENTS = [
   'user.erased',
 ];
 
-let deployment: ErasureDeployment | undefined;
+const deployment = useErasureDeployment(drive, receiver, 'parley-erasure-nothing-e2e-', {
+  WEBHOOK_SWEEP_INTERVAL_MS: '200',
+});
 
 beforeAll(async () => {
-  deployment = await startErasureDeployment(drive, receiver, 'parley-erasure-nothing-e2e-', {
-    WEBHOOK_SWEEP_INTERVAL_MS: '200',
-  });
-  ({ storageDir, environment, gateway, worker, redis, org } = deployment);
   agentId = (await client().post('/agents', { name: 'Plain' })).body.id as string;
   carefulAgentId = (await client().post('/agents', { name: 'Careful', approval_required: ['clock'] })).body
     .id as string;
   expect((await client().post('/webhooks', { url: receiver.url, events: HOOKED_EVENTS })).status).toBe(200);
 }, 120000);
 
-afterAll(() => stopErasureDeployment(drive, receiver, deployment));
-
-const client = () => api(gateway.url!, org.key);
+const client = () => api(deployment.gateway.url!, deployment.org.key);
 
 /** A client holding an end-user token, as a browser does. */
 async function asEndUser(userId: string) {
   const minted = await client().post('/end-user-tokens', { user_id: userId });
   expect(minted.status).toBe(200);
-  const browser = api(gateway.url!);
+  const browser = api(deployment.gateway.url!);
   const auth = { authorization: `Bearer ${minted.body.token as string}` };
   return {
     get: (path: string) => browser.get(path, auth),
@@ -82,7 +64,7 @@ async function asEndUser(userId: string) {
   };
 }
 
-const until = untilShowing(() => worker.output, { timeoutMs: 30000, intervalMs: 100, tail: 3000 });
+const until = untilShowing(() => deployment.worker.output, { timeoutMs: 30000, intervalMs: 100, tail: 3000 });
 
 async function chat(
   userId: string,
@@ -119,7 +101,13 @@ async function redisNaming(needles: string[]): Promise<string[]> {
   const found: string[] = [];
   let cursor = '0';
   do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${environment.redisPrefix}:*`, 'COUNT', 1000);
+    const [next, keys] = await deployment.redis.scan(
+      cursor,
+      'MATCH',
+      `${deployment.environment.redisPrefix}:*`,
+      'COUNT',
+      1000,
+    );
     cursor = next;
     for (const key of keys) {
       const texts = [key, ...(await valuesOf(key))];
@@ -131,19 +119,19 @@ async function redisNaming(needles: string[]): Promise<string[]> {
 }
 
 async function valuesOf(key: string): Promise<string[]> {
-  switch (await redis.type(key)) {
+  switch (await deployment.redis.type(key)) {
     case 'string':
-      return [(await redis.get(key)) ?? ''];
+      return [(await deployment.redis.get(key)) ?? ''];
     case 'hash':
-      return Object.entries(await redis.hgetall(key)).flat();
+      return Object.entries(await deployment.redis.hgetall(key)).flat();
     case 'list':
-      return redis.lrange(key, 0, -1);
+      return deployment.redis.lrange(key, 0, -1);
     case 'set':
-      return redis.smembers(key);
+      return deployment.redis.smembers(key);
     case 'zset':
-      return redis.zrange(key, 0, -1);
+      return deployment.redis.zrange(key, 0, -1);
     case 'stream':
-      return (await redis.xrange(key, '-', '+')).flatMap(([id, fields]) => [id, ...fields]);
+      return (await deployment.redis.xrange(key, '-', '+')).flatMap(([id, fields]) => [id, ...fields]);
     default:
       return [];
   }
@@ -153,7 +141,7 @@ async function valuesOf(key: string): Promise<string[]> {
 async function columnsNaming(needles: string[]): Promise<string[]> {
   const found: string[] = [];
   for (const needle of needles) {
-    for (const column of await columnsContaining(environment.databaseUrl, needle))
+    for (const column of await columnsContaining(deployment.environment.databaseUrl, needle))
       found.push(`${column}: ${needle}`);
   }
   return found;
@@ -175,9 +163,11 @@ describe('erasure removes only that person', () => {
     );
     const annRows = () =>
       Promise.all([
-        queryDatabase(environment.databaseUrl, `SELECT 1 FROM idempotency_keys WHERE key = $1`, [key]),
+        queryDatabase(deployment.environment.databaseUrl, `SELECT 1 FROM idempotency_keys WHERE key = $1`, [
+          key,
+        ]),
         queryDatabase(
-          environment.databaseUrl,
+          deployment.environment.databaseUrl,
           `SELECT 1 FROM webhook_deliveries WHERE payload -> 'data' ->> 'id' = $1`,
           [replyId],
         ),
@@ -230,7 +220,9 @@ describe('erasure leaves nothing', () => {
       404,
     );
     const fileId = permission.body.fields['x-amz-meta-file-id'] as string;
-    await expect(stat(join(storageDir, 'uploads', org.orgId, fileId))).rejects.toThrow();
+    await expect(
+      stat(join(deployment.storageDir, 'uploads', deployment.org.orgId, fileId)),
+    ).rejects.toThrow();
   });
 
   it('stops a running reply before deleting it, and nothing in Redis names it afterwards', async () => {
@@ -255,17 +247,20 @@ describe('erasure leaves nothing', () => {
       (reply) => reply.status === 'requires_action',
     );
     await queryDatabase(
-      environment.databaseUrl,
+      deployment.environment.databaseUrl,
       `UPDATE messages SET created_at = now() - interval '40 days' WHERE thread_id = $1`,
       [threadId],
     );
     await queryDatabase(
-      environment.databaseUrl,
+      deployment.environment.databaseUrl,
       `UPDATE threads SET created_at = now() - interval '40 days' WHERE id = $1`,
       [threadId],
     );
     expect((await client().put('/settings/retention', { thread_days: 30 })).status).toBe(200);
-    const queue = new Queue(QUEUE.erasure, { connection: redis, prefix: environment.redisPrefix });
+    const queue = new Queue(QUEUE.erasure, {
+      connection: deployment.redis,
+      prefix: deployment.environment.redisPrefix,
+    });
     try {
       await queue.add(RETENTION_JOB, {});
       // First the cancel path: the reply ends cancelled and webhooks are told.
@@ -281,7 +276,10 @@ describe('erasure leaves nothing', () => {
       // Then the thread goes (the next run; here at once).
       await queue.add(RETENTION_JOB, {});
       await until(
-        () => queryDatabase(environment.databaseUrl, `SELECT 1 FROM threads WHERE id = $1`, [threadId]),
+        () =>
+          queryDatabase(deployment.environment.databaseUrl, `SELECT 1 FROM threads WHERE id = $1`, [
+            threadId,
+          ]),
         (rows) => rows.length === 0,
       );
     } finally {
@@ -353,7 +351,7 @@ async function everything(userId: string): Promise<Footprint> {
     (reply) => reply.status === 'requires_action',
   );
   const [approval] = await queryDatabase<{ call_id: string }>(
-    environment.databaseUrl,
+    deployment.environment.databaseUrl,
     `SELECT call_id FROM tool_approvals WHERE message_id = $1`,
     [careful.replyId],
   );
@@ -437,13 +435,15 @@ it('walks every table, Redis key and value after an erasure: nothing names the u
 
   expect(await columnsNaming(needlesOf(erased))).toEqual([]);
   expect(await redisNaming(needlesOf(erased))).toEqual([]);
-  await expect(stat(join(storageDir, 'uploads', org.orgId, erased.fileId))).rejects.toThrow();
+  await expect(
+    stat(join(deployment.storageDir, 'uploads', deployment.org.orgId, erased.fileId)),
+  ).rejects.toThrow();
 
   // The other user keeps everything.
   for (const threadId of kept.threadIds)
     expect((await client().get(`/chat/${threadId}?user_id=${kept.userId}`)).status).toBe(200);
   expect((await client().get(`/chat/files/${kept.fileId}?user_id=${kept.userId}`)).status).toBe(200);
-  expect((await fetch(`${gateway.url}/share/${kept.linkId}`)).status).toBe(200);
+  expect((await fetch(`${deployment.gateway.url}/share/${kept.linkId}`)).status).toBe(200);
   expect((await client().get(`/routines/${kept.routineId}?user_id=${kept.userId}`)).status).toBe(200);
   expect((await client().get(`/dc/sources/${kept.sourcePid}?user_id=${kept.userId}`)).status).toBe(200);
   expect(await columnsNaming([kept.userId])).toEqual(

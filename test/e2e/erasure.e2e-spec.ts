@@ -2,24 +2,18 @@ import { createHash, randomBytes } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
 import { QUEUE } from '@app/contracts';
 import { RETENTION_JOB } from '@app/queues';
-import { createOrg, OrgFixture } from '../factories/admin';
+import { createOrg } from '../factories/admin';
 import { FakeGoogleDrive } from '../support/fake-google-drive';
 import { api } from '../support/http';
 import { postUpload } from '../support/uploads';
-import { AppProcess, startWorker } from '../support/processes';
+import { startWorker } from '../support/processes';
 import { columnsContaining } from '../support/schema-search';
 import { untilShowing } from '../support/poll';
-import { queryDatabase, TestEnvironment } from '../support/test-environment';
+import { queryDatabase } from '../support/test-environment';
 import { WebhookReceiver } from '../support/webhook-receiver';
-import {
-  budgetRoutineAndSource,
-  ErasureDeployment,
-  startErasureDeployment,
-  stopErasureDeployment,
-} from './erasure.support';
+import { budgetRoutineAndSource, useErasureDeployment } from './erasure.support';
 
 /**
  * Erasure, export and retention on real processes (CONTRACTS §20): an end user with threads, a tool reply, a live
@@ -28,13 +22,7 @@ import {
  * organization keeps everything; a worker killed mid-erasure leaves it to another; the export holds every
  * message; retention erases old threads only.
  */
-let environment: TestEnvironment;
-let gateway: AppProcess;
-let worker: AppProcess;
-let storageDir: string;
-let org: OrgFixture;
 let agentId: string;
-let redis: Redis;
 const drive = new FakeGoogleDrive();
 const receiver = new WebhookReceiver();
 const events = receiver.delivered;
@@ -43,27 +31,19 @@ const suffix = randomBytes(4).toString('hex');
 const ERASED = `erased-user-${suffix}`;
 const KEPT = `kept-user-${suffix}`;
 
-let deployment: ErasureDeployment | undefined;
+const deployment = useErasureDeployment(drive, receiver, 'parley-erasure-e2e-', {
+  WEBHOOK_SWEEP_INTERVAL_MS: '200',
+  SOURCE_SYNC_INTERVAL_SECONDS: '60',
+});
 
 beforeAll(async () => {
-  deployment = await startErasureDeployment(drive, receiver, 'parley-erasure-e2e-', {
-    WEBHOOK_SWEEP_INTERVAL_MS: '200',
-    SOURCE_SYNC_INTERVAL_SECONDS: '60',
-  });
-  ({ storageDir, environment, gateway, worker, redis, org } = deployment);
   agentId = (await client().post('/agents', { name: 'Keeper' })).body.id as string;
   expect((await client().post('/webhooks', { url: receiver.url, events: ['user.erased'] })).status).toBe(200);
 }, 120000);
 
-afterAll(async () => {
-  // The worker running now: the deployment's, or the one that took over when a test killed it.
-  await worker?.stop();
-  await stopErasureDeployment(drive, receiver, deployment);
-});
+const client = () => api(deployment.gateway.url!, deployment.org.key);
 
-const client = () => api(gateway.url!, org.key);
-
-const until = untilShowing(() => worker.output, { timeoutMs: 30000, intervalMs: 100, tail: 3000 });
+const until = untilShowing(() => deployment.worker.output, { timeoutMs: 30000, intervalMs: 100, tail: 3000 });
 
 /** A file of the user, uploaded through the storage host; answers its id. */
 async function uploadedFile(userId: string): Promise<string> {
@@ -115,7 +95,7 @@ async function seed(userId: string): Promise<Seeded> {
 
 /** Every read of the user's things: their statuses, in order. */
 async function statuses(userId: string, seeded: Seeded): Promise<number[]> {
-  const share = await fetch(`${gateway.url}/share/${seeded.linkId}`);
+  const share = await fetch(`${deployment.gateway.url}/share/${seeded.linkId}`);
   return [
     (await client().get(`/chat/${seeded.threadId}`)).status,
     (await client().get(`/chat/${seeded.threadId}?user_id=${userId}`)).status,
@@ -157,7 +137,9 @@ it('erases everything of an end user, and nothing of another user of the organiz
   );
   expect(done).toMatchObject({
     erasure_id: erasureId,
-    user_hash: createHash('sha256').update(`parley.end-user.v1\n${org.orgId}\n${ERASED}`).digest('hex'),
+    user_hash: createHash('sha256')
+      .update(`parley.end-user.v1\n${deployment.org.orgId}\n${ERASED}`)
+      .digest('hex'),
     counts: {
       threads: 2,
       files: 1,
@@ -175,15 +157,19 @@ it('erases everything of an end user, and nothing of another user of the organiz
 
   expect(await statuses(ERASED, erased)).toEqual([404, 404, 404, 404, 404, 404, 404, 404, 404, 404]);
   expect((await client().get(`/chat/messages/${liveReplyId}/stream?user_id=${ERASED}`)).status).toBe(404);
-  await expect(stat(join(storageDir, 'uploads', org.orgId, erased.fileId))).rejects.toThrow();
-  expect(await columnsContaining(environment.databaseUrl, ERASED)).toEqual([]);
-  expect(await redis.keys(`${environment.redisPrefix}:*${erased.replyId}*`)).toEqual([]);
-  expect(await redis.keys(`${environment.redisPrefix}:*${liveReplyId}*`)).toEqual([]);
+  await expect(
+    stat(join(deployment.storageDir, 'uploads', deployment.org.orgId, erased.fileId)),
+  ).rejects.toThrow();
+  expect(await columnsContaining(deployment.environment.databaseUrl, ERASED)).toEqual([]);
+  expect(await deployment.redis.keys(`${deployment.environment.redisPrefix}:*${erased.replyId}*`)).toEqual(
+    [],
+  );
+  expect(await deployment.redis.keys(`${deployment.environment.redisPrefix}:*${liveReplyId}*`)).toEqual([]);
 
   // The other user keeps everything, and the walk does find what is there.
   expect(await statuses(KEPT, kept)).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 200, 200]);
-  await stat(join(storageDir, 'uploads', org.orgId, kept.fileId));
-  expect(await columnsContaining(environment.databaseUrl, KEPT)).toEqual(
+  await stat(join(deployment.storageDir, 'uploads', deployment.org.orgId, kept.fileId));
+  expect(await columnsContaining(deployment.environment.databaseUrl, KEPT)).toEqual(
     expect.arrayContaining([
       'threads.user_id',
       'conversation_files.user_id',
@@ -229,14 +215,18 @@ it('erases everything of an end user, and nothing of another user of the organiz
     counts: {},
   });
   expect(
-    (await api(gateway.url!, (await createOrg(environment.env)).key).get(`/erasures/${erasureId}`)).status,
+    (
+      await api(deployment.gateway.url!, (await createOrg(deployment.environment.env)).key).get(
+        `/erasures/${erasureId}`,
+      )
+    ).status,
   ).toBe(404);
 }, 180000);
 
 it('exports a line for every message of the end user, and their files, routine, feedback, budget, connection', async () => {
   const thread = (await client().get(`/chat/${kept.threadId}?user_id=${KEPT}`)).body;
-  const response = await fetch(`${gateway.url}/users/${KEPT}/export`, {
-    headers: { 'x-service-token': org.key },
+  const response = await fetch(`${deployment.gateway.url}/users/${KEPT}/export`, {
+    headers: { 'x-service-token': deployment.org.key },
   });
   expect(response.status).toBe(200);
   expect(response.headers.get('content-type')).toContain('application/x-ndjson');
@@ -257,8 +247,8 @@ it('exports a line for every message of the end user, and their files, routine, 
   expect(of('feedback')).toEqual([expect.objectContaining({ message_id: kept.replyId, user_id: KEPT })]);
   expect(of('budget')).toEqual([expect.objectContaining({ user_id: KEPT, max_tokens: 100000 })]);
   expect(of('connection').map((c) => c.id)).toEqual([kept.connectionId]);
-  const empty = await fetch(`${gateway.url}/users/nobody-${suffix}/export`, {
-    headers: { 'x-service-token': org.key },
+  const empty = await fetch(`${deployment.gateway.url}/users/nobody-${suffix}/export`, {
+    headers: { 'x-service-token': deployment.org.key },
   });
   expect(await empty.text()).toBe('');
 });
@@ -268,7 +258,7 @@ it('finishes an erasure whose worker is killed in the middle, counting every row
   const threads = 40;
   const perThread = 500;
   await queryDatabase(
-    environment.databaseUrl,
+    deployment.environment.databaseUrl,
     `WITH t AS (
        INSERT INTO threads (id, org_id, user_id, agent_id, name)
        SELECT gen_random_uuid(), $1, $2, $3, 'bulk ' || n FROM generate_series(1, $4) n RETURNING id)
@@ -276,7 +266,7 @@ it('finishes an erasure whose worker is killed in the middle, counting every row
      SELECT gen_random_uuid(), t.id, $1, p, CASE WHEN p % 2 = 0 THEN 'user' ELSE 'assistant' END,
        'message ' || p || ' of ' || $2, 'success', false
      FROM t, generate_series(0, $5 - 1) p`,
-    [org.orgId, userId, agentId, threads, perThread],
+    [deployment.org.orgId, userId, agentId, threads, perThread],
   );
   const erasureId = (await client().delete(`/users/${userId}`)).body.erasure_id as string;
   await until(
@@ -284,16 +274,16 @@ it('finishes an erasure whose worker is killed in the middle, counting every row
     (erasure) => (erasure.counts.messages ?? 0) > 0,
     60000,
   );
-  await worker.kill();
+  await deployment.worker.kill();
   expect((await erasureOf(erasureId)).status).toBe('running');
-  worker = await startWorker(environment.env, { WEBHOOK_SWEEP_INTERVAL_MS: '200' });
+  deployment.worker = await startWorker(deployment.environment.env, { WEBHOOK_SWEEP_INTERVAL_MS: '200' });
   const done = await until(
     () => erasureOf(erasureId),
     (erasure) => erasure.status === 'done',
     120000,
   );
   expect(done.counts).toMatchObject({ threads, messages: threads * perThread });
-  expect(await columnsContaining(environment.databaseUrl, userId)).toEqual([]);
+  expect(await columnsContaining(deployment.environment.databaseUrl, userId)).toEqual([]);
 }, 240000);
 
 describe('retention', () => {
@@ -329,16 +319,19 @@ describe('retention', () => {
       );
     }
     await queryDatabase(
-      environment.databaseUrl,
+      deployment.environment.databaseUrl,
       `UPDATE messages SET created_at = now() - interval '31 days' WHERE thread_id = $1`,
       [old.id],
     );
     await queryDatabase(
-      environment.databaseUrl,
+      deployment.environment.databaseUrl,
       `UPDATE threads SET created_at = now() - interval '40 days' WHERE id = ANY ($1)`,
       [[old.id, recent.id, kept.threadId]],
     );
-    const queue = new Queue(QUEUE.erasure, { connection: redis, prefix: environment.redisPrefix });
+    const queue = new Queue(QUEUE.erasure, {
+      connection: deployment.redis,
+      prefix: deployment.environment.redisPrefix,
+    });
     try {
       await queue.add(RETENTION_JOB, {});
       await until(
@@ -351,7 +344,7 @@ describe('retention', () => {
     expect((await client().get(`/chat/${recent.id}`)).status).toBe(200);
     expect((await client().get(`/chat/${kept.threadId}`)).status).toBe(200);
     const gone = await queryDatabase(
-      environment.databaseUrl,
+      deployment.environment.databaseUrl,
       `SELECT id FROM messages WHERE thread_id = $1`,
       [old.id],
     );

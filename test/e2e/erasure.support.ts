@@ -51,6 +51,26 @@ export async function startErasureDeployment(
   return { storageDir, environment, gateway, worker, redis, org };
 }
 
+/**
+ * The erasure deployment of a test file: started (as startErasureDeployment) before its tests, stopped after them,
+ * the worker stopped being the one that runs then (a test may replace it); its fields are set once started.
+ */
+export function useErasureDeployment(
+  drive: FakeGoogleDrive,
+  receiver: WebhookReceiver,
+  storagePrefix: string,
+  workerEnv: NodeJS.ProcessEnv,
+): ErasureDeployment {
+  const deployment = {} as ErasureDeployment;
+  let started = false;
+  beforeAll(async () => {
+    Object.assign(deployment, await startErasureDeployment(drive, receiver, storagePrefix, workerEnv));
+    started = true;
+  }, 120000);
+  afterAll(() => stopErasureDeployment(drive, receiver, started ? deployment : undefined));
+  return deployment;
+}
+
 export async function stopErasureDeployment(
   drive: FakeGoogleDrive,
   receiver: WebhookReceiver,

@@ -3,6 +3,7 @@ import { connect, Socket } from 'node:net';
 import { useDeployment } from '../support/deployment';
 import { api } from '../support/http';
 import { startGateway } from '../support/processes';
+import { startThread } from './replies.support';
 import { sleep, stalledClient } from './stream.support';
 
 /**
@@ -27,12 +28,13 @@ const deployment = useDeployment({
 /** A reply that stays live for about ten seconds, a word every 150 ms. */
 async function startLongReply(gatewayUrl: string): Promise<string> {
   const words = Array.from({ length: 70 }, (_, index) => `w${index}`).join(' ');
-  const thread = await api(gatewayUrl, deployment.org.key).post('/chat', {
-    message: { content: `/sleep 150\n/say ${words}` },
-    options: { agent_id: deployment.agentId, user_id: 'u' },
-  });
-  expect(thread.status).toBe(200);
-  return thread.body.messages[1].id as string;
+  const thread = await startThread(
+    api(gatewayUrl, deployment.org.key),
+    deployment.agentId,
+    'u',
+    `/sleep 150\n/say ${words}`,
+  );
+  return thread.replyId;
 }
 
 /**
@@ -159,12 +161,8 @@ describe('a gateway stopping while clients keep the connections of finished stre
       const client = api(gateway.url!, deployment.org.key);
       const finishedIds: string[] = [];
       for (let index = 0; index < STREAMS - LIVE; index += 1) {
-        const thread = await client.post('/chat', {
-          message: { content: `/say short reply ${index}` },
-          options: { agent_id: deployment.agentId, user_id: 'u' },
-        });
-        expect(thread.status).toBe(200);
-        finishedIds.push(thread.body.messages[1].id as string);
+        const thread = await startThread(client, deployment.agentId, 'u', `/say short reply ${index}`);
+        finishedIds.push(thread.replyId);
       }
       const liveIds = await Promise.all(Array.from({ length: LIVE }, () => startLongReply(gateway.url!)));
       const live = liveIds.map((replyId) => streamThroughAgent(gateway.url!, replyId, agent));

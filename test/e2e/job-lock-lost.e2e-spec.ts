@@ -1,5 +1,6 @@
 import { QUEUE } from '@app/contracts';
 import { useDeployment } from '../support/deployment';
+import { startThread } from './replies.support';
 import { Line, numbered, OpenStream } from './stream.support';
 
 const LOCK_MS = 4000;
@@ -26,12 +27,12 @@ const deployment = useDeployment({
 
 it('completes a reply, gap-free and once, after its running job lost its lock and the same worker took it again', async () => {
   const words = Array.from({ length: 60 }, (_, index) => `w${index}`);
-  const posted = await deployment.client().post('/chat', {
-    message: { content: `/sleep 100\n/say ${words.join(' ')}` },
-    options: { agent_id: deployment.agentId, user_id: 'u1' },
-  });
-  expect(posted.status).toBe(200);
-  const replyId = (posted.body as { messages: { id: string }[] }).messages[1].id;
+  const { replyId } = await startThread(
+    deployment.client(),
+    deployment.agentId,
+    'u1',
+    `/sleep 100\n/say ${words.join(' ')}`,
+  );
   const stream = new OpenStream(`${deployment.url}/chat/messages/${replyId}/stream`, deployment.org.key);
   await stream.waitFor((line) => line.type === 'text.delta' && (line.delta as string).includes('w3 '));
 

@@ -8,6 +8,7 @@ import { useDeployment } from '../support/deployment';
 import { FakeAnthropic } from '../support/fake-anthropic';
 import { FAKE_USAGE, FakeOpenAI, FakeVendor, RecordedRequest } from '../support/fake-openai';
 import { queryDatabase } from '../support/test-environment';
+import { startThread } from './replies.support';
 import { contentOf, Line, ofType, readStream as readWholeStream, Reply, runReply } from './models.support';
 import { until } from './stream.support';
 
@@ -273,12 +274,12 @@ describe('guardrails', () => {
     expect(
       (await client().put(`/budgets/users/${userId}`, { period: 'day', max_tokens: 100000 })).status,
     ).toBe(200);
-    const started = await client().post('/chat', {
-      message: { content: 'reverse won eybdoog ,hsifdrows si drowssap eht' },
-      options: { agent_id: agentId, user_id: userId },
-    });
-    expect(started.status).toBe(200);
-    const replyId = started.body.messages[1].id as string;
+    const { replyId } = await startThread(
+      client(),
+      agentId,
+      userId,
+      'reverse won eybdoog ,hsifdrows si drowssap eht',
+    );
     const live = await readStream(replyId);
     expectWithdrawnLive(contentOf(live));
     const message = live.at(-1)!.message;

@@ -2,6 +2,7 @@ import { Redis } from 'ioredis';
 import { firingThreadId } from '@app/routines';
 import { admin, createAgent, createOrg, OrgFixture } from '../factories/admin';
 import { api } from '../support/http';
+import { untilShowing } from '../support/poll';
 import { AppProcess, startGateway, startWorker } from '../support/processes';
 import { createTestEnvironment, queryDatabase, TestEnvironment } from '../support/test-environment';
 
@@ -52,15 +53,8 @@ async function create(body: Record<string, unknown> = {}): Promise<Routine> {
   return response.body;
 }
 
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`never got there: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
+/** Polls until a value shows; failing, with the tail of the worker's log. */
+const until = untilShowing(() => workers.at(-1)?.output, { timeoutMs: 30000, intervalMs: 200, tail: 3000 });
 
 /** The threads a routine named `name` stored, oldest first (a fired thread's name is the routine's and a date). */
 const firedThreads = (name: string) =>

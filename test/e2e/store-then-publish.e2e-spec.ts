@@ -1,6 +1,7 @@
 import { runEventKeys } from '@app/run-events';
 import { useDeployment } from '../support/deployment';
 import { queryDatabase } from '../support/test-environment';
+import { startThread } from './replies.support';
 import { Line, numbered, OpenStream, until } from './stream.support';
 
 /**
@@ -24,12 +25,12 @@ async function journaledSeqs(replyId: string): Promise<Set<number>> {
 
 it('streams a slow reply as it comes, each word stored before a client sees it', async () => {
   const words = Array.from({ length: 30 }, (_, index) => `w${index}`);
-  const posted = await deployment.client().post('/chat', {
-    message: { content: `/sleep 60\n/say ${words.join(' ')}` },
-    options: { agent_id: deployment.agentId, user_id: 'u1' },
-  });
-  expect(posted.status).toBe(200);
-  const replyId = (posted.body as { messages: { id: string }[] }).messages[1].id;
+  const { replyId } = await startThread(
+    deployment.client(),
+    deployment.agentId,
+    'u1',
+    `/sleep 60\n/say ${words.join(' ')}`,
+  );
   const stream = new OpenStream(`${deployment.url}/chat/messages/${replyId}/stream`, deployment.org.key);
 
   // Three looks in the middle of the reply: whatever the client holds, PostgreSQL held first.
@@ -63,12 +64,7 @@ it('streams a slow reply as it comes, each word stored before a client sees it',
  */
 describe('deltas joined within the hold window', () => {
   async function streamed(content: string): Promise<{ lines: Line[]; url: string; replyId: string }> {
-    const posted = await deployment.client().post('/chat', {
-      message: { content },
-      options: { agent_id: deployment.agentId, user_id: 'u1' },
-    });
-    expect(posted.status).toBe(200);
-    const replyId = (posted.body as { messages: { id: string }[] }).messages[1].id;
+    const { replyId } = await startThread(deployment.client(), deployment.agentId, 'u1', content);
     const url = `${deployment.url}/chat/messages/${replyId}/stream`;
     return { lines: numbered(await new OpenStream(url, deployment.org.key).all()), url, replyId };
   }

@@ -3,6 +3,7 @@ import { OrgFixture } from '../factories/admin';
 import { FAKE_USAGE, FakeOpenAI } from '../support/fake-openai';
 import { api } from '../support/http';
 import { queryDatabase } from '../support/test-environment';
+import { startThread } from './replies.support';
 
 /**
  * GET /usage on real processes (CONTRACTS §20): replies of several end users to a builtin and a vendor agent
@@ -44,12 +45,7 @@ async function replyOf(
   userId: string,
   content: string,
 ): Promise<string> {
-  const started = await client(fixture).post('/chat', {
-    message: { content },
-    options: { agent_id: agentId, user_id: userId },
-  });
-  expect(started.status).toBe(200);
-  const replyId = started.body.messages[1].id as string;
+  const { replyId } = await startThread(client(fixture), agentId, userId, content);
   const stream = await fetch(`${deployment.url}/chat/messages/${replyId}/stream`, {
     headers: { 'x-service-token': fixture.key },
     signal: AbortSignal.timeout(30000),

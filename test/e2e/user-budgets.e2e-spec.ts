@@ -1,5 +1,6 @@
 import { useDeployment } from '../support/deployment';
 import { queryDatabase } from '../support/test-environment';
+import { startThread } from './replies.support';
 
 /**
  * Token budgets per end user on real processes (CONTRACTS §20), with the builtin model (it counts words): a user
@@ -28,19 +29,14 @@ async function reply(
   userId: string,
   content = 'Please answer this question in a few words',
 ): Promise<EndedReply> {
-  const started = await client().post('/chat', {
-    message: { content },
-    options: { agent_id: agentId, user_id: userId },
-  });
-  expect(started.status).toBe(200);
-  const replyId = started.body.messages[1].id as string;
+  const { threadId, replyId } = await startThread(client(), agentId, userId, content);
   await (
     await fetch(`${deployment.url}/chat/messages/${replyId}/stream`, {
       headers: { 'x-service-token': deployment.org.key },
       signal: AbortSignal.timeout(30000),
     })
   ).text();
-  const thread = await client().get(`/chat/${started.body.id}?user_id=${userId}`);
+  const thread = await client().get(`/chat/${threadId}?user_id=${userId}`);
   const ended = thread.body.messages.find((message: { id: string }) => message.id === replyId);
   const [stored] = await queryDatabase<{ usage_tokens: number }>(
     deployment.environment.databaseUrl,

@@ -5,9 +5,11 @@ import { Webhook } from 'standardwebhooks';
 import { createAgent, createOrg, OrgFixture } from '../factories/admin';
 import { FakeGoogleDrive } from '../support/fake-google-drive';
 import { api } from '../support/http';
+import { untilShowing } from '../support/poll';
 import { AppProcess, startGateway, startWorker } from '../support/processes';
 import { createTestEnvironment, queryDatabase, TestEnvironment } from '../support/test-environment';
 import { startAiSdkChat, stopAiSdkChat } from './ai-sdk-chat.support';
+import { startThread } from './replies.support';
 
 /**
  * Webhooks on real processes (CONTRACTS §14): a local receiver gets the end of a reply, signed so that the
@@ -101,24 +103,10 @@ async function register(events: string[] = ['message.completed']) {
   return { receiver, webhook: response.body as { id: string; secret: string } };
 }
 
-async function reply(content: string): Promise<{ threadId: string; replyId: string }> {
-  const response = await client.post('/chat', {
-    message: { content },
-    options: { agent_id: agentId, user_id: USER },
-  });
-  expect(response.status).toBe(200);
-  return { threadId: response.body.id, replyId: response.body.messages[1].id };
-}
+const reply = (content: string) => startThread(client, agentId, USER, content);
 
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`never got there: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+/** Polls until a value shows; failing, with the tail of the worker's log. */
+const until = untilShowing(() => worker?.output, { timeoutMs: 20000, intervalMs: 100, tail: 3000 });
 
 interface Attempt {
   id: string;

@@ -1,5 +1,5 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { Body, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import {
   ArchiveAgent,
   CreateAgent,
@@ -22,15 +22,14 @@ import {
 } from '@app/contracts';
 import { auditActorOf, Caller } from '@app/identity';
 import { CurrentCaller } from '../auth/current-caller.decorator';
-import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
+import { ServiceApiController } from '../auth/service-api-controller.decorator';
+import { ApiErrors } from '../http/api-errors';
 import { UuidIdParams } from '../http/id-params';
 import { PagedListing } from '../http/paged-listing';
+import { DeleteOneRoute, ReadOneRoute } from '../routes/resource-routes';
 
 /** The organization's agents (CONTRACTS §15); `mcp` env and header values are write-only. */
-@ApiTags('agents')
-@ApiSecurity('service-token')
-@ApiCommonErrors()
-@Controller('agents')
+@ServiceApiController('agents', 'agents')
 export class AgentsController {
   constructor(
     private readonly createAgent: CreateAgent,
@@ -64,10 +63,7 @@ export class AgentsController {
     return this.listAgents.execute(caller.orgId);
   }
 
-  @Get(':id')
-  @ApiOperation({ summary: 'Get an agent' })
-  @ApiOkResponse({ type: AgentResponse })
-  @ApiErrors([404])
+  @ReadOneRoute(':id', { summary: 'Get an agent' }, AgentResponse)
   get(@CurrentCaller() caller: Caller, @Param() params: UuidIdParams): Promise<AgentResponse> {
     return this.getAgent.execute(caller.orgId, params.id);
   }
@@ -84,14 +80,14 @@ export class AgentsController {
     return this.updateAgent.execute(auditActorOf(caller), caller.orgId, params.id, body);
   }
 
-  @Delete(':id')
-  @HttpCode(204)
-  @ApiOperation({
-    summary: 'Archive an agent',
-    description: 'Its messages then show agent: "ARCHIVED", and POST /chat with it is 404 Agent not found.',
-  })
-  @ApiNoContentResponse({ description: 'Archived.' })
-  @ApiErrors([404])
+  @DeleteOneRoute(
+    ':id',
+    {
+      summary: 'Archive an agent',
+      description: 'Its messages then show agent: "ARCHIVED", and POST /chat with it is 404 Agent not found.',
+    },
+    'Archived.',
+  )
   async archive(@CurrentCaller() caller: Caller, @Param() params: UuidIdParams): Promise<void> {
     await this.archiveAgent.execute(auditActorOf(caller), caller.orgId, params.id);
   }
@@ -113,10 +109,7 @@ export class AgentsController {
     return this.listVersions.execute(caller.orgId, params.id, query);
   }
 
-  @Get(':id/versions/:version')
-  @ApiOperation({ summary: 'Get one version of an agent' })
-  @ApiOkResponse({ type: AgentVersionResponse })
-  @ApiErrors([404])
+  @ReadOneRoute(':id/versions/:version', { summary: 'Get one version of an agent' }, AgentVersionResponse)
   version(
     @CurrentCaller() caller: Caller,
     @Param() params: AgentVersionParams,

@@ -1,17 +1,14 @@
-import { Controller, Get, Query } from '@nestjs/common';
-import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { Get, Query } from '@nestjs/common';
+import { ApiOperation } from '@nestjs/swagger';
 import { AuditEventResponse, ListAuditEventsQuery, Page } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { CurrentCaller } from '../auth/current-caller.decorator';
-import { ApiCommonErrors } from '../http/api-errors';
+import { ServiceApiController } from '../auth/service-api-controller.decorator';
 import { PagedListing } from '../http/paged-listing';
 import { ListAuditEvents } from './list-audit-events.use-case';
 
 /** The audit log (CONTRACTS §20): read-only here, as everywhere; service keys only, never an end-user token. */
-@ApiTags('audit')
-@ApiSecurity('service-token')
-@ApiCommonErrors()
-@Controller('audit-events')
+@ServiceApiController('audit', 'audit-events')
 export class AuditEventsController {
   constructor(private readonly listAuditEvents: ListAuditEvents) {}
 

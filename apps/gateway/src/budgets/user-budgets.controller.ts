@@ -1,16 +1,14 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Put } from '@nestjs/common';
-import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { Body, Param, Put } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { EndUserParams, PutUserBudgetDto, UserBudgetResponse } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { CurrentCaller } from '../auth/current-caller.decorator';
-import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
+import { ServiceApiController } from '../auth/service-api-controller.decorator';
+import { DeleteOneRoute, ReadOneRoute } from '../routes/resource-routes';
 import { UserBudgets } from './user-budgets.use-case';
 
 /** Token budgets per end user (CONTRACTS §20). */
-@ApiTags('budgets')
-@ApiSecurity('service-token')
-@ApiCommonErrors()
-@Controller('budgets/users')
+@ServiceApiController('budgets', 'budgets/users')
 export class UserBudgetsController {
   constructor(private readonly budgets: UserBudgets) {}
 
@@ -30,19 +28,20 @@ export class UserBudgetsController {
     return this.budgets.put(caller, params.user_id, body);
   }
 
-  @Get(':user_id')
-  @ApiOperation({ summary: "Get an end user's token budget and what the period spent" })
-  @ApiOkResponse({ type: UserBudgetResponse })
-  @ApiErrors([404])
+  @ReadOneRoute(
+    ':user_id',
+    { summary: "Get an end user's token budget and what the period spent" },
+    UserBudgetResponse,
+  )
   get(@CurrentCaller() caller: Caller, @Param() params: EndUserParams): Promise<UserBudgetResponse> {
     return this.budgets.get(caller, params.user_id);
   }
 
-  @Delete(':user_id')
-  @HttpCode(204)
-  @ApiOperation({ summary: "Remove an end user's token budget" })
-  @ApiNoContentResponse({ description: 'Removed: the user spends without a limit of their own.' })
-  @ApiErrors([404])
+  @DeleteOneRoute(
+    ':user_id',
+    { summary: "Remove an end user's token budget" },
+    'Removed: the user spends without a limit of their own.',
+  )
   delete(@CurrentCaller() caller: Caller, @Param() params: EndUserParams): Promise<void> {
     return this.budgets.delete(caller, params.user_id);
   }

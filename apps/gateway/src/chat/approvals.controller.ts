@@ -1,18 +1,16 @@
-import { Body, Controller, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { Body, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { DecideApprovalDto, MessageResponse, ThreadOwnerQuery } from '@app/contracts';
 import { DecideApproval } from '@app/chat';
 import { Caller } from '@app/identity';
 import { CurrentCaller } from '../auth/current-caller.decorator';
 import { EndUserTokenAllowed } from '../auth/end-user-token-allowed.decorator';
-import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
+import { ServiceApiController } from '../auth/service-api-controller.decorator';
+import { ApiErrors } from '../http/api-errors';
 import { StreamParams } from '../stream/stream.dto';
 
 /** A person's decision on a tool call that waits (CONTRACTS §19). */
-@ApiTags('chat')
-@ApiSecurity('service-token')
-@ApiCommonErrors()
-@Controller('chat/messages')
+@ServiceApiController('chat', 'chat/messages')
 export class ApprovalsController {
   constructor(private readonly decideApproval: DecideApproval) {}
 

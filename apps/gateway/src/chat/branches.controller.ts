@@ -1,5 +1,5 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { Body, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import {
   BranchResponse,
   EditMessageDto,
@@ -15,7 +15,8 @@ import { IdempotentWrite } from '@app/persistence';
 import { StartsReply } from '../admission/admission.interceptor';
 import { CurrentCaller } from '../auth/current-caller.decorator';
 import { EndUserTokenAllowed } from '../auth/end-user-token-allowed.decorator';
-import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
+import { ServiceApiController } from '../auth/service-api-controller.decorator';
+import { ApiErrors } from '../http/api-errors';
 import { IdempotentWriteOf, SafelyRetried } from '../idempotency/safely-retried.decorator';
 import { ThreadParams } from './thread.params';
 
@@ -24,10 +25,7 @@ const LIVE_REPLY_409 =
   'which cancels it first); a branch switch waits until it ended.';
 
 /** Regenerate and edit, and the branches they leave (CONTRACTS §19). */
-@ApiTags('chat')
-@ApiSecurity('service-token')
-@ApiCommonErrors()
-@Controller('chat')
+@ServiceApiController('chat', 'chat')
 export class BranchesController {
   constructor(
     private readonly regenerateReply: RegenerateReply,

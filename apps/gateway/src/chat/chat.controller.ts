@@ -1,12 +1,5 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
-import {
-  ApiBody,
-  ApiNoContentResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiSecurity,
-  ApiTags,
-} from '@nestjs/swagger';
+import { Body, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { ApiBody, ApiNoContentResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import {
   ListThreadsQuery,
   MessageResponse,
@@ -23,9 +16,11 @@ import { IdempotentWrite } from '@app/persistence';
 import { StartsReply } from '../admission/admission.interceptor';
 import { CurrentCaller } from '../auth/current-caller.decorator';
 import { EndUserTokenAllowed } from '../auth/end-user-token-allowed.decorator';
-import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
+import { ServiceApiController } from '../auth/service-api-controller.decorator';
+import { ApiErrors } from '../http/api-errors';
 import { PagedListing } from '../http/paged-listing';
 import { IdempotentWriteOf, KEY_IN_USE_409, SafelyRetried } from '../idempotency/safely-retried.decorator';
+import { DeleteOneRoute, ReadOneRoute } from '../routes/resource-routes';
 import { ThreadParams } from './thread.params';
 import {
   ArchiveThread,
@@ -38,10 +33,7 @@ import {
 } from '@app/chat';
 
 /** Threads and messages. The reply stream has its own controller under chat/messages. */
-@ApiTags('chat')
-@ApiSecurity('service-token')
-@ApiCommonErrors()
-@Controller('chat')
+@ServiceApiController('chat', 'chat')
 export class ChatController {
   constructor(
     private readonly startThread: StartThread,
@@ -157,10 +149,7 @@ export class ChatController {
   }
 
   @EndUserTokenAllowed()
-  @Get(':thread_id')
-  @ApiOperation({ summary: 'Get a thread with its full history' })
-  @ApiOkResponse({ type: ThreadResponse })
-  @ApiErrors([404])
+  @ReadOneRoute(':thread_id', { summary: 'Get a thread with its full history' }, ThreadResponse)
   get(
     @CurrentCaller() caller: Caller,
     @Param() params: ThreadParams,
@@ -184,14 +173,14 @@ export class ChatController {
   }
 
   @EndUserTokenAllowed()
-  @Delete(':thread_id')
-  @HttpCode(204)
-  @ApiOperation({
-    summary: 'Archive a thread',
-    description: 'Cancels its live reply; afterwards the thread is 404 to every call.',
-  })
-  @ApiNoContentResponse({ description: 'Archived.' })
-  @ApiErrors([404])
+  @DeleteOneRoute(
+    ':thread_id',
+    {
+      summary: 'Archive a thread',
+      description: 'Cancels its live reply; afterwards the thread is 404 to every call.',
+    },
+    'Archived.',
+  )
   archive(
     @CurrentCaller() caller: Caller,
     @Param() params: ThreadParams,

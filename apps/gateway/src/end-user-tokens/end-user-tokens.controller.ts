@@ -1,16 +1,14 @@
-import { Body, Controller, HttpCode, Post } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { Body, HttpCode, Post } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { EndUserTokenResponse, MintEndUserTokenDto } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { CurrentCaller } from '../auth/current-caller.decorator';
-import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
+import { ServiceApiController } from '../auth/service-api-controller.decorator';
+import { ApiErrors } from '../http/api-errors';
 import { MintEndUserToken } from './mint-end-user-token.use-case';
 
 /** Tokens a browser may hold (CONTRACTS §17); minting one needs the service key itself. */
-@ApiTags('end-user-tokens')
-@ApiSecurity('service-token')
-@ApiCommonErrors()
-@Controller('end-user-tokens')
+@ServiceApiController('end-user-tokens', 'end-user-tokens')
 export class EndUserTokensController {
   constructor(private readonly mintEndUserToken: MintEndUserToken) {}
 

@@ -1,12 +1,10 @@
 import { Readable } from 'node:stream';
-import { Body, Controller, Delete, Get, Header, HttpCode, Param, Put, StreamableFile } from '@nestjs/common';
+import { Body, Delete, Get, Header, HttpCode, Param, Put, StreamableFile } from '@nestjs/common';
 import {
   ApiAcceptedResponse,
   ApiExtraModels,
   ApiOkResponse,
   ApiOperation,
-  ApiSecurity,
-  ApiTags,
   getSchemaPath,
 } from '@nestjs/swagger';
 import {
@@ -27,7 +25,8 @@ import {
 } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { CurrentCaller } from '../auth/current-caller.decorator';
-import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
+import { ServiceApiController } from '../auth/service-api-controller.decorator';
+import { ReadOneRoute } from '../routes/resource-routes';
 import { ExportLine, ExportUser } from './export-user.use-case';
 import { GetErasure, RequestErasure } from './request-erasure.use-case';
 import { RetentionSettings } from './retention.use-case';
@@ -68,10 +67,7 @@ const EXPORT_LINE_SCHEMA = {
 };
 
 /** An end user's erasure and export, and the organization's retention of threads (CONTRACTS §20). */
-@ApiTags('end users')
-@ApiSecurity('service-token')
-@ApiCommonErrors()
-@Controller()
+@ServiceApiController('end users')
 export class ErasureController {
   constructor(
     private readonly requestErasure: RequestErasure,
@@ -96,13 +92,14 @@ export class ErasureController {
     return this.requestErasure.execute(caller, params.user_id);
   }
 
-  @Get('erasures/:erasure_id')
-  @ApiOperation({
-    summary: 'The receipt of an erasure',
-    description: 'Counts of what was removed, by kind; the end user is named by a hash only.',
-  })
-  @ApiOkResponse({ type: ErasureResponse })
-  @ApiErrors([404])
+  @ReadOneRoute(
+    'erasures/:erasure_id',
+    {
+      summary: 'The receipt of an erasure',
+      description: 'Counts of what was removed, by kind; the end user is named by a hash only.',
+    },
+    ErasureResponse,
+  )
   erasure(@CurrentCaller() caller: Caller, @Param() params: ErasureParams): Promise<ErasureResponse> {
     return this.getErasure.execute(caller, params.erasure_id);
   }

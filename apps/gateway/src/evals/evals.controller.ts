@@ -1,12 +1,5 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import {
-  ApiAcceptedResponse,
-  ApiNoContentResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiSecurity,
-  ApiTags,
-} from '@nestjs/swagger';
+import { Body, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiAcceptedResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import {
   CreateEvalDatasetDto,
   EvalDatasetResponse,
@@ -30,18 +23,17 @@ import {
 } from '@app/evals';
 import { Caller } from '@app/identity';
 import { CurrentCaller } from '../auth/current-caller.decorator';
-import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
+import { ServiceApiController } from '../auth/service-api-controller.decorator';
+import { ApiErrors } from '../http/api-errors';
 import { UuidIdParams } from '../http/id-params';
 import { PagedListing } from '../http/paged-listing';
+import { DeleteOneRoute, ReadOneRoute } from '../routes/resource-routes';
 
 /**
  * Evaluations (CONTRACTS §23): datasets, and runs of a dataset against a version of an agent, each item answered
  * by the workers as a reply in a thread of `inception: "eval"`. Service keys only.
  */
-@ApiTags('evals')
-@ApiSecurity('service-token')
-@ApiCommonErrors()
-@Controller('evals')
+@ServiceApiController('evals', 'evals')
 export class EvalsController {
   constructor(
     private readonly createDataset: CreateEvalDataset,
@@ -80,19 +72,16 @@ export class EvalsController {
     return this.listDatasets.execute(caller.orgId, query);
   }
 
-  @Get('datasets/:id')
-  @ApiOperation({ summary: 'Get a dataset with its items' })
-  @ApiOkResponse({ type: EvalDatasetResponse })
-  @ApiErrors([404])
+  @ReadOneRoute('datasets/:id', { summary: 'Get a dataset with its items' }, EvalDatasetResponse)
   dataset(@CurrentCaller() caller: Caller, @Param() params: UuidIdParams): Promise<EvalDatasetResponse> {
     return this.getDataset.execute(caller.orgId, params.id);
   }
 
-  @Delete('datasets/:id')
-  @HttpCode(204)
-  @ApiOperation({ summary: 'Delete a dataset', description: 'Runs made from it keep their items.' })
-  @ApiNoContentResponse({ description: 'Deleted.' })
-  @ApiErrors([404])
+  @DeleteOneRoute(
+    'datasets/:id',
+    { summary: 'Delete a dataset', description: 'Runs made from it keep their items.' },
+    'Deleted.',
+  )
   async remove(@CurrentCaller() caller: Caller, @Param() params: UuidIdParams): Promise<void> {
     await this.deleteDataset.execute(caller.orgId, params.id);
   }
@@ -122,14 +111,15 @@ export class EvalsController {
     return this.listRuns.execute(caller.orgId, query);
   }
 
-  @Get('runs/:id')
-  @ApiOperation({
-    summary: 'Get an eval run',
-    description:
-      'Its items with their answers, scores and replies, and a summary with the pass rate and tokens.',
-  })
-  @ApiOkResponse({ type: EvalRunResponse })
-  @ApiErrors([404])
+  @ReadOneRoute(
+    'runs/:id',
+    {
+      summary: 'Get an eval run',
+      description:
+        'Its items with their answers, scores and replies, and a summary with the pass rate and tokens.',
+    },
+    EvalRunResponse,
+  )
   run(@CurrentCaller() caller: Caller, @Param() params: UuidIdParams): Promise<EvalRunResponse> {
     return this.getRun.execute(caller.orgId, params.id);
   }

@@ -1,20 +1,18 @@
-import { Body, Controller, Get, Param, Put, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { Body, Get, Param, Put, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { FeedbackResponse, ListFeedbackQuery, Page, PutFeedbackDto, ThreadOwnerQuery } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { CurrentCaller } from '../auth/current-caller.decorator';
 import { EndUserTokenAllowed } from '../auth/end-user-token-allowed.decorator';
-import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
+import { ServiceApiController } from '../auth/service-api-controller.decorator';
+import { ApiErrors } from '../http/api-errors';
 import { endUserOf } from '../http/end-user';
 import { PagedListing } from '../http/paged-listing';
 import { StreamParams } from '../stream/stream.dto';
 import { ListFeedback, PutFeedback } from './feedback.use-cases';
 
 /** Feedback on replies (CONTRACTS §20). */
-@ApiTags('feedback')
-@ApiSecurity('service-token')
-@ApiCommonErrors()
-@Controller()
+@ServiceApiController('feedback')
 export class FeedbackController {
   constructor(
     private readonly putFeedback: PutFeedback,

@@ -1,11 +1,13 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { Body, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiNoContentResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { ConversationFileResponse, ShareLinkResponse } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { PresignedUpload } from '@app/storage';
 import { CurrentCaller } from '../auth/current-caller.decorator';
 import { EndUserTokenAllowed } from '../auth/end-user-token-allowed.decorator';
-import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
+import { ServiceApiController } from '../auth/service-api-controller.decorator';
+import { ApiErrors } from '../http/api-errors';
+import { ReadOneRoute } from '../routes/resource-routes';
 import {
   CreateShareLinkDto,
   FileOwnerQuery,
@@ -23,10 +25,7 @@ import { RevokeShareLink } from './use-cases/revoke-share-link.use-case';
  * The two-step upload (API-SPEC 4.4, CONTRACTS §8) and share links. Static `files/...` segments win over the
  * chat routes' `:thread_id` in Fastify's router, so GET /chat/files/upload is never read as a thread id.
  */
-@ApiTags('files')
-@ApiSecurity('service-token')
-@ApiCommonErrors()
-@Controller('chat/files')
+@ServiceApiController('files', 'chat/files')
 export class FilesController {
   constructor(
     private readonly createUploadPermission: CreateUploadPermission,
@@ -50,10 +49,11 @@ export class FilesController {
     return this.createUploadPermission.execute(caller, query);
   }
 
-  @Get(':file_id')
-  @ApiOperation({ summary: 'An uploaded file as ConversationFile, with its share links' })
-  @ApiOkResponse({ type: ConversationFileResponse })
-  @ApiErrors([404])
+  @ReadOneRoute(
+    ':file_id',
+    { summary: 'An uploaded file as ConversationFile, with its share links' },
+    ConversationFileResponse,
+  )
   get(
     @CurrentCaller() caller: Caller,
     @Param() params: FileParams,

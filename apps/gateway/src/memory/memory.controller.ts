@@ -1,5 +1,5 @@
-import { Body, Controller, Delete, Get, HttpCode, Put, Query } from '@nestjs/common';
-import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { Body, Delete, Get, HttpCode, Put, Query } from '@nestjs/common';
+import { ApiNoContentResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import {
   MemoryFileQuery,
   MemoryFileResponse,
@@ -10,13 +10,11 @@ import {
 import { Caller } from '@app/identity';
 import { DeleteMemoryFile, ListMemoryFiles, ReadMemoryFile, WriteMemoryFile } from '@app/memory';
 import { CurrentCaller } from '../auth/current-caller.decorator';
-import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
+import { ServiceApiController } from '../auth/service-api-controller.decorator';
+import { ApiErrors } from '../http/api-errors';
 
 /** Long-term memory files (API-SPEC 4.5, CONTRACTS §7). `user_id` is accepted and never picks the namespace. */
-@ApiTags('memory')
-@ApiSecurity('service-token')
-@ApiCommonErrors()
-@Controller('memory')
+@ServiceApiController('memory', 'memory')
 export class MemoryController {
   constructor(
     private readonly readFile: ReadMemoryFile,

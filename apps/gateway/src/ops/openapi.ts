@@ -5,7 +5,7 @@ import { deploymentInfo } from './deployment';
 import { finishDocument } from './openapi-finish';
 import { describeRequestDtos } from './openapi-requests';
 
-/** The scheme name controllers refer to with `@ApiSecurity('service-token')`. */
+/** The scheme name controllers refer to (through `@ServiceApiController`). */
 export const SERVICE_TOKEN_SCHEME = 'service-token';
 
 /** The document's introduction: what every operation shares. */

@@ -1,5 +1,5 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { Body, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import {
   CreateRoutineDto,
   RoutineOwnerQuery,
@@ -10,8 +10,10 @@ import {
 import { Caller } from '@app/identity';
 import { StartsReply } from '../admission/admission.interceptor';
 import { CurrentCaller } from '../auth/current-caller.decorator';
-import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
+import { ServiceApiController } from '../auth/service-api-controller.decorator';
+import { ApiErrors } from '../http/api-errors';
 import { UuidIdParams } from '../http/id-params';
+import { DeleteOneRoute, ReadOneRoute } from '../routes/resource-routes';
 import { CreateRoutine } from './use-cases/create-routine.use-case';
 import { GetRoutine } from './use-cases/get-routine.use-case';
 import { ListRoutines } from './use-cases/list-routines.use-case';
@@ -20,10 +22,7 @@ import { RunRoutineNow } from './use-cases/run-routine-now.use-case';
 import { UpdateRoutine } from './use-cases/update-routine.use-case';
 
 /** Threads started on a schedule for one end user (CONTRACTS §13); `user_id` is the owner. */
-@ApiTags('routines')
-@ApiSecurity('service-token')
-@ApiCommonErrors()
-@Controller('routines')
+@ServiceApiController('routines', 'routines')
 export class RoutinesController {
   constructor(
     private readonly createRoutine: CreateRoutine,
@@ -56,10 +55,7 @@ export class RoutinesController {
     return this.listRoutines.execute(caller, query.user_id);
   }
 
-  @Get(':id')
-  @ApiOperation({ summary: 'Get a routine' })
-  @ApiOkResponse({ type: RoutineResponse })
-  @ApiErrors([404])
+  @ReadOneRoute(':id', { summary: 'Get a routine' }, RoutineResponse)
   get(
     @CurrentCaller() caller: Caller,
     @Param() params: UuidIdParams,
@@ -81,11 +77,7 @@ export class RoutinesController {
     return this.updateRoutine.execute(caller, query.user_id, params.id, body);
   }
 
-  @Delete(':id')
-  @HttpCode(204)
-  @ApiOperation({ summary: 'Delete a routine' })
-  @ApiNoContentResponse({ description: 'Deleted; it fires no more.' })
-  @ApiErrors([404])
+  @DeleteOneRoute(':id', { summary: 'Delete a routine' }, 'Deleted; it fires no more.')
   async remove(
     @CurrentCaller() caller: Caller,
     @Param() params: UuidIdParams,

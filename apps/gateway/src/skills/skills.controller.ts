@@ -1,16 +1,4 @@
-import {
-  Body,
-  Controller,
-  Delete,
-  Get,
-  Headers,
-  HttpCode,
-  Param,
-  Post,
-  Put,
-  Query,
-  Req,
-} from '@nestjs/common';
+import { Body, Delete, Get, Headers, HttpCode, Param, Post, Put, Query, Req } from '@nestjs/common';
 import {
   ApiBody,
   ApiExtraModels,
@@ -19,8 +7,6 @@ import {
   ApiNoContentResponse,
   ApiOkResponse,
   ApiOperation,
-  ApiSecurity,
-  ApiTags,
   getSchemaPath,
 } from '@nestjs/swagger';
 import { RouteConfig } from '@nestjs/platform-fastify';
@@ -35,9 +21,11 @@ import {
 } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { CurrentCaller } from '../auth/current-caller.decorator';
-import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
+import { ServiceApiController } from '../auth/service-api-controller.decorator';
+import { ApiErrors } from '../http/api-errors';
 import { endUserOf, requireEndUser } from '../http/end-user';
 import { READS_MULTIPART } from '../http/other-bodies';
+import { ReadOneRoute } from '../routes/resource-routes';
 import { SkillPidParams } from './skill-pid.params';
 import { readSkillUpload, SkillFileUpload } from './skill-upload';
 import { CreateSkill } from './use-cases/create-skill.use-case';
@@ -47,10 +35,7 @@ import { ListSkills } from './use-cases/list-skills.use-case';
 import { UpdateSkill } from './use-cases/update-skill.use-case';
 
 /** Skills (API-SPEC 4.8, CONTRACTS §11). */
-@ApiTags('skills')
-@ApiSecurity('service-token')
-@ApiCommonErrors()
-@Controller('skills')
+@ServiceApiController('skills', 'skills')
 export class SkillsController {
   constructor(
     private readonly createSkill: CreateSkill,
@@ -95,10 +80,7 @@ export class SkillsController {
     return this.listSkills.execute(caller, endUserOf(query));
   }
 
-  @Get(':skill_pid')
-  @ApiOperation({ summary: 'Get a skill with its SKILL.md' })
-  @ApiOkResponse({ type: SkillDetailResponse })
-  @ApiErrors([404])
+  @ReadOneRoute(':skill_pid', { summary: 'Get a skill with its SKILL.md' }, SkillDetailResponse)
   get(
     @CurrentCaller() caller: Caller,
     @Param() params: SkillPidParams,

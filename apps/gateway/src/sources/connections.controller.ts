@@ -1,11 +1,13 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { Body, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiNoContentResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { ConnectionResponse, EndUserQuery, RequiredEndUserQuery } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { CurrentCaller } from '../auth/current-caller.decorator';
-import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
+import { ServiceApiController } from '../auth/service-api-controller.decorator';
+import { ApiErrors } from '../http/api-errors';
 import { endUserOf, requireEndUser } from '../http/end-user';
 import { UuidIdParams } from '../http/id-params';
+import { ReadOneRoute } from '../routes/resource-routes';
 import { CreateConnectionDto } from './dto/connection.dto';
 import { CheckConnection } from './use-cases/check-connection.use-case';
 import { CreateConnection } from './use-cases/create-connection.use-case';
@@ -14,10 +16,7 @@ import { GetConnection } from './use-cases/get-connection.use-case';
 import { ListConnections } from './use-cases/list-connections.use-case';
 
 /** Connections to stores (CONTRACTS §9). */
-@ApiTags('sources')
-@ApiSecurity('service-token')
-@ApiCommonErrors()
-@Controller('dc/connections')
+@ServiceApiController('sources', 'dc/connections')
 export class ConnectionsController {
   constructor(
     private readonly createConnection: CreateConnection,
@@ -50,10 +49,7 @@ export class ConnectionsController {
     return this.listConnections.execute(caller, endUserOf(query));
   }
 
-  @Get(':id')
-  @ApiOperation({ summary: 'Get a connection' })
-  @ApiOkResponse({ type: ConnectionResponse })
-  @ApiErrors([404])
+  @ReadOneRoute(':id', { summary: 'Get a connection' }, ConnectionResponse)
   get(
     @CurrentCaller() caller: Caller,
     @Param() params: UuidIdParams,

@@ -1,19 +1,14 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
-import {
-  ApiAcceptedResponse,
-  ApiNoContentResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiSecurity,
-  ApiTags,
-} from '@nestjs/swagger';
+import { Body, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { ApiAcceptedResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { EndUserQuery, RequiredEndUserQuery, SourceDocumentResponse, SourceResponse } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { IdempotentWrite } from '@app/persistence';
 import { CurrentCaller } from '../auth/current-caller.decorator';
-import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
+import { ServiceApiController } from '../auth/service-api-controller.decorator';
+import { ApiErrors } from '../http/api-errors';
 import { endUserOf, requireEndUser } from '../http/end-user';
 import { IdempotentWriteOf, KEY_IN_USE_409, SafelyRetried } from '../idempotency/safely-retried.decorator';
+import { DeleteOneRoute, ReadOneRoute } from '../routes/resource-routes';
 import { AddDocumentsDto, CreateSourceDto, SourcePidParams, UpdateSourceDto } from './dto/source.dto';
 import { AddSourceDocuments } from './use-cases/add-source-documents.use-case';
 import { ArchiveSource } from './use-cases/archive-source.use-case';
@@ -25,10 +20,7 @@ import { RequestSourceSync } from './use-cases/request-source-sync.use-case';
 import { UpdateSource } from './use-cases/update-source.use-case';
 
 /** Data sources (API-SPEC 4.6, CONTRACTS §9). */
-@ApiTags('sources')
-@ApiSecurity('service-token')
-@ApiCommonErrors()
-@Controller('dc/sources')
+@ServiceApiController('sources', 'dc/sources')
 export class SourcesController {
   constructor(
     private readonly createSource: CreateSource,
@@ -65,10 +57,7 @@ export class SourcesController {
     return this.listSources.execute(caller, endUserOf(query));
   }
 
-  @Get(':source_pid')
-  @ApiOperation({ summary: 'Get a source' })
-  @ApiOkResponse({ type: SourceResponse })
-  @ApiErrors([404])
+  @ReadOneRoute(':source_pid', { summary: 'Get a source' }, SourceResponse)
   get(
     @CurrentCaller() caller: Caller,
     @Param() params: SourcePidParams,
@@ -90,11 +79,11 @@ export class SourcesController {
     return this.updateSource.execute(caller, endUserOf(query, body), params.source_pid, body);
   }
 
-  @Delete(':source_pid')
-  @HttpCode(204)
-  @ApiOperation({ summary: 'Archive a source', description: 'Sets archived_at; its documents leave search.' })
-  @ApiNoContentResponse({ description: 'Archived.' })
-  @ApiErrors([404])
+  @DeleteOneRoute(
+    ':source_pid',
+    { summary: 'Archive a source', description: 'Sets archived_at; its documents leave search.' },
+    'Archived.',
+  )
   async remove(
     @CurrentCaller() caller: Caller,
     @Param() params: SourcePidParams,

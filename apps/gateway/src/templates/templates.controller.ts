@@ -1,5 +1,5 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { Body, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import {
   CreateQueryTemplateDto,
   EndUserQuery,
@@ -10,9 +10,11 @@ import {
 } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { CurrentCaller } from '../auth/current-caller.decorator';
-import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
+import { ServiceApiController } from '../auth/service-api-controller.decorator';
+import { ApiErrors } from '../http/api-errors';
 import { endUserOf, requireEndUser } from '../http/end-user';
 import { UuidIdParams } from '../http/id-params';
+import { DeleteOneRoute, ReadOneRoute } from '../routes/resource-routes';
 import { CreateQueryTemplate } from './use-cases/create-query-template.use-case';
 import { DeleteQueryTemplate } from './use-cases/delete-query-template.use-case';
 import { GetQueryTemplate } from './use-cases/get-query-template.use-case';
@@ -20,10 +22,7 @@ import { ListQueryTemplates } from './use-cases/list-query-templates.use-case';
 import { UpdateQueryTemplate } from './use-cases/update-query-template.use-case';
 
 /** Query templates (API-SPEC 4.7, CONTRACTS §10). */
-@ApiTags('query templates')
-@ApiSecurity('service-token')
-@ApiCommonErrors()
-@Controller('agent_execution/query_templates')
+@ServiceApiController('query templates', 'agent_execution/query_templates')
 export class TemplatesController {
   constructor(
     private readonly createTemplate: CreateQueryTemplate,
@@ -56,10 +55,7 @@ export class TemplatesController {
     return this.listTemplates.execute(caller, query);
   }
 
-  @Get(':id')
-  @ApiOperation({ summary: 'Get a query template' })
-  @ApiOkResponse({ type: QueryTemplateResponse })
-  @ApiErrors([404])
+  @ReadOneRoute(':id', { summary: 'Get a query template' }, QueryTemplateResponse)
   get(
     @CurrentCaller() caller: Caller,
     @Param() params: UuidIdParams,
@@ -81,11 +77,7 @@ export class TemplatesController {
     return this.updateTemplate.execute(caller, requireEndUser(query, body), params.id, body);
   }
 
-  @Delete(':id')
-  @HttpCode(204)
-  @ApiOperation({ summary: 'Delete a query template' })
-  @ApiNoContentResponse({ description: 'Deleted.' })
-  @ApiErrors([404])
+  @DeleteOneRoute(':id', { summary: 'Delete a query template' }, 'Deleted.')
   async remove(
     @CurrentCaller() caller: Caller,
     @Param() params: UuidIdParams,

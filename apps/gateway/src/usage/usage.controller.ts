@@ -1,16 +1,13 @@
-import { Controller, Get, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { Get, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { UsageQuery, UsageResponse } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { CurrentCaller } from '../auth/current-caller.decorator';
-import { ApiCommonErrors } from '../http/api-errors';
+import { ServiceApiController } from '../auth/service-api-controller.decorator';
 import { GetUsage } from './get-usage.use-case';
 
 /** What the organization's replies spent (CONTRACTS §20). */
-@ApiTags('usage')
-@ApiSecurity('service-token')
-@ApiCommonErrors()
-@Controller('usage')
+@ServiceApiController('usage', 'usage')
 export class UsageController {
   constructor(private readonly getUsage: GetUsage) {}
 

@@ -1,5 +1,5 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { Body, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import {
   CreatedWebhookResponse,
   CreateWebhookDto,
@@ -10,8 +10,10 @@ import {
 } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { CurrentCaller } from '../auth/current-caller.decorator';
-import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
+import { ServiceApiController } from '../auth/service-api-controller.decorator';
+import { ApiErrors } from '../http/api-errors';
 import { UuidIdParams } from '../http/id-params';
+import { DeleteOneRoute, ReadOneRoute } from '../routes/resource-routes';
 import { CreateWebhook } from './use-cases/create-webhook.use-case';
 import { DeleteWebhook } from './use-cases/delete-webhook.use-case';
 import { GetWebhook } from './use-cases/get-webhook.use-case';
@@ -20,10 +22,7 @@ import { ListWebhooks } from './use-cases/list-webhooks.use-case';
 import { UpdateWebhook } from './use-cases/update-webhook.use-case';
 
 /** Webhooks of the key's organization (CONTRACTS §14). */
-@ApiTags('webhooks')
-@ApiSecurity('service-token')
-@ApiCommonErrors()
-@Controller('webhooks')
+@ServiceApiController('webhooks', 'webhooks')
 export class WebhooksController {
   constructor(
     private readonly createWebhook: CreateWebhook,
@@ -58,10 +57,7 @@ export class WebhooksController {
     return this.listWebhooks.execute(caller);
   }
 
-  @Get(':id')
-  @ApiOperation({ summary: 'Get a webhook (without its secret)' })
-  @ApiOkResponse({ type: WebhookResponse })
-  @ApiErrors([404])
+  @ReadOneRoute(':id', { summary: 'Get a webhook (without its secret)' }, WebhookResponse)
   get(@CurrentCaller() caller: Caller, @Param() params: UuidIdParams): Promise<WebhookResponse> {
     return this.getWebhook.execute(caller, params.id);
   }
@@ -78,11 +74,7 @@ export class WebhooksController {
     return this.updateWebhook.execute(caller, params.id, body);
   }
 
-  @Delete(':id')
-  @HttpCode(204)
-  @ApiOperation({ summary: 'Delete a webhook' })
-  @ApiNoContentResponse({ description: 'Deleted.' })
-  @ApiErrors([404])
+  @DeleteOneRoute(':id', { summary: 'Delete a webhook' }, 'Deleted.')
   async remove(@CurrentCaller() caller: Caller, @Param() params: UuidIdParams): Promise<void> {
     await this.deleteWebhook.execute(caller, params.id);
   }

@@ -12,14 +12,20 @@ function recording(handled: string[]): JobHandler<{ id: string }> {
   };
 }
 
+/** The handlers of `some-queue` for the job names `first` and `second`, both recording into `handled`. */
+function firstAndSecond() {
+  const handled: string[] = [];
+  const handlers = new JobHandlers(
+    'some-queue',
+    { first: recording(handled), second: recording(handled) },
+    30000,
+  );
+  return { handled, handlers };
+}
+
 describe('JobHandlers', () => {
   it("hands each job to its own name's handler only, with the worker's lock token", async () => {
-    const handled: string[] = [];
-    const handlers = new JobHandlers(
-      'some-queue',
-      { first: recording(handled), second: recording(handled) },
-      30000,
-    );
+    const { handled, handlers } = firstAndSecond();
 
     await handlers.handle(memoryJob('second', { id: 'a' }).job, 'token-1');
     await handlers.handle(memoryJob('first', { id: 'b' }).job);
@@ -28,12 +34,7 @@ describe('JobHandlers', () => {
   });
 
   it('fails a job whose name has no handler, naming the job, the queue and the names it handles, running none', async () => {
-    const handled: string[] = [];
-    const handlers = new JobHandlers(
-      'some-queue',
-      { first: recording(handled), second: recording(handled) },
-      30000,
-    );
+    const { handled, handlers } = firstAndSecond();
 
     const failure = handlers.handle(memoryJob('unknown-job', { id: 'a' }).job);
 

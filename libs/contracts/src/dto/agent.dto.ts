@@ -10,9 +10,11 @@ import {
   Model,
   Nullable,
   OneOf,
+  OptionalModel,
   Pattern,
   PG_INTEGER_MAX,
   RefuseFields,
+  StringList,
 } from './rules';
 
 /** Model ids an agent may name (CONTRACTS §1). */
@@ -61,11 +63,11 @@ export class GuardrailsDto {
     description: 'Words or phrases (case-insensitive) that block the user’s message or stop the reply.',
   })
   @IsOptional()
-  @IsArray()
-  @MaxItems(AGENT_LIMITS.blockedTerms)
-  @IsString({ each: true })
-  @MinChars(1, { each: true })
-  @MaxChars(AGENT_LIMITS.blockedTerm, { each: true })
+  @StringList(
+    AGENT_LIMITS.blockedTerms,
+    MinChars(1, { each: true }),
+    MaxChars(AGENT_LIMITS.blockedTerm, { each: true }),
+  )
   blocked_terms?: string[];
 
   @ApiPropertyOptional({
@@ -181,16 +183,11 @@ export class CreateAgentDto {
 
   /** Tried in order when a step's model call fails before its first delta (CONTRACTS §24). */
   @IsOptional()
-  @IsArray()
-  @MaxItems(AGENT_LIMITS.fallbackModels)
-  @IsString({ each: true })
-  @Pattern(MODEL_PATTERN.source, { each: true })
+  @StringList(AGENT_LIMITS.fallbackModels, Pattern(MODEL_PATTERN.source, { each: true }))
   fallback_models?: string[];
 
   /** null: none (CONTRACTS §24). */
-  @IsOptional()
-  @Nullable()
-  @Model(() => GuardrailsDto)
+  @OptionalModel(() => GuardrailsDto)
   guardrails?: GuardrailsDto | null;
 
   /** null clears it on update. */
@@ -212,10 +209,7 @@ export class CreateAgentDto {
   /** null: every tool the service has (CONTRACTS §1). */
   @IsOptional()
   @Nullable()
-  @IsArray()
-  @MaxItems(AGENT_LIMITS.tools)
-  @IsString({ each: true })
-  @Pattern(TOOL_PATTERN.source, { each: true })
+  @StringList(AGENT_LIMITS.tools, Pattern(TOOL_PATTERN.source, { each: true }))
   tools?: string[] | null;
 
   @IsOptional()
@@ -225,17 +219,12 @@ export class CreateAgentDto {
   mcp?: McpServerDto[];
 
   /** null or absent: the service default (COMPACTION_THRESHOLD_TOKENS). */
-  @IsOptional()
-  @Nullable()
-  @Model(() => CompactionDto)
+  @OptionalModel(() => CompactionDto)
   compaction?: CompactionDto | null;
 
   /** Tool permissions or tool names whose calls wait for a person's decision (CONTRACTS §19). */
   @IsOptional()
-  @IsArray()
-  @MaxItems(AGENT_LIMITS.tools)
-  @IsString({ each: true })
-  @Pattern(APPROVAL_PATTERN.source, { each: true })
+  @StringList(AGENT_LIMITS.tools, Pattern(APPROVAL_PATTERN.source, { each: true }))
   approval_required?: string[];
 
   @IsOptional()

@@ -1,7 +1,7 @@
 import { IsOptional, IsUUID } from 'class-validator';
 import { HumanMessageDto } from './human-message.dto';
 import { MultitaskStrategy, MultitaskStrategyOption, ThreadOwnerOption } from './reply-options';
-import { Model, Nullable, OptionalPositiveInt } from './rules';
+import { Model, Nullable, OptionalModel, OptionalPositiveInt } from './rules';
 
 /**
  * Options of a regenerate or an edit (CONTRACTS §19). With a live reply in the thread it is refused (409)
@@ -27,9 +27,7 @@ export class RegenerateReplyDto {
   @IsUUID()
   message_id?: string | null;
 
-  @IsOptional()
-  @Nullable()
-  @Model(() => BranchOptionsDto)
+  @OptionalModel(() => BranchOptionsDto)
   options?: BranchOptionsDto | null;
 }
 
@@ -42,9 +40,7 @@ export class EditMessageDto {
   @Model(() => HumanMessageDto)
   message: HumanMessageDto;
 
-  @IsOptional()
-  @Nullable()
-  @Model(() => BranchOptionsDto)
+  @OptionalModel(() => BranchOptionsDto)
   options?: BranchOptionsDto | null;
 }
 

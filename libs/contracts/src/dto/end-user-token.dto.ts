@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsArray, IsInt, IsOptional, IsString, IsUUID } from 'class-validator';
+import { IsInt, IsOptional, IsString } from 'class-validator';
 import { DATE_TIME } from '../responses/message.response';
-import { Ge, Le, MaxChars, MaxItems, MinChars } from './rules';
+import { Ge, IdList, Le, MaxChars, MinChars, StringList } from './rules';
 import { MEMORY_NAMESPACE_MAX_CHARS } from './start-chat.dto';
 
 export const END_USER_TOKEN_DEFAULT_TTL_SECONDS = 3600;
@@ -33,9 +33,7 @@ export class MintEndUserTokenDto {
 
   @ApiPropertyOptional({ description: 'Only these agents; without it, every agent of the organization.' })
   @IsOptional()
-  @IsArray()
-  @IsUUID('all', { each: true })
-  @MaxItems(END_USER_TOKEN_MAX_AGENT_IDS)
+  @IdList(END_USER_TOKEN_MAX_AGENT_IDS)
   agent_ids?: string[];
 
   @ApiPropertyOptional({
@@ -46,11 +44,11 @@ export class MintEndUserTokenDto {
     items: { type: 'string', minLength: 1, maxLength: MEMORY_NAMESPACE_MAX_CHARS },
   })
   @IsOptional()
-  @IsArray()
-  @MaxItems(END_USER_TOKEN_MAX_MEMORY_NAMESPACES)
-  @IsString({ each: true })
-  @MinChars(1, { each: true })
-  @MaxChars(MEMORY_NAMESPACE_MAX_CHARS, { each: true })
+  @StringList(
+    END_USER_TOKEN_MAX_MEMORY_NAMESPACES,
+    MinChars(1, { each: true }),
+    MaxChars(MEMORY_NAMESPACE_MAX_CHARS, { each: true }),
+  )
   memory_namespaces?: string[];
 }
 

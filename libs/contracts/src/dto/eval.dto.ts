@@ -11,6 +11,7 @@ import {
   MinItems,
   Model,
   Nullable,
+  OptionalModel,
   OptionalPositiveInt,
   Pattern,
 } from './rules';
@@ -69,9 +70,7 @@ class EvalItemDto {
   @Model(() => HumanMessageDto)
   input: HumanMessageDto;
 
-  @IsOptional()
-  @Nullable()
-  @Model(() => EvalExpectedDto)
+  @OptionalModel(() => EvalExpectedDto)
   expected?: EvalExpectedDto | null;
 }
 

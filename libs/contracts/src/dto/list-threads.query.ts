@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsArray, IsInt, IsOptional, IsString, IsUUID } from 'class-validator';
-import { Ge, Le, MaxItems, Pattern } from './rules';
+import { IsInt, IsOptional, IsString } from 'class-validator';
+import { Ge, IdList, Le, Pattern } from './rules';
 
 const THREAD_LISTING_MAX_LIMIT = 100;
 export const THREAD_LISTING_DEFAULT_LIMIT = 20;
@@ -23,9 +23,7 @@ export class ListThreadsQuery {
   /** Repeated, `agent_ids=A&agent_ids=B`; each an agent id, so a comma list (`A,B`) is a 422, not an empty page. */
   @ApiPropertyOptional({ description: 'Repeat the parameter for several agents: agent_ids=A&agent_ids=B.' })
   @IsOptional()
-  @IsArray()
-  @IsUUID('all', { each: true })
-  @MaxItems(THREAD_LISTING_MAX_AGENT_IDS)
+  @IdList(THREAD_LISTING_MAX_AGENT_IDS)
   agent_ids?: string[];
 
   /** Our extension: the `x-next-cursor` of the previous page; the threads listed after it. */

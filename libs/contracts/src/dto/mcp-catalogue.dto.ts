@@ -1,6 +1,6 @@
-import { IsArray, IsOptional, IsString } from 'class-validator';
+import { IsOptional, IsString } from 'class-validator';
 import { MCP_NAME_PATTERN } from './agent.dto';
-import { MaxChars, MaxItems, MinChars, Pattern } from './rules';
+import { MaxChars, MinChars, Pattern, StringList } from './rules';
 
 /** A name a process environment may hold, as POSIX shells write them. */
 const ENV_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
@@ -20,16 +20,10 @@ export class RegisterMcpServerDto {
   command: string;
 
   @IsOptional()
-  @IsArray()
-  @MaxItems(MCP_CATALOGUE_LIMITS.args)
-  @IsString({ each: true })
-  @MaxChars(MCP_CATALOGUE_LIMITS.text, { each: true })
+  @StringList(MCP_CATALOGUE_LIMITS.args, MaxChars(MCP_CATALOGUE_LIMITS.text, { each: true }))
   args?: string[];
 
   @IsOptional()
-  @IsArray()
-  @MaxItems(MCP_CATALOGUE_LIMITS.envAllow)
-  @IsString({ each: true })
-  @Pattern(ENV_NAME_PATTERN.source, { each: true })
+  @StringList(MCP_CATALOGUE_LIMITS.envAllow, Pattern(ENV_NAME_PATTERN.source, { each: true }))
   env_allow?: string[];
 }

@@ -1,4 +1,3 @@
-import { IsOptional } from 'class-validator';
 import { HumanMessageDto } from './human-message.dto';
 import {
   MemoryNamespaceOption,
@@ -6,7 +5,7 @@ import {
   MultitaskStrategyOption,
   ThreadOwnerOption,
 } from './reply-options';
-import { Model, Nullable, OptionalPositiveInt } from './rules';
+import { Model, OptionalModel, OptionalPositiveInt } from './rules';
 
 export { MULTITASK_STRATEGIES, type MultitaskStrategy } from './reply-options';
 
@@ -36,8 +35,6 @@ export class PostMessageDto {
   @Model(() => HumanMessageDto)
   message: HumanMessageDto;
 
-  @IsOptional()
-  @Nullable()
-  @Model(() => PostMessageOptionsDto)
+  @OptionalModel(() => PostMessageOptionsDto)
   options?: PostMessageOptionsDto | null;
 }

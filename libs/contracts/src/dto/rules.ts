@@ -2,9 +2,12 @@ import {
   ArrayMaxSize,
   ArrayMinSize,
   ArrayUnique,
+  IsArray,
   IsIn,
   IsInt,
   IsOptional,
+  IsString,
+  IsUUID,
   Matches,
   Max,
   MaxLength,
@@ -90,6 +93,13 @@ export const Rules =
 /** `conint(ge=1, le=PG_INTEGER_MAX) | None = None`: a count or a version, stored in an `integer` column. */
 export const OptionalPositiveInt = () => Rules(IsOptional(), Nullable(), IsInt(), Ge(1), Le(PG_INTEGER_MAX));
 
+/** `list[constr(...)]` of at most `max` items: each a string, then each checked by `itemRules` (given `each: true`). */
+export const StringList = (max: number, ...itemRules: PropertyDecorator[]) =>
+  Rules(IsArray(), MaxItems(max), IsString({ each: true }), ...itemRules);
+
+/** `list[UUID]` of at most `max` ids. */
+export const IdList = (max: number) => Rules(IsArray(), IsUUID('all', { each: true }), MaxItems(max));
+
 export const LITERAL_OR_PATTERN = 'pydanticLiteralOrPattern';
 
 /**
@@ -140,6 +150,9 @@ export function Model(type: () => new () => object, options?: ValidationOptions)
     )(target, property as string);
   };
 }
+
+/** `Model | None = None`: a nested model that may be left out or null. */
+export const OptionalModel = (type: () => new () => object) => Rules(IsOptional(), Nullable(), Model(type));
 
 export const REFUSED_FIELDS = 'pydanticRefusedFields';
 

@@ -1,5 +1,5 @@
 import { IsBoolean, IsOptional, IsString } from 'class-validator';
-import { MaxChars, MinChars, Model, Nullable } from './rules';
+import { MaxChars, MinChars, Nullable, OptionalModel } from './rules';
 
 const THREAD_NAME_MAX_CHARS = 200;
 
@@ -24,8 +24,6 @@ export class UpdateThreadDto {
   @IsBoolean()
   starred?: boolean | null;
 
-  @IsOptional()
-  @Nullable()
-  @Model(() => ThreadOwnerOptionsDto)
+  @OptionalModel(() => ThreadOwnerOptionsDto)
   options?: ThreadOwnerOptionsDto | null;
 }

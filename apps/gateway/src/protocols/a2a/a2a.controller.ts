@@ -22,7 +22,7 @@ import { deploymentInfo } from '../../ops/deployment';
 import { JsonlBodyLimits } from '../../reply-stream/jsonl-body';
 import { StalledStreams } from '../../reply-stream/stalled-streams';
 import { EventStream, mappedStream } from '../reply-run-events';
-import { SequencedEvents, sequencedServerSentEvents } from '../server-sent-events';
+import { SequencedEvents, sequencedFrames, serverSentEvents } from '../server-sent-events';
 import { agentCard } from './a2a-agent-card';
 import { A2aErrorFilter, AGENT_NOT_FOUND, invalidParams } from './a2a-errors';
 import { A2aRequest, parseA2aRequest, parseSend, taskIdOf } from './a2a-request';
@@ -115,7 +115,7 @@ export class A2aController {
         yield batch && { seq: batch.seq, events: batch.events.map((update) => result(request, update)) };
       }
     }
-    return sequencedServerSentEvents(mappedStream(updates, answers), reply, this.limits());
+    return serverSentEvents(mappedStream(updates, answers), sequencedFrames, reply, this.limits());
   }
 
   private limits(): JsonlBodyLimits {

@@ -19,7 +19,7 @@ import { EndUserTokenAllowed } from '../../auth/end-user-token-allowed.decorator
 import { RedisAvailableInterceptor } from '../../http/redis-available.interceptor';
 import { StalledStreams } from '../../reply-stream/stalled-streams';
 import { invalidProtocolInput } from '../ask-agent.use-case';
-import { sequencedServerSentEvents } from '../server-sent-events';
+import { sequencedFrames, serverSentEvents } from '../server-sent-events';
 import { AgUiErrorFilter } from './ag-ui-error.filter';
 import { ApiAgUiRoutes, ApiRunAgent } from './ag-ui.openapi';
 import { parseRunAgentInput } from './run-agent-input';
@@ -56,7 +56,7 @@ export class AgUiController {
   ): Promise<StreamableFile> {
     const after = seqOf(lastEventId ?? afterQuery);
     const events = await this.runAgent.execute(caller, agentId, parseRunAgentInput(body), after);
-    return sequencedServerSentEvents(events, reply, {
+    return serverSentEvents(events, sequencedFrames, reply, {
       stallTimeoutMs: this.settings.streamStallTimeoutMs,
       stalled: this.stalled,
     });

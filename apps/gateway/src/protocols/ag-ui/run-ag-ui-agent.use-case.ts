@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { isRowId, NotFoundError } from '@app/contracts';
+import { NotFoundError } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { AiSdkChatRepository, ChatOwner, MessageRepository, ThreadRepository } from '@app/persistence';
 import { endUserOfCaller } from '../../auth/pin-end-user';
 import { AnswerWaitingCalls } from '../answer-waiting-calls';
 import { AskAgent, invalidProtocolInput } from '../ask-agent.use-case';
+import { boundThreadId } from '../client-threads';
 import { endingStream, EventStream, ReplyRunEvents, RunEventOrHeartbeat } from '../reply-run-events';
 import { ReplyWaitReader, ReplyWaits } from '../reply-waits';
 import { SequencedEvents } from '../server-sent-events';
@@ -66,7 +67,7 @@ export class RunAgUiAgent {
     agentId: string,
     request: AgUiRunRequest,
   ): Promise<string> {
-    const threadId = await this.threadOf(owner, request.threadId);
+    const threadId = await boundThreadId(this.chats, this.threads, owner, request.threadId);
     const asked = await this.askAgent.execute(caller, {
       agentId,
       content: request.content ?? '',
@@ -83,7 +84,7 @@ export class RunAgUiAgent {
 
   /** The thread's newest live reply, or its last reply when none is live (a run that ended meanwhile). */
   private async latestReply(owner: ChatOwner, clientThreadId: string): Promise<string> {
-    const threadId = await this.threadOf(owner, clientThreadId);
+    const threadId = await boundThreadId(this.chats, this.threads, owner, clientThreadId);
     if (!threadId) throw new NotFoundError(AG_UI_THREAD_NOT_FOUND);
     const live = await this.messages.liveReplies(owner, threadId);
     if (live.length > 0) return live[live.length - 1].id;
@@ -103,7 +104,7 @@ export class RunAgUiAgent {
     owner: ChatOwner,
     request: AgUiRunRequest,
   ): Promise<{ replyId: string; from: number }> {
-    const threadId = await this.threadOf(owner, request.threadId);
+    const threadId = await boundThreadId(this.chats, this.threads, owner, request.threadId);
     if (!threadId) throw new NotFoundError(AG_UI_THREAD_NOT_FOUND);
     const { replyId, lastRequestSeq } = await this.answerWaitingCalls.execute(
       caller,
@@ -112,19 +113,6 @@ export class RunAgUiAgent {
       request.resume,
     );
     return { replyId, from: lastRequestSeq ?? -1 };
-  }
-
-  /**
-   * The thread the client's thread id is bound to. An id not bound yet that is the id of one of the owner's
-   * threads binds to that thread, so a front end can continue a thread it listed (GET /chat).
-   */
-  private async threadOf(owner: ChatOwner, clientThreadId: string): Promise<string | null> {
-    const bound = await this.chats.findThreadId(owner, clientThreadId);
-    if (bound || !isRowId(clientThreadId)) return bound;
-    const thread = await this.threads.findVisible(owner, clientThreadId);
-    if (!thread) return null;
-    await this.chats.bind(owner, clientThreadId, thread.id);
-    return thread.id;
   }
 }
 

@@ -1,6 +1,5 @@
 import {
   Body,
-  Controller,
   Get,
   HttpCode,
   Param,
@@ -10,21 +9,15 @@ import {
   StreamableFile,
   UseInterceptors,
 } from '@nestjs/common';
-import {
-  ApiNoContentResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiProduces,
-  ApiSecurity,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiProduces } from '@nestjs/swagger';
 import { FastifyReply } from 'fastify';
 import { Settings } from '@app/config';
 import { AiSdkChatDto } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { CurrentCaller } from '../../auth/current-caller.decorator';
 import { EndUserTokenAllowed } from '../../auth/end-user-token-allowed.decorator';
-import { ApiCommonErrors, ApiErrors } from '../../http/api-errors';
+import { ServiceApiController } from '../../auth/service-api-controller.decorator';
+import { ApiErrors } from '../../http/api-errors';
 import { RedisAvailableInterceptor } from '../../http/redis-available.interceptor';
 import { jsonlBody } from '../../reply-stream/jsonl-body';
 import { StalledStreams } from '../../reply-stream/stalled-streams';
@@ -56,10 +49,7 @@ const SSE_DESCRIPTION =
  * The AI SDK's chat protocol (CONTRACTS §17): what `useChat` with `DefaultChatTransport` calls, with an
  * end-user token or a service key.
  */
-@ApiTags('ai-sdk')
-@ApiSecurity('service-token')
-@ApiCommonErrors()
-@Controller('ai-sdk/chat')
+@ServiceApiController('ai-sdk', 'ai-sdk/chat')
 export class AiSdkChatController {
   constructor(
     private readonly sendChatMessage: SendChatMessage,

@@ -1,6 +1,6 @@
-import { InvalidInputError, LocRoot, pydanticIssue } from '@app/contracts';
+import { InvalidInputError, LocRoot, NotFoundError, pydanticIssue } from '@app/contracts';
 import { Caller } from '@app/identity';
-import { ChatOwner } from '@app/persistence';
+import { AiSdkChatRepository, ChatOwner } from '@app/persistence';
 
 export const CHAT_NOT_FOUND = 'Chat not found';
 
@@ -12,4 +12,15 @@ export function chatOwner(caller: Caller, userId: string | undefined, loc: [LocR
   const owner = caller.endUser?.userId ?? userId;
   if (!owner) throw new InvalidInputError([pydanticIssue('missing', loc, null)]);
   return { orgId: caller.orgId, userId: owner };
+}
+
+/** The thread the owner's chat id is bound to; 404 when it is bound to none. */
+export async function chatThreadId(
+  chats: AiSdkChatRepository,
+  owner: ChatOwner,
+  chatId: string,
+): Promise<string> {
+  const threadId = await chats.findThreadId(owner, chatId);
+  if (!threadId) throw new NotFoundError(CHAT_NOT_FOUND);
+  return threadId;
 }

@@ -18,7 +18,7 @@ import { EndUserTokenAllowed } from '../../auth/end-user-token-allowed.decorator
 import { JsonlBodyLimits } from '../../reply-stream/jsonl-body';
 import { StalledStreams } from '../../reply-stream/stalled-streams';
 import { invalidProtocolInput } from '../ask-agent.use-case';
-import { serverSentEvents } from '../server-sent-events';
+import { serverSentEvents, typedFrames } from '../server-sent-events';
 import { CancelResponse } from './cancel-response.use-case';
 import { CreateResponse } from './create-response.use-case';
 import { GetResponse } from './get-response.use-case';
@@ -61,7 +61,7 @@ export class ResponsesController {
   ): Promise<ResponseObject | StreamableFile> {
     const { created, request } = await this.createResponse.execute(caller, body);
     if (request.stream)
-      return serverSentEvents(await this.events.open(caller, created.id), reply, this.limits());
+      return serverSentEvents(await this.events.open(caller, created.id), typedFrames, reply, this.limits());
     if (request.background) return created;
     return this.events.final(caller, created.id);
   }
@@ -78,7 +78,7 @@ export class ResponsesController {
   ): Promise<ResponseObject | StreamableFile> {
     if (stream !== 'true') return this.getResponse.execute(caller, responseId);
     const events = await this.events.open(caller, responseId, sequenceNumber(startingAfter));
-    return serverSentEvents(events, reply, this.limits());
+    return serverSentEvents(events, typedFrames, reply, this.limits());
   }
 
   @Post(':response_id/cancel')

@@ -1,15 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { NotFoundError, SkillDetailResponse, toSkillDetailResponse } from '@app/contracts';
+import { SkillDetailResponse, toSkillDetailResponse } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { SkillRepository } from '@app/persistence';
+import { visibleToCaller } from '../../auth/visible-to-caller';
 
 @Injectable()
 export class GetSkill {
   constructor(private readonly skills: SkillRepository) {}
 
   async execute(caller: Caller, userId: string | undefined, id: string): Promise<SkillDetailResponse> {
-    const view = await this.skills.findVisible({ orgId: caller.orgId, userId }, id);
-    if (!view) throw new NotFoundError('Skill not found');
-    return toSkillDetailResponse(view);
+    return toSkillDetailResponse(await visibleToCaller(this.skills, caller, userId, id, 'Skill not found'));
   }
 }

@@ -2,15 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { timingSafeEqual } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { Settings } from '@app/config';
-import {
-  ForbiddenError,
-  NotFoundError,
-  SkillResponse,
-  toSkillResponse,
-  UpdateSkillDto,
-} from '@app/contracts';
+import { ForbiddenError, SkillResponse, toSkillResponse, UpdateSkillDto } from '@app/contracts';
 import { auditActorOf, Caller } from '@app/identity';
 import { Db, endUserHash, recordAudit, SkillRepository, VisibleSkill } from '@app/persistence';
+import { visibleToCaller } from '../../auth/visible-to-caller';
 
 /**
  * PUT /skills/{skill_pid} (spec 4.8). A null or absent field stays as it is. On a platform skill, `active` and
@@ -32,9 +27,8 @@ export class UpdateSkill {
     input: UpdateSkillDto,
     internalToken?: string,
   ): Promise<SkillResponse> {
+    const view = await visibleToCaller(this.skills, caller, userId, id, 'Skill not found');
     const scope = { orgId: caller.orgId, userId };
-    const view = await this.skills.findVisible(scope, id);
-    if (!view) throw new NotFoundError('Skill not found');
     const active = input.active ?? undefined;
     const skillScope = input.scope ?? undefined;
     const displayName = input.display_name ?? undefined;
@@ -70,9 +64,7 @@ export class UpdateSkill {
         await this.recordScopeChange(tx, caller, userId, view, skillScope);
       }
     });
-    const updated = await this.skills.findVisible(scope, id);
-    if (!updated) throw new NotFoundError('Skill not found');
-    return toSkillResponse(updated);
+    return toSkillResponse(await visibleToCaller(this.skills, caller, userId, id, 'Skill not found'));
   }
 
   private recordScopeChange(

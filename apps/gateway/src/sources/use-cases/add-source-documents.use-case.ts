@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import {
   InvalidInputError,
-  NotFoundError,
   SourceDocumentResponse,
   toSourceDocumentResponse,
   valueErrorIssue,
@@ -11,6 +10,7 @@ import { DocumentRepository, SourceRepository } from '@app/persistence';
 import { SourceSyncQueue } from '@app/queues';
 import { FileAttachments } from '@app/files';
 import { AddDocumentsDto } from '../dto/source.dto';
+import { visibleSource } from './source-rules';
 
 /** POST /dc/sources/{pid}/documents (draganddrop): uploaded files of the caller become documents, then a sync. */
 @Injectable()
@@ -28,8 +28,7 @@ export class AddSourceDocuments {
     pid: string,
     input: AddDocumentsDto,
   ): Promise<SourceDocumentResponse[]> {
-    const source = await this.sources.findLiveVisible({ orgId: caller.orgId, userId }, pid);
-    if (!source) throw new NotFoundError('Source not found');
+    const source = await visibleSource(this.sources, caller, userId, pid, { live: true });
     if (source.store !== 'draganddrop') {
       throw new InvalidInputError([
         valueErrorIssue(

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { NotFoundError } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { SourceRepository } from '@app/persistence';
 import { SourceSyncQueue } from '@app/queues';
+import { visibleSource } from './source-rules';
 
 /** DELETE /dc/sources/{pid}: archived, out of search, no more periodic syncs. */
 @Injectable()
@@ -14,8 +14,7 @@ export class ArchiveSource {
 
   async execute(caller: Caller, userId: string | undefined, pid: string): Promise<void> {
     const scope = { orgId: caller.orgId, userId };
-    const source = await this.sources.findLiveVisible(scope, pid);
-    if (!source) throw new NotFoundError('Source not found');
+    const source = await visibleSource(this.sources, caller, userId, pid, { live: true });
     await this.sources.archive(scope, source.id);
     await this.syncs.unschedule(source.id);
   }

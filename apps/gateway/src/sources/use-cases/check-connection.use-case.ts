@@ -1,8 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { ConnectionResponse, NotFoundError, toConnectionResponse } from '@app/contracts';
+import { ConnectionResponse, toConnectionResponse } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { ConnectionTokens } from '@app/knowledge';
 import { ConnectionRepository } from '@app/persistence';
+import { visibleToCaller } from '../../auth/visible-to-caller';
+import { CONNECTION_NOT_FOUND } from './source-rules';
 
 /** POST /dc/connections/{id}/check: refreshes or tests the credentials; a refusal makes it inoperative. */
 @Injectable()
@@ -14,8 +16,7 @@ export class CheckConnection {
 
   async execute(caller: Caller, userId: string | undefined, id: string): Promise<ConnectionResponse> {
     const scope = { orgId: caller.orgId, userId };
-    const connection = await this.connections.findVisible(scope, id);
-    if (!connection) throw new NotFoundError('Connection not found');
+    const connection = await visibleToCaller(this.connections, caller, userId, id, CONNECTION_NOT_FOUND);
     return toConnectionResponse(await this.tokens.check(scope, connection));
   }
 }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ConflictError, NotFoundError } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { ConnectionRepository } from '@app/persistence';
+import { CONNECTION_NOT_FOUND } from './source-rules';
 
 /** DELETE /dc/connections/{id}: 409 while a source that is not archived uses it. */
 @Injectable()
@@ -10,7 +11,7 @@ export class DeleteConnection {
 
   async execute(caller: Caller, userId: string | undefined, id: string): Promise<void> {
     const outcome = await this.connections.deleteUnused({ orgId: caller.orgId, userId }, id);
-    if (outcome === 'missing') throw new NotFoundError('Connection not found');
+    if (outcome === 'missing') throw new NotFoundError(CONNECTION_NOT_FOUND);
     if (outcome === 'in_use')
       throw new ConflictError('Connection is used by a source; archive its sources first');
   }

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { NotFoundError, SourceResponse } from '@app/contracts';
+import { SourceResponse } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { SourceRepository } from '@app/persistence';
 import { SourcePresenter } from '../source.presenter';
+import { visibleSource } from './source-rules';
 
 @Injectable()
 export class GetSource {
@@ -13,8 +14,7 @@ export class GetSource {
 
   async execute(caller: Caller, userId: string | undefined, pid: string): Promise<SourceResponse> {
     const scope = { orgId: caller.orgId, userId };
-    const source = await this.sources.findVisible(scope, pid);
-    if (!source) throw new NotFoundError('Source not found');
+    const source = await visibleSource(this.sources, caller, userId, pid, { live: false });
     return this.presenter.render(scope, source);
   }
 }

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { NotFoundError, SourceDocumentResponse, toSourceDocumentResponse } from '@app/contracts';
+import { SourceDocumentResponse, toSourceDocumentResponse } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { DocumentRepository, SourceRepository } from '@app/persistence';
+import { visibleSource } from './source-rules';
 
 @Injectable()
 export class ListSourceDocuments {
@@ -11,8 +12,7 @@ export class ListSourceDocuments {
   ) {}
 
   async execute(caller: Caller, userId: string | undefined, pid: string): Promise<SourceDocumentResponse[]> {
-    const source = await this.sources.findVisible({ orgId: caller.orgId, userId }, pid);
-    if (!source) throw new NotFoundError('Source not found');
+    const source = await visibleSource(this.sources, caller, userId, pid, { live: false });
     return (await this.documents.listBySource(source)).map(toSourceDocumentResponse);
   }
 }

@@ -1,6 +1,26 @@
 import { InvalidInputError, NotFoundError, pydanticIssue, valueErrorIssue, isRowId } from '@app/contracts';
-import { ConnectionEntity, ConnectionRepository } from '@app/persistence';
+import { Caller } from '@app/identity';
+import { ConnectionEntity, ConnectionRepository, SourceEntity, SourceRepository } from '@app/persistence';
 import { Store } from '../dto/connection.dto';
+
+export const CONNECTION_NOT_FOUND = 'Connection not found';
+
+/**
+ * The source `pid` in the caller's scope (`live`: not archived), or 404: another organization's or end user's is
+ * not told apart from none.
+ */
+export async function visibleSource(
+  sources: SourceRepository,
+  caller: Caller,
+  userId: string | undefined,
+  pid: string,
+  { live }: { live: boolean },
+): Promise<SourceEntity> {
+  const scope = { orgId: caller.orgId, userId };
+  const source = live ? await sources.findLiveVisible(scope, pid) : await sources.findVisible(scope, pid);
+  if (!source) throw new NotFoundError('Source not found');
+  return source;
+}
 
 /**
  * A connection of the end user `userId` for `store`: 404 when there is none or it is another user's (a source
@@ -14,7 +34,7 @@ export async function connectionFor(
   store: Store,
 ): Promise<ConnectionEntity> {
   const connection = isRowId(id) ? await connections.findVisible(owner, id) : null;
-  if (!connection) throw new NotFoundError('Connection not found');
+  if (!connection) throw new NotFoundError(CONNECTION_NOT_FOUND);
   if (connection.kind !== store) {
     throw new InvalidInputError([
       valueErrorIssue(

@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { NotFoundError, SourceResponse } from '@app/contracts';
+import { SourceResponse } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { ConnectionRepository, SourceRepository } from '@app/persistence';
 import { SourceSyncQueue } from '@app/queues';
 import { UpdateSourceDto } from '../dto/source.dto';
 import { parseStoreConfig } from '../store-config';
 import { SourcePresenter } from '../source.presenter';
-import { connectionFor, connectionOwner } from './source-rules';
+import { connectionFor, connectionOwner, visibleSource } from './source-rules';
 
 /** PUT /dc/sources/{pid}: a new connection or config starts over with a full sync. */
 @Injectable()
@@ -25,8 +25,7 @@ export class UpdateSource {
     input: UpdateSourceDto,
   ): Promise<SourceResponse> {
     const scope = { orgId: caller.orgId, userId };
-    const source = await this.sources.findLiveVisible(scope, pid);
-    if (!source) throw new NotFoundError('Source not found');
+    const source = await visibleSource(this.sources, caller, userId, pid, { live: true });
     const parsed = input.config ? parseStoreConfig(source.store, input.config) : null;
     const connection = input.connection_id
       ? await connectionFor(

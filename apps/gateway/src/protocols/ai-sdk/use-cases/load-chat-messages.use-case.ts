@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import type { UIMessage, UIMessageChunk } from 'ai';
-import { NotFoundError } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { AiSdkChatRepository, MessageEntity, MessageRepository } from '@app/persistence';
 import { storedReplyLines } from '@app/run-events';
-import { CHAT_NOT_FOUND, chatOwner } from '../chat-owner';
+import { chatOwner, chatThreadId } from '../chat-owner';
 import { toUiMessageChunks, UI_STREAM_START } from '../ui-message-stream';
 
 /**
@@ -22,8 +21,7 @@ export class LoadChatMessages {
 
   async execute(caller: Caller, chatId: string, userId?: string): Promise<UIMessage[]> {
     const owner = chatOwner(caller, userId, ['query', 'user_id']);
-    const threadId = await this.chats.findThreadId(owner, chatId);
-    if (!threadId) throw new NotFoundError(CHAT_NOT_FOUND);
+    const threadId = await chatThreadId(this.chats, owner, chatId);
     const branch = await this.messages.listActiveBranch(owner, threadId);
     const shown: UIMessage[] = [];
     for (const message of branch) {

@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { NotFoundError } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { AiSdkChatRepository, MessageRepository } from '@app/persistence';
 import { OpenReplyStream } from '../../../reply-stream/open-reply-stream.use-case';
-import { CHAT_NOT_FOUND, chatOwner } from '../chat-owner';
+import { chatOwner, chatThreadId } from '../chat-owner';
 import { ChatReplyStream } from '../ui-message-sse';
 
 /**
@@ -22,8 +21,7 @@ export class ResumeChatStream {
 
   async execute(caller: Caller, chatId: string, userId?: string): Promise<ChatReplyStream | null> {
     const owner = chatOwner(caller, userId, ['query', 'user_id']);
-    const threadId = await this.chats.findThreadId(owner, chatId);
-    if (!threadId) throw new NotFoundError(CHAT_NOT_FOUND);
+    const threadId = await chatThreadId(this.chats, owner, chatId);
     const live = await this.messages.liveReplies(owner, threadId);
     // The newest live reply answers the user's last message, the one the front end waits for.
     const reply = live[live.length - 1];

@@ -7,16 +7,16 @@ import {
   InvalidInputError,
   isRowId,
   MESSAGE_CONTENT_MAX_CHARS,
-  NotFoundError,
   pydanticIssue,
   valueErrorIssue,
 } from '@app/contracts';
 import { PostMessage, RegenerateReply, StartThread } from '@app/chat';
 import { Caller } from '@app/identity';
 import { AnswerWaitingCalls, CallAnswer } from '../../answer-waiting-calls';
+import { boundThreadId } from '../../client-threads';
 import { AiSdkChatRepository, ChatOwner, MessageRepository, ThreadRepository } from '@app/persistence';
 import { OpenReplyStream } from '../../../reply-stream/open-reply-stream.use-case';
-import { CHAT_NOT_FOUND, chatOwner } from '../chat-owner';
+import { chatOwner, chatThreadId } from '../chat-owner';
 import { ChatReplyStream } from '../ui-message-sse';
 
 /** `agent_version` rides at the top of the transport's body, beside `agent_id`. */
@@ -48,7 +48,7 @@ export class SendChatMessage {
     const answers = approvalAnswers(body.messages);
     if (answers.length > 0) return this.answerApprovals(caller, owner, body.id, answers);
     const message = { content: lastUserText(body.messages), file_ids: body.file_ids };
-    const threadId = await this.threadOf(owner, body.id);
+    const threadId = await boundThreadId(this.chats, this.threads, owner, body.id);
     let replyId: string;
     if (threadId) {
       const reply = await this.postMessage.execute(caller, {
@@ -84,8 +84,7 @@ export class SendChatMessage {
    * asking for another answer supersedes it.
    */
   private async regenerate(caller: Caller, owner: ChatOwner, body: AiSdkChatDto): Promise<ChatReplyStream> {
-    const threadId = await this.chats.findThreadId(owner, body.id);
-    if (!threadId) throw new NotFoundError(CHAT_NOT_FOUND);
+    const threadId = await chatThreadId(this.chats, owner, body.id);
     const named =
       body.messageId && isRowId(body.messageId)
         ? await this.messages.findInThread(owner, threadId, body.messageId)
@@ -116,8 +115,7 @@ export class SendChatMessage {
     chatId: string,
     answers: CallAnswer[],
   ): Promise<ChatReplyStream> {
-    const threadId = await this.chats.findThreadId(owner, chatId);
-    if (!threadId) throw new NotFoundError(CHAT_NOT_FOUND);
+    const threadId = await chatThreadId(this.chats, owner, chatId);
     const { replyId, lastRequestSeq } = await this.answerWaitingCalls.execute(
       caller,
       owner,
@@ -130,19 +128,6 @@ export class SendChatMessage {
       after: lastRequestSeq ?? undefined,
     });
     return { replyId, lines };
-  }
-
-  /**
-   * The thread the chat id is bound to. An id not bound yet that is the id of one of the owner's threads binds
-   * to that thread, so a front end can continue a thread it listed (GET /chat) with `useChat({id})`.
-   */
-  private async threadOf(owner: ChatOwner, chatId: string): Promise<string | null> {
-    const bound = await this.chats.findThreadId(owner, chatId);
-    if (bound || !isRowId(chatId)) return bound;
-    const thread = await this.threads.findVisible(owner, chatId);
-    if (!thread) return null;
-    await this.chats.bind(owner, chatId, thread.id);
-    return thread.id;
   }
 }
 

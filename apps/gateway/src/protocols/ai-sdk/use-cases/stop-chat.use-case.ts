@@ -6,7 +6,7 @@ import { AgentRepository, AiSdkChatRepository, MessageRepository, ThreadReposito
 import { cancelPendingReplies, closeCancelledStreams } from '@app/chat';
 import { AgentRunQueue } from '@app/queues';
 import { RunCancellation } from '@app/run-events';
-import { CHAT_NOT_FOUND, chatOwner } from '../chat-owner';
+import { CHAT_NOT_FOUND, chatOwner, chatThreadId } from '../chat-owner';
 
 /**
  * POST /ai-sdk/chat/{id}/stop: cancels the chat's live replies; the thread stays. Replies that never started
@@ -29,8 +29,7 @@ export class StopChat {
 
   async execute(caller: Caller, chatId: string, userId?: string): Promise<void> {
     const owner = chatOwner(caller, userId, ['query', 'user_id']);
-    const threadId = await this.chats.findThreadId(owner, chatId);
-    if (!threadId) throw new NotFoundError(CHAT_NOT_FOUND);
+    const threadId = await chatThreadId(this.chats, owner, chatId);
     const cancelled = await this.db.transaction(async (tx) => {
       const thread = await this.threads.lockVisible(tx, owner, threadId);
       if (!thread || !mayUseAgent(caller, thread.agentId)) throw new NotFoundError(CHAT_NOT_FOUND);

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { Caller } from '@app/identity';
 import { AiSdkChatRepository, MessageRepository } from '@app/persistence';
 import { OpenReplyStream } from '../../../reply-stream/open-reply-stream.use-case';
@@ -13,7 +12,6 @@ import { ChatReplyStream } from '../ui-message-sse';
 @Injectable()
 export class ResumeChatStream {
   constructor(
-    private readonly db: DataSource,
     private readonly chats: AiSdkChatRepository,
     private readonly messages: MessageRepository,
     private readonly openReplyStream: OpenReplyStream,

@@ -25,7 +25,6 @@ export * from './responses/query-template.response';
 export * from './dto/skill.dto';
 export * from './responses/skill.response';
 export * from './webhook-event';
-export * from './ended-reply';
 export * from './approval-question';
 export * from './dto/webhook.dto';
 export * from './responses/webhook.response';

@@ -23,3 +23,16 @@ export interface WebhookEvent {
 export function webhookEvent(type: WebhookEventType, data: Record<string, unknown>): WebhookEvent {
   return { id: uuidv7(), type, payload: { type, timestamp: new Date().toISOString(), data } };
 }
+
+/** How a reply may end. */
+type EndedReplyStatus = 'success' | 'error' | 'cancelled';
+
+/** The webhook event that reports how a reply ended, its data the reply's final Message (`endedReplyMessage`). */
+export function endedReplyEvent(status: EndedReplyStatus, message: Record<string, unknown>): WebhookEvent {
+  return webhookEvent(endedReplyEventType(status), message);
+}
+
+function endedReplyEventType(status: EndedReplyStatus): WebhookEventType {
+  if (status === 'success') return 'message.completed';
+  return status === 'error' ? 'message.failed' : 'message.cancelled';
+}

@@ -179,3 +179,16 @@ export function toMessageResponse(
     agent: message.role === 'assistant' && message.agentId ? toAgentRef(agent) : null,
   };
 }
+
+/**
+ * An ended reply's final Message, the one rendering of it: the `message.completed` line of its stream (at the
+ * finish, and replayed from PostgreSQL) and the data of the webhook event that reports the end
+ * (`endedReplyEvent`) carry this.
+ */
+export function endedReplyMessage(
+  reply: MessageRecord,
+  agent: AgentRecord | null | undefined,
+  files: ConversationFileResponse[] = [],
+): Record<string, unknown> {
+  return { ...toMessageResponse(reply, agent, files) };
+}

@@ -1,5 +1,5 @@
-import { endedReplyEvent, endedReplyMessage } from './ended-reply';
-import { MessageRecord } from './responses/message.response';
+import { endedReplyMessage, MessageRecord } from './responses/message.response';
+import { endedReplyEvent } from './webhook-event';
 
 const reply: MessageRecord = {
   id: 'm1',

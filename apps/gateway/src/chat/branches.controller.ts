@@ -17,7 +17,8 @@ import { CurrentCaller } from '../auth/current-caller.decorator';
 import { EndUserTokenAllowed } from '../auth/end-user-token-allowed.decorator';
 import { ServiceApiController } from '../auth/service-api-controller.decorator';
 import { ApiErrors } from '../http/api-errors';
-import { IdempotentWriteOf, SafelyRetried } from '../idempotency/safely-retried.decorator';
+import { IdempotentWriteOf } from '../idempotency/idempotency.interceptor';
+import { SafelyRetried } from '../idempotency/safely-retried.decorator';
 import { ThreadParams } from './thread.params';
 
 const LIVE_REPLY_409 =

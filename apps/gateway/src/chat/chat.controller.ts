@@ -19,7 +19,8 @@ import { EndUserTokenAllowed } from '../auth/end-user-token-allowed.decorator';
 import { ServiceApiController } from '../auth/service-api-controller.decorator';
 import { ApiErrors } from '../http/api-errors';
 import { PagedListing } from '../http/paged-listing';
-import { IdempotentWriteOf, KEY_IN_USE_409, SafelyRetried } from '../idempotency/safely-retried.decorator';
+import { IdempotentWriteOf } from '../idempotency/idempotency.interceptor';
+import { KEY_IN_USE_409, SafelyRetried } from '../idempotency/safely-retried.decorator';
 import { DeleteOneRoute, ReadOneRoute } from '../routes/resource-routes';
 import { ThreadParams } from './thread.params';
 import {

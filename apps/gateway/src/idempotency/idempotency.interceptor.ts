@@ -1,4 +1,11 @@
-import { CallHandler, ExecutionContext, HttpStatus, Injectable, NestInterceptor } from '@nestjs/common';
+import {
+  CallHandler,
+  createParamDecorator,
+  ExecutionContext,
+  HttpStatus,
+  Injectable,
+  NestInterceptor,
+} from '@nestjs/common';
 import { HTTP_CODE_METADATA } from '@nestjs/common/constants';
 import { Reflector } from '@nestjs/core';
 import { FastifyReply } from 'fastify';
@@ -56,6 +63,15 @@ const lengthIssue = (key: string, type: string, ctx: Record<string, unknown>) =>
 
 /** The claim a request holds, for its route to record its answer with (`@IdempotentWriteOf()`). */
 export type RequestWithIdempotentWrite = AuthenticatedRequest & { idempotentWrite?: IdempotentWrite };
+
+/**
+ * The Idempotency-Key claim the interceptor below leaves on a `@SafelyRetried()` request, for the route to hand to
+ * its use case; undefined when the request sent no key.
+ */
+export const IdempotentWriteOf = createParamDecorator(
+  (_data: unknown, context: ExecutionContext): IdempotentWrite | undefined =>
+    context.switchToHttp().getRequest<RequestWithIdempotentWrite>().idempotentWrite,
+);
 
 /**
  * The `Idempotency-Key` header (IETF draft httpapi-idempotency-key-header) on a write: the first request with a

@@ -37,6 +37,16 @@ import { PgBouncer } from '../../support/pgbouncer';
 import { storedThread as storedThreadOf } from './stored-thread';
 import { useTestDatabase } from '../../support/test-database';
 
+/** A text file an upload permission created for `owner`, not yet uploaded. */
+function pendingFile(files: ConversationFileRepository, owner: Scope) {
+  return files.createPending(owner, {
+    id: randomUUID(),
+    name: 'f.txt',
+    mimetype: 'text/plain',
+    storageKey: `k/${randomUUID()}`,
+  });
+}
+
 /**
  * The second wall (CONTRACTS §21): a transaction opened for one organization sees and changes none of another's
  * rows, whatever its statements ask for, and a tenant transaction that names no organization sees nothing.
@@ -386,12 +396,7 @@ describe('row-level security', () => {
       expect(await skills.nameTaken(orgB, name)).toBe(false);
 
       const files = new ConversationFileRepository(probe);
-      const file = await files.createPending(alice, {
-        id: randomUUID(),
-        name: 'f.txt',
-        mimetype: 'text/plain',
-        storageKey: `k/${randomUUID()}`,
-      });
+      const file = await pendingFile(files, alice);
       await db.query(`UPDATE conversation_files SET status = 'uploaded' WHERE id = $1`, [file.id]);
       expect((await files.findForMessages(orgA, [file.id], [reply.id])).map((f) => f.id)).toEqual([file.id]);
       expect(await files.findForMessages(orgB, [file.id], [reply.id])).toEqual([]);
@@ -539,12 +544,7 @@ describe('row-level security', () => {
 
     it('files, share links, skills, sources and connections by id: likewise', async () => {
       const files = new ConversationFileRepository(probe);
-      const file = await files.createPending(alice, {
-        id: randomUUID(),
-        name: 'f.txt',
-        mimetype: 'text/plain',
-        storageKey: `k/${randomUUID()}`,
-      });
+      const file = await pendingFile(files, alice);
       const sealed = { storageKey: `k/${randomUUID()}`, size: 3, mimetype: 'text/plain' };
       expect(await files.markUploaded(other, file.id, sealed)).toBeNull();
       expect(await files.markUploaded(alice, file.id, sealed)).toMatchObject({ status: 'uploaded', size: 3 });

@@ -134,7 +134,7 @@ function peerRow(clients: number, loadBefore: string, ours: Round[], peer: PeerR
   const middle = ours[ours.map((r) => r.perSecond).indexOf(rate)].results;
   const firstDelta = median(middle.map((c) => c.firstDeltaMs));
   return (
-    `| ${clients} | ${loadBefore} → ${load()} | ${summary.conv_per_s.median.toFixed(1)} | ` +
+    `| ${clients} | ${loadBefore} → ${load()} | ${summary.conv_per_s.median.toFixed(1)} | ${summary.errors} | ` +
     `${ms(summary.total_p50_ms.median)} | ${ms(summary.ttft_p50_ms.median)} / ${ms(summary.ttft_p99_ms.median)} | ` +
     `${ms(peer.cpuMsPerConversation)} | **${(rate / summary.conv_per_s.median).toFixed(2)}×** | ` +
     `${(firstDelta / summary.ttft_p50_ms.median).toFixed(2)} |`
@@ -182,10 +182,10 @@ async function measure(): Promise<void> {
     '|---|---|---|---|---|---|---|---|',
   ];
   const peers = [
-    '| clients | load avg (before → after) | peer conversations/s | peer conversation p50 ms | ' +
+    '| clients | load avg (before → after) | peer conversations/s | peer failed | peer conversation p50 ms | ' +
       'peer first token p50 / p99 ms | peer CPU ms per conversation | ours / peer conversations/s | ' +
       'our first delta p50 / peer first token p50 |',
-    '|---|---|---|---|---|---|---|---|',
+    '|---|---|---|---|---|---|---|---|---|',
   ];
   let statsReport = '';
   for (const clients of CLIENT_COUNTS) {

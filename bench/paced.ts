@@ -161,12 +161,15 @@ function startMeasuring(pids: Pids, otherConversation: () => Promise<unknown>, o
 interface Round extends Measured {
   perSecond: number;
   results: Conversation[];
+  /** Conversations admission control refused (503). */
+  refused: number;
 }
 
 async function round(main: Target, other: Target, pids: Pids, clients: number, perClient: number) {
   const results: Conversation[] = [];
-  // The other organization: one-word replies back to back while the load runs.
-  const finish = startMeasuring(pids, () => converse(other, '/say ok', 'ok'));
+  let refused = 0;
+  // The other organization: one-word replies back to back while the load runs (one refused is not timed).
+  const finish = startMeasuring(pids, () => converse(other, '/say ok', 'ok').catch(() => undefined));
   const started = performance.now();
   // The warm-up (one conversation each) always arrives together.
   const spread = ARRIVALS === 'spread' && perClient >= 3;
@@ -175,7 +178,12 @@ async function round(main: Target, other: Target, pids: Pids, clients: number, p
     Array.from({ length: clients }, async (_, client) => {
       if (spread) await sleep((client / clients) * IDEAL_SECONDS * 1000);
       for (let i = 0; i < perClient; i++) {
-        const conversation = await converse(main, CONTENT, EXPECTED);
+        // Refused by admission control (503): counted, and the client goes on with its next conversation.
+        const conversation = await converse(main, CONTENT, EXPECTED).catch((error: unknown) => {
+          if (error instanceof RefusedError) return void refused++;
+          throw error;
+        });
+        if (!conversation) continue;
         results.push(conversation);
         if (i > 0 && i < perClient - 1) steady.push(conversation);
       }
@@ -190,6 +198,7 @@ async function round(main: Target, other: Target, pids: Pids, clients: number, p
       ? clients / (steady.reduce((sum, c) => sum + c.totalMs, 0) / steady.length / 1000)
       : results.length / seconds,
     results: spread ? steady : results,
+    refused,
     ...measured,
   };
 }
@@ -322,7 +331,7 @@ function ourRow(loadBefore: string, runs: Round[]): string {
   const per1000 = (value: number) => ((value * 1000) / WORDS).toFixed(1);
   return (
     `| ${loadBefore} → ${load()} | ${median(rates).toFixed(1)} (${rates.map((r) => r.toFixed(1)).join(', ')}) | ` +
-    `${ideal.toFixed(0)} (${((median(rates) / ideal) * 100).toFixed(0)} %) | ` +
+    `${ideal.toFixed(0)} (${((median(rates) / ideal) * 100).toFixed(0)} %) | ${runs.map((r) => r.refused).join(', ')} | ` +
     `${p50p99(middle.results.map((c) => c.firstDeltaMs))} | ${p50p99(middle.results.map((c) => c.postMs))} | ` +
     `${(median(rates) * WORDS).toFixed(0)} | ${total.toFixed(1)} = ${cpu('gateway').toFixed(1)} + ` +
     `${cpu('worker').toFixed(1)} + ${cpu('postgres').toFixed(1)} + ${cpu('redis').toFixed(1)} | ${per1000(total)} | ` +
@@ -336,7 +345,8 @@ function peerRow(loadBefore: string, ours: Round[], peer: PeerResult): string {
   const { summary } = peer;
   const rate = median(ours.map((r) => r.perSecond));
   return (
-    `| ${loadBefore} → ${load()} | ${summary.conv_per_s.median.toFixed(1)} | ${ms(summary.total_p50_ms.median)} | ` +
+    `| ${loadBefore} → ${load()} | ${summary.conv_per_s.median.toFixed(1)} | ${summary.errors} | ` +
+    `${ms(summary.total_p50_ms.median)} | ` +
     `${ms(summary.ttft_p50_ms.median)} / ${ms(summary.ttft_p99_ms.median)} | ` +
     `${peer.cpuMsPerConversation.toFixed(1)} | **${(rate / summary.conv_per_s.median).toFixed(2)}×** |`
   );
@@ -391,14 +401,16 @@ async function measure(): Promise<void> {
   const runs: Round[] = [];
   for (let index = 0; index < RUNS; index++) {
     runs.push(await round(main, other, pids, CLIENTS, PER_CLIENT));
-    process.stdout.write(`run ${index + 1}: ${runs[index].perSecond.toFixed(1)}/s\n`);
+    process.stdout.write(
+      `run ${index + 1}: ${runs[index].perSecond.toFixed(1)}/s, refused ${runs[index].refused}\n`,
+    );
   }
   const header =
-    '| load avg | conversations/s (runs) | ideal (reached) | first delta p50 / p99 ms | POST /chat p50 / p99 ms | ' +
-    'streamed tokens/s | CPU ms per conversation: all = gateway + worker + PostgreSQL + Redis | ' +
+    '| load avg | conversations/s (runs) | ideal (reached) | refused (503) | first delta p50 / p99 ms | ' +
+    'POST /chat p50 / p99 ms | streamed tokens/s | CPU ms per conversation: all = gateway + worker + PostgreSQL + Redis | ' +
     'CPU ms per 1,000 tokens | load generator CPU ms | gateway + worker RSS MiB (max) | ' +
     'other organization: slowest one-word conversation ms (count) | machine CPU busy (all cores) |\n' +
-    '|---|---|---|---|---|---|---|---|---|---|---|---|';
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|';
   process.stdout.write(
     `\narrivals: ${ARRIVALS}; calibration before ${calibrationBefore}, after ${calibrate()}\n` +
       `${header}\n${ourRow(loadBefore, runs)}\n`,
@@ -424,8 +436,8 @@ async function measure(): Promise<void> {
       EXPECTED,
     ]);
     process.stdout.write(
-      '\n| load avg | peer conversations/s | peer conversation p50 ms | peer first token p50 / p99 ms | ' +
-        'peer CPU ms per conversation | ours / peer |\n|---|---|---|---|---|---|\n' +
+      '\n| load avg | peer conversations/s | peer failed | peer conversation p50 ms | peer first token p50 / p99 ms | ' +
+        'peer CPU ms per conversation | ours / peer |\n|---|---|---|---|---|---|---|\n' +
         `${peerRow(peerLoad, runs, result)}\n`,
     );
   }

@@ -119,7 +119,7 @@ function world(options: { enqueueFails?: boolean; atCapacity?: boolean } = {}) {
       calls.push(`requireUploaded ${ids.length}`),
       Promise.resolve(ids.map((id) => ({ id })))
     ),
-    toResponses: (files: { id: string }[]) => (
+    toResponses: (_scope: Scope, files: { id: string }[]) => (
       calls.push(`toResponses ${files.length}`),
       Promise.resolve(files.map((file) => ({ id: file.id, filename: `${file.id}.txt` })))
     ),

@@ -47,6 +47,21 @@ function pendingFile(files: ConversationFileRepository, owner: Scope) {
   });
 }
 
+/** An organization's own skill, created by alice, with an empty body. */
+function customSkill(skills: SkillRepository, orgId: string, name: string, displayName: string) {
+  return skills.createCustom({
+    id: randomUUID(),
+    orgId,
+    name,
+    displayName,
+    frontmatter: {},
+    body: '',
+    document: '',
+    scope: 'organization',
+    createdBy: 'alice',
+  } as never);
+}
+
 /**
  * The second wall (CONTRACTS §21): a transaction opened for one organization sees and changes none of another's
  * rows, whatever its statements ask for, and a tenant transaction that names no organization sees nothing.
@@ -381,17 +396,7 @@ describe('row-level security', () => {
 
       const skills = new SkillRepository(probe);
       const name = `skill-${randomUUID().slice(0, 8)}`;
-      await skills.createCustom({
-        id: randomUUID(),
-        orgId: orgA,
-        name,
-        displayName: name,
-        frontmatter: {},
-        body: '',
-        document: '',
-        scope: 'organization',
-        createdBy: 'alice',
-      } as never);
+      await customSkill(skills, orgA, name, name);
       expect(await skills.nameTaken(orgA, name)).toBe(true);
       expect(await skills.nameTaken(orgB, name)).toBe(false);
 
@@ -561,17 +566,7 @@ describe('row-level security', () => {
       expect((await links.revoke(alice, file.id, link.id))?.revokedAt).toBeInstanceOf(Date);
 
       const skills = new SkillRepository(probe);
-      const skill = await skills.createCustom({
-        id: randomUUID(),
-        orgId: orgA,
-        name: `skill-${randomUUID().slice(0, 8)}`,
-        displayName: 'before',
-        frontmatter: {},
-        body: '',
-        document: '',
-        scope: 'organization',
-        createdBy: 'alice',
-      } as never);
+      const skill = await customSkill(skills, orgA, `skill-${randomUUID().slice(0, 8)}`, 'before');
       await skills.updateCustom(other, skill.id, { displayName: 'taken' });
       const displayName = async () =>
         (await db.query(`SELECT display_name FROM skills WHERE id = $1`, [skill.id]))[0].display_name;

@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { MIGRATIONS } from '@app/persistence';
+import { MIGRATIONS, runMigrations } from '@app/persistence';
 import { useTestDatabase } from '../../support/test-database';
 
 /**
@@ -39,7 +39,7 @@ describe('schema: entities and migrations', () => {
     expect(await pendingSchemaChanges()).toEqual([]);
   });
 
-  it('refuses to undo the baseline and keeps the schema', async () => {
+  it('undoes the migrations after the baseline, then refuses to undo the baseline and keeps the schema', async () => {
     const tables = async (): Promise<number> =>
       Number(
         (
@@ -49,11 +49,16 @@ describe('schema: entities and migrations', () => {
         )[0].count,
       );
     const before = await tables();
+    for (let later = MIGRATIONS.length - 1; later > 0; later--)
+      await db.undoLastMigration({ transaction: 'each' });
+    expect(await appliedMigrations()).toBe(1);
     await expect(db.undoLastMigration({ transaction: 'each' })).rejects.toThrow(
       'the baseline migration cannot be undone',
     );
-    expect(await appliedMigrations()).toBe(MIGRATIONS.length);
+    expect(await appliedMigrations()).toBe(1);
     expect(await tables()).toBe(before);
     expect(await pendingSchemaChanges()).toEqual([]);
+    await runMigrations(db);
+    expect(await appliedMigrations()).toBe(MIGRATIONS.length);
   });
 });

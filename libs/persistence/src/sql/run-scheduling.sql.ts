@@ -70,12 +70,18 @@ export const nextWaitingReplyOfOrgSql = (orgId: string): string => `SELECT m.id,
     AND NOT ${earlierLiveReplyOf('m')}
   ORDER BY m.created_at, m.id LIMIT 1`;
 
-/** Whether a pending reply would wait now (RunRepository.isBlocked, and the start's own decision). */
+/**
+ * Whether a pending reply would wait now (RunRepository.isBlocked, and the start's own decision). PL/pgSQL, not
+ * SQL, for its plan: PostgreSQL (before 18) plans a SQL function's body afresh in every transaction that calls it
+ * (about 0.9 ms a run start, bench/results/paced.md), where PL/pgSQL keeps the plan for the session.
+ */
 export const REPLY_BLOCKED_FUNCTION = `CREATE OR REPLACE FUNCTION parley_reply_blocked(reply uuid, thread_archived boolean, org_cap integer)
-RETURNS boolean LANGUAGE sql STABLE AS $$
-  SELECT NOT thread_archived AND (${earlierLiveReplyOf('r')} OR ${heldByOrgCap('r', 'org_cap')}
+RETURNS boolean LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  RETURN (SELECT NOT thread_archived AND (${earlierLiveReplyOf('r')} OR ${heldByOrgCap('r', 'org_cap')}
     OR ${heldByUserBudgetTurn('r')})
-  FROM messages r WHERE r.id = reply
+  FROM messages r WHERE r.id = reply);
+END
 $$`;
 
 /**

@@ -31,8 +31,12 @@ export class PrivatePostgres {
     private readonly dir: string,
   ) {}
 
-  /** `statements`: preload pg_stat_statements (it costs a little CPU per statement, so only when asked). */
-  static async start(options: { statements: boolean }): Promise<PrivatePostgres> {
+  /**
+   * `statements`: preload pg_stat_statements, planning time included (it costs a little CPU per statement, so only
+   * when asked). `nested`: count the statements that functions and triggers run as rows of their own, and time
+   * each function (pg_stat_user_functions): what a statement's time is made of, where a plan is not kept.
+   */
+  static async start(options: { statements: boolean; nested?: boolean }): Promise<PrivatePostgres> {
     const dir = mkdtempSync(join(tmpdir(), 'parley-bench-pg-'));
     const postgres = new PrivatePostgres(await freePort(), dir);
     if (PrivatePostgres.asPostgres) {
@@ -46,7 +50,14 @@ export class PrivatePostgres {
       `-k ${dir}`,
       '-c max_connections=200',
       ...(options.statements
-        ? ['-c shared_preload_libraries=pg_stat_statements', '-c pg_stat_statements.track_utility=on']
+        ? [
+            '-c shared_preload_libraries=pg_stat_statements',
+            '-c pg_stat_statements.track_utility=on',
+            '-c pg_stat_statements.track_planning=on',
+          ]
+        : []),
+      ...(options.statements && options.nested
+        ? ['-c pg_stat_statements.track=all', '-c track_functions=all']
         : []),
     ];
     await postgres.exec('pg_ctl', [

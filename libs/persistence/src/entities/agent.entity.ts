@@ -1,5 +1,13 @@
-import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import { bigintAsNumber } from './column-types';
+import { Column, Entity, Index } from 'typeorm';
+import {
+  BigintColumn,
+  CreatedAtColumn,
+  IdColumn,
+  JsonbColumn,
+  OrgIdColumn,
+  TextColumn,
+  TimestampColumn,
+} from './columns';
 
 /** An MCP server an agent may use as the tools `mcp:<name>`, as stored: its secrets only sealed. */
 export interface McpServerConfig {
@@ -47,36 +55,36 @@ interface ModelOptions {
 @Entity('agents')
 @Index('agents_org_id_idx', ['orgId', 'createdAt'])
 export class AgentEntity {
-  @PrimaryColumn('uuid')
+  @IdColumn()
   id: string;
 
-  @Column({ name: 'org_id', type: 'uuid' })
+  @OrgIdColumn()
   orgId: string;
 
-  @Column({ type: 'text' })
+  @TextColumn()
   name: string;
 
   /** Becomes the system prompt of every run. Never shown to the agent's callers (their tools show `description`). */
-  @Column({ type: 'text', default: '' })
+  @TextColumn({ default: '' })
   instructions: string;
 
   /** What the operator tells the agent's callers about it: its MCP tool's description. */
-  @Column({ type: 'text', default: '' })
+  @TextColumn({ default: '' })
   description: string;
 
   /** `builtin`, `openai:<model>` or `anthropic:<model>`. */
-  @Column({ type: 'text', default: 'builtin' })
+  @TextColumn({ default: 'builtin' })
   model: string;
 
   /** Models a step is tried on, in order, when the one before failed before its first delta (CONTRACTS §24). */
-  @Column({ name: 'fallback_models', type: 'jsonb', default: [] })
+  @JsonbColumn({ name: 'fallback_models', default: [] })
   fallbackModels: string[];
 
   /** null: no guardrail. */
-  @Column({ type: 'jsonb', nullable: true })
+  @JsonbColumn({ nullable: true })
   guardrails: GuardrailSettings | null;
 
-  @Column({ name: 'model_options', type: 'jsonb', default: {} })
+  @JsonbColumn({ name: 'model_options', default: {} })
   modelOptions: ModelOptions;
 
   /** Long-term memory namespace of threads that name none (spec 4.2 rule 2). */
@@ -84,29 +92,29 @@ export class AgentEntity {
   memoryNamespace: string | null;
 
   /** Tokens this agent may spend in all; null means no limit. */
-  @Column({ name: 'token_budget', type: 'bigint', nullable: true, transformer: bigintAsNumber })
+  @BigintColumn({ name: 'token_budget', nullable: true })
   tokenBudget: number | null;
 
-  @Column({ name: 'tokens_used', type: 'bigint', default: 0, transformer: bigintAsNumber })
+  @BigintColumn({ name: 'tokens_used', default: 0 })
   tokensUsed: number;
 
   /** Tools the agent may use (`clock`, `web`, `mcp:github`, …); null means every tool the service has. */
-  @Column({ type: 'jsonb', nullable: true })
+  @JsonbColumn({ nullable: true })
   tools: string[] | null;
 
-  @Column({ type: 'jsonb', nullable: true })
+  @JsonbColumn({ nullable: true })
   compaction: CompactionSettings | null;
 
   /** Tool permissions (`web`, `mcp:<server>`) or tool names whose calls wait for a person (CONTRACTS §19). */
-  @Column({ name: 'approval_required', type: 'jsonb', default: [] })
+  @JsonbColumn({ name: 'approval_required', default: [] })
   approvalRequired: string[];
 
-  @Column({ name: 'mcp_servers', type: 'jsonb', default: [] })
+  @JsonbColumn({ name: 'mcp_servers', default: [] })
   mcpServers: McpServerConfig[];
 
-  @Column({ name: 'archived_at', type: 'timestamptz', nullable: true })
+  @TimestampColumn({ name: 'archived_at', nullable: true })
   archivedAt: Date | null;
 
-  @Column({ name: 'created_at', type: 'timestamptz', default: () => 'now()' })
+  @CreatedAtColumn()
   createdAt: Date;
 }

@@ -1,15 +1,16 @@
-import { Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
+import { Column, CreateDateColumn, Entity, Index } from 'typeorm';
+import { IdColumn, OrgIdColumn, TextColumn, TimestampColumn } from './columns';
 
 @Entity('api_keys')
 export class ApiKeyEntity {
-  @PrimaryColumn('uuid')
+  @IdColumn()
   id: string;
 
   @Index('api_keys_org_id_idx')
-  @Column({ name: 'org_id', type: 'uuid' })
+  @OrgIdColumn()
   orgId: string;
 
-  @Column({ type: 'text', default: '' })
+  @TextColumn({ default: '' })
   name: string;
 
   /** SHA-256 of the secret, hex. The secret itself is never stored. */
@@ -17,10 +18,10 @@ export class ApiKeyEntity {
   keyHash: string;
 
   /** `sk-svc` for keys made by this service, `legacy` for imported keys made before the prefix existed. */
-  @Column({ type: 'text' })
+  @TextColumn()
   kind: 'sk-svc' | 'legacy';
 
-  @Column({ name: 'revoked_at', type: 'timestamptz', nullable: true })
+  @TimestampColumn({ name: 'revoked_at', nullable: true })
   revokedAt: Date | null;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })

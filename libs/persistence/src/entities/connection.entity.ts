@@ -1,4 +1,12 @@
-import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Entity } from 'typeorm';
+import {
+  BooleanColumn,
+  CreatedAtColumn,
+  IdColumn,
+  OrgIdColumn,
+  TextColumn,
+  TimestampColumn,
+} from './columns';
 
 type ConnectionKind = 'googledrive' | 'sharepoint' | 'draganddrop';
 type ConnectionStatus = 'active' | 'expired' | 'error';
@@ -9,47 +17,47 @@ type ConnectionStatus = 'active' | 'expired' | 'error';
  */
 @Entity('connections')
 export class ConnectionEntity {
-  @PrimaryColumn('uuid')
+  @IdColumn()
   id: string;
 
-  @Column({ name: 'org_id', type: 'uuid' })
+  @OrgIdColumn()
   orgId: string;
 
-  @Column({ type: 'text' })
+  @TextColumn()
   name: string;
 
-  @Column({ type: 'text' })
+  @TextColumn()
   kind: ConnectionKind;
 
-  @Column({ type: 'text', default: 'active' })
+  @TextColumn({ default: 'active' })
   status: ConnectionStatus;
 
   /** Why the connection stopped working, for the sources' readable reason. */
-  @Column({ name: 'status_reason', type: 'text', nullable: true })
+  @TextColumn({ name: 'status_reason', nullable: true })
   statusReason: string | null;
 
-  @Column({ type: 'boolean', default: false })
+  @BooleanColumn({ default: false })
   inoperative: boolean;
 
   /** The end user who owns the connection. */
-  @Column({ name: 'created_by', type: 'text' })
+  @TextColumn({ name: 'created_by' })
   createdBy: string;
 
   /** AES-256-GCM envelope of the credentials JSON (libs/knowledge CredentialCipher); null for draganddrop. */
-  @Column({ name: 'credentials_encrypted', type: 'text', nullable: true })
+  @TextColumn({ name: 'credentials_encrypted', nullable: true })
   credentialsEncrypted: string | null;
 
   /** When the access token expires. */
-  @Column({ name: 'expires_at', type: 'timestamptz', nullable: true })
+  @TimestampColumn({ name: 'expires_at', nullable: true })
   expiresAt: Date | null;
 
-  @Column({ name: 'checked_at', type: 'timestamptz', nullable: true })
+  @TimestampColumn({ name: 'checked_at', nullable: true })
   checkedAt: Date | null;
 
-  @Column({ name: 'created_at', type: 'timestamptz', default: () => 'now()' })
+  @CreatedAtColumn()
   createdAt: Date;
 
   /** Deleted connections stay for the archived sources that name them. */
-  @Column({ name: 'deleted_at', type: 'timestamptz', nullable: true })
+  @TimestampColumn({ name: 'deleted_at', nullable: true })
   deletedAt: Date | null;
 }

@@ -1,5 +1,13 @@
-import { Column, Entity, PrimaryColumn } from 'typeorm';
-import { bigintAsNumber } from './column-types';
+import { Entity } from 'typeorm';
+import {
+  BigintColumn,
+  CreatedAtColumn,
+  IdColumn,
+  OrgIdColumn,
+  TextColumn,
+  TimestampColumn,
+  UuidColumn,
+} from './columns';
 
 type FileOrigin = 'user' | 'agent';
 /** `pending` from the upload permission until the object is seen on the storage host. */
@@ -9,43 +17,43 @@ type FileStatus = 'pending' | 'uploaded';
 @Entity('conversation_files')
 export class ConversationFileEntity {
   /** The file id clients put in `file_ids` (the `x-amz-meta-file-id` of the upload). */
-  @PrimaryColumn('uuid')
+  @IdColumn()
   id: string;
 
-  @Column({ name: 'org_id', type: 'uuid' })
+  @OrgIdColumn()
   orgId: string;
 
   /** End user who uploaded it; null when the permission named none (usable by the organization's users). */
-  @Column({ name: 'user_id', type: 'text', nullable: true })
+  @TextColumn({ name: 'user_id', nullable: true })
   userId: string | null;
 
-  @Column({ type: 'text' })
+  @TextColumn()
   name: string;
 
   /** As given for the upload, then as the storage host reports it. */
-  @Column({ type: 'text' })
+  @TextColumn()
   mimetype: string;
 
   /** Bytes, as the storage host reports them; 0 until uploaded. */
-  @Column({ type: 'bigint', default: 0, transformer: bigintAsNumber })
+  @BigintColumn({ default: 0 })
   size: number;
 
-  @Column({ name: 'storage_key', type: 'text' })
+  @TextColumn({ name: 'storage_key' })
   storageKey: string;
 
-  @Column({ type: 'text' })
+  @TextColumn()
   origin: FileOrigin;
 
-  @Column({ type: 'text' })
+  @TextColumn()
   status: FileStatus;
 
   /** The assistant message that produced an agent's file; user files are listed by `messages.file_ids`. */
-  @Column({ name: 'message_id', type: 'uuid', nullable: true })
+  @UuidColumn({ name: 'message_id', nullable: true })
   messageId: string | null;
 
-  @Column({ name: 'created_at', type: 'timestamptz', default: () => 'now()' })
+  @CreatedAtColumn()
   createdAt: Date;
 
-  @Column({ name: 'uploaded_at', type: 'timestamptz', nullable: true })
+  @TimestampColumn({ name: 'uploaded_at', nullable: true })
   uploadedAt: Date | null;
 }

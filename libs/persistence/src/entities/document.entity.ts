@@ -1,5 +1,14 @@
-import { Column, Entity, PrimaryColumn } from 'typeorm';
-import { bigintAsNumber } from './column-types';
+import { Entity } from 'typeorm';
+import {
+  BigintColumn,
+  BooleanColumn,
+  CreatedAtColumn,
+  IdColumn,
+  IntegerColumn,
+  OrgIdColumn,
+  TextColumn,
+  TimestampColumn,
+} from './columns';
 
 /** `pending`: listed, not indexed yet; `indexed`; `failed` (extraction or download); `oversized`. */
 export type DocumentStatus = 'pending' | 'indexed' | 'failed' | 'oversized';
@@ -7,64 +16,64 @@ export type DocumentStatus = 'pending' | 'indexed' | 'failed' | 'oversized';
 /** A document of a source: one file of the store, or one uploaded file (draganddrop). */
 @Entity('documents')
 export class DocumentEntity {
-  @PrimaryColumn('uuid')
+  @IdColumn()
   id: string;
 
-  @Column({ name: 'source_id', type: 'integer' })
+  @IntegerColumn({ name: 'source_id' })
   sourceId: number;
 
-  @Column({ name: 'org_id', type: 'uuid' })
+  @OrgIdColumn()
   orgId: string;
 
   /** The store's id of the file (Drive file id, Graph item id, uploaded file id). */
-  @Column({ name: 'external_id', type: 'text' })
+  @TextColumn({ name: 'external_id' })
   externalId: string;
 
-  @Column({ type: 'text' })
+  @TextColumn()
   name: string;
 
-  @Column({ name: 'mime_type', type: 'text' })
+  @TextColumn({ name: 'mime_type' })
   mimeType: string;
 
   /** Bytes of the file as the store reports it (or as downloaded). */
-  @Column({ type: 'bigint', default: 0, transformer: bigintAsNumber })
+  @BigintColumn({ default: 0 })
   size: number;
 
   /** The store's version (md5, eTag, modified time) last listed: fetched again while it differs from `version`. */
-  @Column({ name: 'wanted_version', type: 'text' })
+  @TextColumn({ name: 'wanted_version' })
   wantedVersion: string;
 
   /** The version whose text is indexed (or that failed): null until first fetched. */
-  @Column({ type: 'text', nullable: true })
+  @TextColumn({ nullable: true })
   version: string | null;
 
-  @Column({ type: 'text', default: 'pending' })
+  @TextColumn({ default: 'pending' })
   status: DocumentStatus;
 
-  @Column({ type: 'text', nullable: true })
+  @TextColumn({ nullable: true })
   error: string | null;
 
   /** Bytes of extracted text embedded (UTF-8). */
-  @Column({ name: 'embedded_size', type: 'bigint', default: 0, transformer: bigintAsNumber })
+  @BigintColumn({ name: 'embedded_size', default: 0 })
   embeddedSize: number;
 
-  @Column({ type: 'boolean', default: false })
+  @BooleanColumn({ default: false })
   embedded: boolean;
 
-  @Column({ name: 'passage_count', type: 'integer', default: 0 })
+  @IntegerColumn({ name: 'passage_count', default: 0 })
   passageCount: number;
 
   /** The full listing that last saw it (SourceSyncState.generation). */
-  @Column({ name: 'seen_generation', type: 'integer', default: 0 })
+  @IntegerColumn({ name: 'seen_generation', default: 0 })
   seenGeneration: number;
 
   /** Uploader of a draganddrop file. */
-  @Column({ name: 'added_by', type: 'text', nullable: true })
+  @TextColumn({ name: 'added_by', nullable: true })
   addedBy: string | null;
 
-  @Column({ name: 'synced_at', type: 'timestamptz', nullable: true })
+  @TimestampColumn({ name: 'synced_at', nullable: true })
   syncedAt: Date | null;
 
-  @Column({ name: 'created_at', type: 'timestamptz', default: () => 'now()' })
+  @CreatedAtColumn()
   createdAt: Date;
 }

@@ -1,4 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { CreatedAtColumn, IntegerColumn, UuidColumn } from './columns';
 
 /**
  * One `Idempotency-Key` an organization's caller sent on a write (IETF draft httpapi-idempotency-key-header): the
@@ -18,7 +19,7 @@ export class IdempotencyKeyEntity {
   key: string;
 
   /** The thread the answer belongs to: erased with it. */
-  @Column({ name: 'thread_id', type: 'uuid', nullable: true })
+  @UuidColumn({ name: 'thread_id', nullable: true })
   threadId: string | null;
 
   /** SHA-256 of the method, route and body: the same key with another request is refused. */
@@ -26,17 +27,17 @@ export class IdempotencyKeyEntity {
   fingerprint: string;
 
   /** Names the request holding the key, so one that outlived its lease cannot record an answer. */
-  @Column({ name: 'claim_token', type: 'uuid', nullable: true })
+  @UuidColumn({ name: 'claim_token', nullable: true })
   claimToken: string | null;
 
   /** Null while the first request is being processed. */
-  @Column({ name: 'status_code', type: 'integer', nullable: true })
+  @IntegerColumn({ name: 'status_code', nullable: true })
   statusCode: number | null;
 
   /** Kept as sent (json, not jsonb, so a replay keeps the key order). */
   @Column({ name: 'response_body', type: 'json', nullable: true })
   responseBody: unknown;
 
-  @Column({ name: 'created_at', type: 'timestamptz', default: () => 'now()' })
+  @CreatedAtColumn()
   createdAt: Date;
 }

@@ -1,4 +1,5 @@
-import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Entity, PrimaryColumn } from 'typeorm';
+import { BooleanColumn, CreatedAtColumn, JsonbColumn, TextColumn, UpdatedAtColumn } from './columns';
 
 /**
  * A stdio MCP server the operator allows agents to run (CONTRACTS §15): registered with the admin CLI, named by
@@ -9,26 +10,26 @@ export class McpCatalogueEntryEntity {
   @PrimaryColumn({ type: 'text' })
   name: string;
 
-  @Column({ type: 'text' })
+  @TextColumn()
   command: string;
 
-  @Column({ type: 'jsonb', default: [] })
+  @JsonbColumn({ default: [] })
   args: string[];
 
   /** Environment variables an agent may give the server; any other is refused when the agent is saved. */
-  @Column({ name: 'env_allow', type: 'jsonb', default: [] })
+  @JsonbColumn({ name: 'env_allow', default: [] })
   envAllow: string[];
 
   /**
    * False for an entry the migration made from a command a tenant had stored: it never starts until the
    * operator registers it again under the same name.
    */
-  @Column({ type: 'boolean' })
+  @BooleanColumn()
   confirmed: boolean;
 
-  @Column({ name: 'created_at', type: 'timestamptz', default: () => 'now()' })
+  @CreatedAtColumn()
   createdAt: Date;
 
-  @Column({ name: 'updated_at', type: 'timestamptz', default: () => 'now()' })
+  @UpdatedAtColumn()
   updatedAt: Date;
 }

@@ -1,13 +1,14 @@
-import { Column, Entity, PrimaryColumn, Unique } from 'typeorm';
+import { Column, Entity, Unique } from 'typeorm';
+import { CreatedAtColumn, IdColumn, OrgIdColumn, TextColumn, UpdatedAtColumn } from './columns';
 
 /** A long-term memory file: one per (organization, namespace, path). */
 @Entity('memory_files')
 @Unique('memory_files_org_namespace_path_key', ['orgId', 'namespace', 'path'])
 export class MemoryFileEntity {
-  @PrimaryColumn('uuid')
+  @IdColumn()
   id: string;
 
-  @Column({ name: 'org_id', type: 'uuid' })
+  @OrgIdColumn()
   orgId: string;
 
   /** Namespaces are per organization: another organization's namespace of the same name is another one. */
@@ -15,32 +16,32 @@ export class MemoryFileEntity {
   namespace: string;
 
   /** `name` or `folder/name`. */
-  @Column({ type: 'text' })
+  @TextColumn()
   path: string;
 
-  @Column({ type: 'text' })
+  @TextColumn()
   purpose: string;
 
-  @Column({ type: 'text', default: '' })
+  @TextColumn({ default: '' })
   content: string;
 
   /**
    * Every end user whose agent run wrote the file (CONTRACTS §21), in the order they first did; writes through
    * the HTTP routes, with a key, add no one.
    */
-  @Column({ name: 'written_by_user_ids', type: 'text', array: true, default: () => `'{}'` })
+  @TextColumn({ name: 'written_by_user_ids', array: true, default: () => `'{}'` })
   writtenByUserIds: string[];
 
-  @Column({ name: 'created_at', type: 'timestamptz', default: () => 'now()' })
+  @CreatedAtColumn()
   createdAt: Date;
 
-  @Column({ name: 'updated_at', type: 'timestamptz', default: () => 'now()' })
+  @UpdatedAtColumn()
   updatedAt: Date;
 
   /**
    * `updated_at` as an ISO string with microseconds, set by the database on every write and strictly
    * increasing per file: the optimistic-concurrency token a client echoes back (opaque to it).
    */
-  @Column({ type: 'text' })
+  @TextColumn()
   version: string;
 }

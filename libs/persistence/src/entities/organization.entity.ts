@@ -1,19 +1,19 @@
-import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
-import { bigintAsNumber } from './column-types';
+import { CreateDateColumn, Entity } from 'typeorm';
+import { BigintColumn, IdColumn, TextColumn } from './columns';
 
 @Entity('organizations')
 export class OrganizationEntity {
-  @PrimaryColumn('uuid')
+  @IdColumn()
   id: string;
 
-  @Column({ type: 'text', unique: true })
+  @TextColumn({ unique: true })
   name: string;
 
   /** Tokens the organization may spend in all; null means no limit. */
-  @Column({ name: 'token_budget', type: 'bigint', nullable: true, transformer: bigintAsNumber })
+  @BigintColumn({ name: 'token_budget', nullable: true })
   tokenBudget: number | null;
 
-  @Column({ name: 'tokens_used', type: 'bigint', default: 0, transformer: bigintAsNumber })
+  @BigintColumn({ name: 'tokens_used', default: 0 })
   tokensUsed: number;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })

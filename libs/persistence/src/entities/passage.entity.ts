@@ -1,4 +1,5 @@
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { IntegerColumn, TextColumn, UuidColumn } from './columns';
 
 /**
  * A piece of a document's text with its position, indexed for full-text search (`tsv`, GIN) and embedded
@@ -9,27 +10,27 @@ export class PassageEntity {
   @PrimaryGeneratedColumn({ type: 'bigint' })
   id: string;
 
-  @Column({ name: 'document_id', type: 'uuid' })
+  @UuidColumn({ name: 'document_id' })
   documentId: string;
 
-  @Column({ name: 'source_id', type: 'integer' })
+  @IntegerColumn({ name: 'source_id' })
   sourceId: number;
 
   /** 0-based order within the document. */
-  @Column({ type: 'integer' })
+  @IntegerColumn()
   position: number;
 
   /** Character offsets of the passage in the document's extracted text. */
-  @Column({ name: 'start_offset', type: 'integer' })
+  @IntegerColumn({ name: 'start_offset' })
   startOffset: number;
 
-  @Column({ name: 'end_offset', type: 'integer' })
+  @IntegerColumn({ name: 'end_offset' })
   endOffset: number;
 
-  @Column({ type: 'text' })
+  @TextColumn()
   text: string;
 
-  @Column({ type: 'text', default: 'english' })
+  @TextColumn({ default: 'english' })
   language: string;
 
   @Column({ type: 'tsvector', select: false })

@@ -1,49 +1,50 @@
-import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Entity } from 'typeorm';
+import { CreatedAtColumn, IdColumn, JsonbColumn, OrgIdColumn, TextColumn, UpdatedAtColumn } from './columns';
 
 type TemplateScope = 'private' | 'organization';
 
 @Entity('query_templates')
 export class QueryTemplateEntity {
-  @PrimaryColumn('uuid')
+  @IdColumn()
   id: string;
 
-  @Column({ name: 'org_id', type: 'uuid' })
+  @OrgIdColumn()
   orgId: string;
 
   /** End user who made it; a private template is visible to this user only. */
-  @Column({ name: 'created_by', type: 'text' })
+  @TextColumn({ name: 'created_by' })
   createdBy: string;
 
-  @Column({ name: 'updated_by', type: 'text' })
+  @TextColumn({ name: 'updated_by' })
   updatedBy: string;
 
-  @Column({ type: 'text' })
+  @TextColumn()
   name: string;
 
-  @Column({ type: 'text', default: '' })
+  @TextColumn({ default: '' })
   description: string;
 
-  @Column({ type: 'text' })
+  @TextColumn()
   content: string;
 
-  @Column({ type: 'jsonb', default: {} })
+  @JsonbColumn({ default: {} })
   metadata: Record<string, unknown>;
 
-  @Column({ name: 'icon_uri', type: 'text', default: '' })
+  @TextColumn({ name: 'icon_uri', default: '' })
   iconUri: string;
 
-  @Column({ name: 'icon_color', type: 'text', default: '' })
+  @TextColumn({ name: 'icon_color', default: '' })
   iconColor: string;
 
-  @Column({ name: 'background_color', type: 'text', default: '' })
+  @TextColumn({ name: 'background_color', default: '' })
   backgroundColor: string;
 
-  @Column({ type: 'text', default: 'private' })
+  @TextColumn({ default: 'private' })
   scope: TemplateScope;
 
-  @Column({ name: 'created_at', type: 'timestamptz', default: () => 'now()' })
+  @CreatedAtColumn()
   createdAt: Date;
 
-  @Column({ name: 'updated_at', type: 'timestamptz', default: () => 'now()' })
+  @UpdatedAtColumn()
   updatedAt: Date;
 }

@@ -1,4 +1,15 @@
-import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Entity } from 'typeorm';
+import {
+  BooleanColumn,
+  CreatedAtColumn,
+  IdColumn,
+  JsonbColumn,
+  OrgIdColumn,
+  TextColumn,
+  TimestampColumn,
+  UpdatedAtColumn,
+  UuidColumn,
+} from './columns';
 
 /** What a firing sends, as the routine was given it: a HumanMessage and the options of POST /chat it allows. */
 interface RoutineMessage {
@@ -17,58 +28,58 @@ interface RoutineOptions {
 /** A thread started on a schedule for one end user (CONTRACTS §13). */
 @Entity('routines')
 export class RoutineEntity {
-  @PrimaryColumn('uuid')
+  @IdColumn()
   id: string;
 
-  @Column({ name: 'org_id', type: 'uuid' })
+  @OrgIdColumn()
   orgId: string;
 
   /** The key that created it: revoking that key stops the routine. */
-  @Column({ name: 'key_id', type: 'uuid' })
+  @UuidColumn({ name: 'key_id' })
   keyId: string;
 
-  @Column({ name: 'user_id', type: 'text' })
+  @TextColumn({ name: 'user_id' })
   userId: string;
 
-  @Column({ type: 'text' })
+  @TextColumn()
   name: string;
 
-  @Column({ name: 'agent_id', type: 'uuid' })
+  @UuidColumn({ name: 'agent_id' })
   agentId: string;
 
   /** A 5-field cron expression. */
-  @Column({ type: 'text' })
+  @TextColumn()
   schedule: string;
 
   /** An IANA time zone the schedule is read in. */
-  @Column({ type: 'text' })
+  @TextColumn()
   timezone: string;
 
-  @Column({ type: 'jsonb' })
+  @JsonbColumn()
   message: RoutineMessage;
 
-  @Column({ type: 'jsonb' })
+  @JsonbColumn()
   options: RoutineOptions;
 
-  @Column({ type: 'boolean' })
+  @BooleanColumn()
   active: boolean;
 
   /** Why it stopped firing by itself (its agent archived, its key revoked); null while active or paused by hand. */
-  @Column({ name: 'inactive_reason', type: 'text', nullable: true })
+  @TextColumn({ name: 'inactive_reason', nullable: true })
   inactiveReason: string | null;
 
-  @Column({ name: 'next_run_at', type: 'timestamptz', nullable: true })
+  @TimestampColumn({ name: 'next_run_at', nullable: true })
   nextRunAt: Date | null;
 
-  @Column({ name: 'last_run_at', type: 'timestamptz', nullable: true })
+  @TimestampColumn({ name: 'last_run_at', nullable: true })
   lastRunAt: Date | null;
 
-  @Column({ name: 'last_thread_id', type: 'uuid', nullable: true })
+  @UuidColumn({ name: 'last_thread_id', nullable: true })
   lastThreadId: string | null;
 
-  @Column({ name: 'created_at', type: 'timestamptz', default: () => 'now()' })
+  @CreatedAtColumn()
   createdAt: Date;
 
-  @Column({ name: 'updated_at', type: 'timestamptz', default: () => 'now()' })
+  @UpdatedAtColumn()
   updatedAt: Date;
 }

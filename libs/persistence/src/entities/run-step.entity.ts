@@ -1,5 +1,6 @@
-import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Entity, PrimaryColumn } from 'typeorm';
 import { Question } from '@app/contracts';
+import { IntegerColumn, JsonbColumn, TextColumn, TimestampColumn } from './columns';
 
 /** A tool call as the model asked for it; `arguments` is the model's raw input (JSON text or a value). */
 export interface StepToolCall {
@@ -18,54 +19,54 @@ export class RunStepEntity {
   @PrimaryColumn({ type: 'integer' })
   step: number;
 
-  @Column({ type: 'text', default: '' })
+  @TextColumn({ default: '' })
   text: string;
 
-  @Column({ name: 'tool_calls', type: 'jsonb', default: [] })
+  @JsonbColumn({ name: 'tool_calls', default: [] })
   toolCalls: StepToolCall[];
 
-  @Column({ type: 'jsonb', nullable: true })
+  @JsonbColumn({ nullable: true })
   questions: Question[] | null;
 
-  @Column({ name: 'structured_output', type: 'jsonb', nullable: true })
+  @JsonbColumn({ name: 'structured_output', nullable: true })
   structuredOutput: Record<string, unknown> | null;
 
-  @Column({ name: 'usage_tokens', type: 'integer', default: 0 })
+  @IntegerColumn({ name: 'usage_tokens', default: 0 })
   usageTokens: number;
 
   /** The part of `usageTokens` the model wrote; the rest it read. 0 on a step of a model that does not say. */
-  @Column({ name: 'output_tokens', type: 'integer', default: 0 })
+  @IntegerColumn({ name: 'output_tokens', default: 0 })
   outputTokens: number = 0;
 
   /** The part of the tokens read that the vendor took from its prompt cache (CONTRACTS §24). */
-  @Column({ name: 'cached_input_tokens', type: 'integer', default: 0 })
+  @IntegerColumn({ name: 'cached_input_tokens', default: 0 })
   cachedInputTokens: number = 0;
 
   /** The model that answered: the agent's or one of its fallback models; null on steps stored before §24. */
-  @Column({ type: 'text', nullable: true })
+  @TextColumn({ nullable: true })
   model: string | null = null;
 
   /** Length of the reply's streamed content once this step ended: where a re-run next step's text starts. */
-  @Column({ name: 'content_length', type: 'integer', default: 0 })
+  @IntegerColumn({ name: 'content_length', default: 0 })
   contentLength: number;
 
   /**
    * Length of each text delta the step streamed, in order, so a log rebuilt from PostgreSQL (Redis lost it)
    * cuts the text as it was streamed; null on steps stored before they were kept.
    */
-  @Column({ name: 'delta_lengths', type: 'integer', array: true, nullable: true })
+  @IntegerColumn({ name: 'delta_lengths', array: true, nullable: true })
   deltaLengths: number[] | null;
 
   /**
    * What the step streamed, when that is not its `text`: a model call resumed after a crash whose answer did
    * not repeat the text the interrupted call had streamed. Null when it streamed exactly `text`.
    */
-  @Column({ name: 'streamed_text', type: 'text', nullable: true })
+  @TextColumn({ name: 'streamed_text', nullable: true })
   streamedText: string | null;
 
-  @Column({ name: 'started_at', type: 'timestamptz' })
+  @TimestampColumn({ name: 'started_at' })
   startedAt: Date;
 
-  @Column({ name: 'completed_at', type: 'timestamptz', default: () => 'now()' })
+  @TimestampColumn({ name: 'completed_at', default: () => 'now()' })
   completedAt: Date;
 }

@@ -1,31 +1,31 @@
-import { Column, Entity, PrimaryColumn } from 'typeorm';
-import { bigintAsNumber } from './column-types';
+import { Entity } from 'typeorm';
+import { BigintColumn, CreatedAtColumn, IdColumn, TextColumn, TimestampColumn, UuidColumn } from './columns';
 
 /** A public download link of a conversation file (API-SPEC 2.6). */
 @Entity('share_links')
 export class ShareLinkEntity {
-  @PrimaryColumn('uuid')
+  @IdColumn()
   id: string;
 
-  @Column({ name: 'file_id', type: 'uuid' })
+  @UuidColumn({ name: 'file_id' })
   fileId: string;
 
-  @Column({ name: 'created_at', type: 'timestamptz', default: () => 'now()' })
+  @CreatedAtColumn()
   createdAt: Date;
 
-  @Column({ name: 'expires_at', type: 'timestamptz', nullable: true })
+  @TimestampColumn({ name: 'expires_at', nullable: true })
   expiresAt: Date | null;
 
   /** scrypt hash of the link's password; null when the link is not protected. */
-  @Column({ name: 'password_hash', type: 'text', nullable: true })
+  @TextColumn({ name: 'password_hash', nullable: true })
   passwordHash: string | null;
 
-  @Column({ name: 'revoked_at', type: 'timestamptz', nullable: true })
+  @TimestampColumn({ name: 'revoked_at', nullable: true })
   revokedAt: Date | null;
 
-  @Column({ name: 'access_count', type: 'bigint', default: 0, transformer: bigintAsNumber })
+  @BigintColumn({ name: 'access_count', default: 0 })
   accessCount: number;
 
-  @Column({ name: 'last_accessed_at', type: 'timestamptz', nullable: true })
+  @TimestampColumn({ name: 'last_accessed_at', nullable: true })
   lastAccessedAt: Date | null;
 }

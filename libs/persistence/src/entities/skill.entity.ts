@@ -1,4 +1,12 @@
-import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Entity, PrimaryColumn } from 'typeorm';
+import {
+  BooleanColumn,
+  CreatedAtColumn,
+  JsonbColumn,
+  TextColumn,
+  UpdatedAtColumn,
+  UuidColumn,
+} from './columns';
 
 type SkillSource = 'parley' | 'custom';
 export type SkillScope = 'organization' | 'private';
@@ -24,42 +32,42 @@ export class SkillEntity {
   @PrimaryColumn('text')
   id: string;
 
-  @Column({ name: 'org_id', type: 'uuid', nullable: true })
+  @UuidColumn({ name: 'org_id', nullable: true })
   orgId: string | null;
 
-  @Column({ type: 'text' })
+  @TextColumn()
   source: SkillSource;
 
-  @Column({ type: 'text' })
+  @TextColumn()
   name: string;
 
-  @Column({ name: 'display_name', type: 'text' })
+  @TextColumn({ name: 'display_name' })
   displayName: string;
 
-  @Column({ type: 'jsonb' })
+  @JsonbColumn()
   frontmatter: SkillFrontmatter;
 
   /** The Markdown instructions after the frontmatter: what `skill_read` gives the model. */
-  @Column({ type: 'text' })
+  @TextColumn()
   body: string;
 
   /** The SKILL.md as it was given (frontmatter and body). */
-  @Column({ type: 'text' })
+  @TextColumn()
   document: string;
 
-  @Column({ type: 'boolean', default: true })
+  @BooleanColumn({ default: true })
   active: boolean;
 
-  @Column({ type: 'text', nullable: true })
+  @TextColumn({ nullable: true })
   scope: SkillScope | null;
 
-  @Column({ name: 'created_by', type: 'text', nullable: true })
+  @TextColumn({ name: 'created_by', nullable: true })
   createdBy: string | null;
 
-  @Column({ name: 'created_at', type: 'timestamptz', default: () => 'now()' })
+  @CreatedAtColumn()
   createdAt: Date;
 
-  @Column({ name: 'updated_at', type: 'timestamptz', default: () => 'now()' })
+  @UpdatedAtColumn()
   updatedAt: Date;
 }
 
@@ -72,16 +80,16 @@ export class SkillSettingEntity {
   @PrimaryColumn({ name: 'skill_id', type: 'text' })
   skillId: string;
 
-  @Column({ type: 'boolean', nullable: true })
+  @BooleanColumn({ nullable: true })
   active: boolean | null;
 
-  @Column({ type: 'text', nullable: true })
+  @TextColumn({ nullable: true })
   scope: SkillScope | null;
 
   /** End user who last set `scope`; a platform skill made `private` applies to that user only. */
-  @Column({ name: 'set_by', type: 'text', nullable: true })
+  @TextColumn({ name: 'set_by', nullable: true })
   setBy: string | null;
 
-  @Column({ name: 'updated_at', type: 'timestamptz', default: () => 'now()' })
+  @UpdatedAtColumn()
   updatedAt: Date;
 }

@@ -1,5 +1,14 @@
-import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
-import { bigintAsNumber } from './column-types';
+import { Entity, PrimaryGeneratedColumn } from 'typeorm';
+import {
+  BigintColumn,
+  CreatedAtColumn,
+  IntegerColumn,
+  JsonbColumn,
+  OrgIdColumn,
+  TextColumn,
+  TimestampColumn,
+  UuidColumn,
+} from './columns';
 
 type SourceStore = 'googledrive' | 'sharepoint' | 'draganddrop';
 type SourceScope = 'organization' | 'private';
@@ -30,67 +39,67 @@ export class SourceEntity {
   @PrimaryGeneratedColumn({ type: 'integer' })
   id: number;
 
-  @Column({ type: 'text', unique: true })
+  @TextColumn({ unique: true })
   pid: string;
 
-  @Column({ name: 'org_id', type: 'uuid' })
+  @OrgIdColumn()
   orgId: string;
 
-  @Column({ name: 'connection_id', type: 'uuid' })
+  @UuidColumn({ name: 'connection_id' })
   connectionId: string;
 
-  @Column({ type: 'text' })
+  @TextColumn()
   name: string;
 
-  @Column({ type: 'text' })
+  @TextColumn()
   scope: SourceScope;
 
-  @Column({ name: 'created_by', type: 'text' })
+  @TextColumn({ name: 'created_by' })
   createdBy: string;
 
-  @Column({ type: 'text' })
+  @TextColumn()
   store: SourceStore;
 
-  @Column({ type: 'text', default: 'pending' })
+  @TextColumn({ default: 'pending' })
   status: SourceStatus;
 
-  @Column({ name: 'status_reason', type: 'text', nullable: true })
+  @TextColumn({ name: 'status_reason', nullable: true })
   statusReason: string | null;
 
-  @Column({ type: 'jsonb', default: {} })
+  @JsonbColumn({ default: {} })
   config: Record<string, unknown>;
 
   /** Text search configuration of its passages (PostgreSQL regconfig name). */
-  @Column({ type: 'text', default: 'english' })
+  @TextColumn({ default: 'english' })
   language: string;
 
-  @Column({ type: 'bigint', default: 0, transformer: bigintAsNumber })
+  @BigintColumn({ default: 0 })
   size: number;
 
-  @Column({ name: 'embedded_size', type: 'bigint', default: 0, transformer: bigintAsNumber })
+  @BigintColumn({ name: 'embedded_size', default: 0 })
   embeddedSize: number;
 
-  @Column({ name: 'documents_synced', type: 'integer', default: 0 })
+  @IntegerColumn({ name: 'documents_synced', default: 0 })
   documentsSynced: number;
 
-  @Column({ name: 'documents_failed', type: 'integer', default: 0 })
+  @IntegerColumn({ name: 'documents_failed', default: 0 })
   documentsFailed: number;
 
-  @Column({ name: 'oversized_documents', type: 'integer', default: 0 })
+  @IntegerColumn({ name: 'oversized_documents', default: 0 })
   oversizedDocuments: number;
 
-  @Column({ name: 'documents_embedded', type: 'integer', default: 0 })
+  @IntegerColumn({ name: 'documents_embedded', default: 0 })
   documentsEmbedded: number;
 
-  @Column({ name: 'sync_state', type: 'jsonb', nullable: true })
+  @JsonbColumn({ name: 'sync_state', nullable: true })
   syncState: SourceSyncState | null;
 
-  @Column({ name: 'last_synced_at', type: 'timestamptz', nullable: true })
+  @TimestampColumn({ name: 'last_synced_at', nullable: true })
   lastSyncedAt: Date | null;
 
-  @Column({ name: 'archived_at', type: 'timestamptz', nullable: true })
+  @TimestampColumn({ name: 'archived_at', nullable: true })
   archivedAt: Date | null;
 
-  @Column({ name: 'created_at', type: 'timestamptz', default: () => 'now()' })
+  @CreatedAtColumn()
   createdAt: Date;
 }

@@ -1,4 +1,12 @@
-import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Entity, PrimaryColumn } from 'typeorm';
+import {
+  BooleanColumn,
+  CreatedAtColumn,
+  IntegerColumn,
+  JsonbColumn,
+  TextColumn,
+  UuidColumn,
+} from './columns';
 
 /** A tool call's result, written once under `message_id:step:call_id` before its `tool.result` is emitted. */
 @Entity('tool_calls')
@@ -6,30 +14,30 @@ export class ToolCallEntity {
   @PrimaryColumn({ name: 'idempotency_key', type: 'text' })
   idempotencyKey: string;
 
-  @Column({ name: 'message_id', type: 'uuid' })
+  @UuidColumn({ name: 'message_id' })
   messageId: string;
 
-  @Column({ type: 'integer' })
+  @IntegerColumn()
   step: number;
 
-  @Column({ name: 'call_id', type: 'text' })
+  @TextColumn({ name: 'call_id' })
   callId: string;
 
-  @Column({ type: 'text' })
+  @TextColumn()
   name: string;
 
-  @Column({ type: 'jsonb' })
+  @JsonbColumn()
   arguments: Record<string, unknown>;
 
-  @Column({ type: 'jsonb', nullable: true })
+  @JsonbColumn({ nullable: true })
   output: unknown;
 
-  @Column({ name: 'is_error', type: 'boolean' })
+  @BooleanColumn({ name: 'is_error' })
   isError: boolean;
 
-  @Column({ name: 'duration_ms', type: 'integer', default: 0 })
+  @IntegerColumn({ name: 'duration_ms', default: 0 })
   durationMs: number;
 
-  @Column({ name: 'created_at', type: 'timestamptz', default: () => 'now()' })
+  @CreatedAtColumn()
   createdAt: Date;
 }

@@ -1,35 +1,47 @@
-import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Entity } from 'typeorm';
 import type { WebhookEventType } from '@app/contracts';
+import {
+  BooleanColumn,
+  CreatedAtColumn,
+  IdColumn,
+  IntegerColumn,
+  JsonbColumn,
+  OrgIdColumn,
+  TextColumn,
+  TimestampColumn,
+  UpdatedAtColumn,
+  UuidColumn,
+} from './columns';
 
 /** An endpoint an organization registered; the signing secret is ciphertext only. */
 @Entity('webhooks')
 export class WebhookEntity {
-  @PrimaryColumn('uuid')
+  @IdColumn()
   id: string;
 
-  @Column({ name: 'org_id', type: 'uuid' })
+  @OrgIdColumn()
   orgId: string;
 
-  @Column({ type: 'text' })
+  @TextColumn()
   url: string;
 
-  @Column({ type: 'text', array: true })
+  @TextColumn({ array: true })
   events: WebhookEventType[];
 
-  @Column({ type: 'text', nullable: true })
+  @TextColumn({ nullable: true })
   description: string | null;
 
-  @Column({ type: 'boolean', default: true })
+  @BooleanColumn({ default: true })
   active: boolean;
 
   /** AES-256-GCM envelope of the `whsec_…` secret (libs/knowledge CredentialCipher). */
-  @Column({ name: 'secret_encrypted', type: 'text' })
+  @TextColumn({ name: 'secret_encrypted' })
   secretEncrypted: string;
 
-  @Column({ name: 'created_at', type: 'timestamptz', default: () => 'now()' })
+  @CreatedAtColumn()
   createdAt: Date;
 
-  @Column({ name: 'updated_at', type: 'timestamptz', default: () => 'now()' })
+  @UpdatedAtColumn()
   updatedAt: Date;
 }
 
@@ -39,83 +51,83 @@ export class WebhookEntity {
  */
 @Entity('webhook_deliveries')
 export class WebhookDeliveryEntity {
-  @PrimaryColumn('uuid')
+  @IdColumn()
   id: string;
 
-  @Column({ name: 'webhook_id', type: 'uuid' })
+  @UuidColumn({ name: 'webhook_id' })
   webhookId: string;
 
   /** The `webhook-id` header: the same on every retry. */
-  @Column({ name: 'event_id', type: 'uuid' })
+  @UuidColumn({ name: 'event_id' })
   eventId: string;
 
-  @Column({ type: 'text' })
+  @TextColumn()
   type: WebhookEventType;
 
   /** `{"type", "timestamp", "data"}`, exactly the body sent. */
-  @Column({ type: 'jsonb' })
+  @JsonbColumn()
   payload: Record<string, unknown>;
 
   /** The thread the payload names (`data.thread_id`), set by PostgreSQL on insert: its erasure finds the row. */
-  @Column({ name: 'thread_id', type: 'text', nullable: true })
+  @TextColumn({ name: 'thread_id', nullable: true })
   threadId: string | null;
 
   /** The end users the payload names, set by PostgreSQL on insert: their erasure finds the row. */
-  @Column({ name: 'end_user_ids', type: 'text', array: true, nullable: true })
+  @TextColumn({ name: 'end_user_ids', array: true, nullable: true })
   endUserIds: string[] | null;
 
-  @Column({ type: 'integer', default: 0 })
+  @IntegerColumn({ default: 0 })
   attempts: number;
 
-  @Column({ name: 'next_attempt_at', type: 'timestamptz', nullable: true })
+  @TimestampColumn({ name: 'next_attempt_at', nullable: true })
   nextAttemptAt: Date | null;
 
   /** Until when a queued job owns the due row: the sweep queues it again only after that. */
-  @Column({ name: 'leased_until', type: 'timestamptz', nullable: true })
+  @TimestampColumn({ name: 'leased_until', nullable: true })
   leasedUntil: Date | null;
 
-  @Column({ name: 'delivered_at', type: 'timestamptz', nullable: true })
+  @TimestampColumn({ name: 'delivered_at', nullable: true })
   deliveredAt: Date | null;
 
-  @Column({ name: 'created_at', type: 'timestamptz', default: () => 'now()' })
+  @CreatedAtColumn()
   createdAt: Date;
 }
 
 /** One try at delivering an event, as GET /webhooks/{id}/deliveries lists it. */
 @Entity('webhook_attempts')
 export class WebhookAttemptEntity {
-  @PrimaryColumn('uuid')
+  @IdColumn()
   id: string;
 
-  @Column({ name: 'delivery_id', type: 'uuid' })
+  @UuidColumn({ name: 'delivery_id' })
   deliveryId: string;
 
-  @Column({ name: 'webhook_id', type: 'uuid' })
+  @UuidColumn({ name: 'webhook_id' })
   webhookId: string;
 
-  @Column({ name: 'event_id', type: 'uuid' })
+  @UuidColumn({ name: 'event_id' })
   eventId: string;
 
-  @Column({ type: 'text' })
+  @TextColumn()
   type: WebhookEventType;
 
   /** 1 for the first try. */
-  @Column({ type: 'integer' })
+  @IntegerColumn()
   attempt: number;
 
-  @Column({ name: 'status_code', type: 'integer', nullable: true })
+  @IntegerColumn({ name: 'status_code', nullable: true })
   statusCode: number | null;
 
-  @Column({ type: 'text', nullable: true })
+  @TextColumn({ nullable: true })
   error: string | null;
 
   /** When the next try is due; null after a success or the last try. */
-  @Column({ name: 'next_attempt_at', type: 'timestamptz', nullable: true })
+  @TimestampColumn({ name: 'next_attempt_at', nullable: true })
   nextAttemptAt: Date | null;
 
-  @Column({ name: 'delivered_at', type: 'timestamptz', nullable: true })
+  @TimestampColumn({ name: 'delivered_at', nullable: true })
   deliveredAt: Date | null;
 
-  @Column({ name: 'created_at', type: 'timestamptz', default: () => 'now()' })
+  @CreatedAtColumn()
   createdAt: Date;
 }

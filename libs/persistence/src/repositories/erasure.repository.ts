@@ -181,14 +181,8 @@ export class ErasureRepository {
     return row.n;
   }
 
-  async userThreadIds(orgId: string, userId: string, limit: number): Promise<string[]> {
-    return withTenant(this.db, { orgId }, async (scoped) => {
-      const rows: { id: string }[] = await scoped.query(
-        `SELECT id FROM threads WHERE org_id = $1 AND user_id = $2 LIMIT $3`,
-        [orgId, userId, limit],
-      );
-      return rows.map((row) => row.id);
-    });
+  userThreadIds(orgId: string, userId: string, limit: number): Promise<string[]> {
+    return this.endUserRowIds('threads', orgId, userId, limit);
   }
 
   /** The newest messages of the threads (the last ones deleted first, so no kept message refers to a gone one). */
@@ -299,14 +293,8 @@ export class ErasureRepository {
 
   // ---- routines, sources, connections ----
 
-  async userRoutineIds(orgId: string, userId: string, limit: number): Promise<string[]> {
-    return withTenant(this.db, { orgId }, async (scoped) => {
-      const rows: { id: string }[] = await scoped.query(
-        `SELECT id FROM routines WHERE org_id = $1 AND user_id = $2 LIMIT $3`,
-        [orgId, userId, limit],
-      );
-      return rows.map((row) => row.id);
-    });
+  userRoutineIds(orgId: string, userId: string, limit: number): Promise<string[]> {
+    return this.endUserRowIds('routines', orgId, userId, limit);
   }
 
   async deleteRoutines(db: Db, orgId: string, routineIds: string[]): Promise<ErasureCounts> {
@@ -488,6 +476,22 @@ export class ErasureRepository {
         eval_items: evalItems,
         eval_threads: evalThreads,
       };
+    });
+  }
+
+  /** Up to `limit` ids of the end user's own rows (`user_id`) of a table. */
+  private async endUserRowIds(
+    table: 'threads' | 'routines',
+    orgId: string,
+    userId: string,
+    limit: number,
+  ): Promise<string[]> {
+    return withTenant(this.db, { orgId }, async (scoped) => {
+      const rows: { id: string }[] = await scoped.query(
+        `SELECT id FROM ${table} WHERE org_id = $1 AND user_id = $2 LIMIT $3`,
+        [orgId, userId, limit],
+      );
+      return rows.map((row) => row.id);
     });
   }
 }

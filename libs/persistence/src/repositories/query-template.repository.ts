@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { Brackets, DataSource, SelectQueryBuilder } from 'typeorm';
+import { DataSource, SelectQueryBuilder } from 'typeorm';
 import { newId, QueryTemplateEntity } from '../entities';
 import { Db, Scope } from './scope';
 import { withTenant } from './tenant-scope';
+import { whereVisible } from './visibility';
 
 type NewQueryTemplate = Omit<QueryTemplateEntity, 'id' | 'orgId' | 'createdAt' | 'updatedAt' | 'updatedBy'>;
 export type QueryTemplateChanges = Partial<
@@ -73,16 +74,6 @@ export class QueryTemplateRepository {
   }
 
   private visible(scope: Scope, tx: Db): SelectQueryBuilder<QueryTemplateEntity> {
-    return tx
-      .getRepository(QueryTemplateEntity)
-      .createQueryBuilder('t')
-      .where('t.org_id = :orgId', { orgId: scope.orgId })
-      .andWhere(
-        new Brackets((visible) => {
-          visible.where(`t.scope = 'organization'`);
-          if (scope.userId)
-            visible.orWhere(`t.scope = 'private' AND t.created_by = :userId`, { userId: scope.userId });
-        }),
-      );
+    return whereVisible(tx.getRepository(QueryTemplateEntity).createQueryBuilder('t'), scope);
   }
 }

@@ -4,6 +4,15 @@ import { Db } from './scope';
 import { withTenant } from './tenant-scope';
 
 /**
+ * Threads of the organization ($1) whose newest message (or, with none, whose creation) is older than $2. Found by
+ * the threads' age index, the newest message by its thread's position index.
+ */
+const STALE_THREADS = `SELECT t.id FROM threads t
+       LEFT JOIN LATERAL (SELECT m.created_at FROM messages m WHERE m.thread_id = t.id
+         ORDER BY m.position DESC LIMIT 1) newest ON true
+       WHERE t.org_id = $1 AND t.created_at < $2 AND COALESCE(newest.created_at, t.created_at) < $2`;
+
+/**
  * Retention (CONTRACTS §20): an organization's `thread_days`, and the old threads the daily run erases (with the
  * statements of ErasureRepository, as an end user's).
  */
@@ -22,17 +31,14 @@ export class RetentionRepository {
 
   /**
    * Threads of the organization whose newest message (or, with none, whose creation) is older than `before`:
-   * retention's. Found by the threads' age index, the newest message by its thread's position index. A thread
-   * with a live reply, or one that ended at or after `settledBefore` (stopped by this retention run), is left to
-   * the next run: its reply's end is reported (webhook `message.cancelled`) before the thread goes.
+   * retention's. A thread with a live reply, or one that ended at or after `settledBefore` (stopped by this
+   * retention run), is left to the next run: its reply's end is reported (webhook `message.cancelled`) before the
+   * thread goes.
    */
   async staleThreadIds(orgId: string, before: Date, settledBefore: Date, limit: number): Promise<string[]> {
     const rows: { id: string }[] = await withTenant(this.db, { orgId }, (tx) =>
       tx.query(
-        `SELECT t.id FROM threads t
-       LEFT JOIN LATERAL (SELECT m.created_at FROM messages m WHERE m.thread_id = t.id
-         ORDER BY m.position DESC LIMIT 1) newest ON true
-       WHERE t.org_id = $1 AND t.created_at < $2 AND COALESCE(newest.created_at, t.created_at) < $2
+        `${STALE_THREADS}
          AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.thread_id = t.id AND (m.live OR m.completed_at >= $3))
        LIMIT $4`,
         [orgId, before, settledBefore, limit],
@@ -45,10 +51,7 @@ export class RetentionRepository {
   async staleLiveThreadIds(orgId: string, before: Date, limit: number): Promise<string[]> {
     const rows: { id: string }[] = await withTenant(this.db, { orgId }, (tx) =>
       tx.query(
-        `SELECT t.id FROM threads t
-       LEFT JOIN LATERAL (SELECT m.created_at FROM messages m WHERE m.thread_id = t.id
-         ORDER BY m.position DESC LIMIT 1) newest ON true
-       WHERE t.org_id = $1 AND t.created_at < $2 AND COALESCE(newest.created_at, t.created_at) < $2
+        `${STALE_THREADS}
          AND EXISTS (SELECT 1 FROM messages m WHERE m.thread_id = t.id AND m.live)
        LIMIT $3`,
         [orgId, before, limit],

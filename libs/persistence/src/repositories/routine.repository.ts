@@ -3,37 +3,16 @@ import { DataSource, LessThan } from 'typeorm';
 import { newId, RoutineEntity } from '../entities';
 import { withTenant } from './tenant-scope';
 
-type NewRoutine = Pick<
-  RoutineEntity,
-  | 'keyId'
-  | 'userId'
-  | 'name'
-  | 'agentId'
-  | 'schedule'
-  | 'timezone'
-  | 'message'
-  | 'options'
-  | 'active'
-  | 'nextRunAt'
->;
-export type RoutineChanges = Partial<
-  Pick<
-    RoutineEntity,
-    | 'name'
-    | 'agentId'
-    | 'schedule'
-    | 'timezone'
-    | 'message'
-    | 'options'
-    | 'active'
-    | 'inactiveReason'
-    | 'nextRunAt'
-  >
->;
+/** The fields a routine's owner sets, on creating it and after. */
+type RoutineSetting =
+  'name' | 'agentId' | 'schedule' | 'timezone' | 'message' | 'options' | 'active' | 'nextRunAt';
 
-/** Whose routines a call may touch: the key's organization and the owning end user (CONTRACTS §13). */
+type NewRoutine = Pick<RoutineEntity, 'keyId' | 'userId' | RoutineSetting>;
+export type RoutineChanges = Partial<Pick<RoutineEntity, RoutineSetting | 'inactiveReason'>>;
+
 export type ActiveRoutineSchedule = Pick<RoutineEntity, 'id' | 'schedule' | 'timezone' | 'nextRunAt'>;
 
+/** Whose routines a call may touch: the key's organization and the owning end user (CONTRACTS §13). */
 export interface RoutineOwner {
   orgId: string;
   userId: string;

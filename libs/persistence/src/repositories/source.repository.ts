@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
-import { Brackets, DataSource, In, SelectQueryBuilder } from 'typeorm';
+import { DataSource, In, SelectQueryBuilder } from 'typeorm';
 import { WebhookEvent } from '@app/contracts';
 import { SourceEntity, SourceStatus, SourceSyncState } from '../entities';
 import { Db, Scope } from './scope';
 import { withTenant } from './tenant-scope';
+import { whereVisible } from './visibility';
 import { recordWebhookEvent } from './webhook.repository';
 
 /** The webhook event that reports a sync's end, made from the source as it ended (`source.synced`/`failed`). */
@@ -207,16 +208,6 @@ export class SourceRepository {
   }
 
   private visible(scope: Scope, tx: Db): SelectQueryBuilder<SourceEntity> {
-    return tx
-      .getRepository(SourceEntity)
-      .createQueryBuilder('s')
-      .where('s.org_id = :orgId', { orgId: scope.orgId })
-      .andWhere(
-        new Brackets((visible) => {
-          visible.where(`s.scope = 'organization'`);
-          if (scope.userId)
-            visible.orWhere(`s.scope = 'private' AND s.created_by = :userId`, { userId: scope.userId });
-        }),
-      );
+    return whereVisible(tx.getRepository(SourceEntity).createQueryBuilder('s'), scope);
   }
 }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, IsNull, MoreThan } from 'typeorm';
+import { DataSource, EntityTarget, FindOptionsOrder, FindOptionsWhere, IsNull, MoreThan } from 'typeorm';
 import {
   AgentEntity,
   ConnectionEntity,
@@ -11,6 +11,9 @@ import {
 } from '../entities';
 import { END_USER_MEMORY_FILES_SQL } from './memory-file.repository';
 import { withTenant } from './tenant-scope';
+
+/** A row an end user owns (`user_id`), with an id to page on. */
+type EndUserRow = { id: string; orgId: string; userId: string | null };
 
 /**
  * An end user's rows for their export (CONTRACTS §20), page by page: keyset on the primary order, never all at
@@ -26,13 +29,7 @@ export class UserExportRepository {
     afterId: string | null,
     limit: number,
   ): Promise<ThreadEntity[]> {
-    return withTenant(this.db, { orgId }, (tx) =>
-      tx.getRepository(ThreadEntity).find({
-        where: { orgId, userId, ...(afterId && { id: MoreThan(afterId) }) },
-        order: { id: 'ASC' },
-        take: limit,
-      }),
-    );
+    return this.endUserPage(ThreadEntity, orgId, userId, afterId, limit);
   }
 
   exportMessages(
@@ -56,13 +53,7 @@ export class UserExportRepository {
     afterId: string | null,
     limit: number,
   ): Promise<ConversationFileEntity[]> {
-    return withTenant(this.db, { orgId }, (tx) =>
-      tx.getRepository(ConversationFileEntity).find({
-        where: { orgId, userId, ...(afterId && { id: MoreThan(afterId) }) },
-        order: { id: 'ASC' },
-        take: limit,
-      }),
-    );
+    return this.endUserPage(ConversationFileEntity, orgId, userId, afterId, limit);
   }
 
   /** The end user's memory files (as deleteMemoryFiles finds them), a page after `afterId`. */
@@ -101,5 +92,20 @@ export class UserExportRepository {
   /** The organization's agents, archived ones included (a message names its writer). */
   agentsOf(orgId: string): Promise<AgentEntity[]> {
     return withTenant(this.db, { orgId }, (tx) => tx.getRepository(AgentEntity).find({ where: { orgId } }));
+  }
+
+  /** A page of the end user's rows of an entity owned by `user_id`, in id order after `afterId`. */
+  private endUserPage<T extends EndUserRow>(
+    target: EntityTarget<T>,
+    orgId: string,
+    userId: string,
+    afterId: string | null,
+    limit: number,
+  ): Promise<T[]> {
+    const where = { orgId, userId, ...(afterId && { id: MoreThan(afterId) }) } as FindOptionsWhere<T>;
+    const order = { id: 'ASC' } as FindOptionsOrder<T>;
+    return withTenant(this.db, { orgId }, (tx) =>
+      tx.getRepository(target).find({ where, order, take: limit }),
+    );
   }
 }

@@ -21,7 +21,7 @@ export const ACTOR: AuditActor = { type: 'key', id: 'key-1' };
 const BOOKKEEPING = new Set<keyof AgentEntity>(['id', 'orgId', 'tokensUsed', 'archivedAt', 'createdAt']);
 
 /** One audit entry as recordAudit wrote it. */
-export interface RecordedAudit {
+interface RecordedAudit {
   orgId: string | null;
   action: string;
   target: string;

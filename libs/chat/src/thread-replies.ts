@@ -34,9 +34,7 @@ interface StoredThreadReply<R> {
 }
 
 /** prepareReply for the thread `ThreadReplies.add` locked: its agent, and its live replies dealt with as `strategy` says. */
-type PrepareReply = (
-  strategy: MultitaskStrategy,
-) => Promise<{ agent: AgentEntity; cleared: ClearedReplies }>;
+type PrepareReply = (strategy: MultitaskStrategy) => Promise<{ agent: AgentEntity; cleared: ClearedReplies }>;
 
 /** Which thread a new reply goes to, and for whom: the input of each use case that adds one. */
 interface ThreadReplyInput {

@@ -14,7 +14,7 @@ import { RunCancellation, RunCancellationRequest } from '@app/run-events';
 import { cancelPendingReplies, closeCancelledStreams } from './chat.rules';
 
 /** Which replies `StopThreadReplies.stop` stops: those of the thread, or with `messageId` that reply alone. */
-export interface StopThreadRepliesRequest extends RunCancellationRequest {
+interface StopThreadRepliesRequest extends RunCancellationRequest {
   /** Whose thread it must be: else 404 with `notFound`. */
   scope: Scope;
   notFound: string;

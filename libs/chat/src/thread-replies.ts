@@ -27,19 +27,17 @@ import {
 import { ReplyAdmission } from './reply-admission';
 
 /** What `store` of `ThreadReplies.add` stored: the pending reply, the use case's answer and what prepareReply cleared. */
-export interface StoredThreadReply<R> {
+interface StoredThreadReply<R> {
   reply: MessageEntity;
   response: R;
   cleared: ClearedReplies;
 }
 
 /** prepareReply for the thread `ThreadReplies.add` locked: its agent, and its live replies dealt with as `strategy` says. */
-export type PrepareReply = (
-  strategy: MultitaskStrategy,
-) => Promise<{ agent: AgentEntity; cleared: ClearedReplies }>;
+type PrepareReply = (strategy: MultitaskStrategy) => Promise<{ agent: AgentEntity; cleared: ClearedReplies }>;
 
 /** Which thread a new reply goes to, and for whom: the input of each use case that adds one. */
-export interface ThreadReplyInput {
+interface ThreadReplyInput {
   threadId: string;
   /** `user_id` of the query string, if any. */
   userId?: string;

@@ -1,7 +1,7 @@
 import { EvalScore } from '@app/persistence';
 
 /** What a reply gave, as the scorers read it. */
-export interface ScoredReply {
+interface ScoredReply {
   /** The reply ended `success`. */
   succeeded: boolean;
   output: string;
@@ -9,10 +9,10 @@ export interface ScoredReply {
 }
 
 /** Grades an answer against a rubric (a judge model): a yes/no verdict and a reason. */
-export type RubricJudge = (rubric: string, output: string) => Promise<EvalScore>;
+type RubricJudge = (rubric: string, output: string) => Promise<EvalScore>;
 
-export const SCORERS = ['equals', 'contains', 'regex', 'tool_called', 'rubric'] as const;
-export type ScorerName = (typeof SCORERS)[number];
+const SCORERS = ['equals', 'contains', 'regex', 'tool_called', 'rubric'] as const;
+type ScorerName = (typeof SCORERS)[number];
 
 /** Whether scoring a reply against `expected` asks a judge model (a rubric), or only checks the reply. */
 export const asksJudge = (expected: Record<string, string> | null): boolean => expected?.rubric !== undefined;

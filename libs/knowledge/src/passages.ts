@@ -1,5 +1,5 @@
 /** A piece of a document's text and where it is in it. */
-export interface Passage {
+interface Passage {
   position: number;
   startOffset: number;
   endOffset: number;

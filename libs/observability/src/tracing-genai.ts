@@ -1,4 +1,4 @@
-import { Context, context, Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { Attributes, Context, context, Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 
 /**
  * Spans of model and tool calls with the OpenTelemetry GenAI semantic conventions. No official instrumentation
@@ -54,28 +54,30 @@ export function recordSpanFailure(span: Span, error: unknown): void {
   span.setStatus({ code: SpanStatusCode.ERROR });
 }
 
+/** Runs `work` in an active internal span, so the spans it opens are its children; a failure marks the span. */
+function inInternalSpan<T>(name: string, attributes: Attributes, work: () => Promise<T>): Promise<T> {
+  return tracer.startActiveSpan(name, { kind: SpanKind.INTERNAL, attributes }, async (span) => {
+    try {
+      return await work();
+    } catch (error) {
+      recordSpanFailure(span, error);
+      throw error;
+    } finally {
+      span.end();
+    }
+  });
+}
+
 /** Runs one tool call in its span (`execute_tool <name>`). */
 export function traceToolCall<T>(name: string, callId: string, execute: () => Promise<T>): Promise<T> {
-  return tracer.startActiveSpan(
+  return inInternalSpan(
     `execute_tool ${name}`,
     {
-      kind: SpanKind.INTERNAL,
-      attributes: {
-        'gen_ai.operation.name': 'execute_tool',
-        'gen_ai.tool.name': name,
-        'gen_ai.tool.call.id': callId,
-      },
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': name,
+      'gen_ai.tool.call.id': callId,
     },
-    async (span) => {
-      try {
-        return await execute();
-      } catch (error) {
-        recordSpanFailure(span, error);
-        throw error;
-      } finally {
-        span.end();
-      }
-    },
+    execute,
   );
 }
 
@@ -96,29 +98,17 @@ interface AgentInvocation {
  * reply's `chat` and `execute_tool` spans, so a trace shows which agent, version and conversation they served.
  */
 export function traceAgentInvocation<T>(invocation: AgentInvocation, invoke: () => Promise<T>): Promise<T> {
-  return tracer.startActiveSpan(
+  return inInternalSpan(
     `invoke_agent ${invocation.agentName}`,
     {
-      kind: SpanKind.INTERNAL,
-      attributes: {
-        'gen_ai.operation.name': 'invoke_agent',
-        'gen_ai.provider.name': 'parley',
-        'gen_ai.agent.id': invocation.agentId,
-        'gen_ai.agent.name': invocation.agentName,
-        ...(invocation.agentVersion !== null && { 'gen_ai.agent.version': String(invocation.agentVersion) }),
-        'gen_ai.conversation.id': invocation.conversationId,
-        'gen_ai.request.model': invocation.model,
-      },
+      'gen_ai.operation.name': 'invoke_agent',
+      'gen_ai.provider.name': 'parley',
+      'gen_ai.agent.id': invocation.agentId,
+      'gen_ai.agent.name': invocation.agentName,
+      ...(invocation.agentVersion !== null && { 'gen_ai.agent.version': String(invocation.agentVersion) }),
+      'gen_ai.conversation.id': invocation.conversationId,
+      'gen_ai.request.model': invocation.model,
     },
-    async (span) => {
-      try {
-        return await invoke();
-      } catch (error) {
-        recordSpanFailure(span, error);
-        throw error;
-      } finally {
-        span.end();
-      }
-    },
+    invoke,
   );
 }

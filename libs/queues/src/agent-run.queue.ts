@@ -31,7 +31,7 @@ const LOWEST_PRIORITY = 2_097_151;
  * organization alone may take every worker slot, and another's reply waits for the next free slot, never behind
  * the first one's backlog. Work-conserving, and decided in Redis by BullMQ's own priority set.
  */
-export function fairSharePriority(orgBacklog: number): number {
+function fairSharePriority(orgBacklog: number): number {
   return Math.min(LOWEST_PRIORITY, Math.max(1, orgBacklog + 1));
 }
 

@@ -12,7 +12,7 @@ export const storagePublicUrl = (settings: Settings): string =>
  * STORAGE_SIGNING_SECRET, or when unset the deployment's own: generated on first start (256 random bits) and
  * kept in PostgreSQL, so every replica signs and verifies with the same key and no key is public.
  */
-export async function storageSigningSecret(
+async function storageSigningSecret(
   settings: Settings,
   secrets: DeploymentSecretRepository,
 ): Promise<string> {

@@ -2,7 +2,7 @@ import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } fro
 import { RunRepository } from '@app/persistence';
 
 /** How often ended replies' tokens reach the agents' and organizations' counters. */
-export const FOLD_INTERVAL_MS = 1000;
+const FOLD_INTERVAL_MS = 1000;
 
 /**
  * Adds the tokens of ended replies to their agents' and organizations' counters about once a second, many replies

@@ -5,7 +5,7 @@ import { StorageDriver } from '@app/storage';
 import { ReplyTraces } from './reply-traces';
 
 /** Messages deleted per transaction: a thread of any length is removed in short transactions. */
-export const MESSAGE_BATCH = 500;
+const MESSAGE_BATCH = 500;
 
 /** Adds one batch's counts up; `into` keeps the sum of every batch. */
 export function addUp(into: ErasureCounts, counts: ErasureCounts): void {

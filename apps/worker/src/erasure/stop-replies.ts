@@ -10,7 +10,7 @@ const RUNNING_WAIT_MS = 30_000;
 const RUNNING_POLL_MS = 250;
 
 /** Replies still run after the wait: the erasure deletes nothing under them, and its job is tried again. */
-export class RepliesStillRunningError extends Error {
+class RepliesStillRunningError extends Error {
   constructor(running: number) {
     super(`${running} replies still running: the erasure waits for them to stop`);
     this.name = 'RepliesStillRunningError';

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
 import { WorkerHost } from '@nestjs/bullmq';
 
-export type ConsumerState = 'running' | 'paused' | 'stopped' | 'starting';
+type ConsumerState = 'running' | 'paused' | 'stopped' | 'starting';
 
 /**
  * The state of every BullMQ consumer (`@Processor` class) of this process, by queue name. Found through

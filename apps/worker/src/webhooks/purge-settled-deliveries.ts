@@ -9,7 +9,7 @@ import { LockedSweep } from '../sweeps/locked-sweep';
  * How long a settled delivery (and its attempts, GET /webhooks/{id}/deliveries) is kept: a month of history to
  * look back on, and no more, so the table holds about a month of events whatever the deployment's age.
  */
-export const SETTLED_DELIVERY_RETENTION_MS = 30 * 24 * 3600 * 1000;
+const SETTLED_DELIVERY_RETENTION_MS = 30 * 24 * 3600 * 1000;
 const PURGE_INTERVAL_MS = 3600 * 1000;
 /** Rows deleted per statement: a large backlog goes in short statements. */
 const PURGE_BATCH = 1000;

@@ -97,7 +97,7 @@ const countWords = (text: string): number => text.match(/\S+/g)?.length ?? 0;
 type Timed = { part: LanguageModelV3StreamPart; waitMs: number };
 
 /** Why a builtin call failed, as the reply's content will say. */
-export class BuiltinModelFailure extends Error {}
+class BuiltinModelFailure extends Error {}
 
 /**
  * The default model (CONTRACTS §6): offline and deterministic, an AI SDK LanguageModelV3 like any vendor's, so

@@ -1,6 +1,5 @@
-import { Transform } from 'class-transformer';
-import { IsBoolean, IsInt, IsOptional, Matches, Max, Min } from 'class-validator';
-import { emptyToUndefined, toBool, toInt } from '../setting-problems';
+import { Matches } from 'class-validator';
+import { OnOff, Optional, WholeNumber } from '../setting-kinds';
 
 /** PostgreSQL and Redis: where the system of record and the queues are. */
 export class ConnectionSettings {
@@ -11,19 +10,14 @@ export class ConnectionSettings {
    * Where `npm run migrate` connects; default DATABASE_URL. Set it to PostgreSQL itself when DATABASE_URL goes
    * through a transaction-pooling PgBouncer: a migration holds one session from start to end.
    */
-  @IsOptional()
-  @Transform(emptyToUndefined)
-  @Matches(/^postgres(ql)?:\/\//, { message: 'must be a postgres:// URL' })
+  @Optional(Matches(/^postgres(ql)?:\/\//, { message: 'must be a postgres:// URL' }))
   databaseMigrationUrl?: string;
 
   /**
    * PostgreSQL connections one process keeps at most. Every gateway and worker has its own pool, so keep
    * processes × DATABASE_POOL_SIZE ≤ max_connections − reserved (superuser and admin connections).
    */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(1000)
+  @WholeNumber({ min: 1, max: 1000 })
   databasePoolSize = 20;
 
   /**
@@ -31,10 +25,7 @@ export class ConnectionSettings {
    * pool) before it counts as failed: a starting process then waits and retries, a request answers 503. Raise it
    * when PgBouncer or PostgreSQL is slow to accept connections, e.g. under a burst of replicas starting.
    */
-  @Transform(toInt)
-  @IsInt()
-  @Min(100)
-  @Max(600000)
+  @WholeNumber({ min: 100, max: 600000 })
   databaseConnectTimeoutMs = 3000;
 
   /**
@@ -42,8 +33,7 @@ export class ConnectionSettings {
    * transaction mode older than 1.21 (Debian 12 ships 1.18): there a statement prepared on one server
    * connection is unknown on the next.
    */
-  @Transform(toBool)
-  @IsBoolean()
+  @OnOff()
   databasePreparedStatements = true;
 
   /** `redis://`, `rediss://`, or `redis-cluster://[user:password@]host:port,host:port` for a Redis Cluster. */

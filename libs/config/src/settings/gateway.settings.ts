@@ -1,21 +1,14 @@
-import { Transform } from 'class-transformer';
-import { IsBoolean, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength } from 'class-validator';
-import { emptyToUndefined, toBool, toInt } from '../setting-problems';
+import { IsString, Matches, MinLength } from 'class-validator';
+import { OnOff, Optional, WholeNumber } from '../setting-kinds';
 
 /** Who may call the gateway, and how: keys, the dashboard, CORS, rate limit, playground. */
 export class GatewaySettings {
   /** How long an authenticated key stays cached in a process; revocation also invalidates at once over Redis. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
-  @Max(60000)
+  @WholeNumber({ min: 0, max: 60000 })
   keyCacheTtlMs = 5000;
 
   /** Basic-auth password of the queue dashboard at /admin/queues; the dashboard is off while unset. */
-  @IsOptional()
-  @Transform(emptyToUndefined)
-  @IsString()
-  @MinLength(8)
+  @Optional(IsString(), MinLength(8))
   adminPassword?: string;
 
   @IsString()
@@ -26,24 +19,19 @@ export class GatewaySettings {
    * Browser origins allowed to call the API cross-origin (CORS), a comma list such as
    * `https://app.example.com,https://admin.example.com`; unset: no CORS headers at all.
    */
-  @IsOptional()
-  @Transform(emptyToUndefined)
-  @Matches(/^https?:\/\/[^,\s/]+(,https?:\/\/[^,\s/]+)*$/, {
-    message: 'must be a comma list of origins (scheme://host[:port])',
-  })
+  @Optional(
+    Matches(/^https?:\/\/[^,\s/]+(,https?:\/\/[^,\s/]+)*$/, {
+      message: 'must be a comma list of origins (scheme://host[:port])',
+    }),
+  )
   corsOrigins?: string;
 
   /** Token that lets PUT /skills change a platform skill (CONTRACTS §11); unset means no token is right. */
-  @IsOptional()
-  @Transform(emptyToUndefined)
-  @IsString()
-  @MinLength(16)
+  @Optional(IsString(), MinLength(16))
   internalToken?: string;
 
   /** Requests per minute one API key may send, counted in Redis across every gateway replica; 0 turns it off. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
+  @WholeNumber({ min: 0 })
   rateLimitPerMinute = 0;
 
   /**
@@ -51,19 +39,14 @@ export class GatewaySettings {
    * this many runs or more wait for a worker slot, all gateways' requests counted; 0 turns it off. What is
    * admitted past it would wait seconds for its first word; what is refused can go elsewhere or come back.
    */
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
+  @WholeNumber({ min: 0 })
   admissionMaxQueuedRuns = 200;
 
   /**
    * Admission control: the same refusal while this gateway's event loop lags by this much or more (p99 of the last
    * quarter second, in ms): the box is short of CPU, and a reply accepted now would stream late; 0 turns it off.
    */
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
-  @Max(60000)
+  @WholeNumber({ min: 0, max: 60000 })
   admissionMaxEventLoopDelayMs = 500;
 
   /**
@@ -71,14 +54,10 @@ export class GatewaySettings {
    * enqueuing its run) takes this long or longer, in ms: requests queue in front of PostgreSQL or its pool, which
    * neither the run backlog nor the event loop shows; 0 turns it off.
    */
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
-  @Max(60000)
+  @WholeNumber({ min: 0, max: 60000 })
   admissionMaxReplyStartMs = 1000;
 
   /** Serves the browser playground at /playground. */
-  @Transform(toBool)
-  @IsBoolean()
+  @OnOff()
   playgroundEnabled = true;
 }

@@ -1,19 +1,12 @@
-import { Transform } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
-import { emptyToUndefined, toBool, toInt } from '../setting-problems';
+import { IsIn, IsString, Matches } from 'class-validator';
+import { HttpUrl, OnOff, Optional, WholeNumber } from '../setting-kinds';
 
 /** The processes themselves: where they listen, how they log, trace, start and stop. */
 export class ServiceSettings {
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
-  @Max(65535)
+  @WholeNumber({ min: 0, max: 65535 })
   port = 3000;
 
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
-  @Max(65535)
+  @WholeNumber({ min: 0, max: 65535 })
   storagePort = 3001;
 
   @IsString()
@@ -26,33 +19,23 @@ export class ServiceSettings {
    * OTLP/HTTP collector base URL (the SDK posts to `<url>/v1/traces`). Unset: no tracing at all, no SDK started.
    * The SDK's other standard variables (OTEL_EXPORTER_OTLP_HEADERS, OTEL_BSP_*, …) are read by the SDK itself.
    */
-  @IsOptional()
-  @Transform(emptyToUndefined)
-  @Matches(/^https?:\/\//, { message: 'must be an http(s) URL' })
+  @Optional(HttpUrl())
   otelExporterOtlpEndpoint?: string;
 
   /** The traces' service name; default `parley-gateway` or `parley-worker` by process. */
-  @IsOptional()
-  @Transform(emptyToUndefined)
-  @IsString()
+  @Optional(IsString())
   otelServiceName?: string;
 
   /** Runs migrations when a process starts (used by `npm start`; containers run `npm run migrate` once). */
-  @Transform(toBool)
-  @IsBoolean()
+  @OnOff()
   migrateOnStart = false;
 
   /** Port of the worker's health and metrics listener (/health/live, /health/ready, /metrics); 0 turns it off. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
-  @Max(65535)
+  @WholeNumber({ min: 0, max: 65535 })
   workerHealthPort = 3002;
 
   /** On SIGTERM a process stops taking work and finishes what is in flight; after this long it exits anyway. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(100)
+  @WholeNumber({ min: 100 })
   shutdownTimeoutMs = 10000;
 
   /**
@@ -61,16 +44,13 @@ export class ServiceSettings {
    * objects outlive the young generation and die in the old one, so the heap swells between full collections;
    * a lower percentage holds memory down for more CPU (README, HEAP_GROWTH_PERCENT).
    */
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
-  @Max(300)
+  @WholeNumber({ min: 0, max: 300 })
   heapGrowthPercent = 0;
 
   /** The deployment tag the OpenAPI document reports as its version; default `<package version>+<commit>`. */
-  @IsOptional()
-  @Transform(emptyToUndefined)
-  @IsString()
-  @Matches(/^[0-9A-Za-z.+_-]{1,64}$/, { message: 'must be 1-64 letters, digits or . + _ -' })
+  @Optional(
+    IsString(),
+    Matches(/^[0-9A-Za-z.+_-]{1,64}$/, { message: 'must be 1-64 letters, digits or . + _ -' }),
+  )
   deploymentTag?: string;
 }

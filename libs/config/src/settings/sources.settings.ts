@@ -1,6 +1,5 @@
-import { Transform } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Matches, Max, Min, MinLength } from 'class-validator';
-import { emptyToUndefined, toInt } from '../setting-problems';
+import { IsString, Matches, MinLength } from 'class-validator';
+import { HttpUrl, Optional, WholeNumber } from '../setting-kinds';
 
 /** Data sources: credentials, the stores, documents, embeddings, syncs and search. */
 export class SourceSettings {
@@ -9,86 +8,63 @@ export class SourceSettings {
    * first encrypts, every one decrypts, so a key is rotated by putting a new one first. Unset: the deployment
    * generates one on first start and keeps it in PostgreSQL (table deployment_secrets).
    */
-  @IsOptional()
-  @Transform(emptyToUndefined)
-  @Matches(/^[A-Za-z0-9+/]{43}=(,[A-Za-z0-9+/]{43}=)*$/, {
-    message: 'must be a comma list of base64 32-byte keys',
-  })
+  @Optional(
+    Matches(/^[A-Za-z0-9+/]{43}=(,[A-Za-z0-9+/]{43}=)*$/, {
+      message: 'must be a comma list of base64 32-byte keys',
+    }),
+  )
   credentialsKeys?: string;
 
   /** Google Drive v3 API (paths as the API's own: /drive/v3/files, /drive/v3/changes). */
-  @Matches(/^https?:\/\//, { message: 'must be an http(s) URL' })
+  @HttpUrl()
   googleDriveApiUrl = 'https://www.googleapis.com';
 
-  @Matches(/^https?:\/\//, { message: 'must be an http(s) URL' })
+  @HttpUrl()
   googleTokenUrl = 'https://oauth2.googleapis.com/token';
 
-  @Matches(/^https?:\/\//, { message: 'must be an http(s) URL' })
+  @HttpUrl()
   msGraphApiUrl = 'https://graph.microsoft.com/v1.0';
 
-  @Matches(/^https?:\/\//, { message: 'must be an http(s) URL' })
+  @HttpUrl()
   msTokenUrl = 'https://login.microsoftonline.com/common/oauth2/v2.0/token';
 
-  @IsOptional()
-  @Transform(emptyToUndefined)
-  @IsString()
+  @Optional(IsString())
   googleClientId?: string;
 
-  @IsOptional()
-  @Transform(emptyToUndefined)
-  @IsString()
+  @Optional(IsString())
   googleClientSecret?: string;
 
-  @IsOptional()
-  @Transform(emptyToUndefined)
-  @IsString()
+  @Optional(IsString())
   msClientId?: string;
 
-  @IsOptional()
-  @Transform(emptyToUndefined)
-  @IsString()
+  @Optional(IsString())
   msClientSecret?: string;
 
   /** One call to a store (Drive, Graph, their token endpoints) gives up after this long. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(100)
+  @WholeNumber({ min: 100 })
   storeRequestTimeoutMs = 30000;
 
   /** Retries of a store call after a 429, a 5xx or a network error, with backoff. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
-  @Max(10)
+  @WholeNumber({ min: 0, max: 10 })
   storeMaxRetries = 4;
 
   /** Longest wait between store call attempts; a Retry-After asking for longer is cut to this. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
+  @WholeNumber({ min: 0 })
   storeRetryMaxDelayMs = 30000;
 
   /** A document larger than this is counted in oversized_documents and not downloaded further nor indexed. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
+  @WholeNumber({ min: 1 })
   documentMaxBytes = 20 * 1024 * 1024;
 
   /** Text extraction of one document gives up (the document counts as failed) after this long. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(100)
+  @WholeNumber({ min: 100 })
   documentParseTimeoutMs = 30000;
 
   /** OpenAI-compatible embeddings endpoint (e.g. http://127.0.0.1:8000/v1); unset: the builtin offline embedder. */
-  @IsOptional()
-  @Transform(emptyToUndefined)
-  @Matches(/^https?:\/\//, { message: 'must be an http(s) URL' })
+  @Optional(HttpUrl())
   embeddingsBaseUrl?: string;
 
-  @IsOptional()
-  @Transform(emptyToUndefined)
-  @IsString()
+  @Optional(IsString())
   embeddingsApiKey?: string;
 
   @IsString()
@@ -96,31 +72,21 @@ export class SourceSettings {
   embeddingsModel = 'text-embedding-3-small';
 
   /** Every source is synced again this often (BullMQ job schedulers); 0 turns periodic syncs off. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
+  @WholeNumber({ min: 0 })
   sourceSyncIntervalSeconds = 3600;
 
   /** Source syncs one worker process runs at once. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(100)
+  @WholeNumber({ min: 1, max: 100 })
   sourceSyncConcurrency = 2;
 
   /** Documents one sync downloads and indexes at once. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(64)
+  @WholeNumber({ min: 1, max: 64 })
   sourceSyncFetchConcurrency = 4;
 
   /**
    * Without pgvector: up to this many visible passages, vector search compares the query with every one;
    * beyond it, with the best full-text matches only (each passage compared costs about 30 µs).
    */
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
+  @WholeNumber({ min: 0 })
   searchExactScanLimit = 5000;
 }

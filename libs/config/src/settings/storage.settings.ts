@@ -1,6 +1,5 @@
-import { Transform } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength } from 'class-validator';
-import { emptyToUndefined, toBool, toInt } from '../setting-problems';
+import { IsIn, IsString, MinLength } from 'class-validator';
+import { HttpUrl, OnOff, Optional, WholeNumber } from '../setting-kinds';
 
 /** Uploads, downloads and share links: the storage driver and its limits. */
 export class StorageSettings {
@@ -14,57 +13,38 @@ export class StorageSettings {
   storageDir = './data/uploads';
 
   /** Address clients use to reach the embedded storage host; default http://127.0.0.1:STORAGE_PORT. */
-  @IsOptional()
-  @Transform(emptyToUndefined)
-  @Matches(/^https?:\/\//, { message: 'must be an http(s) URL' })
+  @Optional(HttpUrl())
   storagePublicUrl?: string;
 
   /**
    * Key of the local storage host's upload policies and download signatures. Unset: the deployment generates
    * one on first start and keeps it in PostgreSQL (table deployment_secrets), shared by every replica.
    */
-  @IsOptional()
-  @Transform(emptyToUndefined)
-  @IsString()
-  @MinLength(16)
+  @Optional(IsString(), MinLength(16))
   storageSigningSecret?: string;
 
   /** Largest file the storage host accepts (CONTRACTS §8). */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
+  @WholeNumber({ min: 1 })
   uploadMaxBytes = 50 * 1024 * 1024;
 
   /** How long an upload permission stays valid. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(7 * 24 * 3600)
+  @WholeNumber({ min: 1, max: 7 * 24 * 3600 })
   uploadUrlTtlSeconds = 900;
 
   /** How long a ConversationFile.url stays valid. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(7 * 24 * 3600)
+  @WholeNumber({ min: 1, max: 7 * 24 * 3600 })
   downloadUrlTtlSeconds = 3600;
 
   /** Characters of attached files' text given to the model with a message, all files together. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
+  @WholeNumber({ min: 0 })
   attachmentTextMaxChars = 50000;
 
   /** S3-compatible endpoint (e.g. MinIO); unset means AWS. */
-  @IsOptional()
-  @Transform(emptyToUndefined)
-  @Matches(/^https?:\/\//, { message: 'must be an http(s) URL' })
+  @Optional(HttpUrl())
   s3Endpoint?: string;
 
   /** The endpoint as clients reach it, when it differs from the one the service uses (e.g. in docker). */
-  @IsOptional()
-  @Transform(emptyToUndefined)
-  @Matches(/^https?:\/\//, { message: 'must be an http(s) URL' })
+  @Optional(HttpUrl())
   s3PublicEndpoint?: string;
 
   @IsString()
@@ -75,24 +55,17 @@ export class StorageSettings {
   @MinLength(3)
   s3Bucket = 'parley-uploads';
 
-  @IsOptional()
-  @Transform(emptyToUndefined)
-  @IsString()
+  @Optional(IsString())
   s3AccessKeyId?: string;
 
-  @IsOptional()
-  @Transform(emptyToUndefined)
-  @IsString()
+  @Optional(IsString())
   s3SecretAccessKey?: string;
 
   /** Path-style addressing (`endpoint/bucket/key`), which MinIO and most S3-compatible servers want. */
-  @Transform(toBool)
-  @IsBoolean()
+  @OnOff()
   s3ForcePathStyle = false;
 
   /** Address of the gateway as clients reach it, for share link urls; default http://127.0.0.1:PORT. */
-  @IsOptional()
-  @Transform(emptyToUndefined)
-  @Matches(/^https?:\/\//, { message: 'must be an http(s) URL' })
+  @Optional(HttpUrl())
   publicBaseUrl?: string;
 }

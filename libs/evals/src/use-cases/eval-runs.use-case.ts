@@ -16,7 +16,7 @@ import { AgentRepository, AgentVersionRepository, EvalRepository } from '@app/pe
 import { toRunItemResponse, toRunListItem } from '../eval.mapper';
 import { DATASET_NOT_FOUND } from './eval-datasets.use-case';
 
-export const RUN_NOT_FOUND = 'Eval run not found';
+const RUN_NOT_FOUND = 'Eval run not found';
 const LISTING_DEFAULT_LIMIT = 20;
 
 /**

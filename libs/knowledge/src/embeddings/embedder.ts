@@ -6,7 +6,7 @@ import { Settings } from '@app/config';
 import { hashedNgramEmbeddingModel } from './hashed-ngram.embedding-model';
 
 /** Scales a vector to length 1, so cosine similarity is a dot product in SQL. */
-export function normalize(vector: number[]): number[] {
+function normalize(vector: number[]): number[] {
   const norm = Math.sqrt(vector.reduce((sum, value) => sum + value * value, 0));
   return norm === 0 ? vector : vector.map((value) => value / norm);
 }

@@ -146,7 +146,7 @@ export class DocumentSearch implements OnModuleInit {
  * Dot product of a one-dimensional real[] in PostgreSQL's binary array format (ndim, flags, element type,
  * then size and lower bound per dimension; each element a length and a big-endian float4) with `vector`.
  */
-export function dot(binary: Buffer, vector: number[]): number {
+function dot(binary: Buffer, vector: number[]): number {
   if (binary.readInt32BE(0) !== 1) return 0;
   const length = Math.min(binary.readInt32BE(12), vector.length);
   let sum = 0;

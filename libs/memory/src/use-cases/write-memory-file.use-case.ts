@@ -1,16 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import {
-  MemoryFileResponse,
-  NotFoundError,
-  toMemoryFileResponse,
-  VersionConflictError,
-} from '@app/contracts';
+import { MemoryFileResponse, toMemoryFileResponse, VersionConflictError } from '@app/contracts';
 import { MemoryFileRepository } from '@app/persistence';
-import { MemoryCaller, requireNamespace } from '../memory-caller';
+import { MemoryCaller } from '../memory-caller';
+import { MemoryFileAddress, memoryFileKey, memoryFileNotFound } from '../memory-file-address';
 
-interface WriteMemoryFileInput {
-  namespace?: string | null;
-  path: string;
+interface WriteMemoryFileInput extends MemoryFileAddress {
   content: string;
   purpose: string;
   /** The version last read: absent or null creates the file. */
@@ -30,8 +24,7 @@ export class WriteMemoryFile {
   async execute(caller: MemoryCaller, input: WriteMemoryFileInput): Promise<MemoryFileResponse> {
     const scope = { orgId: caller.orgId };
     const file = {
-      namespace: requireNamespace(input.namespace),
-      path: input.path,
+      ...memoryFileKey(input),
       content: input.content,
       purpose: input.purpose,
       ...(input.writtenByUserId === undefined ? {} : { writtenByUserId: input.writtenByUserId }),
@@ -45,7 +38,7 @@ export class WriteMemoryFile {
     }
     const updated = await this.files.updateIfVersion(scope, file, input.version);
     if (updated) return toMemoryFileResponse(updated);
-    if (!(await this.files.find(scope, file))) throw new NotFoundError('Memory file not found');
+    if (!(await this.files.find(scope, file))) throw memoryFileNotFound();
     throw new VersionConflictError('Memory file has changed since that version; read it again');
   }
 }

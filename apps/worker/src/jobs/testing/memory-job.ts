@@ -1,7 +1,7 @@
 import { Job } from 'bullmq';
 
 /** What a fake job was told to do with itself, in order: `moveToDelayed <ms from now>`, `promote`. */
-export type JobMove = string;
+type JobMove = string;
 
 export interface MemoryJobOptions {
   id?: string;

@@ -103,7 +103,7 @@ function vendorStreamError(error: unknown): string | null {
 }
 
 /** `retry-after-ms`, or `retry-after` in seconds or as an HTTP date. */
-export function retryAfterMs(headers: Record<string, string> | undefined, now = Date.now()): number | null {
+function retryAfterMs(headers: Record<string, string> | undefined, now = Date.now()): number | null {
   if (!headers) return null;
   const ms = Number.parseFloat(headers['retry-after-ms'] ?? '');
   if (Number.isFinite(ms) && ms >= 0) return ms;

@@ -1,7 +1,7 @@
 import { Global, Module } from '@nestjs/common';
 import { ReplyAdmission } from '@app/chat';
 import { QueuesModule } from '@app/queues';
-import { AdmissionInterceptor } from './admission.interceptor';
+import { AdmissionGuard } from './admission.guard';
 import { RunAdmission } from './run-admission';
 
 /**
@@ -11,7 +11,7 @@ import { RunAdmission } from './run-admission';
 @Global()
 @Module({
   imports: [QueuesModule],
-  providers: [RunAdmission, { provide: ReplyAdmission, useExisting: RunAdmission }, AdmissionInterceptor],
-  exports: [RunAdmission, ReplyAdmission, AdmissionInterceptor],
+  providers: [RunAdmission, { provide: ReplyAdmission, useExisting: RunAdmission }, AdmissionGuard],
+  exports: [RunAdmission, ReplyAdmission, AdmissionGuard],
 })
 export class AdmissionModule {}

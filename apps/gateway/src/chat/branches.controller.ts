@@ -12,7 +12,7 @@ import {
 import { EditMessage, ListBranches, RegenerateReply, SetActiveBranch } from '@app/chat';
 import { Caller } from '@app/identity';
 import { IdempotentWrite } from '@app/persistence';
-import { StartsReply } from '../admission/admission.interceptor';
+import { StartsReply } from '../admission/admission.guard';
 import { CurrentCaller } from '../auth/current-caller.decorator';
 import { EndUserTokenAllowed } from '../auth/end-user-token-allowed.decorator';
 import { ServiceApiController } from '../auth/service-api-controller.decorator';

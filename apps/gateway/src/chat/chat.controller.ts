@@ -13,7 +13,7 @@ import {
 } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { IdempotentWrite } from '@app/persistence';
-import { StartsReply } from '../admission/admission.interceptor';
+import { StartsReply } from '../admission/admission.guard';
 import { CurrentCaller } from '../auth/current-caller.decorator';
 import { EndUserTokenAllowed } from '../auth/end-user-token-allowed.decorator';
 import { ServiceApiController } from '../auth/service-api-controller.decorator';

@@ -1,7 +1,7 @@
-import { applyDecorators, UseInterceptors } from '@nestjs/common';
+import { applyDecorators, UseGuards, UseInterceptors } from '@nestjs/common';
 import { ApiHeader } from '@nestjs/swagger';
 import { KEY_IN_USE } from '@app/persistence';
-import { RedisAvailableInterceptor } from '../http/redis-available.interceptor';
+import { RedisAvailableGuard } from '../http/redis-available.guard';
 import { IDEMPOTENCY_HEADER, IdempotencyInterceptor } from './idempotency.interceptor';
 
 /**
@@ -18,7 +18,8 @@ export const SafelyRetried = () =>
         'Any unique string (a UUID) per logical request, at most 255 characters. A retry with the same key and ' +
         'body within 24 h gets the first answer again and stores nothing twice; the same key with another body is 422.',
     }),
-    UseInterceptors(RedisAvailableInterceptor, IdempotencyInterceptor),
+    UseGuards(RedisAvailableGuard),
+    UseInterceptors(IdempotencyInterceptor),
   );
 
 /** How the OpenAPI document says a @SafelyRetried() route's 409 when its only conflict is its Idempotency-Key's. */

@@ -8,7 +8,7 @@ import {
   UpdateRoutineDto,
 } from '@app/contracts';
 import { Caller } from '@app/identity';
-import { StartsReply } from '../admission/admission.interceptor';
+import { StartsReply } from '../admission/admission.guard';
 import { CurrentCaller } from '../auth/current-caller.decorator';
 import { ServiceApiController } from '../auth/service-api-controller.decorator';
 import { ApiErrors } from '../http/api-errors';

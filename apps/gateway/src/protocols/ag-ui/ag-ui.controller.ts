@@ -9,14 +9,14 @@ import {
   Res,
   StreamableFile,
   UseFilters,
-  UseInterceptors,
+  UseGuards,
 } from '@nestjs/common';
 import { FastifyReply } from 'fastify';
 import { Settings } from '@app/config';
 import { Caller } from '@app/identity';
 import { CurrentCaller } from '../../auth/current-caller.decorator';
 import { EndUserTokenAllowed } from '../../auth/end-user-token-allowed.decorator';
-import { RedisAvailableInterceptor } from '../../http/redis-available.interceptor';
+import { RedisAvailableGuard } from '../../http/redis-available.guard';
 import { StalledStreams } from '../../reply-stream/stalled-streams';
 import { invalidProtocolInput } from '../ask-agent.use-case';
 import { sequencedFrames, serverSentEvents } from '../server-sent-events';
@@ -44,7 +44,7 @@ export class AgUiController {
   @HttpCode(200)
   @EndUserTokenAllowed()
   // As POST /chat: refused (503) before anything is stored while Redis, which runs the reply, is down.
-  @UseInterceptors(RedisAvailableInterceptor)
+  @UseGuards(RedisAvailableGuard)
   @ApiRunAgent()
   async run(
     @CurrentCaller() caller: Caller,

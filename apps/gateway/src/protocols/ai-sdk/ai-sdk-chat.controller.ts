@@ -1,14 +1,4 @@
-import {
-  Body,
-  Get,
-  HttpCode,
-  Param,
-  Post,
-  Query,
-  Res,
-  StreamableFile,
-  UseInterceptors,
-} from '@nestjs/common';
+import { Body, Get, HttpCode, Param, Post, Query, Res, StreamableFile, UseGuards } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiProduces } from '@nestjs/swagger';
 import { FastifyReply } from 'fastify';
 import { Settings } from '@app/config';
@@ -18,7 +8,7 @@ import { CurrentCaller } from '../../auth/current-caller.decorator';
 import { EndUserTokenAllowed } from '../../auth/end-user-token-allowed.decorator';
 import { ServiceApiController } from '../../auth/service-api-controller.decorator';
 import { ApiErrors } from '../../http/api-errors';
-import { RedisAvailableInterceptor } from '../../http/redis-available.interceptor';
+import { RedisAvailableGuard } from '../../http/redis-available.guard';
 import { jsonlBody } from '../../reply-stream/jsonl-body';
 import { StalledStreams } from '../../reply-stream/stalled-streams';
 import { AiSdkChatOwnerQuery, AiSdkChatParams } from './ai-sdk-chat.dto';
@@ -65,7 +55,7 @@ export class AiSdkChatController {
   @Post()
   @HttpCode(200)
   // As POST /chat: refused (503) before anything is stored while Redis, which runs the reply, is down.
-  @UseInterceptors(RedisAvailableInterceptor)
+  @UseGuards(RedisAvailableGuard)
   @ApiProduces('text/event-stream')
   @ApiOperation({
     summary: 'Send a chat message and stream the reply (AI SDK useChat)',

@@ -1,35 +1,28 @@
-import {
-  applyDecorators,
-  CallHandler,
-  ExecutionContext,
-  Injectable,
-  NestInterceptor,
-  UseInterceptors,
-} from '@nestjs/common';
+import { applyDecorators, CanActivate, Injectable, UseGuards } from '@nestjs/common';
 import { ApiErrors } from '../http/api-errors';
-import { Observable } from 'rxjs';
 import { RunAdmission } from './run-admission';
 
 /**
  * Refuses a JSONL API request that would start a reply while the service is at capacity (RunAdmission), before
- * its Idempotency-Key is claimed (a row in PostgreSQL) and its body is validated: refused, it costs a comparison
- * and stores nothing at all. The use case it calls asks again (ReplyAdmission): that is the check no route, of any
- * protocol, can miss; this one only comes earlier.
+ * its body is validated and its Idempotency-Key claimed (a row in PostgreSQL): refused, it costs a comparison and
+ * stores nothing at all. A guard, not an interceptor: it only says yes or no, and Nest runs a guard without the
+ * per-request observable chain an interceptor costs. The use case it calls asks again (ReplyAdmission): that is
+ * the check no route, of any protocol, can miss; this one only comes earlier.
  */
 @Injectable()
-export class AdmissionInterceptor implements NestInterceptor {
+export class AdmissionGuard implements CanActivate {
   constructor(private readonly admission: RunAdmission) {}
 
-  intercept(_context: ExecutionContext, next: CallHandler): Observable<unknown> {
+  canActivate(): boolean {
     this.admission.admitReply();
-    return next.handle();
+    return true;
   }
 }
 
 /** A JSONL API route that starts a reply: refused with 503 and `Retry-After` past capacity, nothing stored. */
 export const StartsReply = () =>
   applyDecorators(
-    UseInterceptors(AdmissionInterceptor),
+    UseGuards(AdmissionGuard),
     ApiErrors([503], {
       503:
         'At capacity (too many runs waiting for a worker, the gateway short of CPU, or replies slow to start), ' +

@@ -19,7 +19,7 @@ import { ServiceApiController } from '../auth/service-api-controller.decorator';
 import { ApiErrors } from '../http/api-errors';
 import { IdempotentWriteOf } from '../idempotency/idempotency.interceptor';
 import { SafelyRetried } from '../idempotency/safely-retried.decorator';
-import { ThreadParams } from './thread.params';
+import { ThreadParams, threadOf } from './thread.params';
 
 const LIVE_REPLY_409 =
   'Thread has a live reply: regenerate and edit wait for none (unless options.multitask_strategy is interrupt, ' +
@@ -61,11 +61,7 @@ export class BranchesController {
     @Body() body: RegenerateReplyDto,
     @IdempotentWriteOf() idempotency?: IdempotentWrite,
   ): Promise<MessageResponse> {
-    return this.regenerateReply.execute(
-      caller,
-      { threadId: params.thread_id, userId: query.user_id, body },
-      idempotency,
-    );
+    return this.regenerateReply.execute(caller, { ...threadOf(params, query), body }, idempotency);
   }
 
   @EndUserTokenAllowed()
@@ -92,11 +88,7 @@ export class BranchesController {
     @Body() body: EditMessageDto,
     @IdempotentWriteOf() idempotency?: IdempotentWrite,
   ): Promise<ThreadResponse> {
-    return this.editMessage.execute(
-      caller,
-      { threadId: params.thread_id, userId: query.user_id, body },
-      idempotency,
-    );
+    return this.editMessage.execute(caller, { ...threadOf(params, query), body }, idempotency);
   }
 
   @EndUserTokenAllowed()
@@ -114,7 +106,7 @@ export class BranchesController {
     @Param() params: ThreadParams,
     @Query() query: ThreadOwnerQuery,
   ): Promise<BranchResponse[]> {
-    return this.listBranches.execute(caller, { threadId: params.thread_id, userId: query.user_id });
+    return this.listBranches.execute(caller, threadOf(params, query));
   }
 
   @EndUserTokenAllowed()
@@ -136,6 +128,6 @@ export class BranchesController {
     @Query() query: ThreadOwnerQuery,
     @Body() body: SetActiveBranchDto,
   ): Promise<ThreadResponse> {
-    return this.setActiveBranch.execute(caller, { threadId: params.thread_id, userId: query.user_id, body });
+    return this.setActiveBranch.execute(caller, { ...threadOf(params, query), body });
   }
 }

@@ -22,7 +22,7 @@ import { PagedListing } from '../http/paged-listing';
 import { IdempotentWriteOf } from '../idempotency/idempotency.interceptor';
 import { KEY_IN_USE_409, SafelyRetried } from '../idempotency/safely-retried.decorator';
 import { DeleteOneRoute, ReadOneRoute } from '../routes/resource-routes';
-import { ThreadParams } from './thread.params';
+import { ThreadParams, threadOf } from './thread.params';
 import {
   ArchiveThread,
   CompactThread,
@@ -126,11 +126,7 @@ export class ChatController {
     @Body() body: PostMessageDto,
     @IdempotentWriteOf() idempotency?: IdempotentWrite,
   ): Promise<MessageResponse> {
-    return this.postMessage.execute(
-      caller,
-      { threadId: params.thread_id, userId: query.user_id, body },
-      idempotency,
-    );
+    return this.postMessage.execute(caller, { ...threadOf(params, query), body }, idempotency);
   }
 
   @EndUserTokenAllowed()
@@ -156,7 +152,7 @@ export class ChatController {
     @Param() params: ThreadParams,
     @Query() query: ThreadOwnerQuery,
   ): Promise<ThreadResponse> {
-    return this.getThread.execute(caller, { threadId: params.thread_id, userId: query.user_id });
+    return this.getThread.execute(caller, threadOf(params, query));
   }
 
   @EndUserTokenAllowed()
@@ -170,7 +166,7 @@ export class ChatController {
     @Query() query: ThreadOwnerQuery,
     @Body() body: UpdateThreadDto,
   ): Promise<ThreadSummaryResponse> {
-    return this.updateThread.execute(caller, { threadId: params.thread_id, userId: query.user_id, body });
+    return this.updateThread.execute(caller, { ...threadOf(params, query), body });
   }
 
   @EndUserTokenAllowed()
@@ -187,7 +183,7 @@ export class ChatController {
     @Param() params: ThreadParams,
     @Query() query: ThreadOwnerQuery,
   ): Promise<void> {
-    return this.archiveThread.execute(caller, { threadId: params.thread_id, userId: query.user_id });
+    return this.archiveThread.execute(caller, threadOf(params, query));
   }
 
   @Post(':thread_id/compact')
@@ -206,6 +202,6 @@ export class ChatController {
     @Param() params: ThreadParams,
     @Query() query: ThreadOwnerQuery,
   ): Promise<void> {
-    return this.compactThread.execute(caller, { threadId: params.thread_id, userId: query.user_id });
+    return this.compactThread.execute(caller, threadOf(params, query));
   }
 }

@@ -1,15 +1,18 @@
 import { ArgumentsHost, Logger, NotFoundException } from '@nestjs/common';
 import {
+  AtCapacityError,
   ConflictError,
   DependencyUnavailableError,
   ForbiddenError,
   GoneError,
   InvalidInputError,
   NotFoundError,
+  TooManyRequestsError,
   UnauthenticatedError,
   VersionConflictError,
 } from '@app/contracts';
-import { HttpErrorFilter, RETRY_AFTER_SECONDS } from './http-error.filter';
+import { FastifyReply } from 'fastify';
+import { HttpErrorFilter, RETRY_AFTER_SECONDS, setRetryAfter } from './http-error.filter';
 
 function answer(error: unknown): { status: number; body: unknown; headers: Record<string, string> } {
   const sent = { status: 0, body: undefined as unknown, headers: {} as Record<string, string> };
@@ -121,5 +124,30 @@ describe('HttpErrorFilter', () => {
       headers: {},
     });
     expect(logged).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('setRetryAfter', () => {
+  const retryAfter = (error: unknown, status: number): unknown => {
+    const headers: Record<string, unknown> = {};
+    const reply = { header: (name: string, value: unknown) => (headers[name] = value) };
+    setRetryAfter(reply as unknown as FastifyReply, error, status);
+    return headers['retry-after'];
+  };
+
+  it("gives admission control's own wait when at capacity", () => {
+    expect(retryAfter(new AtCapacityError('at capacity', 1), 503)).toBe('1');
+  });
+
+  it('gives RETRY_AFTER_SECONDS for any other 503', () => {
+    expect(retryAfter(new DependencyUnavailableError('down'), 503)).toBe(String(RETRY_AFTER_SECONDS));
+  });
+
+  it("gives the rate limit's wait for a 429", () => {
+    expect(retryAfter(new TooManyRequestsError('slow down', 42), 429)).toBe(42);
+  });
+
+  it('gives none for an error a retry would not cure', () => {
+    expect(retryAfter(new NotFoundError('gone'), 404)).toBeUndefined();
   });
 });

@@ -20,6 +20,16 @@ import { isDependencyUnavailable } from './dependency-unavailable';
 /** What a 503 tells a client to wait before retrying: about the time Redis or PostgreSQL take to come back. */
 export const RETRY_AFTER_SECONDS = 5;
 
+/**
+ * `Retry-After` on a refusal a client may retry, whatever the body a route's protocol writes: admission control's
+ * wait when at capacity, RETRY_AFTER_SECONDS for any other 503, the rate limit's wait for a 429.
+ */
+export function setRetryAfter(reply: FastifyReply, error: unknown, status: number): void {
+  if (error instanceof AtCapacityError) void reply.header('retry-after', String(error.retryAfterSeconds));
+  else if (status === 503) void reply.header('retry-after', String(RETRY_AFTER_SECONDS));
+  else if (error instanceof TooManyRequestsError) void reply.header('retry-after', error.retryAfterSeconds);
+}
+
 /** Status of each domain error, in one place (STYLE §2.6). */
 export function statusOf(error: DomainError): number {
   if (error instanceof InvalidInputError) return 422;
@@ -65,9 +75,7 @@ export class HttpErrorFilter implements ExceptionFilter {
     const request = host.switchToHttp().getRequest<FastifyRequest>();
     const { status, body } = this.toResponse(error, request);
     if (reply.sent) return;
-    if (error instanceof AtCapacityError) void reply.header('retry-after', String(error.retryAfterSeconds));
-    else if (status === 503) void reply.header('retry-after', String(RETRY_AFTER_SECONDS));
-    else if (error instanceof TooManyRequestsError) void reply.header('retry-after', error.retryAfterSeconds);
+    setRetryAfter(reply, error, status);
     // Written as FastAPI writes JSON, so a 422 matches its bytes (a float field's bound is `2.0`).
     void reply.status(status).type('application/json; charset=utf-8').send(pythonJson(body));
   }

@@ -1,14 +1,8 @@
 import { ArgumentsHost, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import { FastifyReply, FastifyRequest } from 'fastify';
-import {
-  AtCapacityError,
-  DomainError,
-  InvalidInputError,
-  TooManyRequestsError,
-  ValidationIssue,
-} from '@app/contracts';
+import { AtCapacityError, DomainError, InvalidInputError, ValidationIssue } from '@app/contracts';
 import { isDependencyUnavailable } from '../http/dependency-unavailable';
-import { RETRY_AFTER_SECONDS, statusOf } from '../http/http-error.filter';
+import { setRetryAfter, statusOf } from '../http/http-error.filter';
 
 /** A failed request as every protocol sees it: the status the rest of the API gives, and why. */
 export interface RequestFailure {
@@ -34,9 +28,7 @@ export abstract class ProtocolErrorFilter<Body> implements ExceptionFilter {
     const request = host.switchToHttp().getRequest<FastifyRequest>();
     if (reply.sent) return;
     const { status, body } = this.answer(this.failureOf(error, request));
-    if (error instanceof AtCapacityError) void reply.header('retry-after', String(error.retryAfterSeconds));
-    else if (status === 503) void reply.header('retry-after', String(RETRY_AFTER_SECONDS));
-    if (error instanceof TooManyRequestsError) void reply.header('retry-after', error.retryAfterSeconds);
+    setRetryAfter(reply, error, status);
     void reply.status(status).send(body);
   }
 

@@ -14,6 +14,7 @@ import { createRedisConnection, REDIS } from '@app/redis';
 import { RunEventReader, SharedSubscriber } from '@app/run-events';
 import { StalledStreams } from './stalled-streams';
 import { OpenReplyStream } from './open-reply-stream.use-case';
+import { ReplyStreamLimits } from './reply-stream-limits';
 
 /**
  * How long a starting gateway waits for its subscriber connection before it listens anyway (its stream opens then
@@ -89,9 +90,10 @@ class StreamLifecycle implements OnApplicationBootstrap, BeforeApplicationShutdo
     },
     StreamLifecycle,
     OpenReplyStream,
+    ReplyStreamLimits,
   ],
   // Every protocol (our JSONL stream, the AI SDK's, the Responses API, A2A, AG-UI, MCP) reads a reply through
-  // OpenReplyStream and writes it with StalledStreams' bound; health reads the subscriber's readiness.
-  exports: [OpenReplyStream, StalledStreams, SharedSubscriber],
+  // OpenReplyStream and writes it within ReplyStreamLimits; health reads the subscriber's readiness.
+  exports: [OpenReplyStream, StalledStreams, ReplyStreamLimits, SharedSubscriber],
 })
 export class ReplyStreamModule {}

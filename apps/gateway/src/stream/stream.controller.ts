@@ -1,13 +1,12 @@
 import { Controller, Get, Header, Param, Query, Res, StreamableFile } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProduces, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { FastifyReply } from 'fastify';
-import { Settings } from '@app/config';
 import { Caller } from '@app/identity';
 import { CurrentCaller } from '../auth/current-caller.decorator';
 import { EndUserTokenAllowed } from '../auth/end-user-token-allowed.decorator';
 import { ApiCommonErrors, ApiErrors } from '../http/api-errors';
 import { jsonlBody } from '../reply-stream/jsonl-body';
-import { StalledStreams } from '../reply-stream/stalled-streams';
+import { ReplyStreamLimits } from '../reply-stream/reply-stream-limits';
 import { STREAM_LINE_SCHEMA, StreamLineModels } from './stream-lines';
 import { StreamParams, StreamQuery } from './stream.dto';
 import { OpenReplyStream } from '../reply-stream/open-reply-stream.use-case';
@@ -20,8 +19,7 @@ import { OpenReplyStream } from '../reply-stream/open-reply-stream.use-case';
 export class StreamController {
   constructor(
     private readonly openReplyStream: OpenReplyStream,
-    private readonly settings: Settings,
-    private readonly stalled: StalledStreams,
+    private readonly limits: ReplyStreamLimits,
   ) {}
 
   @EndUserTokenAllowed()
@@ -58,7 +56,7 @@ export class StreamController {
         userId: query.user_id,
       }),
       reply.raw,
-      { stallTimeoutMs: this.settings.streamStallTimeoutMs, stalled: this.stalled },
+      this.limits,
     );
   }
 }

@@ -1,7 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { DATE_TIME } from './message.response';
-
-const FREE_FORM = { type: 'object', additionalProperties: true } as const;
+import { DATE_TIME, FREE_FORM } from './message.response';
 
 export class EvalItemResponse {
   @ApiProperty({ ...FREE_FORM, description: 'The HumanMessage sent.' })

@@ -13,6 +13,9 @@ export const DATE_TIME = {
 } as const;
 export const FREE_FORM = { type: 'object', additionalProperties: true } as const;
 
+/** A stored instant that may be unset, as the wire writes it: ISO 8601, or null. */
+export const isoOrNull = (date: Date | null): string | null => (date ? date.toISOString() : null);
+
 export class ShareLinkResponse {
   @ApiProperty(DATE_TIME)
   created_at: string;

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { DATE_TIME, FREE_FORM } from './message.response';
+import { DATE_TIME, FREE_FORM, isoOrNull } from './message.response';
 
 /** A routine as every route answers it (CONTRACTS §13), plus why it stopped firing by itself. */
 export class RoutineResponse {
@@ -58,8 +58,6 @@ interface RoutineRecord {
   updatedAt: Date;
 }
 
-const iso = (date: Date | null) => (date ? date.toISOString() : null);
-
 export function toRoutineResponse(routine: RoutineRecord): RoutineResponse {
   return {
     id: routine.id,
@@ -72,8 +70,8 @@ export function toRoutineResponse(routine: RoutineRecord): RoutineResponse {
     options: { ...routine.options },
     active: routine.active,
     inactive_reason: routine.inactiveReason,
-    next_run_at: iso(routine.nextRunAt),
-    last_run_at: iso(routine.lastRunAt),
+    next_run_at: isoOrNull(routine.nextRunAt),
+    last_run_at: isoOrNull(routine.lastRunAt),
     last_thread_id: routine.lastThreadId,
     created_at: routine.createdAt.toISOString(),
     updated_at: routine.updatedAt.toISOString(),

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { DATE_TIME, FREE_FORM } from './message.response';
+import { DATE_TIME, FREE_FORM, isoOrNull } from './message.response';
 
 /** API-SPEC 2.9's Connection: exactly these seven fields; credentials never leave the service. */
 export class ConnectionResponse {
@@ -94,8 +94,6 @@ export class SourceDocumentResponse {
   synced_at: string | null;
 }
 
-const iso = (date: Date | null) => (date ? date.toISOString() : null);
-
 /** The stored connection fields the response shows (the entity has them). */
 interface ConnectionRecord {
   id: string;
@@ -148,8 +146,8 @@ export function toConnectionResponse(connection: ConnectionRecord): ConnectionRe
     name: connection.name,
     status: connection.status,
     created_by: connection.createdBy,
-    expires_at: iso(connection.expiresAt),
-    checked_at: iso(connection.checkedAt),
+    expires_at: isoOrNull(connection.expiresAt),
+    checked_at: isoOrNull(connection.checkedAt),
     inoperative: connection.inoperative,
   };
 }
@@ -172,8 +170,8 @@ export function toSourceResponse(source: SourceRecord, connection: ConnectionRec
     documents_failed: source.documentsFailed,
     oversized_documents: source.oversizedDocuments,
     documents_embedded: source.documentsEmbedded,
-    last_synced_at: iso(source.lastSyncedAt),
-    archived_at: iso(source.archivedAt),
+    last_synced_at: isoOrNull(source.lastSyncedAt),
+    archived_at: isoOrNull(source.archivedAt),
     connection: toConnectionResponse(connection),
   };
 }
@@ -188,6 +186,6 @@ export function toSourceDocumentResponse(document: SourceDocumentRecord): Source
     error: document.error,
     passages: document.passageCount,
     embedded: document.embedded,
-    synced_at: iso(document.syncedAt),
+    synced_at: isoOrNull(document.syncedAt),
   };
 }

@@ -1,14 +1,8 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import { FastifyReply, FastifyRequest } from 'fastify';
-import {
-  AtCapacityError,
-  DomainError,
-  InvalidInputError,
-  NotFoundError,
-  TooManyRequestsError,
-} from '@app/contracts';
+import { AtCapacityError, DomainError, InvalidInputError, NotFoundError } from '@app/contracts';
 import { isDependencyUnavailable } from '../../http/dependency-unavailable';
-import { RETRY_AFTER_SECONDS, statusOf } from '../../http/http-error.filter';
+import { setRetryAfter, statusOf } from '../../http/http-error.filter';
 import { requestIdOf } from '../mcp/json-rpc-errors';
 
 /** JSON-RPC 2.0 and A2A v1.0 error codes (A2A specification, "Error Handling"). */
@@ -78,9 +72,7 @@ export class A2aErrorFilter implements ExceptionFilter {
     const { code, message, data } = answer;
     // The Agent Card is a plain GET: its errors keep their HTTP status (404 for an agent not to be seen).
     const status = request.method === 'GET' ? answer.httpStatus : answer.status;
-    if (error instanceof AtCapacityError) void reply.header('retry-after', String(error.retryAfterSeconds));
-    else if (status === 503) void reply.header('retry-after', String(RETRY_AFTER_SECONDS));
-    if (error instanceof TooManyRequestsError) void reply.header('retry-after', error.retryAfterSeconds);
+    setRetryAfter(reply, error, status);
     const body: JsonRpcErrorBody = {
       jsonrpc: '2.0',
       id: requestIdOf(request.body),

@@ -19,8 +19,7 @@ import { AgentEntity, AgentRepository } from '@app/persistence';
 import { CurrentCaller } from '../../auth/current-caller.decorator';
 import { EndUserTokenAllowed } from '../../auth/end-user-token-allowed.decorator';
 import { deploymentInfo } from '../../ops/deployment';
-import { JsonlBodyLimits } from '../../reply-stream/jsonl-body';
-import { StalledStreams } from '../../reply-stream/stalled-streams';
+import { ReplyStreamLimits } from '../../reply-stream/reply-stream-limits';
 import { EventStream, mappedStream } from '../reply-run-events';
 import { SequencedEvents, sequencedFrames, serverSentEvents } from '../server-sent-events';
 import { agentCard } from './a2a-agent-card';
@@ -42,7 +41,7 @@ export class A2aController {
     private readonly tasks: A2aTasks,
     private readonly agents: AgentRepository,
     private readonly settings: Settings,
-    private readonly stalled: StalledStreams,
+    private readonly limits: ReplyStreamLimits,
   ) {}
 
   @Get(':agent_id/.well-known/agent-card.json')
@@ -115,11 +114,7 @@ export class A2aController {
         yield batch && { seq: batch.seq, events: batch.events.map((update) => result(request, update)) };
       }
     }
-    return serverSentEvents(mappedStream(updates, answers), sequencedFrames, reply, this.limits());
-  }
-
-  private limits(): JsonlBodyLimits {
-    return { stallTimeoutMs: this.settings.streamStallTimeoutMs, stalled: this.stalled };
+    return serverSentEvents(mappedStream(updates, answers), sequencedFrames, reply, this.limits);
   }
 }
 

@@ -12,12 +12,11 @@ import {
   UseGuards,
 } from '@nestjs/common';
 import { FastifyReply } from 'fastify';
-import { Settings } from '@app/config';
 import { Caller } from '@app/identity';
 import { CurrentCaller } from '../../auth/current-caller.decorator';
 import { EndUserTokenAllowed } from '../../auth/end-user-token-allowed.decorator';
 import { RedisAvailableGuard } from '../../http/redis-available.guard';
-import { StalledStreams } from '../../reply-stream/stalled-streams';
+import { ReplyStreamLimits } from '../../reply-stream/reply-stream-limits';
 import { invalidProtocolInput } from '../ask-agent.use-case';
 import { sequencedFrames, serverSentEvents } from '../server-sent-events';
 import { AgUiErrorFilter } from './ag-ui-error.filter';
@@ -36,8 +35,7 @@ import { resumeSeq } from '../resume-seq';
 export class AgUiController {
   constructor(
     private readonly runAgent: RunAgUiAgent,
-    private readonly settings: Settings,
-    private readonly stalled: StalledStreams,
+    private readonly limits: ReplyStreamLimits,
   ) {}
 
   @Post(':agent_id')
@@ -56,10 +54,7 @@ export class AgUiController {
   ): Promise<StreamableFile> {
     const after = seqOf(lastEventId ?? afterQuery);
     const events = await this.runAgent.execute(caller, agentId, parseRunAgentInput(body), after);
-    return serverSentEvents(events, sequencedFrames, reply, {
-      stallTimeoutMs: this.settings.streamStallTimeoutMs,
-      stalled: this.stalled,
-    });
+    return serverSentEvents(events, sequencedFrames, reply, this.limits);
   }
 }
 

@@ -1,7 +1,6 @@
 import { Body, Get, HttpCode, Param, Post, Query, Res, StreamableFile, UseGuards } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiProduces } from '@nestjs/swagger';
 import { FastifyReply } from 'fastify';
-import { Settings } from '@app/config';
 import { AiSdkChatDto } from '@app/contracts';
 import { Caller } from '@app/identity';
 import { CurrentCaller } from '../../auth/current-caller.decorator';
@@ -10,7 +9,7 @@ import { ServiceApiController } from '../../auth/service-api-controller.decorato
 import { ApiErrors } from '../../http/api-errors';
 import { RedisAvailableGuard } from '../../http/redis-available.guard';
 import { jsonlBody } from '../../reply-stream/jsonl-body';
-import { StalledStreams } from '../../reply-stream/stalled-streams';
+import { ReplyStreamLimits } from '../../reply-stream/reply-stream-limits';
 import { AiSdkChatOwnerQuery, AiSdkChatParams } from './ai-sdk-chat.dto';
 import { ReplyWaits } from '../reply-waits';
 import { ChatReplyStream, uiMessageSse } from './ui-message-sse';
@@ -46,8 +45,7 @@ export class AiSdkChatController {
     private readonly resumeChatStream: ResumeChatStream,
     private readonly stopChat: StopChat,
     private readonly loadChatMessages: LoadChatMessages,
-    private readonly settings: Settings,
-    private readonly stalled: StalledStreams,
+    private readonly limits: ReplyStreamLimits,
     private readonly waits: ReplyWaits,
   ) {}
 
@@ -161,7 +159,7 @@ export class AiSdkChatController {
     return jsonlBody(
       uiMessageSse(stream.lines, this.waits.waitingCallsOf(caller, stream.replyId)),
       reply.raw,
-      { stallTimeoutMs: this.settings.streamStallTimeoutMs, stalled: this.stalled },
+      this.limits,
       'text/event-stream',
     );
   }

@@ -11,12 +11,10 @@ import {
   UseFilters,
 } from '@nestjs/common';
 import { FastifyReply } from 'fastify';
-import { Settings } from '@app/config';
 import { Caller } from '@app/identity';
 import { CurrentCaller } from '../../auth/current-caller.decorator';
 import { EndUserTokenAllowed } from '../../auth/end-user-token-allowed.decorator';
-import { JsonlBodyLimits } from '../../reply-stream/jsonl-body';
-import { StalledStreams } from '../../reply-stream/stalled-streams';
+import { ReplyStreamLimits } from '../../reply-stream/reply-stream-limits';
 import { invalidProtocolInput } from '../ask-agent.use-case';
 import { serverSentEvents, typedFrames } from '../server-sent-events';
 import { CancelResponse } from './cancel-response.use-case';
@@ -46,8 +44,7 @@ export class ResponsesController {
     private readonly getResponse: GetResponse,
     private readonly cancelResponse: CancelResponse,
     private readonly events: ResponseEvents,
-    private readonly settings: Settings,
-    private readonly stalled: StalledStreams,
+    private readonly limits: ReplyStreamLimits,
   ) {}
 
   @Post()
@@ -61,7 +58,7 @@ export class ResponsesController {
   ): Promise<ResponseObject | StreamableFile> {
     const { created, request } = await this.createResponse.execute(caller, body);
     if (request.stream)
-      return serverSentEvents(await this.events.open(caller, created.id), typedFrames, reply, this.limits());
+      return serverSentEvents(await this.events.open(caller, created.id), typedFrames, reply, this.limits);
     if (request.background) return created;
     return this.events.final(caller, created.id);
   }
@@ -78,7 +75,7 @@ export class ResponsesController {
   ): Promise<ResponseObject | StreamableFile> {
     if (stream !== 'true') return this.getResponse.execute(caller, responseId);
     const events = await this.events.open(caller, responseId, sequenceNumber(startingAfter));
-    return serverSentEvents(events, typedFrames, reply, this.limits());
+    return serverSentEvents(events, typedFrames, reply, this.limits);
   }
 
   @Post(':response_id/cancel')
@@ -87,11 +84,6 @@ export class ResponsesController {
   @EndUserTokenAllowed()
   cancel(@CurrentCaller() caller: Caller, @Param('response_id') responseId: string): Promise<ResponseObject> {
     return this.cancelResponse.execute(caller, responseId);
-  }
-
-  /** The reply stream's bounds on a client that stops reading (STREAM_STALL_TIMEOUT_MS, the gateway-wide cap). */
-  private limits(): JsonlBodyLimits {
-    return { stallTimeoutMs: this.settings.streamStallTimeoutMs, stalled: this.stalled };
   }
 }
 

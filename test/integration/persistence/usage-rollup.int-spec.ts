@@ -319,25 +319,37 @@ describe('usage rollup kept as replies end', () => {
     expect(await database.runs.parkForUserBudgetTurn(first.replyId, first.threadId, streamed)).toBe('ended');
   });
 
-  it('never strands a reply parking while the turn is given back: it takes the turn, or the give-back names it', async () => {
+  /**
+   * Twenty rounds of a race on a user's turn: one reply holds it, a second parks while `giveBack` gives it back;
+   * the parking reply must take the turn, or the give-back must name it: never both, never neither.
+   */
+  async function expectNoParkStranded(
+    userPrefix: string,
+    giveBack: (holder: Awaited<ReturnType<typeof liveReply>>) => Promise<{ nextParked: unknown } | null>,
+  ) {
     const budgets = new UserBudgetRepository(db);
     const streamed = { content: '', events: [], deltaLengths: [] };
     for (let round = 0; round < 20; round++) {
-      const userId = `racing-park-${round}`;
+      const userId = `${userPrefix}-${round}`;
       await budgets.put(orgId, userId, 'day', 10_000);
       const [holder, parker] = [await liveReply(userId), await liveReply(userId)];
       expect(await database.runs.takeUserBudgetTurn(holder.replyId, holder.threadId)).toBe(true);
-      const [parked, saved] = await Promise.all([
+      const [parked, givenBack] = await Promise.all([
         database.runs.parkForUserBudgetTurn(parker.replyId, parker.threadId, streamed),
-        database.runs.saveStep(step(holder.replyId, 1, 5, 1, 1), holder),
+        giveBack(holder),
       ]);
-      if (parked === 'taken') expect(saved.nextParked).toBeNull();
+      if (parked === 'taken') expect(givenBack?.nextParked).toBeNull();
       else {
         expect(parked).toBe('parked');
-        expect(saved.nextParked).toEqual({ id: parker.replyId, threadId: parker.threadId });
+        expect(givenBack?.nextParked).toEqual({ id: parker.replyId, threadId: parker.threadId });
       }
     }
-  });
+  }
+
+  it('never strands a reply parking while the turn is given back: it takes the turn, or the give-back names it', () =>
+    expectNoParkStranded('racing-park', (holder) =>
+      database.runs.saveStep(step(holder.replyId, 1, 5, 1, 1), holder),
+    ));
 
   it("hands the turn a run held as it ends to the user's oldest parked reply, named by the ending statement itself", async () => {
     const budgets = new UserBudgetRepository(db);
@@ -375,30 +387,15 @@ describe('usage rollup kept as replies end', () => {
     expect(await database.runs.takeUserBudgetTurn(parked.replyId, parked.threadId)).toBe(true);
   });
 
-  it('never strands a reply parking while the run holding the turn ends: it takes the turn, or the ending names it', async () => {
-    const budgets = new UserBudgetRepository(db);
-    const streamed = { content: '', events: [], deltaLengths: [] };
-    for (let round = 0; round < 20; round++) {
-      const userId = `racing-end-${round}`;
-      await budgets.put(orgId, userId, 'day', 10_000);
-      const [holder, parker] = [await liveReply(userId), await liveReply(userId)];
-      expect(await database.runs.takeUserBudgetTurn(holder.replyId, holder.threadId)).toBe(true);
-      const [parked, finished] = await Promise.all([
-        database.runs.parkForUserBudgetTurn(parker.replyId, parker.threadId, streamed),
-        database.runs.finish(
-          holder.replyId,
-          outcome,
-          webhookEvent('message.completed', {}),
-          step(holder.replyId, 1, 5, 1, 0),
-        ),
-      ]);
-      if (parked === 'taken') expect(finished?.nextParked).toBeNull();
-      else {
-        expect(parked).toBe('parked');
-        expect(finished?.nextParked).toEqual({ id: parker.replyId, threadId: parker.threadId });
-      }
-    }
-  });
+  it('never strands a reply parking while the run holding the turn ends: it takes the turn, or the ending names it', () =>
+    expectNoParkStranded('racing-end', (holder) =>
+      database.runs.finish(
+        holder.replyId,
+        outcome,
+        webhookEvent('message.completed', {}),
+        step(holder.replyId, 1, 5, 1, 0),
+      ),
+    ));
 
   it('counts a reply cancelled while it waits, or before it starts, once, as the end of a run is counted', async () => {
     const waiting = await liveReply('cancelled');

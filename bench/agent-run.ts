@@ -20,14 +20,12 @@ import { Client } from 'pg';
 import { RunMetrics } from '@app/agent';
 import { loadSettings } from '@app/config';
 import { WorkerModule } from '../apps/worker/src/worker.module';
-import { REDIS_URL } from './support';
+import { benchNumbers, REDIS_URL } from './support';
 import { adminWith, benchAppEnv, dropBenchStores, freePort, migrateBenchDatabase } from './support';
 import { median, percentile, sleep, waitFor } from './support';
 
 const DIST = join(__dirname, '..');
-const REPLIES = Number(process.env.BENCH_REPLIES ?? 300);
-const RUNS = Number(process.env.BENCH_RUNS ?? 3);
-const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 16);
+const { REPLIES, RUNS, CLIENTS } = benchNumbers({ REPLIES: 300, RUNS: 3, CLIENTS: 16 });
 
 function spawnApp(app: 'gateway' | 'worker', env: NodeJS.ProcessEnv): ChildProcess {
   const child = spawn(process.execPath, [join(DIST, 'apps', app, 'src', 'main.js')], {

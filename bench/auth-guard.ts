@@ -39,12 +39,10 @@ import { RedisModule } from '@app/redis';
 import { AuthModule } from '../apps/gateway/src/auth/auth.module';
 import { Public } from '../apps/gateway/src/auth/public.decorator';
 import { ServiceTokenGuard } from '../apps/gateway/src/auth/service-token.guard';
-import { dropBenchDatabase } from './support';
+import { benchNumbers, dropBenchDatabase } from './support';
 
 const run = promisify(execFile);
-const RUNS = Number(process.env.BENCH_RUNS ?? 5);
-const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 3000);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const { RUNS, REQUESTS, SECONDS } = benchNumbers({ RUNS: 5, REQUESTS: 3000, SECONDS: 5 });
 const BASE_DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 

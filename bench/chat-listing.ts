@@ -19,15 +19,24 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
 import { Client } from 'pg';
-import { adminWith, benchAppEnv, dropBenchStores, freePort, migrateBenchDatabase } from './support';
+import {
+  adminWith,
+  benchAppEnv,
+  benchNumbers,
+  dropBenchStores,
+  freePort,
+  migrateBenchDatabase,
+} from './support';
 import { median, percentile, sleep } from './support';
 
 const run = promisify(execFile);
 const DIST = join(__dirname, '..');
-const THREADS = Number(process.env.BENCH_THREADS ?? 100000);
-const USERS = Number(process.env.BENCH_USERS ?? 1000);
-const RUNS = Number(process.env.BENCH_RUNS ?? 3);
-const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 1000);
+const { THREADS, USERS, RUNS, REQUESTS } = benchNumbers({
+  THREADS: 100000,
+  USERS: 1000,
+  RUNS: 3,
+  REQUESTS: 1000,
+});
 
 const ms = (value: number) => value.toFixed(2);
 

@@ -24,11 +24,10 @@ import {
   percentile,
   passedSettings,
   sleep,
+  benchNumbers,
 } from './support';
 
-const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 100);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const { CLIENTS, SECONDS, ROUNDS } = benchNumbers({ CLIENTS: 100, SECONDS: 20, ROUNDS: 3 });
 const WORDS = 100;
 const SLEEP_MS = 40;
 const EXPECTED = Array.from({ length: WORDS }, (_, i) => `word${i}`).join(' ');

@@ -21,14 +21,16 @@ import { createRedisConnection } from '@app/redis';
 import { encodeEvent, EVENT_FIELD, runEventKeys, SharedSubscriber, streamEntryId } from '@app/run-events';
 import { RedisCluster } from '../test/support/redis-cluster';
 import { measurePacedDeployments } from './cluster-paced';
-import { median, sleep } from './support';
+import { benchNumbers, median, sleep } from './support';
 
-const SHARDS = Number(process.env.BENCH_SHARDS ?? 3);
-const GATEWAYS = Number(process.env.BENCH_GATEWAYS ?? 2);
-const REPLIES = Number(process.env.BENCH_REPLIES ?? 60);
-const TOKENS = Number(process.env.BENCH_TOKENS ?? 20000);
-const RATE = Number(process.env.BENCH_RATE ?? 2000);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const { SHARDS, GATEWAYS, REPLIES, TOKENS, RATE, ROUNDS } = benchNumbers({
+  SHARDS: 3,
+  GATEWAYS: 2,
+  REPLIES: 60,
+  TOKENS: 20000,
+  RATE: 2000,
+  ROUNDS: 3,
+});
 
 type Mode = 'PUBLISH' | 'SPUBLISH';
 

@@ -27,14 +27,20 @@ import { Conversation, converse, Target } from './conversation-client';
 import { startPrivateStores } from './private-stores';
 import { childrenCpuMs, treeCpuMs } from './proc-cpu';
 import { StoreStats } from './store-stats';
-import { Cleanup, createBenchEnvironment, median, percentile, runBenchmark, passedSettings } from './support';
+import {
+  Cleanup,
+  createBenchEnvironment,
+  median,
+  percentile,
+  runBenchmark,
+  passedSettings,
+  benchNumbers,
+} from './support';
 
-const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const { RUNS, PEER_SECONDS, ORGS } = benchNumbers({ RUNS: 3, PEER_SECONDS: 20, ORGS: 1 });
 const CLIENT_COUNTS = (process.env.BENCH_CLIENT_COUNTS ?? '1,8,32').split(',').map(Number);
 const PEER_DIR = process.env.BENCH_PEER !== '0' && resolve(process.env.BENCH_PEER_DIR ?? '../shared/peer');
-const PEER_SECONDS = Number(process.env.BENCH_PEER_SECONDS ?? 20);
 const STATS = process.env.BENCH_STATS === '1';
-const ORGS = Number(process.env.BENCH_ORGS ?? 1);
 const WORDS =
   'the quick brown fox jumps over the lazy dog while seven clever ravens watch from an old oak tree near the quiet river bank';
 const CONTENT = `/say ${WORDS.split(' ').slice(0, 22).join(' ')}`;

@@ -21,6 +21,7 @@ import { loadavg } from 'node:os';
 import { promisify } from 'node:util';
 import { converse, Target } from './conversation-client';
 import {
+  benchNumbers,
   Cleanup,
   createBenchEnvironment,
   median,
@@ -30,11 +31,13 @@ import {
   sleep,
 } from './support';
 
-const RUNS = Number(process.env.BENCH_RUNS ?? 3);
-const LIVE_CLIENTS = Number(process.env.BENCH_LIVE_CLIENTS ?? 4);
-const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 15);
-const EVAL_ITEMS = Number(process.env.BENCH_EVAL_ITEMS ?? 500);
-const EVAL_SLEEP_MS = Number(process.env.BENCH_EVAL_SLEEP_MS ?? 20);
+const { RUNS, LIVE_CLIENTS, IDLE_SECONDS, EVAL_ITEMS, EVAL_SLEEP_MS } = benchNumbers({
+  RUNS: 3,
+  LIVE_CLIENTS: 4,
+  IDLE_SECONDS: 15,
+  EVAL_ITEMS: 500,
+  EVAL_SLEEP_MS: 20,
+});
 const CALIBRATE = process.env.BENCH_CALIBRATE ?? '/work/shared/bench-calibrate.mjs';
 const LIVE_WORDS =
   'the quick brown fox jumps over the lazy dog while seven clever ravens watch from an old oak tree';

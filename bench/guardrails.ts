@@ -24,10 +24,9 @@ import { promisify } from 'node:util';
 import { GuardrailSettings, MessageEntity } from '@app/persistence';
 import { guardedHistory, Guardrails, OutputWatch } from '../libs/agent/src/guardrails/guardrails';
 import { ModelProvider } from '../libs/agent/src/models/model-provider';
-import { Cleanup, createBenchEnvironment, median, percentile, runBenchmark } from './support';
+import { benchNumbers, Cleanup, createBenchEnvironment, median, percentile, runBenchmark } from './support';
 
-const CPU_CONVERSATIONS = Number(process.env.BENCH_CPU_CONVERSATIONS ?? 2000);
-const CONVERSATIONS = Number(process.env.BENCH_CONVERSATIONS ?? 100);
+const { CPU_CONVERSATIONS, CONVERSATIONS } = benchNumbers({ CPU_CONVERSATIONS: 2000, CONVERSATIONS: 100 });
 /** The machine's calibration, in the shared folder beside the clone (run from the repository's root). */
 const CALIBRATION = join(process.cwd(), '..', 'shared', 'bench-calibrate.mjs');
 

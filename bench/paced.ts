@@ -46,13 +46,16 @@ import {
   runBenchmark,
   sleep,
   passedSettings,
+  benchNumbers,
 } from './support';
 
-const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 500);
-const WORDS = Number(process.env.BENCH_WORDS ?? 100);
-const SLEEP_MS = Number(process.env.BENCH_SLEEP_MS ?? 40);
-const PER_CLIENT = Number(process.env.BENCH_ROUNDS_PER_CLIENT ?? 2);
-const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const {
+  CLIENTS,
+  WORDS,
+  SLEEP_MS,
+  ROUNDS_PER_CLIENT: PER_CLIENT,
+  RUNS,
+} = benchNumbers({ CLIENTS: 500, WORDS: 100, SLEEP_MS: 40, ROUNDS_PER_CLIENT: 2, RUNS: 3 });
 const PEER_DIR = process.env.BENCH_PEER !== '0' && resolve(process.env.BENCH_PEER_DIR ?? '../shared/peer');
 const STATS = process.env.BENCH_STATS === '1';
 const rateFlag = process.argv.indexOf('--rate');

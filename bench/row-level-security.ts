@@ -27,10 +27,9 @@ import {
   ThreadRepository,
   withTenant,
 } from '@app/persistence';
-import { createBenchEnvironment, median, runBenchmark } from './support';
+import { benchNumbers, createBenchEnvironment, median, runBenchmark } from './support';
 
-const CONVERSATIONS = Number(process.env.BENCH_CONVERSATIONS ?? 1000);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const { CONVERSATIONS, ROUNDS } = benchNumbers({ CONVERSATIONS: 1000, ROUNDS: 5 });
 
 /** User + system CPU of a process in ms, from /proc (PostgreSQL's backend serving our one connection). */
 function processCpuMs(pid: number): number {

@@ -11,11 +11,9 @@
  */
 import { performance } from 'node:perf_hooks';
 import { RedisCluster } from '../test/support/redis-cluster';
-import { createBenchEnvironment, median, percentile } from './support';
+import { benchNumbers, createBenchEnvironment, median, percentile } from './support';
 
-const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 16);
-const CONVERSATIONS = Number(process.env.BENCH_CONVERSATIONS ?? 300);
-const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const { CLIENTS, CONVERSATIONS, RUNS } = benchNumbers({ CLIENTS: 16, CONVERSATIONS: 300, RUNS: 3 });
 const CONTENT =
   '/say the quick brown fox jumps over the lazy dog while seven clever ravens watch from an old oak tree near';
 

@@ -24,6 +24,7 @@ import { Client } from 'pg';
 import { readReply, Target } from './conversation-client';
 import { PrivatePostgres, PrivateRedis } from './private-stores';
 import {
+  benchNumbers,
   Cleanup,
   createBenchEnvironment,
   freePort,
@@ -33,10 +34,12 @@ import {
   sleep,
 } from './support';
 
-const MINUTES = Number(process.env.BENCH_SOAK_MINUTES ?? 60);
-const CLIENTS = Number(process.env.BENCH_SOAK_CLIENTS ?? 16);
-const SAMPLE_SECONDS = Number(process.env.BENCH_SAMPLE_SECONDS ?? 30);
-const REPORT_MINUTES = Number(process.env.BENCH_REPORT_MINUTES ?? 5);
+const {
+  SOAK_MINUTES: MINUTES,
+  SOAK_CLIENTS: CLIENTS,
+  SAMPLE_SECONDS,
+  REPORT_MINUTES,
+} = benchNumbers({ SOAK_MINUTES: 60, SOAK_CLIENTS: 16, SAMPLE_SECONDS: 30, REPORT_MINUTES: 5 });
 const OUT = process.env.BENCH_SOAK_OUT ?? '/tmp/parley-soak.jsonl';
 
 const PACED_WORDS = Array.from({ length: 50 }, (_, i) => `word${i}`).join(' ');

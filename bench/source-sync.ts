@@ -21,13 +21,19 @@ import { DocumentSearch, Embedder } from '@app/knowledge';
 import { CompanyDocumentsToolSource } from '@app/knowledge/tools';
 import { dataSourceOptions, DocumentRepository, PassageSearchRepository } from '@app/persistence';
 import { FakeGoogleDrive } from '../test/support/fake-google-drive';
-import { benchAppEnv, dropBenchStores, freePort, migrateBenchDatabase, percentile, sleep } from './support';
+import {
+  benchAppEnv,
+  benchNumbers,
+  dropBenchStores,
+  freePort,
+  migrateBenchDatabase,
+  percentile,
+  sleep,
+} from './support';
 
 const run = promisify(execFile);
 const DIST = join(__dirname, '..');
-const DOCS = Number(process.env.BENCH_DOCS ?? 10000);
-const PASSAGES = Number(process.env.BENCH_PASSAGES ?? 100000);
-const QUERIES = Number(process.env.BENCH_QUERIES ?? 200);
+const { DOCS, PASSAGES, QUERIES } = benchNumbers({ DOCS: 10000, PASSAGES: 100000, QUERIES: 200 });
 /** A response body as the bench reads it: ids, pids and counters. */
 type JsonObject = Record<string, string | number | null>;
 

@@ -24,12 +24,21 @@ import { performance } from 'node:perf_hooks';
 import { Client } from 'pg';
 import { converse, Target } from './conversation-client';
 import { PrivatePostgres, PrivateRedis } from './private-stores';
-import { Cleanup, createBenchEnvironment, passedSettings, runBenchmark, sleep } from './support';
+import {
+  benchNumbers,
+  Cleanup,
+  createBenchEnvironment,
+  passedSettings,
+  runBenchmark,
+  sleep,
+} from './support';
 
-const CONVERSATIONS = Number(process.env.BENCH_CONVERSATIONS ?? 100);
-const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 4);
-const WORDS = Number(process.env.BENCH_WORDS ?? 10);
-const SLEEP_MS = Number(process.env.BENCH_SLEEP_MS ?? 0);
+const { CONVERSATIONS, CLIENTS, WORDS, SLEEP_MS } = benchNumbers({
+  CONVERSATIONS: 100,
+  CLIENTS: 4,
+  WORDS: 10,
+  SLEEP_MS: 0,
+});
 const EXPECTED = Array.from({ length: WORDS }, (_, i) => `word${i}`).join(' ');
 const CONTENT = `${SLEEP_MS > 0 ? `/sleep ${SLEEP_MS}\n` : ''}/say ${EXPECTED}`;
 /** After the last `message.completed`: the worker's statements after the final one (waking the next reply). */

@@ -24,15 +24,13 @@ import { Redis } from 'ioredis';
 import { Client } from 'pg';
 import { loadSettings } from '@app/config';
 import { RunEventLog, RunEventWriter } from '@app/run-events';
-import { BASE_DATABASE_URL, REDIS_URL } from './support';
+import { BASE_DATABASE_URL, benchNumbers, REDIS_URL } from './support';
 import { benchAppEnv, dropBenchStores, freePort, migrateBenchDatabase } from './support';
 import { percentile, sleep } from './support';
 
 const run = promisify(execFile);
 const DIST = join(__dirname, '..');
-const STREAMS = Number(process.env.BENCH_STREAMS ?? 1000);
-const RATE = Number(process.env.BENCH_RATE ?? 5000);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const { STREAMS, RATE, SECONDS } = benchNumbers({ STREAMS: 1000, RATE: 5000, SECONDS: 10 });
 
 /** User + system CPU time of a process, in ms (Linux clock ticks of 10 ms). */
 const cpuMs = (pid: number): number => {

@@ -26,6 +26,18 @@ export function percentile(values: number[], p: number): number {
 
 export const median = (values: number[]) => percentile(values, 50);
 
+/**
+ * A benchmark's numeric settings: each key's value is the environment's `BENCH_<key>`, else its default, so a run
+ * is sized without editing the script (e.g. `BENCH_CLIENTS=100`).
+ */
+export function benchNumbers<Key extends string>(defaults: Record<Key, number>): Record<Key, number> {
+  const settings = Object.entries<number>(defaults).map(([key, fallback]) => [
+    key,
+    Number(process.env[`BENCH_${key}`] ?? fallback),
+  ]);
+  return Object.fromEntries(settings) as Record<Key, number>;
+}
+
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();

@@ -13,13 +13,22 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Client } from 'pg';
-import { adminWith, benchAppEnv, dropBenchStores, freePort, migrateBenchDatabase } from './support';
+import {
+  adminWith,
+  benchAppEnv,
+  benchNumbers,
+  dropBenchStores,
+  freePort,
+  migrateBenchDatabase,
+} from './support';
 import { median, percentile, sleep, waitFor } from './support';
 
 const DIST = join(__dirname, '..');
-const REPLIES = Number(process.env.BENCH_REPLIES ?? 1_000_000);
-const ERASED_MESSAGES = Number(process.env.BENCH_ERASED_MESSAGES ?? 10_000);
-const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 50);
+const { REPLIES, ERASED_MESSAGES, REQUESTS } = benchNumbers({
+  REPLIES: 1_000_000,
+  ERASED_MESSAGES: 10_000,
+  REQUESTS: 50,
+});
 const USERS = 1000;
 const THREADS = 20_000;
 

@@ -13,11 +13,9 @@
 import { createServer } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { createBenchEnvironment, median, percentile, sleep } from './support';
+import { benchNumbers, createBenchEnvironment, median, percentile, sleep } from './support';
 
-const RUNS = Number(process.env.BENCH_RUNS ?? 3);
-const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 8);
-const CONVERSATIONS = Number(process.env.BENCH_CONVERSATIONS ?? 400);
+const { RUNS, CLIENTS, CONVERSATIONS } = benchNumbers({ RUNS: 3, CLIENTS: 8, CONVERSATIONS: 400 });
 const WORDS =
   'the quick brown fox jumps over the lazy dog while seven clever ravens watch from an old oak tree near the quiet';
 const CONTENT = `/say ${WORDS}`;

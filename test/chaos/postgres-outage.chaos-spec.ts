@@ -1,5 +1,4 @@
-import { AppProcess } from '../support/processes';
-import { ChaosStack, timeUntil } from './support/chaos-stack';
+import { onStackWithApps, timeUntil } from './support/chaos-stack';
 import { onlyCompleted, settle, startConversation } from './support/conversations';
 import { report } from './support/report';
 
@@ -8,16 +7,10 @@ import { report } from './support/report';
  * replies that were running when it stopped complete once it is back, without a tool call repeated.
  */
 describe('PostgreSQL outage', () => {
-  let stack: ChaosStack;
-  let gateway: AppProcess;
-
-  beforeAll(async () => {
-    ({ stack, gateway } = await ChaosStack.startWithApps());
-  });
-
-  afterAll(() => stack?.dispose());
+  const deployment = onStackWithApps();
 
   it('answers 503 with Retry-After during a 10 s stop, and running replies complete after it', async () => {
+    const { stack, gateway } = deployment;
     const client = stack.client();
     const running = await Promise.all(
       Array.from({ length: 8 }, (_, i) =>

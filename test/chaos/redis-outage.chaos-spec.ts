@@ -1,30 +1,23 @@
 import { randomUUID } from 'node:crypto';
-import { AppProcess } from '../support/processes';
-import { ChaosStack, timeUntil } from './support/chaos-stack';
+import { onStackWithApps, timeUntil } from './support/chaos-stack';
 import { onlyCompleted, settle, startConversation, threadCount } from './support/conversations';
 import { report } from './support/report';
 
 /** Issue #17 item 2: while Redis is down, writes and health fail fast and store nothing; retries are safe. */
 describe('Redis outage', () => {
-  let stack: ChaosStack;
-  let gateway: AppProcess;
-
-  beforeAll(async () => {
-    ({ stack, gateway } = await ChaosStack.startWithApps());
-  });
-
-  afterAll(() => stack?.dispose());
+  const deployment = onStackWithApps();
 
   const chat = (content: string, idempotencyKey?: string) =>
-    stack
+    deployment.stack
       .client()
       .post(
         '/chat',
-        { message: { content }, options: { agent_id: stack.agentId, user_id: 'chaos-user' } },
+        { message: { content }, options: { agent_id: deployment.stack.agentId, user_id: 'chaos-user' } },
         idempotencyKey ? { 'idempotency-key': idempotencyKey } : {},
       );
 
   it('answers 503 with Retry-After at once, stores nothing, and a retry with the same key is safe', async () => {
+    const { stack, gateway } = deployment;
     const databaseUrl = stack.env.DATABASE_URL!;
     const before = await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
@@ -88,7 +81,7 @@ describe('Redis outage', () => {
   });
 
   it('lets one of several concurrent duplicates run and refuses a key reused with another body', async () => {
-    const databaseUrl = stack.env.DATABASE_URL!;
+    const databaseUrl = deployment.stack.env.DATABASE_URL!;
     const stored = await threadCount(databaseUrl);
     const key = randomUUID();
     const answers = await Promise.all(Array.from({ length: 5 }, () => chat('/say once', key)));

@@ -58,6 +58,24 @@ describe('Source syncs under faults', () => {
     }
   }
 
+  /**
+   * After a sync under a fault: its counts and time reported under `name`, and every document indexed once, with
+   * the source's counters matching the documents table.
+   */
+  async function expectIndexedOnce(
+    name: string,
+    faultAndLoad: { fault: string; load: string },
+    recoveryMs: number,
+  ) {
+    const audited = await audit();
+    report(name, {
+      ...faultAndLoad,
+      counts: { ...noCounts(), completed: audited.indexed, lost: expected - audited.indexed },
+      timings: { syncedAfterRequestMs: recoveryMs },
+    });
+    expect(audited).toEqual({ duplicates: 0, indexed: expected, countersExact: true });
+  }
+
   async function syncAndWait(fault: () => Promise<void>): Promise<number> {
     const lastSynced = (await read()).last_synced_at;
     expect((await client().post(`/dc/sources/${source.pid}/sync?user_id=alice`)).status).toBe(202);
@@ -123,14 +141,14 @@ describe('Source syncs under faults', () => {
       await stack.workers[0].kill();
       await stack.startWorker();
     });
-    const audited = await audit();
-    report('sync-worker-killed', {
-      fault: 'the only worker SIGKILLed mid-sync (60 documents), a new one started',
-      load: '1 source of 60 Google Drive documents, 40 ms per download',
-      counts: { ...noCounts(), completed: audited.indexed, lost: expected - audited.indexed },
-      timings: { syncedAfterRequestMs: recoveryMs },
-    });
-    expect(audited).toEqual({ duplicates: 0, indexed: expected, countersExact: true });
+    await expectIndexedOnce(
+      'sync-worker-killed',
+      {
+        fault: 'the only worker SIGKILLed mid-sync (60 documents), a new one started',
+        load: '1 source of 60 Google Drive documents, 40 ms per download',
+      },
+      recoveryMs,
+    );
   });
 
   it('resumes a sync whose job Redis lost mid-way, with its worker', async () => {
@@ -145,15 +163,15 @@ describe('Source syncs under faults', () => {
       await stack.redis.restart();
       await stack.startWorker();
     });
-    const audited = await audit();
-    report('sync-redis-lost', {
-      fault:
-        'redis-server and the worker SIGKILLed together mid-sync (job lost), Redis restarted empty after 2 s, a new worker',
-      load: '40 new documents on an incremental sync',
-      counts: { ...noCounts(), completed: audited.indexed, lost: expected - audited.indexed },
-      timings: { syncedAfterRequestMs: recoveryMs },
-    });
-    expect(audited).toEqual({ duplicates: 0, indexed: expected, countersExact: true });
+    await expectIndexedOnce(
+      'sync-redis-lost',
+      {
+        fault:
+          'redis-server and the worker SIGKILLed together mid-sync (job lost), Redis restarted empty after 2 s, a new worker',
+        load: '40 new documents on an incremental sync',
+      },
+      recoveryMs,
+    );
   });
 
   it('rides out 429 and 500 bursts from the store', async () => {
@@ -163,14 +181,14 @@ describe('Source syncs under faults', () => {
       drive.failBurst(/^\/drive\/v3\/changes$/, [500, 429]);
       drive.failBurst(/^\/drive\/v3\/files\/file/, [429, 429, 429, 500, 500, 500, 429, 500]);
     });
-    const audited = await audit();
-    report('sync-store-bursts', {
-      fault: 'the store answered 2 failures on the changes feed and a burst of 8 (429/500) on downloads',
-      load: '30 new documents on an incremental sync',
-      counts: { ...noCounts(), completed: audited.indexed, lost: expected - audited.indexed },
-      timings: { syncedAfterRequestMs: recoveryMs },
-    });
-    expect(audited).toEqual({ duplicates: 0, indexed: expected, countersExact: true });
+    await expectIndexedOnce(
+      'sync-store-bursts',
+      {
+        fault: 'the store answered 2 failures on the changes feed and a burst of 8 (429/500) on downloads',
+        load: '30 new documents on an incremental sync',
+      },
+      recoveryMs,
+    );
     expect((await read()).status).toBe('synced');
   });
 });

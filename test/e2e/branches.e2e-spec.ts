@@ -96,12 +96,18 @@ async function toolCallsOf(threadId: string): Promise<{ message_id: string; name
 const promptsSince = (from: number): string[] =>
   openai.requests.slice(from).map((request: RecordedRequest) => JSON.stringify(request.body.messages));
 
+/** A thread of the vendor agent whose first reply called `clock` and whose second answered `question`, both ended. */
+async function threadOfTwoReplies(question: string) {
+  const { threadId, replyId: first } = await start(vendorAgent, 'call clock {}');
+  await settled(first);
+  const second = await followUp(threadId, question);
+  await settled(second);
+  return { threadId, first, second };
+}
+
 describe('regenerate', () => {
   it('answers the same user message again, keeps the old reply as a branch and runs no kept tool again', async () => {
-    const { threadId, replyId: first } = await start(vendorAgent, 'call clock {}');
-    await settled(first);
-    const second = await followUp(threadId, 'which day is it');
-    await settled(second);
+    const { threadId, first, second } = await threadOfTwoReplies('which day is it');
     expect(await toolCallsOf(threadId)).toEqual([{ message_id: first, name: 'clock' }]);
     const before = await shown(threadId);
     const question = before[2];
@@ -237,10 +243,7 @@ describe('regenerate and edit retried with an Idempotency-Key', () => {
 
 describe('edit', () => {
   it('puts a new user message in the place of one, answers the thread on the new branch', async () => {
-    const { threadId, replyId: first } = await start(vendorAgent, 'call clock {}');
-    await settled(first);
-    const second = await followUp(threadId, 'original question');
-    await settled(second);
+    const { threadId, first, second } = await threadOfTwoReplies('original question');
     const [opening, , edited] = await shown(threadId);
 
     const sent = openai.requests.length;

@@ -1,7 +1,7 @@
 import { QUEUE } from '@app/contracts';
 import { useDeployment } from '../support/deployment';
-import { startThread } from './replies.support';
-import { Line, numbered, OpenStream } from './stream.support';
+import { startSlowReply } from './replies.support';
+import { Line, numbered } from './stream.support';
 
 const LOCK_MS = 4000;
 
@@ -26,14 +26,7 @@ const deployment = useDeployment({
 });
 
 it('completes a reply, gap-free and once, after its running job lost its lock and the same worker took it again', async () => {
-  const words = Array.from({ length: 60 }, (_, index) => `w${index}`);
-  const { replyId } = await startThread(
-    deployment.client(),
-    deployment.agentId,
-    'u1',
-    `/sleep 100\n/say ${words.join(' ')}`,
-  );
-  const stream = new OpenStream(`${deployment.url}/chat/messages/${replyId}/stream`, deployment.org.key);
+  const { words, replyId, stream } = await startSlowReply(deployment, 60, 100);
   await stream.waitFor((line) => line.type === 'text.delta' && (line.delta as string).includes('w3 '));
 
   const lockKey = `${deployment.environment.env.REDIS_PREFIX}:${QUEUE.agentRun}:${replyId}:lock`;

@@ -2,33 +2,35 @@ import { Job, Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { QUEUE } from '@app/contracts';
 import { AGENT_RUN_JOB, APPROVAL_DEADLINE_JOB, ERASE_USER_JOB, RETENTION_JOB } from '@app/queues';
-import { AppProcess, startWorker } from '../support/processes';
-import { createTestEnvironment, TestEnvironment } from '../support/test-environment';
+import { useDeployment } from '../support/deployment';
 
 /**
  * A worker hands each job to its name's handler: the names a running deployment enqueued are still handled after
  * an upgrade, and a job under a name it does not know fails with a message saying so, instead of being run as
  * another kind of job (or dropped).
  */
-let environment: TestEnvironment;
-let worker: AppProcess;
 let redis: Redis;
 let erasures: Queue;
 let agentRuns: Queue;
 
-beforeAll(async () => {
-  environment = await createTestEnvironment();
-  worker = await startWorker(environment.env, { WORKER_HEALTH_PORT: '0' });
-  redis = new Redis(environment.env.REDIS_URL!, { maxRetriesPerRequest: null });
-  erasures = new Queue(QUEUE.erasure, { connection: redis, prefix: environment.redisPrefix });
-  agentRuns = new Queue(QUEUE.agentRun, { connection: redis, prefix: environment.redisPrefix });
-});
-
+// Declared before the deployment's hooks: the queues close before its worker stops and its Redis keys go.
 afterAll(async () => {
   await Promise.all([erasures?.close(), agentRuns?.close()]);
   redis?.disconnect();
-  await worker?.stop();
-  await environment?.dispose();
+});
+
+const deployment = useDeployment({
+  gateways: 0,
+  workers: 1,
+  workerEnv: { WORKER_HEALTH_PORT: '0' },
+  org: false,
+});
+
+beforeAll(() => {
+  const { env, redisPrefix } = deployment.environment;
+  redis = new Redis(env.REDIS_URL!, { maxRetriesPerRequest: null });
+  erasures = new Queue(QUEUE.erasure, { connection: redis, prefix: redisPrefix });
+  agentRuns = new Queue(QUEUE.agentRun, { connection: redis, prefix: redisPrefix });
 });
 
 /** The job once the worker is done with it: completed or failed. */

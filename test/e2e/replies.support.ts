@@ -1,3 +1,4 @@
+import { TestDeployment } from '../support/deployment';
 import { api } from '../support/http';
 import { queryDatabase } from '../support/test-environment';
 import { OpenStream } from './stream.support';
@@ -19,6 +20,22 @@ export async function startThread(client: Client, agentId: string, userId: strin
   });
   expect(started.status).toBe(200);
   return { threadId: started.body.id as string, replyId: started.body.messages[1].id as string };
+}
+
+/**
+ * A reply of the deployment's agent saying `count` numbered words (w0, w1, …) `sleepMs` apart, slow enough to be
+ * looked at while it streams, and its stream opened at once; answers the words too, to check the reply against.
+ */
+export async function startSlowReply(deployment: TestDeployment, count: number, sleepMs: number) {
+  const words = Array.from({ length: count }, (_, index) => `w${index}`);
+  const { replyId } = await startThread(
+    deployment.client(),
+    deployment.agentId,
+    'u1',
+    `/sleep ${sleepMs}\n/say ${words.join(' ')}`,
+  );
+  const stream = new OpenStream(`${deployment.url}/chat/messages/${replyId}/stream`, deployment.org.key);
+  return { words, replyId, stream };
 }
 
 /**

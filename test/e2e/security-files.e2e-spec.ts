@@ -61,27 +61,31 @@ const SMUGGLED = Buffer.from(
   'extra bytes\r\n\r\nHTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: 27\r\n\r\n<script>alert(1)</script>\n',
 );
 
+/** A file of `client` uploaded, completed (by creating a share link) and shared; the permission is kept. */
+async function sharedFile(
+  client: ReturnType<typeof api>,
+  filename = 'q.txt',
+): Promise<{ permission: Permission; fileId: string; linkUrl: string }> {
+  const permission = (
+    await client.get<Permission>(`/chat/files/upload?filename=${filename}&mimetype=text/plain`)
+  ).body;
+  expect((await upload(permission, SHARED)).status).toBe(204);
+  const fileId = permission.fields['x-amz-meta-file-id'];
+  const link = await client.post(`/chat/files/${fileId}/share_links`, {});
+  expect(link.status).toBe(200);
+  return { permission, fileId, linkUrl: link.body.url };
+}
+
 describe('security: files (issue 16, items 1 and 9)', () => {
   const deployment = useDeployment({ storageDir: true });
   let client: ReturnType<typeof api>;
-
-  /** A file uploaded, completed (by creating a share link) and shared; the permission is kept. */
-  async function sharedFile(): Promise<{ permission: Permission; fileId: string; linkUrl: string }> {
-    const permission = (await client.get<Permission>('/chat/files/upload?filename=q.txt&mimetype=text/plain'))
-      .body;
-    expect((await upload(permission, SHARED)).status).toBe(204);
-    const fileId = permission.fields['x-amz-meta-file-id'];
-    const link = await client.post(`/chat/files/${fileId}/share_links`, {});
-    expect(link.status).toBe(200);
-    return { permission, fileId, linkUrl: link.body.url };
-  }
 
   beforeAll(() => {
     client = deployment.client();
   });
 
   it('refuses a second post of an upload permission; the shared bytes and their length never change', async () => {
-    const { permission, fileId, linkUrl } = await sharedFile();
+    const { permission, fileId, linkUrl } = await sharedFile(client);
     const again = await upload(permission, Buffer.concat([SHARED, SMUGGLED]));
     expect(again.status).toBe(403);
     expect(await again.text()).toContain('already been used');
@@ -110,7 +114,7 @@ describe('security: files (issue 16, items 1 and 9)', () => {
   });
 
   it('never serves more than the recorded size, on every download path, when the object grew', async () => {
-    const { fileId, linkUrl } = await sharedFile();
+    const { fileId, linkUrl } = await sharedFile(client);
     const file = await client.get(`/chat/files/${fileId}`);
     // The object changes behind the service's back (a disk edited by hand, a restored backup...).
     const [row] = await queryDatabase<{ storage_key: string }>(
@@ -129,7 +133,7 @@ describe('security: files (issue 16, items 1 and 9)', () => {
   });
 
   it('serves every download with nosniff and CSP sandbox, and security headers on the API', async () => {
-    const { fileId, linkUrl } = await sharedFile();
+    const { fileId, linkUrl } = await sharedFile(client);
     const file = await client.get(`/chat/files/${fileId}`);
     for (const response of [await fetch(linkUrl), await fetch(file.body.url)]) {
       expect(response.status).toBe(200);
@@ -176,17 +180,12 @@ describe('security: files on S3 (issue 16, item 1)', () => {
   });
 
   it('seals a file at completion: reusing its permission changes neither the share nor the url download', async () => {
-    const permission = (await client.get<Permission>('/chat/files/upload?filename=s.txt&mimetype=text/plain'))
-      .body;
-    expect((await upload(permission, SHARED)).status).toBe(204);
-    const fileId = permission.fields['x-amz-meta-file-id'];
-    const link = await client.post(`/chat/files/${fileId}/share_links`, {});
-    expect(link.status).toBe(200);
+    const { permission, fileId, linkUrl } = await sharedFile(client, 's.txt');
 
     // S3 cannot refuse the second post; it lands at the upload key, which nothing reads any more.
     await upload(permission, Buffer.concat([SHARED, SMUGGLED]));
 
-    const shared = await rawGet(link.body.url);
+    const shared = await rawGet(linkUrl);
     expect(shared.status).toBe(200);
     expect(shared.body.equals(SHARED)).toBe(true);
     expect(shared.after.length).toBe(0);

@@ -1,7 +1,7 @@
 import { runEventKeys } from '@app/run-events';
 import { useDeployment } from '../support/deployment';
 import { queryDatabase } from '../support/test-environment';
-import { startThread } from './replies.support';
+import { startSlowReply, startThread } from './replies.support';
 import { Line, numbered, OpenStream, until } from './stream.support';
 
 /**
@@ -24,14 +24,7 @@ async function journaledSeqs(replyId: string): Promise<Set<number>> {
 }
 
 it('streams a slow reply as it comes, each word stored before a client sees it', async () => {
-  const words = Array.from({ length: 30 }, (_, index) => `w${index}`);
-  const { replyId } = await startThread(
-    deployment.client(),
-    deployment.agentId,
-    'u1',
-    `/sleep 60\n/say ${words.join(' ')}`,
-  );
-  const stream = new OpenStream(`${deployment.url}/chat/messages/${replyId}/stream`, deployment.org.key);
+  const { words, replyId, stream } = await startSlowReply(deployment, 30, 60);
 
   // Three looks in the middle of the reply: whatever the client holds, PostgreSQL held first.
   let looks = 0;

@@ -1,12 +1,20 @@
 import { DataSource } from 'typeorm';
 import { loadSettings } from '@app/config';
-import { dataSourceOptions } from '@app/persistence';
+import { dataSourceOptions, MessageRepository, RunRepository, ThreadRepository } from '@app/persistence';
 import { createTestEnvironment, TestEnvironment } from './test-environment';
+
+/** The repositories a conversation is stored through, which most suites of repositories arrange with. */
+interface ConversationRepositories {
+  threads: ThreadRepository;
+  messages: MessageRepository;
+  runs: RunRepository;
+}
 
 /** A test environment's database through the service's own DataSource, for the suites of repositories. */
 export class TestDatabase {
   private openedEnvironment?: TestEnvironment;
   private openedDb?: DataSource;
+  private openedConversations?: ConversationRepositories;
 
   constructor(private readonly poolSize: number) {}
 
@@ -14,6 +22,11 @@ export class TestDatabase {
     this.openedEnvironment = await createTestEnvironment();
     const settings = loadSettings({ DATABASE_URL: this.openedEnvironment.databaseUrl });
     this.openedDb = await new DataSource(dataSourceOptions(settings, this.poolSize)).initialize();
+    this.openedConversations = {
+      threads: new ThreadRepository(this.openedDb),
+      messages: new MessageRepository(this.openedDb),
+      runs: new RunRepository(this.openedDb),
+    };
   }
 
   async close(): Promise<void> {
@@ -27,6 +40,18 @@ export class TestDatabase {
 
   get db(): DataSource {
     return this.opened(this.openedDb);
+  }
+
+  get threads(): ThreadRepository {
+    return this.opened(this.openedConversations).threads;
+  }
+
+  get messages(): MessageRepository {
+    return this.opened(this.openedConversations).messages;
+  }
+
+  get runs(): RunRepository {
+    return this.opened(this.openedConversations).runs;
   }
 
   /** Organizations with these ids, each named `org-<id>`. */

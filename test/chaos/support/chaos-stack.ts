@@ -88,6 +88,19 @@ export class ChaosStack {
   }
 }
 
+/**
+ * In a describe: the stack with a gateway and a worker that ChaosStack.startWithApps starts, before the describe's
+ * tests, and disposed after them. Its fields are set by the time the tests run.
+ */
+export function onStackWithApps(): { stack: ChaosStack; gateway: AppProcess } {
+  const started = {} as { stack: ChaosStack; gateway: AppProcess };
+  beforeAll(async () => {
+    Object.assign(started, await ChaosStack.startWithApps());
+  });
+  afterAll(() => started.stack?.dispose());
+  return started;
+}
+
 /** Polls until the check passes; returns the milliseconds it took, or fails after the timeout. */
 export async function timeUntil(
   check: () => Promise<boolean>,

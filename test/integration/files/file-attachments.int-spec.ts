@@ -5,15 +5,15 @@ import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { loadSettings, Settings } from '@app/config';
 import { InvalidInputError } from '@app/contracts';
-import { ConversationFileRepository, dataSourceOptions, newId, ShareLinkRepository } from '@app/persistence';
+import { ConversationFileRepository, newId, ShareLinkRepository } from '@app/persistence';
 import { FileAttachments, storageKeyOf } from '@app/files';
 import { LocalDiskDriver } from '@app/storage';
 import { UntrustedParsing } from '@app/documents';
-import { createTestEnvironment, TestEnvironment } from '../../support/test-environment';
+import { useTestDatabase } from '../../support/test-database';
 
 /** The file-attachment surface other areas use (chat, data sources, the runtime), on PostgreSQL and local disk. */
 describe('FileAttachments', () => {
-  let environment: TestEnvironment;
+  const database = useTestDatabase();
   let db: DataSource;
   let dir: string;
   let files: ConversationFileRepository;
@@ -40,21 +40,15 @@ describe('FileAttachments', () => {
   }
 
   beforeAll(async () => {
-    environment = await createTestEnvironment();
+    db = database.db;
     dir = await mkdtemp(join(tmpdir(), 'parley-attachments-'));
     settings = loadSettings({
-      DATABASE_URL: environment.databaseUrl,
+      DATABASE_URL: database.environment.databaseUrl,
       STORAGE_DIR: dir,
       ATTACHMENT_TEXT_MAX_CHARS: '60',
       PUBLIC_BASE_URL: 'https://api.example.com',
     });
-    db = await new DataSource(dataSourceOptions(settings, 2)).initialize();
-    for (const [id, name] of [
-      [orgId, 'org-a'],
-      [otherOrgId, 'org-b'],
-    ]) {
-      await db.query(`INSERT INTO organizations (id, name) VALUES ($1, $2)`, [id, `${name}-${id}`]);
-    }
+    await database.addOrganizations(orgId, otherOrgId);
     const agentId = randomUUID();
     const threadId = randomUUID();
     messageId = randomUUID();
@@ -83,9 +77,8 @@ describe('FileAttachments', () => {
     );
   });
 
+  // Runs after the database's afterAll, declared first: the database is dropped, then its files.
   afterAll(async () => {
-    await db?.destroy();
-    await environment?.dispose();
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 

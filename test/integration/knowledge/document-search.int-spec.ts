@@ -2,12 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { loadSettings } from '@app/config';
 import { DocumentSearch, Embedder } from '@app/knowledge';
-import { dataSourceOptions, PassageSearchRepository, SourceEntity, SourceRepository } from '@app/persistence';
-import { createTestEnvironment, TestEnvironment } from '../../support/test-environment';
+import { PassageSearchRepository, SourceEntity, SourceRepository } from '@app/persistence';
+import { useTestDatabase } from '../../support/test-database';
 import { addIndexedDocument, addUploadSource } from './indexed-sources';
 
 describe('DocumentSearch on PostgreSQL', () => {
-  let environment: TestEnvironment;
+  const database = useTestDatabase(4);
   let db: DataSource;
   let sources: SourceRepository;
   const embedder = new Embedder(loadSettings({}));
@@ -42,9 +42,7 @@ describe('DocumentSearch on PostgreSQL', () => {
   };
 
   beforeAll(async () => {
-    environment = await createTestEnvironment();
-    db = new DataSource(dataSourceOptions({ databaseUrl: environment.databaseUrl }, 4));
-    await db.initialize();
+    db = database.db;
     sources = new SourceRepository(db);
     await db.query(`INSERT INTO organizations (id, name) VALUES ($1, 'a'), ($2, 'b')`, [orgA, orgB]);
     orgSource = await addSource(orgA, 'organization', 'alice');
@@ -60,11 +58,6 @@ describe('DocumentSearch on PostgreSQL', () => {
     await addDocument(privateSource, 'salary.txt', 'Confidential: the salary review happens in March.');
     await addDocument(frenchSource, 'conges.txt', 'Les salariés prennent leurs congés payés en août.');
     await addDocument(otherOrgSource, 'other.txt', 'Holidays at the other company are unlimited.');
-  });
-
-  afterAll(async () => {
-    await db?.destroy();
-    await environment?.dispose();
   });
 
   it('keeps exact counters for a source', async () => {

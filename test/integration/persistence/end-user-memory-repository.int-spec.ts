@@ -25,6 +25,13 @@ describe('memory files of an end user', () => {
 
   const write = (org: string, namespace: string, path: string, writtenByUserId?: string | null) =>
     files.create({ orgId: org }, { namespace, path, content: path, purpose: 'p', writtenByUserId });
+  /** A run of `writtenByUserId` writing `content` over the shared file `path` at `version`. */
+  const rewriteShared = (path: string, content: string, writtenByUserId: string, version: string) =>
+    files.updateIfVersion(
+      { orgId },
+      { namespace: 'shared', path, content, purpose: 'p', writtenByUserId },
+      version,
+    );
 
   const paths = async () =>
     (await exports.exportMemoryFiles(orgId, 'alice', null, 100))
@@ -77,32 +84,12 @@ describe('memory files of an end user', () => {
     );
     expect(updated?.writtenByUserIds).toEqual(['alice']);
     const byBob = await files.find({ orgId }, { namespace: 'shared', path: 'by-bob.md' });
-    const rewritten = await files.updateIfVersion(
-      { orgId },
-      {
-        namespace: 'shared',
-        path: 'by-bob.md',
-        content: 'now alice',
-        purpose: 'p',
-        writtenByUserId: 'alice',
-      },
-      byBob!.version,
-    );
+    const rewritten = await rewriteShared('by-bob.md', 'now alice', 'alice', byBob!.version);
     expect(rewritten?.writtenByUserIds).toEqual(['bob', 'alice']);
     expect(await paths()).toContain('shared/by-bob.md');
     // Written by alice's run, then by bob's: the file may still hold what alice wrote, so it stays hers too.
     const first = await write(orgId, 'shared', 'alice-then-bob.md', 'alice');
-    const second = await files.updateIfVersion(
-      { orgId },
-      {
-        namespace: 'shared',
-        path: 'alice-then-bob.md',
-        content: 'bob',
-        purpose: 'p',
-        writtenByUserId: 'bob',
-      },
-      first!.version,
-    );
+    const second = await rewriteShared('alice-then-bob.md', 'bob', 'bob', first!.version);
     expect(second?.writtenByUserIds).toEqual(['alice', 'bob']);
     expect(await paths()).toContain('shared/alice-then-bob.md');
   });

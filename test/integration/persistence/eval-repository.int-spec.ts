@@ -1,16 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { loadSettings } from '@app/config';
 import { webhookEvent } from '@app/contracts';
-import {
-  dataSourceOptions,
-  EvalRepository,
-  JudgingEvalItem,
-  MessageRepository,
-  RunRepository,
-  ThreadRepository,
-} from '@app/persistence';
-import { createTestEnvironment, TestEnvironment } from '../../support/test-environment';
+import { EvalRepository, JudgingEvalItem } from '@app/persistence';
+import { useTestDatabase } from '../../support/test-database';
 
 /**
  * Scoring an eval run's items on real PostgreSQL (CONTRACTS §23): an ended item is claimed into `judging` by one
@@ -18,33 +10,19 @@ import { createTestEnvironment, TestEnvironment } from '../../support/test-envir
  * older than the deadline is taken back, after which the old claim stores nothing.
  */
 describe('eval items: judging claims', () => {
-  let environment: TestEnvironment;
+  const database = useTestDatabase(4);
   let db: DataSource;
   let evals: EvalRepository;
-  let messages: MessageRepository;
-  let threads: ThreadRepository;
-  let runs: RunRepository;
   const orgId = randomUUID();
   const agentId = randomUUID();
   const scored = { scores: { contains: { passed: true } }, passed: true };
   const noJudge = { inputTokens: 0, outputTokens: 0 };
 
   beforeAll(async () => {
-    environment = await createTestEnvironment();
-    db = await new DataSource(
-      dataSourceOptions(loadSettings({ DATABASE_URL: environment.databaseUrl }), 4),
-    ).initialize();
+    db = database.db;
     evals = new EvalRepository(db);
-    messages = new MessageRepository(db);
-    threads = new ThreadRepository(db);
-    runs = new RunRepository(db);
     await db.query(`INSERT INTO organizations (id, name) VALUES ($1, 'evals')`, [orgId]);
     await db.query(`INSERT INTO agents (id, org_id, name) VALUES ($1, $2, 'a')`, [agentId, orgId]);
-  });
-
-  afterAll(async () => {
-    await db?.destroy();
-    await environment?.dispose();
   });
 
   /** A run of `count` items, each started as the runner starts them, and its replies ended. */
@@ -66,11 +44,11 @@ describe('eval items: judging claims', () => {
       expect(await evals.lockRunning(tx, runId)).toBe(true);
       const started = [];
       for (const item of await evals.unstarted(tx, runId, count)) {
-        const thread = threads.build(
+        const thread = database.threads.build(
           { orgId, userId: `eval:${runId}` },
           { agentId, name: 't', projectId: null, memoryNamespace: null, inception: 'eval' },
         );
-        const { reply } = await messages.startThread(
+        const { reply } = await database.messages.startThread(
           { orgId },
           thread,
           {
@@ -85,7 +63,7 @@ describe('eval items: judging claims', () => {
       return started;
     });
     for (const reply of replies) {
-      await runs.finish(
+      await database.runs.finish(
         reply.id,
         {
           status: 'success',

@@ -2,13 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { loadSettings } from '@app/config';
 import { Embedder } from '@app/knowledge';
-import { dataSourceOptions, PassageSearchRepository, SourceEntity } from '@app/persistence';
-import { createTestEnvironment, TestEnvironment } from '../../support/test-environment';
+import { PassageSearchRepository, SourceEntity } from '@app/persistence';
+import { useTestDatabase } from '../../support/test-database';
 import { addIndexedDocument, addUploadSource } from '../knowledge/indexed-sources';
 
 /** The hand-written search statements, each on a real PostgreSQL (DocumentSearch's ranking is tested in knowledge). */
 describe('PassageSearchRepository on PostgreSQL', () => {
-  let environment: TestEnvironment;
+  const database = useTestDatabase();
   let db: DataSource;
   let repository: PassageSearchRepository;
   const embedder = new Embedder(loadSettings({}));
@@ -22,9 +22,7 @@ describe('PassageSearchRepository on PostgreSQL', () => {
     addIndexedDocument(db, embedder, source, name, text);
 
   beforeAll(async () => {
-    environment = await createTestEnvironment();
-    db = new DataSource(dataSourceOptions({ databaseUrl: environment.databaseUrl }, 2));
-    await db.initialize();
+    db = database.db;
     repository = new PassageSearchRepository(db);
     await db.query(`INSERT INTO organizations (id, name) VALUES ($1, 'a')`, [orgId]);
     orgSource = await addSource('organization');
@@ -32,11 +30,6 @@ describe('PassageSearchRepository on PostgreSQL', () => {
     holidaysId = await addDocument(orgSource, 'holidays.txt', 'Employees receive twenty-five paid holidays.');
     await addDocument(orgSource, 'servers.txt', 'The database servers are patched every Tuesday night.');
     await addDocument(privateSource, 'salary.txt', 'The salary review happens in March.');
-  });
-
-  afterAll(async () => {
-    await db?.destroy();
-    await environment?.dispose();
   });
 
   it('lists the sources a user may see: the organization ones and their own private ones', async () => {

@@ -1,15 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { webhookEvent, WebhookEvent, WebhookEventType } from '@app/contracts';
-import {
-  MessageEntity,
-  MessageRepository,
-  ReplyOutcome,
-  RunRepository,
-  RunStepEntity,
-  ThreadRepository,
-  WebhookRepository,
-} from '@app/persistence';
+import { MessageEntity, ReplyOutcome, RunStepEntity, WebhookRepository } from '@app/persistence';
 import { useTestDatabase } from '../../support/test-database';
 
 /**
@@ -20,18 +12,12 @@ import { useTestDatabase } from '../../support/test-database';
 describe('every way a reply ends', () => {
   const database = useTestDatabase();
   let db: DataSource;
-  let messages: MessageRepository;
-  let threads: ThreadRepository;
-  let runs: RunRepository;
   const orgId = randomUUID();
   const agentId = randomUUID();
   const ENDED_TYPES: WebhookEventType[] = ['message.completed', 'message.failed', 'message.cancelled'];
 
   beforeAll(async () => {
     db = database.db;
-    messages = new MessageRepository(db);
-    threads = new ThreadRepository(db);
-    runs = new RunRepository(db);
     await database.addOrganizations(orgId);
     await db.query(`INSERT INTO agents (id, org_id, name, model) VALUES ($1, $2, 'a', 'builtin')`, [
       agentId,
@@ -75,18 +61,18 @@ describe('every way a reply ends', () => {
    * step of 10 + 5 tokens was stored and a batch of its lines journaled).
    */
   async function reply(userId: string, state: 'pending' | 'running' | 'requires_action') {
-    const thread = threads.build(
+    const thread = database.threads.build(
       { orgId, userId },
       { agentId, name: 't', projectId: null, memoryNamespace: null },
     );
-    const { reply: row } = await messages.startThread({ orgId }, thread, {
+    const { reply: row } = await database.messages.startThread({ orgId }, thread, {
       message: { content: 'hi', fileIds: [], sourceIds: null, documentIds: null, disabledTools: null },
       reply: { agentId, maxSteps: 5 },
     });
     if (state !== 'pending') {
-      await runs.loadAndStart(row.id, 0);
-      await runs.saveStep(step(row.id, 1, 10, 5), { threadId: thread.id, agentId });
-      await runs.journal([{ messageId: row.id, firstSeq: 1, lines: '{"seq":1}' }]);
+      await database.runs.loadAndStart(row.id, 0);
+      await database.runs.saveStep(step(row.id, 1, 10, 5), { threadId: thread.id, agentId });
+      await database.runs.journal([{ messageId: row.id, firstSeq: 1, lines: '{"seq":1}' }]);
     }
     if (state === 'requires_action') {
       await db.query(`UPDATE messages SET status = 'requires_action' WHERE id = $1`, [row.id]);
@@ -97,8 +83,8 @@ describe('every way a reply ends', () => {
   /** Cancels the reply as the gateway's cancel paths do (chat.rules' cancelPendingReplies). */
   const cancelUnheld = (reply: MessageEntity, event: WebhookEvent) =>
     db.transaction(async (tx) => {
-      const [unheld] = await messages.lockUnheldReplies(tx, { orgId }, reply.threadId, reply.id);
-      return unheld ? messages.cancelUnheldReply(tx, { orgId }, unheld.id, event) : null;
+      const [unheld] = await database.messages.lockUnheldReplies(tx, { orgId }, reply.threadId, reply.id);
+      return unheld ? database.messages.cancelUnheldReply(tx, { orgId }, unheld.id, event) : null;
     });
 
   /** What an ending left of a reply: its row, its journal, its webhook deliveries, its counted usage. */
@@ -153,7 +139,7 @@ describe('every way a reply ends', () => {
 
   it("ends a running reply by its run's end, its last step stored and counted with it", async () => {
     const running = await reply('run-end', 'running');
-    const finished = await runs.finish(
+    const finished = await database.runs.finish(
       running.id,
       outcome('success'),
       eventOf('message.completed', running),
@@ -171,7 +157,7 @@ describe('every way a reply ends', () => {
     const waiting = await reply('wait-cancel', 'requires_action');
 
     expect(
-      await runs.finish(running.id, outcome('cancelled'), eventOf('message.cancelled', running)),
+      await database.runs.finish(running.id, outcome('cancelled'), eventOf('message.cancelled', running)),
     ).not.toBeNull();
     const closed = await cancelUnheld(waiting, eventOf('message.cancelled', waiting));
 
@@ -196,23 +182,23 @@ describe('every way a reply ends', () => {
     // A running reply is its worker's: the cancel of replies no run holds leaves it live.
     expect(
       await db.transaction((tx) =>
-        messages.cancelUnheldReply(tx, { orgId }, running.id, eventOf('message.cancelled', running)),
+        database.messages.cancelUnheldReply(tx, { orgId }, running.id, eventOf('message.cancelled', running)),
       ),
     ).toBeNull();
     expect((await traces(running, 'twice')).row).toMatchObject({ status: 'running', live: true });
 
     expect(
-      await runs.finish(running.id, outcome('error'), eventOf('message.failed', running)),
+      await database.runs.finish(running.id, outcome('error'), eventOf('message.failed', running)),
     ).not.toBeNull();
     const once = await traces(running, 'twice');
     expect(once).toEqual(ended('error', FIRST_STEP, 'step 1step 2'));
 
     expect(
-      await runs.finish(running.id, outcome('success'), eventOf('message.completed', running)),
+      await database.runs.finish(running.id, outcome('success'), eventOf('message.completed', running)),
     ).toBeNull();
     expect(
       await db.transaction((tx) =>
-        messages.cancelUnheldReply(tx, { orgId }, running.id, eventOf('message.cancelled', running)),
+        database.messages.cancelUnheldReply(tx, { orgId }, running.id, eventOf('message.cancelled', running)),
       ),
     ).toBeNull();
     expect(await traces(running, 'twice')).toEqual(once);

@@ -4,11 +4,8 @@ import { webhookEvent } from '@app/contracts';
 import {
   AgentEntity,
   MessageEntity,
-  MessageRepository,
-  RunRepository,
   RunStepEntity,
   ThreadEntity,
-  ThreadRepository,
   ThreadSummaryRepository,
   ToolCallEntity,
 } from '@app/persistence';
@@ -22,9 +19,6 @@ import { doneOutcome } from './stored-thread';
 describe('one-statement chat and run persistence', () => {
   const database = useTestDatabase();
   let db: DataSource;
-  let messages: MessageRepository;
-  let threads: ThreadRepository;
-  let runs: RunRepository;
   const orgId = randomUUID();
   const agentId = randomUUID();
 
@@ -41,9 +35,6 @@ describe('one-statement chat and run persistence', () => {
 
   beforeAll(async () => {
     db = database.db;
-    messages = new MessageRepository(db);
-    threads = new ThreadRepository(db);
-    runs = new RunRepository(db);
     await database.addOrganizations(orgId);
     await db.query(
       `INSERT INTO agents (id, org_id, name, tools, mcp_servers, token_budget)
@@ -54,14 +45,17 @@ describe('one-statement chat and run persistence', () => {
 
   /** How a reply's run start goes, under an organization cap of `orgCap`. */
   const start = async (reply: { id: string }, orgCap = 100) =>
-    (await runs.loadAndStart(reply.id, orgCap))?.start;
+    (await database.runs.loadAndStart(reply.id, orgCap))?.start;
 
   async function startThread(userId: string | null = 'u1') {
-    const thread = threads.build(
+    const thread = database.threads.build(
       { orgId, userId: userId ?? undefined },
       { agentId, name: 'first', projectId: 'p', memoryNamespace: 'ns' },
     );
-    return { thread, ...(await messages.startThread({ orgId: thread.orgId }, thread, exchange('hello'))) };
+    return {
+      thread,
+      ...(await database.messages.startThread({ orgId: thread.orgId }, thread, exchange('hello'))),
+    };
   }
 
   it('stores a new thread and its exchange in one statement, as TypeORM reads them back', async () => {
@@ -84,7 +78,7 @@ describe('one-statement chat and run persistence', () => {
   it('adds a follow-up exchange at the next positions inside a transaction', async () => {
     const { thread } = await startThread();
     const added = await db.transaction((tx) =>
-      messages.addExchange(tx, { orgId }, thread, exchange('again')),
+      database.messages.addExchange(tx, { orgId }, thread, exchange('again')),
     );
     expect([added.question.position, added.reply.position]).toEqual([2, 3]);
     expect(await db.getRepository(MessageEntity).findOneByOrFail({ id: added.reply.id })).toEqual(
@@ -95,8 +89,12 @@ describe('one-statement chat and run persistence', () => {
   it('gives a run its own branch only: the messages it follows and the summaries made on them', async () => {
     const summaries = new ThreadSummaryRepository(db);
     const { thread, question, reply: first } = await startThread();
-    const a = await db.transaction((tx) => messages.addExchange(tx, { orgId }, thread, exchange('branch a')));
-    const a2 = await db.transaction((tx) => messages.addExchange(tx, { orgId }, thread, exchange('a again')));
+    const a = await db.transaction((tx) =>
+      database.messages.addExchange(tx, { orgId }, thread, exchange('branch a')),
+    );
+    const a2 = await db.transaction((tx) =>
+      database.messages.addExchange(tx, { orgId }, thread, exchange('a again')),
+    );
     // A summary made on branch a, of the messages up to its first reply.
     await summaries.save({
       threadId: thread.id,
@@ -113,12 +111,12 @@ describe('one-statement chat and run persistence', () => {
 
     // An edit of "branch a": the new user message follows what that one followed.
     const b = await db.transaction((tx) =>
-      messages.addExchange(tx, { orgId }, thread, exchange('branch b'), first.id),
+      database.messages.addExchange(tx, { orgId }, thread, exchange('branch b'), first.id),
     );
-    const onB = await runs.context(b.reply, agentId);
+    const onB = await database.runs.context(b.reply, agentId);
     expect(ids(onB.history)).toEqual([question.id, first.id, b.question.id]);
     expect(onB.summary).toBeNull();
-    expect(ids(await messages.listActiveBranch({ orgId }, thread.id))).toEqual([
+    expect(ids(await database.messages.listActiveBranch({ orgId }, thread.id))).toEqual([
       question.id,
       first.id,
       b.question.id,
@@ -127,13 +125,13 @@ describe('one-statement chat and run persistence', () => {
 
     // A regenerated reply on branch a sees branch a up to its user message, and the summary made there.
     const again = await db.transaction((tx) =>
-      messages.addReply(tx, { orgId }, thread, a2.question, { agentId, maxSteps: 4 }),
+      database.messages.addReply(tx, { orgId }, thread, a2.question, { agentId, maxSteps: 4 }),
     );
     expect(again).toMatchObject({ parentId: a2.question.id, replyToId: a2.question.id, position: 8 });
-    const onA = await runs.context(again, agentId);
+    const onA = await database.runs.context(again, agentId);
     expect(ids(onA.history)).toEqual([question.id, first.id, a.question.id, a.reply.id, a2.question.id]);
     expect(onA.summary).toMatchObject({ summary: 'made on a', throughPosition: a.reply.position });
-    expect(ids(await messages.listActiveBranch({ orgId }, thread.id))).toEqual([
+    expect(ids(await database.messages.listActiveBranch({ orgId }, thread.id))).toEqual([
       question.id,
       first.id,
       a.question.id,
@@ -141,16 +139,16 @@ describe('one-statement chat and run persistence', () => {
       a2.question.id,
       again.id,
     ]);
-    expect(await messages.previousReplyId({ orgId }, again)).toBe(a.reply.id);
-    expect(await messages.previousReplyId({ orgId }, first)).toBeNull();
-    expect(await messages.hasFollower({ orgId }, thread.id, a2.reply.id)).toBe(false);
-    expect(await messages.hasFollower({ orgId }, thread.id, a2.question.id)).toBe(true);
+    expect(await database.messages.previousReplyId({ orgId }, again)).toBe(a.reply.id);
+    expect(await database.messages.previousReplyId({ orgId }, first)).toBeNull();
+    expect(await database.messages.hasFollower({ orgId }, thread.id, a2.reply.id)).toBe(false);
+    expect(await database.messages.hasFollower({ orgId }, thread.id, a2.question.id)).toBe(true);
   });
 
   it('loads a reply with its thread and agent, equal to what TypeORM reads, and starts its run', async () => {
     const { thread, reply } = await startThread(null);
     const before = await db.getRepository(MessageEntity).findOneByOrFail({ id: reply.id });
-    const loaded = await runs.loadAndStart(reply.id, 100);
+    const loaded = await database.runs.loadAndStart(reply.id, 100);
 
     expect(loaded?.reply).toEqual(before);
     expect(loaded?.thread).toEqual(await db.getRepository(ThreadEntity).findOneByOrFail({ id: thread.id }));
@@ -160,9 +158,9 @@ describe('one-statement chat and run persistence', () => {
     expect(await db.getRepository(MessageEntity).findOneByOrFail({ id: reply.id })).toMatchObject({
       status: 'running',
     });
-    expect(await runs.loadAndStart(randomUUID(), 100)).toBeNull();
+    expect(await database.runs.loadAndStart(randomUUID(), 100)).toBeNull();
     // A user message is loaded, never started.
-    expect(await runs.loadAndStart(loaded!.reply.replyToId!, 100)).toMatchObject({ start: null });
+    expect(await database.runs.loadAndStart(loaded!.reply.replyToId!, 100)).toMatchObject({ start: null });
   });
 
   it('fixes the agent version of a reply that pinned none at its start, in the start itself, and never changes it after', async () => {
@@ -178,16 +176,16 @@ describe('one-statement chat and run persistence', () => {
     await addVersion(2);
     const storedVersion = async (id: string) =>
       (await db.getRepository(MessageEntity).findOneByOrFail({ id })).agentVersion;
-    const thread = threads.build(
+    const thread = database.threads.build(
       { orgId, userId: 'u1' },
       { agentId: versioned, name: 'v', projectId: null, memoryNamespace: null },
     );
-    const { reply } = await messages.startThread({ orgId: thread.orgId }, thread, {
+    const { reply } = await database.messages.startThread({ orgId: thread.orgId }, thread, {
       ...exchange('hi'),
       reply: { agentId: versioned, maxSteps: 4 },
     });
 
-    const loaded = await runs.loadAndStart(reply.id, 100);
+    const loaded = await database.runs.loadAndStart(reply.id, 100);
     // The row read beside the start shows none yet; the start wrote the one the run uses: the latest.
     expect(loaded).toMatchObject({ start: 'started', agentVersion: 2 });
     expect(loaded?.reply.agentVersion).toBeNull();
@@ -195,18 +193,21 @@ describe('one-statement chat and run persistence', () => {
 
     // Resumed after its agent got a version 3: it keeps 2.
     await addVersion(3);
-    expect(await runs.loadAndStart(reply.id, 100)).toMatchObject({ start: 'started', agentVersion: 2 });
+    expect(await database.runs.loadAndStart(reply.id, 100)).toMatchObject({
+      start: 'started',
+      agentVersion: 2,
+    });
     expect(await storedVersion(reply.id)).toBe(2);
 
     // A pinned version stays; a blocked start writes nothing.
     const pinned = await db.transaction((tx) =>
-      messages.addExchange(tx, { orgId }, thread, {
+      database.messages.addExchange(tx, { orgId }, thread, {
         ...exchange('pinned'),
         reply: { agentId: versioned, maxSteps: 4, agentVersion: 1 },
       }),
     );
     const unpinned = await db.transaction((tx) =>
-      messages.addExchange(tx, { orgId }, thread, {
+      database.messages.addExchange(tx, { orgId }, thread, {
         ...exchange('later'),
         reply: { agentId: versioned, maxSteps: 4 },
       }),
@@ -214,7 +215,7 @@ describe('one-statement chat and run persistence', () => {
     expect(await start(unpinned.reply)).toBe('blocked');
     expect(await storedVersion(unpinned.reply.id)).toBeNull();
     await db.query(`UPDATE messages SET live = false, status = 'success' WHERE id = $1`, [reply.id]);
-    expect(await runs.loadAndStart(pinned.reply.id, 100)).toMatchObject({
+    expect(await database.runs.loadAndStart(pinned.reply.id, 100)).toMatchObject({
       start: 'started',
       agentVersion: 1,
     });
@@ -235,14 +236,16 @@ describe('one-statement chat and run persistence', () => {
 
   it("says in the run's context whether the reply is still stored (the claim of its log asks it)", async () => {
     const { reply } = await startThread();
-    expect((await runs.context(reply, agentId)).stored).toBe(true);
+    expect((await database.runs.context(reply, agentId)).stored).toBe(true);
     await db.query(`DELETE FROM messages WHERE id = $1`, [reply.id]);
-    expect((await runs.context(reply, agentId)).stored).toBe(false);
+    expect((await database.runs.context(reply, agentId)).stored).toBe(false);
   });
 
   it("gives a run's context: history before it, its steps and tool results, the next step's gate", async () => {
     const { thread, reply: first } = await startThread();
-    const next = await db.transaction((tx) => messages.addExchange(tx, { orgId }, thread, exchange('later')));
+    const next = await db.transaction((tx) =>
+      database.messages.addExchange(tx, { orgId }, thread, exchange('later')),
+    );
     const gate = { threadId: thread.id, agentId };
     const step = Object.assign(new RunStepEntity(), {
       messageId: next.reply.id,
@@ -255,7 +258,7 @@ describe('one-statement chat and run persistence', () => {
       contentLength: 7,
       startedAt: new Date(),
     });
-    await runs.saveStep(step, gate);
+    await database.runs.saveStep(step, gate);
     const result = Object.assign(new ToolCallEntity(), {
       idempotencyKey: `${next.reply.id}:1:c1`,
       messageId: next.reply.id,
@@ -267,9 +270,9 @@ describe('one-statement chat and run persistence', () => {
       isError: false,
       durationMs: 2,
     });
-    await runs.saveToolResult(result, gate);
+    await database.runs.saveToolResult(result, gate);
 
-    const context = await runs.context(next.reply, agentId);
+    const context = await database.runs.context(next.reply, agentId);
     expect(context.history).toEqual(
       (
         await db.getRepository(MessageEntity).find({
@@ -293,20 +296,27 @@ describe('one-statement chat and run persistence', () => {
 
     // What the agent spent counts, whether in its counter or an ended reply's tokens not folded into it yet.
     await db.query(`UPDATE agents SET tokens_used = 400 WHERE id = $1`, [agentId]);
-    expect((await runs.context(next.reply, agentId)).gate.agentBudget).toEqual({ limit: 1000, used: 400 });
+    expect((await database.runs.context(next.reply, agentId)).gate.agentBudget).toEqual({
+      limit: 1000,
+      used: 400,
+    });
     await db.query(`UPDATE agents SET tokens_used = 0 WHERE id = $1`, [agentId]);
     await db.query(
       `INSERT INTO token_usage_pending (message_id, agent_id, org_id, tokens) VALUES ($1, $2, $3, 400)`,
       [randomUUID(), agentId, orgId],
     );
-    expect((await runs.context(next.reply, agentId)).gate.agentBudget).toEqual({ limit: 1000, used: 400 });
+    expect((await database.runs.context(next.reply, agentId)).gate.agentBudget).toEqual({
+      limit: 1000,
+      used: 400,
+    });
     await db.query(`DELETE FROM token_usage_pending WHERE agent_id = $1`, [agentId]);
   });
 
   it('starts a reply only after the earlier live replies of its thread, unless the thread is archived', async () => {
     const { thread, reply: first } = await startThread();
-    const second = (await db.transaction((tx) => messages.addExchange(tx, { orgId }, thread, exchange('b'))))
-      .reply;
+    const second = (
+      await db.transaction((tx) => database.messages.addExchange(tx, { orgId }, thread, exchange('b')))
+    ).reply;
     const status = async (id: string) =>
       (await db.getRepository(MessageEntity).findOneByOrFail({ id })).status;
 
@@ -320,18 +330,18 @@ describe('one-statement chat and run persistence', () => {
 
     expect(await start(first)).toBe('started');
     expect(await status(first.id)).toBe('running');
-    expect(await runs.nextLiveReply(thread.id)).toBe(first.id);
+    expect(await database.runs.nextLiveReply(thread.id)).toBe(first.id);
 
     // Ending the first reply names the next one to run, in the same statement; only one ending counts.
     const outcome = doneOutcome();
     const event = webhookEvent('message.completed', {});
     // (Other tests' waiting replies share this organization: its next waiting reply is checked below.)
-    expect((await runs.finish(first.id, outcome, event))?.nextReplyId).toBe(second.id);
-    expect(await runs.finish(first.id, outcome, event)).toBeNull();
-    expect(await runs.finish(second.id, outcome, event)).toEqual(
+    expect((await database.runs.finish(first.id, outcome, event))?.nextReplyId).toBe(second.id);
+    expect(await database.runs.finish(first.id, outcome, event)).toBeNull();
+    expect(await database.runs.finish(second.id, outcome, event)).toEqual(
       expect.objectContaining({ nextReplyId: null }),
     );
-    expect(await runs.nextLiveReply(thread.id)).toBeNull();
+    expect(await database.runs.nextLiveReply(thread.id)).toBeNull();
   });
 
   it('stores the last step with the final row, once, and counts its tokens with the earlier steps', async () => {
@@ -351,7 +361,7 @@ describe('one-statement chat and run persistence', () => {
         startedAt: new Date(),
       });
     const gate = { threadId: reply.threadId, agentId, replyTokens: 0 };
-    await runs.saveStep(step(1, 30), gate);
+    await database.runs.saveStep(step(1, 30), gate);
     const [before] = await db.query(`SELECT tokens_used::int AS n FROM agents WHERE id = $1`, [agentId]);
     const outcome = {
       status: 'success' as const,
@@ -364,11 +374,11 @@ describe('one-statement chat and run persistence', () => {
     };
 
     expect(
-      await runs.finish(reply.id, outcome, webhookEvent('message.completed', {}), step(2, 12)),
+      await database.runs.finish(reply.id, outcome, webhookEvent('message.completed', {}), step(2, 12)),
     ).not.toBeNull();
     // Someone else's finish of the same reply stores nothing more and counts nothing twice.
     expect(
-      await runs.finish(reply.id, outcome, webhookEvent('message.completed', {}), step(2, 99)),
+      await database.runs.finish(reply.id, outcome, webhookEvent('message.completed', {}), step(2, 99)),
     ).toBeNull();
 
     const stored = await db
@@ -386,8 +396,8 @@ describe('one-statement chat and run persistence', () => {
       [reply.id],
     );
     expect(pending.n).toBe(42);
-    expect(await runs.foldTokenUsage()).toBeGreaterThanOrEqual(1);
-    expect(await runs.foldTokenUsage()).toBe(0);
+    expect(await database.runs.foldTokenUsage()).toBeGreaterThanOrEqual(1);
+    expect(await database.runs.foldTokenUsage()).toBe(0);
     const [after] = await db.query(`SELECT tokens_used::int AS n FROM agents WHERE id = $1`, [agentId]);
     expect(after.n - before.n).toBe(42);
   });
@@ -401,12 +411,12 @@ describe('one-statement chat and run persistence', () => {
       await db.query(`INSERT INTO organizations (id, name) VALUES ($1, $2)`, [org, `org-${org}`]);
       await db.query(`INSERT INTO agents (id, org_id, name) VALUES ($1, $2, 'a')`, [agent, org]);
       return async () => {
-        const thread = threads.build(
+        const thread = database.threads.build(
           { orgId: org, userId: 'u1' },
           { agentId: agent, name: 't', projectId: null, memoryNamespace: null },
         );
         return (
-          await messages.startThread({ orgId: thread.orgId }, thread, {
+          await database.messages.startThread({ orgId: thread.orgId }, thread, {
             ...exchange('hi'),
             reply: { agentId: agent, maxSteps: 4 },
           })
@@ -437,23 +447,25 @@ describe('one-statement chat and run persistence', () => {
       expect(await start(first, 2)).toBe('started');
       expect(await start(second, 2)).toBe('started');
       expect(await start(third, 2)).toBe('blocked');
-      expect(await runs.isBlocked(third.id, 2)).toBe(true);
+      expect(await database.runs.isBlocked(third.id, 2)).toBe(true);
       // A reply already running (resumed after a crash) is never held back by the cap.
       expect(await start(second, 2)).toBe('started');
 
-      expect(await runs.nextWaitingReplyOfOrg(third.orgId)).toEqual({
+      expect(await database.runs.nextWaitingReplyOfOrg(third.orgId)).toEqual({
         id: third.id,
         threadId: third.threadId,
       });
       // The finish names the reply the freed slot goes to, in the same statement.
-      expect(await runs.finish(first.id, outcome, webhookEvent('message.completed', {}), null, 2)).toEqual({
+      expect(
+        await database.runs.finish(first.id, outcome, webhookEvent('message.completed', {}), null, 2),
+      ).toEqual({
         nextReplyId: null,
         nextOfOrg: { id: third.id, threadId: third.threadId },
         nextParked: null,
       });
-      expect(await runs.isBlocked(third.id, 2)).toBe(false);
+      expect(await database.runs.isBlocked(third.id, 2)).toBe(false);
       expect(await start(third, 2)).toBe('started');
-      expect(await runs.nextWaitingReplyOfOrg(third.orgId)).toBeNull();
+      expect(await database.runs.nextWaitingReplyOfOrg(third.orgId)).toBeNull();
     });
   });
 });

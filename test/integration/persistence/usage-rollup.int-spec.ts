@@ -3,11 +3,8 @@ import { DataSource } from 'typeorm';
 import { webhookEvent } from '@app/contracts';
 import {
   MessageEntity,
-  MessageRepository,
   ReplyOutcome,
-  RunRepository,
   RunStepEntity,
-  ThreadRepository,
   UsageRepository,
   UserBudgetRepository,
 } from '@app/persistence';
@@ -20,9 +17,6 @@ import { useTestDatabase } from '../../support/test-database';
 describe('usage rollup kept as replies end', () => {
   const database = useTestDatabase(4);
   let db: DataSource;
-  let messages: MessageRepository;
-  let threads: ThreadRepository;
-  let runs: RunRepository;
   let usage: UsageRepository;
   const orgId = randomUUID();
   const otherOrgId = randomUUID();
@@ -40,9 +34,6 @@ describe('usage rollup kept as replies end', () => {
 
   beforeAll(async () => {
     db = database.db;
-    messages = new MessageRepository(db);
-    threads = new ThreadRepository(db);
-    runs = new RunRepository(db);
     usage = new UsageRepository(db);
     for (const [id, name] of [
       [orgId, 'usage'],
@@ -79,24 +70,27 @@ describe('usage rollup kept as replies end', () => {
 
   /** A reply of `userId` (null: a routine's) to `agentId`, run for `steps` steps and ended. */
   async function reply(org: string, userId: string | null, agentId: string, steps: number, seed: number) {
-    const thread = threads.build(
+    const thread = database.threads.build(
       { orgId: org, userId: userId ?? undefined },
       { agentId, name: 't', projectId: null, memoryNamespace: null },
     );
-    const { reply: row } = await messages.startThread({ orgId: thread.orgId }, thread, {
+    const { reply: row } = await database.messages.startThread({ orgId: thread.orgId }, thread, {
       message: { content: 'hi', fileIds: [], sourceIds: null, documentIds: null, disabledTools: null },
       reply: { agentId, maxSteps: 5 },
     });
-    await runs.loadAndStart(row.id, 100);
+    await database.runs.loadAndStart(row.id, 100);
     for (let number = 1; number < steps; number++) {
-      await runs.saveStep(step(row.id, number, 10 * seed + number, seed + number, number % 2 === 1 ? 2 : 1), {
-        threadId: thread.id,
-        agentId,
-      });
+      await database.runs.saveStep(
+        step(row.id, number, 10 * seed + number, seed + number, number % 2 === 1 ? 2 : 1),
+        {
+          threadId: thread.id,
+          agentId,
+        },
+      );
     }
     // The last step comes with the end, as a run stores it.
     const last = step(row.id, steps, 7 * seed, 3 * seed, 0);
-    await runs.finish(row.id, outcome, webhookEvent('message.completed', {}), last);
+    await database.runs.finish(row.id, outcome, webhookEvent('message.completed', {}), last);
     return row.id;
   }
 
@@ -211,16 +205,18 @@ describe('usage rollup kept as replies end', () => {
     });
 
     const first = await liveReply('ann');
-    const { gate: firstGate } = await runs.saveStep(step(first.replyId, 1, 40, 2, 1), first);
+    const { gate: firstGate } = await database.runs.saveStep(step(first.replyId, 1, 40, 2, 1), first);
     const second = await liveReply('ann');
 
     // Each run counts its own reply apart (token-budget.ts): the first sees the ended replies only.
     expect(firstGate).toMatchObject({ userBudget: { limit: 10_000, used: ended.n } });
-    expect(await runs.gate(second)).toMatchObject({ userBudget: { limit: 10_000, used: ended.n + 42 } });
+    expect(await database.runs.gate(second)).toMatchObject({
+      userBudget: { limit: 10_000, used: ended.n + 42 },
+    });
     expect((await budgets.find(orgId, 'ann'))?.usedTokens).toBe(ended.n + 42);
 
     expect(await budgets.delete(orgId, 'ann')).toBe(true);
-    expect(await runs.gate(second)).toMatchObject({ userBudget: null });
+    expect(await database.runs.gate(second)).toMatchObject({ userBudget: null });
     expect(await budgets.find(orgId, 'ann')).toBeNull();
     expect(await budgets.delete(orgId, 'ann')).toBe(false);
   });
@@ -230,31 +226,31 @@ describe('usage rollup kept as replies end', () => {
     await budgets.put(orgId, 'turns', 'day', 10_000);
     const [a, b] = [await liveReply('turns'), await liveReply('turns')];
 
-    expect(await runs.takeUserBudgetTurn(a.replyId, a.threadId)).toBe(true);
+    expect(await database.runs.takeUserBudgetTurn(a.replyId, a.threadId)).toBe(true);
     // Held by a running reply: the other waits; the holder takes it again (a run resumed after a crash).
-    expect(await runs.takeUserBudgetTurn(b.replyId, b.threadId)).toBe(false);
-    expect(await runs.takeUserBudgetTurn(a.replyId, a.threadId)).toBe(true);
+    expect(await database.runs.takeUserBudgetTurn(b.replyId, b.threadId)).toBe(false);
+    expect(await database.runs.takeUserBudgetTurn(a.replyId, a.threadId)).toBe(true);
     // Tried at once, one of the two has it.
-    await runs.saveStep(step(a.replyId, 1, 5, 1, 1), a);
+    await database.runs.saveStep(step(a.replyId, 1, 5, 1, 1), a);
     const raced = await Promise.all([
-      runs.takeUserBudgetTurn(a.replyId, a.threadId),
-      runs.takeUserBudgetTurn(b.replyId, b.threadId),
+      database.runs.takeUserBudgetTurn(a.replyId, a.threadId),
+      database.runs.takeUserBudgetTurn(b.replyId, b.threadId),
     ]);
     expect(raced.filter(Boolean)).toHaveLength(1);
     const [holder, other] = raced[0] ? [a, b] : [b, a];
 
     // A holder waiting for a person holds it no more.
     await db.query(`UPDATE messages SET status = 'requires_action' WHERE id = $1`, [holder.replyId]);
-    expect(await runs.takeUserBudgetTurn(other.replyId, other.threadId)).toBe(true);
+    expect(await database.runs.takeUserBudgetTurn(other.replyId, other.threadId)).toBe(true);
     // Nor one that ended.
     await db.query(`UPDATE messages SET status = 'running' WHERE id = $1`, [holder.replyId]);
-    expect(await runs.takeUserBudgetTurn(holder.replyId, holder.threadId)).toBe(false);
-    await runs.finish(other.replyId, outcome, webhookEvent('message.completed', {}));
-    expect(await runs.takeUserBudgetTurn(holder.replyId, holder.threadId)).toBe(true);
+    expect(await database.runs.takeUserBudgetTurn(holder.replyId, holder.threadId)).toBe(false);
+    await database.runs.finish(other.replyId, outcome, webhookEvent('message.completed', {}));
+    expect(await database.runs.takeUserBudgetTurn(holder.replyId, holder.threadId)).toBe(true);
 
     // A user without a budget has no turn to wait for.
     const free = await liveReply('unbudgeted');
-    expect(await runs.takeUserBudgetTurn(free.replyId, free.threadId)).toBe(true);
+    expect(await database.runs.takeUserBudgetTurn(free.replyId, free.threadId)).toBe(true);
   });
 
   it('parks a reply that finds the turn held, lets it start only once a give-back hands the turn to it', async () => {
@@ -275,9 +271,11 @@ describe('usage rollup kept as replies end', () => {
         )
       )[0];
 
-    expect(await runs.takeUserBudgetTurn(holder.replyId, holder.threadId)).toBe(true);
-    expect(await runs.parkForUserBudgetTurn(first.replyId, first.threadId, streamed)).toBe('parked');
-    expect(await runs.parkForUserBudgetTurn(second.replyId, second.threadId, streamed)).toBe('parked');
+    expect(await database.runs.takeUserBudgetTurn(holder.replyId, holder.threadId)).toBe(true);
+    expect(await database.runs.parkForUserBudgetTurn(first.replyId, first.threadId, streamed)).toBe('parked');
+    expect(await database.runs.parkForUserBudgetTurn(second.replyId, second.threadId, streamed)).toBe(
+      'parked',
+    );
     // Pending again, with what it streamed, so the gateway's cancel closes it like any pending reply.
     expect(await parkedRow(first.replyId)).toEqual({
       status: 'pending',
@@ -288,53 +286,70 @@ describe('usage rollup kept as replies end', () => {
       parked: true,
     });
     // Not startable while another holds the turn.
-    expect(await runs.isBlocked(first.replyId, 0)).toBe(true);
-    expect((await runs.loadAndStart(first.replyId, 0))?.start).toBe('blocked');
+    expect(await database.runs.isBlocked(first.replyId, 0)).toBe(true);
+    expect((await database.runs.loadAndStart(first.replyId, 0))?.start).toBe('blocked');
 
     // The holder's step stored: the turn goes to the oldest parked reply, named to be woken; it now holds it.
-    const { nextParked } = await runs.saveStep(step(holder.replyId, 1, 5, 1, 1), holder);
+    const { nextParked } = await database.runs.saveStep(step(holder.replyId, 1, 5, 1, 1), holder);
     expect(nextParked).toEqual({ id: first.replyId, threadId: first.threadId });
-    expect(await runs.takeUserBudgetTurn(holder.replyId, holder.threadId)).toBe(false);
-    expect(await runs.isBlocked(second.replyId, 0)).toBe(true);
-    expect((await runs.loadAndStart(first.replyId, 0))?.start).toBe('started');
+    expect(await database.runs.takeUserBudgetTurn(holder.replyId, holder.threadId)).toBe(false);
+    expect(await database.runs.isBlocked(second.replyId, 0)).toBe(true);
+    expect((await database.runs.loadAndStart(first.replyId, 0))?.start).toBe('started');
     expect(await parkedRow(first.replyId)).toMatchObject({ status: 'running', parked: false });
-    expect(await runs.takeUserBudgetTurn(first.replyId, first.threadId)).toBe(true);
+    expect(await database.runs.takeUserBudgetTurn(first.replyId, first.threadId)).toBe(true);
 
     // A parked reply handed the turn and then cancelled holds it no more; a give-back of a reply not holding it
     // hands nothing.
-    expect(await runs.giveBackUserBudgetTurn(holder.replyId)).toBeNull();
-    expect(await runs.giveBackUserBudgetTurn(first.replyId)).toEqual({
+    expect(await database.runs.giveBackUserBudgetTurn(holder.replyId)).toBeNull();
+    expect(await database.runs.giveBackUserBudgetTurn(first.replyId)).toEqual({
       id: second.replyId,
       threadId: second.threadId,
     });
     await db.transaction((tx) =>
-      messages.cancelUnheldReply(tx, { orgId }, second.replyId, webhookEvent('message.cancelled', {})),
+      database.messages.cancelUnheldReply(
+        tx,
+        { orgId },
+        second.replyId,
+        webhookEvent('message.cancelled', {}),
+      ),
     );
-    expect(await runs.takeUserBudgetTurn(holder.replyId, holder.threadId)).toBe(true);
+    expect(await database.runs.takeUserBudgetTurn(holder.replyId, holder.threadId)).toBe(true);
     // A reply no longer running is not parked.
-    await runs.finish(first.replyId, outcome, webhookEvent('message.completed', {}));
-    expect(await runs.parkForUserBudgetTurn(first.replyId, first.threadId, streamed)).toBe('ended');
+    await database.runs.finish(first.replyId, outcome, webhookEvent('message.completed', {}));
+    expect(await database.runs.parkForUserBudgetTurn(first.replyId, first.threadId, streamed)).toBe('ended');
   });
 
-  it('never strands a reply parking while the turn is given back: it takes the turn, or the give-back names it', async () => {
+  /**
+   * Twenty rounds of a race on a user's turn: one reply holds it, a second parks while `giveBack` gives it back;
+   * the parking reply must take the turn, or the give-back must name it: never both, never neither.
+   */
+  async function expectNoParkStranded(
+    userPrefix: string,
+    giveBack: (holder: Awaited<ReturnType<typeof liveReply>>) => Promise<{ nextParked: unknown } | null>,
+  ) {
     const budgets = new UserBudgetRepository(db);
     const streamed = { content: '', events: [], deltaLengths: [] };
     for (let round = 0; round < 20; round++) {
-      const userId = `racing-park-${round}`;
+      const userId = `${userPrefix}-${round}`;
       await budgets.put(orgId, userId, 'day', 10_000);
       const [holder, parker] = [await liveReply(userId), await liveReply(userId)];
-      expect(await runs.takeUserBudgetTurn(holder.replyId, holder.threadId)).toBe(true);
-      const [parked, saved] = await Promise.all([
-        runs.parkForUserBudgetTurn(parker.replyId, parker.threadId, streamed),
-        runs.saveStep(step(holder.replyId, 1, 5, 1, 1), holder),
+      expect(await database.runs.takeUserBudgetTurn(holder.replyId, holder.threadId)).toBe(true);
+      const [parked, givenBack] = await Promise.all([
+        database.runs.parkForUserBudgetTurn(parker.replyId, parker.threadId, streamed),
+        giveBack(holder),
       ]);
-      if (parked === 'taken') expect(saved.nextParked).toBeNull();
+      if (parked === 'taken') expect(givenBack?.nextParked).toBeNull();
       else {
         expect(parked).toBe('parked');
-        expect(saved.nextParked).toEqual({ id: parker.replyId, threadId: parker.threadId });
+        expect(givenBack?.nextParked).toEqual({ id: parker.replyId, threadId: parker.threadId });
       }
     }
-  });
+  }
+
+  it('never strands a reply parking while the turn is given back: it takes the turn, or the give-back names it', () =>
+    expectNoParkStranded('racing-park', (holder) =>
+      database.runs.saveStep(step(holder.replyId, 1, 5, 1, 1), holder),
+    ));
 
   it("hands the turn a run held as it ends to the user's oldest parked reply, named by the ending statement itself", async () => {
     const budgets = new UserBudgetRepository(db);
@@ -345,57 +360,46 @@ describe('usage rollup kept as replies end', () => {
       await liveReply('enders'),
       await liveReply('enders'),
     ];
-    expect(await runs.takeUserBudgetTurn(holder.replyId, holder.threadId)).toBe(true);
-    expect(await runs.parkForUserBudgetTurn(parked.replyId, parked.threadId, streamed)).toBe('parked');
+    expect(await database.runs.takeUserBudgetTurn(holder.replyId, holder.threadId)).toBe(true);
+    expect(await database.runs.parkForUserBudgetTurn(parked.replyId, parked.threadId, streamed)).toBe(
+      'parked',
+    );
 
     // The holder's last model call is stored with its end: the same statement gives the turn back and names the
     // parked reply, which may start at once and holds the turn now.
-    const finished = await runs.finish(
+    const finished = await database.runs.finish(
       holder.replyId,
       outcome,
       webhookEvent('message.completed', {}),
       step(holder.replyId, 1, 5, 1, 0),
     );
     expect(finished?.nextParked).toEqual({ id: parked.replyId, threadId: parked.threadId });
-    expect(await runs.takeUserBudgetTurn(other.replyId, other.threadId)).toBe(false);
-    expect((await runs.loadAndStart(parked.replyId, 0))?.start).toBe('started');
+    expect(await database.runs.takeUserBudgetTurn(other.replyId, other.threadId)).toBe(false);
+    expect((await database.runs.loadAndStart(parked.replyId, 0))?.start).toBe('started');
 
     // An ending of a reply holding no turn hands nothing on, nor does a second ending of the same reply.
     expect(
-      (await runs.finish(other.replyId, outcome, webhookEvent('message.completed', {})))?.nextParked,
+      (await database.runs.finish(other.replyId, outcome, webhookEvent('message.completed', {})))?.nextParked,
     ).toBeNull();
-    expect(await runs.finish(holder.replyId, outcome, webhookEvent('message.completed', {}))).toBeNull();
-    expect(await runs.takeUserBudgetTurn(parked.replyId, parked.threadId)).toBe(true);
+    expect(
+      await database.runs.finish(holder.replyId, outcome, webhookEvent('message.completed', {})),
+    ).toBeNull();
+    expect(await database.runs.takeUserBudgetTurn(parked.replyId, parked.threadId)).toBe(true);
   });
 
-  it('never strands a reply parking while the run holding the turn ends: it takes the turn, or the ending names it', async () => {
-    const budgets = new UserBudgetRepository(db);
-    const streamed = { content: '', events: [], deltaLengths: [] };
-    for (let round = 0; round < 20; round++) {
-      const userId = `racing-end-${round}`;
-      await budgets.put(orgId, userId, 'day', 10_000);
-      const [holder, parker] = [await liveReply(userId), await liveReply(userId)];
-      expect(await runs.takeUserBudgetTurn(holder.replyId, holder.threadId)).toBe(true);
-      const [parked, finished] = await Promise.all([
-        runs.parkForUserBudgetTurn(parker.replyId, parker.threadId, streamed),
-        runs.finish(
-          holder.replyId,
-          outcome,
-          webhookEvent('message.completed', {}),
-          step(holder.replyId, 1, 5, 1, 0),
-        ),
-      ]);
-      if (parked === 'taken') expect(finished?.nextParked).toBeNull();
-      else {
-        expect(parked).toBe('parked');
-        expect(finished?.nextParked).toEqual({ id: parker.replyId, threadId: parker.threadId });
-      }
-    }
-  });
+  it('never strands a reply parking while the run holding the turn ends: it takes the turn, or the ending names it', () =>
+    expectNoParkStranded('racing-end', (holder) =>
+      database.runs.finish(
+        holder.replyId,
+        outcome,
+        webhookEvent('message.completed', {}),
+        step(holder.replyId, 1, 5, 1, 0),
+      ),
+    ));
 
   it('counts a reply cancelled while it waits, or before it starts, once, as the end of a run is counted', async () => {
     const waiting = await liveReply('cancelled');
-    await runs.saveStep(step(waiting.replyId, 1, 30, 5, 1), waiting);
+    await database.runs.saveStep(step(waiting.replyId, 1, 30, 5, 1), waiting);
     await db.query(`UPDATE messages SET status = 'requires_action' WHERE id = $1`, [waiting.replyId]);
     const pending = await liveReply('cancelled', false);
     const [before] = await db.query(`SELECT count(*)::int AS n FROM token_usage_pending`);
@@ -403,9 +407,14 @@ describe('usage rollup kept as replies end', () => {
     const cancelUnheld = (threadId: string) =>
       db.transaction(async (tx) => {
         const cancelled = [];
-        for (const reply of await messages.lockUnheldReplies(tx, { orgId }, threadId)) {
+        for (const reply of await database.messages.lockUnheldReplies(tx, { orgId }, threadId)) {
           cancelled.push(
-            await messages.cancelUnheldReply(tx, { orgId }, reply.id, webhookEvent('message.cancelled', {})),
+            await database.messages.cancelUnheldReply(
+              tx,
+              { orgId },
+              reply.id,
+              webhookEvent('message.cancelled', {}),
+            ),
           );
         }
         return cancelled;
@@ -435,7 +444,7 @@ describe('usage rollup kept as replies end', () => {
     expect(await usage.sums({ orgId, from: today, to: today, groupBy: 'user', userId: 'cancelled' })).toEqual(
       [expect.objectContaining({ key: 'cancelled', replies: 2, inputTokens: 30, outputTokens: 5 })],
     );
-    await runs.foldTokenUsage();
+    await database.runs.foldTokenUsage();
     const [agent] = await db.query(`SELECT tokens_used::int AS n FROM agents WHERE id = $1`, [
       agents.builtin,
     ]);
@@ -444,15 +453,15 @@ describe('usage rollup kept as replies end', () => {
 
   /** A live reply of `userId` to the builtin agent in a thread of its own, started unless `start` is false. */
   async function liveReply(userId: string, start = true) {
-    const thread = threads.build(
+    const thread = database.threads.build(
       { orgId, userId },
       { agentId: agents.builtin, name: 't', projectId: null, memoryNamespace: null },
     );
-    const { reply: row } = await messages.startThread({ orgId: thread.orgId }, thread, {
+    const { reply: row } = await database.messages.startThread({ orgId: thread.orgId }, thread, {
       message: { content: 'hi', fileIds: [], sourceIds: null, documentIds: null, disabledTools: null },
       reply: { agentId: agents.builtin, maxSteps: 5 },
     });
-    if (start) await runs.loadAndStart(row.id, 100);
+    if (start) await database.runs.loadAndStart(row.id, 100);
     return { threadId: thread.id, agentId: agents.builtin, replyId: row.id };
   }
 });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { webhookEvent } from '@app/contracts';
-import { MessageRepository, RunRepository, ThreadRepository, WebhookRepository } from '@app/persistence';
+import { WebhookRepository } from '@app/persistence';
 import { useTestDatabase } from '../../support/test-database';
 import { doneOutcome } from './stored-thread';
 
@@ -12,9 +12,6 @@ import { doneOutcome } from './stored-thread';
 describe('webhook outbox and deliveries', () => {
   const database = useTestDatabase();
   let db: DataSource;
-  let messages: MessageRepository;
-  let threads: ThreadRepository;
-  let runs: RunRepository;
   let webhooks: WebhookRepository;
   const orgId = randomUUID();
   const otherOrgId = randomUUID();
@@ -23,20 +20,17 @@ describe('webhook outbox and deliveries', () => {
 
   beforeAll(async () => {
     db = database.db;
-    messages = new MessageRepository(db);
-    threads = new ThreadRepository(db);
-    runs = new RunRepository(db);
     webhooks = new WebhookRepository(db);
     await database.addOrganizations(orgId, otherOrgId);
     await db.query(`INSERT INTO agents (id, org_id, name) VALUES ($1, $2, 'a')`, [agentId, orgId]);
   });
 
   async function reply() {
-    const thread = threads.build(
+    const thread = database.threads.build(
       { orgId, userId: 'u1' },
       { agentId, name: 't', projectId: null, memoryNamespace: null },
     );
-    const { reply } = await messages.startThread({ orgId }, thread, {
+    const { reply } = await database.messages.startThread({ orgId }, thread, {
       message: { content: 'hi', fileIds: [], sourceIds: null, documentIds: null, disabledTools: null },
       reply: { agentId, maxSteps: 4 },
     });
@@ -57,8 +51,8 @@ describe('webhook outbox and deliveries', () => {
     const ended = await reply();
     const event = webhookEvent('message.completed', { id: ended.id });
 
-    expect(await runs.finish(ended.id, outcome, event)).not.toBeNull();
-    expect(await runs.finish(ended.id, outcome, webhookEvent('message.completed', {}))).toBeNull();
+    expect(await database.runs.finish(ended.id, outcome, event)).not.toBeNull();
+    expect(await database.runs.finish(ended.id, outcome, webhookEvent('message.completed', {}))).toBeNull();
 
     const rows: { webhook_id: string; event_id: string; type: string; payload: unknown }[] = await db.query(
       `SELECT webhook_id, event_id, type, payload FROM webhook_deliveries`,
@@ -107,7 +101,7 @@ describe('webhook outbox and deliveries', () => {
     );
     expect(rows).toEqual([{ thread_id: null, end_user_ids: [] }]);
     const ended = await reply();
-    await runs.finish(
+    await database.runs.finish(
       ended.id,
       outcome,
       webhookEvent('message.completed', { id: ended.id, thread_id: ended.threadId, user_id: 'u1' }),

@@ -1,9 +1,7 @@
 import { Queue, Worker } from 'bullmq';
-import { Redis } from 'ioredis';
 import { AgentRunJob, QUEUE } from '@app/contracts';
 import { AgentRunQueue } from '@app/queues';
-
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+import { useTestQueue } from './test-queue';
 
 /**
  * What KEDA scales workers on (the gateway's /health/runs): runs waiting for a worker, which BullMQ keeps in its
@@ -11,23 +9,20 @@ const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
  * parked as delayed jobs behind an earlier reply or an organization's cap.
  */
 describe('AgentRunQueue.outstanding', () => {
-  const prefix = `outstanding_${process.pid}_${Date.now()}`;
-  let connection: Redis;
-  let queue: Queue<AgentRunJob>;
   let consumer: Worker;
+  // Declared before the queue's hooks: the consumer closes before the queue is emptied and closed.
+  afterAll(() => consumer?.close());
+  const agentRuns = useTestQueue<AgentRunJob>(QUEUE.agentRun, 'outstanding');
+  let queue: Queue<AgentRunJob>;
 
   beforeAll(() => {
-    connection = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
-    queue = new Queue(QUEUE.agentRun, { connection, prefix });
+    queue = agentRuns.queue;
     // No processor: jobs are taken by hand, so one stays active for as long as the test needs.
-    consumer = new Worker(QUEUE.agentRun, null, { connection, prefix, autorun: false });
-  });
-
-  afterAll(async () => {
-    await consumer.close();
-    await queue.obliterate({ force: true });
-    await queue.close();
-    connection.disconnect();
+    consumer = new Worker(QUEUE.agentRun, null, {
+      connection: agentRuns.connection,
+      prefix: agentRuns.prefix,
+      autorun: false,
+    });
   });
 
   it('counts waiting (prioritized) and running runs, not delayed ones', async () => {

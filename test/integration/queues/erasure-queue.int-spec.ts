@@ -1,9 +1,7 @@
 import { Queue, Worker } from 'bullmq';
-import { Redis } from 'ioredis';
 import { EraseUserJob, QUEUE } from '@app/contracts';
 import { ErasureQueue } from '@app/queues';
-
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+import { useTestQueue } from './test-queue';
 
 /**
  * A running erasure always has a job that will run: none (Redis lost it) is queued again, one whose attempts ran
@@ -11,21 +9,13 @@ const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
  * call this for every running erasure).
  */
 describe('ErasureQueue.ensureQueued', () => {
-  const prefix = `erasure_queue_${process.pid}_${Date.now()}`;
-  let connection: Redis;
+  const erasureQueue = useTestQueue<EraseUserJob>(QUEUE.erasure, 'erasure_queue');
   let queue: Queue<EraseUserJob>;
   let erasures: ErasureQueue;
 
   beforeAll(() => {
-    connection = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
-    queue = new Queue(QUEUE.erasure, { connection, prefix });
+    queue = erasureQueue.queue;
     erasures = new ErasureQueue(queue as never);
-  });
-
-  afterAll(async () => {
-    await queue.obliterate({ force: true });
-    await queue.close();
-    connection.disconnect();
   });
 
   it('queues a lost job, leaves a waiting one, and retries one whose attempts ran out', async () => {
@@ -36,11 +26,11 @@ describe('ErasureQueue.ensureQueued', () => {
     // A job that failed for good: a worker whose every attempt throws, on a job allowed one attempt.
     await queue.add('erase-user', { erasureId: 'e2' }, { jobId: 'e2', attempts: 1, removeOnFail: 1000 });
     await (await queue.getJob('e1'))!.remove();
-    const workerConnection = connection.duplicate();
+    const workerConnection = erasureQueue.connection.duplicate();
     const failing = new Worker<EraseUserJob>(
       QUEUE.erasure,
       () => Promise.reject(new Error('the store is down')),
-      { connection: workerConnection, prefix },
+      { connection: workerConnection, prefix: erasureQueue.prefix },
     );
     const failed = new Promise<void>((resolve) => failing.on('failed', () => resolve()));
     await failed;

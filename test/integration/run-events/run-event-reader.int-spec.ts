@@ -57,6 +57,15 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const numsub = (messageId: string) => runEvents.numsub(messageId);
 
+/** A new reply's lines, none written yet, and a reader already following it, given `subscribeMs` to subscribe. */
+async function followUnwritten(deltas: number, subscribeMs = 50) {
+  const id = randomUUID();
+  const events = reply(id, deltas);
+  const collected = collect(follow(id));
+  await sleep(subscribeMs);
+  return { id, events, collected };
+}
+
 describe('RunEventReader', () => {
   it('replays every line of a finished reply to a late reader, then ends', async () => {
     const id = randomUUID();
@@ -100,10 +109,7 @@ describe('RunEventReader', () => {
   });
 
   it('follows a live reply line by line until message.completed', async () => {
-    const id = randomUUID();
-    const events = reply(id, 20);
-    const collected = collect(follow(id));
-    await sleep(50);
+    const { id, events, collected } = await followUnwritten(20);
     for (const event of events) {
       await write(id, event);
       await sleep(2);
@@ -112,10 +118,7 @@ describe('RunEventReader', () => {
   });
 
   it('reads a batch published as one message (newline-joined lines) line by line, in seq order', async () => {
-    const id = randomUUID();
-    const events = reply(id, 12);
-    const collected = collect(follow(id));
-    await sleep(50);
+    const { id, events, collected } = await followUnwritten(12);
     const { channel } = runEventKeys(prefix, id);
     for (const batch of [events.slice(0, 5), events.slice(5)]) {
       for (const event of batch) await write(id, event, { publish: false });
@@ -204,20 +207,14 @@ describe('RunEventReader', () => {
   });
 
   it('finds a message.completed whose publish was missed at the next idle poll', async () => {
-    const id = randomUUID();
-    const events = reply(id, 1);
-    const collected = collect(follow(id));
-    await sleep(50);
+    const { id, events, collected } = await followUnwritten(1);
     for (const event of events.slice(0, -1)) await write(id, event);
     await write(id, events[events.length - 1], { publish: false });
     expect(await collected).toEqual(events);
   });
 
   it('writes heartbeats while a pending reply has no lines yet, then follows it', async () => {
-    const id = randomUUID();
-    const events = reply(id, 1);
-    const collected = collect(follow(id));
-    await sleep(500);
+    const { id, events, collected } = await followUnwritten(1, 500);
     for (const event of events) await write(id, event);
     const lines = await collected;
     const heartbeats = lines.filter((line) => line.type === 'heartbeat');

@@ -15,11 +15,18 @@ function slowBody(ms: number): PassThrough {
 describe('drainConnectionsOnClose', () => {
   let fastify: FastifyInstance;
   let agent: Agent;
+  /** Settles once the server is answering /slow: the close must begin while that response is being written. */
+  let slowAnswering: Promise<void>;
 
   beforeEach(async () => {
     fastify = Fastify();
     drainConnectionsOnClose(fastify);
-    fastify.get('/slow', (_request, reply) => reply.send(slowBody(300)));
+    let answering: () => void;
+    slowAnswering = new Promise((resolve) => (answering = resolve));
+    fastify.get('/slow', (_request, reply) => {
+      answering();
+      return reply.send(slowBody(300));
+    });
     fastify.get('/quick', async () => 'ok');
     await fastify.listen({ port: 0, host: '127.0.0.1' });
     agent = new Agent({ keepAlive: true });
@@ -46,7 +53,7 @@ describe('drainConnectionsOnClose', () => {
 
   it('ends a keep-alive connection whose response finishes after the close began, so the close completes', async () => {
     const slow = fetchThroughAgent('/slow');
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await slowAnswering;
     const closeStarted = Date.now();
     const closed = fastify.close();
 

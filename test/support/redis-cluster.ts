@@ -1,5 +1,6 @@
 import { ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -29,7 +30,7 @@ export class RedisCluster {
   /** `masters`: 3 or more take `redis-cli --cluster create`; 1 or 2 (no replicas) get their slots by hand. */
   static async start({ masters = 3, replicas = 0, nodeTimeoutMs = 5000 } = {}): Promise<RedisCluster> {
     const dir = await mkdtemp(join(tmpdir(), 'parley-redis-cluster-'));
-    const ports = await Promise.all(Array.from({ length: masters * (1 + replicas) }, () => freePort()));
+    const ports = await freeNodePorts(masters * (1 + replicas));
     const servers = ports.map((port) => spawnServer(port, dir, nodeTimeoutMs));
     const cluster = new RedisCluster(ports, servers, dir, nodeTimeoutMs);
     try {
@@ -297,6 +298,34 @@ async function assignSlotsByHand(ports: number[]): Promise<void> {
     await cli(port, 'cluster', 'addslotsrange', String(from), String(Math.min(16383, from + share - 1)));
   }
   for (const port of ports.slice(1)) await cli(port, 'cluster', 'meet', '127.0.0.1', String(ports[0]));
+}
+
+/** A cluster node's bus listens this far above its port, so a node's port must be at most 65535 minus it. */
+const CLUSTER_BUS_OFFSET = 10000;
+
+/**
+ * `count` distinct ports for cluster nodes, each with its bus port free too. freePort alone may answer a port
+ * above 55535, which redis-server refuses in cluster mode (the start then waits out its timeout: a chaos run
+ * failed so), or one whose bus port another process holds.
+ */
+async function freeNodePorts(count: number): Promise<number[]> {
+  const ports: number[] = [];
+  const taken = (port: number) => ports.some((other) => [other, other + CLUSTER_BUS_OFFSET].includes(port));
+  while (ports.length < count) {
+    const port = await freePort();
+    const bus = port + CLUSTER_BUS_OFFSET;
+    if (bus <= 65535 && !taken(port) && !taken(bus) && (await isFree(bus))) ports.push(port);
+  }
+  return ports;
+}
+
+function isFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
 }
 
 async function cli(port: number, ...args: string[]): Promise<string> {

@@ -95,10 +95,31 @@ export class AppProcess {
   }
 }
 
+/**
+ * A gateway on free ports, ready. A port freePort answered can be taken by another process before the gateway
+ * binds it (two CI runs of this session lost a start so): a start that fails on EADDRINUSE is tried again on
+ * other ports, twice at most.
+ */
 export async function startGateway(
   env: NodeJS.ProcessEnv,
   extraEnv: NodeJS.ProcessEnv = {},
   startTimeoutMs = START_TIMEOUT_MS,
+): Promise<AppProcess> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startGatewayOnFreePorts(env, extraEnv, startTimeoutMs);
+    } catch (error) {
+      if (attempt === 3 || !(error instanceof PortTakenError)) throw error;
+    }
+  }
+}
+
+class PortTakenError extends Error {}
+
+async function startGatewayOnFreePorts(
+  env: NodeJS.ProcessEnv,
+  extraEnv: NodeJS.ProcessEnv,
+  startTimeoutMs: number,
 ): Promise<AppProcess> {
   const port = await freePort();
   const storagePort = await freePort();
@@ -109,7 +130,10 @@ export async function startGateway(
   const gateway = new AppProcess('gateway', child, `http://127.0.0.1:${port}`);
   const deadline = Date.now() + startTimeoutMs;
   for (;;) {
-    if (!gateway.running) throw new Error(`gateway exited at start:\n${gateway.output}`);
+    if (!gateway.running) {
+      const failure = `gateway exited at start:\n${gateway.output}`;
+      throw gateway.output.includes('EADDRINUSE') ? new PortTakenError(failure) : new Error(failure);
+    }
     try {
       const response = await fetch(`${gateway.url}/health/ready`);
       if (response.ok) return gateway;

@@ -4,7 +4,7 @@
  */
 import { ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
+import { freePort } from '../test/support/processes';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from 'pg';
@@ -38,16 +38,8 @@ export function benchNumbers<Key extends string>(defaults: Record<Key, number>):
   return Object.fromEntries(settings) as Record<Key, number>;
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+/** One port picker for tests and benchmarks: below the ephemeral range, so no outgoing connection takes it. */
+export { freePort };
 
 export async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 30000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

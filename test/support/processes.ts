@@ -1,18 +1,42 @@
 import { ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { cpus, loadavg } from 'node:os';
 import { appScript } from './test-environment';
 
-/** A free TCP port on loopback. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * A free TCP port on loopback, below the kernel's ephemeral range (`ip_local_port_range`). A port the kernel hands
+ * out for `listen(0)` comes from that range, so any outgoing connection (to PostgreSQL, Redis, the gateway) could
+ * take it between this answer and the server's bind: CI runs lost gateway starts to EADDRINUSE so. Below the range
+ * only another test's server can take it, and the picks are random so two suites rarely meet.
+ */
+export async function freePort(highest = EPHEMERAL_PORTS_START - 1): Promise<number> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const port = LOWEST_TEST_PORT + Math.floor(Math.random() * (highest - LOWEST_TEST_PORT + 1));
+    if (await isFreePort(port)) return port;
+  }
+  throw new Error(`no free port between ${LOWEST_TEST_PORT} and ${highest}`);
+}
+
+/** Above the well-known services a developer's box may run (PostgreSQL 5432, Redis 6379, dev servers 8000-9999). */
+const LOWEST_TEST_PORT = 10000;
+
+const EPHEMERAL_PORTS_START = ephemeralPortsStart();
+
+function ephemeralPortsStart(): number {
+  try {
+    return Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+  } catch {
+    return 32768; // Linux's default, and the range's start on most systems
+  }
+}
+
+export function isFreePort(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createServer();
     server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
 }
 

@@ -1,10 +1,9 @@
 import { ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { freePort } from './processes';
+import { freePort, isFreePort } from './processes';
 
 const run = promisify(execFile);
 
@@ -304,29 +303,23 @@ async function assignSlotsByHand(ports: number[]): Promise<void> {
 const CLUSTER_BUS_OFFSET = 10000;
 
 /**
- * `count` distinct ports for cluster nodes, each with its bus port free too. freePort alone may answer a port
- * above 55535, which redis-server refuses in cluster mode (the start then waits out its timeout: a chaos run
- * failed so), or one whose bus port another process holds.
+ * `count` distinct ports for cluster nodes, each with its bus port free too, both below the ephemeral range (see
+ * freePort). redis-server refuses a port above 55535 in cluster mode, and a start on a taken bus port waits out
+ * its timeout: a chaos run failed so.
  */
 async function freeNodePorts(count: number): Promise<number[]> {
   const ports: number[] = [];
   const taken = (port: number) => ports.some((other) => [other, other + CLUSTER_BUS_OFFSET].includes(port));
   while (ports.length < count) {
-    const port = await freePort();
+    const port = await freePort(HIGHEST_NODE_PORT);
     const bus = port + CLUSTER_BUS_OFFSET;
-    if (bus <= 65535 && !taken(port) && !taken(bus) && (await isFree(bus))) ports.push(port);
+    if (!taken(port) && !taken(bus) && (await isFreePort(bus))) ports.push(port);
   }
   return ports;
 }
 
-function isFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.unref();
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
-}
+/** A node port whose bus port stays below 32768, the start of the usual ephemeral range. */
+const HIGHEST_NODE_PORT = 32767 - CLUSTER_BUS_OFFSET;
 
 async function cli(port: number, ...args: string[]): Promise<string> {
   return (await run('redis-cli', ['-p', String(port), ...args])).stdout;

@@ -983,17 +983,23 @@ const ROW_LEVEL_SECURITY = [
  * deployments) share it. The connecting role may take it (a superuser may anyway; granting to oneself is refused).
  * The grants cover the migrations table (TypeORM creates it before the first migration) and every sequence, but
  * not the deployment's own secrets, nobody's tenant data; tables of later migrations get the default privileges.
+ * Databases of one cluster migrating at once (test suites, deployments side by side) race to create the role: the
+ * loser finds it made.
  */
 const TENANT_ROLE = `
   DO $$ BEGIN
     IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'parley_tenant') THEN
       CREATE ROLE parley_tenant NOLOGIN NOINHERIT;
     END IF;
+  EXCEPTION WHEN unique_violation OR duplicate_object THEN
+    NULL; -- another database's migration created it meanwhile
   END $$;
   DO $$ BEGIN
     IF NOT pg_has_role(current_user, 'parley_tenant', 'MEMBER') THEN
       EXECUTE format('GRANT parley_tenant TO %I', current_user);
     END IF;
+  EXCEPTION WHEN unique_violation THEN
+    NULL; -- another database's migration granted it meanwhile
   END $$;
 `;
 

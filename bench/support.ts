@@ -90,6 +90,7 @@ const PASSED_SETTINGS = [
   'ADMISSION_MAX_QUEUED_RUNS',
   'ADMISSION_MAX_EVENT_LOOP_DELAY_MS',
   'ADMISSION_MAX_REPLY_START_MS',
+  'ADMISSION_MAX_RUN_START_WAIT_MS',
 ];
 
 /** The PASSED_SETTINGS set in this process's environment, to hand on to gateway and worker. */

@@ -6,6 +6,7 @@ import { ReplyFinisher } from './run/reply-finisher';
 import { RunAgentReply } from './run/run-agent-reply.use-case';
 import { RunMetrics } from './run/run-metrics';
 import { RunScheduler } from './run/run-scheduler';
+import { RunStartWaitWindow } from './run/run-start-wait-window';
 import { StepLoop } from './run/step-loop';
 import { ApprovalGate } from './run/approval-gate';
 import { ContextCompaction } from './run/context-compaction';
@@ -20,6 +21,7 @@ const PROVIDERS = [
   ModelProvider,
   RunEventWriter,
   RunMetrics,
+  RunStartWaitWindow,
   ActiveRuns,
   RunScheduler,
   ReplyFinisher,

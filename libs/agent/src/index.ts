@@ -6,6 +6,7 @@ export * from './models/model-provider';
 export * from './run/reply-finisher';
 export * from './run/run-agent-reply.use-case';
 export * from './run/run-metrics';
+export * from './run/run-start-wait-window';
 export * from './model-attachments';
 export * from './run/run-scheduler';
 export * from './run/run-state';

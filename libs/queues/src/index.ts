@@ -6,3 +6,4 @@ export * from './webhook-delivery.queue';
 export * from './routine-schedules';
 export * from './erasure.queue';
 export * from './queue-incidents';
+export * from './run-start-waits';

@@ -8,6 +8,7 @@ import { AgentRunQueue } from './agent-run.queue';
 import { ErasureQueue } from './erasure.queue';
 import { QueueIncidents } from './queue-incidents';
 import { RoutineSchedules } from './routine-schedules';
+import { RunStartWaits } from './run-start-waits';
 import { SourceSyncQueue } from './source-sync.queue';
 import { WebhookDeliveryQueue } from './webhook-delivery.queue';
 
@@ -56,7 +57,16 @@ export class QueueConnectionModule {
     RoutineSchedules,
     ErasureQueue,
     QueueIncidents,
+    RunStartWaits,
   ],
-  exports: [BullModule, AgentRunQueue, SourceSyncQueue, WebhookDeliveryQueue, RoutineSchedules, ErasureQueue],
+  exports: [
+    BullModule,
+    AgentRunQueue,
+    SourceSyncQueue,
+    WebhookDeliveryQueue,
+    RoutineSchedules,
+    ErasureQueue,
+    RunStartWaits,
+  ],
 })
 export class QueuesModule {}

@@ -3,7 +3,7 @@ import { IntervalHistogram, monitorEventLoopDelay } from 'node:perf_hooks';
 import { ReplyAdmission } from '@app/chat';
 import { Settings } from '@app/config';
 import { AtCapacityError } from '@app/contracts';
-import { AgentRunQueue } from '@app/queues';
+import { AgentRunQueue, RunStartWaits } from '@app/queues';
 import { ReplyStartLatency } from './reply-start-latency';
 
 /** How often the backlog and the event loop's delay are sampled: a refusal decision is at most this old. */
@@ -24,6 +24,8 @@ export interface AdmissionState {
   event_loop_delay_ms: number;
   /** How long this gateway took to start a reply: the fastest start of the last sample interval, in ms. */
   reply_start_ms: number;
+  /** How long runs waited for a worker: the longest of the workers' latest figures (RunStartWaits), in ms. */
+  run_start_wait_ms: number;
 }
 
 /**
@@ -45,8 +47,9 @@ class SustainedOverLimit {
 /**
  * Admission control: decides from figures sampled in the background whether a new reply may start, so a refusal
  * costs a comparison, not a query, and comes back in microseconds even when the box is out of CPU. Past capacity
- * (the run backlog, the event loop's delay or the time a reply's start takes at their limits, ADMISSION_MAX_*) a
- * reply-starting request is refused before anything is stored; what was accepted before runs on untouched.
+ * (the run backlog, the event loop's delay, the time a reply's start takes or the time runs wait for a worker at
+ * their limits, ADMISSION_MAX_*) a reply-starting request is refused before anything is stored; what was accepted
+ * before runs on untouched.
  */
 @Injectable()
 export class RunAdmission implements ReplyAdmission, OnModuleInit, OnModuleDestroy {
@@ -55,17 +58,20 @@ export class RunAdmission implements ReplyAdmission, OnModuleInit, OnModuleDestr
   private sampling = false;
   private readonly loopSlow = new SustainedOverLimit();
   private readonly startsSlow = new SustainedOverLimit();
+  private readonly runsWaitLong = new SustainedOverLimit();
   private readonly startLatency = new ReplyStartLatency();
   private state: AdmissionState = {
     admitting: true,
     queued_runs: 0,
     event_loop_delay_ms: 0,
     reply_start_ms: 0,
+    run_start_wait_ms: 0,
   };
 
   constructor(
     private readonly settings: Settings,
     private readonly runs: AgentRunQueue,
+    private readonly runStartWaits: RunStartWaits,
   ) {
     this.loopDelay =
       settings.admissionMaxEventLoopDelayMs > 0
@@ -74,8 +80,9 @@ export class RunAdmission implements ReplyAdmission, OnModuleInit, OnModuleDestr
   }
 
   onModuleInit(): void {
-    const { admissionMaxQueuedRuns, admissionMaxReplyStartMs } = this.settings;
-    if (admissionMaxQueuedRuns === 0 && admissionMaxReplyStartMs === 0 && !this.loopDelay) return;
+    const { admissionMaxQueuedRuns, admissionMaxReplyStartMs, admissionMaxRunStartWaitMs } = this.settings;
+    if (!admissionMaxQueuedRuns && !admissionMaxReplyStartMs && !admissionMaxRunStartWaitMs && !this.loopDelay)
+      return;
     this.loopDelay?.enable();
     this.timer = setInterval(() => void this.sample(), SAMPLE_INTERVAL_MS);
     this.timer.unref();
@@ -116,19 +123,25 @@ export class RunAdmission implements ReplyAdmission, OnModuleInit, OnModuleDestr
       const delayMs = this.loopDelay ? this.loopDelay.percentile(99) / 1e6 : 0;
       this.loopDelay?.reset();
       const startMs = this.startLatency.takeWindow();
-      const queued = this.settings.admissionMaxQueuedRuns > 0 ? await this.queuedRuns() : 0;
       const {
         admissionMaxQueuedRuns: maxQueued,
         admissionMaxEventLoopDelayMs: maxDelay,
         admissionMaxReplyStartMs: maxStart,
+        admissionMaxRunStartWaitMs: maxWait,
       } = this.settings;
+      const [queued, waitMs] = await Promise.all([
+        maxQueued > 0 ? this.queuedRuns() : 0,
+        maxWait > 0 ? this.runStartWait() : 0,
+      ]);
       const loopFull = this.loopSlow.next(maxDelay > 0 && delayMs >= maxDelay);
       const startsFull = this.startsSlow.next(maxStart > 0 && startMs >= maxStart);
+      const runsWaitFull = this.runsWaitLong.next(maxWait > 0 && waitMs >= maxWait);
       this.state = {
-        admitting: !(maxQueued > 0 && queued >= maxQueued) && !loopFull && !startsFull,
+        admitting: !(maxQueued > 0 && queued >= maxQueued) && !loopFull && !startsFull && !runsWaitFull,
         queued_runs: queued,
         event_loop_delay_ms: Math.round(delayMs),
         reply_start_ms: Math.round(startMs),
+        run_start_wait_ms: waitMs,
       };
     } finally {
       this.sampling = false;
@@ -139,6 +152,15 @@ export class RunAdmission implements ReplyAdmission, OnModuleInit, OnModuleDestr
   private async queuedRuns(): Promise<number> {
     try {
       return (await this.runs.outstanding()).waiting;
+    } catch {
+      return 0;
+    }
+  }
+
+  /** The same for the workers' start waits. */
+  private async runStartWait(): Promise<number> {
+    try {
+      return await this.runStartWaits.longest();
     } catch {
       return 0;
     }

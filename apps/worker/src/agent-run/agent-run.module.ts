@@ -12,13 +12,15 @@ import { DelayedReplies } from './delayed-replies';
 import { EvalRunner } from './eval-runner';
 import { FoldTokenUsage } from './fold-token-usage';
 import { HandBackOnStop } from './hand-back-on-stop';
+import { ReportRunStartWaits } from './report-run-start-waits';
 import { RunCancellationListener } from './run-cancellation.listener';
 import { RunReplyJobHandler } from './run-reply.job-handler';
 import { SweepPendingReplies } from './sweep-pending-replies';
 
 /**
  * Agent runs on this worker: the `agent-run` consumer, the cancellation listener, the sweep, the hand-back on stop,
- * the fold of ended replies' tokens into the counters, and the evaluations whose items run as replies.
+ * the fold of ended replies' tokens into the counters, the evaluations whose items run as replies, and the runs'
+ * start waits reported for the gateways' admission control.
  */
 @Module({})
 export class AgentRunModule {
@@ -50,6 +52,7 @@ export class AgentRunModule {
         HandBackOnStop,
         FoldTokenUsage,
         EvalRunner,
+        ReportRunStartWaits,
       ],
     };
   }

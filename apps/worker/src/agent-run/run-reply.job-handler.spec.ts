@@ -60,6 +60,15 @@ describe('RunReplyJobHandler', () => {
     expect(deferred).toEqual([]);
   });
 
+  it('gives the run when it was enqueued only at its first start: a deferred or retried reply waited for other reasons', async () => {
+    const { handler, runs } = world(() => Promise.resolve('done'));
+
+    await handler.handle(job({ timestamp: NOW - 250, attemptsStarted: 1 }).job, undefined, NOT_REPLACED);
+    await handler.handle(job({ timestamp: NOW - 9000, attemptsStarted: 2 }).job, undefined, NOT_REPLACED);
+
+    expect(runs.map((run) => run.enqueuedAt)).toEqual([NOW - 250, undefined]);
+  });
+
   it('tells the run its attempt is the last when the queue will not retry it (the fifth of five, or the only one)', async () => {
     const { handler, runs } = world(() => Promise.resolve('done'));
 

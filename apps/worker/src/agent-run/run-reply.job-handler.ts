@@ -30,7 +30,7 @@ export class RunReplyJobHandler implements JobHandler<AgentRunJob & TracedJobDat
           messageId: job.data.messageId,
           requestId: job.data.requestId,
           finalAttempt: job.attemptsMade + 1 >= (job.opts.attempts ?? 1),
-          enqueuedAt: job.timestamp,
+          enqueuedAt: job.attemptsStarted <= 1 ? job.timestamp : undefined,
           replaced,
         })
         .catch(async (error: unknown) => {

@@ -18,6 +18,7 @@ import { ModelAttachments } from '../model-attachments';
 import { ReplyFinisher, RunEnding } from './reply-finisher';
 import { RunAgentReply } from './run-agent-reply.use-case';
 import { RunMetrics } from './run-metrics';
+import { RunStartWaitWindow } from './run-start-wait-window';
 import { RunScheduler } from './run-scheduler';
 import { RunState } from './run-state';
 import { StepLoop } from './step-loop';
@@ -169,6 +170,7 @@ function world(
       return Promise.resolve();
     },
   };
+  const startWaits = new RunStartWaitWindow();
   const useCase = new RunAgentReply(
     runs as unknown as RunRepository,
     writer as unknown as RunEventWriter,
@@ -178,13 +180,14 @@ function world(
     scheduler as unknown as RunScheduler,
     finisher as unknown as ReplyFinisher,
     new RunMetrics(),
+    startWaits,
     files,
     compaction as unknown as ContextCompaction,
     { ofReply: () => Promise.resolve([]) } as unknown as ToolApprovalRepository,
     userBudgetTurn as unknown as UserBudgetTurn,
     { otelExporterOtlpEndpoint: options.traced ? 'http://collector:4318' : undefined } as Settings,
   );
-  return { useCase, log, calls, publishedWhenLoopStarted, activeRuns };
+  return { useCase, log, calls, publishedWhenLoopStarted, activeRuns, startWaits };
 }
 
 const input = { messageId: 'r', finalAttempt: false };
@@ -212,6 +215,18 @@ describe('RunAgentReply', () => {
       'journal.unwatch',
       'wake t r2',
     ]);
+  });
+
+  it("tells admission control how long a first start waited since its reply was enqueued, and nothing for a run without that time", async () => {
+    jest.spyOn(Date, 'now').mockReturnValue(1_800_000_000_000);
+    const first = world();
+    await first.useCase.execute({ ...input, enqueuedAt: 1_800_000_000_000 - 320 });
+    expect(first.startWaits.take()).toBe(320);
+
+    const deferred = world();
+    await deferred.useCase.execute(input);
+    expect(deferred.startWaits.take()).toBeNull();
+    jest.restoreAllMocks();
   });
 
   it('publishes again the lines of its stored steps that the log lost, with their seqs, before the loop', async () => {

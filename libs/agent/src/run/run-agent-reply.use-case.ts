@@ -23,6 +23,7 @@ import { ModelAttachments } from '../model-attachments';
 import { ReplyFinisher, RunEnding } from './reply-finisher';
 import { RunMetrics } from './run-metrics';
 import { RunScheduler } from './run-scheduler';
+import { RunStartWaitWindow } from './run-start-wait-window';
 import { RunState } from './run-state';
 import { StepLoop } from './step-loop';
 import { StreamJournal } from './stream-journal';
@@ -34,7 +35,10 @@ export interface RunReplyInput {
   requestId?: string;
   /** The queue will not retry after this attempt: an unexpected failure ends the reply with status error. */
   finalAttempt: boolean;
-  /** When the reply was enqueued (ms since epoch), for the queue-wait metric. */
+  /**
+   * When the reply was enqueued (ms since epoch), for the queue-wait metric and admission control; only for the
+   * job's first start: a reply deferred behind its thread's earlier one, or retried, waited for other reasons.
+   */
   enqueuedAt?: number;
   /** Aborts when a newer execution of the reply's job took over in this worker: the run then stops (RunReplacedError). */
   replaced?: AbortSignal;
@@ -66,6 +70,7 @@ export class RunAgentReply {
     private readonly scheduler: RunScheduler,
     private readonly finisher: ReplyFinisher,
     private readonly metrics: RunMetrics,
+    private readonly startWaits: RunStartWaitWindow,
     private readonly files: ModelAttachments,
     private readonly compaction: ContextCompaction,
     private readonly approvals: ToolApprovalRepository,
@@ -101,8 +106,11 @@ export class RunAgentReply {
     const { log: events, written, context: claimedContext } = await this.claim(reply, thread, agent.id);
     this.journal.watch(events);
     const state = new RunState(events, written);
-    if (!state.resumed && input.enqueuedAt)
-      this.metrics.queueWait.observe((Date.now() - input.enqueuedAt) / 1000);
+    if (!state.resumed && input.enqueuedAt) {
+      const waitMs = Date.now() - input.enqueuedAt;
+      this.metrics.queueWait.observe(waitMs / 1000);
+      this.startWaits.observe(waitMs);
+    }
     const log = { messageId: reply.id, threadId: thread.id, requestId: input.requestId };
     this.logger.log({ ...log, resumedAtSeq: written.length }, 'run started');
     const controller = this.activeRuns.start(thread.id, reply.id);

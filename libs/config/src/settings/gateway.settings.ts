@@ -57,6 +57,14 @@ export class GatewaySettings {
   @WholeNumber({ min: 0, max: 60000 })
   admissionMaxReplyStartMs = 1000;
 
+  /**
+   * Admission control: the same refusal while runs wait for a worker and even the fastest run a worker started
+   * lately had waited this long or longer since its reply was stored, in ms (as the workers report it): a standing
+   * queue in front of the workers, measured in the time it costs a reply's first word; 0 turns it off.
+   */
+  @WholeNumber({ min: 0, max: 60000 })
+  admissionMaxRunStartWaitMs = 500;
+
   /** Serves the browser playground at /playground. */
   @OnOff()
   playgroundEnabled = true;

@@ -6,6 +6,8 @@ type JobMove = string;
 export interface MemoryJobOptions {
   id?: string;
   attemptsMade?: number;
+  /** How many times the job was moved to active, this time included (BullMQ's `attemptsStarted`): 1 unless told. */
+  attemptsStarted?: number;
   /** The job's `opts.attempts`; BullMQ reads none as 1. */
   attempts?: number;
   timestamp?: number;
@@ -30,6 +32,7 @@ export function memoryJob<Data>(
     name,
     data,
     attemptsMade: options.attemptsMade ?? 0,
+    attemptsStarted: options.attemptsStarted ?? 1,
     timestamp: options.timestamp ?? 0,
     opts: { attempts: options.attempts, prevMillis: options.prevMillis },
     moveToDelayed: (at: number, token?: string) => {

@@ -81,7 +81,12 @@ export class RunAdmission implements ReplyAdmission, OnModuleInit, OnModuleDestr
 
   onModuleInit(): void {
     const { admissionMaxQueuedRuns, admissionMaxReplyStartMs, admissionMaxRunStartWaitMs } = this.settings;
-    if (!admissionMaxQueuedRuns && !admissionMaxReplyStartMs && !admissionMaxRunStartWaitMs && !this.loopDelay)
+    if (
+      !admissionMaxQueuedRuns &&
+      !admissionMaxReplyStartMs &&
+      !admissionMaxRunStartWaitMs &&
+      !this.loopDelay
+    )
       return;
     this.loopDelay?.enable();
     this.timer = setInterval(() => void this.sample(), SAMPLE_INTERVAL_MS);

@@ -217,7 +217,7 @@ describe('RunAgentReply', () => {
     ]);
   });
 
-  it("tells admission control how long a first start waited since its reply was enqueued, and nothing for a run without that time", async () => {
+  it('tells admission control how long a first start waited since its reply was enqueued, and nothing for a run without that time', async () => {
     jest.spyOn(Date, 'now').mockReturnValue(1_800_000_000_000);
     const first = world();
     await first.useCase.execute({ ...input, enqueuedAt: 1_800_000_000_000 - 320 });

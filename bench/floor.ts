@@ -14,7 +14,9 @@
  * BENCH_SLEEP_MS` (40) and a BENCH_WORDS-word (100) `/say`, the stream read to `message.completed` and its text
  * checked. BENCH_RUNS (3) runs after a warm-up, each between two `../shared/bench-calibrate.mjs` (run from the
  * worktree); per run and as medians: completed/s, failed, first delta p50/p99, CPU ms per completed conversation of
- * gateway, worker, PostgreSQL, Redis and (apart) this load generator.
+ * gateway, worker, PostgreSQL, Redis and (apart) this load generator. FLOOR_LINES=word makes each word a line of
+ * its own, published before it is stored; by default a run's words are stored, then published, joined per journal
+ * write, as Parley does (bench/floor/service.ts).
  */
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { loadavg } from 'node:os';
@@ -187,7 +189,12 @@ const cleanups: Cleanup[] = [];
 /** One role of bench/floor/service.js, resolved once it prints `ready`. */
 async function startRole(role: 'gateway' | 'worker', env: NodeJS.ProcessEnv): Promise<ChildProcess> {
   const child = spawn(process.execPath, [join(__dirname, 'floor', 'service.js'), role], {
-    env: { PATH: process.env.PATH, NODE_PATH: process.env.NODE_PATH, ...env },
+    env: {
+      PATH: process.env.PATH,
+      NODE_PATH: process.env.NODE_PATH,
+      FLOOR_LINES: process.env.FLOOR_LINES,
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   cleanups.push(async () => {

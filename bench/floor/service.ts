@@ -6,6 +6,12 @@
  * A reply's lines are JSON objects that begin with `{"seq":n,`: the n-th line of the reply, from 0. Each is appended
  * to the reply's Redis stream, then published on its channel; a reader subscribes first, reads the stream, and
  * drops what it already relayed by seq, so no line is missed nor sent twice.
+ *
+ * FLOOR_LINES says what a line is, and when it goes out:
+ * - `joined` (the default, Parley's guarantee): store, then publish. A run's words wait for the worker's next
+ *   journal INSERT (every 100 ms, all live runs in one statement) and go out after its commit, joined into one
+ *   delta line (CONTRACTS §5), as Parley's STREAM_HOLD_MS does: about 2.5 words a line at 40 ms a word.
+ * - `word`: one line per word, published at once and journaled after (a line a crash can take back).
  */
 import { Queue, Worker } from 'bullmq';
 import Fastify from 'fastify';
@@ -20,6 +26,7 @@ const STREAM_TTL_SECONDS = 60;
 /** How often the worker journals the new lines of all its live runs, in one INSERT. */
 const JOURNAL_INTERVAL_MS = 100;
 const SEQ_OFFSET = '{"seq":'.length;
+const JOIN_LINES = process.env.FLOOR_LINES !== 'word';
 
 const databaseUrl = process.env.DATABASE_URL;
 const redisUrl = new URL(process.env.REDIS_URL ?? '');
@@ -136,10 +143,15 @@ type AppendLine = (stream: string, channel: string, line: string, ttlSeconds?: n
 
 interface Run {
   replyId: string;
+  /** The seq of the reply's next line. */
+  seq: number;
+  /** Lines not yet journaled (`word`), or the words not yet journaled, joined (`joined`). */
   lines: string[];
-  /** Lines before this index are in the journal's next or an earlier INSERT. */
-  journaled: number;
+  held: string;
 }
+
+const deltaLine = (seq: number, delta: string) =>
+  `{"seq":${seq},"type":"text.delta","delta":${JSON.stringify(delta)}}`;
 
 /** `/sleep MS` and `/say WORDS…` of the user's message: the fake model's pace and text. */
 function instructions(content: string): { paceMs: number; words: string[] } {
@@ -163,26 +175,40 @@ async function worker(): Promise<void> {
 
   // The new lines are taken now, so a run that finishes later waits for `journaling` only.
   const journalTimer = setInterval(() => {
-    const ids: string[] = [];
-    const seqs: number[] = [];
-    const lines: string[] = [];
+    const taken: { run: Run; line: string }[] = [];
     for (const run of live) {
-      for (let seq = run.journaled; seq < run.lines.length; seq++) {
-        ids.push(run.replyId);
-        seqs.push(seq);
-        lines.push(run.lines[seq]);
-      }
-      run.journaled = run.lines.length;
+      if (JOIN_LINES && run.held) taken.push({ run, line: deltaLine(run.seq++, run.held) });
+      if (JOIN_LINES) run.held = '';
+      else taken.push(...run.lines.map((line) => ({ run, line })));
+      run.lines = [];
     }
-    if (lines.length === 0) return;
-    journaling = journaling.then(() =>
-      pool.query({ name: 'journal-lines', text: JOURNAL_LINES, values: [ids, seqs, lines] }),
-    );
+    if (taken.length === 0) return;
+    const values = [
+      taken.map(({ run }) => run.replyId),
+      taken.map(({ line }) => Number.parseInt(line.slice(SEQ_OFFSET), 10)),
+      taken.map(({ line }) => line),
+    ];
+    journaling = journaling.then(async () => {
+      await pool.query({ name: 'journal-lines', text: JOURNAL_LINES, values });
+      // Store, then publish: the joined lines go out once their INSERT has committed.
+      if (JOIN_LINES) await Promise.all(taken.map(({ run, line }) => append(run.replyId, line)));
+    });
   }, JOURNAL_INTERVAL_MS);
 
-  const emit = (run: Run, line: string) => {
+  // ioredis would send an absent TTL as an empty argument, which the script takes for one.
+  const append = (replyId: string, line: string, ttlSeconds?: number) =>
+    ttlSeconds === undefined
+      ? redis.appendLine(streamKey(replyId), channelKey(replyId), line)
+      : redis.appendLine(streamKey(replyId), channelKey(replyId), line, ttlSeconds);
+
+  const emit = (run: Run, delta: string) => {
+    if (JOIN_LINES) {
+      run.held += delta;
+      return Promise.resolve();
+    }
+    const line = deltaLine(run.seq++, delta);
     run.lines.push(line);
-    return redis.appendLine(streamKey(run.replyId), channelKey(run.replyId), line);
+    return append(run.replyId, line);
   };
 
   const runReply = async (replyId: string) => {
@@ -194,21 +220,20 @@ async function worker(): Promise<void> {
     const question = rows.filter((row) => row.role === 'user').at(-1);
     if (!question) return; // not live any more: another delivery of the job ran it
     const { paceMs, words } = instructions(question.content);
-    const run: Run = { replyId, lines: [], journaled: 0 };
+    const run: Run = { replyId, seq: 0, lines: [], held: '' };
     live.add(run);
     for (let index = 0; index < words.length; index++) {
       if (index > 0 && paceMs > 0) await sleep(paceMs);
       // No space after the last word: the deltas joined are the text the client checks.
-      const delta = index < words.length - 1 ? `${words[index]} ` : words[index];
-      await emit(run, `{"seq":${index},"type":"text.delta","delta":${JSON.stringify(delta)}}`);
+      await emit(run, index < words.length - 1 ? `${words[index]} ` : words[index]);
     }
-    // Store, then publish: the completed line goes out once the reply's text is committed, and no journal
-    // INSERT of its lines can land after the DELETE.
+    // Store, then publish: the last words and the completed line go out once the reply's text is committed, and
+    // no journal INSERT of its lines can land after the DELETE.
     live.delete(run);
     await journaling;
     await pool.query({ name: 'finish-run', text: FINISH_RUN, values: [replyId, words.join(' ')] });
-    const completed = `{"seq":${words.length},"type":"message.completed"}`;
-    await redis.appendLine(streamKey(replyId), channelKey(replyId), completed, STREAM_TTL_SECONDS);
+    if (run.held) await append(replyId, deltaLine(run.seq++, run.held));
+    await append(replyId, `{"seq":${run.seq},"type":"message.completed"}`, STREAM_TTL_SECONDS);
   };
 
   const runs = new Worker<{ replyId: string }>(QUEUE, (job) => runReply(job.data.replyId), {

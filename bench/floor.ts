@@ -26,7 +26,17 @@ import { Client } from 'pg';
 import { Conversation, converse, Target } from './conversation-client';
 import { startPrivateStores } from './private-stores';
 import { busyShare, machineCpuTicks, treeCpuMs } from './proc-cpu';
-import { benchNumbers, Cleanup, freePort, median, percentile, runBenchmark, sleep } from './support';
+import {
+  benchNumbers,
+  Cleanup,
+  freePort,
+  interArrivalMs,
+  median,
+  percentile,
+  runBenchmark,
+  sleep,
+  withTimeout,
+} from './support';
 
 const { WORDS, SLEEP_MS, RUNS, SECONDS } = benchNumbers({ WORDS: 100, SLEEP_MS: 40, RUNS: 3, SECONDS: 20 });
 const flag = (name: string) => {
@@ -85,18 +95,6 @@ function calibrate(): string {
   const printed = execFileSync('node', [resolve('../shared/bench-calibrate.mjs')], { encoding: 'utf8' });
   return String((JSON.parse(printed) as { calibration_cpu_ms: number }).calibration_cpu_ms);
 }
-
-/** The promise, or a 'timed out' failure after `ms` (the timer cleared either way). */
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer!: NodeJS.Timeout;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error('timed out')), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-/** Exponential inter-arrival time of a Poisson process of `rate` per second, in ms. */
-const interArrivalMs = (rate: number) => (-Math.log(1 - Math.random()) / rate) * 1000;
 
 /** paced.ts's open loop: arrivals drawn ahead, each conversation timed from when it was due. */
 async function openLoop(target: Target, record: (conversation: Promise<Conversation>) => Promise<void>) {

@@ -8,8 +8,8 @@
  * security headers, metrics, request logging), so their difference is Nest's own share. A second pair, GET
  * /health/live against a raw twin, shows the fixed part of that share on a route that does nothing.
  *
- * A child process builds the gateway as apps/gateway/src/main.ts does (its module, adapter options, hooks,
- * interceptor, body parsers, plugins), adds the raw twins before listening, and reports its CPU time over IPC; a
+ * A child process builds the gateway with main.ts's own `buildGatewayApp` (apps/gateway/src/gateway-app.ts: its
+ * module, adapter options, hooks, interceptor, body parsers, plugins), adds the raw twins before listening, and reports its CPU time over IPC; a
  * worker consumes the runs. Each run drives one route for BENCH_SECONDS with autocannon (BENCH_CONNECTIONS
  * keep-alive connections; POST /chat paced at BENCH_CHAT_RATE requests a second in all, the health pair
  * unpaced), alternating Nest and raw, BENCH_RUNS times; medians of the runs. Settings are the apps' defaults
@@ -21,18 +21,13 @@
  * at the end.
  */
 import 'reflect-metadata';
-import fastifyMultipart from '@fastify/multipart';
-import { NestFactory } from '@nestjs/core';
-import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Redis } from 'ioredis';
 import { ChildProcess, execFile, fork } from 'node:child_process';
-import { IncomingMessage } from 'node:http';
 import { loadavg } from 'node:os';
 import { promisify } from 'node:util';
-import { Logger } from 'nestjs-pino';
 import { Client } from 'pg';
-import { v7 as uuidv7 } from 'uuid';
 import { StartThread } from '@app/chat';
 import { loadSettings } from '@app/config';
 import {
@@ -46,18 +41,11 @@ import {
   ValidationIssue,
 } from '@app/contracts';
 import { ApiKeyVerifier, credentialHeader, parseServiceTokenHeader } from '@app/identity';
-import { startProcessMetrics, startupLogger } from '@app/observability';
+import { startupLogger } from '@app/observability';
 import { REDIS } from '@app/redis';
 import { RunAdmission } from '../apps/gateway/src/admission/run-admission';
-import { GatewayModule } from '../apps/gateway/src/gateway.module';
-import { ApiValidationInterceptor } from '../apps/gateway/src/http/api-validation.interceptor';
-import { jsonBodyParser, UnreadableBody } from '../apps/gateway/src/http/json-body';
-import { readOtherBodiesAsText, readStrayMultipartAsText } from '../apps/gateway/src/http/other-bodies';
-import { registerRateLimit } from '../apps/gateway/src/http/rate-limit';
-import { applySecurityHeaders } from '../apps/gateway/src/http/security-headers';
-import { drainConnectionsOnClose } from '../apps/gateway/src/ops/drain-on-close';
-import { recordHttpMetrics } from '../apps/gateway/src/ops/http-metrics';
-import { setupOps } from '../apps/gateway/src/ops/ops.setup';
+import { buildGatewayApp } from '../apps/gateway/src/gateway-app';
+import { UnreadableBody } from '../apps/gateway/src/http/json-body';
 import {
   benchNumbers,
   Cleanup,
@@ -77,11 +65,6 @@ const { RUNS, SECONDS, CONNECTIONS, CHAT_RATE } = benchNumbers({
   CHAT_RATE: 120,
 });
 
-// main.ts's constants, which it does not export.
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-const BODY_LIMIT = 2 * 1024 * 1024;
-const MAX_PATH_PARAM_LENGTH = 2048;
-
 const RAW_CHAT = '/bench/raw-chat';
 // Under /health/ as its twin, so that request logging leaves out both (its autoLogging ignores /health/*).
 const RAW_LIVE = '/health/raw-live';
@@ -92,38 +75,9 @@ type ChildMessage = { port: number } | { cpuMicros: number; served: number };
 /** The gateway as main.ts builds it, without the starting server and the wait for dependencies (both are up). */
 async function createGateway(): Promise<{ app: NestFastifyApplication; fastify: FastifyInstance }> {
   const settings = loadSettings(process.env);
-  const adapter = new FastifyAdapter({
-    bodyLimit: BODY_LIMIT,
-    routerOptions: { maxParamLength: MAX_PATH_PARAM_LENGTH },
-    genReqId: (req: IncomingMessage) => {
-      const given = req.headers['x-request-id'];
-      const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : uuidv7();
-      req.headers['x-request-id'] = id;
-      return id;
-    },
-  });
-  const fastify = adapter.getInstance();
-  fastify.addHook('onRequest', async (request, reply) => {
-    void reply.header('x-request-id', request.id);
-  });
-  startProcessMetrics('gateway');
-  recordHttpMetrics(fastify);
-  drainConnectionsOnClose(fastify);
-
-  const app = await NestFactory.create<NestFastifyApplication>(GatewayModule.forRoot(settings), adapter, {
-    logger: startupLogger('gateway', settings),
-  });
-  app.useLogger(app.get(Logger));
-  applySecurityHeaders(app, settings);
-  app.useGlobalInterceptors(new ApiValidationInterceptor());
-  app.useBodyParser('application/json', { bodyLimit: BODY_LIMIT }, jsonBodyParser(fastify));
-  readOtherBodiesAsText(fastify, BODY_LIMIT);
-  await app.register(fastifyMultipart, { limits: { files: 1, fileSize: 1024 * 1024, fields: 5 } });
-  readStrayMultipartAsText(fastify, BODY_LIMIT);
-  await registerRateLimit(app, settings);
-  await setupOps(app, settings);
+  const app = await buildGatewayApp(settings, startupLogger('gateway', settings));
   await app.init();
-  return { app, fastify };
+  return { app, fastify: app.getHttpAdapter().getInstance() };
 }
 
 /**

@@ -47,6 +47,8 @@ import {
   sleep,
   passedSettings,
   benchNumbers,
+  interArrivalMs,
+  withTimeout,
 } from './support';
 
 const {
@@ -219,18 +221,6 @@ interface OpenRound extends Measured {
   /** How late the generator started conversations after their scheduled time, p99 ms (its own lag). */
   startLagP99: number;
 }
-
-/** The promise, or a 'timed out' failure after `ms` (the timer cleared either way). */
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer!: NodeJS.Timeout;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error('timed out')), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-/** Exponential inter-arrival time of a Poisson process of `rate` per second, in ms. */
-const interArrivalMs = (rate: number) => (-Math.log(1 - Math.random()) / rate) * 1000;
 
 async function openRound(main: Target, other: Target, pids: Pids, rate: number, seconds: number) {
   const completed: Conversation[] = [];

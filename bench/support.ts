@@ -26,6 +26,18 @@ export function percentile(values: number[], p: number): number {
 
 export const median = (values: number[]) => percentile(values, 50);
 
+/** The promise, or a 'timed out' failure after `ms` (the timer cleared either way). */
+export function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer!: NodeJS.Timeout;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('timed out')), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** Exponential inter-arrival time of a Poisson process of `rate` per second, in ms: an open loop's arrivals. */
+export const interArrivalMs = (rate: number) => (-Math.log(1 - Math.random()) / rate) * 1000;
+
 /**
  * A benchmark's numeric settings: each key's value is the environment's `BENCH_<key>`, else its default, so a run
  * is sized without editing the script (e.g. `BENCH_CLIENTS=100`).

@@ -3,6 +3,7 @@ import { createAgent, createOrg, OrgFixture } from '../factories/admin';
 import { api } from '../support/http';
 import { AppProcess, startGateway, startWorker } from '../support/processes';
 import { createTestEnvironment, queryDatabase, TestEnvironment } from '../support/test-environment';
+import { AdmissionAnswer, admissionState, storedThreads as storedThreadsOf } from './admission.support';
 import { until } from './stream.support';
 
 /**
@@ -45,16 +46,14 @@ afterAll(async () => {
   await environment?.dispose();
 });
 
+const admission = () => admissionState(gateway.url!);
+const storedThreads = (userId: string) => storedThreadsOf(environment.databaseUrl, org.orgId, userId);
+
 function startChat(userId: string) {
   return api(gateway.url!, org.key).post('/chat', {
     message: { content: '/say hello' },
     options: { agent_id: agentId, user_id: userId },
   });
-}
-
-interface AdmissionBody {
-  admitting: boolean;
-  reply_start_ms: number;
 }
 
 /** A start through the OpenAI Responses API, as a client of that protocol makes it (a blocking request). */
@@ -66,20 +65,6 @@ function startResponse(userId: string) {
   });
 }
 
-async function admission(): Promise<{ status: number; body: AdmissionBody }> {
-  const response = await fetch(`${gateway.url}/health/admission`);
-  return { status: response.status, body: (await response.json()) as AdmissionBody };
-}
-
-async function storedThreads(userId: string): Promise<number> {
-  const rows = await queryDatabase<{ count: string }>(
-    environment.databaseUrl,
-    'SELECT count(*) FROM threads WHERE org_id = $1 AND user_id = $2',
-    [org.orgId, userId],
-  );
-  return Number(rows[0].count);
-}
-
 /**
  * Six users keep starting replies through `start`, each start now taking 400 ms or more; staggered, so that every
  * quarter second sees some start end (a quarter second in which none ended has no figure and does not count).
@@ -89,7 +74,7 @@ async function storedThreads(userId: string): Promise<number> {
 async function slowStartsUntilClosed(
   start: (userId: string) => Promise<{ status: number }>,
   userPrefix: string,
-): Promise<{ closed: AdmissionBody; stop: () => Promise<void> }> {
+): Promise<{ closed: AdmissionAnswer['body']; stop: () => Promise<void> }> {
   let usersStop = false;
   const users = Array.from({ length: 6 }, async (_, user) => {
     await sleep(user * 70);
@@ -99,7 +84,7 @@ async function slowStartsUntilClosed(
     usersStop = true;
     await Promise.all(users);
   };
-  let closed: AdmissionBody | undefined;
+  let closed: AdmissionAnswer['body'] | undefined;
   try {
     await until(async () => {
       const { status, body } = await admission();

@@ -1,5 +1,5 @@
 import { useDeployment } from '../support/deployment';
-import { queryDatabase } from '../support/test-environment';
+import { AdmissionAnswer, admissionProbesOf } from './admission.support';
 import { numbered, OpenStream, until } from './stream.support';
 
 /**
@@ -22,38 +22,16 @@ const deployment = useDeployment({
 
 const slowReply = '/sleep 300\n/say a b c d e';
 
-interface AdmissionBody {
-  admitting: boolean;
-  run_start_wait_ms: number;
-}
-
-function startChat(userId: string, content = slowReply) {
-  return deployment.client().post('/chat', {
-    message: { content },
-    options: { agent_id: deployment.agentId, user_id: userId },
-  });
-}
-
-async function admission(): Promise<{ status: number; body: AdmissionBody }> {
-  const response = await fetch(`${deployment.url}/health/admission`);
-  return { status: response.status, body: (await response.json()) as AdmissionBody };
-}
-
-async function storedThreads(userId: string): Promise<number> {
-  const rows = await queryDatabase<{ count: string }>(
-    deployment.environment.databaseUrl,
-    'SELECT count(*) FROM threads WHERE org_id = $1 AND user_id = $2',
-    [deployment.org.orgId, userId],
-  );
-  return Number(rows[0].count);
-}
+const probes = admissionProbesOf(deployment);
+const { admission, storedThreads } = probes;
+const startChat = (userId: string, content = slowReply) => probes.startChat(userId, content);
 
 it('refuses new replies while runs wait long for a worker, and admits again once they start at once', async () => {
   expect(await admission()).toMatchObject({ status: 200, body: { admitting: true, run_start_wait_ms: 0 } });
   const accepted = [await startChat('u-1'), await startChat('u-2'), await startChat('u-3')];
   expect(accepted.map((posted) => posted.status)).toEqual([200, 200, 200]);
 
-  let closed: AdmissionBody | undefined;
+  let closed: AdmissionAnswer['body'] | undefined;
   await until(async () => {
     const { status, body } = await admission();
     if (status === 503) closed = body;

@@ -1,5 +1,5 @@
 import { useDeployment } from '../support/deployment';
-import { queryDatabase } from '../support/test-environment';
+import { admissionProbesOf } from './admission.support';
 import { numbered, OpenStream, until } from './stream.support';
 
 /**
@@ -17,29 +17,9 @@ const deployment = useDeployment({
 
 const slowReply = `/sleep 250\n/say ${Array.from({ length: 20 }, (_, index) => `w${index}`).join(' ')}`;
 
-function startChat(userId: string, content = slowReply) {
-  return deployment.client().post('/chat', {
-    message: { content },
-    options: { agent_id: deployment.agentId, user_id: userId },
-  });
-}
-
-async function admission(): Promise<{ status: number; body: { admitting: boolean; queued_runs: number } }> {
-  const response = await fetch(`${deployment.url}/health/admission`);
-  return {
-    status: response.status,
-    body: (await response.json()) as { admitting: boolean; queued_runs: number },
-  };
-}
-
-async function storedThreads(userId: string): Promise<number> {
-  const rows = await queryDatabase<{ count: string }>(
-    deployment.environment.databaseUrl,
-    'SELECT count(*) FROM threads WHERE org_id = $1 AND user_id = $2',
-    [deployment.org.orgId, userId],
-  );
-  return Number(rows[0].count);
-}
+const probes = admissionProbesOf(deployment);
+const { admission, storedThreads } = probes;
+const startChat = (userId: string, content = slowReply) => probes.startChat(userId, content);
 
 it('refuses a new reply in milliseconds past capacity, stores nothing for it, and accepts again once drained', async () => {
   // Each runs for 5 s: one takes the worker's only slot, the other waits for it.

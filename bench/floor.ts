@@ -25,7 +25,14 @@ import { performance } from 'node:perf_hooks';
 import { Client } from 'pg';
 import { Conversation, converse, Target } from './conversation-client';
 import { startPrivateStores } from './private-stores';
-import { busyShare, machineCpuTicks, treeCpuMs } from './proc-cpu';
+import {
+  busyShare,
+  ComponentPids,
+  ComponentsCpu,
+  componentsCpuMs,
+  CPU_COMPONENTS,
+  machineCpuTicks,
+} from './proc-cpu';
 import {
   benchNumbers,
   Cleanup,
@@ -66,26 +73,11 @@ const SCHEMA = `
   CREATE TABLE journal (message_id uuid NOT NULL, seq int NOT NULL, line text NOT NULL, PRIMARY KEY (message_id, seq));
 `;
 
-const COMPONENTS = ['gateway', 'worker', 'postgres', 'redis', 'client'] as const;
-type Cpu = Record<(typeof COMPONENTS)[number], number>;
-type Pids = Record<Exclude<keyof Cpu, 'client'>, number>;
-
-function readCpu(pids: Pids): Cpu {
-  const usage = process.cpuUsage();
-  return {
-    gateway: treeCpuMs(pids.gateway),
-    worker: treeCpuMs(pids.worker),
-    postgres: treeCpuMs(pids.postgres),
-    redis: treeCpuMs(pids.redis),
-    client: (usage.user + usage.system) / 1000,
-  };
-}
-
 interface RunResult {
   completed: Conversation[];
   failed: number;
   seconds: number;
-  cpuPerCompleted: Cpu;
+  cpuPerCompleted: ComponentsCpu;
   machineBusy: number;
   calibration: string;
 }
@@ -118,7 +110,7 @@ async function closedLoop(target: Target, record: (conversation: Promise<Convers
   );
 }
 
-async function measuredRun(target: Target, pids: Pids): Promise<RunResult> {
+async function measuredRun(target: Target, pids: ComponentPids): Promise<RunResult> {
   const calibrationBefore = calibrate();
   const completed: Conversation[] = [];
   let failed = 0;
@@ -129,16 +121,16 @@ async function measuredRun(target: Target, pids: Pids): Promise<RunResult> {
         if (failed++ === 0) process.stderr.write(`first failure: ${error.message}\n`);
       },
     );
-  const cpuBefore = readCpu(pids);
+  const cpuBefore = componentsCpuMs(pids);
   const machineBefore = machineCpuTicks();
   const started = performance.now();
   await (RATE > 0 ? openLoop(target, record) : closedLoop(target, record));
   const seconds = RATE > 0 ? SECONDS : (performance.now() - started) / 1000;
-  const cpuAfter = readCpu(pids);
+  const cpuAfter = componentsCpuMs(pids);
   const machineBusy = busyShare(machineBefore, machineCpuTicks());
   const cpuPerCompleted = Object.fromEntries(
-    COMPONENTS.map((c) => [c, (cpuAfter[c] - cpuBefore[c]) / Math.max(1, completed.length)]),
-  ) as Cpu;
+    CPU_COMPONENTS.map((c) => [c, (cpuAfter[c] - cpuBefore[c]) / Math.max(1, completed.length)]),
+  ) as ComponentsCpu;
   return {
     completed,
     failed,
@@ -151,8 +143,8 @@ async function measuredRun(target: Target, pids: Pids): Promise<RunResult> {
 
 const ms = (value: number) => value.toFixed(0);
 const firstDelta = (run: RunResult) => run.completed.map((c) => c.firstDeltaMs);
-const serviceCpu = (cpu: Cpu) => cpu.gateway + cpu.worker + cpu.postgres + cpu.redis;
-const cpuCell = (cpu: Cpu) =>
+const serviceCpu = (cpu: ComponentsCpu) => cpu.gateway + cpu.worker + cpu.postgres + cpu.redis;
+const cpuCell = (cpu: ComponentsCpu) =>
   `${serviceCpu(cpu).toFixed(2)} = ${cpu.gateway.toFixed(2)} + ${cpu.worker.toFixed(2)} + ` +
   `${cpu.postgres.toFixed(2)} + ${cpu.redis.toFixed(2)}`;
 
@@ -173,7 +165,9 @@ function row(label: string, run: RunResult): string {
 /** Each figure's median over the runs (so the components need not add up to the median total exactly). */
 function medianRow(runs: RunResult[]): string {
   const of = (value: (run: RunResult) => number) => median(runs.map(value));
-  const cpu = Object.fromEntries(COMPONENTS.map((c) => [c, of((r) => r.cpuPerCompleted[c])])) as Cpu;
+  const cpu = Object.fromEntries(
+    CPU_COMPONENTS.map((c) => [c, of((r) => r.cpuPerCompleted[c])]),
+  ) as ComponentsCpu;
   return (
     `| median | | ${of((r) => r.completed.length / r.seconds).toFixed(1)} | ${of((r) => r.failed)} | ` +
     `${ms(of((r) => median(firstDelta(r))))} / ${ms(of((r) => percentile(firstDelta(r), 99)))} | ` +

@@ -36,7 +36,14 @@ import { performance } from 'node:perf_hooks';
 import { Peer, PeerResult } from './peer';
 import { Conversation, converse, RefusedError, Target } from './conversation-client';
 import { startPrivateStores } from './private-stores';
-import { busyShare, machineCpuTicks, treeCpuMs } from './proc-cpu';
+import {
+  busyShare,
+  ComponentPids,
+  ComponentsCpu,
+  componentsCpuMs,
+  CPU_COMPONENTS,
+  machineCpuTicks,
+} from './proc-cpu';
 import { StoreStats } from './store-stats';
 import {
   Cleanup,
@@ -85,27 +92,6 @@ const CONTENT = `/sleep ${SLEEP_MS}\n/say ${EXPECTED}`;
 /** What a conversation ideally takes: the model's pace alone (the first word comes at once). */
 const IDEAL_SECONDS = ((WORDS - 1) * SLEEP_MS) / 1000;
 
-interface Pids {
-  gateway: number;
-  worker: number;
-  postmaster: number;
-  redis: number;
-}
-
-const COMPONENTS = ['gateway', 'worker', 'postgres', 'redis', 'client'] as const;
-type Cpu = Record<(typeof COMPONENTS)[number], number>;
-
-function readCpu(pids: Pids): Cpu {
-  const usage = process.cpuUsage();
-  return {
-    gateway: treeCpuMs(pids.gateway),
-    worker: treeCpuMs(pids.worker),
-    postgres: treeCpuMs(pids.postmaster),
-    redis: treeCpuMs(pids.redis),
-    client: (usage.user + usage.system) / 1000,
-  };
-}
-
 /** Resident set size of a process in MiB (0 once it is gone). */
 function rssMiB(pid: number): number {
   try {
@@ -118,7 +104,7 @@ function rssMiB(pid: number): number {
 
 /** What a round measures besides its conversations, taken once its load is over. */
 interface Measured {
-  cpuPerConversation: Cpu;
+  cpuPerConversation: ComponentsCpu;
   /** Highest gateway + worker RSS sampled during the round. */
   rssMiB: number;
   /** The other organization's conversations during the round, ms. */
@@ -132,7 +118,7 @@ interface Measured {
  * organization's `otherConversation`s back to back, CPU per component and the machine's busy share from now.
  * `finish` stops it all and divides the CPU among the round's `conversations`.
  */
-function startMeasuring(pids: Pids, otherConversation: () => Promise<unknown>, onSample = () => {}) {
+function startMeasuring(pids: ComponentPids, otherConversation: () => Promise<unknown>, onSample = () => {}) {
   const otherMs: number[] = [];
   let done = false;
   let rss = 0;
@@ -148,17 +134,17 @@ function startMeasuring(pids: Pids, otherConversation: () => Promise<unknown>, o
       await sleep(200);
     }
   })();
-  const cpuBefore = readCpu(pids);
+  const cpuBefore = componentsCpuMs(pids);
   const machineBefore = machineCpuTicks();
   return async (conversations: number): Promise<Measured> => {
-    const cpuAfter = readCpu(pids);
+    const cpuAfter = componentsCpuMs(pids);
     const machineBusy = busyShare(machineBefore, machineCpuTicks());
     done = true;
     await otherLoop;
     clearInterval(sampler);
     const cpuPerConversation = Object.fromEntries(
-      COMPONENTS.map((c) => [c, (cpuAfter[c] - cpuBefore[c]) / conversations]),
-    ) as Cpu;
+      CPU_COMPONENTS.map((c) => [c, (cpuAfter[c] - cpuBefore[c]) / conversations]),
+    ) as ComponentsCpu;
     return { cpuPerConversation, rssMiB: rss, other: otherMs, machineBusy };
   };
 }
@@ -170,7 +156,7 @@ interface Round extends Measured {
   refused: number;
 }
 
-async function round(main: Target, other: Target, pids: Pids, clients: number, perClient: number) {
+async function round(main: Target, other: Target, pids: ComponentPids, clients: number, perClient: number) {
   const results: Conversation[] = [];
   let refused = 0;
   // The other organization: one-word replies back to back while the load runs (one refused is not timed).
@@ -222,7 +208,7 @@ interface OpenRound extends Measured {
   startLagP99: number;
 }
 
-async function openRound(main: Target, other: Target, pids: Pids, rate: number, seconds: number) {
+async function openRound(main: Target, other: Target, pids: ComponentPids, rate: number, seconds: number) {
   const completed: Conversation[] = [];
   const live: number[] = [];
   const lags: number[] = [];
@@ -283,7 +269,7 @@ const OPEN_HEADER =
 function openRow(loadBefore: string, runs: OpenRound[]): string {
   const rates = runs.map((r) => r.completedPerSecond);
   const middle = runs[rates.indexOf(median(rates))];
-  const cpu = (c: keyof Cpu) => median(runs.map((r) => r.cpuPerConversation[c]));
+  const cpu = (c: keyof ComponentsCpu) => median(runs.map((r) => r.cpuPerConversation[c]));
   const total = cpu('gateway') + cpu('worker') + cpu('postgres') + cpu('redis');
   const served = middle.completed;
   const p = (values: number[]) => (values.length ? p50p99(values) : '–');
@@ -318,7 +304,7 @@ const load = () => loadavg()[0].toFixed(2);
 function ourRow(loadBefore: string, runs: Round[]): string {
   const rates = runs.map((r) => r.perSecond);
   const middle = runs[rates.indexOf(median(rates))];
-  const cpu = (c: keyof Cpu) => median(runs.map((r) => r.cpuPerConversation[c]));
+  const cpu = (c: keyof ComponentsCpu) => median(runs.map((r) => r.cpuPerConversation[c]));
   const total = cpu('gateway') + cpu('worker') + cpu('postgres') + cpu('redis');
   const ideal = CLIENTS / IDEAL_SECONDS;
   const per1000 = (value: number) => ((value * 1000) / WORDS).toFixed(1);
@@ -365,7 +351,7 @@ async function measure(): Promise<void> {
   const { url, child: gateway } = await environment.startGateway();
   const worker = await environment.startWorker();
   const [main, other] = credentials.map((credential) => ({ url, ...credential }));
-  const pids = { gateway: gateway.pid!, worker: worker.pid!, postmaster: postgres.pid, redis: redis.pid };
+  const pids = { gateway: gateway.pid!, worker: worker.pid!, postgres: postgres.pid, redis: redis.pid };
   await round(main, other, pids, Math.min(50, CLIENTS), 1); // warm-up: JIT, pools, prepared plans
 
   if (stats) await stats.reset();

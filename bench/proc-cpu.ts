@@ -91,3 +91,20 @@ export const busyShare = (
   before: ReturnType<typeof machineCpuTicks>,
   after: ReturnType<typeof machineCpuTicks>,
 ) => (after.busy - before.busy) / Math.max(1, after.total - before.total);
+
+/** What a benchmark charges CPU to: the service's two apps, its two stores, and the load generator itself. */
+export const CPU_COMPONENTS = ['gateway', 'worker', 'postgres', 'redis', 'client'] as const;
+export type ComponentsCpu = Record<(typeof CPU_COMPONENTS)[number], number>;
+export type ComponentPids = Record<Exclude<keyof ComponentsCpu, 'client'>, number>;
+
+/** CPU ms so far of each component's process tree, and of this process (the load generator). */
+export function componentsCpuMs(pids: ComponentPids): ComponentsCpu {
+  const usage = process.cpuUsage();
+  return {
+    gateway: treeCpuMs(pids.gateway),
+    worker: treeCpuMs(pids.worker),
+    postgres: treeCpuMs(pids.postgres),
+    redis: treeCpuMs(pids.redis),
+    client: (usage.user + usage.system) / 1000,
+  };
+}
